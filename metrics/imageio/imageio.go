@@ -1,0 +1,132 @@
+// Package imageio decodes and encodes the medical image formats that ReX-MLE
+// submissions and ground truths come in: NIfTI-1/2 (.nii, .nii.gz),
+// MetaImage (.mha, .mhd + raw), NRRD (.nrrd, .seg.nrrd), PNG and TIFF.
+//
+// Every decoder returns a *volume.Volume: samples as float64 in file order
+// (axis 0 fastest), DType the element type found on disk, Spacing and the
+// placement (Origin, Direction) from the header.
+//
+// Origin and Direction are kept in the world frame the file declares: RAS+
+// for NIfTI (the affine nibabel reports), LPS for MetaImage (as ITK), the
+// NRRD "space" for NRRD. Direction rows are unit vectors (the direction of
+// each array axis); Spacing is always positive.
+//
+// Decoders never panic on bad input. The byte count a header implies is
+// computed with overflow checks and capped by Options.MaxBytes before any
+// sample memory is allocated; compressed streams are read in bounded pieces,
+// so a header that lies about its size costs at most what the stream really
+// holds. Errors name the file (when reading from a path) and the field.
+package imageio
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/rexmle/rexmle/metrics/volume"
+)
+
+// DefaultMaxBytes is the default cap on the decoded size of an image:
+// samples × channels × 8 bytes (the float64 Data slice), 4 GiB.
+const DefaultMaxBytes int64 = 4 << 30
+
+// Options tunes the decoders. The zero value is the default.
+type Options struct {
+	// MaxBytes caps the in-memory size of the decoded image
+	// (samples × channels × 8 bytes); 0 means DefaultMaxBytes.
+	MaxBytes int64
+	// FirstVolume makes the NIfTI decoder keep only the first 3-D volume of
+	// a 4-D (or higher) image instead of failing, as loaders that take
+	// img[..., 0] do.
+	FirstVolume bool
+}
+
+func pickOptions(opts []Options) Options {
+	var o Options
+	if len(opts) > 0 {
+		o = opts[0]
+	}
+	if o.MaxBytes <= 0 {
+		o.MaxBytes = DefaultMaxBytes
+	}
+	return o
+}
+
+// ErrUnknownFormat is returned (wrapped) by Read for a file name whose
+// extension names no supported format.
+var ErrUnknownFormat = errors.New("unknown image format")
+
+// Format names a file format by the extension that selects it.
+type Format string
+
+// The formats Read knows.
+const (
+	FormatNIfTI     Format = "nifti"
+	FormatMetaImage Format = "metaimage"
+	FormatNRRD      Format = "nrrd"
+	FormatPNG       Format = "png"
+	FormatTIFF      Format = "tiff"
+)
+
+// FormatOf returns the format selected by the file name's extension
+// (case-insensitive): .nii and .nii.gz → NIfTI; .mha, .mhd → MetaImage;
+// .nrrd (including .seg.nrrd) → NRRD; .png → PNG; .tif, .tiff → TIFF.
+// It fails with ErrUnknownFormat for anything else.
+func FormatOf(path string) (Format, error) {
+	name := strings.ToLower(filepath.Base(path))
+	switch {
+	case strings.HasSuffix(name, ".nii"), strings.HasSuffix(name, ".nii.gz"):
+		return FormatNIfTI, nil
+	case strings.HasSuffix(name, ".mha"), strings.HasSuffix(name, ".mhd"):
+		return FormatMetaImage, nil
+	case strings.HasSuffix(name, ".nrrd"):
+		return FormatNRRD, nil
+	case strings.HasSuffix(name, ".png"):
+		return FormatPNG, nil
+	case strings.HasSuffix(name, ".tif"), strings.HasSuffix(name, ".tiff"):
+		return FormatTIFF, nil
+	}
+	return "", fmt.Errorf("%s: %w (want .nii, .nii.gz, .mha, .mhd, .nrrd, .png, .tif or .tiff)", path, ErrUnknownFormat)
+}
+
+// Read decodes the image at path, choosing the decoder by extension (see
+// FormatOf). Options, if given, tune the decoder (only the first is used).
+func Read(path string, opts ...Options) (*volume.Volume, error) {
+	f, err := FormatOf(path)
+	if err != nil {
+		return nil, err
+	}
+	switch f {
+	case FormatNIfTI:
+		return ReadNIfTIFile(path, opts...)
+	case FormatMetaImage:
+		return ReadMetaImageFile(path, opts...)
+	case FormatNRRD:
+		return ReadNRRDFile(path, opts...)
+	case FormatPNG:
+		return ReadPNGFile(path, opts...)
+	default:
+		return ReadTIFFFile(path, opts...)
+	}
+}
+
+// isGzipPath reports whether the path ends in .gz (case-insensitive).
+func isGzipPath(path string) bool {
+	return strings.HasSuffix(strings.ToLower(path), ".gz")
+}
+
+// readFileWith opens path and runs dec on it, prefixing errors with the path.
+func readFileWith(path string, dec func(f *os.File) (*volume.Volume, error)) (*volume.Volume, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	v, err := dec(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return v, nil
+}

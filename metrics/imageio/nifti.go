@@ -1,0 +1,422 @@
+package imageio
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/rexmle/rexmle/metrics/volume"
+)
+
+// NIfTI header sizes and the minimum data offsets of single-file images.
+const (
+	nifti1HeaderSize = 348
+	nifti2HeaderSize = 540
+	nifti1MinOffset  = 352
+	nifti2MinOffset  = 544
+)
+
+// niftiTypes maps NIfTI datatype codes to element types.
+var niftiTypes = map[int16]volume.DType{
+	2:    volume.Uint8,
+	4:    volume.Int16,
+	8:    volume.Int32,
+	16:   volume.Float32,
+	64:   volume.Float64,
+	256:  volume.Int8,
+	512:  volume.Uint16,
+	768:  volume.Uint32,
+	1024: volume.Int64,
+	1280: volume.Uint64,
+}
+
+// niftiCode is the inverse of niftiTypes.
+func niftiCode(dt volume.DType) (int16, bool) {
+	for c, t := range niftiTypes {
+		if t == dt {
+			return c, true
+		}
+	}
+	return 0, false
+}
+
+// NIfTIHeader is the part of a NIfTI-1 or NIfTI-2 header the decoder uses,
+// widened to the NIfTI-2 field types.
+type NIfTIHeader struct {
+	Version   int           // 1 or 2
+	BigEndian bool          // byte order of the file
+	Dim       [8]int64      // dim[0] = number of dimensions, dim[1..] sizes
+	Datatype  int16         // NIfTI datatype code
+	DType     volume.DType  // element type of Datatype
+	Pixdim    [8]float64    // pixdim[0] = qfac, pixdim[1..3] voxel sizes
+	VoxOffset int64         // byte offset of the pixel data (after the 0 → minimum fix)
+	SclSlope  float64       // scaling slope; 0 or NaN = no scaling
+	SclInter  float64       // scaling intercept
+	QformCode int32         // qform_code
+	SformCode int32         // sform_code
+	Quatern   [3]float64    // quatern_b, quatern_c, quatern_d
+	QOffset   [3]float64    // qoffset_x, qoffset_y, qoffset_z
+	Srow      [3][4]float64 // srow_x, srow_y, srow_z
+	Affine    [4][4]float64 // best affine: sform if sform_code > 0, else qform if qform_code > 0, else diag(pixdim)
+	Descrip   string        // descrip, trailing NULs removed
+	XYZTUnits int32         // xyzt_units
+	Magic     string        // "n+1", "ni1" or "n+2"
+	Intent    int32         // intent_code
+}
+
+// Scaled reports whether the header asks for scaling: slope finite and
+// non-zero, and (slope, inter) ≠ (1, 0) — nibabel's rule.
+func (h *NIfTIHeader) Scaled() bool {
+	s := h.SclSlope
+	if s == 0 || math.IsNaN(s) || math.IsInf(s, 0) {
+		return false
+	}
+	inter := h.SclInter
+	if math.IsNaN(inter) || math.IsInf(inter, 0) {
+		inter = 0
+	}
+	return !(s == 1 && inter == 0)
+}
+
+// ReadNIfTIFile decodes a .nii or .nii.gz file (gzip when the name ends in
+// .gz). See ReadNIfTI.
+func ReadNIfTIFile(path string, opts ...Options) (*volume.Volume, error) {
+	return readFileWith(path, func(f *os.File) (*volume.Volume, error) {
+		return ReadNIfTI(f, isGzipPath(path), opts...)
+	})
+}
+
+// ReadNIfTI decodes a single-file NIfTI-1 or NIfTI-2 image (.nii, or .nii.gz
+// when gz) from r.
+//
+// Byte order is detected from sizeof_hdr (348 / 540). Shape comes from
+// dim[1..dim[0]]; 1-D and 2-D images get trailing axes of length 1; an image
+// with dim[0] > 3 is accepted when every dim above 3 is 1, otherwise it fails
+// unless Options.FirstVolume is set (then the first 3-D volume is kept).
+// Spacing is |pixdim[1..3]| (1 where that is 0 or not finite, and for unused
+// axes). Samples are scaled as v·scl_slope + scl_inter when Scaled() (DType
+// then becomes Float64), otherwise kept as stored with DType the stored
+// type. Origin and Direction come from the best affine (see NIfTIHeader):
+// Origin = its translation, Direction row j = its column j normalised.
+func ReadNIfTI(r io.Reader, gz bool, opts ...Options) (*volume.Volume, error) {
+	o := pickOptions(opts)
+	br, closeFn, err := niftiStream(r, gz)
+	if err != nil {
+		return nil, err
+	}
+	defer closeFn()
+	h, consumed, err := readNIfTIHeader(br)
+	if err != nil {
+		return nil, err
+	}
+	return readNIfTIData(br, h, consumed, o)
+}
+
+// ReadNIfTIHeader decodes only the header of a NIfTI-1/2 stream.
+func ReadNIfTIHeader(r io.Reader, gz bool) (*NIfTIHeader, error) {
+	br, closeFn, err := niftiStream(r, gz)
+	if err != nil {
+		return nil, err
+	}
+	defer closeFn()
+	h, _, err := readNIfTIHeader(br)
+	return h, err
+}
+
+// ReadNIfTIHeaderFile decodes only the header of a .nii or .nii.gz file.
+func ReadNIfTIHeaderFile(path string) (*NIfTIHeader, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	h, err := ReadNIfTIHeader(f, isGzipPath(path))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return h, nil
+}
+
+func niftiStream(r io.Reader, gz bool) (io.Reader, func(), error) {
+	br := bufio.NewReaderSize(r, 1<<20)
+	if !gz {
+		return br, func() {}, nil
+	}
+	zr, err := gzip.NewReader(br)
+	if err != nil {
+		return nil, nil, fmt.Errorf("nifti: gzip: %w", err)
+	}
+	return zr, func() { zr.Close() }, nil
+}
+
+// readNIfTIHeader reads and validates the header; it returns the header and
+// the number of bytes consumed from r.
+func readNIfTIHeader(r io.Reader) (*NIfTIHeader, int64, error) {
+	var first [4]byte
+	if _, err := io.ReadFull(r, first[:]); err != nil {
+		return nil, 0, fmt.Errorf("nifti header: %w", eofAsTruncated(err))
+	}
+	var bo binary.ByteOrder
+	version := 0
+	switch {
+	case binary.LittleEndian.Uint32(first[:]) == nifti1HeaderSize:
+		bo, version = binary.LittleEndian, 1
+	case binary.BigEndian.Uint32(first[:]) == nifti1HeaderSize:
+		bo, version = binary.BigEndian, 1
+	case binary.LittleEndian.Uint32(first[:]) == nifti2HeaderSize:
+		bo, version = binary.LittleEndian, 2
+	case binary.BigEndian.Uint32(first[:]) == nifti2HeaderSize:
+		bo, version = binary.BigEndian, 2
+	default:
+		return nil, 0, fmt.Errorf("nifti header: sizeof_hdr = %d (bytes % x), want 348 or 540 in either byte order", binary.LittleEndian.Uint32(first[:]), first)
+	}
+	size := nifti1HeaderSize
+	if version == 2 {
+		size = nifti2HeaderSize
+	}
+	buf := make([]byte, size)
+	copy(buf, first[:])
+	if _, err := io.ReadFull(r, buf[4:]); err != nil {
+		return nil, 0, fmt.Errorf("nifti header: %w", eofAsTruncated(err))
+	}
+	var h *NIfTIHeader
+	var err error
+	if version == 1 {
+		h, err = parseNIfTI1(buf, bo)
+	} else {
+		h, err = parseNIfTI2(buf, bo)
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	h.BigEndian = bo == binary.BigEndian
+	h.Affine = niftiBestAffine(h)
+	return h, int64(size), nil
+}
+
+func eofAsTruncated(err error) error {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return errors.New("file truncated")
+	}
+	return err
+}
+
+func cString(b []byte) string {
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		b = b[:i]
+	}
+	return string(b)
+}
+
+func parseNIfTI1(b []byte, bo binary.ByteOrder) (*NIfTIHeader, error) {
+	h := &NIfTIHeader{Version: 1}
+	f32 := func(off int) float64 { return float64(math.Float32frombits(bo.Uint32(b[off:]))) }
+	i16 := func(off int) int16 { return int16(bo.Uint16(b[off:])) }
+	h.Magic = cString(b[344:348])
+	if h.Magic != "n+1" && h.Magic != "ni1" {
+		return nil, fmt.Errorf("nifti header: magic = %q, want \"n+1\"", h.Magic)
+	}
+	for i := 0; i < 8; i++ {
+		h.Dim[i] = int64(i16(40 + 2*i))
+		h.Pixdim[i] = f32(76 + 4*i)
+	}
+	h.Intent = int32(i16(68))
+	h.Datatype = i16(70)
+	vox := f32(108)
+	if math.IsNaN(vox) || vox < 0 || vox > math.MaxInt32 {
+		return nil, fmt.Errorf("nifti header: vox_offset = %v, want a non-negative byte offset", vox)
+	}
+	h.VoxOffset = int64(vox)
+	h.SclSlope = f32(112)
+	h.SclInter = f32(116)
+	h.XYZTUnits = int32(b[123])
+	h.Descrip = cString(b[148:228])
+	h.QformCode = int32(i16(252))
+	h.SformCode = int32(i16(254))
+	for i := 0; i < 3; i++ {
+		h.Quatern[i] = f32(256 + 4*i)
+		h.QOffset[i] = f32(268 + 4*i)
+		for j := 0; j < 4; j++ {
+			h.Srow[i][j] = f32(280 + 16*i + 4*j)
+		}
+	}
+	return h, validateNIfTI(h)
+}
+
+func parseNIfTI2(b []byte, bo binary.ByteOrder) (*NIfTIHeader, error) {
+	h := &NIfTIHeader{Version: 2}
+	f64 := func(off int) float64 { return math.Float64frombits(bo.Uint64(b[off:])) }
+	i64 := func(off int) int64 { return int64(bo.Uint64(b[off:])) }
+	i32 := func(off int) int32 { return int32(bo.Uint32(b[off:])) }
+	h.Magic = cString(b[4:12])
+	if !bytes.Equal(b[4:12], []byte("n+2\x00\r\n\x1a\n")) {
+		if bytes.HasPrefix(b[4:12], []byte("ni2\x00")) {
+			return nil, errors.New("nifti header: magic = \"ni2\" (header/image pair), only single-file .nii is supported")
+		}
+		return nil, fmt.Errorf("nifti header: magic = %q, want \"n+2\\0\\r\\n\\x1a\\n\"", b[4:12])
+	}
+	h.Datatype = int16(bo.Uint16(b[12:]))
+	for i := 0; i < 8; i++ {
+		h.Dim[i] = i64(16 + 8*i)
+		h.Pixdim[i] = f64(104 + 8*i)
+	}
+	h.VoxOffset = i64(168)
+	if h.VoxOffset < 0 {
+		return nil, fmt.Errorf("nifti header: vox_offset = %d, want a non-negative byte offset", h.VoxOffset)
+	}
+	h.SclSlope = f64(176)
+	h.SclInter = f64(184)
+	h.Descrip = cString(b[240:320])
+	h.QformCode = i32(344)
+	h.SformCode = i32(348)
+	for i := 0; i < 3; i++ {
+		h.Quatern[i] = f64(352 + 8*i)
+		h.QOffset[i] = f64(376 + 8*i)
+		for j := 0; j < 4; j++ {
+			h.Srow[i][j] = f64(400 + 32*i + 8*j)
+		}
+	}
+	h.XYZTUnits = i32(500)
+	h.Intent = i32(504)
+	return h, validateNIfTI(h)
+}
+
+// validateNIfTI checks the fields the decoder relies on.
+func validateNIfTI(h *NIfTIHeader) error {
+	if h.Magic == "ni1" {
+		return errors.New("nifti header: magic = \"ni1\" (.hdr/.img pair), only single-file .nii is supported")
+	}
+	if h.Dim[0] < 1 || h.Dim[0] > 7 {
+		return fmt.Errorf("nifti header: dim[0] = %d, want 1..7", h.Dim[0])
+	}
+	maxDim := int64(math.MaxInt16)
+	if h.Version == 2 {
+		maxDim = math.MaxInt64
+	}
+	for i := 1; i <= int(h.Dim[0]); i++ {
+		if h.Dim[i] < 1 || h.Dim[i] > maxDim {
+			return fmt.Errorf("nifti header: dim[%d] = %d, want 1..%d", i, h.Dim[i], maxDim)
+		}
+	}
+	dt, ok := niftiTypes[h.Datatype]
+	if !ok {
+		return fmt.Errorf("nifti header: datatype = %d, want one of 2, 4, 8, 16, 64, 256, 512, 768, 1024, 1280 (integer or real scalar types)", h.Datatype)
+	}
+	h.DType = dt
+	minOff := int64(nifti1MinOffset)
+	if h.Version == 2 {
+		minOff = nifti2MinOffset
+	}
+	if h.VoxOffset == 0 {
+		h.VoxOffset = minOff // nibabel fixes 0 to the minimum for single files
+	}
+	if h.VoxOffset < minOff {
+		return fmt.Errorf("nifti header: vox_offset = %d, want at least %d for a single-file image", h.VoxOffset, minOff)
+	}
+	return nil
+}
+
+// niftiBestAffine returns the sform when sform_code > 0, else the qform when
+// qform_code > 0, else diag(pixdim[1..3]) with zero translation.
+func niftiBestAffine(h *NIfTIHeader) [4][4]float64 {
+	var a [4][4]float64
+	a[3][3] = 1
+	switch {
+	case h.SformCode > 0:
+		for i := 0; i < 3; i++ {
+			a[i] = h.Srow[i]
+		}
+	case h.QformCode > 0:
+		qfac := h.Pixdim[0]
+		if qfac != -1 {
+			qfac = 1
+		}
+		r := quaternToMatrix(h.Quatern[0], h.Quatern[1], h.Quatern[2], qfac)
+		for i := 0; i < 3; i++ {
+			for j := 0; j < 3; j++ {
+				a[i][j] = r[i][j] * h.Pixdim[j+1]
+			}
+			a[i][3] = h.QOffset[i]
+		}
+	default:
+		for i := 0; i < 3; i++ {
+			a[i][i] = h.Pixdim[i+1]
+		}
+	}
+	return a
+}
+
+// readNIfTIData skips to vox_offset and decodes the samples.
+func readNIfTIData(r io.Reader, h *NIfTIHeader, consumed int64, o Options) (*volume.Volume, error) {
+	nd := int(h.Dim[0])
+	shape := [3]int64{1, 1, 1}
+	for i := 0; i < nd && i < 3; i++ {
+		shape[i] = h.Dim[i+1]
+	}
+	for i := 4; i <= nd; i++ {
+		if h.Dim[i] != 1 && !o.FirstVolume {
+			return nil, fmt.Errorf("nifti header: dim[%d] = %d: a %d-D image with more than one volume is not supported (Options.FirstVolume keeps the first)", i, h.Dim[i], nd)
+		}
+	}
+	count, err := sampleCount("nifti header: dim", o.MaxBytes, shape[0], shape[1], shape[2])
+	if err != nil {
+		return nil, err
+	}
+	size, _ := elemSize(h.DType)
+	skip := h.VoxOffset - consumed
+	if skip > o.MaxBytes {
+		return nil, fmt.Errorf("nifti header: vox_offset = %d is beyond the %d-byte limit", h.VoxOffset, o.MaxBytes)
+	}
+	if n, err := io.CopyN(io.Discard, r, skip); err != nil {
+		return nil, fmt.Errorf("nifti: skipping to vox_offset %d: %w (got %d bytes)", h.VoxOffset, eofAsTruncated(err), consumed+n)
+	}
+	pieces, err := readExact(r, count*int64(size))
+	if err != nil {
+		return nil, fmt.Errorf("nifti: %w", err)
+	}
+	v := &volume.Volume{DType: h.DType, Channels: 1, Data: make([]float64, count)}
+	for a := 0; a < 3; a++ {
+		v.Shape[a] = int(shape[a])
+		v.Spacing[a] = 1
+		if a < nd {
+			if s := math.Abs(h.Pixdim[a+1]); s > 0 && !math.IsInf(s, 0) {
+				v.Spacing[a] = s
+			}
+		}
+	}
+	bo := binary.ByteOrder(binary.LittleEndian)
+	if h.BigEndian {
+		bo = binary.BigEndian
+	}
+	if err := decodeSamples(v.Data, pieces, h.DType, bo); err != nil {
+		return nil, fmt.Errorf("nifti: %w", err)
+	}
+	if h.Scaled() {
+		slope, inter := h.SclSlope, h.SclInter
+		if math.IsNaN(inter) || math.IsInf(inter, 0) {
+			inter = 0
+		}
+		parallelFor(len(v.Data), func(lo, hi int) {
+			d := v.Data[lo:hi]
+			for i := range d {
+				d[i] = d[i]*slope + inter
+			}
+		})
+		v.DType = volume.Float64
+	}
+	var m [3][3]float64
+	for i := 0; i < 3; i++ {
+		for j := 0; j < 3; j++ {
+			m[i][j] = h.Affine[i][j]
+		}
+		v.Origin[i] = h.Affine[i][3]
+	}
+	v.Direction = directionFromColumns(m)
+	return v, nil
+}

@@ -1,0 +1,27 @@
+package imageio
+
+import (
+	"errors"
+
+	"github.com/rexmle/rexmle/metrics/volume"
+)
+
+// ReadMetaImageFile decodes a MetaImage file (not implemented yet).
+func ReadMetaImageFile(path string, opts ...Options) (*volume.Volume, error) {
+	return nil, errors.New("metaimage: not implemented yet")
+}
+
+// ReadNRRDFile decodes an NRRD file (not implemented yet).
+func ReadNRRDFile(path string, opts ...Options) (*volume.Volume, error) {
+	return nil, errors.New("nrrd: not implemented yet")
+}
+
+// ReadPNGFile decodes a PNG file (not implemented yet).
+func ReadPNGFile(path string, opts ...Options) (*volume.Volume, error) {
+	return nil, errors.New("png: not implemented yet")
+}
+
+// ReadTIFFFile decodes a TIFF file (not implemented yet).
+func ReadTIFFFile(path string, opts ...Options) (*volume.Volume, error) {
+	return nil, errors.New("tiff: not implemented yet")
+}

@@ -1,0 +1,291 @@
+package challenge
+
+import (
+	"crypto/sha256"
+	"encoding/csv"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// ResolveInside resolves rel, a path named by a submission (a CSV cell, a
+// JSON field), against root and guarantees the result stays inside root:
+// absolute paths, ".." steps that leave root, and symbolic links whose
+// target is outside root are rejected with an *InvalidSubmission naming
+// field. The returned path is root-joined and cleaned; the file need not exist.
+func ResolveInside(root, rel, field string) (string, error) {
+	if rel == "" {
+		return "", Invalidf(rel, field, "empty path")
+	}
+	if filepath.IsAbs(rel) || strings.HasPrefix(rel, "/") || strings.HasPrefix(rel, `\`) || filepath.VolumeName(rel) != "" {
+		return "", Invalidf(rel, field, "absolute path not allowed; name a file inside the submission folder")
+	}
+	clean := filepath.Clean(filepath.FromSlash(rel))
+	if clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
+		return "", Invalidf(rel, field, "path leaves the submission folder")
+	}
+	joined := filepath.Join(root, clean)
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return "", fmt.Errorf("resolve submission folder %s: %w", root, err)
+	}
+	real, err := filepath.EvalSymlinks(joined)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			// A missing file cannot be a link out; the caller reports it missing.
+			return joined, nil
+		}
+		return "", Invalidf(rel, field, "cannot resolve path: %v", err)
+	}
+	if r, err := filepath.Rel(realRoot, real); err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+		return "", Invalidf(rel, field, "path is a link that leaves the submission folder")
+	}
+	return joined, nil
+}
+
+// OpenInside opens rel inside root after ResolveInside; a missing file is an
+// *InvalidSubmission too.
+func OpenInside(root, rel, field string) (*os.File, error) {
+	p, err := ResolveInside(root, rel, field)
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, Invalidf(rel, field, "file not found in the submission folder")
+		}
+		return nil, Invalidf(rel, field, "cannot open: %v", err)
+	}
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		f.Close()
+		return nil, Invalidf(rel, field, "not a regular file")
+	}
+	return f, nil
+}
+
+// Table is a CSV file read as strings: a header and rows.
+type Table struct {
+	Path   string // for messages
+	Header []string
+	Rows   [][]string
+}
+
+// ReadCSV reads a CSV with a header row. Blank lines are skipped (as pandas
+// does); every row must have as many fields as the header. Errors name the
+// file and the line.
+func ReadCSV(path string) (*Table, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return ParseCSV(f, filepath.Base(path))
+}
+
+// ParseCSV is ReadCSV over a reader; name is used in messages.
+func ParseCSV(r io.Reader, name string) (*Table, error) {
+	cr := csv.NewReader(r)
+	cr.FieldsPerRecord = -1
+	cr.ReuseRecord = false
+	t := &Table{Path: name}
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
+			continue
+		}
+		if t.Header == nil {
+			for i := range rec {
+				rec[i] = strings.TrimPrefix(rec[i], "\ufeff")
+			}
+			t.Header = rec
+			continue
+		}
+		if len(rec) != len(t.Header) {
+			line, _ := cr.FieldPos(0)
+			return nil, fmt.Errorf("%s: line %d has %d fields, header has %d", name, line, len(rec), len(t.Header))
+		}
+		t.Rows = append(t.Rows, rec)
+	}
+	if t.Header == nil {
+		return nil, fmt.Errorf("%s: empty file, want a header row", name)
+	}
+	return t, nil
+}
+
+// Col returns the index of a column, or an error naming the columns present.
+func (t *Table) Col(name string) (int, error) {
+	for i, h := range t.Header {
+		if h == name {
+			return i, nil
+		}
+	}
+	return -1, fmt.Errorf("%s: no column %q (columns: %s)", t.Path, name, strings.Join(t.Header, ", "))
+}
+
+// Column returns every value of a column.
+func (t *Table) Column(name string) ([]string, error) {
+	i, err := t.Col(name)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(t.Rows))
+	for r, row := range t.Rows {
+		out[r] = row[i]
+	}
+	return out, nil
+}
+
+// PandasIDs normalises an id column the way pandas' default type inference
+// does before the reference merges on it: when every value parses as an
+// integer the column becomes int64, so "0007" and "7" are the same id; any
+// other column stays text. Surrounding blanks are trimmed.
+func PandasIDs(values []string) []string {
+	out := make([]string, len(values))
+	allInt := len(values) > 0
+	for i, v := range values {
+		out[i] = strings.TrimSpace(v)
+		if _, err := strconv.ParseInt(out[i], 10, 64); err != nil {
+			allInt = false
+		}
+	}
+	if allInt {
+		for i, v := range out {
+			n, _ := strconv.ParseInt(v, 10, 64)
+			out[i] = strconv.FormatInt(n, 10)
+		}
+	}
+	return out
+}
+
+// WriteFileAtomic writes data to path through a temporary file in the same
+// folder and a rename, creating parent folders.
+func WriteFileAtomic(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return nil
+}
+
+// WriteCSV writes a header and rows to path atomically.
+func WriteCSV(path string, header []string, rows [][]string) error {
+	var b strings.Builder
+	w := csv.NewWriter(&b)
+	if err := w.Write(header); err != nil {
+		return err
+	}
+	if err := w.WriteAll(rows); err != nil {
+		return err
+	}
+	return WriteFileAtomic(path, []byte(b.String()))
+}
+
+// ManifestName is the file Prepare's caller writes into the data folder.
+const ManifestName = "manifest.json"
+
+// Manifest lists the sha256 of every file under a prepared data folder.
+type Manifest struct {
+	Challenge string            `json:"challenge"`
+	InputHash string            `json:"input_hash"` // hash of what the preparation read (raw data listing, code version)
+	Files     map[string]string `json:"files"`      // slash path relative to the data folder → sha256
+}
+
+// HashTree returns the sha256 of every regular file under dir, keyed by slash
+// path relative to dir, skipping the manifest itself.
+func HashTree(dir string) (map[string]string, error) {
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		rel, _ := filepath.Rel(dir, p)
+		rel = filepath.ToSlash(rel)
+		if rel == ManifestName {
+			return nil
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		h := sha256.New()
+		if _, err := io.Copy(h, f); err != nil {
+			return fmt.Errorf("hash %s: %w", p, err)
+		}
+		out[rel] = hex.EncodeToString(h.Sum(nil))
+		return nil
+	})
+	return out, err
+}
+
+// WriteManifest hashes dataDir and writes dataDir/manifest.json atomically.
+func WriteManifest(dataDir, challengeID, inputHash string) (*Manifest, error) {
+	files, err := HashTree(dataDir)
+	if err != nil {
+		return nil, fmt.Errorf("manifest of %s: %w", dataDir, err)
+	}
+	m := &Manifest{Challenge: challengeID, InputHash: inputHash, Files: files}
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return m, WriteFileAtomic(filepath.Join(dataDir, ManifestName), append(b, '\n'))
+}
+
+// ReadManifest reads dataDir/manifest.json.
+func ReadManifest(dataDir string) (*Manifest, error) {
+	b, err := os.ReadFile(filepath.Join(dataDir, ManifestName))
+	if err != nil {
+		return nil, err
+	}
+	var m Manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dataDir, ManifestName), err)
+	}
+	return &m, nil
+}
+
+// SortedKeys returns a map's keys in order; handy for deterministic output.
+func SortedKeys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
