@@ -34,8 +34,8 @@ func WriteNIfTIFile(path string, v *volume.Volume, dt volume.DType) error {
 // "n+1", vox_offset 352, no extensions) with elements of type dt (v.DType
 // when dt is empty), gzip-compressed when gz.
 //
-// dim has as many axes as v.Dims() (at least... 1; a 2-D volume gets
-// dim[0] = 2); pixdim[1..3] = Spacing; xyzt_units = mm + s; scl_slope 1,
+// dim[0] is v.Dims(), raised to cover a trailing singleton axis whose
+// spacing is not 1 (so spacing round-trips); pixdim[1..3] = Spacing; xyzt_units = mm + s; scl_slope 1,
 // scl_inter 0. Both sform and qform (codes 1, scanner) encode the affine
 // of Affine(v); the qform carries the nearest rotation (pixdim[0] = qfac
 // = ±1). Integer types need whole in-range samples; single-channel only.
@@ -94,6 +94,12 @@ func niftiHeaderBytes(v *volume.Volume, code int16, dt volume.DType) []byte {
 	le.PutUint32(b[0:], nifti1HeaderSize)
 	b[39] = 0 // dim_info
 	nd := v.Dims()
+	for a := 2; a >= nd; a-- {
+		if v.Spacing[a] != 1 {
+			nd = a + 1 // keep a non-unit spacing of a singleton axis
+			break
+		}
+	}
 	put16(40, int16(nd))
 	for i := 1; i <= 7; i++ {
 		n := 1
