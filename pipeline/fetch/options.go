@@ -80,7 +80,6 @@ type Options struct {
 	FreeSpace func(dir string) (uint64, error)
 	// Now is the clock for lock-file times (default time.Now).
 	Now func() time.Time
-
 }
 
 // RawDir is the folder receiving challenge's files.

@@ -1,0 +1,300 @@
+package fetch
+
+import (
+	"context"
+	"crypto/md5"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// digest is the size and checksums of a whole file.
+type digest struct {
+	size   int64
+	md5    string
+	sha256 string
+}
+
+// ChecksumError reports a file whose size or checksum differs from what its
+// source promised.
+type ChecksumError struct {
+	File       string
+	What       string // "size", "md5" or "sha256"
+	Want, Got  string
+	PartRemove bool // the partial download was deleted
+}
+
+func (e *ChecksumError) Error() string {
+	s := fmt.Sprintf("%s: %s mismatch: want %s, got %s", e.File, e.What, e.Want, e.Got)
+	if e.PartRemove {
+		s += " (partial download deleted)"
+	}
+	return s
+}
+
+// hashers computes MD5 and SHA-256 in one pass.
+type hashers struct {
+	md5, sha hash.Hash
+	n        int64
+}
+
+func newHashers() *hashers { return &hashers{md5: md5.New(), sha: sha256.New()} }
+
+func (h *hashers) Write(p []byte) (int, error) {
+	h.md5.Write(p)
+	h.sha.Write(p)
+	h.n += int64(len(p))
+	return len(p), nil
+}
+
+func (h *hashers) digest() digest {
+	return digest{size: h.n, md5: hex.EncodeToString(h.md5.Sum(nil)), sha256: hex.EncodeToString(h.sha.Sum(nil))}
+}
+
+// hashPrefix hashes the first n bytes of path (all of it when n < 0).
+func hashPrefix(ctx context.Context, path string, n int64) (*hashers, error) {
+	h := newHashers()
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("hash %s: %w", path, err)
+	}
+	defer fh.Close()
+	var r io.Reader = fh
+	if n >= 0 {
+		r = io.LimitReader(fh, n)
+	}
+	buf := make([]byte, 1<<20)
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		k, rerr := r.Read(buf)
+		h.Write(buf[:k])
+		if rerr == io.EOF {
+			break
+		}
+		if rerr != nil {
+			return nil, fmt.Errorf("hash %s: %w", path, rerr)
+		}
+	}
+	if n >= 0 && h.n != n {
+		return nil, fmt.Errorf("hash %s: file shorter than %d bytes", path, n)
+	}
+	return h, nil
+}
+
+// hashFile returns the digest of a whole file.
+func hashFile(ctx context.Context, path string) (digest, error) {
+	h, err := hashPrefix(ctx, path, -1)
+	if err != nil {
+		return digest{}, err
+	}
+	return h.digest(), nil
+}
+
+// checkDigest compares d with the expectations of pf.
+func checkDigest(pf *PlannedFile, d digest) *ChecksumError {
+	id := pf.Challenge + "/" + pf.Name
+	switch {
+	case pf.Size > 0 && d.size != pf.Size:
+		return &ChecksumError{File: id, What: "size", Want: strconv.FormatInt(pf.Size, 10), Got: strconv.FormatInt(d.size, 10)}
+	case pf.MD5 != "" && !strings.EqualFold(d.md5, pf.MD5):
+		return &ChecksumError{File: id, What: "md5", Want: pf.MD5, Got: d.md5}
+	case pf.SHA256 != "" && !strings.EqualFold(d.sha256, pf.SHA256):
+		return &ChecksumError{File: id, What: "sha256", Want: pf.SHA256, Got: d.sha256}
+	}
+	return nil
+}
+
+// downloadPart makes pf.Dest+".part" hold the complete file from rawURL,
+// resuming what is there, retrying transient failures, and returns the
+// digest of the whole file and the bytes transferred.
+func (f *fetcher) downloadPart(ctx context.Context, pf *PlannedFile, rawURL string) (digest, int64, error) {
+	part := pf.Dest + ".part"
+	var d digest
+	var total int64
+	err := f.withRetry(ctx, "download "+pf.Challenge+"/"+pf.Name, func() (bool, error) {
+		n, dg, err := f.attempt(ctx, pf, rawURL, part)
+		total += n
+		if err == nil {
+			d = dg
+		}
+		return n > 0, err
+	})
+	return d, total, err
+}
+
+// parseContentRange reads "bytes START-END/TOTAL" (TOTAL may be "*", → -1).
+func parseContentRange(v string) (start, end, total int64, ok bool) {
+	v = strings.TrimSpace(v)
+	rest, found := strings.CutPrefix(v, "bytes ")
+	if !found {
+		return 0, 0, 0, false
+	}
+	rng, tot, found := strings.Cut(rest, "/")
+	if !found {
+		return 0, 0, 0, false
+	}
+	a, b, found := strings.Cut(rng, "-")
+	if !found {
+		return 0, 0, 0, false
+	}
+	var err error
+	if start, err = strconv.ParseInt(a, 10, 64); err != nil {
+		return 0, 0, 0, false
+	}
+	if end, err = strconv.ParseInt(b, 10, 64); err != nil || end < start {
+		return 0, 0, 0, false
+	}
+	total = -1
+	if tot != "*" {
+		if total, err = strconv.ParseInt(tot, 10, 64); err != nil {
+			return 0, 0, 0, false
+		}
+	}
+	return start, end, total, true
+}
+
+// attempt makes one request for the rest of part and appends it. It returns
+// the bytes received in this attempt.
+func (f *fetcher) attempt(ctx context.Context, pf *PlannedFile, rawURL, part string) (int64, digest, error) {
+	offset := int64(0)
+	if st, err := os.Stat(part); err == nil {
+		offset = st.Size()
+	}
+	if pf.Size > 0 && offset > pf.Size {
+		f.log.Warn("partial download larger than the file; restarting", "file", pf.Challenge+"/"+pf.Name)
+		if err := os.Truncate(part, 0); err != nil {
+			return 0, digest{}, permanent(fmt.Errorf("truncate %s: %w", part, err))
+		}
+		offset = 0
+	}
+	var h *hashers
+	if offset > 0 {
+		var err error
+		if h, err = hashPrefix(ctx, part, offset); err != nil {
+			return 0, digest{}, err
+		}
+		if pf.Size > 0 && offset == pf.Size {
+			return 0, h.digest(), nil // complete already; only verification was missing
+		}
+	}
+
+	rctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	req, err := f.newRequest(rctx, rawURL)
+	if err != nil {
+		return 0, digest{}, err
+	}
+	if offset > 0 {
+		req.Header.Set("Range", fmt.Sprintf("bytes=%d-", offset))
+	}
+	resp, err := f.opts.HTTPClient.Do(req)
+	if err != nil {
+		return 0, digest{}, err
+	}
+	defer resp.Body.Close()
+
+	switch resp.StatusCode {
+	case http.StatusOK:
+		if offset > 0 {
+			f.log.Info("server does not support resuming; restarting from zero", "file", pf.Challenge+"/"+pf.Name, "discarded", offset)
+		}
+		offset, h = 0, nil
+	case http.StatusPartialContent:
+		start, _, tot, ok := parseContentRange(resp.Header.Get("Content-Range"))
+		if !ok || start != offset {
+			os.Truncate(part, 0)
+			return 0, digest{}, fmt.Errorf("server answered Content-Range %q to bytes=%d-; restarting from zero", resp.Header.Get("Content-Range"), offset)
+		}
+		if pf.Size > 0 && tot >= 0 && tot != pf.Size {
+			return 0, digest{}, permanent(fmt.Errorf("server reports %d bytes, the record says %d", tot, pf.Size))
+		}
+	case http.StatusRequestedRangeNotSatisfiable:
+		os.Truncate(part, 0)
+		return 0, digest{}, fmt.Errorf("server refused range bytes=%d-; restarting from zero", offset)
+	default:
+		io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+		se := statusError(resp, f.opts.Now())
+		if !retryable(se) {
+			return 0, digest{}, permanent(se)
+		}
+		return 0, digest{}, se
+	}
+	if h == nil {
+		h = newHashers()
+	}
+
+	flag := os.O_WRONLY | os.O_CREATE | os.O_APPEND
+	if offset == 0 {
+		flag = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+	}
+	out, err := os.OpenFile(part, flag, 0o644)
+	if err != nil {
+		return 0, digest{}, permanent(fmt.Errorf("open %s: %w", part, err))
+	}
+
+	expected := pf.Size
+	if resp.ContentLength >= 0 {
+		expected = offset + resp.ContentLength
+	}
+	id := pf.Challenge + "/" + pf.Name
+	f.prog.start(id, expected, offset)
+
+	stall := time.AfterFunc(f.opts.StallTimeout, func() { cancel(errStalled) })
+	defer stall.Stop()
+	buf := make([]byte, 256<<10)
+	var written, sinceSync int64
+	var rerr error
+	for {
+		n, err := resp.Body.Read(buf)
+		if n > 0 {
+			stall.Reset(f.opts.StallTimeout)
+			if _, werr := out.Write(buf[:n]); werr != nil {
+				out.Close()
+				f.prog.finish(id, werr)
+				return written, digest{}, permanent(fmt.Errorf("write %s: %w", part, werr))
+			}
+			h.Write(buf[:n])
+			written += int64(n)
+			sinceSync += int64(n)
+			f.transferred.Add(int64(n))
+			f.prog.add(id, int64(n))
+			if sinceSync >= f.opts.SyncEvery {
+				out.Sync()
+				sinceSync = 0
+			}
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			rerr = err
+			break
+		}
+	}
+	serr := out.Sync()
+	cerr := out.Close()
+	if rerr != nil {
+		if errors.Is(context.Cause(rctx), errStalled) {
+			rerr = fmt.Errorf("%w: no data for %s", errStalled, f.opts.StallTimeout)
+		}
+		err := fmt.Errorf("read %s after %d bytes: %w", id, offset+written, rerr)
+		f.prog.finish(id, err)
+		return written, digest{}, err
+	}
+	if err := errors.Join(serr, cerr); err != nil {
+		f.prog.finish(id, err)
+		return written, digest{}, permanent(fmt.Errorf("write %s: %w", part, err))
+	}
+	f.prog.finish(id, nil)
+	return written, h.digest(), nil
+}

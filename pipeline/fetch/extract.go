@@ -1,0 +1,386 @@
+package fetch
+
+import (
+	"archive/tar"
+	"archive/zip"
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+)
+
+// ErrUnsafeEntry marks an archive entry that would land outside the target
+// folder (absolute path, "..", or a link pointing out).
+var ErrUnsafeEntry = errors.New("unsafe archive entry")
+
+// ErrExtractLimit marks an archive that unpacks to more than the allowed
+// size or whose entry compresses suspiciously well (an archive bomb).
+var ErrExtractLimit = errors.New("archive exceeds the extraction limit")
+
+// ExtractError reports a failure while unpacking one archive entry.
+type ExtractError struct {
+	Archive string // archive file name
+	Entry   string // entry name inside the archive ("" = the archive itself)
+	Err     error
+}
+
+func (e *ExtractError) Error() string {
+	if e.Entry == "" {
+		return fmt.Sprintf("extract %s: %v", e.Archive, e.Err)
+	}
+	return fmt.Sprintf("extract %s: entry %q: %v", e.Archive, e.Entry, e.Err)
+}
+
+func (e *ExtractError) Unwrap() error { return e.Err }
+
+// archiveSuffixes lists the recognised archive name endings, longest first.
+var archiveSuffixes = []string{".tar.gz", ".tgz", ".tar", ".zip"}
+
+// isArchive reports whether name ends in a recognised archive suffix.
+func isArchive(name string) bool {
+	l := strings.ToLower(name)
+	for _, s := range archiveSuffixes {
+		if strings.HasSuffix(l, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// archiveStem strips the archive suffix from name ("Dongyang.zip" → "Dongyang").
+func archiveStem(name string) string {
+	l := strings.ToLower(name)
+	for _, s := range archiveSuffixes {
+		if strings.HasSuffix(l, s) && len(name) > len(s) {
+			return name[:len(name)-len(s)]
+		}
+	}
+	return name
+}
+
+// extractLimits bound one extraction.
+type extractLimits struct {
+	maxBytes int64   // total bytes written
+	maxRatio float64 // per zip entry above 1 MiB: uncompressed/compressed
+}
+
+// extractor unpacks one archive into root, confining every entry to it.
+type extractor struct {
+	ctx     context.Context
+	archive string
+	root    string // symlink-free absolute path of the target folder
+	lim     extractLimits
+	written int64
+	files   int
+}
+
+// extractArchive unpacks archive (.zip, .tar, .tar.gz, .tgz) into dest and
+// returns the number of files and bytes written. Entries with absolute
+// paths or ".." components, and links pointing outside dest, are refused;
+// writing stops when the total would exceed lim.maxBytes or a zip entry's
+// expansion ratio exceeds lim.maxRatio.
+func extractArchive(ctx context.Context, archive, dest string, lim extractLimits) (int, int64, error) {
+	name := filepath.Base(archive)
+	if err := os.MkdirAll(dest, 0o755); err != nil {
+		return 0, 0, &ExtractError{Archive: name, Err: err}
+	}
+	root, err := filepath.EvalSymlinks(dest)
+	if err != nil {
+		return 0, 0, &ExtractError{Archive: name, Err: err}
+	}
+	if root, err = filepath.Abs(root); err != nil {
+		return 0, 0, &ExtractError{Archive: name, Err: err}
+	}
+	x := &extractor{ctx: ctx, archive: name, root: root, lim: lim}
+	l := strings.ToLower(name)
+	switch {
+	case strings.HasSuffix(l, ".zip"):
+		err = x.zip(archive)
+	case strings.HasSuffix(l, ".tar"):
+		err = x.tarFile(archive, false)
+	case strings.HasSuffix(l, ".tar.gz"), strings.HasSuffix(l, ".tgz"):
+		err = x.tarFile(archive, true)
+	default:
+		err = &ExtractError{Archive: name, Err: fmt.Errorf("unsupported archive type")}
+	}
+	return x.files, x.written, err
+}
+
+func (x *extractor) fail(entry string, err error) error {
+	return &ExtractError{Archive: x.archive, Entry: entry, Err: err}
+}
+
+// target maps an entry name to a path inside root, or fails.
+func (x *extractor) target(entry string) (string, error) {
+	n := strings.ReplaceAll(entry, "\\", "/")
+	if strings.ContainsRune(n, 0) {
+		return "", fmt.Errorf("%w: NUL in name", ErrUnsafeEntry)
+	}
+	if strings.HasPrefix(n, "/") || filepath.IsAbs(n) || (len(n) >= 2 && n[1] == ':') {
+		return "", fmt.Errorf("%w: absolute path", ErrUnsafeEntry)
+	}
+	c := path.Clean(n)
+	if c == ".." || strings.HasPrefix(c, "../") {
+		return "", fmt.Errorf("%w: path escapes the target folder", ErrUnsafeEntry)
+	}
+	if c == "." {
+		return x.root, nil
+	}
+	return filepath.Join(x.root, filepath.FromSlash(c)), nil
+}
+
+// inside reports whether p (absolute, cleaned) is root or below it.
+func (x *extractor) inside(p string) bool {
+	rel, err := filepath.Rel(x.root, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// mkdirInside creates dir and checks that, with symlinks resolved, it is
+// still inside root (a link planted earlier must not lead writes outside).
+func (x *extractor) mkdirInside(entry, dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return x.fail(entry, err)
+	}
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return x.fail(entry, err)
+	}
+	if !x.inside(real) {
+		return x.fail(entry, fmt.Errorf("%w: folder leads outside the target folder through a link", ErrUnsafeEntry))
+	}
+	return nil
+}
+
+// writeFile writes one regular entry. compressed is the entry's compressed
+// size (0 = unknown, no ratio check), declared its announced size (-1 = unknown).
+func (x *extractor) writeFile(entry, dst string, r io.Reader, mode fs.FileMode, compressed, declared int64) error {
+	if err := x.ctx.Err(); err != nil {
+		return err
+	}
+	remaining := x.lim.maxBytes - x.written
+	if declared > remaining {
+		return x.fail(entry, fmt.Errorf("%w: declares %d bytes, only %d of the %d-byte limit left", ErrExtractLimit, declared, remaining, x.lim.maxBytes))
+	}
+	allowed, ratioBound := remaining, false
+	if compressed > 0 && x.lim.maxRatio > 0 {
+		byRatio := int64(float64(compressed) * x.lim.maxRatio)
+		if byRatio < 1<<20 {
+			byRatio = 1 << 20
+		}
+		if byRatio < allowed {
+			allowed, ratioBound = byRatio, true
+		}
+	}
+	if err := x.mkdirInside(entry, filepath.Dir(dst)); err != nil {
+		return err
+	}
+	if st, err := os.Lstat(dst); err == nil && !st.Mode().IsRegular() {
+		if st.IsDir() {
+			return x.fail(entry, fmt.Errorf("a folder of that name exists"))
+		}
+		if err := os.Remove(dst); err != nil { // never write through a link
+			return x.fail(entry, err)
+		}
+	}
+	perm := mode.Perm()&0o755 | 0o600
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, perm)
+	if err != nil {
+		return x.fail(entry, err)
+	}
+	n, cerr := io.Copy(out, &ctxReader{ctx: x.ctx, r: io.LimitReader(r, allowed+1)})
+	clerr := out.Close()
+	if n > allowed {
+		os.Remove(dst)
+		if ratioBound {
+			return x.fail(entry, fmt.Errorf("%w: expands more than %.0f× its compressed size of %d bytes", ErrExtractLimit, x.lim.maxRatio, compressed))
+		}
+		return x.fail(entry, fmt.Errorf("%w: more than %d bytes in all", ErrExtractLimit, x.lim.maxBytes))
+	}
+	if err := errors.Join(cerr, clerr); err != nil {
+		os.Remove(dst)
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			err = fmt.Errorf("archive truncated or corrupt: %w", err)
+		}
+		return x.fail(entry, err)
+	}
+	x.written += n
+	x.files++
+	return nil
+}
+
+// symlink creates a link entry whose target must stay inside root.
+func (x *extractor) symlink(entry, dst, linkTarget string) error {
+	lt := filepath.FromSlash(strings.ReplaceAll(linkTarget, "\\", "/"))
+	if lt == "" || filepath.IsAbs(lt) || strings.HasPrefix(linkTarget, "/") {
+		return x.fail(entry, fmt.Errorf("%w: symlink to absolute path %q", ErrUnsafeEntry, linkTarget))
+	}
+	if !x.inside(filepath.Join(filepath.Dir(dst), lt)) {
+		return x.fail(entry, fmt.Errorf("%w: symlink points outside the target folder (%q)", ErrUnsafeEntry, linkTarget))
+	}
+	if err := x.mkdirInside(entry, filepath.Dir(dst)); err != nil {
+		return err
+	}
+	if st, err := os.Lstat(dst); err == nil {
+		if st.IsDir() {
+			return x.fail(entry, fmt.Errorf("a folder of that name exists"))
+		}
+		os.Remove(dst)
+	}
+	if err := os.Symlink(lt, dst); err != nil {
+		return x.fail(entry, err)
+	}
+	return nil
+}
+
+// zip unpacks a zip archive.
+func (x *extractor) zip(archive string) error {
+	zr, err := zip.OpenReader(archive)
+	if err != nil {
+		return x.fail("", fmt.Errorf("archive truncated or corrupt: %w", err))
+	}
+	defer zr.Close()
+	for _, zf := range zr.File {
+		if err := x.ctx.Err(); err != nil {
+			return err
+		}
+		dst, err := x.target(zf.Name)
+		if err != nil {
+			return x.fail(zf.Name, err)
+		}
+		mode := zf.Mode()
+		switch {
+		case mode.IsDir() || strings.HasSuffix(zf.Name, "/"):
+			if err := x.mkdirInside(zf.Name, dst); err != nil {
+				return err
+			}
+		case mode&fs.ModeSymlink != 0:
+			rc, err := zf.Open()
+			if err != nil {
+				return x.fail(zf.Name, err)
+			}
+			b, err := io.ReadAll(io.LimitReader(rc, 4096))
+			rc.Close()
+			if err != nil {
+				return x.fail(zf.Name, err)
+			}
+			if err := x.symlink(zf.Name, dst, string(b)); err != nil {
+				return err
+			}
+		case mode.IsRegular():
+			rc, err := zf.Open()
+			if err != nil {
+				return x.fail(zf.Name, err)
+			}
+			declared := int64(-1)
+			if zf.UncompressedSize64 <= 1<<62 {
+				declared = int64(zf.UncompressedSize64)
+			}
+			compressed := int64(0)
+			if zf.Method != zip.Store && zf.CompressedSize64 <= 1<<62 {
+				compressed = int64(zf.CompressedSize64)
+			}
+			err = x.writeFile(zf.Name, dst, rc, mode, compressed, declared)
+			rc.Close()
+			if err != nil {
+				return err
+			}
+		default:
+			return x.fail(zf.Name, fmt.Errorf("%w: unsupported entry type %v", ErrUnsafeEntry, mode.Type()))
+		}
+	}
+	return nil
+}
+
+// tarFile unpacks a tar archive, gunzipping first if gz.
+func (x *extractor) tarFile(archive string, gz bool) error {
+	fh, err := os.Open(archive)
+	if err != nil {
+		return x.fail("", err)
+	}
+	defer fh.Close()
+	var r io.Reader = fh
+	if gz {
+		zr, err := gzip.NewReader(fh)
+		if err != nil {
+			return x.fail("", fmt.Errorf("archive truncated or corrupt: %w", err))
+		}
+		defer zr.Close()
+		r = zr
+	}
+	tr := tar.NewReader(r)
+	for {
+		if err := x.ctx.Err(); err != nil {
+			return err
+		}
+		hdr, err := tr.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return x.fail("", fmt.Errorf("archive truncated or corrupt: %w", err))
+		}
+		switch hdr.Typeflag {
+		case tar.TypeXGlobalHeader, tar.TypeXHeader, tar.TypeGNULongName, tar.TypeGNULongLink:
+			continue
+		}
+		dst, err := x.target(hdr.Name)
+		if err != nil {
+			return x.fail(hdr.Name, err)
+		}
+		switch hdr.Typeflag {
+		case tar.TypeDir:
+			if err := x.mkdirInside(hdr.Name, dst); err != nil {
+				return err
+			}
+		case tar.TypeReg, tar.TypeRegA:
+			if err := x.writeFile(hdr.Name, dst, tr, hdr.FileInfo().Mode(), 0, hdr.Size); err != nil {
+				return err
+			}
+		case tar.TypeSymlink:
+			if err := x.symlink(hdr.Name, dst, hdr.Linkname); err != nil {
+				return err
+			}
+		case tar.TypeLink:
+			src, err := x.target(hdr.Linkname)
+			if err != nil {
+				return x.fail(hdr.Name, fmt.Errorf("hard link target %q: %w", hdr.Linkname, err))
+			}
+			real, err := filepath.EvalSymlinks(src)
+			if err != nil || !x.inside(real) {
+				return x.fail(hdr.Name, fmt.Errorf("%w: hard link target %q is not a file inside the target folder", ErrUnsafeEntry, hdr.Linkname))
+			}
+			if st, err := os.Lstat(real); err != nil || !st.Mode().IsRegular() {
+				return x.fail(hdr.Name, fmt.Errorf("%w: hard link target %q is not a regular file", ErrUnsafeEntry, hdr.Linkname))
+			}
+			if err := x.mkdirInside(hdr.Name, filepath.Dir(dst)); err != nil {
+				return err
+			}
+			os.Remove(dst)
+			if err := os.Link(real, dst); err != nil {
+				return x.fail(hdr.Name, err)
+			}
+			x.files++
+		default:
+			// Devices, FIFOs and the like have no place in a data set: skip.
+		}
+	}
+}
+
+// ctxReader stops a long copy when its context ends.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c *ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}

@@ -1,0 +1,485 @@
+package fetch
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+)
+
+// Action is what Fetch will do with one planned file.
+type Action int
+
+const (
+	// ActionDownload downloads the file from byte 0.
+	ActionDownload Action = iota
+	// ActionResume continues an interrupted download from its .part file.
+	ActionResume
+	// ActionAdopt checks a file already in place but not yet recorded in the
+	// lock file, keeping it when it matches (re-downloading otherwise, or
+	// reporting a mismatch for a manual source).
+	ActionAdopt
+	// ActionExtract only unpacks an already verified archive.
+	ActionExtract
+	// ActionSkip does nothing: the file is verified (and unpacked if asked).
+	ActionSkip
+	// ActionManual waits for the user to place the file by hand.
+	ActionManual
+)
+
+func (a Action) String() string {
+	switch a {
+	case ActionDownload:
+		return "download"
+	case ActionResume:
+		return "resume"
+	case ActionAdopt:
+		return "check existing"
+	case ActionExtract:
+		return "extract"
+	case ActionSkip:
+		return "skip (verified)"
+	case ActionManual:
+		return "manual download needed"
+	}
+	return fmt.Sprintf("Action(%d)", int(a))
+}
+
+// PlannedFile is one file of one challenge and what Fetch will do with it.
+type PlannedFile struct {
+	Challenge string
+	Kind      string
+	Name      string
+	// URL is the download address ("" for manual sources; for Google Drive
+	// the confirm page is resolved at download time).
+	URL string
+	// Size is the expected size in bytes (0 = unknown).
+	Size int64
+	// MD5 and SHA256 are expected lower-case hex checksums ("" = unknown).
+	MD5, SHA256 string
+	Action      Action
+	// PartBytes is the size of the .part file a resume starts from.
+	PartBytes     int64
+	Extract       bool
+	ExtractToStem bool
+	// Dest is the final path of the file.
+	Dest string
+	// Locked is the lock entry that makes the file verified (Skip / Extract).
+	Locked *LockEntry
+	// Instructions repeats a manual source's instructions.
+	Instructions string
+}
+
+// ToDownload is the number of bytes Fetch expects to transfer for f (an
+// unknown size counts as 0).
+func (f *PlannedFile) ToDownload() int64 {
+	switch f.Action {
+	case ActionDownload:
+		return f.Size
+	case ActionResume:
+		if f.Size > f.PartBytes {
+			return f.Size - f.PartBytes
+		}
+	}
+	return 0
+}
+
+// extractDir is where f's archive is unpacked, relative to its raw folder.
+func (f *PlannedFile) extractDir() string {
+	if f.ExtractToStem {
+		return archiveStem(f.Name)
+	}
+	return "."
+}
+
+// ChallengePlan is the plan for one Source.
+type ChallengePlan struct {
+	Source Source
+	Files  []*PlannedFile
+	// Err is why the source could not be resolved (its files are then unknown).
+	Err error
+}
+
+// DownloadPlan is the resolved work of a Fetch (the result of Plan).
+type DownloadPlan struct {
+	Challenges []*ChallengePlan
+	rawRoot    string
+}
+
+// Files lists every planned file in challenge order.
+func (p *DownloadPlan) Files() []*PlannedFile {
+	var out []*PlannedFile
+	for _, c := range p.Challenges {
+		out = append(out, c.Files...)
+	}
+	return out
+}
+
+// ToDownload is the total number of bytes to transfer (unknown sizes count 0).
+func (p *DownloadPlan) ToDownload() int64 {
+	var n int64
+	for _, f := range p.Files() {
+		n += f.ToDownload()
+	}
+	return n
+}
+
+// Print writes the dry-run view: per challenge its files, sizes and actions,
+// a per-challenge total, manual instructions, and a grand total.
+func (p *DownloadPlan) Print(w io.Writer) error {
+	var b strings.Builder
+	var grand, grandDown int64
+	nFiles, unknown := 0, 0
+	for _, c := range p.Challenges {
+		s := c.Source
+		fmt.Fprintf(&b, "%s (%s", s.Challenge, s.Kind)
+		if s.Record != "" {
+			fmt.Fprintf(&b, " %s", s.Record)
+		}
+		if s.Kind == KindURL {
+			fmt.Fprintf(&b, " %s", s.URL)
+		}
+		fmt.Fprintf(&b, ") → %s\n", filepath.Join(p.rawRoot, s.Challenge))
+		if c.Err != nil {
+			fmt.Fprintf(&b, "  ERROR: %v\n\n", c.Err)
+			continue
+		}
+		var total, down int64
+		for _, f := range c.Files {
+			nFiles++
+			size := "?"
+			if f.Size > 0 {
+				size = FormatBytes(f.Size)
+				total += f.Size
+			} else {
+				unknown++
+			}
+			act := f.Action.String()
+			if f.Action == ActionResume {
+				act = fmt.Sprintf("resume from %s", FormatBytes(f.PartBytes))
+			}
+			if f.Extract && f.Action != ActionSkip && f.Action != ActionExtract {
+				act += " + extract"
+			}
+			fmt.Fprintf(&b, "  %-48s %10s  %s\n", f.Name, size, act)
+			down += f.ToDownload()
+		}
+		if s.Kind == KindManual && s.Instructions != "" {
+			for _, line := range strings.Split(strings.TrimSpace(s.Instructions), "\n") {
+				fmt.Fprintf(&b, "  | %s\n", line)
+			}
+		}
+		fmt.Fprintf(&b, "  total %s, to download %s\n\n", FormatBytes(total), FormatBytes(down))
+		grand += total
+		grandDown += down
+	}
+	fmt.Fprintf(&b, "%d challenges, %d files, %s in all, %s to download", len(p.Challenges), nFiles, FormatBytes(grand), FormatBytes(grandDown))
+	if unknown > 0 {
+		fmt.Fprintf(&b, " (+%d files of unknown size)", unknown)
+	}
+	b.WriteString("\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// Plan resolves every source's files (names, URLs, sizes, checksums) from its
+// metadata and decides what Fetch must do with each. A source that cannot be
+// resolved gets ChallengePlan.Err; the others are planned regardless. The
+// error is non-nil only for invalid options.
+func Plan(ctx context.Context, sources []Source, opts Options) (*DownloadPlan, error) {
+	f, err := newFetcher(opts)
+	if err != nil {
+		return nil, err
+	}
+	return f.plan(ctx, sources), nil
+}
+
+// remoteFile is one file as a metadata API describes it.
+type remoteFile struct {
+	Name string
+	URL  string
+	Size int64
+	MD5  string
+}
+
+type recordKey struct{ kind, id string }
+
+// plan resolves all sources, fetching each distinct record's metadata once.
+func (f *fetcher) plan(ctx context.Context, sources []Source) *DownloadPlan {
+	p := &DownloadPlan{rawRoot: f.opts.RawRoot}
+	records := map[recordKey][]remoteFile{}
+	recErr := map[recordKey]error{}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, f.opts.Concurrency)
+	for _, s := range sources {
+		if s.Kind != KindZenodo && s.Kind != KindFigshare || s.Record == "" {
+			continue
+		}
+		k := recordKey{s.Kind, s.Record}
+		mu.Lock()
+		_, seen := recErr[k]
+		if !seen {
+			recErr[k] = nil
+		}
+		mu.Unlock()
+		if seen {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			files, err := f.resolveRecord(ctx, k)
+			mu.Lock()
+			records[k], recErr[k] = files, err
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+
+	for _, s := range sources {
+		cp := &ChallengePlan{Source: s}
+		p.Challenges = append(p.Challenges, cp)
+		if err := s.validate(); err != nil {
+			cp.Err = err
+			continue
+		}
+		var remote []remoteFile
+		switch s.Kind {
+		case KindZenodo, KindFigshare:
+			k := recordKey{s.Kind, s.Record}
+			if err := recErr[k]; err != nil {
+				cp.Err = err
+				continue
+			}
+			sel, err := selectFiles(records[k], s.Files)
+			if err != nil {
+				cp.Err = fmt.Errorf("%s record %s: %w", s.Kind, s.Record, err)
+				continue
+			}
+			remote = sel
+		case KindURL, KindGDrive:
+			name, err := s.singleFileName()
+			if err != nil {
+				cp.Err = err
+				continue
+			}
+			u := s.URL
+			if s.Kind == KindGDrive {
+				u = f.gdriveURL(s.Record)
+			}
+			remote = []remoteFile{{Name: name, URL: u, Size: s.Size, MD5: strings.ToLower(s.MD5)}}
+		case KindManual:
+			for i, n := range s.Files {
+				rf := remoteFile{Name: n}
+				if i == 0 && len(s.Files) == 1 {
+					rf.Size, rf.MD5 = s.Size, strings.ToLower(s.MD5)
+				}
+				remote = append(remote, rf)
+			}
+		}
+		lf, err := f.locks.get(s.Challenge)
+		if err != nil {
+			cp.Err = err
+			continue
+		}
+		for _, r := range remote {
+			pf := &PlannedFile{
+				Challenge: s.Challenge, Kind: s.Kind, Name: r.Name, URL: r.URL, Size: r.Size, MD5: r.MD5,
+				Extract: s.Extract && isArchive(r.Name), ExtractToStem: s.ExtractToStem,
+				Dest:         filepath.Join(f.opts.RawDir(s.Challenge), r.Name),
+				Instructions: s.Instructions,
+			}
+			if len(remote) == 1 && s.Kind != KindZenodo && s.Kind != KindFigshare {
+				pf.SHA256 = strings.ToLower(s.SHA256)
+			}
+			f.decide(pf, lf)
+			cp.Files = append(cp.Files, pf)
+		}
+	}
+	return p
+}
+
+// selectFiles keeps the record files named in want (all when want is empty);
+// a wanted name missing from the record is an error.
+func selectFiles(all []remoteFile, want []string) ([]remoteFile, error) {
+	if len(all) == 0 {
+		return nil, fmt.Errorf("record lists no files")
+	}
+	if len(want) == 0 {
+		return all, nil
+	}
+	byName := map[string]remoteFile{}
+	for _, r := range all {
+		byName[r.Name] = r
+	}
+	var out []remoteFile
+	var missing []string
+	for _, w := range want {
+		r, ok := byName[w]
+		if !ok {
+			missing = append(missing, w)
+			continue
+		}
+		out = append(out, r)
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("files not in the record: %s", strings.Join(missing, ", "))
+	}
+	return out, nil
+}
+
+// decide sets pf.Action from the lock file and what is on disk.
+func (f *fetcher) decide(pf *PlannedFile, lf *LockFile) {
+	if e := lf.Entry(pf.Name); e != nil && lockMatches(e, pf) {
+		if st, err := os.Stat(pf.Dest); err == nil && st.Mode().IsRegular() && st.Size() == e.Size {
+			ec := *e
+			pf.Locked = &ec
+			pf.Action = ActionSkip
+			if pf.Size == 0 {
+				pf.Size = e.Size
+			}
+			if pf.Extract && e.ExtractedTo != pf.extractDir() {
+				pf.Action = ActionExtract
+			}
+			return
+		}
+	}
+	if st, err := os.Stat(pf.Dest); err == nil && st.Mode().IsRegular() {
+		pf.Action = ActionAdopt
+		return
+	}
+	if pf.Kind == KindManual {
+		pf.Action = ActionManual
+		return
+	}
+	if st, err := os.Stat(pf.Dest + ".part"); err == nil && st.Mode().IsRegular() && st.Size() > 0 {
+		pf.Action, pf.PartBytes = ActionResume, st.Size()
+		return
+	}
+	pf.Action = ActionDownload
+}
+
+// lockMatches reports whether a lock entry agrees with what the source expects.
+func lockMatches(e *LockEntry, pf *PlannedFile) bool {
+	return (pf.Size == 0 || e.Size == pf.Size) &&
+		(pf.MD5 == "" || strings.EqualFold(e.MD5, pf.MD5)) &&
+		(pf.SHA256 == "" || strings.EqualFold(e.SHA256, pf.SHA256))
+}
+
+// resolveRecord lists a Zenodo record's or Figshare article's files.
+func (f *fetcher) resolveRecord(ctx context.Context, k recordKey) ([]remoteFile, error) {
+	switch k.kind {
+	case KindZenodo:
+		return f.zenodoFiles(ctx, k.id)
+	case KindFigshare:
+		return f.figshareFiles(ctx, k.id)
+	}
+	return nil, fmt.Errorf("no metadata API for kind %q", k.kind)
+}
+
+type zenodoRecord struct {
+	Files []struct {
+		Key      string `json:"key"`
+		Size     int64  `json:"size"`
+		Checksum string `json:"checksum"`
+		Links    struct {
+			Self    string `json:"self"`
+			Content string `json:"content"`
+		} `json:"links"`
+	} `json:"files"`
+}
+
+// zenodoFiles reads GET {base}/api/records/{id}.
+func (f *fetcher) zenodoFiles(ctx context.Context, id string) ([]remoteFile, error) {
+	u := strings.TrimRight(f.opts.ZenodoBaseURL, "/") + "/api/records/" + url.PathEscape(id)
+	var rec zenodoRecord
+	if err := f.getJSON(ctx, u, &rec); err != nil {
+		return nil, fmt.Errorf("zenodo record %s: %w", id, err)
+	}
+	var out []remoteFile
+	for _, z := range rec.Files {
+		if err := checkName(z.Key); err != nil {
+			return nil, fmt.Errorf("zenodo record %s: file %q: %w", id, z.Key, err)
+		}
+		link := z.Links.Self
+		if link == "" {
+			link = z.Links.Content
+		}
+		if link == "" {
+			return nil, fmt.Errorf("zenodo record %s: file %s has no download link", id, z.Key)
+		}
+		md5 := ""
+		if algo, sum, ok := strings.Cut(z.Checksum, ":"); ok && strings.EqualFold(algo, "md5") {
+			md5 = strings.ToLower(sum)
+		}
+		out = append(out, remoteFile{Name: z.Key, URL: link, Size: z.Size, MD5: md5})
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("zenodo record %s lists no files", id)
+	}
+	return out, nil
+}
+
+type figshareArticle struct {
+	Files []struct {
+		Name        string `json:"name"`
+		Size        int64  `json:"size"`
+		ComputedMD5 string `json:"computed_md5"`
+		SuppliedMD5 string `json:"supplied_md5"`
+		DownloadURL string `json:"download_url"`
+		IsLinkOnly  bool   `json:"is_link_only"`
+	} `json:"files"`
+}
+
+// figshareFiles reads GET {base}/v2/articles/{id}.
+func (f *fetcher) figshareFiles(ctx context.Context, id string) ([]remoteFile, error) {
+	u := strings.TrimRight(f.opts.FigshareBaseURL, "/") + "/v2/articles/" + url.PathEscape(id)
+	var art figshareArticle
+	if err := f.getJSON(ctx, u, &art); err != nil {
+		return nil, fmt.Errorf("figshare article %s: %w", id, err)
+	}
+	var out []remoteFile
+	for _, fl := range art.Files {
+		if err := checkName(fl.Name); err != nil {
+			return nil, fmt.Errorf("figshare article %s: file %q: %w", id, fl.Name, err)
+		}
+		if fl.DownloadURL == "" || fl.IsLinkOnly {
+			return nil, fmt.Errorf("figshare article %s: file %s has no direct download", id, fl.Name)
+		}
+		md5 := fl.ComputedMD5
+		if md5 == "" {
+			md5 = fl.SuppliedMD5
+		}
+		out = append(out, remoteFile{Name: fl.Name, URL: fl.DownloadURL, Size: fl.Size, MD5: strings.ToLower(md5)})
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("figshare article %s lists no files", id)
+	}
+	return out, nil
+}
+
+// gdriveURL is the direct-download address of a Google Drive file.
+func (f *fetcher) gdriveURL(id string) string {
+	return strings.TrimRight(f.opts.GDriveBaseURL, "/") + "/uc?export=download&id=" + url.QueryEscape(id)
+}
+
+// FormatBytes prints n with binary units ("1.5 GiB").
+func FormatBytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit && exp < 5; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}
