@@ -1,0 +1,171 @@
+// Package overlap computes voxel-overlap measures of segmentation masks:
+// confusion counts, Dice, IoU (Jaccard), per-label counts of label maps,
+// instance-pair overlaps and volumes.
+//
+// All counts are voxel counts; spacing only enters through VoxelVolume.
+// Masks and label maps are flat slices in metrics/volume storage order; the
+// two operands of a comparison must have the same length.
+package overlap
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+
+	"github.com/rexmle/rexmle/metrics/volume"
+)
+
+// Counts holds the confusion counts of a binary prediction P against a binary
+// truth G: TP = |P∩G|, FP = |P\G|, FN = |G\P|, TN = voxels in neither.
+type Counts struct {
+	TP, FP, FN, TN int
+}
+
+// Pred is |P| = TP + FP.
+func (c Counts) Pred() int { return c.TP + c.FP }
+
+// Truth is |G| = TP + FN.
+func (c Counts) Truth() int { return c.TP + c.FN }
+
+// Dice is 2TP / (2TP + FP + FN) = 2|P∩G| / (|P| + |G|). When both masks are
+// empty (2TP+FP+FN = 0) it returns bothEmpty: pass 1 (ISLES'22, SEG.A.),
+// 0 (PANTHER, TopCoW) or math.NaN() (DeepMind compute_dice_coefficient).
+func (c Counts) Dice(bothEmpty float64) float64 {
+	den := 2*c.TP + c.FP + c.FN
+	if den == 0 {
+		return bothEmpty
+	}
+	return float64(2*c.TP) / float64(den)
+}
+
+// IoU is the Jaccard index TP / (TP + FP + FN) = |P∩G| / |P∪G|; bothEmpty
+// when the union is empty.
+func (c Counts) IoU(bothEmpty float64) float64 {
+	den := c.TP + c.FP + c.FN
+	if den == 0 {
+		return bothEmpty
+	}
+	return float64(c.TP) / float64(den)
+}
+
+// minChunk is the smallest slice part worth a goroutine.
+const minChunk = 1 << 16
+
+// chunks splits [0, n) into at most GOMAXPROCS contiguous parts of at least
+// minChunk elements and calls f on each part concurrently.
+func chunks(n int, f func(part, lo, hi int)) int {
+	parts := runtime.GOMAXPROCS(0)
+	if p := n / minChunk; p < parts {
+		parts = p
+	}
+	if parts < 1 {
+		parts = 1
+	}
+	if parts == 1 {
+		f(0, 0, n)
+		return 1
+	}
+	var wg sync.WaitGroup
+	for p := 0; p < parts; p++ {
+		lo, hi := n*p/parts, n*(p+1)/parts
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f(p, lo, hi)
+		}()
+	}
+	wg.Wait()
+	return parts
+}
+
+// Confusion counts TP, FP, FN and TN of pred against truth in one parallel
+// pass. It fails when the slices differ in length.
+func Confusion(pred, truth []bool) (Counts, error) {
+	if len(pred) != len(truth) {
+		return Counts{}, fmt.Errorf("confusion: prediction has %d voxels, truth has %d", len(pred), len(truth))
+	}
+	parts := make([]Counts, runtime.GOMAXPROCS(0)+1)
+	used := chunks(len(pred), func(part, lo, hi int) {
+		var tp, fp, fn int
+		p, t := pred[lo:hi], truth[lo:hi]
+		for i := range p {
+			switch {
+			case p[i] && t[i]:
+				tp++
+			case p[i]:
+				fp++
+			case t[i]:
+				fn++
+			}
+		}
+		parts[part] = Counts{TP: tp, FP: fp, FN: fn, TN: (hi - lo) - tp - fp - fn}
+	})
+	var c Counts
+	for _, p := range parts[:used] {
+		c.TP += p.TP
+		c.FP += p.FP
+		c.FN += p.FN
+		c.TN += p.TN
+	}
+	return c, nil
+}
+
+// Dice is Confusion(pred, truth).Dice(bothEmpty).
+func Dice(pred, truth []bool, bothEmpty float64) (float64, error) {
+	c, err := Confusion(pred, truth)
+	if err != nil {
+		return 0, err
+	}
+	return c.Dice(bothEmpty), nil
+}
+
+// IoU is Confusion(pred, truth).IoU(bothEmpty).
+func IoU(pred, truth []bool, bothEmpty float64) (float64, error) {
+	c, err := Confusion(pred, truth)
+	if err != nil {
+		return 0, err
+	}
+	return c.IoU(bothEmpty), nil
+}
+
+// CountTrue is the number of true voxels of mask.
+func CountTrue(mask []bool) int {
+	parts := make([]int, runtime.GOMAXPROCS(0)+1)
+	used := chunks(len(mask), func(part, lo, hi int) {
+		n := 0
+		for _, v := range mask[lo:hi] {
+			if v {
+				n++
+			}
+		}
+		parts[part] = n
+	})
+	n := 0
+	for _, p := range parts[:used] {
+		n += p
+	}
+	return n
+}
+
+// VoxelVolume is the volume of one voxel, Spacing[0]·Spacing[1]·Spacing[2]
+// multiplied left to right in float64 (mm³ for millimetre spacing; a 2D grid
+// has Spacing[2] = 1, giving the pixel area).
+func VoxelVolume(g volume.Grid) float64 {
+	return g.Spacing[0] * g.Spacing[1] * g.Spacing[2]
+}
+
+// VolumeML converts a voxel count to millilitres: voxels·voxelVolumeMM3/1000.
+func VolumeML(voxels int, voxelVolumeMM3 float64) float64 {
+	return float64(voxels) * voxelVolumeMM3 / 1000
+}
+
+// AbsVolumeDiff is |predVoxels·v − truthVoxels·v| with each product formed
+// first (as ISLES'22 does), in whatever unit v is given (pass v in ml per
+// voxel for the ISLES'22 abs_volume_diff).
+func AbsVolumeDiff(predVoxels, truthVoxels int, voxelVolume float64) float64 {
+	d := float64(predVoxels)*voxelVolume - float64(truthVoxels)*voxelVolume
+	if d < 0 {
+		return -d
+	}
+	return d
+}
