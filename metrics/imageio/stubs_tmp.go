@@ -6,11 +6,6 @@ import (
 	"github.com/rexmle/rexmle/metrics/volume"
 )
 
-// ReadMetaImageFile decodes a MetaImage file (not implemented yet).
-func ReadMetaImageFile(path string, opts ...Options) (*volume.Volume, error) {
-	return nil, errors.New("metaimage: not implemented yet")
-}
-
 // ReadNRRDFile decodes an NRRD file (not implemented yet).
 func ReadNRRDFile(path string, opts ...Options) (*volume.Volume, error) {
 	return nil, errors.New("nrrd: not implemented yet")

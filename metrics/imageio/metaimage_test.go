@@ -1,0 +1,286 @@
+package imageio
+
+import (
+	"bytes"
+	"compress/zlib"
+	"encoding/binary"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rexmle/rexmle/metrics/volume"
+)
+
+func binBytes(t testing.TB, bo binary.ByteOrder, data any) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := binary.Write(&buf, bo, data); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func zlibBytes(t testing.TB, b []byte) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := zlib.NewWriter(&buf)
+	zw.Write(b)
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func TestMetaImageHandBuilt(t *testing.T) {
+	le, be := binary.LittleEndian, binary.BigEndian
+	shorts := []int16{-5, 0, 7, 32767, -32768, 1, 2, 3, 4, 5, 6, 7}
+	wantShorts := []float64{-5, 0, 7, 32767, -32768, 1, 2, 3, 4, 5, 6, 7}
+	tests := []struct {
+		name     string
+		header   string
+		data     []byte
+		shape    [3]int
+		spacing  [3]float64
+		origin   [3]float64
+		dir      [3][3]float64
+		channels int
+		dtype    volume.DType
+		want     []float64
+	}{
+		{
+			name: "short LE with geometry",
+			header: "ObjectType = Image\nNDims = 3\nBinaryData = True\nBinaryDataByteOrderMSB = False\n" +
+				"TransformMatrix = 0 1 0 -1 0 0 0 0 1\nOffset = 1.5 -2 3\nElementSpacing = 0.5 0.75 2\n" +
+				"DimSize = 3 2 2\nElementType = MET_SHORT\nElementDataFile = LOCAL\n",
+			data: binBytes(t, le, shorts), shape: [3]int{3, 2, 2}, spacing: [3]float64{0.5, 0.75, 2},
+			origin: [3]float64{1.5, -2, 3}, dir: [3][3]float64{{0, 1, 0}, {-1, 0, 0}, {0, 0, 1}},
+			channels: 1, dtype: volume.Int16, want: wantShorts,
+		},
+		{
+			name: "short MSB, CRLF lines, Origin alias",
+			header: "ObjectType = Image\r\nNDims = 3\r\nElementByteOrderMSB = True\r\nOrigin = 1 2 3\r\n" +
+				"DimSize = 3 2 2\r\nElementType = MET_SHORT\r\nElementDataFile = LOCAL\r\n",
+			data: binBytes(t, be, shorts), shape: [3]int{3, 2, 2}, spacing: [3]float64{1, 1, 1},
+			origin: [3]float64{1, 2, 3}, dir: [3][3]float64{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}},
+			channels: 1, dtype: volume.Int16, want: wantShorts,
+		},
+		{
+			name: "compressed float with size",
+			header: "ObjectType = Image\nNDims = 2\nCompressedData = True\nCompressedDataSize = " +
+				itoa(len(zlibBytes(t, binBytes(t, le, []float32{1.5, -2, 0.25, 8})))) +
+				"\nElementSpacing = 0.3 0.4\nDimSize = 2 2\nElementType = MET_FLOAT\nElementDataFile = LOCAL\n",
+			data: zlibBytes(t, binBytes(t, le, []float32{1.5, -2, 0.25, 8})), shape: [3]int{2, 2, 1},
+			spacing: [3]float64{0.3, 0.4, 1}, dir: [3][3]float64{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}},
+			channels: 1, dtype: volume.Float32, want: []float64{1.5, -2, 0.25, 8},
+		},
+		{
+			name: "compressed double MSB without size",
+			header: "ObjectType = Image\nNDims = 1\nCompressedData = True\nBinaryDataByteOrderMSB = True\n" +
+				"DimSize = 3\nElementType = MET_DOUBLE\nElementDataFile = LOCAL\n",
+			data: zlibBytes(t, binBytes(t, be, []float64{1e300, -0.5, 3})), shape: [3]int{3, 1, 1},
+			spacing: [3]float64{1, 1, 1}, dir: [3][3]float64{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}},
+			channels: 1, dtype: volume.Float64, want: []float64{1e300, -0.5, 3},
+		},
+		{
+			name: "RGB channels",
+			header: "ObjectType = Image\nNDims = 2\nDimSize = 2 1\nElementNumberOfChannels = 3\n" +
+				"ElementType = MET_UCHAR_ARRAY\nElementDataFile = LOCAL\n",
+			data: []byte{255, 0, 10, 1, 2, 3}, shape: [3]int{2, 1, 1}, spacing: [3]float64{1, 1, 1},
+			dir: [3][3]float64{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}, channels: 3, dtype: volume.Uint8,
+			want: []float64{255, 0, 10, 1, 2, 3},
+		},
+		{
+			name: "4-D with singleton tail, 64-bit ints",
+			header: "ObjectType = Image\nNDims = 4\nDimSize = 2 1 1 1\nElementSpacing = 2 3 4 5\n" +
+				"ElementType = MET_LONG_LONG\nElementDataFile = LOCAL\n",
+			data: binBytes(t, le, []int64{-1 << 60, 1 << 40}), shape: [3]int{2, 1, 1}, spacing: [3]float64{2, 3, 4},
+			dir: [3][3]float64{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}, channels: 1, dtype: volume.Int64,
+			want: []float64{-1 << 60, 1 << 40},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			v, err := ReadMetaImage(bytes.NewReader(append([]byte(tc.header), tc.data...)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v.Shape != tc.shape || v.NumChannels() != tc.channels || v.DType != tc.dtype {
+				t.Fatalf("shape %v channels %d dtype %s", v.Shape, v.Channels, v.DType)
+			}
+			checkVec(t, "data", v.Data, tc.want)
+			checkVec(t, "spacing", v.Spacing[:], tc.spacing[:])
+			checkVec(t, "origin", v.Origin[:], tc.origin[:])
+			checkDir(t, v.Direction, tc.dir)
+		})
+	}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+func TestMetaImageErrors(t *testing.T) {
+	base := "ObjectType = Image\nNDims = 3\nDimSize = 2 2 1\nElementType = MET_UCHAR\nElementDataFile = LOCAL\n"
+	tests := []struct {
+		name, file, want string
+	}{
+		{"empty", "", "no ElementDataFile"},
+		{"not metaimage", "hello world\n", "no \"=\""},
+		{"first field wrong", "Foo = 1\n", "first field"},
+		{"truncated data", base + "\x01\x02", "truncated: got 2 of 4 bytes"},
+		{"negative dim", strings.Replace(base, "2 2 1", "2 -5 1", 1), "DimSize[1] = -5"},
+		{"dims count", strings.Replace(base, "2 2 1", "2 2", 1), "DimSize has 2 values, want NDims = 3"},
+		{"bad type", strings.Replace(base, "MET_UCHAR", "MET_COMPLEX", 1), "ElementType = \"MET_COMPLEX\""},
+		{"missing type", strings.Replace(base, "ElementType = MET_UCHAR\n", "", 1), "ElementType missing"},
+		{"huge dims", strings.Replace(base, "2 2 1", "100000 100000 100000", 1), "limit"},
+		{"overflow dims", strings.Replace(base, "2 2 1", "9223372036854775807 9223372036854775807 2", 1), "overflow"},
+		{"4-D", strings.Replace(strings.Replace(base, "NDims = 3", "NDims = 4", 1), "2 2 1", "2 2 1 2", 1), "DimSize[3] = 2"},
+		{"ascii", strings.Replace(base, "NDims = 3\n", "NDims = 3\nBinaryData = False\n", 1), "ASCII"},
+		{"spacing count", strings.Replace(base, "NDims = 3\n", "NDims = 3\nElementSpacing = 1 1\n", 1), "ElementSpacing has 2 values"},
+		{"bad number", strings.Replace(base, "NDims = 3\n", "NDims = 3\nOffset = 1 x 2\n", 1), "\"x\" is not a number"},
+		{"channels zero", strings.Replace(base, "NDims = 3\n", "NDims = 3\nElementNumberOfChannels = 0\n", 1), "ElementNumberOfChannels"},
+		{"compressed garbage", strings.Replace(base, "NDims = 3\n", "NDims = 3\nCompressedData = True\n", 1) + "garbage!", "compressed data"},
+		{"external without path", strings.Replace(base, "LOCAL", "x.raw", 1), "needs the header's path"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ReadMetaImage(strings.NewReader(tc.file))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want it to contain %q", err, tc.want)
+			}
+		})
+	}
+	t.Run("compressed truncated", func(t *testing.T) {
+		raw := make([]byte, 4000)
+		for i := range raw {
+			raw[i] = byte(i * i % 251)
+		}
+		z := zlibBytes(t, raw)
+		file := strings.Replace(strings.Replace(base, "NDims = 3\n", "NDims = 3\nCompressedData = True\n", 1), "2 2 1", "40 100 1", 1) + string(z[:len(z)/2])
+		if _, err := ReadMetaImage(strings.NewReader(file)); err == nil {
+			t.Fatal("want error")
+		}
+	})
+}
+
+func TestMetaImageDetached(t *testing.T) {
+	dir := t.TempDir()
+	outside := t.TempDir()
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	hdr := func(file, extra string) []byte {
+		return []byte("ObjectType = Image\nNDims = 2\nDimSize = 2 2\nElementType = MET_USHORT\n" + extra + "ElementDataFile = " + file + "\n")
+	}
+	raw := binBytes(t, binary.LittleEndian, []uint16{1, 65535, 3, 4})
+	write("img.raw", raw)
+	write("sub/img2.raw", append([]byte("JUNKJUNK"), raw...))
+	write("img3.raw", append([]byte("0123456789"), raw...))
+	write("img4.zraw", zlibBytes(t, raw))
+	os.WriteFile(filepath.Join(outside, "secret.raw"), raw, 0o644)
+	if err := os.Symlink(filepath.Join(outside, "secret.raw"), filepath.Join(dir, "link.raw")); err != nil {
+		t.Fatal(err)
+	}
+	ok := []struct{ name, file, extra string }{
+		{"plain", "img.raw", ""},
+		{"subfolder with HeaderSize", "sub/img2.raw", "HeaderSize = 8\n"},
+		{"HeaderSize -1", "img3.raw", "HeaderSize = -1\n"},
+		{"compressed", "img4.zraw", "CompressedData = True\n"},
+	}
+	for _, tc := range ok {
+		t.Run(tc.name, func(t *testing.T) {
+			p := write(strings.ReplaceAll(tc.name, " ", "_")+".mhd", hdr(tc.file, tc.extra))
+			v, err := Read(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkVec(t, "data", v.Data, []float64{1, 65535, 3, 4})
+		})
+	}
+	bad := []struct{ name, file, want string }{
+		{"dotdot", "../" + filepath.Base(outside) + "/secret.raw", "leaves the header's folder"},
+		{"absolute", filepath.Join(outside, "secret.raw"), "absolute"},
+		{"symlink out", "link.raw", "outside the header's folder"},
+		{"missing", "nothere.raw", "nothere.raw"},
+		{"list", "LIST", "lists"},
+	}
+	for _, tc := range bad {
+		t.Run(tc.name, func(t *testing.T) {
+			p := write("bad.mhd", hdr(tc.file, ""))
+			_, err := Read(p)
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "bad.mhd") {
+				t.Fatalf("err = %v, want it to contain %q and the file name", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestMetaImageRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	for _, dt := range allDTypes {
+		for _, name := range []string{"a.mha", "a.mhd"} {
+			for _, compressed := range []bool{false, true} {
+				t.Run(string(dt)+"/"+name+map[bool]string{true: "/z"}[compressed], func(t *testing.T) {
+					v := testVolume(dt)
+					p := filepath.Join(dir, map[bool]string{true: "z"}[compressed]+string(dt)+name)
+					if err := WriteMetaImageFile(p, v, dt, compressed); err != nil {
+						t.Fatal(err)
+					}
+					got, err := Read(p)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if got.DType != dt || got.Shape != v.Shape {
+						t.Fatalf("dtype %s shape %v", got.DType, got.Shape)
+					}
+					checkVec(t, "data", got.Data, v.Data)
+					checkVec(t, "spacing", got.Spacing[:], v.Spacing[:])
+					checkVec(t, "origin", got.Origin[:], v.Origin[:])
+					checkDir(t, got.Direction, v.Direction)
+				})
+			}
+		}
+	}
+	t.Run("channels", func(t *testing.T) {
+		v := &volume.Volume{Grid: volume.NewGrid(2, 1), DType: volume.Uint8, Channels: 3, Data: []float64{1, 2, 3, 4, 5, 6}}
+		var buf bytes.Buffer
+		if err := WriteMetaImage(&buf, v, "", true); err != nil {
+			t.Fatal(err)
+		}
+		got, err := ReadMetaImage(&buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Channels != 3 {
+			t.Fatalf("channels %d", got.Channels)
+		}
+		checkVec(t, "data", got.Data, v.Data)
+	})
+}
+
+func FuzzReadMetaImage(f *testing.F) {
+	le := binary.LittleEndian
+	f.Add([]byte("ObjectType = Image\nNDims = 3\nTransformMatrix = 1 0 0 0 1 0 0 0 1\nOffset = 0 0 0\n" +
+		"ElementSpacing = 1 1 2\nDimSize = 2 2 1\nElementType = MET_SHORT\nElementDataFile = LOCAL\n" +
+		string(binBytes(f, le, []int16{1, 2, 3, 4}))))
+	f.Add([]byte("ObjectType = Image\nNDims = 2\nCompressedData = True\nDimSize = 2 2\nElementNumberOfChannels = 2\n" +
+		"ElementType = MET_FLOAT\nElementDataFile = LOCAL\n" + string(zlibBytes(f, binBytes(f, le, []float32{1, 2, 3, 4, 5, 6, 7, 8})))))
+	f.Add([]byte("ObjectType = Image\nNDims = 1\nBinaryDataByteOrderMSB = True\nDimSize = 2\nElementType = MET_ULONG_LONG\nElementDataFile = LOCAL\n" +
+		string(binBytes(f, binary.BigEndian, []uint64{1, 2}))))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		v, err := ReadMetaImage(bytes.NewReader(data), Options{MaxBytes: 1 << 24})
+		if err != nil {
+			return
+		}
+		if err := v.Check(); err != nil {
+			t.Fatalf("decoded volume invalid: %v", err)
+		}
+	})
+}
