@@ -1,0 +1,71 @@
+package components
+
+import (
+	"fmt"
+
+	"github.com/rexmle/rexmle/metrics/volume"
+)
+
+// LesionMatch is the lesion-wise comparison of a prediction with a truth
+// mask as the ISLES'22 evaluation defines it.
+//
+//   - TP: truth components containing at least one voxel of truth ∩ prediction;
+//   - FN: truth components with no such voxel;
+//   - FP: prediction components containing no truth voxel at all.
+//
+// TruthCount and PredCount are the numbers of components of each mask.
+// Several prediction components on one truth lesion give one TP and no FP;
+// one prediction component bridging two truth lesions makes both TP.
+type LesionMatch struct {
+	TP, FN, FP            int
+	TruthCount, PredCount int
+}
+
+// F1 is TP / (TP + (FP + FN)/2); 1 when TP + FP + FN = 0 (both masks empty).
+func (m LesionMatch) F1() float64 {
+	if m.TP+m.FP+m.FN == 0 {
+		return 1
+	}
+	return float64(m.TP) / (float64(m.TP) + float64(m.FP+m.FN)/2)
+}
+
+// CountDiff is |TruthCount − PredCount|.
+func (m LesionMatch) CountDiff() int { return abs(m.TruthCount - m.PredCount) }
+
+// MatchLesions labels both masks with the given connectivity (ISLES'22 uses
+// 26) and counts TP, FN and FP lesions as LesionMatch describes.
+func MatchLesions(pred, truth []bool, g volume.Grid, connectivity int) (LesionMatch, error) {
+	if len(pred) != len(truth) {
+		return LesionMatch{}, fmt.Errorf("lesion matching: prediction has %d voxels, truth has %d", len(pred), len(truth))
+	}
+	tl, nt, err := Label(truth, g, connectivity)
+	if err != nil {
+		return LesionMatch{}, fmt.Errorf("lesion matching, truth: %w", err)
+	}
+	pl, np, err := Label(pred, g, connectivity)
+	if err != nil {
+		return LesionMatch{}, fmt.Errorf("lesion matching, prediction: %w", err)
+	}
+	hitTruth := make([]bool, nt+1)
+	touchPred := make([]bool, np+1)
+	for i := range truth {
+		if truth[i] && pred[i] {
+			hitTruth[tl[i]] = true
+			touchPred[pl[i]] = true
+		}
+	}
+	m := LesionMatch{TruthCount: nt, PredCount: np}
+	for l := 1; l <= nt; l++ {
+		if hitTruth[l] {
+			m.TP++
+		} else {
+			m.FN++
+		}
+	}
+	for l := 1; l <= np; l++ {
+		if !touchPred[l] {
+			m.FP++
+		}
+	}
+	return m, nil
+}
