@@ -1,0 +1,246 @@
+package judge
+
+import (
+	"encoding/csv"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+)
+
+// maxEvidence is how many evidence snippets an aggregate keeps per strategy.
+const maxEvidence = 3
+
+// StrategyMean is the mean binary score of one strategy over a set of
+// sections.
+type StrategyMean struct {
+	StrategyID int
+	Strategy   string
+	// Mean = (number of sections scored 1) / NSections; NaN when
+	// NSections = 0. Missing sections are excluded, not counted as 0.
+	Mean float64
+	// NSections counts sections with a 0/1 score for this strategy.
+	NSections int
+	// NMissing counts sections the judge left undecided for this strategy.
+	NMissing int
+	// Evidence holds up to three evidence texts of sections scored 1, in
+	// run/section order.
+	Evidence []string
+}
+
+// RunStrategy is a StrategyMean over the sections of one run.
+type RunStrategy struct {
+	RunKey, RunID, Challenge, Agent, Backend string
+	Seed                                     int
+	StrategyMean
+}
+
+// AgentStrategy is a StrategyMean over all sections of all runs of one
+// agent and backend (sections pooled, as the paper's capability profile).
+type AgentStrategy struct {
+	Agent, Backend string
+	StrategyMean
+}
+
+// ChallengeStrategy is a StrategyMean over all sections of one agent and
+// backend on one challenge.
+type ChallengeStrategy struct {
+	Challenge, Agent, Backend string
+	StrategyMean
+}
+
+// Profiles holds the three aggregations, each sorted by its key columns and
+// strategy id, and always listing every rubric strategy for each key.
+type Profiles struct {
+	ByRun       []RunStrategy
+	ByAgent     []AgentStrategy
+	ByChallenge []ChallengeStrategy
+}
+
+type acc struct {
+	ones, n, missing int
+	evidence         []string
+}
+
+func (a *acc) add(r ScoreRow) {
+	if r.Score == nil {
+		a.missing++
+		return
+	}
+	a.n++
+	if *r.Score == 1 {
+		a.ones++
+		if len(a.evidence) < maxEvidence && r.Evidence != "" {
+			a.evidence = append(a.evidence, r.Evidence)
+		}
+	}
+}
+
+func (a *acc) mean(s Strategy) StrategyMean {
+	m := math.NaN()
+	if a != nil && a.n > 0 {
+		m = float64(a.ones) / float64(a.n)
+	}
+	out := StrategyMean{StrategyID: s.ID, Strategy: s.Name, Mean: m}
+	if a != nil {
+		out.NSections, out.NMissing, out.Evidence = a.n, a.missing, a.evidence
+	}
+	return out
+}
+
+// Aggregate computes the capability profiles of score rows (one judge and
+// rubric). Rows of strategy ids not in the rubric are ignored. The mean of a
+// group is the fraction of its scored (non-missing) sections with score 1.
+func Aggregate(rows []ScoreRow, r *Rubric) Profiles {
+	type runK struct {
+		key, id, ch, agent, backend string
+		seed                        int
+	}
+	type agentK struct{ agent, backend string }
+	type chK struct{ ch, agent, backend string }
+	byRun := map[runK]map[int]*acc{}
+	byAgent := map[agentK]map[int]*acc{}
+	byCh := map[chK]map[int]*acc{}
+	get := func(m map[int]*acc, id int) *acc {
+		if m[id] == nil {
+			m[id] = &acc{}
+		}
+		return m[id]
+	}
+	for _, row := range rows {
+		if _, ok := r.Strategy(row.StrategyID); !ok {
+			continue
+		}
+		rk := runK{row.RunKey, row.RunID, row.Challenge, row.Agent, row.Backend, row.Seed}
+		ak := agentK{row.Agent, row.Backend}
+		ck := chK{row.Challenge, row.Agent, row.Backend}
+		if byRun[rk] == nil {
+			byRun[rk] = map[int]*acc{}
+		}
+		if byAgent[ak] == nil {
+			byAgent[ak] = map[int]*acc{}
+		}
+		if byCh[ck] == nil {
+			byCh[ck] = map[int]*acc{}
+		}
+		get(byRun[rk], row.StrategyID).add(row)
+		get(byAgent[ak], row.StrategyID).add(row)
+		get(byCh[ck], row.StrategyID).add(row)
+	}
+	var p Profiles
+	for k, m := range byRun {
+		for _, s := range r.Strategies {
+			p.ByRun = append(p.ByRun, RunStrategy{k.key, k.id, k.ch, k.agent, k.backend, k.seed, m[s.ID].mean(s)})
+		}
+	}
+	for k, m := range byAgent {
+		for _, s := range r.Strategies {
+			p.ByAgent = append(p.ByAgent, AgentStrategy{k.agent, k.backend, m[s.ID].mean(s)})
+		}
+	}
+	for k, m := range byCh {
+		for _, s := range r.Strategies {
+			p.ByChallenge = append(p.ByChallenge, ChallengeStrategy{k.ch, k.agent, k.backend, m[s.ID].mean(s)})
+		}
+	}
+	sort.Slice(p.ByRun, func(i, j int) bool {
+		a, b := p.ByRun[i], p.ByRun[j]
+		if a.RunKey != b.RunKey {
+			return a.RunKey < b.RunKey
+		}
+		return a.StrategyID < b.StrategyID
+	})
+	sort.Slice(p.ByAgent, func(i, j int) bool {
+		a, b := p.ByAgent[i], p.ByAgent[j]
+		if a.Agent != b.Agent {
+			return a.Agent < b.Agent
+		}
+		if a.Backend != b.Backend {
+			return a.Backend < b.Backend
+		}
+		return a.StrategyID < b.StrategyID
+	})
+	sort.Slice(p.ByChallenge, func(i, j int) bool {
+		a, b := p.ByChallenge[i], p.ByChallenge[j]
+		if a.Challenge != b.Challenge {
+			return a.Challenge < b.Challenge
+		}
+		if a.Agent != b.Agent {
+			return a.Agent < b.Agent
+		}
+		if a.Backend != b.Backend {
+			return a.Backend < b.Backend
+		}
+		return a.StrategyID < b.StrategyID
+	})
+	return p
+}
+
+// CapabilitiesHeader is the header of the capabilities CSV.
+var CapabilitiesHeader = []string{"agent", "backend", "strategy_id", "strategy", "mean_score", "n_sections", "n_missing"}
+
+// WriteCapabilitiesCSV writes per-agent capability scores to path
+// atomically (a temporary file in the same directory, renamed over path).
+// Columns: agent,backend,strategy_id,strategy,mean_score,n_sections,n_missing;
+// mean_score is rounded to 6 decimals and printed in its shortest form
+// (0.5, 0.333333, 1), empty when n_sections is 0 (no decided section).
+func WriteCapabilitiesCSV(path string, rows []AgentStrategy) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name()) //nolint:errcheck // gone after rename
+	w := csv.NewWriter(tmp)
+	if err := w.Write(CapabilitiesHeader); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	for _, r := range rows {
+		mean := ""
+		if r.NSections > 0 && !math.IsNaN(r.Mean) {
+			mean = formatMean(r.Mean)
+		}
+		rec := []string{r.Agent, r.Backend, strconv.Itoa(r.StrategyID), r.Strategy, mean,
+			strconv.Itoa(r.NSections), strconv.Itoa(r.NMissing)}
+		if err := w.Write(rec); err != nil {
+			tmp.Close()
+			return fmt.Errorf("write %s: %w", path, err)
+		}
+	}
+	w.Flush()
+	if err := w.Error(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// formatMean rounds to 6 decimals and prints the shortest form (0.5, 0.333333, 1).
+func formatMean(m float64) string {
+	return strconv.FormatFloat(math.Round(m*1e6)/1e6, 'f', -1, 64)
+}
+
+// WriteCapabilitiesCSV writes the report's per-agent profile (see the
+// package function of the same name).
+func (r *Report) WriteCapabilitiesCSV(path string) error {
+	return WriteCapabilitiesCSV(path, r.Profiles.ByAgent)
+}
