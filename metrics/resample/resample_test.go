@@ -1,0 +1,91 @@
+package resample
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestZoomIndexSpec(t *testing.T) {
+	cases := []struct {
+		n, m int
+		want []int
+	}{
+		{3, 5, []int{0, 1, 1, 2, 2}},
+		{4, 7, []int{0, 1, 1, 2, 2, 3, 3}},
+		{10, 4, []int{0, 3, 6, 9}},
+		{2, 4, []int{0, 0, 1, 1}},
+		{5, 1, []int{0}},
+		{1, 3, []int{0, 0, 0}},
+		{4, 4, []int{0, 1, 2, 3}},
+	}
+	for _, c := range cases {
+		if got := ZoomIndex(c.n, c.m); !slices.Equal(got, c.want) {
+			t.Errorf("ZoomIndex(%d,%d) = %v, want %v", c.n, c.m, got, c.want)
+		}
+	}
+}
+
+func TestHalfPixelIndex(t *testing.T) {
+	cases := []struct {
+		n, m int
+		want []int
+	}{
+		{5, 10, []int{0, 0, 1, 1, 2, 2, 3, 3, 4, 4}},
+		{4, 2, []int{1, 3}},
+		{3, 2, []int{0, 2}}, // floor(0.75)=0, floor(2.25)=2
+		{2, 3, []int{0, 1, 1}},
+	}
+	for _, c := range cases {
+		if got := HalfPixelIndex(c.n, c.m); !slices.Equal(got, c.want) {
+			t.Errorf("HalfPixelIndex(%d,%d) = %v, want %v", c.n, c.m, got, c.want)
+		}
+	}
+}
+
+func TestZoomISLESVector(t *testing.T) {
+	// 2×2×2 prediction with only voxel (1,1,1) set, zoomed to 4×4×4 → block [2:4]^3.
+	src := make([]uint8, 8)
+	src[7] = 1
+	got, err := Zoom(src, [3]int{2, 2, 2}, [3]int{4, 4, 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := 0; k < 4; k++ {
+		for j := 0; j < 4; j++ {
+			for i := 0; i < 4; i++ {
+				want := uint8(0)
+				if i >= 2 && j >= 2 && k >= 2 {
+					want = 1
+				}
+				if v := got[i+4*(j+4*k)]; v != want {
+					t.Fatalf("(%d,%d,%d) = %d, want %d", i, j, k, v, want)
+				}
+			}
+		}
+	}
+}
+
+func TestResizeNearestAndIdentity(t *testing.T) {
+	src := []int32{1, 2, 3, 4, 5, 6} // 3 columns × 2 rows
+	got, err := ResizeNearest(src, [3]int{3, 2, 1}, [3]int{6, 4, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []int32{1, 1, 2, 2, 3, 3, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 4, 4, 5, 5, 6, 6}
+	if !slices.Equal(got, want) {
+		t.Errorf("ResizeNearest = %v, want %v", got, want)
+	}
+	same, _ := Zoom(src, [3]int{3, 2, 1}, [3]int{3, 2, 1})
+	if !slices.Equal(same, src) {
+		t.Errorf("identity zoom changed data: %v", same)
+	}
+	if _, err := Zoom(src, [3]int{3, 3, 1}, [3]int{3, 2, 1}); err == nil {
+		t.Errorf("length mismatch accepted")
+	}
+	if _, err := Zoom(src, [3]int{3, 2, 1}, [3]int{0, 2, 1}); err == nil {
+		t.Errorf("zero target accepted")
+	}
+	if _, err := Zoom(src, [3]int{3, 2, 1}, [3]int{1 << 20, 1 << 20, 1 << 20}); err == nil {
+		t.Errorf("huge target accepted")
+	}
+}
