@@ -6,11 +6,6 @@ import (
 	"github.com/rexmle/rexmle/metrics/volume"
 )
 
-// ReadNRRDFile decodes an NRRD file (not implemented yet).
-func ReadNRRDFile(path string, opts ...Options) (*volume.Volume, error) {
-	return nil, errors.New("nrrd: not implemented yet")
-}
-
 // ReadPNGFile decodes a PNG file (not implemented yet).
 func ReadPNGFile(path string, opts ...Options) (*volume.Volume, error) {
 	return nil, errors.New("png: not implemented yet")
