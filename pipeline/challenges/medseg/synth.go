@@ -1,0 +1,121 @@
+package medseg
+
+import (
+	"math"
+	"math/rand/v2"
+
+	"github.com/rexmle/rexmle/metrics/volume"
+)
+
+// NewRand returns the deterministic generator synthesizers use: PCG seeded
+// from seed and a per-purpose stream number.
+func NewRand(seed int64, stream uint64) *rand.Rand {
+	return rand.New(rand.NewPCG(uint64(seed), stream))
+}
+
+// Ellipsoid calls fn with the linear index of every voxel of g whose centre
+// lies inside the axis-aligned ellipsoid with centre c and radii r (both in
+// voxel units, axis order of g).
+func Ellipsoid(g volume.Grid, c, r [3]float64, fn func(idx int)) {
+	var lo, hi [3]int
+	for a := 0; a < 3; a++ {
+		lo[a] = max(0, int(math.Floor(c[a]-r[a])))
+		hi[a] = min(g.Shape[a]-1, int(math.Ceil(c[a]+r[a])))
+	}
+	for k := lo[2]; k <= hi[2]; k++ {
+		dz := (float64(k) - c[2]) / r[2]
+		for j := lo[1]; j <= hi[1]; j++ {
+			dy := (float64(j) - c[1]) / r[1]
+			for i := lo[0]; i <= hi[0]; i++ {
+				dx := (float64(i) - c[0]) / r[0]
+				if dx*dx+dy*dy+dz*dz <= 1 {
+					fn(g.Index(i, j, k))
+				}
+			}
+		}
+	}
+}
+
+// Tube calls fn with the linear index of every voxel of g within radius
+// (voxel units, after scaling axis a by scale[a]) of the polyline through
+// pts. A voxel near several segments is visited once per segment.
+func Tube(g volume.Grid, pts [][3]float64, radius float64, scale [3]float64, fn func(idx int)) {
+	for s := 0; s+1 < len(pts); s++ {
+		a, b := pts[s], pts[s+1]
+		var lo, hi [3]int
+		for ax := 0; ax < 3; ax++ {
+			m := radius / scale[ax]
+			lo[ax] = max(0, int(math.Floor(math.Min(a[ax], b[ax])-m)))
+			hi[ax] = min(g.Shape[ax]-1, int(math.Ceil(math.Max(a[ax], b[ax])+m)))
+		}
+		var d [3]float64
+		var dd float64
+		for ax := 0; ax < 3; ax++ {
+			d[ax] = (b[ax] - a[ax]) * scale[ax]
+			dd += d[ax] * d[ax]
+		}
+		for k := lo[2]; k <= hi[2]; k++ {
+			for j := lo[1]; j <= hi[1]; j++ {
+				for i := lo[0]; i <= hi[0]; i++ {
+					p := [3]float64{float64(i), float64(j), float64(k)}
+					var w [3]float64
+					var t float64
+					for ax := 0; ax < 3; ax++ {
+						w[ax] = (p[ax] - a[ax]) * scale[ax]
+						t += w[ax] * d[ax]
+					}
+					if dd > 0 {
+						t = math.Max(0, math.Min(1, t/dd))
+					} else {
+						t = 0
+					}
+					var dist2 float64
+					for ax := 0; ax < 3; ax++ {
+						e := w[ax] - t*d[ax]
+						dist2 += e * e
+					}
+					if dist2 <= radius*radius {
+						fn(g.Index(i, j, k))
+					}
+				}
+			}
+		}
+	}
+}
+
+// Smooth returns a box-filtered copy of data on g (3×3×3 mean, edges
+// clamped): the synthesizers use it to give noise some spatial texture.
+func Smooth(g volume.Grid, data []float64) []float64 {
+	out := make([]float64, len(data))
+	nx, ny, nz := g.Shape[0], g.Shape[1], g.Shape[2]
+	for k := 0; k < nz; k++ {
+		for j := 0; j < ny; j++ {
+			for i := 0; i < nx; i++ {
+				var s float64
+				var n int
+				for dk := -1; dk <= 1; dk++ {
+					kk := k + dk
+					if kk < 0 || kk >= nz {
+						continue
+					}
+					for dj := -1; dj <= 1; dj++ {
+						jj := j + dj
+						if jj < 0 || jj >= ny {
+							continue
+						}
+						for di := -1; di <= 1; di++ {
+							ii := i + di
+							if ii < 0 || ii >= nx {
+								continue
+							}
+							s += data[g.Index(ii, jj, kk)]
+							n++
+						}
+					}
+				}
+				out[g.Index(i, j, k)] = s / float64(n)
+			}
+		}
+	}
+	return out
+}
