@@ -204,7 +204,7 @@ func (x *extractor) writeFile(entry, dst string, r io.Reader, mode fs.FileMode, 
 	}
 	if err := errors.Join(cerr, clerr); err != nil {
 		os.Remove(dst)
-		if errors.Is(err, io.ErrUnexpectedEOF) {
+		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, zip.ErrFormat) || errors.Is(err, zip.ErrChecksum) {
 			err = fmt.Errorf("archive truncated or corrupt: %w", err)
 		}
 		return x.fail(entry, err)

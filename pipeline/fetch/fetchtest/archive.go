@@ -4,7 +4,9 @@ import (
 	"archive/tar"
 	"archive/zip"
 	"bytes"
+	"compress/flate"
 	"compress/gzip"
+	"hash/crc32"
 	"io/fs"
 	"time"
 )
@@ -19,6 +21,9 @@ type Entry struct {
 	Hardlink string
 	// Dir makes the entry a folder.
 	Dir bool
+	// LieSize, when > 0 (zip only), writes this as the entry's uncompressed
+	// size in the headers while storing all of Data (a header-lying bomb).
+	LieSize uint64
 }
 
 var epoch = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -29,6 +34,10 @@ func Zip(entries ...Entry) []byte {
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)
 	for _, e := range entries {
+		if e.LieSize > 0 {
+			writeLyingZipEntry(zw, e)
+			continue
+		}
 		h := &zip.FileHeader{Name: e.Name, Method: zip.Deflate, Modified: epoch}
 		switch {
 		case e.Dir:
@@ -86,4 +95,21 @@ func TarGz(entries ...Entry) []byte {
 		panic(err)
 	}
 	return buf.Bytes()
+}
+
+// writeLyingZipEntry stores e.Data deflated under a header that claims
+// e.LieSize uncompressed bytes.
+func writeLyingZipEntry(zw *zip.Writer, e Entry) {
+	var comp bytes.Buffer
+	fw, _ := flate.NewWriter(&comp, flate.BestCompression)
+	fw.Write(e.Data)
+	fw.Close()
+	h := &zip.FileHeader{Name: e.Name, Method: zip.Deflate, Modified: epoch,
+		CRC32: crc32.ChecksumIEEE(e.Data), CompressedSize64: uint64(comp.Len()), UncompressedSize64: e.LieSize}
+	h.SetMode(0o644)
+	w, err := zw.CreateRaw(h)
+	if err != nil {
+		panic(err)
+	}
+	w.Write(comp.Bytes())
 }
