@@ -1,0 +1,190 @@
+package quality
+
+import (
+	"fmt"
+	"math"
+)
+
+// LNCC is the local normalised cross-correlation of the USenhance reference
+// grader, reproduced in its float32 arithmetic (float32 images, OpenCV on an
+// x86-64 FMA build, NumPy 1.x promotion rules):
+//
+//  1. each image is min-max normalised: X' = (X − min X) / d with
+//     d = float32(float64(max X − min X) + 1e-8), float32 subtraction and
+//     division (a constant image becomes all zeros);
+//  2. B(·) is an win×win box mean (cv2.filter2D, kernel value
+//     k = float32(1/win²), border reflect-101): per pixel the taps are
+//     accumulated row offset outer, column offset inner, each step a fused
+//     multiply-add rounded to float32;
+//  3. μ1 = B(E'), μ2 = B(T'), σ1² = B(E'²) − μ1², σ2² = B(T'²) − μ2²,
+//     σ12 = B(E'T') − μ1μ2, all float32;
+//  4. pixels with σ1² > 1e-10 and σ2² > 1e-10 (float32 compare) are valid;
+//     with none, the result is 1 when |E' − T'| ≤ 1e-8 + 1e-5·|T'| everywhere
+//     (numpy allclose in float32) and 0 otherwise;
+//  5. otherwise q = σ12 / sqrt(σ1²·σ2²) per valid pixel (float32; |q| may
+//     slightly exceed 1) and the result is numpy's float32 mean of q in
+//     row-major order (8192-element chunks, pairwise within a chunk),
+//     widened to float64.
+//
+// a is the enhanced image, b the truth; win must be odd and positive (the
+// reference uses 11).
+func LNCC(a, b Image, win int) (float64, error) {
+	if err := checkPair(a, b); err != nil {
+		return 0, err
+	}
+	if win < 1 || win%2 == 0 {
+		return 0, fmt.Errorf("quality: LNCC window %d, want odd and positive", win)
+	}
+	e := normalise32(a.Pix)
+	t := normalise32(b.Pix)
+	n := len(e)
+	ee := make([]float32, n)
+	tt := make([]float32, n)
+	et := make([]float32, n)
+	for i := range e {
+		ee[i] = e[i] * e[i]
+		tt[i] = t[i] * t[i]
+		et[i] = e[i] * t[i]
+	}
+	w, h := a.W, a.H
+	mu1 := boxFMA(e, w, h, win)
+	mu2 := boxFMA(t, w, h, win)
+	m11 := boxFMA(ee, w, h, win)
+	m22 := boxFMA(tt, w, h, win)
+	m12 := boxFMA(et, w, h, win)
+	const thr = float32(1e-10)
+	q := make([]float32, 0, n)
+	for i := 0; i < n; i++ {
+		s1 := m11[i] - float32(mu1[i]*mu1[i]) // explicit conversions forbid fusion
+		s2 := m22[i] - float32(mu2[i]*mu2[i])
+		if !(s1 > thr && s2 > thr) {
+			continue
+		}
+		s12 := m12[i] - float32(mu1[i]*mu2[i])
+		q = append(q, s12/float32(math.Sqrt(float64(s1*s2))))
+	}
+	if len(q) == 0 {
+		for i := range e {
+			d := e[i] - t[i]
+			if d < 0 {
+				d = -d
+			}
+			at := t[i]
+			if at < 0 {
+				at = -at
+			}
+			if !(d <= float32(1e-8)+float32(float32(1e-5)*at)) {
+				return 0, nil
+			}
+		}
+		return 1, nil
+	}
+	return float64(mean32(q)), nil
+}
+
+// normalise32 is (X − min)/d in float32 with d = float32(max − min + 1e-8).
+func normalise32(p []float64) []float32 {
+	x := make([]float32, len(p))
+	lo, hi := float32(math.Inf(1)), float32(math.Inf(-1))
+	for i, v := range p {
+		x[i] = float32(v)
+		lo = min(lo, x[i])
+		hi = max(hi, x[i])
+	}
+	d := float32(float64(hi-lo) + 1e-8)
+	for i := range x {
+		x[i] = (x[i] - lo) / d
+	}
+	return x
+}
+
+// reflect101 maps k into [0, n) with OpenCV's BORDER_REFLECT_101
+// (… 2 1 | 0 1 … n−1 | n−2 …), repeated for lines shorter than the kernel.
+func reflect101(k, n int) int {
+	if n == 1 {
+		return 0
+	}
+	p := 2 * (n - 1)
+	k %= p
+	if k < 0 {
+		k += p
+	}
+	if k >= n {
+		k = p - k
+	}
+	return k
+}
+
+// boxFMA is cv2.filter2D with a win×win kernel of float32(1/win²) on a float32
+// image, taps accumulated with float32-rounded fused multiply-adds.
+func boxFMA(x []float32, w, h, win int) []float32 {
+	r := win / 2
+	k := float64(float32(1 / float64(win*win)))
+	out := make([]float32, len(x))
+	cols := make([]int, w+2*r)
+	for c := -r; c < w+r; c++ {
+		cols[c+r] = reflect101(c, w)
+	}
+	parallelLines(h, func(lo, hi int) {
+		rows := make([]int, win)
+		for y := lo; y < hi; y++ {
+			for dy := -r; dy <= r; dy++ {
+				rows[dy+r] = reflect101(y+dy, h) * w
+			}
+			for xx := 0; xx < w; xx++ {
+				var acc float32
+				for _, rb := range rows {
+					cs := cols[xx : xx+win]
+					for _, c := range cs {
+						acc = float32(math.FMA(k, float64(x[rb+c]), float64(acc)))
+					}
+				}
+				out[y*w+xx] = acc
+			}
+		}
+	})
+	return out
+}
+
+// mean32 is numpy's float32 mean: a float32 running total over 8192-element
+// chunks, each summed pairwise in float32, divided by the count in float32.
+func mean32(x []float32) float32 {
+	var total float32
+	n := len(x)
+	for len(x) > 0 {
+		m := min(len(x), 8192)
+		total += pairwise32(x[:m])
+		x = x[m:]
+	}
+	return total / float32(n)
+}
+
+func pairwise32(a []float32) float32 {
+	n := len(a)
+	switch {
+	case n < 8:
+		var s float32
+		for _, v := range a {
+			s += v
+		}
+		return s
+	case n <= 128:
+		var r [8]float32
+		copy(r[:], a[:8])
+		i := 8
+		for ; i < n-(n%8); i += 8 {
+			for k := 0; k < 8; k++ {
+				r[k] += a[i+k]
+			}
+		}
+		s := ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
+		for ; i < n; i++ {
+			s += a[i]
+		}
+		return s
+	default:
+		n2 := n / 2
+		n2 -= n2 % 8
+		return pairwise32(a[:n2]) + pairwise32(a[n2:])
+	}
+}
