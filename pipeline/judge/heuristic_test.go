@@ -1,0 +1,89 @@
+package judge
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func fixtureSection(t *testing.T, name string) Section {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "heuristic", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Section{Label: name, Text: string(b)}
+}
+
+func scoreOf(sc SectionScore, id int) (StrategyScore, bool) {
+	for _, s := range sc.Scores {
+		if s.ID == id {
+			return s, true
+		}
+	}
+	return StrategyScore{}, false
+}
+
+func TestHeuristicFixtures(t *testing.T) {
+	r := loadRepoRubric(t)
+	h := NewHeuristic()
+	ctx := context.Background()
+	neg, err := h.Score(ctx, fixtureSection(t, "negative.txt"), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if neg.Status != StatusOK || len(neg.Scores) != 13 || len(neg.Missing) != 0 {
+		t.Fatalf("negative: status %s, %d scores, missing %v", neg.Status, len(neg.Scores), neg.Missing)
+	}
+	for _, s := range neg.Scores {
+		if s.Score != 0 {
+			t.Errorf("generic log scored strategy %d: %s", s.ID, s.Evidence)
+		}
+	}
+	for id := 1; id <= 13; id++ {
+		pos, _ := h.Score(ctx, fixtureSection(t, fmt.Sprintf("s%02d.txt", id)), r)
+		if s, _ := scoreOf(pos, id); s.Score != 1 {
+			t.Errorf("s%02d.txt: strategy %d not found", id, id)
+		} else if !strings.HasPrefix(s.Evidence, "pattern ") {
+			t.Errorf("s%02d.txt: evidence %q", id, s.Evidence)
+		}
+		near, _ := h.Score(ctx, fixtureSection(t, fmt.Sprintf("n%02d.txt", id)), r)
+		if s, _ := scoreOf(near, id); s.Score != 0 {
+			t.Errorf("n%02d.txt (near miss): strategy %d scored 1: %s", id, id, s.Evidence)
+		}
+	}
+	if h.Kind() != KindHeuristic || h.Name() != HeuristicName {
+		t.Errorf("labels %s %s", h.Kind(), h.Name())
+	}
+}
+
+func TestHeuristicDeterministicSnippet(t *testing.T) {
+	r := loadRepoRubric(t)
+	sec := Section{Label: "x", Text: strings.Repeat("a", 100) + " ran an optuna study " + strings.Repeat("b", 100)}
+	a, _ := NewHeuristic().Score(context.Background(), sec, r)
+	b, _ := NewHeuristic().Score(context.Background(), sec, r)
+	sa, _ := scoreOf(a, 13)
+	sb, _ := scoreOf(b, 13)
+	if sa.Evidence != sb.Evidence || sa.Score != 1 {
+		t.Fatalf("not deterministic: %q vs %q", sa.Evidence, sb.Evidence)
+	}
+	// 60 characters of context each side of "optuna": 52 a + " ran an " before,
+	// " study " + 53 b after; cut marks at both ends.
+	want := "pattern 0: …" + strings.Repeat("a", 52) + " ran an optuna study " + strings.Repeat("b", 53) + "…"
+	if sa.Evidence != want {
+		t.Fatalf("snippet\n got %q\nwant %q", sa.Evidence, want)
+	}
+}
+
+func TestHeuristicCancelled(t *testing.T) {
+	r := loadRepoRubric(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	sc, err := NewHeuristic().Score(ctx, Section{Text: "optuna"}, r)
+	if err == nil || sc.Status != StatusError || len(sc.Missing) != 13 {
+		t.Fatalf("cancelled: err %v status %s missing %v", err, sc.Status, sc.Missing)
+	}
+}
