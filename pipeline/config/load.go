@@ -1,0 +1,372 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Problem is one thing wrong with a configuration file.
+type Problem struct {
+	File string
+	Line int // 0 when unknown
+	Msg  string
+}
+
+func (p Problem) String() string {
+	if p.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", p.File, p.Line, p.Msg)
+	}
+	return fmt.Sprintf("%s: %s", p.File, p.Msg)
+}
+
+// Error lists every problem found, one per line.
+type Error struct{ Problems []Problem }
+
+func (e *Error) Error() string {
+	lines := make([]string, len(e.Problems))
+	for i, p := range e.Problems {
+		lines[i] = p.String()
+	}
+	return "invalid configuration:\n  " + strings.Join(lines, "\n  ")
+}
+
+// checker collects problems for one file and finds line numbers in its text.
+type checker struct {
+	file  string
+	lines []string
+	out   *[]Problem
+}
+
+func newChecker(file string, text []byte, out *[]Problem) *checker {
+	return &checker{file: file, lines: strings.Split(string(text), "\n"), out: out}
+}
+
+func (c *checker) addf(line int, format string, args ...any) {
+	*c.out = append(*c.out, Problem{File: c.file, Line: line, Msg: fmt.Sprintf(format, args...)})
+}
+
+// table returns the line of the idx-th (0-based) header "[name]" or "[[name]]".
+func (c *checker) table(name string, idx int) int {
+	n := 0
+	for i, l := range c.lines {
+		t := strings.TrimSpace(l)
+		if t == "[["+name+"]]" || t == "["+name+"]" {
+			if n == idx {
+				return i + 1
+			}
+			n++
+		}
+	}
+	return 0
+}
+
+// key returns the first line at or after from (1-based) that assigns key.
+func (c *checker) key(key string, from int) int {
+	if from < 1 {
+		from = 1
+	}
+	re := regexp.MustCompile(`^\s*"?` + regexp.QuoteMeta(key) + `"?\s*=`)
+	for i := from - 1; i < len(c.lines); i++ {
+		if re.MatchString(c.lines[i]) {
+			return i + 1
+		}
+	}
+	// an inline-table key such as values = { key = 1 }
+	re2 := regexp.MustCompile(`[{,]\s*"?` + regexp.QuoteMeta(key) + `"?\s*=`)
+	for i := from - 1; i < len(c.lines); i++ {
+		if re2.MatchString(c.lines[i]) {
+			return i + 1
+		}
+	}
+	return from
+}
+
+// decode reads TOML into v, reporting syntax errors and unknown keys.
+func (c *checker) decode(text []byte, v any) bool {
+	md, err := toml.Decode(string(text), v)
+	if err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			c.addf(pe.Position.Line, "TOML syntax: %s", pe.Message)
+		} else {
+			c.addf(0, "%v", err)
+		}
+		return false
+	}
+	for _, k := range md.Undecoded() {
+		c.addf(c.key(k[len(k)-1], 1), "unknown key %q", k.String())
+	}
+	return true
+}
+
+// Load reads benchmark.toml at path and every challenge file it names, and
+// validates them. All problems are reported together in an *Error.
+func Load(path string) (*Benchmark, error) {
+	text, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("load config: %w", err)
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err
+	}
+	var problems []Problem
+	ck := newChecker(path, text, &problems)
+	b := &Benchmark{Root: filepath.Dir(abs), File: path}
+	if !ck.decode(text, b) {
+		return nil, &Error{problems}
+	}
+	b.defaults()
+	b.validate(ck)
+	files := []string{path}
+	seen := map[string]int{}
+	for i, id := range b.Meta.Challenges {
+		line := ck.key("challenges", 1)
+		if prev, dup := seen[id]; dup {
+			ck.addf(line, "benchmark.challenges lists %q twice (entries %d and %d)", id, prev+1, i+1)
+			continue
+		}
+		seen[id] = i
+		cf := filepath.Join(b.Path(b.Meta.ChallengesDir), id+".toml")
+		c, err := loadChallenge(cf, &problems)
+		if err != nil {
+			ck.addf(line, "challenge %q: %v", id, err)
+			continue
+		}
+		if c == nil {
+			continue
+		}
+		if c.ID != id {
+			problems = append(problems, Problem{File: cf, Line: 1, Msg: fmt.Sprintf("id is %q, but benchmark.challenges names the file %q", c.ID, id)})
+		}
+		files = append(files, cf)
+		b.Challenges = append(b.Challenges, c)
+	}
+	for name, p := range b.Profiles {
+		for _, id := range p.Challenges {
+			if _, ok := seen[id]; !ok {
+				ck.addf(ck.table("profile."+name, 0), "profile %q: unknown challenge %q", name, id)
+			}
+		}
+	}
+	if len(problems) > 0 {
+		return nil, &Error{problems}
+	}
+	if b.Hash, err = hashFiles(files); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+func (b *Benchmark) defaults() {
+	def := func(s *string, v string) {
+		if *s == "" {
+			*s = v
+		}
+	}
+	def(&b.Meta.ChallengesDir, "benchmark/challenges")
+	def(&b.Paths.Data, "data")
+	def(&b.Paths.Results, "results")
+	def(&b.Paths.Database, "results/rexmle.sqlite")
+	def(&b.Paths.Site, "site")
+	def(&b.Paths.PaperResults, "results/paper")
+	def(&b.Paths.Runs, "results/runs")
+	def(&b.Grading.Mode, "reference")
+	def(&b.Judge.Kind, "heuristic")
+	if b.Judge.MaxChars == 0 {
+		b.Judge.MaxChars = 15000
+	}
+	for i := range b.Agents {
+		def(&b.Agents[i].Executor, "local")
+		def(&b.Agents[i].Name, b.Agents[i].ID)
+	}
+}
+
+var idPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
+
+func (b *Benchmark) validate(ck *checker) {
+	if b.Meta.Name == "" {
+		ck.addf(ck.table("benchmark", 0), "benchmark.name is missing, want the benchmark's name")
+	}
+	if len(b.Meta.Challenges) == 0 {
+		ck.addf(ck.table("benchmark", 0), "benchmark.challenges is missing or empty, want the list of challenge ids")
+	}
+	if b.Grading.Mode != "reference" && b.Grading.Mode != "official" {
+		ck.addf(ck.key("mode", ck.table("grading", 0)), "grading.mode is %q, want \"reference\" or \"official\"", b.Grading.Mode)
+	}
+	ids := map[string]bool{}
+	for i, a := range b.Agents {
+		line := ck.table("agent", i)
+		switch {
+		case a.ID == "":
+			ck.addf(line, "agent %d: id is missing", i+1)
+		case !idPattern.MatchString(a.ID):
+			ck.addf(line, "agent %q: id must be lower-case letters, digits, '.', '_' or '-'", a.ID)
+		case ids[a.ID]:
+			ck.addf(line, "agent %q is defined twice", a.ID)
+		}
+		ids[a.ID] = true
+		if a.Builtin != "" && a.Builtin != "sample" && a.Builtin != "baseline" {
+			ck.addf(ck.key("builtin", line), "agent %q: builtin is %q, want \"sample\" or \"baseline\"", a.ID, a.Builtin)
+		}
+		if a.Builtin == "" && len(a.Command) == 0 {
+			ck.addf(line, "agent %q: want either builtin = \"sample\"|\"baseline\" or a command", a.ID)
+		}
+		switch a.Executor {
+		case "local", "docker", "apptainer":
+		default:
+			ck.addf(ck.key("executor", line), "agent %q: executor is %q, want local, docker or apptainer", a.ID, a.Executor)
+		}
+		if (a.Executor == "docker" || a.Executor == "apptainer") && a.Image == "" {
+			ck.addf(line, "agent %q: executor %s needs an image", a.ID, a.Executor)
+		}
+		if a.Backend == "" {
+			ck.addf(line, "agent %q: backend is missing, want the LLM behind it (\"none\" for built-ins)", a.ID)
+		}
+	}
+	switch b.Judge.Kind {
+	case "heuristic", "openai":
+	default:
+		ck.addf(ck.key("kind", ck.table("judge", 0)), "judge.kind is %q, want \"heuristic\" or \"openai\"", b.Judge.Kind)
+	}
+	if b.Judge.Kind == "openai" && (b.Judge.Model == "" || b.Judge.APIKeyEnv == "") {
+		ck.addf(ck.table("judge", 0), "judge.kind \"openai\" needs model and api_key_env")
+	}
+	if len(b.Profiles) == 0 {
+		ck.addf(0, "no [profile.*] table, want at least profile.demo")
+	}
+	names := make([]string, 0, len(b.Profiles))
+	for n := range b.Profiles {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		p := b.Profiles[n]
+		line := ck.table("profile."+n, 0)
+		if p.Data != "synthetic" && p.Data != "fetched" {
+			ck.addf(ck.key("data", line), "profile %q: data is %q, want \"synthetic\" or \"fetched\"", n, p.Data)
+		}
+		for _, a := range p.Agents {
+			if !ids[a] {
+				ck.addf(ck.key("agents", line), "profile %q: unknown agent %q", n, a)
+			}
+		}
+		if p.Judge != "" && p.Judge != "heuristic" && p.Judge != "openai" {
+			ck.addf(ck.key("judge", line), "profile %q: judge is %q, want \"heuristic\" or \"openai\"", n, p.Judge)
+		}
+		if p.Scheduler != "" && p.Scheduler != "local" && p.Scheduler != "slurm" {
+			ck.addf(ck.key("scheduler", line), "profile %q: scheduler is %q, want \"local\" or \"slurm\"", n, p.Scheduler)
+		}
+	}
+}
+
+var validKinds = map[string]bool{"zenodo": true, "figshare": true, "gdrive": true, "url": true, "manual": true}
+
+func loadChallenge(path string, problems *[]Problem) (*Challenge, error) {
+	text, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	ck := newChecker(path, text, problems)
+	c := &Challenge{File: path}
+	if !ck.decode(text, c) {
+		return nil, nil
+	}
+	req := func(v, name, want string) {
+		if strings.TrimSpace(v) == "" {
+			ck.addf(0, "%s is missing, want %s", name, want)
+		}
+	}
+	req(c.ID, "id", "the challenge id")
+	req(c.Name, "name", "the challenge's full name")
+	req(c.ShortName, "short_name", "the name the paper's tables use")
+	req(c.Modality, "modality", "the imaging modality")
+	req(c.TaskType, "task_type", "the task type")
+	switch c.Category {
+	case "segmentation", "detection", "classification", "quality":
+	default:
+		ck.addf(ck.key("category", 1), "category is %q, want segmentation, detection, classification or quality", c.Category)
+	}
+	for i, s := range c.Sources {
+		line := ck.table("source", i)
+		if !validKinds[s.Kind] {
+			ck.addf(ck.key("kind", line), "source %d: kind is %q, want zenodo, figshare, gdrive, url or manual", i+1, s.Kind)
+		}
+		if (s.Kind == "zenodo" || s.Kind == "figshare" || s.Kind == "gdrive") && s.Record == "" {
+			ck.addf(line, "source %d: kind %s needs record (the record/article/file id)", i+1, s.Kind)
+		}
+		if s.Kind == "url" && (s.URL == "" || (s.SHA256 == "" && s.MD5 == "")) {
+			ck.addf(line, "source %d: kind url needs url and a sha256 or md5 checksum", i+1)
+		}
+		if s.Kind == "manual" && s.Instructions == "" {
+			ck.addf(line, "source %d: kind manual needs instructions", i+1)
+		}
+	}
+	if len(c.Metrics) == 0 {
+		ck.addf(0, "no [[metric]], want the ranked leaderboard metrics with their directions")
+	}
+	names := map[string]bool{}
+	for i, m := range c.Metrics {
+		line := ck.table("metric", i)
+		if m.Name == "" {
+			ck.addf(line, "metric %d: name is missing", i+1)
+			continue
+		}
+		if names[m.Name] {
+			ck.addf(line, "metric %q is defined twice", m.Name)
+		}
+		names[m.Name] = true
+		if m.Direction != "higher_better" && m.Direction != "lower_better" {
+			if m.Direction == "" {
+				ck.addf(line, "metric %q has no direction, want \"higher_better\" or \"lower_better\"", m.Name)
+			} else {
+				ck.addf(ck.key("direction", line), "metric %q: direction is %q, want \"higher_better\" or \"lower_better\"", m.Name, m.Direction)
+			}
+		}
+	}
+	if c.PrimaryMetric == "" {
+		ck.addf(0, "primary_metric is missing, want the metric shown in the summary table")
+	} else if !names[c.PrimaryMetric] {
+		ck.addf(ck.key("primary_metric", 1), "primary_metric %q is not one of the [[metric]] names", c.PrimaryMetric)
+	}
+	if len(c.Leaderboard) == 0 {
+		ck.addf(0, "no [[leaderboard]] rows, want the top human entries")
+	}
+	ranks := map[int]bool{}
+	for i, e := range c.Leaderboard {
+		line := ck.table("leaderboard", i)
+		if e.Rank < 1 {
+			ck.addf(line, "leaderboard row %d: rank is %d, want a positive integer", i+1, e.Rank)
+		} else if ranks[e.Rank] {
+			ck.addf(line, "leaderboard row %d: rank %d appears twice", i+1, e.Rank)
+		}
+		ranks[e.Rank] = true
+		if e.Team == "" {
+			ck.addf(line, "leaderboard row %d: team is missing", i+1)
+		}
+		for _, m := range c.Metrics {
+			v, ok := e.Values[m.Name]
+			switch {
+			case !ok:
+				ck.addf(line, "leaderboard row %d (%s): no value for metric %q", i+1, e.Team, m.Name)
+			case math.IsNaN(v) || math.IsInf(v, 0):
+				ck.addf(ck.key(m.Name, line), "leaderboard row %d (%s): %s is %v, want a finite number", i+1, e.Team, m.Name, v)
+			}
+		}
+		for k := range e.Values {
+			if !names[k] {
+				ck.addf(ck.key(k, line), "leaderboard row %d (%s): value for %q, which is not a [[metric]]", i+1, e.Team, k)
+			}
+		}
+	}
+	sort.SliceStable(c.Leaderboard, func(i, j int) bool { return c.Leaderboard[i].Rank < c.Leaderboard[j].Rank })
+	return c, nil
+}

@@ -1,0 +1,239 @@
+// Package paper loads the ReX-MLE paper's recorded results (results/paper/,
+// in rexmle's own schema) and imports them into the store as runs of source
+// "paper", with the numbers the paper printed kept beside them so the rank
+// stage can show where its computation and the paper agree.
+package paper
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/rexmle/rexmle/pipeline/config"
+	"github.com/rexmle/rexmle/pipeline/store"
+)
+
+// Source is the runs.source value of the paper's recorded runs.
+const Source = "paper"
+
+// Appendix is results/paper/appendix.toml: Tables S1–S20.
+type Appendix struct {
+	Source  string        `toml:"source"`
+	Setting string        `toml:"setting"`
+	Backend string        `toml:"backend"`
+	Runs    []AppendixRun `toml:"run"`
+}
+
+// AppendixRun is one agent column of one S-table.
+type AppendixRun struct {
+	Table             string            `toml:"table"`
+	Challenge         string            `toml:"challenge"`
+	Agent             string            `toml:"agent"`
+	Values            map[string]string `toml:"values"`   // ranked metric → printed value
+	Failed            []string          `toml:"failed"`   // ranked metrics printed FAIL
+	Unranked          map[string]string `toml:"unranked"` // printed metrics with no leaderboard column
+	PrintedPositions  map[string]int    `toml:"printed_positions"`
+	PrintedMeanRank   string            `toml:"printed_mean_rank"`
+	PrintedPercentile string            `toml:"printed_percentile"`
+	PrintedOverall    string            `toml:"printed_overall"`
+}
+
+// Summary is results/paper/summary.toml: Tables 3, 4 and 5.
+type Summary struct {
+	Cells   []Cell       `toml:"cell"`
+	Overall []OverallRow `toml:"overall"`
+}
+
+// Cell is one agent's primary-metric value and percentile in Table 3, 4 or 5.
+type Cell struct {
+	Table             string `toml:"table"`
+	Setting           string `toml:"setting"`
+	Challenge         string `toml:"challenge"`
+	Agent             string `toml:"agent"`
+	Backend           string `toml:"backend"`
+	MetricLabel       string `toml:"metric_label"`
+	Value             string `toml:"value"` // as printed, or FAIL
+	PrintedPercentile string `toml:"printed_percentile"`
+}
+
+// OverallRow is a printed 'Overall Mean Percentile'.
+type OverallRow struct {
+	Table   string `toml:"table"`
+	Setting string `toml:"setting"`
+	Agent   string `toml:"agent"`
+	Backend string `toml:"backend"`
+	Printed string `toml:"printed"`
+}
+
+// Recorded is everything the paper recorded.
+type Recorded struct {
+	Appendix Appendix
+	Summary  Summary
+}
+
+func decodeStrict(path string, v any) error {
+	md, err := toml.DecodeFile(path, v)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if u := md.Undecoded(); len(u) > 0 {
+		return fmt.Errorf("%s: unknown key %q", path, u[0].String())
+	}
+	return nil
+}
+
+// Load reads dir/appendix.toml and dir/summary.toml and checks them against
+// the benchmark: known challenges, ranked metric names, parseable numbers.
+func Load(dir string, b *config.Benchmark) (*Recorded, error) {
+	r := &Recorded{}
+	ap := filepath.Join(dir, "appendix.toml")
+	if err := decodeStrict(ap, &r.Appendix); err != nil {
+		return nil, err
+	}
+	sp := filepath.Join(dir, "summary.toml")
+	if err := decodeStrict(sp, &r.Summary); err != nil {
+		return nil, err
+	}
+	for i, run := range r.Appendix.Runs {
+		c, ok := b.Challenge(run.Challenge)
+		if !ok {
+			return nil, fmt.Errorf("%s: run %d (%s): unknown challenge %q", ap, i+1, run.Table, run.Challenge)
+		}
+		for k, v := range run.Values {
+			if _, ok := c.Metric(k); !ok {
+				return nil, fmt.Errorf("%s: run %d (%s %s): %q is not a ranked metric of %s", ap, i+1, run.Table, run.Agent, k, c.ID)
+			}
+			if _, err := ParseValue(v); err != nil {
+				return nil, fmt.Errorf("%s: run %d (%s %s): %s: %w", ap, i+1, run.Table, run.Agent, k, err)
+			}
+		}
+	}
+	for i, cell := range r.Summary.Cells {
+		if _, ok := b.Challenge(cell.Challenge); !ok {
+			return nil, fmt.Errorf("%s: cell %d: unknown challenge %q", sp, i+1, cell.Challenge)
+		}
+		if cell.Value != "FAIL" {
+			if _, err := ParseValue(cell.Value); err != nil {
+				return nil, fmt.Errorf("%s: cell %d (table %s %s %s): %w", sp, i+1, cell.Table, cell.Challenge, cell.Agent, err)
+			}
+		}
+	}
+	return r, nil
+}
+
+// ParseValue parses a printed number.
+func ParseValue(s string) (float64, error) {
+	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil {
+		return 0, fmt.Errorf("value %q: want a number", s)
+	}
+	return v, nil
+}
+
+// RunID is the id of a recorded run.
+func RunID(setting, backend, challenge, agent string) string {
+	return strings.Join([]string{Source, setting, backend, challenge, agent}, "/")
+}
+
+// Import replaces the paper's runs in the store: one run per agent column of
+// S1–S20 (every ranked metric value), and one per Table 4 / Table 5 row not
+// already covered (the primary metric only). What the paper printed goes to
+// the printed tables.
+func Import(ctx context.Context, tx *sql.Tx, r *Recorded, b *config.Benchmark) (int, error) {
+	if err := store.DeleteSource(ctx, tx, Source); err != nil {
+		return 0, err
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM printed_overall`); err != nil {
+		return 0, err
+	}
+	a := r.Appendix
+	seen := map[string]bool{}
+	n := 0
+	for _, run := range a.Runs {
+		id := RunID(a.Setting, a.Backend, run.Challenge, run.Agent)
+		if err := store.PutRun(ctx, tx, store.Run{ID: id, Source: Source, Setting: a.Setting, Backend: a.Backend,
+			Challenge: run.Challenge, Agent: run.Agent, Seed: 1, Status: "recorded", Detail: "Table " + run.Table}); err != nil {
+			return n, err
+		}
+		vals := map[string]float64{}
+		for k, s := range run.Values {
+			vals[k], _ = ParseValue(s)
+		}
+		if err := store.PutMetricValues(ctx, tx, id, vals); err != nil {
+			return n, err
+		}
+		put := func(key, text string) error { return store.PutPrinted(ctx, tx, id, run.Table, key, text) }
+		for k, s := range run.Values {
+			if err := put(k, s); err != nil {
+				return n, err
+			}
+		}
+		for _, k := range run.Failed {
+			if err := put(k, "FAIL"); err != nil {
+				return n, err
+			}
+		}
+		for k, p := range run.PrintedPositions {
+			if err := put("position:"+k, strconv.Itoa(p)); err != nil {
+				return n, err
+			}
+		}
+		for k, s := range run.Unranked {
+			if err := put("unranked:"+k, s); err != nil {
+				return n, err
+			}
+		}
+		if err := put("mean_rank", run.PrintedMeanRank); err != nil {
+			return n, err
+		}
+		if err := put("percentile", run.PrintedPercentile); err != nil {
+			return n, err
+		}
+		seen[id] = true
+		n++
+	}
+	for _, cell := range r.Summary.Cells {
+		id := RunID(cell.Setting, cell.Backend, cell.Challenge, cell.Agent)
+		if !seen[id] {
+			c, _ := b.Challenge(cell.Challenge)
+			if err := store.PutRun(ctx, tx, store.Run{ID: id, Source: Source, Setting: cell.Setting, Backend: cell.Backend,
+				Challenge: cell.Challenge, Agent: cell.Agent, Seed: 1, Status: "recorded", Detail: "Table " + cell.Table + " (primary metric only)"}); err != nil {
+				return n, err
+			}
+			vals := map[string]float64{}
+			if cell.Value != "FAIL" {
+				vals[c.PrimaryMetric], _ = ParseValue(cell.Value)
+			}
+			if err := store.PutMetricValues(ctx, tx, id, vals); err != nil {
+				return n, err
+			}
+			seen[id] = true
+			n++
+		}
+		if err := store.PutPrinted(ctx, tx, id, cell.Table, "primary", cell.Value); err != nil {
+			return n, err
+		}
+		if err := store.PutPrinted(ctx, tx, id, cell.Table, "percentile", cell.PrintedPercentile); err != nil {
+			return n, err
+		}
+	}
+	for _, o := range r.Summary.Overall {
+		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO printed_overall(tbl, setting, backend, agent, text) VALUES (?,?,?,?,?)`,
+			o.Table, o.Setting, o.Backend, o.Agent, o.Printed); err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// Exists reports whether dir holds the recorded results.
+func Exists(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, "appendix.toml"))
+	return err == nil
+}

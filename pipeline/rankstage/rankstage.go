@@ -1,0 +1,291 @@
+// Package rankstage is the pipeline's rank stage: it brings the challenges
+// and the paper's recorded results into the store, ranks every run that has
+// metric values, writes the CSV exports, and checks the computation against
+// what the paper printed.
+package rankstage
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"math"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/rexmle/rexmle/pipeline/challenge"
+	"github.com/rexmle/rexmle/pipeline/config"
+	"github.com/rexmle/rexmle/pipeline/paper"
+	"github.com/rexmle/rexmle/pipeline/rank"
+	"github.com/rexmle/rexmle/pipeline/store"
+)
+
+// Ranked is one run with its computed standing.
+type Ranked struct {
+	Run    store.Run
+	Values map[string]float64
+	Result rank.Result
+	// Partial runs (the paper's Table 4/5 rows, primary metric only) carry the
+	// percentile range the unknown positions allow.
+	Partial        bool
+	PctLo, PctHi   float64
+	PrimaryMissing bool
+}
+
+// Group is the runs of one agent configuration: (source, setting, backend, agent).
+type Group struct {
+	Source, Setting, Backend, Agent string
+	NChallenges                     int
+	NPartial                        int
+	Overall                         float64 // NaN when some challenge is only partially known
+	OverallLo, OverallHi            float64
+	PerChallenge                    map[string]float64 // mean percentile over seeds (fail = 0)
+}
+
+// Outcome is what the stage computed.
+type Outcome struct {
+	Runs   []*Ranked
+	Groups []*Group
+	Check  *Check // nil without recorded paper results
+}
+
+// Run executes the stage.
+func Run(ctx context.Context, b *config.Benchmark, st *store.Store) (*Outcome, error) {
+	var rec *paper.Recorded
+	if dir := b.Path(b.Paths.PaperResults); paper.Exists(dir) {
+		var err error
+		if rec, err = paper.Load(dir, b); err != nil {
+			return nil, fmt.Errorf("rank: %w", err)
+		}
+	}
+	out := &Outcome{}
+	err := st.Tx(ctx, func(tx *sql.Tx) error {
+		if err := store.SyncChallenges(ctx, tx, b.Challenges); err != nil {
+			return err
+		}
+		if rec != nil {
+			if _, err := paper.Import(ctx, tx, rec, b); err != nil {
+				return fmt.Errorf("import paper results: %w", err)
+			}
+		}
+		runs, err := listRuns(ctx, tx)
+		if err != nil {
+			return err
+		}
+		for _, r := range runs {
+			c, ok := b.Challenge(r.Challenge)
+			if !ok {
+				continue // a challenge no longer in benchmark.toml
+			}
+			vals, err := store.MetricValues(ctx, tx, r.ID)
+			if err != nil {
+				return err
+			}
+			if r.Source != paper.Source && len(vals) == 0 && r.Status != "failed" && r.Status != "timed_out" && r.Status != "invalid" {
+				continue // not graded yet
+			}
+			rk := rankRun(c, r, vals)
+			if err := putRank(ctx, tx, r.ID, rk); err != nil {
+				return err
+			}
+			out.Runs = append(out.Runs, rk)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("rank: %w", err)
+	}
+	out.Groups = groups(out.Runs)
+	if rec != nil {
+		out.Check = check(b, rec, out)
+	}
+	return out, nil
+}
+
+func listRuns(ctx context.Context, tx *sql.Tx) ([]store.Run, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT id, source, setting, backend, challenge_id, agent, seed, status, detail FROM runs ORDER BY id`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []store.Run
+	for rows.Next() {
+		var r store.Run
+		if err := rows.Scan(&r.ID, &r.Source, &r.Setting, &r.Backend, &r.Challenge, &r.Agent, &r.Seed, &r.Status, &r.Detail); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// primaryOnly reports a recorded run of which the paper printed only the primary metric.
+func primaryOnly(r store.Run) bool {
+	return r.Source == paper.Source && strings.Contains(r.Detail, "primary metric only")
+}
+
+func rankRun(c *config.Challenge, r store.Run, vals map[string]float64) *Ranked {
+	lb := c.Board()
+	rk := &Ranked{Run: r, Values: vals, Result: rank.Rank(lb, vals)}
+	if rk.Result.Status == rank.OK || !primaryOnly(r) || len(c.Metrics) == 1 {
+		return rk
+	}
+	v, ok := vals[c.PrimaryMetric]
+	if !ok {
+		rk.PrimaryMissing = true
+		return rk
+	}
+	// Only the primary metric is known: every other position lies in [1, N+1].
+	m, _ := c.Metric(c.PrimaryMetric)
+	col := make([]float64, len(c.Leaderboard))
+	for i, e := range c.Leaderboard {
+		col[i] = e.Values[m.Name]
+	}
+	p, err := rank.Position(v, col, m.HigherBetter())
+	if err != nil {
+		return rk
+	}
+	rk.Partial = true
+	rk.PctLo, rk.PctHi = rank.PercentileRange([]int{p}, len(c.Metrics), len(c.Leaderboard))
+	rk.Result.Positions = map[string]int{m.Name: p}
+	rk.Result.Reason = fmt.Sprintf("only %s is recorded: percentile between %.1f%% and %.1f%%", m.Name, 100*rk.PctLo, 100*rk.PctHi)
+	return rk
+}
+
+func putRank(ctx context.Context, tx *sql.Tx, runID string, rk *Ranked) error {
+	if err := store.PutRank(ctx, tx, runID, rk.Result); err != nil {
+		return err
+	}
+	if rk.Partial {
+		_, err := tx.ExecContext(ctx, `UPDATE ranks SET status='partial', percentile_lo=?, percentile_hi=? WHERE run_id=?`, rk.PctLo, rk.PctHi, runID)
+		return err
+	}
+	return nil
+}
+
+func groups(runs []*Ranked) []*Group {
+	type key struct{ s, set, b, a string }
+	idx := map[key]*Group{}
+	type acc struct {
+		sum, lo, hi float64
+		n           int
+		partial     bool
+	}
+	per := map[key]map[string]*acc{}
+	var order []key
+	for _, r := range runs {
+		k := key{r.Run.Source, r.Run.Setting, r.Run.Backend, r.Run.Agent}
+		if idx[k] == nil {
+			idx[k] = &Group{Source: k.s, Setting: k.set, Backend: k.b, Agent: k.a, PerChallenge: map[string]float64{}}
+			per[k] = map[string]*acc{}
+			order = append(order, k)
+		}
+		a := per[k][r.Run.Challenge]
+		if a == nil {
+			a = &acc{}
+			per[k][r.Run.Challenge] = a
+		}
+		a.n++
+		switch {
+		case r.Partial:
+			a.partial = true
+			a.lo += r.PctLo
+			a.hi += r.PctHi
+		case r.Result.Status == rank.OK:
+			a.sum += r.Result.Percentile
+			a.lo += r.Result.Percentile
+			a.hi += r.Result.Percentile
+		}
+	}
+	var out []*Group
+	for _, k := range order {
+		g := idx[k]
+		exact := map[string]float64{}
+		var lo, hi float64
+		for ch, a := range per[k] {
+			g.NChallenges++
+			lo += a.lo / float64(a.n)
+			hi += a.hi / float64(a.n)
+			if a.partial {
+				g.NPartial++
+				continue
+			}
+			exact[ch] = a.sum / float64(a.n)
+			g.PerChallenge[ch] = exact[ch]
+		}
+		g.OverallLo, g.OverallHi = lo/float64(g.NChallenges), hi/float64(g.NChallenges)
+		if g.NPartial == 0 {
+			g.Overall = rank.Overall(exact, g.NChallenges)
+		} else {
+			g.Overall = math.NaN()
+		}
+		out = append(out, g)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Source != b.Source {
+			return a.Source > b.Source // paper first
+		}
+		if a.Setting != b.Setting {
+			return a.Setting < b.Setting
+		}
+		if a.Backend != b.Backend {
+			return a.Backend > b.Backend
+		}
+		return a.Agent < b.Agent
+	})
+	return out
+}
+
+// WriteCSVs writes results/positions.csv, ranks.csv and overall.csv.
+func WriteCSVs(dir string, b *config.Benchmark, o *Outcome) error {
+	ff := func(v float64) string {
+		if math.IsNaN(v) {
+			return ""
+		}
+		return strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	var pos, rks [][]string
+	for _, r := range o.Runs {
+		c, _ := b.Challenge(r.Run.Challenge)
+		for _, m := range c.Metrics {
+			v, ok := r.Values[m.Name]
+			p, okp := r.Result.Positions[m.Name]
+			if !ok && !okp {
+				continue
+			}
+			val, ps := "", ""
+			if ok {
+				val = ff(v)
+			}
+			if okp {
+				ps = strconv.Itoa(p)
+			}
+			pos = append(pos, []string{r.Run.Source, r.Run.Setting, r.Run.Backend, r.Run.Challenge, r.Run.Agent, m.Name, val, ps})
+		}
+		status, mr, pct := r.Result.Status, "", "0"
+		if r.Partial {
+			status, pct = "partial", ""
+		}
+		if r.Result.Status == rank.OK {
+			mr, pct = ff(r.Result.MeanRank), ff(r.Result.Percentile)
+		}
+		rks = append(rks, []string{r.Run.Source, r.Run.Setting, r.Run.Backend, r.Run.Challenge, r.Run.Agent, status, mr, pct, strconv.Itoa(r.Run.Seed), r.Result.Reason})
+	}
+	var ov [][]string
+	for _, g := range o.Groups {
+		ov = append(ov, []string{g.Source, g.Setting, g.Backend, g.Agent, strconv.Itoa(g.NChallenges), ff(g.Overall),
+			strconv.Itoa(g.NPartial), ff(g.OverallLo), ff(g.OverallHi)})
+	}
+	if err := challenge.WriteCSV(filepath.Join(dir, "positions.csv"),
+		[]string{"source", "setting", "backend", "challenge", "agent", "metric", "value", "position"}, pos); err != nil {
+		return err
+	}
+	if err := challenge.WriteCSV(filepath.Join(dir, "ranks.csv"),
+		[]string{"source", "setting", "backend", "challenge", "agent", "status", "mean_rank", "percentile", "seed", "reason"}, rks); err != nil {
+		return err
+	}
+	return challenge.WriteCSV(filepath.Join(dir, "overall.csv"),
+		[]string{"source", "setting", "backend", "agent", "n_challenges", "rexmle_rank", "n_partial", "rexmle_rank_min", "rexmle_rank_max"}, ov)
+}

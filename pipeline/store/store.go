@@ -1,0 +1,232 @@
+// Package store keeps the pipeline's state in one SQLite file: challenges,
+// metrics and leaderboards, runs, metric values, positions and ranks, grades
+// and per-case values, run events and GPU samples. The schema is versioned
+// and migrated in code; every stage writes in one transaction, so an
+// interrupted stage leaves the database as it was.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	_ "github.com/mattn/go-sqlite3" // the SQLite driver
+)
+
+// Store is an open database.
+type Store struct {
+	DB   *sql.DB
+	Path string
+}
+
+// migrations[i] brings the schema from version i to i+1.
+var migrations = []string{
+	`
+CREATE TABLE challenges (
+  id TEXT PRIMARY KEY,
+  ord INTEGER NOT NULL,
+  name TEXT NOT NULL,
+  short_name TEXT NOT NULL,
+  category TEXT NOT NULL,
+  modality TEXT NOT NULL,
+  task_type TEXT NOT NULL,
+  primary_metric TEXT NOT NULL,
+  n_leaderboard INTEGER NOT NULL
+);
+CREATE TABLE metrics (
+  challenge_id TEXT NOT NULL REFERENCES challenges(id) ON DELETE CASCADE,
+  name TEXT NOT NULL,
+  label TEXT NOT NULL,
+  direction TEXT NOT NULL CHECK (direction IN ('higher_better','lower_better')),
+  ranked INTEGER NOT NULL,
+  ord INTEGER NOT NULL,
+  PRIMARY KEY (challenge_id, name)
+);
+CREATE TABLE leaderboard (
+  challenge_id TEXT NOT NULL REFERENCES challenges(id) ON DELETE CASCADE,
+  rank INTEGER NOT NULL,
+  team TEXT NOT NULL,
+  mean_position REAL NOT NULL,
+  PRIMARY KEY (challenge_id, rank)
+);
+CREATE TABLE leaderboard_values (
+  challenge_id TEXT NOT NULL,
+  rank INTEGER NOT NULL,
+  metric TEXT NOT NULL,
+  value REAL NOT NULL,
+  PRIMARY KEY (challenge_id, rank, metric),
+  FOREIGN KEY (challenge_id, rank) REFERENCES leaderboard(challenge_id, rank) ON DELETE CASCADE
+);
+CREATE TABLE runs (
+  id TEXT PRIMARY KEY,
+  source TEXT NOT NULL,          -- 'paper' for recorded results, otherwise the run group id
+  setting TEXT NOT NULL,         -- '24h', '72h', 'demo', ...
+  backend TEXT NOT NULL,         -- the LLM behind the agent
+  challenge_id TEXT NOT NULL REFERENCES challenges(id) ON DELETE CASCADE,
+  agent TEXT NOT NULL,
+  seed INTEGER NOT NULL DEFAULT 1,
+  status TEXT NOT NULL,          -- pending, running, done, failed, timed_out, interrupted, recorded
+  detail TEXT NOT NULL DEFAULT '',
+  submission_dir TEXT NOT NULL DEFAULT '',
+  started_at TEXT NOT NULL DEFAULT '',
+  ended_at TEXT NOT NULL DEFAULT '',
+  UNIQUE (source, setting, backend, challenge_id, agent, seed)
+);
+CREATE TABLE metric_values (
+  run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  metric TEXT NOT NULL,
+  value REAL,                    -- unrounded (NULL for NaN)
+  rounded REAL,                  -- to 5 decimals, as the reference reports
+  PRIMARY KEY (run_id, metric)
+);
+CREATE TABLE grades (
+  run_id TEXT PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,
+  mode TEXT NOT NULL,
+  valid INTEGER NOT NULL,
+  error TEXT NOT NULL DEFAULT '',
+  submission_hash TEXT NOT NULL DEFAULT '',
+  grader_ms REAL NOT NULL DEFAULT 0,
+  graded_at TEXT NOT NULL,
+  notes TEXT NOT NULL DEFAULT ''
+);
+CREATE TABLE case_values (
+  run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  case_id TEXT NOT NULL,
+  metric TEXT NOT NULL,
+  value REAL,
+  PRIMARY KEY (run_id, case_id, metric)
+);
+CREATE TABLE mode_values (       -- the other grading mode's values, where it differs
+  run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  mode TEXT NOT NULL,
+  metric TEXT NOT NULL,
+  value REAL,
+  PRIMARY KEY (run_id, mode, metric)
+);
+CREATE TABLE positions (
+  run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  metric TEXT NOT NULL,
+  position INTEGER NOT NULL,
+  PRIMARY KEY (run_id, metric)
+);
+CREATE TABLE ranks (
+  run_id TEXT PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,
+  status TEXT NOT NULL CHECK (status IN ('ok','fail','partial')),
+  reason TEXT NOT NULL DEFAULT '',
+  pos_sum INTEGER NOT NULL,
+  n_metrics INTEGER NOT NULL,
+  n_leaderboard INTEGER NOT NULL,
+  mean_rank REAL,
+  percentile REAL NOT NULL,
+  percentile_lo REAL,            -- partial runs: the range the unknown positions allow
+  percentile_hi REAL,
+  gold INTEGER NOT NULL DEFAULT 0,
+  silver INTEGER NOT NULL DEFAULT 0,
+  bronze INTEGER NOT NULL DEFAULT 0,
+  above_median INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE printed (           -- what the paper printed, for the reproduction check
+  run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  tbl TEXT NOT NULL,             -- 'S1'..'S20', '3', '4', '5'
+  key TEXT NOT NULL,             -- metric name, 'position:<metric>', 'mean_rank', 'percentile', 'primary'
+  text TEXT NOT NULL,
+  PRIMARY KEY (run_id, tbl, key)
+);
+CREATE TABLE printed_overall (
+  tbl TEXT NOT NULL,
+  setting TEXT NOT NULL,
+  backend TEXT NOT NULL,
+  agent TEXT NOT NULL,
+  text TEXT NOT NULL,
+  PRIMARY KEY (tbl, setting, backend, agent)
+);
+CREATE TABLE run_events (
+  run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  at TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  detail TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX run_events_run ON run_events(run_id);
+CREATE TABLE gpu_samples (
+  run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  at TEXT NOT NULL,
+  gpu INTEGER NOT NULL,
+  sm_util REAL,
+  mem_used_bytes INTEGER,
+  mem_total_bytes INTEGER,
+  power_w REAL,
+  energy_mj INTEGER,
+  temp_c REAL,
+  proc_mem_bytes INTEGER
+);
+CREATE INDEX gpu_samples_run ON gpu_samples(run_id);
+`,
+}
+
+// Open opens (creating if needed) the database at path, with WAL, foreign
+// keys and a busy timeout, and migrates the schema to the current version.
+func Open(ctx context.Context, path string) (*Store, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("open store: %w", err)
+	}
+	dsn := "file:" + path + "?_journal_mode=WAL&_foreign_keys=on&_busy_timeout=10000&_synchronous=NORMAL"
+	db, err := sql.Open("sqlite3", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open store %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(1) // one writer; SQLite serialises anyway
+	s := &Store{DB: db, Path: path}
+	if err := s.migrate(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open store %s: %w", path, err)
+	}
+	return s, nil
+}
+
+// Close closes the database.
+func (s *Store) Close() error { return s.DB.Close() }
+
+// Version returns the schema version.
+func (s *Store) Version(ctx context.Context) (int, error) {
+	var v int
+	err := s.DB.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&v)
+	return v, err
+}
+
+func (s *Store) migrate(ctx context.Context) error {
+	v, err := s.Version(ctx)
+	if err != nil {
+		return err
+	}
+	if v > len(migrations) {
+		return fmt.Errorf("database schema version %d is newer than this program knows (%d)", v, len(migrations))
+	}
+	for ; v < len(migrations); v++ {
+		err := s.Tx(ctx, func(tx *sql.Tx) error {
+			if _, err := tx.ExecContext(ctx, migrations[v]); err != nil {
+				return fmt.Errorf("migration %d: %w", v+1, err)
+			}
+			_, err := tx.ExecContext(ctx, fmt.Sprintf(`PRAGMA user_version = %d`, v+1))
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Tx runs fn in a transaction, committing if it returns nil and rolling back otherwise.
+func (s *Store) Tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := s.DB.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
