@@ -536,3 +536,28 @@ func TestCancelKeepsPartial(t *testing.T) {
 		t.Errorf("resume: %+v, want from %d", got, st.Size())
 	}
 }
+
+func TestStalledResponseIsAbandonedAndResumed(t *testing.T) {
+	const size = 1 << 20
+	srv := fetchtest.New()
+	defer srv.Close()
+	data := fetchtest.RandomBytes(size, 16)
+	srv.AddZenodo("12", fetchtest.File{Name: "x.bin", Data: data, Fault: fetchtest.Fault{StallAt: size / 2, StallFor: 20 * time.Second}})
+	opts, _ := testOptions(t, srv)
+	opts.StallTimeout = 200 * time.Millisecond
+	began := time.Now()
+	sum, err := fetch.Fetch(context.Background(), []fetch.Source{{Challenge: "c", Kind: fetch.KindZenodo, Record: "12"}}, opts)
+	if err != nil || sum.Err() != nil {
+		t.Fatalf("fetch: %v / %v", err, sum.Err())
+	}
+	if el := time.Since(began); el > 5*time.Second {
+		t.Errorf("took %v: the stall was not cut short", el)
+	}
+	st := srv.Stats("x.bin")
+	if st.Requests != 2 || len(st.RangeStarts) != 1 || st.RangeStarts[0] != size/2 {
+		t.Errorf("requests %d, range starts %v; want a resume at %d", st.Requests, st.RangeStarts, size/2)
+	}
+	if !bytes.Equal(readFile(t, filepath.Join(opts.RawDir("c"), "x.bin")), data) {
+		t.Error("content differs")
+	}
+}

@@ -427,37 +427,48 @@ func (f *fetcher) zenodoFiles(ctx context.Context, id string) ([]remoteFile, err
 	return out, nil
 }
 
-type figshareArticle struct {
-	Files []struct {
-		Name        string `json:"name"`
-		Size        int64  `json:"size"`
-		ComputedMD5 string `json:"computed_md5"`
-		SuppliedMD5 string `json:"supplied_md5"`
-		DownloadURL string `json:"download_url"`
-		IsLinkOnly  bool   `json:"is_link_only"`
-	} `json:"files"`
+// figshareFile is one entry of GET /v2/articles/{id}/files.
+type figshareFile struct {
+	Name        string `json:"name"`
+	Size        int64  `json:"size"`
+	ComputedMD5 string `json:"computed_md5"`
+	SuppliedMD5 string `json:"supplied_md5"`
+	DownloadURL string `json:"download_url"`
+	IsLinkOnly  bool   `json:"is_link_only"`
 }
 
-// figshareFiles reads GET {base}/v2/articles/{id}.
+// figsharePageSize is the page size asked of the Figshare files listing
+// (the API's maximum is 1000).
+const figsharePageSize = 1000
+
+// figshareFiles lists an article's files page by page with
+// GET {base}/v2/articles/{id}/files?page=N&page_size=1000 (the files array
+// inside the article details is capped for large articles).
 func (f *fetcher) figshareFiles(ctx context.Context, id string) ([]remoteFile, error) {
-	u := strings.TrimRight(f.opts.FigshareBaseURL, "/") + "/v2/articles/" + url.PathEscape(id)
-	var art figshareArticle
-	if err := f.getJSON(ctx, u, &art); err != nil {
-		return nil, fmt.Errorf("figshare article %s: %w", id, err)
-	}
+	base := strings.TrimRight(f.opts.FigshareBaseURL, "/") + "/v2/articles/" + url.PathEscape(id) + "/files"
 	var out []remoteFile
-	for _, fl := range art.Files {
-		if err := checkName(fl.Name); err != nil {
-			return nil, fmt.Errorf("figshare article %s: file %q: %w", id, fl.Name, err)
+	for page := 1; ; page++ {
+		var files []figshareFile
+		u := fmt.Sprintf("%s?page=%d&page_size=%d", base, page, figsharePageSize)
+		if err := f.getJSON(ctx, u, &files); err != nil {
+			return nil, fmt.Errorf("figshare article %s: %w", id, err)
 		}
-		if fl.DownloadURL == "" || fl.IsLinkOnly {
-			return nil, fmt.Errorf("figshare article %s: file %s has no direct download", id, fl.Name)
+		for _, fl := range files {
+			if err := checkName(fl.Name); err != nil {
+				return nil, fmt.Errorf("figshare article %s: file %q: %w", id, fl.Name, err)
+			}
+			if fl.DownloadURL == "" || fl.IsLinkOnly {
+				return nil, fmt.Errorf("figshare article %s: file %s has no direct download", id, fl.Name)
+			}
+			md5 := fl.ComputedMD5
+			if md5 == "" {
+				md5 = fl.SuppliedMD5
+			}
+			out = append(out, remoteFile{Name: fl.Name, URL: fl.DownloadURL, Size: fl.Size, MD5: strings.ToLower(md5)})
 		}
-		md5 := fl.ComputedMD5
-		if md5 == "" {
-			md5 = fl.SuppliedMD5
+		if len(files) < figsharePageSize || page >= 100 {
+			break
 		}
-		out = append(out, remoteFile{Name: fl.Name, URL: fl.DownloadURL, Size: fl.Size, MD5: strings.ToLower(md5)})
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("figshare article %s lists no files", id)

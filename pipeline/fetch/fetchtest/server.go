@@ -19,6 +19,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Fault makes one served file misbehave.
@@ -34,6 +35,10 @@ type Fault struct {
 	RetryAfter string
 	// Status500 answers 500 to the N requests following the 429s.
 	Status500 int
+	// StallAt pauses the first response at this byte offset for StallFor
+	// (or until the client gives up), then carries on.
+	StallAt  int64
+	StallFor time.Duration
 	// NoRange ignores Range headers: always 200 with the whole file.
 	NoRange bool
 	// BadMD5 advertises a wrong MD5 in the metadata.
@@ -61,9 +66,10 @@ type Stats struct {
 
 type entry struct {
 	File
-	path  string // URL path serving the bytes
-	stats Stats
-	drops int
+	path   string // URL path serving the bytes
+	stats  Stats
+	drops  int
+	stalls int
 }
 
 // Server is the fake service. Its URL serves as ZenodoBaseURL,
@@ -205,8 +211,10 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case strings.HasPrefix(p, "/api/records/") && !strings.Contains(strings.TrimPrefix(p, "/api/records/"), "/"):
 		s.zenodoRecord(w, r, strings.TrimPrefix(p, "/api/records/"))
+	case strings.HasPrefix(p, "/v2/articles/") && strings.HasSuffix(p, "/files"):
+		s.figshareArticle(w, r, strings.TrimSuffix(strings.TrimPrefix(p, "/v2/articles/"), "/files"), true)
 	case strings.HasPrefix(p, "/v2/articles/"):
-		s.figshareArticle(w, r, strings.TrimPrefix(p, "/v2/articles/"))
+		s.figshareArticle(w, r, strings.TrimPrefix(p, "/v2/articles/"), false)
 	case p == "/uc":
 		s.gdriveUC(w, r)
 	default:
@@ -261,7 +269,10 @@ func (s *Server) zenodoRecord(w http.ResponseWriter, r *http.Request, id string)
 	json.NewEncoder(w).Encode(out)
 }
 
-func (s *Server) figshareArticle(w http.ResponseWriter, r *http.Request, id string) {
+// figshareArticle answers GET /v2/articles/{id} (article details with a
+// files array) or, with list, GET /v2/articles/{id}/files (a bare array,
+// paginated by page and page_size).
+func (s *Server) figshareArticle(w http.ResponseWriter, r *http.Request, id string, list bool) {
 	s.mu.Lock()
 	s.metaHits++
 	files, ok := s.figshare[id]
@@ -288,7 +299,21 @@ func (s *Server) figshareArticle(w http.ResponseWriter, r *http.Request, id stri
 		out.Files = append(out.Files, file{ID: i + 1, Name: e.Name, Size: len(e.Data), ComputedMD5: s.advertisedMD5(e), DownloadURL: s.URL + e.path})
 	}
 	w.Header().Set("Content-Type", "application/json")
-	json.NewEncoder(w).Encode(out)
+	if !list {
+		json.NewEncoder(w).Encode(out)
+		return
+	}
+	page, _ := strconv.Atoi(r.URL.Query().Get("page"))
+	size, _ := strconv.Atoi(r.URL.Query().Get("page_size"))
+	if page < 1 {
+		page = 1
+	}
+	if size < 1 {
+		size = 10
+	}
+	lo := min((page-1)*size, len(out.Files))
+	hi := min(lo+size, len(out.Files))
+	json.NewEncoder(w).Encode(out.Files[lo:hi])
 }
 
 func (s *Server) gdriveUC(w http.ResponseWriter, r *http.Request) {
@@ -374,9 +399,30 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, e *entry) {
 		end = f.DropAt
 	}
 	s.mu.Unlock()
+	s.mu.Lock()
+	stall := f.StallAt > start && f.StallAt < end && e.stalls == 0
+	if stall {
+		e.stalls++
+	}
+	s.mu.Unlock()
 	const chunk = 32 << 10
 	for i := start; i < end; i += chunk {
 		j := min(i+chunk, end)
+		if stall && j > f.StallAt && i <= f.StallAt {
+			j = f.StallAt
+			if i == j {
+				stall = false
+				if fl, ok := w.(http.Flusher); ok {
+					fl.Flush()
+				}
+				select {
+				case <-time.After(f.StallFor):
+				case <-r.Context().Done():
+					return
+				}
+				j = min(i+chunk, end)
+			}
+		}
 		k, err := w.Write(e.Data[i:j])
 		s.mu.Lock()
 		e.stats.BytesServed += int64(k)
