@@ -206,8 +206,8 @@ func squaredEDT(mask []bool, invert bool, g volume.Grid) []float64 {
 
 // envelope holds the scratch space of the 1D lower-envelope transform.
 type envelope struct {
-	v   []int     // positions of the parabolas in the envelope
-	z   []float64 // boundaries between them (in spacing units)
+	v []int     // positions of the parabolas in the envelope
+	z []float64 // boundaries between them (in spacing units)
 	f []float64 // copy of the input line
 }
 

@@ -164,8 +164,8 @@ func TestPercentileLinear(t *testing.T) {
 		{[]float64{0, 10}, 95, 9.5},
 		{[]float64{7}, 95, 7},
 		{[]float64{0, 0, 0, 1}, 95, 0.8499999999999996}, // pos 2.8499999999999996, 1 − 1·(1 − t)
-		{[]float64{1, math.Inf(1)}, 100, math.NaN()},     // numpy: Inf − Inf
-		{[]float64{1, math.Inf(1)}, 50, math.NaN()},      // t = 0.5 takes the b − Δ(1−t) branch
+		{[]float64{1, math.Inf(1)}, 100, math.NaN()},    // numpy: Inf − Inf
+		{[]float64{1, math.Inf(1)}, 50, math.NaN()},     // t = 0.5 takes the b − Δ(1−t) branch
 		{[]float64{1, math.Inf(1)}, 25, math.Inf(1)},
 		{nil, 95, math.NaN()},
 	}
