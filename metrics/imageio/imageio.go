@@ -41,6 +41,12 @@ type Options struct {
 	// a 4-D (or higher) image instead of failing, as loaders that take
 	// img[..., 0] do.
 	FirstVolume bool
+	// FirstPage makes the TIFF decoder read only the first page (as Pillow
+	// does) instead of stacking all pages along axis 2 (as tifffile does).
+	FirstPage bool
+	// ExpandPalette makes the PNG and TIFF decoders return the colours of a
+	// paletted image (3 or 4 channels) instead of its palette indices.
+	ExpandPalette bool
 }
 
 func pickOptions(opts []Options) Options {

@@ -1,0 +1,343 @@
+package imageio
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"image"
+	"image/color"
+	"image/png"
+	"io"
+	"math"
+	"os"
+
+	"github.com/klauspost/compress/zlib"
+	"github.com/rexmle/rexmle/metrics/volume"
+)
+
+// pngIHDR is the image header of a PNG stream.
+type pngIHDR struct {
+	width, height int64
+	bitDepth      int
+	colorType     int
+}
+
+// readPNGHeader reads the signature and the IHDR chunk (33 bytes).
+func readPNGHeader(b []byte) (pngIHDR, error) {
+	var h pngIHDR
+	if len(b) < 33 {
+		return h, errors.New("png: file truncated in the header")
+	}
+	if string(b[:8]) != "\x89PNG\r\n\x1a\n" {
+		return h, errors.New("png: bad signature, not a PNG file")
+	}
+	if string(b[12:16]) != "IHDR" || binary.BigEndian.Uint32(b[8:]) != 13 {
+		return h, errors.New("png: first chunk is not a 13-byte IHDR")
+	}
+	h.width = int64(binary.BigEndian.Uint32(b[16:]))
+	h.height = int64(binary.BigEndian.Uint32(b[20:]))
+	h.bitDepth = int(b[24])
+	h.colorType = int(b[25])
+	if h.width < 1 || h.width > math.MaxInt32 {
+		return h, fmt.Errorf("png header: width = %d, want 1..%d", h.width, math.MaxInt32)
+	}
+	if h.height < 1 || h.height > math.MaxInt32 {
+		return h, fmt.Errorf("png header: height = %d, want 1..%d", h.height, math.MaxInt32)
+	}
+	return h, nil
+}
+
+// channels is the number of samples per pixel the decoder returns.
+func (h pngIHDR) channels(expand bool) int64 {
+	switch h.colorType {
+	case 2:
+		return 3
+	case 3:
+		if expand {
+			return 4 // at most; trimmed to 3 when the palette is opaque
+		}
+		return 1
+	case 4:
+		return 2
+	case 6:
+		return 4
+	}
+	return 1
+}
+
+// ReadPNGFile decodes a PNG file; see ReadPNG.
+func ReadPNGFile(path string, opts ...Options) (*volume.Volume, error) {
+	return readFileWith(path, func(f *os.File) (*volume.Volume, error) {
+		return ReadPNG(f, opts...)
+	})
+}
+
+// ReadPNG decodes a PNG into a 2-D volume: axis 0 = column, axis 1 = row,
+// Spacing 1, Direction zero (unknown). Samples are kept as stored, as
+// numpy.array(PIL.Image.open(...)) gives them:
+//   - gray 8-bit → 1 channel uint8; 1-bit gray → values 0/1 (PIL mode "1");
+//     2- and 4-bit gray are scaled to 0..255 (as PIL and Go do);
+//   - gray 16-bit → 1 channel uint16;
+//   - gray + alpha → 2 channels (L, A); RGB → 3; RGBA → 4 (not
+//     premultiplied); 16-bit colour keeps 16-bit values (uint16; PIL would
+//     reduce them to 8 bits);
+//   - paletted → 1 channel of palette indices (uint8), or with
+//     Options.ExpandPalette the palette colours: 3 channels, 4 when any
+//     palette entry is not opaque.
+func ReadPNG(r io.Reader, opts ...Options) (*volume.Volume, error) {
+	o := pickOptions(opts)
+	br := bufio.NewReaderSize(r, 1<<16)
+	head, _ := br.Peek(33)
+	h, err := readPNGHeader(head)
+	if err != nil {
+		return nil, err
+	}
+	count, err := sampleCount("png header: width × height × channels", o.MaxBytes, h.width, h.height, h.channels(o.ExpandPalette))
+	if err != nil {
+		return nil, err
+	}
+	_ = count
+	img, err := png.Decode(br)
+	if err != nil {
+		return nil, fmt.Errorf("png: %w", err)
+	}
+	v, err := imageToVolume(img, o.ExpandPalette)
+	if err != nil {
+		return nil, err
+	}
+	// Go widens gray + alpha, and gray or RGB with a tRNS key, to RGBA:
+	// keep the channels the file stores.
+	switch h.colorType {
+	case 0:
+		keepChannels(v, 0)
+		if h.bitDepth == 1 {
+			for i, x := range v.Data {
+				if x != 0 {
+					v.Data[i] = 1
+				}
+			}
+		}
+	case 2:
+		keepChannels(v, 0, 1, 2)
+	case 4:
+		keepChannels(v, 0, 3)
+	}
+	return v, nil
+}
+
+// keepChannels reduces v to the listed channels (no-op when v already has
+// that many).
+func keepChannels(v *volume.Volume, chans ...int) {
+	nc := v.NumChannels()
+	if nc == len(chans) {
+		return
+	}
+	n := v.Len()
+	out := make([]float64, n*len(chans))
+	for i := 0; i < n; i++ {
+		for k, c := range chans {
+			out[i*len(chans)+k] = v.Data[i*nc+c]
+		}
+	}
+	v.Data, v.Channels = out, len(chans)
+}
+
+// imageToVolume converts a decoded image to a volume, keeping the sample
+// depth (8 or 16 bits) and every channel of the Go image type.
+func imageToVolume(img image.Image, expand bool) (*volume.Volume, error) {
+	b := img.Bounds()
+	w, hgt := b.Dx(), b.Dy()
+	newVol := func(nc int, dt volume.DType) *volume.Volume {
+		return &volume.Volume{Grid: volume.NewGrid(w, hgt), DType: dt, Channels: nc, Data: make([]float64, w*hgt*nc)}
+	}
+	var v *volume.Volume
+	switch m := img.(type) {
+	case *image.Gray:
+		v = newVol(1, volume.Uint8)
+		parallelFor(hgt, func(lo, hi int) {
+			for y := lo; y < hi; y++ {
+				row := m.Pix[y*m.Stride : y*m.Stride+w]
+				out := v.Data[y*w : (y+1)*w]
+				for x, p := range row {
+					out[x] = float64(p)
+				}
+			}
+		})
+	case *image.Gray16:
+		v = newVol(1, volume.Uint16)
+		parallelFor(hgt, func(lo, hi int) {
+			for y := lo; y < hi; y++ {
+				row := m.Pix[y*m.Stride : y*m.Stride+2*w]
+				out := v.Data[y*w : (y+1)*w]
+				for x := range out {
+					out[x] = float64(uint16(row[2*x])<<8 | uint16(row[2*x+1]))
+				}
+			}
+		})
+	case *image.Paletted:
+		if !expand {
+			v = newVol(1, volume.Uint8)
+			for y := 0; y < hgt; y++ {
+				for x, p := range m.Pix[y*m.Stride : y*m.Stride+w] {
+					v.Data[y*w+x] = float64(p)
+				}
+			}
+			break
+		}
+		nc := 3
+		pal := make([]color.NRGBA, len(m.Palette))
+		for i, c := range m.Palette {
+			pal[i] = color.NRGBAModel.Convert(c).(color.NRGBA)
+			if pal[i].A != 255 {
+				nc = 4
+			}
+		}
+		v = newVol(nc, volume.Uint8)
+		for y := 0; y < hgt; y++ {
+			for x, p := range m.Pix[y*m.Stride : y*m.Stride+w] {
+				var c color.NRGBA
+				if int(p) < len(pal) {
+					c = pal[p]
+				}
+				d := v.Data[(y*w+x)*nc:]
+				d[0], d[1], d[2] = float64(c.R), float64(c.G), float64(c.B)
+				if nc == 4 {
+					d[3] = float64(c.A)
+				}
+			}
+		}
+	case *image.RGBA:
+		// Opaque RGB (Go decodes colour type 2 to RGBA with A = 255).
+		v = newVol(3, volume.Uint8)
+		parallelFor(hgt, func(lo, hi int) {
+			for y := lo; y < hi; y++ {
+				row := m.Pix[y*m.Stride : y*m.Stride+4*w]
+				out := v.Data[y*w*3 : (y+1)*w*3]
+				for x := 0; x < w; x++ {
+					out[3*x], out[3*x+1], out[3*x+2] = float64(row[4*x]), float64(row[4*x+1]), float64(row[4*x+2])
+				}
+			}
+		})
+	case *image.RGBA64:
+		v = newVol(3, volume.Uint16)
+		for y := 0; y < hgt; y++ {
+			row := m.Pix[y*m.Stride : y*m.Stride+8*w]
+			for x := 0; x < w; x++ {
+				for c := 0; c < 3; c++ {
+					v.Data[(y*w+x)*3+c] = float64(uint16(row[8*x+2*c])<<8 | uint16(row[8*x+2*c+1]))
+				}
+			}
+		}
+	case *image.NRGBA:
+		v = nrgbaVolume(newVol, w, hgt, m.Pix, m.Stride, 1)
+	case *image.NRGBA64:
+		v = nrgbaVolume(newVol, w, hgt, m.Pix, m.Stride, 2)
+	default:
+		return nil, fmt.Errorf("png: decoded image type %T not supported", img)
+	}
+	return v, nil
+}
+
+// nrgbaVolume converts non-premultiplied RGBA pixels (1 or 2 bytes per
+// sample, big-endian) to a 4-channel volume.
+func nrgbaVolume(newVol func(int, volume.DType) *volume.Volume, w, h int, pix []byte, stride, bytesPer int) *volume.Volume {
+	get := func(off int) float64 {
+		if bytesPer == 1 {
+			return float64(pix[off])
+		}
+		return float64(uint16(pix[off])<<8 | uint16(pix[off+1]))
+	}
+	dt := volume.Uint8
+	if bytesPer == 2 {
+		dt = volume.Uint16
+	}
+	v := newVol(4, dt)
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			off := y*stride + 4*bytesPer*x
+			for c := 0; c < 4; c++ {
+				v.Data[(y*w+x)*4+c] = get(off + c*bytesPer)
+			}
+		}
+	}
+	return v
+}
+
+// WritePNGFile writes v to path as PNG; see WritePNG.
+func WritePNGFile(path string, v *volume.Volume, bitDepth int) error {
+	var buf bytes.Buffer
+	if err := WritePNG(&buf, v, bitDepth); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return os.WriteFile(path, buf.Bytes(), 0o644)
+}
+
+// WritePNG encodes a 2-D volume (Shape[2] = 1) as PNG with bitDepth 8 or
+// 16: 1 channel → gray, 2 → gray + alpha, 3 → RGB, 4 → RGBA (not
+// premultiplied); no filtering, zlib level "best speed". Samples must be
+// whole numbers in 0..2^bitDepth−1.
+func WritePNG(w io.Writer, v *volume.Volume, bitDepth int) error {
+	if err := checkVolume(v); err != nil {
+		return err
+	}
+	if v.Shape[2] != 1 {
+		return fmt.Errorf("png: volume has %d slices, want a 2-D image", v.Shape[2])
+	}
+	dt := volume.Uint8
+	switch bitDepth {
+	case 8:
+	case 16:
+		dt = volume.Uint16
+	default:
+		return fmt.Errorf("png: bit depth %d, want 8 or 16", bitDepth)
+	}
+	nc := v.NumChannels()
+	colorType := map[int]byte{1: 0, 2: 4, 3: 2, 4: 6}
+	ct, ok := colorType[nc]
+	if !ok {
+		return fmt.Errorf("png: %d channels, want 1 to 4", nc)
+	}
+	samples, err := encodeSamples(v.Data, dt, binary.BigEndian)
+	if err != nil {
+		return fmt.Errorf("png: %w", err)
+	}
+	wd, ht := v.Shape[0], v.Shape[1]
+	if int64(wd) > math.MaxInt32 || int64(ht) > math.MaxInt32 {
+		return fmt.Errorf("png: %d × %d is too large", wd, ht)
+	}
+	rowBytes := wd * nc * bitDepth / 8
+	var idat bytes.Buffer
+	zw, _ := zlib.NewWriterLevel(&idat, zlib.BestSpeed)
+	for y := 0; y < ht; y++ {
+		zw.Write([]byte{0}) // filter: none
+		zw.Write(samples[y*rowBytes : (y+1)*rowBytes])
+	}
+	if err := zw.Close(); err != nil {
+		return err
+	}
+	bw := bufio.NewWriter(w)
+	bw.WriteString("\x89PNG\r\n\x1a\n")
+	chunk := func(typ string, data []byte) {
+		var n [4]byte
+		binary.BigEndian.PutUint32(n[:], uint32(len(data)))
+		bw.Write(n[:])
+		crc := crc32.NewIEEE()
+		crc.Write([]byte(typ))
+		crc.Write(data)
+		bw.WriteString(typ)
+		bw.Write(data)
+		binary.BigEndian.PutUint32(n[:], crc.Sum32())
+		bw.Write(n[:])
+	}
+	ihdr := make([]byte, 13)
+	binary.BigEndian.PutUint32(ihdr, uint32(wd))
+	binary.BigEndian.PutUint32(ihdr[4:], uint32(ht))
+	ihdr[8], ihdr[9] = byte(bitDepth), ct
+	chunk("IHDR", ihdr)
+	chunk("IDAT", idat.Bytes())
+	chunk("IEND", nil)
+	return bw.Flush()
+}

@@ -1,0 +1,629 @@
+package imageio
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+
+	"github.com/klauspost/compress/zlib"
+	"github.com/rexmle/rexmle/metrics/volume"
+	"golang.org/x/image/tiff/lzw"
+)
+
+// TIFF tags the decoder reads.
+const (
+	tagNewSubfileType  = 254
+	tagImageWidth      = 256
+	tagImageLength     = 257
+	tagBitsPerSample   = 258
+	tagCompression     = 259
+	tagPhotometric     = 262
+	tagStripOffsets    = 273
+	tagSamplesPerPixel = 277
+	tagRowsPerStrip    = 278
+	tagStripByteCounts = 279
+	tagPlanarConfig    = 284
+	tagPredictor       = 317
+	tagColorMap        = 320
+	tagTileWidth       = 322
+	tagTileLength      = 323
+	tagTileOffsets     = 324
+	tagTileByteCounts  = 325
+	tagExtraSamples    = 338
+	tagSampleFormat    = 339
+)
+
+// maxTIFFPages caps the IFD chain.
+const maxTIFFPages = 1 << 16
+
+// tiffTypeSize is the byte size of each TIFF field type (0 = unknown).
+var tiffTypeSize = [...]int{0, 1, 1, 2, 4, 8, 1, 1, 2, 4, 8, 4, 8, 4, 0, 0, 8, 8, 8}
+
+// tiffFile is a whole TIFF file in memory.
+type tiffFile struct {
+	b  []byte
+	bo binary.ByteOrder
+}
+
+// tiffIFD holds the tags of one page as unsigned integers (floats and
+// rationals are not needed).
+type tiffIFD map[uint16][]uint64
+
+func (d tiffIFD) first(tag uint16, def uint64) uint64 {
+	if v, ok := d[tag]; ok && len(v) > 0 {
+		return v[0]
+	}
+	return def
+}
+
+// ReadTIFFFile decodes a TIFF file; see ReadTIFF.
+func ReadTIFFFile(path string, opts ...Options) (*volume.Volume, error) {
+	return readFileWith(path, func(f *os.File) (*volume.Volume, error) {
+		return ReadTIFF(f, opts...)
+	})
+}
+
+// ReadTIFF decodes a baseline TIFF (classic, not BigTIFF) into a volume:
+// axis 0 = column, axis 1 = row, axis 2 = page. All pages (except
+// reduced-resolution ones) are stacked, as tifffile does; they must share
+// size and sample type. Options.FirstPage keeps only the first page, as
+// Pillow does.
+//
+// Supported: strips and tiles; compression none, LZW, Deflate (8 and 32946)
+// and PackBits; horizontal predictor (2) for integer samples; chunky
+// (interleaved) samples; BitsPerSample 1 (returned as 0/1 uint8), 8, 16, 32
+// and 64 with SampleFormat unsigned, signed or IEEE float; 1 to 4 samples
+// per pixel as Channels (gray, gray + alpha, RGB, RGBA). Values are returned
+// as stored (WhiteIsZero is not inverted, as tifffile). A paletted image
+// gives its indices, or with Options.ExpandPalette its colours (the 16-bit
+// colour map scaled to 8 bits by integer division by 257... i.e. the high
+// byte, as Pillow does). Spacing is 1 and Direction zero: TIFF resolution
+// tags are ignored. The whole file is read into memory (capped by
+// Options.MaxBytes).
+func ReadTIFF(r io.Reader, opts ...Options) (*volume.Volume, error) {
+	o := pickOptions(opts)
+	b, err := io.ReadAll(io.LimitReader(r, o.MaxBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("tiff: %w", err)
+	}
+	if int64(len(b)) > o.MaxBytes {
+		return nil, fmt.Errorf("tiff: file larger than the %d-byte limit (Options.MaxBytes)", o.MaxBytes)
+	}
+	return decodeTIFF(b, o)
+}
+
+func decodeTIFF(b []byte, o Options) (*volume.Volume, error) {
+	if len(b) < 8 {
+		return nil, errors.New("tiff: file truncated in the header")
+	}
+	t := &tiffFile{b: b}
+	switch string(b[:4]) {
+	case "II*\x00":
+		t.bo = binary.LittleEndian
+	case "MM\x00*":
+		t.bo = binary.BigEndian
+	case "II+\x00", "MM\x00+":
+		return nil, errors.New("tiff: BigTIFF is not supported")
+	default:
+		return nil, errors.New("tiff: bad byte-order mark, not a TIFF file")
+	}
+	off := uint64(t.bo.Uint32(b[4:]))
+	seen := map[uint64]bool{}
+	var v *volume.Volume
+	var pageLen int
+	pages := 0
+	for off != 0 {
+		if seen[off] {
+			return nil, fmt.Errorf("tiff: IFD chain loops back to offset %d", off)
+		}
+		seen[off] = true
+		if len(seen) > maxTIFFPages {
+			return nil, fmt.Errorf("tiff: more than %d pages", maxTIFFPages)
+		}
+		ifd, next, err := t.readIFD(off)
+		if err != nil {
+			return nil, fmt.Errorf("tiff: page %d: %w", len(seen)-1, err)
+		}
+		off = next
+		if ifd.first(tagNewSubfileType, 0)&1 != 0 && v != nil {
+			continue // reduced-resolution copy
+		}
+		page, err := t.decodePage(ifd, o)
+		if err != nil {
+			return nil, fmt.Errorf("tiff: page %d: %w", len(seen)-1, err)
+		}
+		if v == nil {
+			v = page
+			pageLen = len(page.Data)
+		} else {
+			if page.Shape != [3]int{v.Shape[0], v.Shape[1], 1} || page.Channels != v.Channels || page.DType != v.DType {
+				return nil, fmt.Errorf("tiff: page %d is %v × %d %s, page 0 is %v × %d %s; pages must match",
+					len(seen)-1, page.Shape, page.Channels, page.DType, v.Shape, v.Channels, v.DType)
+			}
+			if int64(len(v.Data)+pageLen)*8 > o.MaxBytes {
+				return nil, fmt.Errorf("tiff: pages exceed the %d-byte limit (Options.MaxBytes)", o.MaxBytes)
+			}
+			v.Data = append(v.Data, page.Data...)
+			v.Shape[2]++
+		}
+		pages++
+		if o.FirstPage {
+			break
+		}
+	}
+	if v == nil {
+		return nil, errors.New("tiff: no image page")
+	}
+	return v, nil
+}
+
+// readIFD reads the directory at off and returns its tags and the offset of
+// the next directory.
+func (t *tiffFile) readIFD(off uint64) (tiffIFD, uint64, error) {
+	b := t.b
+	if off+2 > uint64(len(b)) {
+		return nil, 0, fmt.Errorf("IFD offset %d beyond the file (%d bytes)", off, len(b))
+	}
+	n := uint64(t.bo.Uint16(b[off:]))
+	end := off + 2 + 12*n
+	if end+4 > uint64(len(b)) {
+		return nil, 0, fmt.Errorf("IFD at %d with %d entries runs past the file end", off, n)
+	}
+	ifd := tiffIFD{}
+	for i := uint64(0); i < n; i++ {
+		e := b[off+2+12*i:]
+		tag, typ, cnt := t.bo.Uint16(e), t.bo.Uint16(e[2:]), uint64(t.bo.Uint32(e[4:]))
+		if int(typ) >= len(tiffTypeSize) || tiffTypeSize[typ] == 0 {
+			continue // unknown type: skip, as readers do
+		}
+		sz := uint64(tiffTypeSize[typ])
+		total := sz * cnt
+		if cnt > uint64(len(b)) || total > uint64(len(b)) {
+			return nil, 0, fmt.Errorf("tag %d: count %d runs past the file end", tag, cnt)
+		}
+		data := e[8:12]
+		if total > 4 {
+			p := uint64(t.bo.Uint32(e[8:]))
+			if p+total > uint64(len(b)) {
+				return nil, 0, fmt.Errorf("tag %d: values at %d+%d run past the file end", tag, p, total)
+			}
+			data = b[p : p+total]
+		}
+		switch typ {
+		case 1, 6, 7: // BYTE, SBYTE, UNDEFINED
+			vals := make([]uint64, cnt)
+			for j := range vals {
+				vals[j] = uint64(data[j])
+			}
+			ifd[tag] = vals
+		case 3, 8: // SHORT, SSHORT
+			vals := make([]uint64, cnt)
+			for j := range vals {
+				vals[j] = uint64(t.bo.Uint16(data[2*j:]))
+			}
+			ifd[tag] = vals
+		case 4, 9, 13: // LONG, SLONG, IFD
+			vals := make([]uint64, cnt)
+			for j := range vals {
+				vals[j] = uint64(t.bo.Uint32(data[4*j:]))
+			}
+			ifd[tag] = vals
+		case 16, 17, 18: // LONG8 family
+			vals := make([]uint64, cnt)
+			for j := range vals {
+				vals[j] = t.bo.Uint64(data[8*j:])
+			}
+			ifd[tag] = vals
+		}
+	}
+	return ifd, uint64(t.bo.Uint32(b[end:])), nil
+}
+
+// tiffDType maps BitsPerSample and SampleFormat to an element type.
+func tiffDType(bits, format uint64) (volume.DType, error) {
+	switch {
+	case bits == 1 && format == 1:
+		return volume.Uint8, nil
+	case bits == 8 && format == 1:
+		return volume.Uint8, nil
+	case bits == 8 && format == 2:
+		return volume.Int8, nil
+	case bits == 16 && format == 1:
+		return volume.Uint16, nil
+	case bits == 16 && format == 2:
+		return volume.Int16, nil
+	case bits == 32 && format == 1:
+		return volume.Uint32, nil
+	case bits == 32 && format == 2:
+		return volume.Int32, nil
+	case bits == 32 && format == 3:
+		return volume.Float32, nil
+	case bits == 64 && format == 1:
+		return volume.Uint64, nil
+	case bits == 64 && format == 2:
+		return volume.Int64, nil
+	case bits == 64 && format == 3:
+		return volume.Float64, nil
+	}
+	return "", fmt.Errorf("BitsPerSample %d with SampleFormat %d is not supported (want 1, 8, 16, 32 or 64 bits; unsigned, signed or float)", bits, format)
+}
+
+// decodePage decodes one IFD into a single-page volume.
+func (t *tiffFile) decodePage(ifd tiffIFD, o Options) (*volume.Volume, error) {
+	w, h := ifd.first(tagImageWidth, 0), ifd.first(tagImageLength, 0)
+	if w < 1 || w > math.MaxInt32 {
+		return nil, fmt.Errorf("ImageWidth = %d, want 1..%d", w, math.MaxInt32)
+	}
+	if h < 1 || h > math.MaxInt32 {
+		return nil, fmt.Errorf("ImageLength = %d, want 1..%d", h, math.MaxInt32)
+	}
+	spp := ifd.first(tagSamplesPerPixel, 1)
+	if spp < 1 || spp > 4 {
+		return nil, fmt.Errorf("SamplesPerPixel = %d, want 1..4", spp)
+	}
+	bitsList := ifd[tagBitsPerSample]
+	bits := ifd.first(tagBitsPerSample, 1)
+	for _, b := range bitsList {
+		if b != bits {
+			return nil, fmt.Errorf("BitsPerSample %v: mixed sample sizes are not supported", bitsList)
+		}
+	}
+	format := ifd.first(tagSampleFormat, 1)
+	for _, f := range ifd[tagSampleFormat] {
+		if f != format {
+			return nil, fmt.Errorf("SampleFormat %v: mixed sample formats are not supported", ifd[tagSampleFormat])
+		}
+	}
+	if format == 4 { // undefined: treat as unsigned
+		format = 1
+	}
+	dt, err := tiffDType(bits, format)
+	if err != nil {
+		return nil, err
+	}
+	if bits == 1 && spp != 1 {
+		return nil, fmt.Errorf("1-bit samples with SamplesPerPixel = %d are not supported", spp)
+	}
+	if pc := ifd.first(tagPlanarConfig, 1); pc != 1 && spp > 1 {
+		return nil, fmt.Errorf("PlanarConfiguration = %d (separate planes) is not supported", pc)
+	}
+	photometric := ifd.first(tagPhotometric, 1)
+	switch photometric {
+	case 0, 1, 2, 3:
+	default:
+		return nil, fmt.Errorf("PhotometricInterpretation = %d is not supported (want 0, 1, 2 or 3)", photometric)
+	}
+	predictor := ifd.first(tagPredictor, 1)
+	if predictor != 1 && (predictor != 2 || format == 3 || bits < 8) {
+		return nil, fmt.Errorf("Predictor = %d with %d-bit samples of format %d is not supported", predictor, bits, format)
+	}
+	compression := ifd.first(tagCompression, 1)
+	switch compression {
+	case 1, 5, 8, 32946, 32773:
+	default:
+		return nil, fmt.Errorf("Compression = %d is not supported (want none 1, LZW 5, Deflate 8/32946 or PackBits 32773)", compression)
+	}
+	if _, err := sampleCount("tiff: ImageWidth × ImageLength × SamplesPerPixel", o.MaxBytes, int64(w), int64(h), int64(spp)); err != nil {
+		return nil, err
+	}
+	// Blocks: strips are tiles as wide as the image.
+	bw, bh := w, ifd.first(tagRowsPerStrip, h)
+	offsets, counts := ifd[tagStripOffsets], ifd[tagStripByteCounts]
+	if _, tiled := ifd[tagTileWidth]; tiled {
+		bw, bh = ifd.first(tagTileWidth, 0), ifd.first(tagTileLength, 0)
+		offsets, counts = ifd[tagTileOffsets], ifd[tagTileByteCounts]
+		if bw < 1 || bh < 1 || bw > 1<<16 || bh > 1<<16 || bw*bh > max(4*w*h, 1<<20) {
+			return nil, fmt.Errorf("TileWidth × TileLength = %d × %d, want 1..65536 each and at most max(4 × image area, 2^20) pixels", bw, bh)
+		}
+	}
+	if bh < 1 || bh > h {
+		bh = h
+	}
+	across, down := (w+bw-1)/bw, (h+bh-1)/bh
+	if uint64(len(offsets)) != across*down {
+		return nil, fmt.Errorf("%d strip/tile offsets, want %d", len(offsets), across*down)
+	}
+	if len(counts) != len(offsets) {
+		if compression == 1 && len(counts) == 0 && len(offsets) == 1 {
+			counts = []uint64{uint64(len(t.b)) - offsets[0]}
+		} else {
+			return nil, fmt.Errorf("%d strip/tile byte counts for %d offsets", len(counts), len(offsets))
+		}
+	}
+	rowBytes := (bw*spp*bits + 7) / 8
+	elem := bits / 8
+	n := int(w * h * spp)
+	v := &volume.Volume{Grid: volume.NewGrid(int(w), int(h)), DType: dt, Channels: int(spp), Data: make([]float64, n)}
+	bo := t.bo
+	block := make([]byte, rowBytes*bh)
+	rowVals := make([]float64, bw*spp)
+	for bi := range offsets {
+		off, cnt := offsets[bi], counts[bi]
+		if off > uint64(len(t.b)) || cnt > uint64(len(t.b))-off {
+			return nil, fmt.Errorf("strip/tile %d at %d+%d runs past the file end (%d bytes)", bi, off, cnt, len(t.b))
+		}
+		bx, by := uint64(bi)%across*bw, uint64(bi)/across*bh
+		rows := min(bh, h-by)
+		if _, tiled := ifd[tagTileWidth]; tiled {
+			rows = bh // tiles are always full size
+		}
+		need := rowBytes * rows
+		if err := tiffDecompress(block[:need], t.b[off:off+cnt], compression); err != nil {
+			return nil, fmt.Errorf("strip/tile %d: %w", bi, err)
+		}
+		for y := uint64(0); y < rows && by+y < h; y++ {
+			row := block[y*rowBytes : (y+1)*rowBytes]
+			if predictor == 2 {
+				undoHorizontalPredictor(row, int(spp), int(elem), bo)
+			}
+			if bits == 1 {
+				for x := uint64(0); x < bw; x++ {
+					rowVals[x] = float64(row[x/8] >> (7 - x%8) & 1)
+				}
+			} else {
+				convert(rowVals, row, dt, bo)
+			}
+			cols := min(bw, w-bx)
+			dst := v.Data[((by+y)*w+bx)*spp:]
+			copy(dst[:cols*spp], rowVals[:cols*spp])
+		}
+	}
+	if photometric == 3 && o.ExpandPalette {
+		if err := expandTIFFPalette(v, ifd[tagColorMap], bits); err != nil {
+			return nil, err
+		}
+	}
+	return v, nil
+}
+
+// expandTIFFPalette replaces indices with the colour map's RGB, each 16-bit
+// entry reduced to its high byte.
+func expandTIFFPalette(v *volume.Volume, cmap []uint64, bits uint64) error {
+	if v.NumChannels() != 1 || bits > 16 {
+		return fmt.Errorf("palette image with %d samples of %d bits is not supported", v.NumChannels(), bits)
+	}
+	ncol := 1 << bits
+	if len(cmap) != 3*ncol {
+		return fmt.Errorf("ColorMap has %d entries, want %d", len(cmap), 3*ncol)
+	}
+	out := make([]float64, 3*len(v.Data))
+	for i, idx := range v.Data {
+		k := int(idx)
+		for c := 0; c < 3; c++ {
+			out[3*i+c] = float64(cmap[c*ncol+k] >> 8)
+		}
+	}
+	v.Data, v.Channels, v.DType = out, 3, volume.Uint8
+	return nil
+}
+
+// tiffDecompress fills dst from the compressed block src; a block that
+// decodes to fewer bytes than dst is an error.
+func tiffDecompress(dst, src []byte, compression uint64) error {
+	var r io.Reader
+	switch compression {
+	case 1:
+		if len(src) < len(dst) {
+			return fmt.Errorf("truncated: %d bytes, want %d", len(src), len(dst))
+		}
+		copy(dst, src)
+		return nil
+	case 32773:
+		return unpackBits(dst, src)
+	case 5:
+		lr := lzw.NewReader(bytes.NewReader(src), lzw.MSB, 8)
+		defer lr.Close()
+		r = lr
+	default:
+		zr, err := zlib.NewReader(bytes.NewReader(src))
+		if err != nil {
+			return fmt.Errorf("deflate: %w", err)
+		}
+		defer zr.Close()
+		r = zr
+	}
+	if k, err := io.ReadFull(r, dst); err != nil {
+		return fmt.Errorf("decompressed %d of %d bytes: %w", k, len(dst), err)
+	}
+	return nil
+}
+
+// unpackBits decodes PackBits runs from src into dst.
+func unpackBits(dst, src []byte) error {
+	o, i := 0, 0
+	for o < len(dst) {
+		if i >= len(src) {
+			return fmt.Errorf("packbits: truncated after %d of %d bytes", o, len(dst))
+		}
+		n := int(int8(src[i]))
+		i++
+		switch {
+		case n >= 0:
+			cnt := n + 1
+			if i+cnt > len(src) || o+cnt > len(dst) {
+				return errors.New("packbits: literal run overflows")
+			}
+			copy(dst[o:], src[i:i+cnt])
+			i += cnt
+			o += cnt
+		case n != -128:
+			cnt := 1 - n
+			if i >= len(src) || o+cnt > len(dst) {
+				return errors.New("packbits: repeat run overflows")
+			}
+			for k := 0; k < cnt; k++ {
+				dst[o+k] = src[i]
+			}
+			i++
+			o += cnt
+		}
+	}
+	return nil
+}
+
+// undoHorizontalPredictor integrates a row of differences in place.
+func undoHorizontalPredictor(row []byte, spp, elem int, bo binary.ByteOrder) {
+	stride := spp * elem
+	switch elem {
+	case 1:
+		for i := spp; i < len(row); i++ {
+			row[i] += row[i-spp]
+		}
+	case 2:
+		for i := stride; i+2 <= len(row); i += 2 {
+			bo.PutUint16(row[i:], bo.Uint16(row[i:])+bo.Uint16(row[i-stride:]))
+		}
+	case 4:
+		for i := stride; i+4 <= len(row); i += 4 {
+			bo.PutUint32(row[i:], bo.Uint32(row[i:])+bo.Uint32(row[i-stride:]))
+		}
+	case 8:
+		for i := stride; i+8 <= len(row); i += 8 {
+			bo.PutUint64(row[i:], bo.Uint64(row[i:])+bo.Uint64(row[i-stride:]))
+		}
+	}
+}
+
+// tiffFormat returns BitsPerSample and SampleFormat for dt.
+func tiffFormat(dt volume.DType) (bits, format uint16, err error) {
+	size, err := elemSize(dt)
+	if err != nil {
+		return 0, 0, err
+	}
+	switch {
+	case dt == volume.Float32 || dt == volume.Float64:
+		format = 3
+	case dt == volume.Int8 || dt == volume.Int16 || dt == volume.Int32 || dt == volume.Int64:
+		format = 2
+	default:
+		format = 1
+	}
+	return uint16(size * 8), format, nil
+}
+
+// WriteTIFFFile writes v to path as TIFF; see WriteTIFF.
+func WriteTIFFFile(path string, v *volume.Volume, dt volume.DType) error {
+	var buf bytes.Buffer
+	if err := WriteTIFF(&buf, v, dt); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return os.WriteFile(path, buf.Bytes(), 0o644)
+}
+
+// WriteTIFF encodes v as an uncompressed little-endian TIFF with elements
+// of type dt (v.DType when empty): one page per slice along axis 2, one strip
+// per page, 1 channel → BlackIsZero, 3 → RGB, 4 → RGB + unassociated alpha
+// (2 channels: gray + alpha). SampleFormat records signed and float types.
+// Integer types need whole in-range samples.
+func WriteTIFF(w io.Writer, v *volume.Volume, dt volume.DType) error {
+	if err := checkVolume(v); err != nil {
+		return err
+	}
+	if dt == "" {
+		dt = v.DType
+	}
+	bits, format, err := tiffFormat(dt)
+	if err != nil {
+		return fmt.Errorf("tiff: %w", err)
+	}
+	nc := v.NumChannels()
+	if nc > 4 {
+		return fmt.Errorf("tiff: %d channels, want 1 to 4", nc)
+	}
+	data, err := encodeSamples(v.Data, dt, binary.LittleEndian)
+	if err != nil {
+		return fmt.Errorf("tiff: %w", err)
+	}
+	le := binary.LittleEndian
+	pageBytes := len(data) / v.Shape[2]
+	type entry struct {
+		tag, typ uint16
+		vals     []uint32
+	}
+	var out bytes.Buffer
+	out.Write([]byte("II*\x00\x00\x00\x00\x00"))
+	prevNext := 4 // where to patch the offset of the next IFD
+	for p := 0; p < v.Shape[2]; p++ {
+		dataOff := out.Len()
+		out.Write(data[p*pageBytes : (p+1)*pageBytes])
+		if out.Len()%2 == 1 {
+			out.WriteByte(0)
+		}
+		photometric := uint32(1)
+		if nc >= 3 {
+			photometric = 2
+		}
+		bitsVals := make([]uint32, nc)
+		fmtVals := make([]uint32, nc)
+		for i := range bitsVals {
+			bitsVals[i], fmtVals[i] = uint32(bits), uint32(format)
+		}
+		entries := []entry{
+			{tagImageWidth, 4, []uint32{uint32(v.Shape[0])}},
+			{tagImageLength, 4, []uint32{uint32(v.Shape[1])}},
+			{tagBitsPerSample, 3, bitsVals},
+			{tagCompression, 3, []uint32{1}},
+			{tagPhotometric, 3, []uint32{photometric}},
+			{tagStripOffsets, 4, []uint32{uint32(dataOff)}},
+			{tagSamplesPerPixel, 3, []uint32{uint32(nc)}},
+			{tagRowsPerStrip, 4, []uint32{uint32(v.Shape[1])}},
+			{tagStripByteCounts, 4, []uint32{uint32(pageBytes)}},
+			{tagPlanarConfig, 3, []uint32{1}},
+		}
+		if nc == 2 || nc == 4 {
+			entries = append(entries, entry{tagExtraSamples, 3, []uint32{2}})
+		}
+		entries = append(entries, entry{tagSampleFormat, 3, fmtVals})
+		// Out-of-line values go before the IFD.
+		extOff := make([]int, len(entries))
+		for i, e := range entries {
+			size := 2
+			if e.typ == 4 {
+				size = 4
+			}
+			if size*len(e.vals) > 4 {
+				extOff[i] = out.Len()
+				for _, x := range e.vals {
+					if size == 2 {
+						binary.Write(&out, le, uint16(x))
+					} else {
+						binary.Write(&out, le, x)
+					}
+				}
+			}
+		}
+		if out.Len()%2 == 1 {
+			out.WriteByte(0)
+		}
+		ifdOff := out.Len()
+		if int64(ifdOff) > math.MaxUint32 {
+			return errors.New("tiff: image larger than 4 GiB needs BigTIFF, not supported")
+		}
+		le.PutUint32(out.Bytes()[prevNext:], uint32(ifdOff))
+		binary.Write(&out, le, uint16(len(entries)))
+		for i, e := range entries {
+			binary.Write(&out, le, e.tag)
+			binary.Write(&out, le, e.typ)
+			binary.Write(&out, le, uint32(len(e.vals)))
+			var val [4]byte
+			if extOff[i] != 0 {
+				le.PutUint32(val[:], uint32(extOff[i]))
+			} else if e.typ == 3 {
+				for k, x := range e.vals {
+					le.PutUint16(val[2*k:], uint16(x))
+				}
+			} else {
+				le.PutUint32(val[:], e.vals[0])
+			}
+			out.Write(val[:])
+		}
+		prevNext = out.Len()
+		out.Write([]byte{0, 0, 0, 0})
+	}
+	_, err = w.Write(out.Bytes())
+	return err
+}
