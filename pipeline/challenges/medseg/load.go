@@ -33,9 +33,11 @@ type Loaded struct {
 //     axes 0 and 1 exchanged. 4-D images keep their first volume.
 //   - anything else (DICOM included): invalid.
 //
-// maxBytes bounds the decoded size. Every failure is an *InvalidSubmission
-// naming rel and field.
-func Load(root, rel, field string, maxBytes int64) (*Loaded, error) {
+// With asReference false the image is returned as decoded (storage order
+// of the file, true spacing), as SimpleITK-based official evaluations see
+// it. maxBytes bounds the decoded size. Every failure is an
+// *InvalidSubmission naming rel and field.
+func Load(root, rel, field string, maxBytes int64, asReference bool) (*Loaded, error) {
 	lower := strings.ToLower(rel)
 	var format imageio.Format
 	switch {
@@ -75,6 +77,9 @@ func Load(root, rel, field string, maxBytes int64) (*Loaded, error) {
 	}
 	if v.NumChannels() != 1 {
 		return nil, challenge.Invalidf(rel, field, "%d channels per voxel, want a single-channel mask", v.NumChannels())
+	}
+	if !asReference {
+		return &Loaded{Volume: v, Format: format}, nil
 	}
 	if format == imageio.FormatNIfTI {
 		v = SwapXY(v)

@@ -1,0 +1,227 @@
+package panthercommon
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"path/filepath"
+	"sort"
+
+	"github.com/rexmle/rexmle/metrics/distance"
+	"github.com/rexmle/rexmle/metrics/overlap"
+	"github.com/rexmle/rexmle/metrics/resample"
+	"github.com/rexmle/rexmle/metrics/volume"
+	"github.com/rexmle/rexmle/pipeline/challenge"
+	"github.com/rexmle/rexmle/pipeline/challenges/medseg"
+)
+
+// Submission column names.
+const (
+	colID   = "image_id"
+	colPath = "predicted_mask_path"
+)
+
+// Tolerance is the surface-Dice tolerance in mm.
+const Tolerance = 5.0
+
+// CaseValues are the per-case values the reference computes.
+type CaseValues struct {
+	DSC, MSD, HD95, MASD float64
+	Burden               float64 // |(|P|−|G|)|·v, mm³
+}
+
+// numpyDiagonal is sqrt((n0·s0)² + (n1·s1)² + (n2·s2)²) over numpy axes
+// (storage axes 2, 1, 0), summed in that order.
+func numpyDiagonal(g volume.Grid) float64 {
+	var s float64
+	for a := 2; a >= 0; a-- {
+		d := float64(g.Shape[a]) * g.Spacing[a]
+		s += d * d
+	}
+	return math.Sqrt(s)
+}
+
+// numpyVoxelVolume is s0·s1·s2 over numpy axes (storage axes 2, 1, 0).
+func numpyVoxelVolume(g volume.Grid) float64 {
+	return g.Spacing[2] * g.Spacing[1] * g.Spacing[0]
+}
+
+// Score computes the PANTHER case metrics of boolean masks on grid g, whose
+// Spacing is the spacing the grader pairs with each storage axis.
+//
+// A prediction with no voxel or every voxel set gets the penalty dsc 0,
+// msd 0, hd95 = masd = the physical diagonal of the grid, burden |G|·v (even
+// when the GT is empty too). Otherwise: dsc = 2|G∩P|/(|G|+|P|); DeepMind
+// surface distances between G and P give msd (surface Dice at 5 mm), hd95
+// (max of the two area-weighted 95th percentiles; +Inf when one side has no
+// surface) and masd (mean of the two area-weighted mean distances; NaN when
+// a side is empty); burden = |(|P|·v − |G|·v)|.
+func Score(pred, truth []bool, g volume.Grid) (CaseValues, error) {
+	counts, err := overlap.Confusion(pred, truth)
+	if err != nil {
+		return CaseValues{}, err
+	}
+	v := numpyVoxelVolume(g)
+	np, ng := counts.Pred(), counts.Truth()
+	if np == 0 || np == len(pred) {
+		d := numpyDiagonal(g)
+		return CaseValues{DSC: 0, MSD: 0, HD95: d, MASD: d, Burden: float64(ng) * v}, nil
+	}
+	sd, err := distance.DeepMindSurfaceDistances(truth, pred, g)
+	if err != nil {
+		return CaseValues{}, err
+	}
+	diff := float64(np)*v - float64(ng)*v
+	return CaseValues{
+		DSC:    counts.Dice(math.NaN()),
+		MSD:    sd.SurfaceDice(Tolerance),
+		HD95:   sd.RobustHausdorff(95),
+		MASD:   sd.MeanAverageSurfaceDistance(),
+		Burden: math.Sqrt(diff * diff),
+	}, nil
+}
+
+// PredictionMask applies the reference's value rules to a prediction's
+// samples: values {0}, {0,1} or {1} → non-zero is tumour; 1 and 2 both
+// present → value 1 is tumour; exactly two values one of which is 0 → > 0
+// is tumour; anything else is an error naming the values found.
+func PredictionMask(data []float64) ([]bool, error) {
+	seen := map[float64]bool{}
+	for _, x := range data {
+		if !seen[x] {
+			if len(seen) >= 16 {
+				return nil, fmt.Errorf("more than 16 distinct values; want a binary mask (0/1)")
+			}
+			seen[x] = true
+		}
+	}
+	u := make([]float64, 0, len(seen))
+	for x := range seen {
+		u = append(u, x)
+	}
+	sort.Float64s(u)
+	test := func(keep func(float64) bool) []bool {
+		m := make([]bool, len(data))
+		for i, x := range data {
+			m[i] = keep(x)
+		}
+		return m
+	}
+	binary := (len(u) == 1 && (u[0] == 0 || u[0] == 1)) || (len(u) == 2 && u[0] == 0 && u[1] == 1)
+	switch {
+	case binary:
+		return test(func(x float64) bool { return x != 0 }), nil
+	case seen[1] && seen[2]:
+		return test(func(x float64) bool { return x == 1 }), nil
+	case len(u) == 2 && seen[0]:
+		return test(func(x float64) bool { return x > 0 }), nil
+	}
+	return nil, fmt.Errorf("mask values %v: want {0, 1} (or two values one of which is 0, or labels including 1 = tumour and 2)", u)
+}
+
+// Grade implements challenge.Challenge.
+func (c Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mode challenge.Mode) (*challenge.Result, error) {
+	ids, labelPaths, err := medseg.Answers(privateDir, colID, "label_path")
+	if err != nil {
+		return nil, err
+	}
+	rows, err := medseg.ReadSubmission(submissionDir, colID, colPath, ids, medseg.IDKeys)
+	if err != nil {
+		return nil, err
+	}
+	keys := medseg.IDKeys(ids)
+	gtPath := map[string]string{}
+	for i, k := range keys {
+		gtPath[k] = filepath.Join(privateDir, filepath.FromSlash(labelPaths[i]))
+	}
+	vals := make([]CaseValues, len(rows))
+	notes := make([]string, len(rows))
+	err = medseg.ForEach(ctx, len(rows), func(i int) error {
+		v, note, err := gradeRow(submissionDir, gtPath[rows[i].Key], rows[i], mode)
+		vals[i], notes[i] = v, note
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	res := &challenge.Result{Mode: mode}
+	var sum CaseValues
+	var sq float64
+	for i, v := range vals {
+		sum.DSC += v.DSC
+		sum.MSD += v.MSD
+		sum.HD95 += v.HD95
+		sum.MASD += v.MASD
+		sq += v.Burden * v.Burden
+		res.Cases = append(res.Cases, challenge.Case{ID: rows[i].ID, Values: map[string]float64{
+			MetricDSC: v.DSC, MetricMSD: v.MSD, MetricHD95: v.HD95, MetricMASD: v.MASD, CaseBurden: v.Burden,
+		}})
+		if notes[i] != "" {
+			res.Notes = append(res.Notes, notes[i])
+		}
+	}
+	n := float64(len(vals))
+	res.Set(MetricDSC, sum.DSC/n)
+	res.Set(MetricMSD, sum.MSD/n)
+	res.Set(MetricHD95, sum.HD95/n)
+	res.Set(MetricMASD, sum.MASD/n)
+	res.Set(MetricRMSE, math.Sqrt(sq/n))
+	return res, nil
+}
+
+func gradeRow(submissionDir, gtFile string, row medseg.Row, mode challenge.Mode) (CaseValues, string, error) {
+	gt, err := medseg.LoadAnswer(gtFile)
+	if err != nil {
+		return CaseValues{}, "", err
+	}
+	official := mode == challenge.Official
+	limit := max(int64(gt.Len())*8*64, 256<<20)
+	pred, err := medseg.Load(submissionDir, row.Path, colPath, limit, !official)
+	if err != nil {
+		return CaseValues{}, "", err
+	}
+	for i, x := range pred.Data {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return CaseValues{}, "", challenge.Invalidf(row.Path, colPath, "row %d (%s): voxel %d is %v; masks must be finite", row.Line, row.ID, i, x)
+		}
+	}
+	note := ""
+	data := pred.Data
+	g := gt.Grid
+	if official {
+		if !pred.SameShape(gt.Grid) {
+			return CaseValues{}, "", challenge.Invalidf(row.Path, colPath, "row %d (%s): mask shape %v (x, y, z) differs from the image's %v", row.Line, row.ID, pred.Shape, gt.Shape)
+		}
+		for a := 0; a < 3; a++ {
+			if math.Abs(pred.Spacing[a]-gt.Spacing[a]) > 1e-5*math.Max(1, gt.Spacing[a]) {
+				return CaseValues{}, "", challenge.Invalidf(row.Path, colPath, "row %d (%s): mask spacing %v (x, y, z) differs from the image's %v", row.Line, row.ID, pred.Spacing, gt.Spacing)
+			}
+		}
+		// The organisers' script pairs SimpleITK's (sx, sy, sz) with the (z, y, x) array.
+		g.Spacing = [3]float64{gt.Spacing[2], gt.Spacing[1], gt.Spacing[0]}
+	} else {
+		if !pred.SameShape(gt.Grid) {
+			data, err = resample.Zoom(pred.Data, pred.Shape, gt.Shape)
+			if err != nil {
+				return CaseValues{}, "", challenge.Invalidf(row.Path, colPath, "row %d (%s): cannot resize shape %v to %v: %v", row.Line, row.ID, pred.Shape, gt.Shape, err)
+			}
+			note = fmt.Sprintf("%s: prediction shape %v resized to the GT shape %v by nearest-neighbour zoom (order 0)", row.ID, pred.Shape, gt.Shape)
+		}
+		g.Spacing = pred.Spacing // the prediction's, x/y swapped by the loader
+	}
+	pm, err := PredictionMask(data)
+	if err != nil {
+		return CaseValues{}, "", challenge.Invalidf(row.Path, colPath, "row %d (%s): %v", row.Line, row.ID, err)
+	}
+	var truth []bool
+	if official {
+		truth = gt.Mask()
+	} else {
+		truth = gt.LabelMask(1)
+	}
+	v, err := Score(pm, truth, g)
+	if err != nil {
+		return CaseValues{}, "", fmt.Errorf("score %s: %w", row.ID, err)
+	}
+	return v, note, nil
+}
