@@ -1,0 +1,53 @@
+//go:build mage
+
+// The rexmle pipeline: fetch → prepare → run → grade → rank → judge → report.
+// Options come from environment variables (see README.md): REXMLE_CONFIG,
+// REXMLE_PROFILE, REXMLE_CHALLENGES, REXMLE_MODE, REXMLE_FORCE, REXMLE_DRY_RUN.
+package main
+
+import (
+	"context"
+
+	"github.com/magefile/mage/mg"
+	"github.com/magefile/mage/sh"
+
+	"github.com/rexmle/rexmle/pipeline/stages"
+)
+
+// Default is what `mage` with no target runs.
+var Default = All
+
+// Fetch downloads the challenges' raw data from their sources of record, verified and resumable (REXMLE_DRY_RUN=1 lists the plan).
+func Fetch(ctx context.Context) error { return stages.Fetch(ctx, stages.FromEnv()) }
+
+// Prepare builds each challenge's public and private data (synthetic data on the demo profile).
+func Prepare(ctx context.Context) error { return stages.Prepare(ctx, stages.FromEnv()) }
+
+// Run runs the profile's agents on every prepared challenge, with GPU telemetry where available.
+func Run(ctx context.Context) error { return stages.Run(ctx, stages.FromEnv()) }
+
+// Grade grades every submission under results/runs that has no grade yet.
+func Grade(ctx context.Context) error { return stages.Grade(ctx, stages.FromEnv()) }
+
+// GradeOne grades one submission folder against a prepared challenge and prints the result as JSON.
+func GradeOne(ctx context.Context, challenge, submissionDir string) error {
+	return stages.GradeOne(ctx, stages.FromEnv(), challenge, submissionDir)
+}
+
+// Rank ranks every run against the human leaderboards, writes the CSV exports and checks the paper's tables.
+func Rank(ctx context.Context) error { return stages.Rank(ctx, stages.FromEnv()) }
+
+// Judge scores the agents' logs against the 13 winning strategies.
+func Judge(ctx context.Context) error { return stages.Judge(ctx, stages.FromEnv()) }
+
+// Report generates the static results site.
+func Report(ctx context.Context) error { return stages.Report(ctx, stages.FromEnv()) }
+
+// All runs every stage on the active profile (offline demo by default).
+func All(ctx context.Context) error {
+	mg.SerialCtxDeps(ctx, Prepare, Run, Grade, Rank, Judge, Report)
+	return stages.Summary(ctx, stages.FromEnv())
+}
+
+// Test runs the test suite (the same command as CI).
+func Test() error { return sh.RunV("go", "test", "./...") }

@@ -1,0 +1,420 @@
+package stages
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rexmle/rexmle/metrics/num"
+	"github.com/rexmle/rexmle/pipeline/challenge"
+	_ "github.com/rexmle/rexmle/pipeline/challenges/all" // every challenge registers itself
+	"github.com/rexmle/rexmle/pipeline/config"
+	"github.com/rexmle/rexmle/pipeline/rank"
+	"github.com/rexmle/rexmle/pipeline/store"
+)
+
+// Submission is one agent run's submission folder found under results/runs:
+// results/runs/<group>/<challenge>/<agent>/seed-<n>/submission.
+type Submission struct {
+	RunID     string // <group>/<challenge>/<agent>/seed-<n>
+	Group     string
+	Challenge string
+	Agent     string
+	Seed      int
+	Dir       string // the run folder
+}
+
+// SubmissionDir is the folder the grader reads.
+func (s Submission) SubmissionDir() string { return filepath.Join(s.Dir, "submission") }
+
+// DiscoverSubmissions lists the run folders under root that hold a submission folder.
+func DiscoverSubmissions(root string) ([]Submission, error) {
+	var out []Submission
+	groups, err := os.ReadDir(root)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, g := range groups {
+		if !g.IsDir() {
+			continue
+		}
+		matches, _ := filepath.Glob(filepath.Join(root, g.Name(), "*", "*", "seed-*", "submission"))
+		for _, m := range matches {
+			runDir := filepath.Dir(m)
+			seed, err := strconv.Atoi(strings.TrimPrefix(filepath.Base(runDir), "seed-"))
+			if err != nil {
+				continue
+			}
+			agent := filepath.Base(filepath.Dir(runDir))
+			ch := filepath.Base(filepath.Dir(filepath.Dir(runDir)))
+			out = append(out, Submission{RunID: strings.Join([]string{g.Name(), ch, agent, "seed-" + strconv.Itoa(seed)}, "/"),
+				Group: g.Name(), Challenge: ch, Agent: agent, Seed: seed, Dir: runDir})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].RunID < out[j].RunID })
+	return out, nil
+}
+
+// GradeLine is one line of results/grades.jsonl and gradeOne's output.
+type GradeLine struct {
+	RunID       string             `json:"run_id,omitempty"`
+	Challenge   string             `json:"challenge"`
+	Agent       string             `json:"agent,omitempty"`
+	Mode        string             `json:"mode"`
+	Valid       bool               `json:"valid"`
+	Error       string             `json:"error,omitempty"`
+	Metrics     map[string]float64 `json:"metrics,omitempty"`
+	Positions   map[string]int     `json:"positions,omitempty"`
+	MeanRank    *float64           `json:"mean_rank,omitempty"`
+	Percentile  *float64           `json:"percentile,omitempty"`
+	OtherMode   map[string]float64 `json:"other_mode_differences,omitempty"` // metric values that differ in the other mode
+	Notes       []string           `json:"notes,omitempty"`
+	GraderMS    float64            `json:"grader_ms"`
+	Submission  string             `json:"submission"`
+	SubmitHash  string             `json:"submission_sha256,omitempty"`
+	GradedAt    string             `json:"graded_at"`
+	cases       []challenge.Case
+	raw         map[string]float64
+	otherRaw    map[string]float64
+	otherModeID challenge.Mode
+	rank        *rank.Result
+}
+
+// treeHash is one hash over a folder's file names and contents.
+func treeHash(dir string) (string, error) {
+	files, err := challenge.HashTree(dir)
+	if err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	for _, k := range challenge.SortedKeys(files) {
+		fmt.Fprintf(h, "%s\x00%s\n", k, files[k])
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// gradeFolder grades dir in mode (and the other mode, to record differences)
+// and ranks the result on the challenge's leaderboard.
+func gradeFolder(ctx context.Context, c challenge.Challenge, cc *config.Challenge, dir, privateDir string, mode challenge.Mode) *GradeLine {
+	line := &GradeLine{Challenge: c.ID(), Mode: string(mode), Submission: dir, GradedAt: store.Now()}
+	if h, err := treeHash(dir); err == nil {
+		line.SubmitHash = h
+	}
+	start := time.Now()
+	res, err := challenge.SafeGrade(ctx, c, dir, privateDir, mode)
+	line.GraderMS = float64(time.Since(start).Microseconds()) / 1000
+	if err != nil {
+		line.Error = err.Error()
+		var ge *challenge.GraderError
+		if errors.As(err, &ge) {
+			line.Error += "\n" + ge.Stack
+		}
+		return line
+	}
+	line.Valid = true
+	line.raw = res.Values
+	line.Metrics = res.Rounded()
+	line.Notes = res.Notes
+	line.cases = res.Cases
+	other := challenge.Official
+	if mode == challenge.Official {
+		other = challenge.Reference
+	}
+	if ores, err := challenge.SafeGrade(ctx, c, dir, privateDir, other); err == nil {
+		line.otherModeID = other
+		line.otherRaw = ores.Values
+		for k, v := range ores.Rounded() {
+			if mv, ok := line.Metrics[k]; !ok || (mv != v && !(math.IsNaN(mv) && math.IsNaN(v))) {
+				if line.OtherMode == nil {
+					line.OtherMode = map[string]float64{}
+				}
+				line.OtherMode[k] = v
+			}
+		}
+	}
+	if cc != nil {
+		r := rank.Rank(cc.Board(), res.Values)
+		line.rank = &r
+		line.Positions = r.Positions
+		if r.Status == rank.OK {
+			mr, pct := num.Round5(r.MeanRank), num.Round5(r.Percentile)
+			line.MeanRank, line.Percentile = &mr, &pct
+		}
+	}
+	return line
+}
+
+// jsonSafe replaces NaN/Inf (which JSON cannot carry) by nil-able pointers: we drop them.
+func (l *GradeLine) marshal() ([]byte, error) {
+	clean := func(m map[string]float64) map[string]float64 {
+		out := map[string]float64{}
+		for k, v := range m {
+			if !math.IsNaN(v) && !math.IsInf(v, 0) {
+				out[k] = v
+			}
+		}
+		return out
+	}
+	cp := *l
+	if cp.Metrics != nil {
+		cp.Metrics = clean(cp.Metrics)
+	}
+	if cp.OtherMode != nil {
+		cp.OtherMode = clean(cp.OtherMode)
+	}
+	return json.Marshal(&cp)
+}
+
+// GradeOne grades one submission folder and prints its JSON line.
+func GradeOne(ctx context.Context, o Options, challengeID, dir string) error {
+	e, err := load(o)
+	if err != nil {
+		return err
+	}
+	c, ok := challenge.Lookup(challengeID)
+	if !ok {
+		return fmt.Errorf("gradeOne: unknown challenge %q (registered: %s)", challengeID, strings.Join(challenge.IDs(), ", "))
+	}
+	cc, _ := e.b.Challenge(challengeID)
+	priv := filepath.Join(e.b.Path(e.b.Paths.Data), challengeID, "private")
+	if _, err := os.Stat(priv); err != nil {
+		return fmt.Errorf("gradeOne %s: no prepared answers at %s: run `go run mage.go prepare` first (REXMLE_CHALLENGES=%s)", challengeID, rel(priv), challengeID)
+	}
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return fmt.Errorf("gradeOne %s: submission folder %s: not a folder", challengeID, dir)
+	}
+	mode, err := challenge.ParseMode(e.opt.Mode)
+	if err != nil {
+		return err
+	}
+	line := gradeFolder(ctx, c, cc, dir, priv, mode)
+	b, err := line.marshal()
+	if err != nil {
+		return err
+	}
+	fmt.Println(string(b))
+	if !line.Valid {
+		return fmt.Errorf("gradeOne %s: submission is not valid", challengeID)
+	}
+	return nil
+}
+
+// Grade grades every submission under the runs folder whose submission has
+// no grade yet for the mode, or changed since.
+func Grade(ctx context.Context, o Options) error {
+	e, err := load(o)
+	if err != nil {
+		return err
+	}
+	mode, err := challenge.ParseMode(e.opt.Mode)
+	if err != nil {
+		return err
+	}
+	subs, err := DiscoverSubmissions(e.b.Path(e.b.Paths.Runs))
+	if err != nil {
+		return fmt.Errorf("grade: %w", err)
+	}
+	want := map[string]bool{}
+	for _, c := range e.challenges {
+		want[c.ID] = true
+	}
+	st, err := e.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if err := st.Tx(ctx, func(tx *sql.Tx) error { return store.SyncChallenges(ctx, tx, e.b.Challenges) }); err != nil {
+		return err
+	}
+	var todo []Submission
+	for _, s := range subs {
+		if !want[s.Challenge] {
+			continue
+		}
+		if !e.opt.Force {
+			var hash, m string
+			err := st.DB.QueryRowContext(ctx, `SELECT submission_hash, mode FROM grades WHERE run_id=?`, s.RunID).Scan(&hash, &m)
+			if err == nil && m == string(mode) {
+				if h, _ := treeHash(s.SubmissionDir()); h == hash {
+					continue
+				}
+			}
+		}
+		todo = append(todo, s)
+	}
+	if len(todo) == 0 {
+		fmt.Printf("grade: nothing to grade (%d submissions, all graded)\n", len(subs))
+		return nil
+	}
+	workers := e.b.Grading.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	jsonl := filepath.Join(e.b.Path(e.b.Paths.Results), "grades.jsonl")
+	if err := os.MkdirAll(filepath.Dir(jsonl), 0o755); err != nil {
+		return err
+	}
+	jf, err := os.OpenFile(jsonl, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	defer jf.Close()
+	bar := newProgress("grade", len(todo))
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, workers)
+	var failures []string
+	for _, s := range todo {
+		if ctx.Err() != nil {
+			break
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(s Submission) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			line := gradeSubmission(ctx, e, s, mode)
+			err := saveGrade(ctx, st, e, s, line)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				failures = append(failures, fmt.Sprintf("%s: store: %v", s.RunID, err))
+			} else if !line.Valid {
+				failures = append(failures, fmt.Sprintf("%s: %s", s.RunID, firstLine(line.Error)))
+			}
+			if b, err := line.marshal(); err == nil {
+				jf.Write(append(b, '\n'))
+			}
+			bar.step(s.RunID, line.Valid)
+		}(s)
+	}
+	wg.Wait()
+	bar.finish()
+	fmt.Printf("grade: %d graded, %d invalid or failed (mode %s); lines appended to %s\n", len(todo)-len(failures), len(failures), mode, rel(jsonl))
+	for _, f := range failures {
+		fmt.Println("  " + f)
+	}
+	return ctx.Err()
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+func gradeSubmission(ctx context.Context, e *env, s Submission, mode challenge.Mode) *GradeLine {
+	c, ok := challenge.Lookup(s.Challenge)
+	if !ok {
+		return &GradeLine{RunID: s.RunID, Challenge: s.Challenge, Agent: s.Agent, Mode: string(mode), Error: "no grader registered for challenge " + s.Challenge, GradedAt: store.Now()}
+	}
+	cc, _ := e.b.Challenge(s.Challenge)
+	priv := filepath.Join(e.b.Path(e.b.Paths.Data), s.Challenge, "private")
+	if _, err := os.Stat(priv); err != nil {
+		return &GradeLine{RunID: s.RunID, Challenge: s.Challenge, Agent: s.Agent, Mode: string(mode), Error: "challenge not prepared: run mage prepare", GradedAt: store.Now()}
+	}
+	line := gradeFolder(ctx, c, cc, s.SubmissionDir(), priv, mode)
+	line.RunID, line.Agent = s.RunID, s.Agent
+	return line
+}
+
+// runMeta is the part of run.json the grade stage reads.
+type runMeta struct {
+	Backend string `json:"backend"`
+	Setting string `json:"setting"`
+	Status  string `json:"status"`
+	Start   string `json:"started_at"`
+	End     string `json:"ended_at"`
+}
+
+func saveGrade(ctx context.Context, st *store.Store, e *env, s Submission, line *GradeLine) error {
+	var meta runMeta
+	if b, err := os.ReadFile(filepath.Join(s.Dir, "run.json")); err == nil {
+		json.Unmarshal(b, &meta)
+	}
+	if meta.Backend == "" {
+		if a, ok := e.b.Agent(s.Agent); ok {
+			meta.Backend = a.Backend
+		} else {
+			meta.Backend = "unknown"
+		}
+	}
+	if meta.Setting == "" {
+		meta.Setting = e.profile.Setting
+	}
+	status := "done"
+	if !line.Valid {
+		status = "invalid"
+	}
+	return st.Tx(ctx, func(tx *sql.Tx) error {
+		if err := store.PutRun(ctx, tx, store.Run{ID: s.RunID, Source: s.Group, Setting: meta.Setting, Backend: meta.Backend,
+			Challenge: s.Challenge, Agent: s.Agent, Seed: s.Seed, Status: status, Detail: firstLine(line.Error),
+			SubmissionDir: s.SubmissionDir(), StartedAt: meta.Start, EndedAt: meta.End}); err != nil {
+			return err
+		}
+		vals := line.raw
+		if vals == nil {
+			vals = map[string]float64{}
+		}
+		if err := store.PutMetricValues(ctx, tx, s.RunID, vals); err != nil {
+			return err
+		}
+		valid := 0
+		if line.Valid {
+			valid = 1
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO grades(run_id, mode, valid, error, submission_hash, grader_ms, graded_at, notes) VALUES (?,?,?,?,?,?,?,?)`,
+			s.RunID, line.Mode, valid, line.Error, line.SubmitHash, line.GraderMS, line.GradedAt, strings.Join(line.Notes, "\n")); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM case_values WHERE run_id=?`, s.RunID); err != nil {
+			return err
+		}
+		for _, cs := range line.cases {
+			for k, v := range cs.Values {
+				var val any = v
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					val = nil
+				}
+				if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO case_values(run_id, case_id, metric, value) VALUES (?,?,?,?)`, s.RunID, cs.ID, k, val); err != nil {
+					return err
+				}
+			}
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM mode_values WHERE run_id=?`, s.RunID); err != nil {
+			return err
+		}
+		for k, v := range line.otherRaw {
+			var val any = v
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				val = nil
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO mode_values(run_id, mode, metric, value) VALUES (?,?,?,?)`, s.RunID, string(line.otherModeID), k, val); err != nil {
+				return err
+			}
+		}
+		if line.rank != nil {
+			return store.PutRank(ctx, tx, s.RunID, *line.rank)
+		}
+		_, err := tx.ExecContext(ctx, `DELETE FROM ranks WHERE run_id=?`, s.RunID)
+		return err
+	})
+}

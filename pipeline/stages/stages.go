@@ -1,0 +1,157 @@
+// Package stages wires the pipeline's stages for the Mage targets: it reads
+// the options from the environment, loads the configuration, opens the
+// store and calls into the stage packages. Every target is one call here.
+package stages
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/rexmle/rexmle/pipeline/config"
+	"github.com/rexmle/rexmle/pipeline/rankstage"
+	"github.com/rexmle/rexmle/pipeline/store"
+)
+
+// Options are the settings a user gives through environment variables.
+type Options struct {
+	Config     string   // REXMLE_CONFIG, default benchmark.toml
+	Profile    string   // REXMLE_PROFILE, default demo
+	Challenges []string // REXMLE_CHALLENGES, comma-separated; empty = the profile's or all
+	Mode       string   // REXMLE_MODE: reference or official; default from config
+	Force      bool     // REXMLE_FORCE=1: redo work that is up to date
+	DryRun     bool     // REXMLE_DRY_RUN=1: say what would be done
+}
+
+// FromEnv reads the options.
+func FromEnv() Options {
+	o := Options{
+		Config:  os.Getenv("REXMLE_CONFIG"),
+		Profile: os.Getenv("REXMLE_PROFILE"),
+		Mode:    os.Getenv("REXMLE_MODE"),
+		Force:   truthy(os.Getenv("REXMLE_FORCE")),
+		DryRun:  truthy(os.Getenv("REXMLE_DRY_RUN")),
+	}
+	if o.Config == "" {
+		o.Config = "benchmark.toml"
+	}
+	if o.Profile == "" {
+		o.Profile = "demo"
+	}
+	if s := os.Getenv("REXMLE_CHALLENGES"); s != "" {
+		for _, id := range strings.Split(s, ",") {
+			if id = strings.TrimSpace(id); id != "" {
+				o.Challenges = append(o.Challenges, id)
+			}
+		}
+	}
+	return o
+}
+
+func truthy(s string) bool {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "1", "true", "yes", "on":
+		return true
+	}
+	return false
+}
+
+// env is what every stage needs: the configuration, the profile and the
+// selected challenges.
+type env struct {
+	opt        Options
+	b          *config.Benchmark
+	profile    config.Profile
+	challenges []*config.Challenge
+	log        *slog.Logger
+}
+
+func load(o Options) (*env, error) {
+	b, err := config.Load(o.Config)
+	if err != nil {
+		return nil, err
+	}
+	p, err := b.Profile(o.Profile)
+	if err != nil {
+		return nil, err
+	}
+	ids := o.Challenges
+	if len(ids) == 0 {
+		ids = p.Challenges
+	}
+	cs, err := b.Select(ids)
+	if err != nil {
+		return nil, fmt.Errorf("REXMLE_CHALLENGES: %w", err)
+	}
+	if o.Mode == "" {
+		o.Mode = b.Grading.Mode
+	}
+	return &env{opt: o, b: b, profile: p, challenges: cs, log: slog.New(slog.NewTextHandler(os.Stderr, nil))}, nil
+}
+
+func (e *env) open(ctx context.Context) (*store.Store, error) {
+	return store.Open(ctx, e.b.Path(e.b.Paths.Database))
+}
+
+// ErrNotImplemented is returned by targets that are not built yet.
+var ErrNotImplemented = errors.New("not implemented yet")
+
+// Rank ranks every run, writes results/{positions,ranks,overall}.csv and
+// prints the reproduction table.
+func Rank(ctx context.Context, o Options) error {
+	e, err := load(o)
+	if err != nil {
+		return err
+	}
+	st, err := e.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	out, err := rankstage.Run(ctx, e.b, st)
+	if err != nil {
+		return err
+	}
+	dir := e.b.Path(e.b.Paths.Results)
+	if err := rankstage.WriteCSVs(dir, e.b, out); err != nil {
+		return fmt.Errorf("rank: write exports: %w", err)
+	}
+	rankstage.Print(os.Stdout, e.b, out)
+	fmt.Printf("Wrote %s, %s and %s (%d ranked runs).\n", rel(filepath.Join(dir, "positions.csv")), rel(filepath.Join(dir, "ranks.csv")), rel(filepath.Join(dir, "overall.csv")), len(out.Runs))
+	return nil
+}
+
+// rel shortens a path to one relative to the working folder when it can.
+func rel(p string) string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return p
+	}
+	if r, err := filepath.Rel(wd, p); err == nil && !strings.HasPrefix(r, "..") {
+		return r
+	}
+	return p
+}
+
+func notYet(stage string) error {
+	return fmt.Errorf("mage %s: %w", stage, ErrNotImplemented)
+}
+
+// Fetch downloads raw data.
+func Fetch(ctx context.Context, o Options) error { return notYet("fetch") }
+
+// Run runs agents.
+func Run(ctx context.Context, o Options) error { return notYet("run") }
+
+// Judge runs the capability judge.
+func Judge(ctx context.Context, o Options) error { return notYet("judge") }
+
+// Report builds the site.
+func Report(ctx context.Context, o Options) error { return notYet("report") }
+
+// Summary prints the end-of-pipeline summary.
+func Summary(ctx context.Context, o Options) error { return nil }
