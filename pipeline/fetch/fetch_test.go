@@ -561,3 +561,42 @@ func TestStalledResponseIsAbandonedAndResumed(t *testing.T) {
 		t.Error("content differs")
 	}
 }
+
+func TestGDriveBlockedTellsUserWhatToDo(t *testing.T) {
+	srv := fetchtest.New()
+	defer srv.Close()
+	srv.AddGDriveBlocked("1RrM8YIw")
+	opts, _ := testOptions(t, srv)
+	sum, err := fetch.Fetch(context.Background(), []fetch.Source{{Challenge: "usenhance", Kind: fetch.KindGDrive, Record: "1RrM8YIw", Files: []string{"train.zip"}, Extract: true}}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := resultOf(t, sum, "usenhance", "train.zip")
+	want := "download it by hand from https://drive.google.com/file/d/1RrM8YIw/view and save it as " + filepath.Join(opts.RawDir("usenhance"), "train.zip")
+	if r.Status != fetch.StatusFailed || r.Err == nil || !strings.Contains(r.Err.Error(), want) {
+		t.Fatalf("result %+v, want an error containing %q", r, want)
+	}
+	if exists(filepath.Join(opts.RawDir("usenhance"), "train.zip")) {
+		t.Error("the HTML page was saved as the file")
+	}
+}
+
+func TestCompletePartOfUnknownSizeIsNotRefetched(t *testing.T) {
+	srv := fetchtest.New()
+	defer srv.Close()
+	data := fetchtest.RandomBytes(30_000, 17)
+	u := srv.AddURL("/mirror/archive.bin", fetchtest.File{Name: "archive.bin", Data: data})
+	opts, _ := testOptions(t, srv)
+	os.MkdirAll(opts.RawDir("c"), 0o755)
+	os.WriteFile(filepath.Join(opts.RawDir("c"), "archive.bin.part"), data, 0o644)
+	sum, err := fetch.Fetch(context.Background(), []fetch.Source{{Challenge: "c", Kind: fetch.KindURL, URL: u, SHA256: sha256hex(data)}}, opts)
+	if err != nil || sum.Err() != nil {
+		t.Fatalf("fetch: %v / %v", err, sum.Err())
+	}
+	if sum.BytesTransferred != 0 || srv.Stats("archive.bin").BytesServed != 0 {
+		t.Errorf("transferred %d bytes for a complete .part (server answered 416)", sum.BytesTransferred)
+	}
+	if !bytes.Equal(readFile(t, filepath.Join(opts.RawDir("c"), "archive.bin")), data) {
+		t.Error("content differs")
+	}
+}

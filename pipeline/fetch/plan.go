@@ -141,7 +141,9 @@ func (p *DownloadPlan) Print(w io.Writer) error {
 			fmt.Fprintf(&b, " %s", s.Record)
 		}
 		if s.Kind == KindURL {
-			fmt.Fprintf(&b, " %s", s.URL)
+			if u, err := url.Parse(s.URL); err == nil {
+				fmt.Fprintf(&b, " %s", redactURL(u))
+			}
 		}
 		fmt.Fprintf(&b, ") → %s\n", filepath.Join(p.rawRoot, s.Challenge))
 		if c.Err != nil {

@@ -81,6 +81,7 @@ type Server struct {
 	figshare map[string][]*entry
 	gdrive   map[string]*entry
 	confirm  map[string]bool
+	blocked  map[string]bool
 	byPath   map[string]*entry
 	auth     []string
 	metaHits int
@@ -90,7 +91,7 @@ type Server struct {
 func New() *Server {
 	s := &Server{
 		zenodo: map[string][]*entry{}, figshare: map[string][]*entry{},
-		gdrive: map[string]*entry{}, confirm: map[string]bool{}, byPath: map[string]*entry{},
+		gdrive: map[string]*entry{}, confirm: map[string]bool{}, blocked: map[string]bool{}, byPath: map[string]*entry{},
 	}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.handle))
 	return s
@@ -152,6 +153,15 @@ func (s *Server) AddGDrive(id string, f File, confirmPage bool) {
 	defer s.mu.Unlock()
 	s.gdrive[id] = s.add("/download/"+id, f)
 	s.confirm[id] = confirmPage
+}
+
+// AddGDriveBlocked makes Google Drive file id answer with the "quota
+// exceeded" web page that offers no download.
+func (s *Server) AddGDriveBlocked(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.gdrive[id] = s.add("/download/"+id, File{Name: id})
+	s.blocked[id] = true
 }
 
 // AddURL publishes f at path (e.g. "/data/x.zip") and returns its full URL.
@@ -321,9 +331,15 @@ func (s *Server) gdriveUC(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	e, ok := s.gdrive[id]
 	confirm := s.confirm[id]
+	blocked := s.blocked[id]
 	s.mu.Unlock()
 	if !ok {
 		http.NotFound(w, r)
+		return
+	}
+	if blocked {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, `<html><head><title>Google Drive - Quota exceeded</title></head><body><p>Too many users have viewed or downloaded this file recently.</p></body></html>`)
 		return
 	}
 	if confirm {
