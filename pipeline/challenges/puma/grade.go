@@ -1,0 +1,302 @@
+package puma
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+
+	"github.com/rexmle/rexmle/pipeline/challenge"
+)
+
+const submissionFile = "submission.csv"
+
+// row is one submission row: a case id and the file it names.
+type row struct {
+	id, path string
+	line     int
+}
+
+// readSubmission reads submission.csv and returns its (case_id, pathCol)
+// rows in file order.
+func readSubmission(dir, pathCol string) ([]row, error) {
+	p := filepath.Join(dir, submissionFile)
+	t, err := challenge.ReadCSV(p)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, challenge.Invalidf(submissionFile, "", "missing: the submission folder must hold submission.csv")
+		}
+		return nil, challenge.Invalidf(submissionFile, "", "cannot read: %v", err)
+	}
+	ic, err := t.Col("case_id")
+	if err != nil {
+		return nil, challenge.Invalidf(submissionFile, "case_id", "column missing (columns: %v)", t.Header)
+	}
+	pc, err := t.Col(pathCol)
+	if err != nil {
+		return nil, challenge.Invalidf(submissionFile, pathCol, "column missing (columns: %v)", t.Header)
+	}
+	rows := make([]row, len(t.Rows))
+	for i, r := range t.Rows {
+		rows[i] = row{id: r[ic], path: r[pc], line: i + 2}
+	}
+	return rows, nil
+}
+
+// answer is one private answer row.
+type answer struct{ id, label string }
+
+func readAnswers(privateDir string) ([]answer, error) {
+	t, err := challenge.ReadCSV(filepath.Join(privateDir, answersCSV))
+	if err != nil {
+		return nil, fmt.Errorf("read answers: %w", err)
+	}
+	ids, err := t.Column("case_id")
+	if err != nil {
+		return nil, err
+	}
+	labels, err := t.Column("label_path")
+	if err != nil {
+		return nil, err
+	}
+	out := make([]answer, len(ids))
+	for i := range ids {
+		out[i] = answer{ids[i], labels[i]}
+	}
+	return out, nil
+}
+
+// answerDir is where the mode's answers live.
+func answerDir(privateDir string, mode challenge.Mode) string {
+	if mode == challenge.Official {
+		return filepath.Join(privateDir, officialDir)
+	}
+	return privateDir
+}
+
+// Grade scores a submission (see the metric cards and Quirks).
+func (c Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mode challenge.Mode) (*challenge.Result, error) {
+	if c.task == Tissue {
+		return c.gradeTissue(ctx, submissionDir, privateDir, mode)
+	}
+	return c.gradeNuclei(ctx, submissionDir, privateDir, mode)
+}
+
+// parallel runs fn(i) for i in [0, n) on all cores and returns the first error.
+func parallel(ctx context.Context, n int, fn func(i int) error) error {
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	next := make(chan int)
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				if err := ctx.Err(); err != nil {
+					errs[i] = err
+					continue
+				}
+				errs[i] = fn(i)
+			}
+		}()
+	}
+	for i := 0; i < n; i++ {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+// Tissue grading -----------------------------------------------------------
+
+const eps = 1e-5
+
+// tissueCounts are per-class pixel counts (index 1..5).
+type tissueCounts struct{ inter, truth, pred [6]int64 }
+
+// decodeTissueMask turns a decoded prediction into 1024×1024 labels using
+// the track's decoding rule (track 1: channel 0 cast to uint8; track 2:
+// values as they are, single channel only), checks the range (max ≤ 5) and
+// resizes by nearest neighbour.
+func (c Challenge) decodeTissueMask(im *rawImage, file string) ([]int32, error) {
+	plane := make([]int32, im.W*im.H)
+	if c.track == 1 {
+		for i := range plane {
+			plane[i] = int32(uint8(im.Pix[i*im.C]))
+		}
+	} else {
+		if im.C != 1 {
+			mx := int32(0)
+			for _, v := range im.Pix {
+				mx = max(mx, v)
+			}
+			if mx > 5 {
+				return nil, challenge.Invalidf(file, "", "mask values go up to %d, want 0–5 (track 2 uses the array as decoded: no channel selection, no uint8 cast)", mx)
+			}
+			return nil, challenge.Invalidf(file, "", "mask has %d channels; track 2 compares the decoded array with the single-channel truth, so it must be one channel", im.C)
+		}
+		copy(plane, im.Pix)
+	}
+	for i, v := range plane {
+		if v > 5 {
+			return nil, challenge.Invalidf(file, "", "pixel %d (row %d, column %d) is %d, want a label 0–5", i, i/im.W, i%im.W, v)
+		}
+	}
+	return resizeNearest(plane, im.W, im.H, Size, Size), nil
+}
+
+func (c Challenge) gradeTissue(ctx context.Context, subDir, privateDir string, mode challenge.Mode) (*challenge.Result, error) {
+	rows, err := readSubmission(subDir, "predicted_mask_path")
+	if err != nil {
+		return nil, err
+	}
+	answers, err := readAnswers(privateDir)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkSameSet(rows, answers); err != nil {
+		return nil, err
+	}
+	labelOf := map[string]string{}
+	for _, a := range answers {
+		labelOf[a.id] = a.label
+	}
+	counts := make([]tissueCounts, len(rows))
+	adir := answerDir(privateDir, mode)
+	err = parallel(ctx, len(rows), func(i int) error {
+		r := rows[i]
+		f, err := challenge.OpenInside(subDir, r.path, fmt.Sprintf("row %d (%s) predicted_mask_path", r.line, r.id))
+		if err != nil {
+			return err
+		}
+		im, err := decodeImage(f, maxMaskPixels)
+		f.Close()
+		if err != nil {
+			return challenge.Invalidf(r.path, "", "cannot read the mask: %v", err)
+		}
+		pred, err := c.decodeTissueMask(im, r.path)
+		if err != nil {
+			return err
+		}
+		tim, err := readImageFile(filepath.Join(adir, labelOf[r.id]))
+		if err != nil {
+			return fmt.Errorf("read truth of %s: %w", r.id, err)
+		}
+		truth := make([]int32, tim.W*tim.H)
+		for k := range truth {
+			truth[k] = tim.Pix[k*tim.C]
+		}
+		truth = resizeNearest(truth, tim.W, tim.H, Size, Size)
+		var tc tissueCounts
+		for k, t := range truth {
+			p := pred[k]
+			if t >= 1 && t <= 5 {
+				tc.truth[t]++
+				if p == t {
+					tc.inter[t]++
+				}
+			}
+			if p >= 1 && p <= 5 {
+				tc.pred[p]++
+			}
+		}
+		counts[i] = tc
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	res := &challenge.Result{Mode: mode}
+	var pooled tissueCounts
+	for i, tc := range counts {
+		for k := 1; k <= 5; k++ {
+			pooled.inter[k] += tc.inter[k]
+			pooled.truth[k] += tc.truth[k]
+			pooled.pred[k] += tc.pred[k]
+		}
+		res.Cases = append(res.Cases, challenge.Case{ID: rows[i].id, Values: map[string]float64{"dice": c.caseDice(tc, mode)}})
+	}
+	res.Set("dice", c.microDice(pooled, mode))
+	if mode == challenge.Reference {
+		empty := true
+		for k := 1; k <= 5; k++ {
+			if pooled.truth[k] > 0 {
+				empty = false
+			}
+		}
+		if empty {
+			res.Notes = append(res.Notes, "REFERENCE QUIRK: the reference ground truth is entirely background because "+namesNote+"; every submission scores 0 (track 1: at most ≈1e-5), as in the paper. Grade in official mode for a meaningful score.")
+		}
+	} else {
+		res.Notes = append(res.Notes, "OFFICIAL MODE: ground truth rasterised with the real tissue_* class names; the reference (paper) ground truth is all background and scores every submission 0.")
+	}
+	res.Notes = append(res.Notes, "per-case values are the per-image mean Dice over classes 1–5 (not ranked)")
+	return res, nil
+}
+
+// microDice is the pooled Dice averaged over classes 1..5 (see the cards).
+func (c Challenge) microDice(p tissueCounts, mode challenge.Mode) float64 {
+	sum := 0.0
+	for k := 1; k <= 5; k++ {
+		u := p.truth[k] + p.pred[k]
+		if u == 0 {
+			continue
+		}
+		if p.inter[k] == 0 && (c.track == 2 || mode == challenge.Official) {
+			continue
+		}
+		sum += (2*float64(p.inter[k]) + eps) / (float64(u) + eps)
+	}
+	return sum / 5
+}
+
+// caseDice is the per-image mean Dice: a class absent from both scores 0
+// (reference) or 1 (official).
+func (c Challenge) caseDice(p tissueCounts, mode challenge.Mode) float64 {
+	sum := 0.0
+	for k := 1; k <= 5; k++ {
+		u := p.truth[k] + p.pred[k]
+		if u == 0 {
+			if mode == challenge.Official {
+				sum++
+			}
+			continue
+		}
+		sum += (2*float64(p.inter[k]) + eps) / (float64(u) + eps)
+	}
+	return sum / 5
+}
+
+// checkSameSet requires the set of submitted ids to equal the answer ids
+// (duplicates allowed).
+func checkSameSet(rows []row, answers []answer) error {
+	want := map[string]bool{}
+	for _, a := range answers {
+		want[a.id] = true
+	}
+	got := map[string]bool{}
+	for _, r := range rows {
+		if !want[r.id] {
+			return challenge.Invalidf(submissionFile, fmt.Sprintf("row %d case_id", r.line), "%q is not a test case", r.id)
+		}
+		got[r.id] = true
+	}
+	for _, a := range answers {
+		if !got[a.id] {
+			return challenge.Invalidf(submissionFile, "case_id", "test case %q is missing", a.id)
+		}
+	}
+	return nil
+}
+
+var _ = os.Open
