@@ -144,14 +144,23 @@ func notYet(stage string) error {
 // Fetch downloads raw data.
 func Fetch(ctx context.Context, o Options) error { return notYet("fetch") }
 
-// Run runs agents.
-func Run(ctx context.Context, o Options) error { return notYet("run") }
-
-// Judge runs the capability judge.
-func Judge(ctx context.Context, o Options) error { return notYet("judge") }
-
 // Report builds the site.
 func Report(ctx context.Context, o Options) error { return notYet("report") }
 
-// Summary prints the end-of-pipeline summary.
-func Summary(ctx context.Context, o Options) error { return nil }
+// Summary prints where the pipeline's outputs are.
+func Summary(ctx context.Context, o Options) error {
+	e, err := load(o)
+	if err != nil {
+		return err
+	}
+	res := e.b.Path(e.b.Paths.Results)
+	fmt.Println()
+	fmt.Printf("Done (profile %s). Outputs:\n", o.Profile)
+	fmt.Printf("  database        %s\n", rel(e.b.Path(e.b.Paths.Database)))
+	for _, f := range []string{"positions.csv", "ranks.csv", "overall.csv", "grades.jsonl", "capabilities.csv"} {
+		fmt.Printf("  %-15s %s\n", f, rel(filepath.Join(res, f)))
+	}
+	fmt.Printf("  runs            %s\n", rel(e.b.Path(e.b.Paths.Runs)))
+	fmt.Println("  site            not built: `mage report` is not implemented yet")
+	return nil
+}
