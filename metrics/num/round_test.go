@@ -13,13 +13,13 @@ func TestRound(t *testing.T) {
 	}{
 		{0.123456, 5, 0.12346},
 		{0.123454, 5, 0.12345},
-		{2.675, 2, 2.67},   // binary value is 2.67499999…
-		{0.5, 0, 0},        // exact tie → even
-		{1.5, 0, 2},        // exact tie → even
-		{2.5, 0, 2},        // exact tie → even
-		{0.125, 2, 0.12},   // exact tie → even
-		{0.375, 2, 0.38},   // exact tie → even
-		{-0.000001, 5, 0},  // rounds to -0
+		{2.675, 2, 2.67},  // binary value is 2.67499999…
+		{0.5, 0, 0},       // exact tie → even
+		{1.5, 0, 2},       // exact tie → even
+		{2.5, 0, 2},       // exact tie → even
+		{0.125, 2, 0.12},  // exact tie → even
+		{0.375, 2, 0.38},  // exact tie → even
+		{-0.000001, 5, 0}, // rounds to -0
 		{111239.358024, 5, 111239.35802},
 		{1e-6, 5, 0},
 	}
