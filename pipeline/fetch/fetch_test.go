@@ -600,3 +600,31 @@ func TestCompletePartOfUnknownSizeIsNotRefetched(t *testing.T) {
 		t.Error("content differs")
 	}
 }
+
+func TestTwoSourcesShareOneChallengeFolder(t *testing.T) {
+	srv := fetchtest.New()
+	defer srv.Close()
+	train := fetchtest.Zip(fetchtest.Entry{Name: "LDCTIQAG2023_train/train.json", Data: []byte(`{"0000.tif": 1.5}`)})
+	test := fetchtest.Zip(fetchtest.Entry{Name: "LDCTIQAC_test/test.json", Data: []byte(`{"0000.tiff": 2.0}`)})
+	srv.AddZenodo("7833096", fetchtest.File{Name: "LDCTIQAG2023_train.zip", Data: train})
+	srv.AddGDrive("1DbZ", fetchtest.File{Name: "t", Data: test}, true)
+	opts, _ := testOptions(t, srv)
+	src := []fetch.Source{
+		{Challenge: "ldct-iqa", Kind: fetch.KindZenodo, Record: "7833096", Extract: true},
+		{Challenge: "ldct-iqa", Kind: fetch.KindGDrive, Record: "1DbZ", Files: []string{"test_dataset.zip"}, Extract: true},
+	}
+	sum, err := fetch.Fetch(context.Background(), src, opts)
+	if err != nil || sum.Err() != nil {
+		t.Fatalf("fetch: %v / %v", err, sum.Err())
+	}
+	raw := opts.RawDir("ldct-iqa")
+	for _, p := range []string{"LDCTIQAG2023_train/train.json", "LDCTIQAC_test/test.json"} {
+		if !exists(filepath.Join(raw, p)) {
+			t.Errorf("%s missing", p)
+		}
+	}
+	lf := lockOf(t, opts, "ldct-iqa")
+	if len(lf.Files) != 2 || lf.Files[0].Name != "LDCTIQAG2023_train.zip" || lf.Files[1].Name != "test_dataset.zip" || lf.Files[0].ExtractedTo != "." || lf.Files[1].ExtractedTo != "." {
+		t.Errorf("lock %+v", lf.Files)
+	}
+}

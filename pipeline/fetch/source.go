@@ -18,8 +18,11 @@ const (
 
 // Source is where one challenge's raw data comes from.
 type Source struct {
-	// Challenge is the challenge id (e.g. "isles22"); its files land in
-	// Options.RawDir(Challenge).
+	// Challenge is the challenge id (e.g. "isles22"), or the name of a raw
+	// folder shared by several challenges (e.g. "topcow-shared"); the files
+	// land in Options.RawDir(Challenge). Several sources may name the same
+	// Challenge (ldct-iqa: a Zenodo record plus a Drive file); they share its
+	// folder and lock file.
 	Challenge string
 	// Kind is one of KindZenodo, KindFigshare, KindURL, KindGDrive, KindManual.
 	Kind string
