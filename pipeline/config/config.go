@@ -123,16 +123,17 @@ type Challenge struct {
 
 // Source is where a challenge's raw data comes from.
 type Source struct {
-	Kind         string   `toml:"kind"` // zenodo, figshare, gdrive, url, manual
-	Record       string   `toml:"record"`
-	Files        []string `toml:"files"`
-	Name         string   `toml:"name"` // file name to save a gdrive/url download as
-	URL          string   `toml:"url"`
-	SHA256       string   `toml:"sha256"`
-	MD5          string   `toml:"md5"`
-	Size         int64    `toml:"size"`
-	Extract      bool     `toml:"extract"`
-	Instructions string   `toml:"instructions"`
+	Kind          string   `toml:"kind"` // zenodo, figshare, gdrive, url, manual
+	Record        string   `toml:"record"`
+	Files         []string `toml:"files"`
+	Name          string   `toml:"name"` // file name to save a gdrive/url download as
+	URL           string   `toml:"url"`
+	SHA256        string   `toml:"sha256"`
+	MD5           string   `toml:"md5"`
+	Size          int64    `toml:"size"`
+	Extract       bool     `toml:"extract"`
+	ExtractToStem bool     `toml:"extract_to_stem"` // unpack each archive into a folder named after it
+	Instructions  string   `toml:"instructions"`
 }
 
 // Metric is a ranked metric: a leaderboard column and its direction.

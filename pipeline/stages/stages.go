@@ -141,9 +141,6 @@ func notYet(stage string) error {
 	return fmt.Errorf("mage %s: %w", stage, ErrNotImplemented)
 }
 
-// Fetch downloads raw data.
-func Fetch(ctx context.Context, o Options) error { return notYet("fetch") }
-
 // Report builds the site.
 func Report(ctx context.Context, o Options) error { return notYet("report") }
 
