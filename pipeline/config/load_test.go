@@ -1,0 +1,185 @@
+package config
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const goodBench = `[benchmark]
+name = "T"
+challenges = ["c1"]
+
+[[agent]]
+id = "sample"
+backend = "none"
+builtin = "sample"
+
+[profile.demo]
+data = "synthetic"
+agents = ["sample"]
+`
+
+const goodChallenge = `id = "c1"
+name = "Challenge One"
+short_name = "C1"
+modality = "MRI"
+task_type = "Segmentation"
+category = "segmentation"
+primary_metric = "dice"
+
+[[source]]
+kind = "zenodo"
+record = "123"
+
+[[metric]]
+name = "dice"
+label = "Dice"
+direction = "higher_better"
+
+[[metric]]
+name = "hd95"
+label = "HD95"
+direction = "lower_better"
+
+[[leaderboard]]
+rank = 1
+team = "A"
+mean_position = 1.0
+values = { dice = 0.9, hd95 = 3.0 }
+
+[[leaderboard]]
+rank = 2
+team = "B"
+mean_position = 2.0
+values = { dice = 0.8, hd95 = 4.0 }
+`
+
+// write lays out a benchmark in a temp dir and returns the benchmark path.
+func write(t *testing.T, bench, chal string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "benchmark", "challenges"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "benchmark.toml")
+	os.WriteFile(p, []byte(bench), 0o644)
+	os.WriteFile(filepath.Join(dir, "benchmark", "challenges", "c1.toml"), []byte(chal), 0o644)
+	return p
+}
+
+func TestLoadGood(t *testing.T) {
+	b, err := Load(write(t, goodBench, goodChallenge))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, ok := b.Challenge("c1")
+	if !ok || len(c.Leaderboard) != 2 || c.Metrics[1].HigherBetter() || b.Hash == "" {
+		t.Fatalf("loaded %+v", c)
+	}
+	lb := c.Board()
+	if lb.N() != 2 || lb.Rows[1][1] != 4.0 {
+		t.Fatalf("board %+v", lb)
+	}
+	if b.Paths.Database != "results/rexmle.sqlite" || b.Grading.Mode != "reference" {
+		t.Errorf("defaults not applied: %+v %+v", b.Paths, b.Grading)
+	}
+}
+
+func TestLoadRepoBenchmark(t *testing.T) {
+	b, err := Load("../../benchmark.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Challenges) != 20 {
+		t.Fatalf("%d challenges, want 20", len(b.Challenges))
+	}
+	ns := map[string]int{}
+	for _, c := range b.Challenges {
+		ns[c.ID] = len(c.Leaderboard)
+	}
+	// Leaderboard sizes the paper's percentiles depend on (spec ranking.md rule 4).
+	for id, n := range map[string]int{"isles22": 10, "ldct-iqa": 6, "topcow-track1-task2": 8, "topcow-track1-task3": 6,
+		"topcow-track2-task2": 7, "topcow-track2-task3": 6, "neurips-cellseg": 10} {
+		if ns[id] != n {
+			t.Errorf("%s has %d leaderboard rows, want %d", id, ns[id], n)
+		}
+	}
+	if _, err := b.Profile("demo"); err != nil {
+		t.Error(err)
+	}
+	if _, err := b.Select([]string{"isles22", "nope"}); err == nil || !strings.Contains(err.Error(), "nope") {
+		t.Errorf("Select of an unknown id: %v", err)
+	}
+}
+
+func TestBrokenConfigs(t *testing.T) {
+	cases := []struct {
+		name        string
+		bench, chal string
+		want        []string // substrings of the error, including file:line
+	}{
+		{"syntax", goodBench + "\n[oops\n", goodChallenge, []string{"benchmark.toml:15: TOML syntax"}},
+		{"unknown key in benchmark", strings.Replace(goodBench, `name = "T"`, "name = \"T\"\ncolour = 1", 1), goodChallenge,
+			[]string{"benchmark.toml:3: unknown key \"benchmark.colour\""}},
+		{"unknown key in challenge", goodBench, strings.Replace(goodChallenge, `modality = "MRI"`, "modality = \"MRI\"\nmodalty = \"x\"", 1),
+			[]string{"c1.toml:5: unknown key \"modalty\""}},
+		{"metric without direction", goodBench, strings.Replace(goodChallenge, "direction = \"lower_better\"\n", "", 1),
+			[]string{"c1.toml:18: metric \"hd95\" has no direction"}},
+		{"bad direction", goodBench, strings.Replace(goodChallenge, `"lower_better"`, `"smaller"`, 1),
+			[]string{"c1.toml:21: metric \"hd95\": direction is \"smaller\""}},
+		{"leaderboard row missing a value", goodBench, strings.Replace(goodChallenge, "values = { dice = 0.8, hd95 = 4.0 }", "values = { dice = 0.8 }", 1),
+			[]string{"c1.toml:29: leaderboard row 2 (B): no value for metric \"hd95\""}},
+		{"leaderboard value for an unknown metric", goodBench, strings.Replace(goodChallenge, "hd95 = 3.0 }", "hd95 = 3.0, iou = 1 }", 1),
+			[]string{"leaderboard row 1 (A): value for \"iou\", which is not a [[metric]]"}},
+		{"duplicate metric", goodBench, strings.Replace(goodChallenge, `name = "hd95"`, `name = "dice"`, 1),
+			[]string{"c1.toml:18: metric \"dice\" is defined twice"}},
+		{"duplicate rank", goodBench, strings.Replace(goodChallenge, "rank = 2", "rank = 1", 1),
+			[]string{"leaderboard row 2: rank 1 appears twice"}},
+		{"primary metric unknown", goodBench, strings.Replace(goodChallenge, `primary_metric = "dice"`, `primary_metric = "f1"`, 1),
+			[]string{"c1.toml:7: primary_metric \"f1\" is not one of the [[metric]] names"}},
+		{"missing name", goodBench, strings.Replace(goodChallenge, "name = \"Challenge One\"\n", "", 1),
+			[]string{"c1.toml: name is missing"}},
+		{"bad source kind", goodBench, strings.Replace(goodChallenge, `kind = "zenodo"`, `kind = "ftp"`, 1),
+			[]string{"c1.toml:10: source 1: kind is \"ftp\""}},
+		{"duplicate challenge id", strings.Replace(goodBench, `["c1"]`, `["c1", "c1"]`, 1), goodChallenge,
+			[]string{"benchmark.challenges lists \"c1\" twice"}},
+		{"missing challenge file", strings.Replace(goodBench, `["c1"]`, `["c1", "c2"]`, 1), goodChallenge,
+			[]string{"challenge \"c2\"", "no such file"}},
+		{"duplicate agent", goodBench + "\n[[agent]]\nid = \"sample\"\nbackend = \"none\"\nbuiltin = \"sample\"\n", goodChallenge,
+			[]string{"benchmark.toml:14: agent \"sample\" is defined twice"}},
+		{"agent without command", strings.Replace(goodBench, "builtin = \"sample\"\n", "", 1), goodChallenge,
+			[]string{"agent \"sample\": want either builtin"}},
+		{"profile with unknown agent", strings.Replace(goodBench, `agents = ["sample"]`, `agents = ["aide"]`, 1), goodChallenge,
+			[]string{"profile \"demo\": unknown agent \"aide\""}},
+		{"profile with bad data", strings.Replace(goodBench, `data = "synthetic"`, `data = "real"`, 1), goodChallenge,
+			[]string{"benchmark.toml:11: profile \"demo\": data is \"real\""}},
+		{"bad duration", goodBench + "\n[profile.x]\ndata = \"fetched\"\ntime_limit = \"a day\"\n", goodChallenge,
+			[]string{"want a duration"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Load(write(t, c.bench, c.chal))
+			if err == nil {
+				t.Fatal("broken config accepted")
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error does not contain %q:\n%v", w, err)
+				}
+			}
+		})
+	}
+}
+
+func TestAllProblemsReportedTogether(t *testing.T) {
+	chal := strings.Replace(goodChallenge, "direction = \"lower_better\"\n", "", 1)
+	chal = strings.Replace(chal, "values = { dice = 0.8, hd95 = 4.0 }", "values = { dice = 0.8 }", 1)
+	_, err := Load(write(t, goodBench, chal))
+	var ce *Error
+	if !errors.As(err, &ce) || len(ce.Problems) != 2 {
+		t.Fatalf("want 2 problems (no direction; row 2 without hd95), got %v", err)
+	}
+}
