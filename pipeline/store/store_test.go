@@ -1,0 +1,130 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"math"
+	"path/filepath"
+	"testing"
+
+	"github.com/rexmle/rexmle/pipeline/rank"
+)
+
+func open(t *testing.T) *Store {
+	t.Helper()
+	s, err := Open(context.Background(), filepath.Join(t.TempDir(), "s.sqlite"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func TestMigrateAndReopen(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "s.sqlite")
+	ctx := context.Background()
+	s, err := Open(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, _ := s.Version(ctx)
+	if v != len(migrations) {
+		t.Fatalf("version %d, want %d", v, len(migrations))
+	}
+	var mode string
+	s.DB.QueryRow(`PRAGMA journal_mode`).Scan(&mode)
+	var fk int
+	s.DB.QueryRow(`PRAGMA foreign_keys`).Scan(&fk)
+	if mode != "wal" || fk != 1 {
+		t.Errorf("journal_mode %s, foreign_keys %d", mode, fk)
+	}
+	s.Close()
+	s, err = Open(ctx, p) // reopening migrates nothing and keeps the version
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if v2, _ := s.Version(ctx); v2 != v {
+		t.Fatalf("version changed on reopen: %d", v2)
+	}
+	if _, err := s.DB.Exec(`PRAGMA user_version = 99`); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if _, err := Open(ctx, p); err == nil {
+		t.Fatal("a newer schema must be refused")
+	}
+}
+
+func seed(t *testing.T, s *Store) {
+	t.Helper()
+	ctx := context.Background()
+	err := s.Tx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.Exec(`INSERT INTO challenges(id, ord, name, short_name, category, modality, task_type, primary_metric, n_leaderboard) VALUES ('c',0,'C','C','segmentation','MRI','Seg','dice',1)`); err != nil {
+			return err
+		}
+		return PutRun(ctx, tx, Run{ID: "r1", Source: "s", Setting: "demo", Backend: "none", Challenge: "c", Agent: "a", Status: "done"})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestValuesRanksAndCascade(t *testing.T) {
+	s := open(t)
+	seed(t, s)
+	ctx := context.Background()
+	err := s.Tx(ctx, func(tx *sql.Tx) error {
+		if err := PutMetricValues(ctx, tx, "r1", map[string]float64{"dice": 0.123456789, "hd": math.NaN()}); err != nil {
+			return err
+		}
+		return PutRank(ctx, tx, "r1", rank.Result{Status: rank.OK, Positions: map[string]int{"dice": 3}, PosSum: 3, K: 1, N: 10, MeanRank: 3, Percentile: 0.8})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vals, err := MetricValues(ctx, s.DB, "r1")
+	if err != nil || vals["dice"] != 0.123456789 || !math.IsNaN(vals["hd"]) {
+		t.Fatalf("values %v %v", vals, err)
+	}
+	var rounded float64
+	s.DB.QueryRow(`SELECT rounded FROM metric_values WHERE run_id='r1' AND metric='dice'`).Scan(&rounded)
+	if rounded != 0.12346 {
+		t.Errorf("rounded %v", rounded)
+	}
+	if err := s.Tx(ctx, func(tx *sql.Tx) error { return DeleteSource(ctx, tx, "s") }); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	s.DB.QueryRow(`SELECT (SELECT count(*) FROM metric_values) + (SELECT count(*) FROM positions) + (SELECT count(*) FROM ranks)`).Scan(&n)
+	if n != 0 {
+		t.Errorf("%d dependent rows left after deleting the run", n)
+	}
+}
+
+func TestFailedTransactionLeavesNoTrace(t *testing.T) {
+	s := open(t)
+	seed(t, s)
+	ctx := context.Background()
+	boom := errors.New("interrupted")
+	err := s.Tx(ctx, func(tx *sql.Tx) error {
+		if err := PutMetricValues(ctx, tx, "r1", map[string]float64{"dice": 0.5}); err != nil {
+			return err
+		}
+		return boom // the stage dies half-way
+	})
+	if !errors.Is(err, boom) {
+		t.Fatalf("err = %v", err)
+	}
+	vals, _ := MetricValues(ctx, s.DB, "r1")
+	if len(vals) != 0 {
+		t.Fatalf("a rolled-back stage left values: %v", vals)
+	}
+	// Foreign keys hold: a value for an unknown run is refused.
+	err = s.Tx(ctx, func(tx *sql.Tx) error { return PutMetricValues(ctx, tx, "nope", map[string]float64{"x": 1}) })
+	if err == nil {
+		t.Fatal("value for an unknown run accepted")
+	}
+}
