@@ -179,14 +179,30 @@ func checkDigest(pf *PlannedFile, d digest) *ChecksumError {
 func (f *fetcher) downloadPart(ctx context.Context, pf *PlannedFile, rawURL string) (digest, int64, error) {
 	part := pf.Dest + ".part"
 	var d digest
-	var total int64
+	var total, best int64
+	tries := 0
+	if st, err := os.Stat(part); err == nil {
+		best = st.Size()
+	}
 	err := f.withRetry(ctx, "download "+pf.Challenge+"/"+pf.Name, func() (bool, error) {
+		tries++
 		n, dg, err := f.attempt(ctx, pf, rawURL, part)
 		total += n
 		if err == nil {
 			d = dg
+			return false, nil
 		}
-		return n > 0, err
+		// Progress means the partial file grew past its best size so far: a
+		// server that drops every response at the same place (and cannot
+		// resume) must not keep the retries going for ever.
+		progress := false
+		if st, serr := os.Stat(part); serr == nil && st.Size() > best {
+			best, progress = st.Size(), true
+		}
+		if tries >= 10*f.opts.Retry.MaxAttempts {
+			return false, permanent(fmt.Errorf("giving up after %d attempts: %w", tries, err))
+		}
+		return progress, err
 	})
 	return d, total, err
 }
@@ -253,6 +269,7 @@ func (f *fetcher) attempt(ctx context.Context, pf *PlannedFile, rawURL, part str
 	if err != nil {
 		return 0, digest{}, err
 	}
+	req.Header.Set("Accept-Encoding", "identity") // byte ranges and checksums refer to the stored bytes
 	if offset > 0 {
 		req.Header.Set("Range", fmt.Sprintf("bytes=%d-", offset))
 	}

@@ -78,6 +78,7 @@ type extractor struct {
 	lim     extractLimits
 	written int64
 	files   int
+	protect map[string]bool // paths no entry may replace
 }
 
 // extractArchive unpacks archive (.zip, .tar, .tar.gz, .tgz) into dest and
@@ -97,19 +98,56 @@ func extractArchive(ctx context.Context, archive, dest string, lim extractLimits
 	if root, err = filepath.Abs(root); err != nil {
 		return 0, 0, &ExtractError{Archive: name, Err: err}
 	}
-	x := &extractor{ctx: ctx, archive: name, root: root, lim: lim}
-	l := strings.ToLower(name)
-	switch {
-	case strings.HasSuffix(l, ".zip"):
+	x := &extractor{ctx: ctx, archive: name, root: root, lim: lim, protect: map[string]bool{}}
+	// Entries must not overwrite the archive being read or the lock file.
+	if abs, err := filepath.Abs(archive); err == nil {
+		if real, err := filepath.EvalSymlinks(abs); err == nil {
+			x.protect[real] = true
+			x.protect[filepath.Join(filepath.Dir(real), LockFileName)] = true
+			x.protect[real+".part"] = true
+		}
+	}
+	switch archiveFormat(archive) {
+	case "zip":
 		err = x.zip(archive)
-	case strings.HasSuffix(l, ".tar"):
+	case "tar":
 		err = x.tarFile(archive, false)
-	case strings.HasSuffix(l, ".tar.gz"), strings.HasSuffix(l, ".tgz"):
+	case "tar.gz":
 		err = x.tarFile(archive, true)
 	default:
 		err = &ExtractError{Archive: name, Err: fmt.Errorf("unsupported archive type")}
 	}
 	return x.files, x.written, err
+}
+
+// archiveFormat tells "zip", "tar.gz" or "tar" from the file's first bytes
+// (a Drive download saved as .zip may well be a tarball), falling back to
+// the name's suffix; "" when neither says.
+func archiveFormat(p string) string {
+	head := make([]byte, 512)
+	if fh, err := os.Open(p); err == nil {
+		n, _ := io.ReadFull(fh, head)
+		fh.Close()
+		head = head[:n]
+		switch {
+		case len(head) >= 4 && string(head[:4]) == "PK\x03\x04", len(head) >= 4 && string(head[:4]) == "PK\x05\x06":
+			return "zip"
+		case len(head) >= 2 && head[0] == 0x1f && head[1] == 0x8b:
+			return "tar.gz"
+		case len(head) >= 262 && string(head[257:262]) == "ustar":
+			return "tar"
+		}
+	}
+	l := strings.ToLower(p)
+	switch {
+	case strings.HasSuffix(l, ".zip"):
+		return "zip"
+	case strings.HasSuffix(l, ".tar"):
+		return "tar"
+	case strings.HasSuffix(l, ".tar.gz"), strings.HasSuffix(l, ".tgz"):
+		return "tar.gz"
+	}
+	return ""
 }
 
 func (x *extractor) fail(entry string, err error) error {
@@ -132,7 +170,11 @@ func (x *extractor) target(entry string) (string, error) {
 	if c == "." {
 		return x.root, nil
 	}
-	return filepath.Join(x.root, filepath.FromSlash(c)), nil
+	p := filepath.Join(x.root, filepath.FromSlash(c))
+	if x.protect[p] {
+		return "", fmt.Errorf("%w: would overwrite the archive or the lock file", ErrUnsafeEntry)
+	}
+	return p, nil
 }
 
 // inside reports whether p (absolute, cleaned) is root or below it.

@@ -305,9 +305,13 @@ type verified struct {
 // that needs a download fetches it, the others get a link to it.
 func (f *fetcher) runGroup(ctx context.Context, g []*PlannedFile) []FileResult {
 	// Already verified copies go first so they can serve the others.
-	sort.SliceStable(g, func(i, j int) bool {
-		return g[i].Action == ActionSkip || g[i].Action == ActionExtract
-	})
+	rank := func(pf *PlannedFile) int {
+		if pf.Action == ActionSkip || pf.Action == ActionExtract {
+			return 0
+		}
+		return 1
+	}
+	sort.SliceStable(g, func(i, j int) bool { return rank(g[i]) < rank(g[j]) })
 	var have *verified
 	var out []FileResult
 	for _, pf := range g {
@@ -399,6 +403,7 @@ func (f *fetcher) processFile(ctx context.Context, pf *PlannedFile, have *verifi
 func (f *fetcher) download(ctx context.Context, pf *PlannedFile, have *verified, res FileResult) (FileResult, *verified) {
 	if have != nil {
 		if err := linkOrCopy(have.path, pf.Dest); err == nil {
+			os.Remove(pf.Dest + ".part") // an older partial download is moot now
 			res.Note = "linked from " + filepath.Base(filepath.Dir(have.path))
 			return f.record(ctx, pf, have.d, have.url, res, StatusFetched)
 		} else {

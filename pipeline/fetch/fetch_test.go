@@ -628,3 +628,38 @@ func TestTwoSourcesShareOneChallengeFolder(t *testing.T) {
 		t.Errorf("lock %+v", lf.Files)
 	}
 }
+
+func TestNoProgressWithoutRangeGivesUp(t *testing.T) {
+	const size = 100_000
+	srv := fetchtest.New()
+	defer srv.Close()
+	srv.AddZenodo("13", fetchtest.File{Name: "x.bin", Data: fetchtest.RandomBytes(size, 18), Fault: fetchtest.Fault{DropAt: size / 2, DropTimes: 1000, NoRange: true}})
+	opts, _ := testOptions(t, srv)
+	sum, err := fetch.Fetch(context.Background(), []fetch.Source{{Challenge: "c", Kind: fetch.KindZenodo, Record: "13"}}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := resultOf(t, sum, "c", "x.bin"); r.Status != fetch.StatusFailed {
+		t.Fatalf("result %+v, want failure", r)
+	}
+	// The first attempt makes progress (0 → 50 %); every restart from zero
+	// reaches the same 50 % and counts as an attempt without progress.
+	if got := srv.Stats("x.bin").Requests; got != opts.Retry.MaxAttempts {
+		t.Errorf("requests = %d, want MaxAttempts = %d", got, opts.Retry.MaxAttempts)
+	}
+}
+
+func TestArchiveFormatSniffedFromContent(t *testing.T) {
+	srv := fetchtest.New()
+	defer srv.Close()
+	// A Drive archive saved under a .zip name that is really a tar.gz.
+	srv.AddGDrive("1RrM", fetchtest.File{Name: "t", Data: fetchtest.TarGz(fetchtest.Entry{Name: "train_datasets/liver/low_quality/1.png", Data: []byte("png")})}, false)
+	opts, _ := testOptions(t, srv)
+	sum, err := fetch.Fetch(context.Background(), []fetch.Source{{Challenge: "usenhance", Kind: fetch.KindGDrive, Record: "1RrM", Files: []string{"train_dataset.zip"}, Extract: true}}, opts)
+	if err != nil || sum.Err() != nil {
+		t.Fatalf("fetch: %v / %v", err, sum.Err())
+	}
+	if !exists(filepath.Join(opts.RawDir("usenhance"), "train_datasets", "liver", "low_quality", "1.png")) {
+		t.Error("tar.gz content under a .zip name was not unpacked")
+	}
+}
