@@ -1,0 +1,141 @@
+package ldctiqa
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/rexmle/rexmle/metrics/stats"
+	"github.com/rexmle/rexmle/pipeline/challenge"
+)
+
+const submissionFile = "submission.csv"
+
+// allInts reports whether pandas would parse the column as int64.
+func allInts(values []string) bool {
+	if len(values) == 0 {
+		return false
+	}
+	for _, v := range values {
+		if _, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// parseScore parses a quality score as pandas' float parser would, refusing
+// empty, NaN and infinite values.
+func parseScore(s string) (float64, error) {
+	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a number", s)
+	}
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("%q is not finite", s)
+	}
+	return v, nil
+}
+
+// Grade joins submission.csv with the private scores on image_id (pandas
+// id inference on both sides) and correlates the pooled predictions with the
+// truth. Both modes are identical for this challenge.
+func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mode challenge.Mode) (*challenge.Result, error) {
+	ans, err := challenge.ReadCSV(filepath.Join(privateDir, "test_labels.csv"))
+	if err != nil {
+		return nil, fmt.Errorf("read answers: %w", err)
+	}
+	ansIDsRaw, err := ans.Column(colID)
+	if err != nil {
+		return nil, fmt.Errorf("answers: %w", err)
+	}
+	ansScoresRaw, err := ans.Column(colScore)
+	if err != nil {
+		return nil, fmt.Errorf("answers: %w", err)
+	}
+
+	f, err := challenge.OpenInside(submissionDir, submissionFile, "")
+	if err != nil {
+		return nil, err
+	}
+	sub, err := challenge.ParseCSV(f, submissionFile)
+	f.Close()
+	if err != nil {
+		return nil, challenge.Invalidf(submissionFile, "", "cannot parse CSV: %v", err)
+	}
+	subIDsRaw, err := sub.Column(colID)
+	if err != nil {
+		return nil, challenge.Invalidf(submissionFile, colID, "missing required column %q (columns: %s)", colID, strings.Join(sub.Header, ", "))
+	}
+	subScoresRaw, err := sub.Column(colScore)
+	if err != nil {
+		return nil, challenge.Invalidf(submissionFile, colScore, "missing required column %q (columns: %s)", colScore, strings.Join(sub.Header, ", "))
+	}
+	if allInts(ansIDsRaw) != allInts(subIDsRaw) {
+		return nil, challenge.Invalidf(submissionFile, colID, "image_id values must have the same form as the test ids (all integers: %v); pandas cannot merge integer with text ids", allInts(ansIDsRaw))
+	}
+	ansIDs := challenge.PandasIDs(ansIDsRaw)
+	subIDs := challenge.PandasIDs(subIDsRaw)
+
+	want := make(map[string]bool, len(ansIDs))
+	for _, id := range ansIDs {
+		want[id] = true
+	}
+	pred := make(map[string]float64, len(subIDs))
+	for i, id := range subIDs {
+		if !want[id] {
+			continue // extra ids are ignored, as the inner merge does
+		}
+		if _, dup := pred[id]; dup {
+			return nil, challenge.Invalidf(submissionFile, fmt.Sprintf("row %d", i+2), "duplicate image_id %q", subIDsRaw[i])
+		}
+		v, err := parseScore(subScoresRaw[i])
+		if err != nil {
+			return nil, challenge.Invalidf(submissionFile, fmt.Sprintf("row %d, %s", i+2, colScore), "%v", err)
+		}
+		pred[id] = v
+	}
+	p := make([]float64, len(ansIDs))
+	g := make([]float64, len(ansIDs))
+	res := &challenge.Result{Mode: mode}
+	var missing []string
+	for i, id := range ansIDs {
+		v, ok := pred[id]
+		if !ok {
+			missing = append(missing, ansIDsRaw[i])
+			continue
+		}
+		gv, err := strconv.ParseFloat(strings.TrimSpace(ansScoresRaw[i]), 64)
+		if err != nil {
+			return nil, fmt.Errorf("answers row %d: %w", i+2, err)
+		}
+		p[i], g[i] = v, gv
+		res.Cases = append(res.Cases, challenge.Case{ID: ansIDsRaw[i], Values: map[string]float64{
+			"prediction": v, "truth": gv, "abs_error": math.Abs(v - gv),
+		}})
+	}
+	if len(missing) > 0 {
+		return nil, challenge.Invalidf(submissionFile, colID, "missing predictions for %d test images (first: %s)", len(missing), strings.Join(missing[:min(5, len(missing))], ", "))
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	plcc, err := stats.Pearson(p, g)
+	if err != nil {
+		return nil, challenge.Invalidf(submissionFile, "", "cannot correlate: %v", err)
+	}
+	srocc, _ := stats.Spearman(p, g)
+	krocc, _ := stats.KendallTauB(p, g)
+	plcc, srocc, krocc = math.Abs(plcc), math.Abs(srocc), math.Abs(krocc)
+	res.Set("score", plcc+srocc+krocc)
+	res.Set("plcc", plcc)
+	res.Set("srocc", srocc)
+	res.Set("krocc", krocc)
+	if math.IsNaN(plcc + srocc + krocc) {
+		res.Notes = append(res.Notes, "correlations are undefined (NaN) because the predictions or the truths are constant; the reference grader still reports such a submission as valid, with a NaN score and no rank")
+	}
+	return res, nil
+}
