@@ -272,6 +272,7 @@ func labelSlab(mask []bool, labels []int32, g volume.Grid, nbrs []offset, axis, 
 					continue
 				}
 				cur := int32(-1)
+				lastSeen := int32(-1) // neighbours mostly share one label: skip repeats
 				for _, o := range off {
 					ii, jj, kk := i+o.d0, j+o.d1, k+o.d2
 					if ii < 0 || ii >= n0 || jj < 0 || jj >= n1 || kk < 0 {
@@ -281,9 +282,10 @@ func labelSlab(mask []bool, labels []int32, g volume.Grid, nbrs []offset, axis, 
 						continue
 					}
 					nl := labels[idx+o.delta]
-					if nl == 0 {
+					if nl == 0 || nl-1 == lastSeen {
 						continue
 					}
+					lastSeen = nl - 1
 					if cur < 0 {
 						cur = uf.find(nl - 1)
 					} else {

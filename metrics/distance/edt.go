@@ -112,7 +112,7 @@ func parallelFor(n int, f func(lo, hi int)) {
 
 // blockWidth is how many neighbouring lines along axis 0 are transformed
 // together in the strided passes, so memory is read in contiguous runs.
-const blockWidth = 16
+const blockWidth = 32
 
 // squaredEDT computes the squared distance to the nearest feature voxel,
 // where a feature is mask[i] != invert.
@@ -124,44 +124,46 @@ func squaredEDT(mask []bool, invert bool, g volume.Grid) []float64 {
 	inf := math.Inf(1)
 
 	// Pass 1, along axis 2: distance to the nearest feature on the same
-	// (i, j) line, by a forward and a backward scan. Parallel over j.
-	parallelFor(n1, func(jlo, jhi int) {
-		last := make([]int, blockWidth)
-		for j := jlo; j < jhi; j++ {
-			for i0 := 0; i0 < n0; i0 += blockWidth {
-				w := min(blockWidth, n0-i0)
-				base := i0 + j*stride1
-				for b := 0; b < w; b++ {
-					last[b] = -1
+	// (i, j) line, by a forward and a backward sweep over whole planes (so
+	// memory is read sequentially). Workers own contiguous parts of the plane.
+	parallelFor(stride2, func(plo, phi int) {
+		w := phi - plo
+		last := make([]int32, w)
+		for p := range last {
+			last[p] = -1
+		}
+		for k := 0; k < n2; k++ {
+			m := mask[k*stride2+plo : k*stride2+phi]
+			row := d[k*stride2+plo : k*stride2+phi]
+			for p := range row {
+				switch {
+				case m[p] != invert:
+					last[p] = int32(k)
+					row[p] = 0
+				case last[p] >= 0:
+					t := float64(k-int(last[p])) * s2
+					row[p] = t * t
+				default:
+					row[p] = inf
 				}
-				for k := 0; k < n2; k++ {
-					row := base + k*stride2
-					for b := 0; b < w; b++ {
-						if mask[row+b] != invert {
-							last[b] = k
-							d[row+b] = 0
-						} else if last[b] >= 0 {
-							t := float64(k-last[b]) * s2
-							d[row+b] = t * t
-						} else {
-							d[row+b] = inf
-						}
-					}
-				}
-				for b := 0; b < w; b++ {
-					last[b] = -1
-				}
-				for k := n2 - 1; k >= 0; k-- {
-					row := base + k*stride2
-					for b := 0; b < w; b++ {
-						if mask[row+b] != invert {
-							last[b] = k
-						} else if last[b] >= 0 {
-							t := float64(last[b]-k) * s2
-							if t*t < d[row+b] {
-								d[row+b] = t * t
-							}
-						}
+			}
+		}
+		if n2 == 1 {
+			return
+		}
+		for p := range last {
+			last[p] = -1
+		}
+		for k := n2 - 1; k >= 0; k-- {
+			m := mask[k*stride2+plo : k*stride2+phi]
+			row := d[k*stride2+plo : k*stride2+phi]
+			for p := range row {
+				if m[p] != invert {
+					last[p] = int32(k)
+				} else if last[p] >= 0 {
+					t := float64(int(last[p])-k) * s2
+					if t*t < row[p] {
+						row[p] = t * t
 					}
 				}
 			}
