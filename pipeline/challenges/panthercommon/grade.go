@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"sort"
 
 	"github.com/rexmle/rexmle/metrics/distance"
@@ -86,37 +87,48 @@ func Score(pred, truth []bool, g volume.Grid) (CaseValues, error) {
 // present → value 1 is tumour; exactly two values one of which is 0 → > 0
 // is tumour; anything else is an error naming the values found.
 func PredictionMask(data []float64) ([]bool, error) {
-	seen := map[float64]bool{}
+	// Only membership of 0, 1, 2 and whether there are 1, 2 or more distinct
+	// values matter, so at most three distinct values are remembered.
+	var distinct []float64
+	var has0, has1, has2 bool
 	for _, x := range data {
-		if !seen[x] {
-			if len(seen) >= 16 {
-				return nil, fmt.Errorf("more than 16 distinct values; want a binary mask (0/1)")
-			}
-			seen[x] = true
+		switch x {
+		case 0:
+			has0 = true
+		case 1:
+			has1 = true
+		case 2:
+			has2 = true
+		}
+		if len(distinct) < 3 && !slices.Contains(distinct, x) {
+			distinct = append(distinct, x)
 		}
 	}
-	u := make([]float64, 0, len(seen))
-	for x := range seen {
-		u = append(u, x)
-	}
-	sort.Float64s(u)
-	test := func(keep func(float64) bool) []bool {
+	keep := func(fn func(float64) bool) []bool {
 		m := make([]bool, len(data))
 		for i, x := range data {
-			m[i] = keep(x)
+			m[i] = fn(x)
 		}
 		return m
 	}
-	binary := (len(u) == 1 && (u[0] == 0 || u[0] == 1)) || (len(u) == 2 && u[0] == 0 && u[1] == 1)
-	switch {
-	case binary:
-		return test(func(x float64) bool { return x != 0 }), nil
-	case seen[1] && seen[2]:
-		return test(func(x float64) bool { return x == 1 }), nil
-	case len(u) == 2 && seen[0]:
-		return test(func(x float64) bool { return x > 0 }), nil
+	onlyBinary := len(distinct) <= 2
+	for _, x := range distinct {
+		onlyBinary = onlyBinary && (x == 0 || x == 1)
 	}
-	return nil, fmt.Errorf("mask values %v: want {0, 1} (or two values one of which is 0, or labels including 1 = tumour and 2)", u)
+	switch {
+	case onlyBinary:
+		return keep(func(x float64) bool { return x != 0 }), nil
+	case has1 && has2:
+		return keep(func(x float64) bool { return x == 1 }), nil
+	case len(distinct) == 2 && has0:
+		return keep(func(x float64) bool { return x > 0 }), nil
+	}
+	sort.Float64s(distinct)
+	more := ""
+	if len(distinct) == 3 {
+		more = " (and possibly more)"
+	}
+	return nil, fmt.Errorf("mask values %v%s: want {0, 1} (or two values one of which is 0, or labels including 1 = tumour and 2)", distinct, more)
 }
 
 // Grade implements challenge.Challenge.

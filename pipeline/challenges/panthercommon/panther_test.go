@@ -94,6 +94,8 @@ func TestPredictionMaskRules(t *testing.T) {
 		{[]float64{2, 2}, nil},
 		{[]float64{0, 0.5, 1}, nil},
 		{[]float64{0, -1}, []bool{false, false}},
+		{[]float64{0, 1, 2, 3, 4}, []bool{false, true, false, false, false}},
+		{[]float64{0, 3, 4, 5}, nil},
 	}
 	for _, tc := range tests {
 		got, err := PredictionMask(tc.values)
