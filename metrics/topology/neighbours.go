@@ -60,11 +60,16 @@ var forward26 = func() [][3]int {
 	return out
 }()
 
+// Label is an integer label type of a label map.
+type Label interface {
+	~uint8 | ~uint16 | ~int32
+}
+
 // LabelAdjacency finds every pair of distinct non-zero labels with at least
 // one pair of 26-adjacent voxels (all three index differences in {−1,0,1}).
 // Voxels outside the array are background: the border has no neighbours.
 // The work is split over z-slabs on all cores.
-func LabelAdjacency(ctx context.Context, labels []int32, shape [3]int) (Adjacency, error) {
+func LabelAdjacency[L Label](ctx context.Context, labels []L, shape [3]int) (Adjacency, error) {
 	nx, ny, nz := shape[0], shape[1], shape[2]
 	if nx <= 0 || ny <= 0 || nz <= 0 || len(labels) != nx*ny*nz {
 		return nil, fmt.Errorf("label adjacency: %d labels for shape %v", len(labels), shape)
@@ -85,7 +90,7 @@ func LabelAdjacency(ctx context.Context, labels []int32, shape [3]int) (Adjacenc
 				for y := 0; y < ny; y++ {
 					base := nx * (y + ny*z)
 					for x := 0; x < nx; x++ {
-						l := labels[base+x]
+						l := int32(labels[base+x])
 						if l == 0 {
 							continue
 						}
@@ -94,7 +99,7 @@ func LabelAdjacency(ctx context.Context, labels []int32, shape [3]int) (Adjacenc
 							if xx < 0 || xx >= nx || yy >= ny || yy < 0 || zz >= nz {
 								continue
 							}
-							m := labels[xx+nx*(yy+ny*zz)]
+							m := int32(labels[xx+nx*(yy+ny*zz)])
 							if m == 0 || m == l {
 								continue
 							}

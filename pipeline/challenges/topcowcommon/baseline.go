@@ -1,0 +1,442 @@
+package topcowcommon
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+
+	"github.com/rexmle/rexmle/metrics/components"
+	"github.com/rexmle/rexmle/metrics/imageio"
+	"github.com/rexmle/rexmle/metrics/topology"
+	"github.com/rexmle/rexmle/metrics/volume"
+)
+
+// trainIDs lists the training case ids from public/train/images.
+func (c Challenge) trainIDs(publicDir string) ([]string, error) {
+	files, err := filepath.Glob(filepath.Join(publicDir, "train", "images", "topcow_"+c.Modality+"_*_0000.nii.gz"))
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for _, f := range files {
+		var pid string
+		base := filepath.Base(f)
+		if n, _ := fmt.Sscanf(base[len("topcow_"+c.Modality+"_"):], "%3s", &pid); n == 1 {
+			ids = append(ids, pid)
+		}
+	}
+	sort.Strings(ids)
+	if len(ids) == 0 {
+		return nil, fmt.Errorf("%s baseline: no training images in %s", c.Config.ID, publicDir)
+	}
+	return ids, nil
+}
+
+func (c Challenge) trainImage(publicDir, pid string) (*volume.Volume, error) {
+	return imageio.ReadNIfTIFile(filepath.Join(publicDir, "train", "images", c.imageName(pid)))
+}
+
+// atlas is a per-voxel most frequent non-zero training label, on the grid
+// of the first training case (other grids are mapped by index scaling).
+type atlas struct {
+	shape  [3]int
+	labels []uint8
+}
+
+func (a *atlas) at(shape [3]int, x, y, z int) uint8 {
+	c := [3]int{x, y, z}
+	for d := 0; d < 3; d++ {
+		c[d] = min(a.shape[d]-1, c[d]*a.shape[d]/max(1, shape[d]))
+	}
+	return a.labels[c[0]+a.shape[0]*(c[1]+a.shape[1]*c[2])]
+}
+
+// segModel is the segmentation baseline: an intensity threshold and a
+// label atlas.
+type segModel struct {
+	threshold float64
+	atlas     *atlas
+}
+
+// fitSegModel fits the threshold halfway between the mean vessel and mean
+// background intensities of the training cases, and the atlas by majority
+// vote of the training labels.
+func (c Challenge) fitSegModel(publicDir string, ids []string) (*segModel, error) {
+	var sumV, sumB float64
+	var nV, nB int
+	var at *atlas
+	var votes [][]uint8
+	for _, pid := range ids {
+		img, err := c.trainImage(publicDir, pid)
+		if err != nil {
+			return nil, err
+		}
+		lab, err := imageio.ReadNIfTIFile(filepath.Join(publicDir, "train", "labels", c.rawLabelName(pid)))
+		if err != nil {
+			return nil, err
+		}
+		if lab.Shape != img.Shape {
+			return nil, fmt.Errorf("case %s: label shape %v differs from image %v", pid, lab.Shape, img.Shape)
+		}
+		if at == nil {
+			at = &atlas{shape: img.Shape, labels: make([]uint8, img.Len())}
+			votes = make([][]uint8, img.Len())
+		}
+		for i, l := range lab.Data {
+			if l != 0 {
+				sumV += img.Data[i]
+				nV++
+			} else {
+				sumB += img.Data[i]
+				nB++
+			}
+			x, y, z := img.Coords(i)
+			if l != 0 {
+				j := at.shape[0]*(min(at.shape[1]-1, y*at.shape[1]/img.Shape[1])+at.shape[1]*min(at.shape[2]-1, z*at.shape[2]/img.Shape[2])) + min(at.shape[0]-1, x*at.shape[0]/img.Shape[0])
+				votes[j] = append(votes[j], uint8(l))
+			}
+		}
+	}
+	if nV == 0 || nB == 0 {
+		return nil, fmt.Errorf("training labels have no vessel or no background voxels")
+	}
+	for j, v := range votes {
+		if len(v) == 0 {
+			continue
+		}
+		var count [256]int
+		best := uint8(0)
+		for _, l := range v {
+			count[l]++
+			if count[l] > count[best] || (count[l] == count[best] && l < best) {
+				best = l
+			}
+		}
+		at.labels[j] = best
+	}
+	return &segModel{threshold: (sumV/float64(nV) + sumB/float64(nB)) / 2, atlas: at}, nil
+}
+
+// predict thresholds the image, drops 26-connected components under 8
+// voxels, and labels each kept voxel with the atlas label at (or within two
+// voxels of) its position.
+func (m *segModel) predict(img *volume.Volume) ([]uint8, error) {
+	mask := make([]bool, img.Len())
+	for i, v := range img.Data {
+		mask[i] = v > m.threshold
+	}
+	cc, n, err := components.Label(mask, img.Grid, 26)
+	if err != nil {
+		return nil, err
+	}
+	sizes := components.Sizes(cc, n)
+	out := make([]uint8, img.Len())
+	for i, l := range cc {
+		if l == 0 || sizes[l-1] < 8 {
+			continue
+		}
+		x, y, z := img.Coords(i)
+		best, bestD := uint8(0), math.MaxInt
+		for dz := -2; dz <= 2; dz++ {
+			for dy := -2; dy <= 2; dy++ {
+				for dx := -2; dx <= 2; dx++ {
+					xx, yy, zz := x+dx, y+dy, z+dz
+					if xx < 0 || yy < 0 || zz < 0 || xx >= img.Shape[0] || yy >= img.Shape[1] || zz >= img.Shape[2] {
+						continue
+					}
+					if a := m.atlas.at(img.Shape, xx, yy, zz); a != 0 {
+						if d := dx*dx + dy*dy + dz*dz; d < bestD {
+							best, bestD = a, d
+						}
+					}
+				}
+			}
+		}
+		out[i] = best
+	}
+	return out, nil
+}
+
+// meanDice is the class-averaged Dice over the labels of truth (validation only).
+func meanDice(pred []uint8, truth []float64) float64 {
+	var g, p, in [256]int
+	for i, t := range truth {
+		tl := uint8(t)
+		g[tl]++
+		p[pred[i]]++
+		if tl == pred[i] {
+			in[tl]++
+		}
+	}
+	s, n := 0.0, 0
+	for l := 1; l < 256; l++ {
+		if g[l] > 0 {
+			s += 2 * float64(in[l]) / float64(g[l]+p[l])
+			n++
+		}
+	}
+	if n == 0 {
+		return 1
+	}
+	return s / float64(n)
+}
+
+func (c Challenge) baselineSegmentation(ctx context.Context, publicDir, outDir string, log io.Writer) error {
+	ids, err := c.trainIDs(publicDir)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(log, "loaded %d training cases (%s volumes with %s label maps)\n", len(ids), c.ModalityName(), map[Family]string{TopCoW: "13-class CoW", TopBrain: "TopBrain vessel"}[c.Family])
+	if len(ids) >= 4 {
+		hold := ids[len(ids)-2:]
+		m, err := c.fitSegModel(publicDir, ids[:len(ids)-2])
+		if err != nil {
+			return err
+		}
+		var ds []float64
+		for _, pid := range hold {
+			img, err := c.trainImage(publicDir, pid)
+			if err != nil {
+				return err
+			}
+			lab, err := imageio.ReadNIfTIFile(filepath.Join(publicDir, "train", "labels", c.rawLabelName(pid)))
+			if err != nil {
+				return err
+			}
+			p, err := m.predict(img)
+			if err != nil {
+				return err
+			}
+			ds = append(ds, meanDice(p, lab.Data))
+		}
+		fmt.Fprintf(log, "validation: fitted on %d cases, class-averaged Dice %.3f on %d held-out cases\n", len(ids)-2, mean(ds), len(hold))
+	}
+	m, err := c.fitSegModel(publicDir, ids)
+	if err != nil {
+		return err
+	}
+	nAtlas := 0
+	for _, l := range m.atlas.labels {
+		if l != 0 {
+			nAtlas++
+		}
+	}
+	fmt.Fprintf(log, "fitted intensity threshold %.1f (midway between mean vessel and background) and a majority-vote label atlas of %d voxels\n", m.threshold, nAtlas)
+	err = c.writeSubmission(ctx, publicDir, outDir, func(_ int, _ string, img *volume.Volume) ([]byte, error) {
+		p, err := m.predict(img)
+		if err != nil {
+			return nil, err
+		}
+		return encodeLabels(img, p)
+	})
+	if err == nil {
+		fmt.Fprintf(log, "predicted test label maps: threshold, 26-connected components of at least 8 voxels, atlas labels\n")
+	}
+	return err
+}
+
+// brightBox is the bounding box of the voxels brighter than halfway
+// between the image's median and its 99.9th percentile, after dropping
+// 26-connected components under 20 voxels.
+func brightBox(img *volume.Volume) (topology.Box, error) {
+	vals := slices.Clone(img.Data)
+	slices.Sort(vals)
+	t := (vals[len(vals)/2] + vals[len(vals)*999/1000]) / 2
+	mask := make([]bool, img.Len())
+	for i, v := range img.Data {
+		mask[i] = v > t
+	}
+	cc, n, err := components.Label(mask, img.Grid, 26)
+	if err != nil {
+		return topology.Box{}, err
+	}
+	sizes := components.Sizes(cc, n)
+	for i, l := range cc {
+		mask[i] = l != 0 && sizes[l-1] >= 20
+	}
+	b, ok := topology.BoundingBox(mask, img.Shape)
+	if !ok {
+		b = topology.Box{Size: img.Shape}
+	}
+	return b, nil
+}
+
+func (c Challenge) baselineBoxes(ctx context.Context, publicDir, outDir string, log io.Writer) error {
+	ids, err := c.trainIDs(publicDir)
+	if err != nil {
+		return err
+	}
+	// Learn the mean offsets of the GT box corners from the bright-voxel box.
+	var dlo, dhi [3]float64
+	for _, pid := range ids {
+		img, err := c.trainImage(publicDir, pid)
+		if err != nil {
+			return err
+		}
+		gt, err := readBoxText(filepath.Join(publicDir, "train", "labels", c.rawLabelName(pid)))
+		if err != nil {
+			return err
+		}
+		bb, err := brightBox(img)
+		if err != nil {
+			return err
+		}
+		for a := 0; a < 3; a++ {
+			dlo[a] += float64(gt.Location[a] - bb.Location[a])
+			dhi[a] += float64((gt.Location[a] + gt.Size[a]) - (bb.Location[a] + bb.Size[a]))
+		}
+	}
+	for a := 0; a < 3; a++ {
+		dlo[a] /= float64(len(ids))
+		dhi[a] /= float64(len(ids))
+	}
+	fmt.Fprintf(log, "loaded %d training volumes and ROI boxes\n", len(ids))
+	fmt.Fprintf(log, "fitted corner offsets from the bright-vessel box: low %.1f %.1f %.1f, high %.1f %.1f %.1f voxels\n", dlo[0], dlo[1], dlo[2], dhi[0], dhi[1], dhi[2])
+	err = c.writeSubmission(ctx, publicDir, outDir, func(_ int, _ string, img *volume.Volume) ([]byte, error) {
+		bb, err := brightBox(img)
+		if err != nil {
+			return nil, err
+		}
+		var b topology.Box
+		for a := 0; a < 3; a++ {
+			lo := max(0, int(math.Round(float64(bb.Location[a])+dlo[a])))
+			hi := min(img.Shape[a], int(math.Round(float64(bb.Location[a]+bb.Size[a])+dhi[a])))
+			b.Location[a], b.Size[a] = lo, max(1, hi-lo)
+		}
+		return boxFile(b), nil
+	})
+	if err == nil {
+		fmt.Fprintf(log, "predicted one box per test volume (threshold, components ≥ 20 voxels, bounding box, learned offsets)\n")
+	}
+	return err
+}
+
+// edgeProbe is the per-edge nearest-centroid model: the mean intensity in
+// the voxels that best separate present from absent training cases.
+type edgeProbe struct {
+	constant  int // -1 when a real probe was fitted
+	voxels    []int
+	centroid0 float64
+	centroid1 float64
+}
+
+func (c Challenge) baselineEdges(ctx context.Context, publicDir, outDir string, log io.Writer) error {
+	ids, err := c.trainIDs(publicDir)
+	if err != nil {
+		return err
+	}
+	var imgs []*volume.Volume
+	var vals [][8]int
+	for _, pid := range ids {
+		img, err := c.trainImage(publicDir, pid)
+		if err != nil {
+			return err
+		}
+		b, err := os.ReadFile(filepath.Join(publicDir, "train", "labels", c.rawLabelName(pid)))
+		if err != nil {
+			return err
+		}
+		e, err := parseEdgesYAML(b)
+		if err != nil {
+			return fmt.Errorf("train label %s: %w", pid, err)
+		}
+		var v [8]int
+		for i := 0; i < 4; i++ {
+			v[i], v[4+i] = e.ant[i].asInt, e.pos[i].asInt
+		}
+		if len(imgs) > 0 && img.Shape != imgs[0].Shape {
+			continue // the probe needs one grid; skip odd-sized cases
+		}
+		imgs = append(imgs, img)
+		vals = append(vals, v)
+	}
+	fmt.Fprintf(log, "loaded %d training volumes with edge lists\n", len(imgs))
+	probes := make([]edgeProbe, 8)
+	n := imgs[0].Len()
+	for e := 0; e < 8; e++ {
+		var sum [2][]float64
+		var cnt [2]int
+		for k := range sum {
+			sum[k] = make([]float64, n)
+		}
+		for i, img := range imgs {
+			v := vals[i][e]
+			if v != 0 {
+				v = 1
+			}
+			cnt[v]++
+			for j, x := range img.Data {
+				sum[v][j] += x
+			}
+		}
+		if cnt[0] == 0 || cnt[1] == 0 {
+			probes[e] = edgeProbe{constant: map[bool]int{true: 1, false: 0}[cnt[1] > 0]}
+			continue
+		}
+		diff := make([]float64, n)
+		order := make([]int, n)
+		for j := range diff {
+			diff[j] = sum[1][j]/float64(cnt[1]) - sum[0][j]/float64(cnt[0])
+			order[j] = j
+		}
+		sort.Slice(order, func(a, b int) bool { return diff[order[a]] > diff[order[b]] || (diff[order[a]] == diff[order[b]] && order[a] < order[b]) })
+		p := edgeProbe{constant: -1, voxels: order[:min(40, n)]}
+		var c0, c1 float64
+		for i, img := range imgs {
+			f := probeValue(img, p.voxels)
+			if vals[i][e] != 0 {
+				c1 += f
+			} else {
+				c0 += f
+			}
+		}
+		p.centroid0, p.centroid1 = c0/float64(cnt[0]), c1/float64(cnt[1])
+		probes[e] = p
+	}
+	names := append(topology.AnteriorEdgeNames[:], topology.PosteriorEdgeNames[:]...)
+	for e, p := range probes {
+		if p.constant >= 0 {
+			fmt.Fprintf(log, "edge %s: constant %d in training, predicted as such\n", names[e], p.constant)
+		} else {
+			fmt.Fprintf(log, "edge %s: 40-voxel probe, centroids absent %.1f / present %.1f\n", names[e], p.centroid0, p.centroid1)
+		}
+	}
+	err = c.writeSubmission(ctx, publicDir, outDir, func(_ int, _ string, img *volume.Volume) ([]byte, error) {
+		var ant, pos [4]int
+		for e, p := range probes {
+			v := p.constant
+			if v < 0 {
+				v = 0
+				if img.Len() == n {
+					f := probeValue(img, p.voxels)
+					if math.Abs(f-p.centroid1) < math.Abs(f-p.centroid0) {
+						v = 1
+					}
+				}
+			}
+			if e < 4 {
+				ant[e] = v
+			} else {
+				pos[e-4] = v
+			}
+		}
+		return edgesFile(ant, pos), nil
+	})
+	if err == nil {
+		fmt.Fprintf(log, "predicted the eight edges of each test volume by nearest centroid of the probe intensities\n")
+	}
+	return err
+}
+
+func probeValue(img *volume.Volume, voxels []int) float64 {
+	s := 0.0
+	for _, j := range voxels {
+		s += img.Data[j]
+	}
+	return s / float64(len(voxels))
+}

@@ -1,0 +1,213 @@
+package topcowcommon
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/rexmle/rexmle/metrics/stats"
+	"github.com/rexmle/rexmle/metrics/topology"
+	"github.com/rexmle/rexmle/pipeline/challenge"
+	"github.com/rexmle/rexmle/pipeline/challenges/medseg"
+)
+
+// gradeRow is one submission row paired with its answer file.
+type gradeRow struct {
+	medseg.Row
+	answer string // absolute path of the answer file
+}
+
+// readRows reads submission.csv and pairs every row with its answer (the
+// first answer row with the same pandas-normalised id). Ids are compared as
+// pandas reads them: an all-integer column is numeric on both sides ("001"
+// equals "1"); any other column keeps its text, so "1.0" or "topcow_001"
+// never match. Duplicated rows are kept and graded twice, as the reference does.
+func (c Challenge) readRows(submissionDir, privateDir string) ([]gradeRow, error) {
+	ids, paths, err := medseg.Answers(privateDir, "image_id", "label_path")
+	if err != nil {
+		return nil, err
+	}
+	rows, err := medseg.ReadSubmission(submissionDir, "image_id", c.pathColumn(), ids, challenge.PandasIDs)
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, challenge.Invalidf(medseg.SubmissionFile, "", "no rows to evaluate")
+	}
+	keys := challenge.PandasIDs(ids)
+	answer := map[string]string{}
+	for i, k := range keys {
+		if _, ok := answer[k]; !ok {
+			answer[k] = filepath.Join(privateDir, filepath.FromSlash(paths[i]))
+		}
+	}
+	out := make([]gradeRow, len(rows))
+	for i, r := range rows {
+		out[i] = gradeRow{Row: r, answer: answer[r.Key]}
+	}
+	return out, nil
+}
+
+// predictionPath resolves a row's prediction path inside the submission
+// folder. The task-3 graders first strip a leading "./" and then a leading
+// "working/".
+func (c Challenge) predictionPath(submissionDir string, r medseg.Row) (string, string, error) {
+	rel := r.Path
+	if c.Task == Edges {
+		rel = strings.TrimPrefix(rel, "./")
+		rel = strings.TrimPrefix(rel, "working/")
+	}
+	field := fmt.Sprintf("%s (row %d)", c.pathColumn(), r.Line)
+	p, err := challenge.ResolveInside(submissionDir, rel, field)
+	if err != nil {
+		return "", "", err
+	}
+	return p, rel, nil
+}
+
+// Grade scores a submission folder (see the metric cards and quirks).
+func (c Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mode challenge.Mode) (*challenge.Result, error) {
+	if mode != challenge.Reference && mode != challenge.Official {
+		return nil, fmt.Errorf("%s: unknown grading mode %q", c.Config.ID, mode)
+	}
+	rows, err := c.readRows(submissionDir, privateDir)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case c.Task == Box:
+		return c.gradeBoxes(ctx, submissionDir, rows, mode)
+	case c.Task == Edges:
+		return c.gradeEdges(ctx, submissionDir, rows, mode)
+	case c.Family == TopBrain:
+		return c.gradeBrain(ctx, submissionDir, rows, mode)
+	}
+	return c.gradeCoW(ctx, submissionDir, rows, mode)
+}
+
+// loadPair reads the answer and the prediction of a row.
+func (c Challenge) loadPair(submissionDir string, r gradeRow) (*labelMap, *labelMap, error) {
+	gtVol, gt, err := readGT(r.answer)
+	if err != nil {
+		return nil, nil, err
+	}
+	p, rel, err := c.predictionPath(submissionDir, r.Row)
+	if err != nil {
+		return nil, nil, err
+	}
+	field := fmt.Sprintf("%s (row %d)", c.pathColumn(), r.Line)
+	f, err := challenge.OpenInside(submissionDir, rel, field)
+	if err != nil {
+		return nil, nil, err
+	}
+	f.Close()
+	pred, err := readPrediction(p, rel, field, gtVol)
+	if err != nil {
+		return nil, nil, err
+	}
+	return gt, pred, nil
+}
+
+func (c Challenge) gradeCoW(ctx context.Context, submissionDir string, rows []gradeRow, mode challenge.Mode) (*challenge.Result, error) {
+	res := &challenge.Result{Mode: mode}
+	var dice, cl, b0, hd []float64
+	det := make([]topology.DetectionCounts, len(group2Labels))
+	var antTrue, antPred, posTrue, posPred []string
+	var antTopo, posTopo []string
+	for _, r := range rows {
+		gt, pred, err := c.loadPair(submissionDir, r)
+		if err != nil {
+			return nil, err
+		}
+		cc, err := gradeCoWCase(ctx, gt, pred, mode)
+		if err != nil {
+			return nil, fmt.Errorf("%s: case %s: %w", c.Config.ID, r.ID, err)
+		}
+		dice, cl, b0, hd = append(dice, cc.dice), append(cl, cc.cldice), append(b0, cc.b0), append(hd, cc.hd95)
+		for i := range det {
+			det[i].Add(cc.inGT[i], cc.inPred[i], cc.iou[i], detectionIoU)
+		}
+		match := func(ok bool, gtClass string) string {
+			if ok {
+				return gtClass
+			}
+			return "incorrect"
+		}
+		if mode == challenge.Official {
+			antTrue, antPred = append(antTrue, cc.gtAnt), append(antPred, cc.predAnt)
+			posTrue, posPred = append(posTrue, cc.gtPos), append(posPred, cc.predPos)
+			antTopo, posTopo = append(antTopo, match(cc.antMatch, cc.gtAnt)), append(posTopo, match(cc.posMatch, cc.gtPos))
+		} else {
+			antTrue, posTrue = append(antTrue, "correct"), append(posTrue, "correct")
+			antTopo, posTopo = append(antTopo, match(cc.antMatch, "correct")), append(posTopo, match(cc.posMatch, "correct"))
+		}
+		res.Cases = append(res.Cases, challenge.Case{ID: r.ID, Values: map[string]float64{
+			"dice": cc.dice, "cldice": cc.cldice, "b0_error": cc.b0, "hd95": cc.hd95,
+			"anterior_topology": b2f(cc.antMatch), "posterior_topology": b2f(cc.posMatch),
+		}})
+	}
+	if mode != challenge.Official {
+		antPred, posPred = antTopo, posTopo
+	}
+	antAcc, err := stats.BalancedAccuracy(antTrue, antPred)
+	if err != nil {
+		return nil, err
+	}
+	posAcc, err := stats.BalancedAccuracy(posTrue, posPred)
+	if err != nil {
+		return nil, err
+	}
+	antT, _ := stats.BalancedAccuracy(antTrue, antTopo)
+	posT, _ := stats.BalancedAccuracy(posTrue, posTopo)
+	res.Set("dice", mean(dice))
+	res.Set("cldice", mean(cl))
+	res.Set("b0_error", mean(b0))
+	res.Set("hd95", mean(hd))
+	res.Set("f1_grp2", topology.MeanF1(det))
+	res.Set("anterior_graph_acc", antAcc)
+	res.Set("posterior_graph_acc", posAcc)
+	res.Set("anterior_topology", antT)
+	res.Set("posterior_topology", posT)
+	return res, nil
+}
+
+func (c Challenge) gradeBrain(ctx context.Context, submissionDir string, rows []gradeRow, mode challenge.Mode) (*challenge.Result, error) {
+	res := &challenge.Result{Mode: mode}
+	var dice, cl, b0, hd, nb []float64
+	det := make([]topology.DetectionCounts, len(sideRoadLabels(c.Modality)))
+	for _, r := range rows {
+		gt, pred, err := c.loadPair(submissionDir, r)
+		if err != nil {
+			return nil, err
+		}
+		bc, err := gradeBrainCase(ctx, gt, pred, mode, c.Modality)
+		if err != nil {
+			return nil, fmt.Errorf("%s: case %s: %w", c.Config.ID, r.ID, err)
+		}
+		dice, cl, b0 = append(dice, bc.dice), append(cl, bc.cldice), append(b0, bc.b0)
+		hd, nb = append(hd, bc.hd95), append(nb, bc.neighbourError)
+		if !bc.empty {
+			for i := range det {
+				det[i].Add(bc.inGT[i], bc.inPred[i], bc.iou[i], detectionIoU)
+			}
+		}
+		res.Cases = append(res.Cases, challenge.Case{ID: r.ID, Values: map[string]float64{
+			"dice": bc.dice, "cldice": bc.cldice, "b0_error": bc.b0, "hd95": bc.hd95, "neighbor_error": bc.neighbourError,
+		}})
+	}
+	res.Set("dice", mean(dice))
+	res.Set("cldice", mean(cl))
+	res.Set("b0_error", mean(b0))
+	res.Set("hd95", mean(hd))
+	res.Set("neighbor_error", mean(nb))
+	res.Set("f1_side_road", topology.MeanF1(det))
+	return res, nil
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
