@@ -145,6 +145,7 @@ type fetcher struct {
 	locks                    *lockStore
 	prog                     progressSink
 	transferred              atomic.Int64
+	defaultLogger            bool // Options.Logger was nil
 }
 
 func newFetcher(opts Options) (*fetcher, error) {
@@ -156,6 +157,7 @@ func newFetcher(opts Options) (*fetcher, error) {
 		opts: o, log: o.Logger, token: tokenFrom(o.TokenEnv),
 		zenodoHost: hostOf(o.ZenodoBaseURL), figshareHost: hostOf(o.FigshareBaseURL),
 		locks: newLockStore(o.RawRoot), prog: &logProgress{log: o.Logger, files: map[string]*logFile{}},
+		defaultLogger: opts.Logger == nil,
 	}, nil
 }
 
@@ -242,6 +244,10 @@ func (f *fetcher) execute(ctx context.Context, p *DownloadPlan, began time.Time)
 	}
 
 	f.prog = newProgress(f.opts, f.log, planned)
+	if tp, ok := f.prog.(*ttyProgress); ok && f.defaultLogger {
+		// Warnings and errors go above the bars; the bars say the rest.
+		f.log = slog.New(slog.NewTextHandler(tp, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	}
 	results := make([][]FileResult, len(groups))
 	var wg sync.WaitGroup
 	jobs := make(chan int)

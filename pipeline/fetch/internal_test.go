@@ -185,3 +185,16 @@ func TestTTYProgressDrawsInPlace(t *testing.T) {
 		t.Errorf("finished line missing: %q", rest)
 	}
 }
+
+func TestTTYProgressPrintsLogLinesAboveBars(t *testing.T) {
+	var buf bytes.Buffer
+	p := newTTYProgress(&buf, 10, time.Hour)
+	p.start("c/x", 10, 0)
+	fmt.Fprintf(p, "level=WARN msg=retrying\n")
+	p.stop()
+	out := buf.String()
+	i, j := strings.Index(out, "msg=retrying"), strings.Index(out, "c/x")
+	if i < 0 || j < 0 || i > j {
+		t.Errorf("log line not printed above the bar:\n%q", out)
+	}
+}

@@ -153,15 +153,27 @@ func (p *ttyProgress) finish(id string, err error) {
 	p.mu.Lock()
 	if b := p.bars[id]; b != nil {
 		el := time.Since(b.began)
-		if err != nil {
-			p.done = append(p.done, fmt.Sprintf("✗ %s: %v", id, err))
-		} else {
+		// An interrupted attempt is reported by the retry warning or the
+		// final failure; only completed files get a permanent line.
+		if err == nil {
 			p.done = append(p.done, fmt.Sprintf("✓ %s  %s in %s (%s)", id, FormatBytes(b.done), el.Round(time.Second), FormatRate(b.got, el)))
 		}
 		delete(p.bars, id)
 	}
 	p.dirty = true
 	p.mu.Unlock()
+}
+
+// Write prints log text above the progress block at the next redraw, so
+// log lines do not tear the in-place display.
+func (p *ttyProgress) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	for _, line := range strings.Split(strings.TrimRight(string(b), "\n"), "\n") {
+		p.done = append(p.done, line)
+	}
+	p.dirty = true
+	p.mu.Unlock()
+	return len(b), nil
 }
 
 func (p *ttyProgress) stop() {
