@@ -262,7 +262,7 @@ func C(class, xy string, conf ...string) string {
 	return s + "}"
 }
 
-func polys(items ...string) string { return `{"polygons":[` + strings.Join(items, ",") + `]}` }
+func polys(items ...string) string  { return `{"polygons":[` + strings.Join(items, ",") + `]}` }
 func nuclei(items ...string) string { return `{"nuclei":[` + strings.Join(items, ",") + `]}` }
 
 func TestNucleiTrack1SpecVectors(t *testing.T) {
