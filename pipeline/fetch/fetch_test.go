@@ -663,3 +663,27 @@ func TestArchiveFormatSniffedFromContent(t *testing.T) {
 		t.Error("tar.gz content under a .zip name was not unpacked")
 	}
 }
+
+func TestSameFileFromTwoSourcesIsRefused(t *testing.T) {
+	srv := fetchtest.New()
+	defer srv.Close()
+	srv.AddZenodo("14", fetchtest.File{Name: "a.zip", Data: []byte("zenodo")})
+	u := srv.AddURL("/m/a.zip", fetchtest.File{Name: "a.zip", Data: []byte("mirror")})
+	opts, _ := testOptions(t, srv)
+	sum, err := fetch.Fetch(context.Background(), []fetch.Source{
+		{Challenge: "c", Kind: fetch.KindZenodo, Record: "14"},
+		{Challenge: "c", Kind: fetch.KindURL, URL: u},
+	}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := resultOf(t, sum, "c", "a.zip"); r.Status != fetch.StatusFetched {
+		t.Errorf("first source: %+v", r)
+	}
+	if f := sum.Failed(); len(f) != 1 || f[0].Name != "" || !strings.Contains(f[0].Err.Error(), "a.zip already planned") {
+		t.Errorf("failures %+v, want the second source refused", f)
+	}
+	if got := string(readFile(t, filepath.Join(opts.RawDir("c"), "a.zip"))); got != "zenodo" {
+		t.Errorf("content %q", got)
+	}
+}

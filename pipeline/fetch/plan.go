@@ -245,6 +245,7 @@ func (f *fetcher) plan(ctx context.Context, sources []Source) *DownloadPlan {
 	}
 	wg.Wait()
 
+	dests := map[string]bool{}
 	for _, s := range sources {
 		cp := &ChallengePlan{Source: s}
 		p.Challenges = append(p.Challenges, cp)
@@ -291,7 +292,18 @@ func (f *fetcher) plan(ctx context.Context, sources []Source) *DownloadPlan {
 			cp.Err = err
 			continue
 		}
+		var dup []string
 		for _, r := range remote {
+			if dests[filepath.Join(s.Challenge, r.Name)] {
+				dup = append(dup, r.Name)
+			}
+		}
+		if len(dup) > 0 {
+			cp.Err = fmt.Errorf("challenge %s: %s already planned from another source of the same folder", s.Challenge, strings.Join(dup, ", "))
+			continue
+		}
+		for _, r := range remote {
+			dests[filepath.Join(s.Challenge, r.Name)] = true
 			pf := &PlannedFile{
 				Challenge: s.Challenge, Kind: s.Kind, Name: r.Name, URL: r.URL, Size: r.Size, MD5: r.MD5,
 				Extract: s.Extract && isArchive(r.Name), ExtractToStem: s.ExtractToStem,
