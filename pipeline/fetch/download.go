@@ -32,6 +32,7 @@ type ChecksumError struct {
 	PartRemove bool // the partial download was deleted
 }
 
+// Error names the file, the property that differs and both values.
 func (e *ChecksumError) Error() string {
 	s := fmt.Sprintf("%s: %s mismatch: want %s, got %s", e.File, e.What, e.Want, e.Got)
 	if e.PartRemove {

@@ -30,6 +30,7 @@ type ExtractError struct {
 	Err     error
 }
 
+// Error names the archive and, if known, the entry.
 func (e *ExtractError) Error() string {
 	if e.Entry == "" {
 		return fmt.Sprintf("extract %s: %v", e.Archive, e.Err)
@@ -37,6 +38,7 @@ func (e *ExtractError) Error() string {
 	return fmt.Sprintf("extract %s: entry %q: %v", e.Archive, e.Entry, e.Err)
 }
 
+// Unwrap returns the cause (ErrUnsafeEntry, ErrExtractLimit, an I/O error, ...).
 func (e *ExtractError) Unwrap() error { return e.Err }
 
 // archiveSuffixes lists the recognised archive name endings, longest first.
@@ -420,6 +422,7 @@ type ctxReader struct {
 	r   io.Reader
 }
 
+// Read fails with the context's error once it is done.
 func (c *ctxReader) Read(p []byte) (int, error) {
 	if err := c.ctx.Err(); err != nil {
 		return 0, err

@@ -24,6 +24,7 @@ type HTTPStatusError struct {
 	HasRetryAfter bool
 }
 
+// Error names the request and the status.
 func (e *HTTPStatusError) Error() string {
 	return fmt.Sprintf("GET %s: HTTP %d %s", e.URL, e.StatusCode, http.StatusText(e.StatusCode))
 }

@@ -31,6 +31,7 @@ const (
 	ActionManual
 )
 
+// String is the word the dry-run listing prints.
 func (a Action) String() string {
 	switch a {
 	case ActionDownload:
