@@ -1,0 +1,282 @@
+package usenhance
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+
+	"github.com/rexmle/rexmle/metrics/imageio"
+	"github.com/rexmle/rexmle/metrics/quality"
+	"github.com/rexmle/rexmle/metrics/stats"
+	"github.com/rexmle/rexmle/pipeline/challenge"
+)
+
+// maxImageBytes bounds a decoded image (samples × channels × 8 bytes).
+const maxImageBytes = 512 << 20
+
+// loadGray reads an image as the reference does (Pillow, then mode "L"):
+// 8-bit grey as is; grey+alpha → the grey channel; RGB/RGBA →
+// (19595R + 38470G + 7471B + 32768) >> 16; 16-bit grey clipped to 255;
+// 16-bit colour reduced to 8 bits first (as Pillow does); palette via its colours.
+func loadGray(path string) (quality.Image, error) {
+	v, err := imageio.Read(path, imageio.Options{MaxBytes: maxImageBytes, ExpandPalette: true, FirstPage: true})
+	if err != nil {
+		return quality.Image{}, err
+	}
+	if v.Grid.Shape[2] != 1 {
+		return quality.Image{}, fmt.Errorf("%d-D image, want a 2-D picture", v.Grid.Dims())
+	}
+	w, h, c := v.Grid.Shape[0], v.Grid.Shape[1], v.NumChannels()
+	im := quality.Image{W: w, H: h, Pix: make([]float64, w*h)}
+	sixteen := v.DType == "uint16"
+	for i := 0; i < w*h; i++ {
+		s := v.Data[i*c : i*c+c]
+		switch c {
+		case 1, 2:
+			g := s[0]
+			if g > 255 {
+				g = 255
+			}
+			if g < 0 {
+				g = 0
+			}
+			im.Pix[i] = math.Trunc(g)
+		default:
+			r, gr, b := s[0], s[1], s[2]
+			if sixteen {
+				r, gr, b = math.Floor(r/256), math.Floor(gr/256), math.Floor(b/256)
+			}
+			im.Pix[i] = float64((19595*int64(r) + 38470*int64(gr) + 7471*int64(b) + 32768) >> 16)
+		}
+	}
+	return im, nil
+}
+
+// resizeLinear is cv2.resize(…, INTER_LINEAR) of a float32 image to w×h:
+// destination pixel (x, y) samples ((x+0.5)·sx − 0.5, (y+0.5)·sy − 0.5) with
+// bilinear weights, clamped at the borders; float32 arithmetic. (Not proven
+// bit-exact with OpenCV; only used for wrongly sized submissions.)
+func resizeLinear(src quality.Image, w, h int) quality.Image {
+	out := quality.Image{W: w, H: h, Pix: make([]float64, w*h)}
+	coord := func(d, srcN, dstN int) (int, int, float32) {
+		f := (float64(d)+0.5)*float64(srcN)/float64(dstN) - 0.5
+		i := int(math.Floor(f))
+		t := float32(f - float64(i))
+		if i < 0 {
+			return 0, 0, 0
+		}
+		if i >= srcN-1 {
+			return srcN - 1, srcN - 1, 0
+		}
+		return i, i + 1, t
+	}
+	for y := 0; y < h; y++ {
+		y0, y1, ty := coord(y, src.H, h)
+		for x := 0; x < w; x++ {
+			x0, x1, tx := coord(x, src.W, w)
+			p := func(xx, yy int) float32 { return float32(src.Pix[yy*src.W+xx]) }
+			top := p(x0, y0)*(1-tx) + p(x1, y0)*tx
+			bot := p(x0, y1)*(1-tx) + p(x1, y1)*tx
+			out.Pix[y*w+x] = float64(top*(1-ty) + bot*ty)
+		}
+	}
+	return out
+}
+
+// resolveEnhanced is the reference's lookup: submissionDir/rel, else (for a
+// path with a separator and more than one part) the path without its first
+// part. Both stay inside the submission folder.
+func resolveEnhanced(submissionDir, rel, field string) (string, error) {
+	p, err := challenge.ResolveInside(submissionDir, rel, field)
+	if err != nil {
+		return "", err
+	}
+	if _, err := os.Stat(p); err == nil {
+		return rel, nil
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return "", challenge.Invalidf(rel, field, "cannot access: %v", err)
+	}
+	if strings.ContainsAny(rel, `/\`) {
+		parts := strings.FieldsFunc(rel, func(r rune) bool { return r == '/' || r == '\\' })
+		if len(parts) > 1 {
+			alt := strings.Join(parts[1:], "/")
+			if q, err := challenge.ResolveInside(submissionDir, alt, field); err == nil {
+				if _, err := os.Stat(q); err == nil {
+					return alt, nil
+				}
+			}
+		}
+	}
+	return "", challenge.Invalidf(rel, field, "enhanced image not found in the submission folder")
+}
+
+type row struct {
+	id, gt, enh string
+}
+
+type scores struct {
+	lncc, ssim, psnr float64
+	resized          bool
+	err              error
+}
+
+// Grade matches submission rows to the answers by image_id and scores every
+// pair; both modes are identical for this challenge.
+func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mode challenge.Mode) (*challenge.Result, error) {
+	ans, err := challenge.ReadCSV(filepath.Join(privateDir, "test_labels.csv"))
+	if err != nil {
+		return nil, fmt.Errorf("read answers: %w", err)
+	}
+	ansIDsRaw, err := ans.Column(colID)
+	if err != nil {
+		return nil, err
+	}
+	gtPaths, err := ans.Column(colGT)
+	if err != nil {
+		return nil, err
+	}
+	f, err := challenge.OpenInside(submissionDir, submissionFile, "")
+	if err != nil {
+		return nil, err
+	}
+	sub, err := challenge.ParseCSV(f, submissionFile)
+	f.Close()
+	if err != nil {
+		return nil, challenge.Invalidf(submissionFile, "", "cannot parse CSV: %v", err)
+	}
+	subIDsRaw, err := sub.Column(colID)
+	if err != nil {
+		return nil, challenge.Invalidf(submissionFile, colID, "missing required column %q", colID)
+	}
+	enh, err := sub.Column(colEnhanced)
+	if err != nil {
+		return nil, challenge.Invalidf(submissionFile, colEnhanced, "missing required column %q", colEnhanced)
+	}
+	ansIDs := challenge.PandasIDs(ansIDsRaw)
+	subIDs := challenge.PandasIDs(subIDsRaw)
+	want := map[string]bool{}
+	for _, id := range ansIDs {
+		want[id] = true
+	}
+	paths := map[string]string{}
+	for i, id := range subIDs {
+		if !want[id] {
+			continue
+		}
+		if _, dup := paths[id]; dup {
+			return nil, challenge.Invalidf(submissionFile, fmt.Sprintf("row %d", i+2), "duplicate image_id %q", subIDsRaw[i])
+		}
+		paths[id] = enh[i]
+	}
+	var rows []row
+	var missing []string
+	for i, id := range ansIDs {
+		p, ok := paths[id]
+		if !ok {
+			missing = append(missing, ansIDsRaw[i])
+			continue
+		}
+		rows = append(rows, row{ansIDsRaw[i], gtPaths[i], p})
+	}
+	if len(missing) > 0 {
+		return nil, challenge.Invalidf(submissionFile, colID, "missing predictions for %d test images (first: %s)", len(missing), strings.Join(missing[:min(5, len(missing))], ", "))
+	}
+	// Resolve every path first: problems surface before any scoring.
+	for i := range rows {
+		rel, err := resolveEnhanced(submissionDir, rows[i].enh, fmt.Sprintf("image_id %s, %s", rows[i].id, colEnhanced))
+		if err != nil {
+			return nil, err
+		}
+		rows[i].enh = rel
+	}
+	out := make([]scores, len(rows))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				out[i] = scorePair(submissionDir, privateDir, rows[i])
+			}
+		}()
+	}
+	for i := range rows {
+		if ctx.Err() != nil {
+			break
+		}
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	res := &challenge.Result{Mode: mode}
+	l, s, p := make([]float64, len(rows)), make([]float64, len(rows)), make([]float64, len(rows))
+	resized := 0
+	for i, sc := range out {
+		if sc.err != nil {
+			return nil, sc.err
+		}
+		l[i], s[i], p[i] = sc.lncc, sc.ssim, sc.psnr
+		if sc.resized {
+			resized++
+		}
+		res.Cases = append(res.Cases, challenge.Case{ID: rows[i].id, Values: map[string]float64{"lncc": sc.lncc, "ssim": sc.ssim, "psnr": sc.psnr}})
+	}
+	res.Set("lncc", stats.Mean(l))
+	res.Set("ssim", stats.Mean(s))
+	res.Set("psnr", stats.Mean(p))
+	if resized > 0 {
+		res.Notes = append(res.Notes, fmt.Sprintf("%d enhanced images had the wrong size and were resized bilinearly to the truth's size before scoring (OpenCV INTER_LINEAR semantics, not guaranteed bit-exact)", resized))
+	}
+	if math.IsInf(res.Values["psnr"], 1) {
+		res.Notes = append(res.Notes, "at least one enhanced image equals its truth exactly, so its PSNR and the mean PSNR are +Inf (as in the reference)")
+	}
+	return res, nil
+}
+
+func scorePair(submissionDir, privateDir string, r row) scores {
+	field := "image_id " + r.id
+	e, err := loadGray(filepath.Join(submissionDir, filepath.FromSlash(r.enh)))
+	if err != nil {
+		return scores{err: challenge.Invalidf(r.enh, field, "cannot read the enhanced image: %v", err)}
+	}
+	t, err := loadGray(filepath.Join(privateDir, filepath.FromSlash(r.gt)))
+	if err != nil {
+		return scores{err: fmt.Errorf("read ground truth %s: %w", r.gt, err)}
+	}
+	var sc scores
+	if e.W != t.W || e.H != t.H {
+		e = resizeLinear(e, t.W, t.H)
+		sc.resized = true
+	}
+	if sc.lncc, err = quality.LNCC(e, t, lnccWindow); err != nil {
+		return scores{err: challenge.Invalidf(r.enh, field, "LNCC: %v", err)}
+	}
+	rng := quality.JointRange(e, t, true)
+	if sc.ssim, err = quality.SSIM(e, t, quality.SSIMOptions{DataRange: rng, Float32: true}); err != nil {
+		return scores{err: challenge.Invalidf(r.enh, field, "SSIM: %v", err)}
+	}
+	identical := true
+	for i := range e.Pix {
+		if float32(e.Pix[i]) != float32(t.Pix[i]) {
+			identical = false
+			break
+		}
+	}
+	if identical {
+		sc.psnr = math.Inf(1)
+	} else if sc.psnr, err = quality.PSNR(e, t, rng, true); err != nil {
+		return scores{err: challenge.Invalidf(r.enh, field, "PSNR: %v", err)}
+	}
+	return sc
+}
