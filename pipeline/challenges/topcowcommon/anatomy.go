@@ -70,8 +70,8 @@ type labelSet struct {
 	ba, pca, ica, mca, pcom, acom, aca, thirdA2 [2]int // [right, left] (single labels repeat)
 	// TopBrain extras (0 = not labelled; drawn unlabelled for TopCoW).
 	a3, m2, m3, p3p4, va, sca, aica, pica, acha, oa [2]int
-	veins                                          bool // CTA venous labels 35–40
-	externals                                      bool // MRA external carotid labels 35–42
+	veins                                           bool // CTA venous labels 35–40
+	externals                                       bool // MRA external carotid labels 35–42
 }
 
 func topCoWLabels() labelSet {

@@ -384,7 +384,9 @@ func (c Challenge) baselineEdges(ctx context.Context, publicDir, outDir string, 
 			diff[j] = sum[1][j]/float64(cnt[1]) - sum[0][j]/float64(cnt[0])
 			order[j] = j
 		}
-		sort.Slice(order, func(a, b int) bool { return diff[order[a]] > diff[order[b]] || (diff[order[a]] == diff[order[b]] && order[a] < order[b]) })
+		sort.Slice(order, func(a, b int) bool {
+			return diff[order[a]] > diff[order[b]] || (diff[order[a]] == diff[order[b]] && order[a] < order[b])
+		})
 		p := edgeProbe{constant: -1, voxels: order[:min(40, n)]}
 		var c0, c1 float64
 		for i, img := range imgs {

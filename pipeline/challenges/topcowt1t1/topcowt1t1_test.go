@@ -1,12 +1,17 @@
 package topcowt1t1
 
 import (
+	"context"
 	"testing"
 
 	"github.com/rexmle/rexmle/pipeline/challenge/challengetest"
+	"github.com/rexmle/rexmle/pipeline/challenges/topcowcommon/topcowtest"
 )
 
-func TestConformance(t *testing.T) {
+func TestConformanceAndMalformed(t *testing.T) {
 	p := challengetest.Conformance(t, Challenge)
-	_ = p
+	valid := p.Submit(t, "valid", func(ctx context.Context, out string) error {
+		return Challenge.Perfect(ctx, p.Public(), p.Private(), out)
+	})
+	challengetest.CheckMalformed(t, p, valid, topcowtest.Malformed("seg"))
 }
