@@ -14,6 +14,7 @@ import (
 	"github.com/rexmle/rexmle/metrics/volume"
 	"github.com/rexmle/rexmle/pipeline/challenge"
 	"github.com/rexmle/rexmle/pipeline/challenge/challengetest"
+	"github.com/rexmle/rexmle/pipeline/challenges/medseg"
 )
 
 func TestConformance(t *testing.T) {
@@ -353,4 +354,30 @@ func hugeHeader(t testing.TB, v *volume.Volume) []byte {
 	zw.Write(b)
 	zw.Close()
 	return gz.Bytes()
+}
+
+// TestPrepareFromZip leaves only ISLES-2022.zip in raw/ and checks Prepare
+// extracts it.
+func TestPrepareFromZip(t *testing.T) {
+	synth := t.TempDir()
+	if err := Synthesize(context.Background(), synth, 2); err != nil {
+		t.Fatal(err)
+	}
+	raw := t.TempDir()
+	if err := medseg.ZipDir(synth, filepath.Join(raw, archiveName)); err != nil {
+		t.Fatal(err)
+	}
+	data := t.TempDir()
+	if err := (Challenge{}).Prepare(context.Background(), raw, data); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"public/sample_submission.csv", "public/description.md", "private/test_labels.csv"} {
+		if _, err := os.Stat(filepath.Join(data, p)); err != nil {
+			t.Error(err)
+		}
+	}
+	train, _ := filepath.Glob(filepath.Join(data, "public", "train", "*_msk.nii.gz"))
+	if len(train) != 12 {
+		t.Errorf("%d training masks, want 12", len(train))
+	}
 }

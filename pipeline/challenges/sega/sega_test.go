@@ -13,6 +13,7 @@ import (
 	"github.com/rexmle/rexmle/metrics/volume"
 	"github.com/rexmle/rexmle/pipeline/challenge"
 	"github.com/rexmle/rexmle/pipeline/challenge/challengetest"
+	"github.com/rexmle/rexmle/pipeline/challenges/medseg"
 )
 
 func TestConformance(t *testing.T) { challengetest.Conformance(t, Challenge{}) }
@@ -309,5 +310,40 @@ func BenchmarkGrade(b *testing.B) {
 		if _, err := c.Grade(context.Background(), sub, p.Private(), challenge.Reference); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestPrepareFromNestedZips builds the Figshare download (avt_dataset.zip
+// holding Dongyang.zip, KiTS.zip and Rider.zip) and checks Prepare extracts
+// it and finds every case.
+func TestPrepareFromNestedZips(t *testing.T) {
+	synth := t.TempDir()
+	if err := (Challenge{}).Synthesize(context.Background(), synth, 2); err != nil {
+		t.Fatal(err)
+	}
+	inner := t.TempDir()
+	for _, inst := range institutions {
+		// Each nested archive holds <Institution>/<case>/...
+		if err := medseg.ZipDir(filepath.Join(synth, inst.Name), filepath.Join(inner, inst.Name+".zip")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	raw := t.TempDir()
+	if err := medseg.ZipDir(inner, filepath.Join(raw, mainArchive)); err != nil {
+		t.Fatal(err)
+	}
+	data := t.TempDir()
+	if err := (Challenge{}).Prepare(context.Background(), raw, data); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(raw, "KiTS", "KiTS", "K3", "K3.seg.nrrd")); err != nil {
+		t.Errorf("nested archive not extracted into raw/KiTS/: %v", err)
+	}
+	tab, err := challenge.ReadCSV(filepath.Join(data, "private", "test_labels.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tab.Rows) != 3 {
+		t.Errorf("%d test rows, want 3 of 15 cases", len(tab.Rows))
 	}
 }

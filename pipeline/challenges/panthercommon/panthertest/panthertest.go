@@ -15,6 +15,7 @@ import (
 	"github.com/rexmle/rexmle/metrics/volume"
 	"github.com/rexmle/rexmle/pipeline/challenge"
 	"github.com/rexmle/rexmle/pipeline/challenge/challengetest"
+	"github.com/rexmle/rexmle/pipeline/challenges/medseg"
 	"github.com/rexmle/rexmle/pipeline/challenges/panthercommon"
 )
 
@@ -101,6 +102,32 @@ func Run(t *testing.T, c panthercommon.Challenge) {
 	perfect := p.Submit(t, "perfect", func(ctx context.Context, out string) error { return c.Perfect(ctx, p.Public(), p.Private(), out) })
 	t.Run("malformed", func(t *testing.T) { challengetest.CheckMalformed(t, p, perfect, Malformed()) })
 	t.Run("scores", func(t *testing.T) { Scores(t, c, p, perfect) })
+	t.Run("prepare-from-zip", func(t *testing.T) { PrepareFromZip(t, c) })
+}
+
+// PrepareFromZip leaves only the task's archive in raw/ and checks Prepare
+// extracts it and splits every case.
+func PrepareFromZip(t *testing.T, c panthercommon.Challenge) {
+	synth := t.TempDir()
+	if err := c.Synthesize(context.Background(), synth, 3); err != nil {
+		t.Fatal(err)
+	}
+	raw := t.TempDir()
+	if err := medseg.ZipDir(synth, filepath.Join(raw, c.Task.ArchiveName)); err != nil {
+		t.Fatal(err)
+	}
+	data := t.TempDir()
+	if err := c.Prepare(context.Background(), raw, data); err != nil {
+		t.Fatal(err)
+	}
+	tab, err := challenge.ReadCSV(filepath.Join(data, "private", "test_labels.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	train, _ := filepath.Glob(filepath.Join(data, "public", "train", "labels", "*.mha"))
+	if len(tab.Rows)+len(train) != c.Task.Synth.Cases || len(tab.Rows) == 0 {
+		t.Errorf("%d test + %d train cases, want %d in all", len(tab.Rows), len(train), c.Task.Synth.Cases)
+	}
 }
 
 // Scores grades the built-in submissions and checks their ordering.
