@@ -3,11 +3,13 @@ package puma
 import (
 	"context"
 	"errors"
+	"math"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 
 	"github.com/rexmle/rexmle/pipeline/challenge"
@@ -125,31 +127,41 @@ const eps = 1e-5
 type tissueCounts struct{ inter, truth, pred [6]int64 }
 
 // decodeTissueMask turns a decoded prediction into 1024×1024 labels using
-// the track's decoding rule (track 1: channel 0 cast to uint8; track 2:
-// values as they are, single channel only), checks the range (max ≤ 5) and
-// resizes by nearest neighbour.
-func (c Challenge) decodeTissueMask(im *rawImage, file string) ([]int32, error) {
-	plane := make([]int32, im.W*im.H)
+// the track's decoding rule (track 1: channel 0 cast to uint8 — integers
+// wrap modulo 256, floats truncate toward zero; track 2: values as they
+// are, single channel only, compared for exact equality with 1..5), checks
+// the range (max ≤ 5) and resizes by nearest neighbour. Labels outside
+// 1..5 become 0 (background). NaN and ±Inf are invalid.
+func (c Challenge) decodeTissueMask(im *rawImage, file string) ([]uint8, error) {
+	for i, v := range im.Pix {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, challenge.Invalidf(file, "", "sample %d is %v; masks must hold finite labels", i, v)
+		}
+	}
+	plane := make([]uint8, im.W*im.H)
 	if c.track == 1 {
 		for i := range plane {
-			plane[i] = int32(uint8(im.Pix[i*im.C]))
+			v := uint8(int64(math.Trunc(im.Pix[i*im.C])) & 0xff)
+			if v > 5 {
+				return nil, challenge.Invalidf(file, "", "pixel (row %d, column %d) is %d after the uint8 cast, want a label 0–5", i/im.W, i%im.W, v)
+			}
+			plane[i] = v
 		}
 	} else {
-		if im.C != 1 {
-			mx := int32(0)
-			for _, v := range im.Pix {
-				mx = max(mx, v)
-			}
-			if mx > 5 {
-				return nil, challenge.Invalidf(file, "", "mask values go up to %d, want 0–5 (track 2 uses the array as decoded: no channel selection, no uint8 cast)", mx)
-			}
-			return nil, challenge.Invalidf(file, "", "mask has %d channels; track 2 compares the decoded array with the single-channel truth, so it must be one channel", im.C)
+		mx := math.Inf(-1)
+		for _, v := range im.Pix {
+			mx = math.Max(mx, v)
 		}
-		copy(plane, im.Pix)
-	}
-	for i, v := range plane {
-		if v > 5 {
-			return nil, challenge.Invalidf(file, "", "pixel %d (row %d, column %d) is %d, want a label 0–5", i, i/im.W, i%im.W, v)
+		if mx > 5 {
+			return nil, challenge.Invalidf(file, "", "mask values go up to %v, want a label 0–5 (track 2 uses the array as decoded: no channel selection, no uint8 cast)", mx)
+		}
+		if im.C != 1 {
+			return nil, challenge.Invalidf(file, "", "mask has %d channels; track 2 compares the decoded array with the single-channel truth, so it must have one channel", im.C)
+		}
+		for i, v := range im.Pix {
+			if v == 1 || v == 2 || v == 3 || v == 4 || v == 5 {
+				plane[i] = uint8(v)
+			}
 		}
 	}
 	return resizeNearest(plane, im.W, im.H, Size, Size), nil
@@ -175,14 +187,16 @@ func (c Challenge) gradeTissue(ctx context.Context, subDir, privateDir string, m
 	adir := answerDir(privateDir, mode)
 	err = parallel(ctx, len(rows), func(i int) error {
 		r := rows[i]
-		f, err := challenge.OpenInside(subDir, r.path, fmt.Sprintf("row %d (%s) predicted_mask_path", r.line, r.id))
+		path, err := challenge.ResolveInside(subDir, r.path, fmt.Sprintf("row %d (%s) predicted_mask_path", r.line, r.id))
 		if err != nil {
 			return err
 		}
-		im, err := decodeImage(f, maxMaskPixels)
-		f.Close()
+		if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
+			return challenge.Invalidf(r.path, fmt.Sprintf("row %d (%s) predicted_mask_path", r.line, r.id), "file not found in the submission folder")
+		}
+		im, err := readImageFile(path)
 		if err != nil {
-			return challenge.Invalidf(r.path, "", "cannot read the mask: %v", err)
+			return challenge.Invalidf(r.path, "", "cannot read the mask: %s", strings.ReplaceAll(err.Error(), path+": ", ""))
 		}
 		pred, err := c.decodeTissueMask(im, r.path)
 		if err != nil {
@@ -192,9 +206,9 @@ func (c Challenge) gradeTissue(ctx context.Context, subDir, privateDir string, m
 		if err != nil {
 			return fmt.Errorf("read truth of %s: %w", r.id, err)
 		}
-		truth := make([]int32, tim.W*tim.H)
+		truth := make([]uint8, tim.W*tim.H)
 		for k := range truth {
-			truth[k] = tim.Pix[k*tim.C]
+			truth[k] = uint8(tim.Pix[k*tim.C])
 		}
 		truth = resizeNearest(truth, tim.W, tim.H, Size, Size)
 		var tc tissueCounts
@@ -299,4 +313,3 @@ func checkSameSet(rows []row, answers []answer) error {
 	return nil
 }
 
-var _ = os.Open

@@ -56,6 +56,20 @@ func hugePNG() []byte {
 	return b.Bytes()
 }
 
+// replaceWith writes content as a new file name and points the first
+// submission row at it.
+func replaceWith(name string, content []byte) func(t testing.TB, dir string) {
+	return func(t testing.TB, dir string) {
+		if err := os.WriteFile(filepath.Join(dir, "predictions", name), content, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		challengetest.EditCSV(t, filepath.Join(dir, "submission.csv"), func(h []string, r [][]string) ([]string, [][]string) {
+			r[0][1] = "predictions/" + name
+			return h, r
+		})
+	}
+}
+
 func symlinkOut(t testing.TB, dir string) {
 	p := firstPred(t, dir)
 	outside := filepath.Join(t.TempDir(), "secret")
@@ -98,10 +112,11 @@ func TestMalformedTissue(t *testing.T) {
 		challengetest.SetCell("missing-file", "predicted_mask_path", "predictions/none.tif", "not found"),
 		challengetest.SetCell("dotdot", "predicted_mask_path", "../../etc/passwd", "leaves"),
 		challengetest.SetCell("absolute", "predicted_mask_path", "/etc/passwd", "absolute"),
-		{Name: "value-6", Want: "want a label 0–5", Break: overwrite(six)},
+		{Name: "value-6", Want: "want a label 0–5", Break: replaceWith("six.png", six)},
 		{Name: "truncated", Want: "cannot read", Break: truncated},
-		{Name: "huge-header", Want: "more than", Break: overwrite(hugePNG())},
-		{Name: "not-an-image", Want: "not a PNG or TIFF", Break: overwrite([]byte("hello"))},
+		{Name: "huge-header", Want: "limit", Break: replaceWith("huge.png", hugePNG())},
+		{Name: "not-an-image", Want: "cannot read", Break: overwrite([]byte("hello"))},
+		{Name: "unknown-format", Want: "cannot read", Break: replaceWith("mask.bmp", []byte("BM"))},
 		{Name: "symlink-out", Want: "link", Break: symlinkOut},
 	})
 }

@@ -235,7 +235,7 @@ type blobInfo struct {
 	rgb        [3]float64
 }
 
-func findBlobs(im *rawImage, thr int32) []blobInfo {
+func findBlobs(im *rawImage, thr float64) []blobInfo {
 	w, h := im.W, im.H
 	seen := make([]bool, w*h)
 	dark := func(i int) bool {
