@@ -70,6 +70,8 @@ func archiveStem(name string) string {
 type extractLimits struct {
 	maxBytes int64   // total bytes written
 	maxRatio float64 // per zip entry above 1 MiB: uncompressed/compressed
+	// freeSpace, when set, is asked whether the sizes a zip declares fit.
+	freeSpace func(dir string) (uint64, error)
 }
 
 // extractor unpacks one archive into root, confining every entry to it.
@@ -289,6 +291,15 @@ func (x *extractor) zip(archive string) error {
 		return x.fail("", fmt.Errorf("archive truncated or corrupt: %w", err))
 	}
 	defer zr.Close()
+	if x.lim.freeSpace != nil {
+		var declared uint64
+		for _, zf := range zr.File {
+			declared += zf.UncompressedSize64
+		}
+		if free, err := x.lim.freeSpace(x.root); err == nil && declared > free {
+			return x.fail("", fmt.Errorf("%w: unpacking needs %s, %s free in %s", ErrNoSpace, FormatBytes(int64(min(declared, 1<<62))), FormatBytes(int64(min(free, 1<<62))), x.root))
+		}
+	}
 	for _, zf := range zr.File {
 		if err := x.ctx.Err(); err != nil {
 			return err

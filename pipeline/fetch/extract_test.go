@@ -189,3 +189,23 @@ func TestExtractFaults(t *testing.T) {
 		})
 	}
 }
+
+func TestExtractDefaultLimitAndFreeSpace(t *testing.T) {
+	zeros := make([]byte, 3<<20)
+	// Default cap: 20 × archive size + 1 GiB — far above 3 MiB, so this unpacks.
+	r, _ := fetchArchive(t, "ok.zip", fetchtest.Zip(fetchtest.Entry{Name: "z.bin", Data: zeros}), nil)
+	if r.Status != fetch.StatusFetched || !r.Extracted {
+		t.Fatalf("default limit refused a 3 MiB entry: %+v", r)
+	}
+	// Enough room for the download but not for what the zip declares.
+	data := fetchtest.Zip(fetchtest.Entry{Name: "z.bin", Data: zeros})
+	r, opts := fetchArchive(t, "big.zip", data, func(o *fetch.Options) {
+		o.FreeSpace = func(string) (uint64, error) { return uint64(2*len(data)) + 100, nil }
+	})
+	if r.Status != fetch.StatusFailed || !errors.Is(r.Err, fetch.ErrNoSpace) || !strings.Contains(r.Err.Error(), "unpacking needs 3.0 MiB") {
+		t.Fatalf("result %+v, want ErrNoSpace before unpacking", r)
+	}
+	if exists(filepath.Join(opts.RawDir("c"), "z.bin")) {
+		t.Error("entry written despite the space check")
+	}
+}

@@ -475,7 +475,18 @@ func (f *fetcher) extract(ctx context.Context, pf *PlannedFile) error {
 	dest := filepath.Join(f.opts.RawDir(pf.Challenge), rel)
 	began := time.Now()
 	f.log.Info("extracting", "file", pf.Challenge+"/"+pf.Name, "into", dest)
-	n, bytes, err := extractArchive(ctx, pf.Dest, dest, extractLimits{maxBytes: f.opts.MaxExtractBytes, maxRatio: f.opts.MaxEntryRatio})
+	lim := extractLimits{maxBytes: f.opts.MaxExtractBytes, maxRatio: f.opts.MaxEntryRatio}
+	if lim.maxBytes <= 0 {
+		size := pf.Size
+		if st, err := os.Stat(pf.Dest); err == nil {
+			size = st.Size()
+		}
+		lim.maxBytes = 20*size + 1<<30
+	}
+	if !f.opts.SkipSpaceCheck {
+		lim.freeSpace = f.opts.FreeSpace
+	}
+	n, bytes, err := extractArchive(ctx, pf.Dest, dest, lim)
 	if err != nil {
 		return err
 	}

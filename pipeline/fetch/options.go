@@ -57,10 +57,13 @@ type Options struct {
 	IsTTY bool
 	// Logger receives structured logs (default: slog.Default()).
 	Logger *slog.Logger
-	// MaxExtractBytes caps the bytes unpacked from one archive (default 4 TiB).
+	// MaxExtractBytes caps the bytes unpacked from one archive (default:
+	// 20 × the archive's size + 1 GiB, ample for medical images, which are
+	// stored compressed, and tight against archive bombs).
 	MaxExtractBytes int64
-	// MaxEntryRatio caps uncompressed/compressed size of a zip entry larger
-	// than 1 MiB (default 2000).
+	// MaxEntryRatio caps uncompressed/compressed size of a deflated zip
+	// entry that unpacks to more than 1 MiB (default 2000; deflate itself
+	// cannot exceed about 1032, so only lower settings bite).
 	MaxEntryRatio float64
 	// Retry is the retry policy.
 	Retry RetryPolicy
@@ -109,9 +112,6 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
-	}
-	if o.MaxExtractBytes <= 0 {
-		o.MaxExtractBytes = 4 << 40
 	}
 	if o.MaxEntryRatio <= 0 {
 		o.MaxEntryRatio = 2000
