@@ -115,38 +115,48 @@ func DeepMindSurfaceDistances(truth, pred []bool, g volume.Grid) (SurfaceDistanc
 // cornerCodes computes the 2×2×2 neighbour code of every corner of the
 // lattice lg for the part of mask inside box.
 func cornerCodes(mask []bool, g volume.Grid, box bbox, lg volume.Grid) []uint8 {
-	codes := make([]uint8, lg.Len())
 	m0, m1, m2 := lg.Shape[0], lg.Shape[1], lg.Shape[2]
-	// Corner c reads the voxels c − 1 + e, e ∈ {0,1}³ (storage axes); in
-	// numpy axes that offset is (e2, e1, e0), so the voxel's bit is
-	// 2^(7 − (4·e2 + 2·e1 + e0)).
+	// padded[x] = mask[lo + x − 1] inside the box, false elsewhere; shape m+1.
+	p0, p1, p2 := m0+1, m1+1, m2+1
+	padded := make([]bool, p0*p1*p2)
+	w := box.hi[0] - box.lo[0] + 1
+	for k := box.lo[2]; k <= box.hi[2]; k++ {
+		for j := box.lo[1]; j <= box.hi[1]; j++ {
+			src := mask[g.Index(box.lo[0], j, k):][:w]
+			dst := padded[1+p0*((j-box.lo[1]+1)+p1*(k-box.lo[2]+1)):][:w]
+			copy(dst, src)
+		}
+	}
+	// Corner c reads the voxels c − 1 + e, e ∈ {0,1}³ (storage axes), i.e.
+	// padded[c + e]; in numpy axes that offset is (e2, e1, e0), so the
+	// voxel's bit is 2^(7 − (4·e2 + 2·e1 + e0)).
+	var offs [8]int
+	var bits [8]uint8
+	n := 0
+	for e2 := 0; e2 < 2; e2++ {
+		for e1 := 0; e1 < 2; e1++ {
+			for e0 := 0; e0 < 2; e0++ {
+				offs[n] = e0 + p0*(e1+p1*e2)
+				bits[n] = 1 << (7 - (4*e2 + 2*e1 + e0))
+				n++
+			}
+		}
+	}
+	codes := make([]uint8, lg.Len())
 	parallelFor(m2, func(klo, khi int) {
 		for ck := klo; ck < khi; ck++ {
 			for cj := 0; cj < m1; cj++ {
-				for ci := 0; ci < m0; ci++ {
+				base := p0 * (cj + p1*ck)
+				out := codes[m0*(cj+m1*ck):][:m0]
+				for ci := range out {
 					var code uint8
-					for e2 := 0; e2 < 2; e2++ {
-						k := box.lo[2] + ck - 1 + e2
-						if k < box.lo[2] || k > box.hi[2] {
-							continue
-						}
-						for e1 := 0; e1 < 2; e1++ {
-							j := box.lo[1] + cj - 1 + e1
-							if j < box.lo[1] || j > box.hi[1] {
-								continue
-							}
-							for e0 := 0; e0 < 2; e0++ {
-								i := box.lo[0] + ci - 1 + e0
-								if i < box.lo[0] || i > box.hi[0] {
-									continue
-								}
-								if mask[g.Index(i, j, k)] {
-									code |= 1 << (7 - (4*e2 + 2*e1 + e0))
-								}
-							}
+					at := base + ci
+					for q := 0; q < 8; q++ {
+						if padded[at+offs[q]] {
+							code |= bits[q]
 						}
 					}
-					codes[ci+m0*(cj+m1*ck)] = code
+					out[ci] = code
 				}
 			}
 		}

@@ -3,6 +3,8 @@ package distance
 import (
 	"fmt"
 	"math"
+	"runtime"
+	"sync"
 
 	"github.com/rexmle/rexmle/metrics/volume"
 )
@@ -34,24 +36,63 @@ type MONAIOptions struct {
 // bbox is an inclusive index box.
 type bbox struct{ lo, hi [3]int }
 
-// unionBox returns the bounding box of a ∪ b (a or b may be nil), and false
-// when both are empty.
+// unionBox returns the bounding box of a ∪ b (b may be nil), and false
+// when both are empty. Planes along axis 2 are scanned concurrently.
 func unionBox(a, b []bool, g volume.Grid) (bbox, bool) {
+	n0, n1, n2 := g.Shape[0], g.Shape[1], g.Shape[2]
+	on := func(i int) bool { return a[i] || (b != nil && b[i]) }
+	workers := max(1, min(n2, runtime.GOMAXPROCS(0)))
+	boxes := make([]bbox, workers)
+	found := make([]bool, workers)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			box := bbox{lo: g.Shape, hi: [3]int{-1, -1, -1}}
+			for k := n2 * w / workers; k < n2*(w+1)/workers; k++ {
+				for j := 0; j < n1; j++ {
+					row := (j + n1*k) * n0
+					first := -1
+					for i := 0; i < n0; i++ {
+						if on(row + i) {
+							first = i
+							break
+						}
+					}
+					if first < 0 {
+						continue
+					}
+					last := first
+					for i := n0 - 1; i > first; i-- {
+						if on(row + i) {
+							last = i
+							break
+						}
+					}
+					box.lo[0], box.hi[0] = min(box.lo[0], first), max(box.hi[0], last)
+					box.lo[1], box.hi[1] = min(box.lo[1], j), max(box.hi[1], j)
+					box.lo[2], box.hi[2] = min(box.lo[2], k), max(box.hi[2], k)
+					found[w] = true
+				}
+			}
+			boxes[w] = box
+		}()
+	}
+	wg.Wait()
 	box := bbox{lo: g.Shape, hi: [3]int{-1, -1, -1}}
-	n0, n1 := g.Shape[0], g.Shape[1]
-	found := false
-	for idx := range a {
-		if !a[idx] && (b == nil || !b[idx]) {
+	any := false
+	for w := range boxes {
+		if !found[w] {
 			continue
 		}
-		found = true
-		c := [3]int{idx % n0, (idx / n0) % n1, idx / (n0 * n1)}
+		any = true
 		for ax := 0; ax < 3; ax++ {
-			box.lo[ax] = min(box.lo[ax], c[ax])
-			box.hi[ax] = max(box.hi[ax], c[ax])
+			box.lo[ax] = min(box.lo[ax], boxes[w].lo[ax])
+			box.hi[ax] = max(box.hi[ax], boxes[w].hi[ax])
 		}
 	}
-	return box, found
+	return box, any
 }
 
 // crop copies the box of mask, widened by margin voxels (clamped to the
