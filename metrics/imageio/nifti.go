@@ -144,7 +144,7 @@ func ReadNIfTIHeaderFile(path string) (*NIfTIHeader, error) {
 }
 
 func niftiStream(r io.Reader, gz bool) (io.Reader, func(), error) {
-	br := bufio.NewReaderSize(r, 1<<20)
+	br := bufio.NewReaderSize(r, 1<<16)
 	if !gz {
 		return br, func() {}, nil
 	}

@@ -53,9 +53,13 @@ func sampleCount(field string, maxBytes int64, dims ...int64) (int64, error) {
 	return int64(n), nil
 }
 
-// pieceSize is the size of the buffers readExact fills; a multiple of 8 so
-// that no element straddles two pieces.
-const pieceSize = 16 << 20
+// firstPieceSize and pieceSize bound the buffers readExact fills: the first
+// is 64 KiB, each next one twice as large up to 16 MiB. Both are multiples
+// of 8, so no element straddles two pieces.
+const (
+	firstPieceSize = 64 << 10
+	pieceSize      = 16 << 20
+)
 
 // readExact reads exactly n bytes from r into pieces of at most pieceSize
 // bytes, allocating only as data arrives, so a truncated stream whose header
@@ -63,11 +67,10 @@ const pieceSize = 16 << 20
 func readExact(r io.Reader, n int64) ([][]byte, error) {
 	var pieces [][]byte
 	got := int64(0)
+	next := int64(firstPieceSize)
 	for got < n {
-		m := n - got
-		if m > pieceSize {
-			m = pieceSize
-		}
+		m := min(n-got, next)
+		next = min(2*next, pieceSize)
 		p := make([]byte, m)
 		k, err := io.ReadFull(r, p)
 		got += int64(k)

@@ -79,9 +79,9 @@ func ReadTIFFFile(path string, opts ...Options) (*volume.Volume, error) {
 // and 64 with SampleFormat unsigned, signed or IEEE float; 1 to 4 samples
 // per pixel as Channels (gray, gray + alpha, RGB, RGBA). Values are returned
 // as stored (WhiteIsZero is not inverted, as tifffile). A paletted image
-// gives its indices, or with Options.ExpandPalette its colours (the 16-bit
-// colour map scaled to 8 bits by integer division by 257... i.e. the high
-// byte, as Pillow does). Spacing is 1 and Direction zero: TIFF resolution
+// gives its indices, or with Options.ExpandPalette its colours: 3 uint8
+// channels, each 16-bit colour-map entry reduced to its high byte (v >> 8),
+// as Pillow does. Spacing is 1 and Direction zero: TIFF resolution
 // tags are ignored. The whole file is read into memory (capped by
 // Options.MaxBytes).
 func ReadTIFF(r io.Reader, opts ...Options) (*volume.Volume, error) {
@@ -516,9 +516,9 @@ func WriteTIFFFile(path string, v *volume.Volume, dt volume.DType) error {
 
 // WriteTIFF encodes v as an uncompressed little-endian TIFF with elements
 // of type dt (v.DType when empty): one page per slice along axis 2, one strip
-// per page, 1 channel → BlackIsZero, 3 → RGB, 4 → RGB + unassociated alpha
-// (2 channels: gray + alpha). SampleFormat records signed and float types.
-// Integer types need whole in-range samples.
+// per page; 1 channel → BlackIsZero gray, 2 → gray + alpha, 3 → RGB,
+// 4 → RGBA (alpha recorded as an unassociated ExtraSample). SampleFormat
+// records signed and float types. Integer types need whole in-range samples.
 func WriteTIFF(w io.Writer, v *volume.Volume, dt volume.DType) error {
 	if err := checkVolume(v); err != nil {
 		return err
