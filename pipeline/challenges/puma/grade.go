@@ -3,9 +3,9 @@ package puma
 import (
 	"context"
 	"errors"
-	"math"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -312,4 +312,3 @@ func checkSameSet(rows []row, answers []answer) error {
 	}
 	return nil
 }
-
