@@ -81,6 +81,11 @@ func MiniSeg(t testing.TB, prefix string, cases []Seg) (string, string) {
 		}
 		pred := Volume(ps, c.Spacing, c.Pred)
 		lab := fmt.Sprintf("test/labels/%s_%s.nii.gz", prefix, c.ID)
+		for _, d := range []string{filepath.Join(priv, "test", "labels"), filepath.Join(sub, "predictions")} {
+			if err := os.MkdirAll(d, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
 		if err := imageio.WriteNIfTIFile(filepath.Join(priv, lab), gt, volume.Uint8); err != nil {
 			t.Fatal(err)
 		}
