@@ -255,6 +255,9 @@ func (f *fetcher) attempt(ctx context.Context, pf *PlannedFile, rawURL, part str
 	}
 	var h *hashers
 	if offset > 0 {
+		if offset > 1<<30 {
+			f.log.Info("re-reading the partial download to continue its checksums", "file", pf.Challenge+"/"+pf.Name, "bytes", FormatBytes(offset))
+		}
 		var err error
 		if h, err = hashPrefix(ctx, part, offset); err != nil {
 			return 0, digest{}, err
