@@ -187,6 +187,15 @@ func gradeRow(submissionDir, gtFile string, row medseg.Row, mode challenge.Mode)
 		return CaseValues{}, "", err
 	}
 	official := mode == challenge.Official
+	// Keep only the GT's mask and geometry so its samples can be freed
+	// before the prediction is decoded.
+	var truth []bool
+	if official {
+		truth = gt.Mask()
+	} else {
+		truth = gt.LabelMask(1)
+	}
+	gt = &volume.Volume{Grid: gt.Grid}
 	limit := max(int64(gt.Len())*8*64, 256<<20)
 	pred, err := medseg.Load(submissionDir, row.Path, colPath, limit, !official)
 	if err != nil {
@@ -224,12 +233,6 @@ func gradeRow(submissionDir, gtFile string, row medseg.Row, mode challenge.Mode)
 	pm, err := PredictionMask(data)
 	if err != nil {
 		return CaseValues{}, "", challenge.Invalidf(row.Path, colPath, "row %d (%s): %v", row.Line, row.ID, err)
-	}
-	var truth []bool
-	if official {
-		truth = gt.Mask()
-	} else {
-		truth = gt.LabelMask(1)
 	}
 	v, err := Score(pm, truth, g)
 	if err != nil {

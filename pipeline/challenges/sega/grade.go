@@ -124,8 +124,16 @@ func gradeRow(submissionDir, gtFile string, row medseg.Row, mode challenge.Mode)
 	if err != nil {
 		return 0, 0, "", err
 	}
+	// Keep only the GT's mask and grid so its float64 samples can be freed
+	// before the prediction is decoded (CTA volumes are large).
+	gtGrid := gt.Grid
+	truth := make([]bool, gt.Len())
+	for i, x := range gt.Data {
+		truth[i] = x > 0
+	}
+	gt = nil
 	official := mode == challenge.Official
-	limit := max(int64(gt.Len())*8*64, 256<<20)
+	limit := max(int64(gtGrid.Len())*8*64, 256<<20)
 	pred, err := medseg.Load(submissionDir, row.Path, colPath, limit, !official)
 	if err != nil {
 		return 0, 0, "", err
@@ -137,21 +145,19 @@ func gradeRow(submissionDir, gtFile string, row medseg.Row, mode challenge.Mode)
 		}
 		mask[i] = x > 0
 	}
-	if !pred.SameShape(gt.Grid) {
+	predGrid := pred.Grid
+	pred = nil
+	if !predGrid.SameShape(gtGrid) {
 		if official {
-			return 0, 0, "", challenge.Invalidf(row.Path, colPath, "row %d (%s): mask shape %v (x, y, z) differs from the image's %v", row.Line, row.ID, pred.Shape, gt.Shape)
+			return 0, 0, "", challenge.Invalidf(row.Path, colPath, "row %d (%s): mask shape %v (x, y, z) differs from the image's %v", row.Line, row.ID, predGrid.Shape, gtGrid.Shape)
 		}
-		mask, err = resample.Zoom(mask, pred.Shape, gt.Shape)
+		mask, err = resample.Zoom(mask, predGrid.Shape, gtGrid.Shape)
 		if err != nil {
-			return 0, 0, "", challenge.Invalidf(row.Path, colPath, "row %d (%s): cannot resize shape %v to %v: %v", row.Line, row.ID, pred.Shape, gt.Shape, err)
+			return 0, 0, "", challenge.Invalidf(row.Path, colPath, "row %d (%s): cannot resize shape %v to %v: %v", row.Line, row.ID, predGrid.Shape, gtGrid.Shape, err)
 		}
-		note = fmt.Sprintf("%s: prediction shape %v resized to the GT shape %v by nearest-neighbour zoom (order 0)", row.ID, pred.Shape, gt.Shape)
+		note = fmt.Sprintf("%s: prediction shape %v resized to the GT shape %v by nearest-neighbour zoom (order 0)", row.ID, predGrid.Shape, gtGrid.Shape)
 	}
-	truth := make([]bool, gt.Len())
-	for i, x := range gt.Data {
-		truth[i] = x > 0
-	}
-	hd, dsc, err = Score(mask, truth, gt.Grid, mode)
+	hd, dsc, err = Score(mask, truth, gtGrid, mode)
 	if err != nil {
 		return 0, 0, "", fmt.Errorf("score %s: %w", row.ID, err)
 	}
