@@ -158,6 +158,7 @@ func TestServerErrorThenSuccess(t *testing.T) {
 	if st := srv.Stats("x.bin"); st.Requests != 3 {
 		t.Errorf("requests = %d, want 3 (two 500s, then success)", st.Requests)
 	}
+	t.Logf("observed: %d requests (500, 500, 200), %d bytes transferred", srv.Stats("x.bin").Requests, sum.BytesTransferred)
 	if n := strings.Count(logs.String(), "retrying"); n != 2 {
 		t.Errorf("%d retry log lines, want 2", n)
 	}
@@ -200,6 +201,7 @@ func TestTooManyRequestsHonoursRetryAfter(t *testing.T) {
 		t.Fatalf("fetch: %v / %v", err, sum.Err())
 	}
 	el := time.Since(began)
+	t.Logf("observed: 429 with Retry-After: 1, then success; whole fetch took %v (backoff alone would be 1 ms)", el.Round(time.Millisecond))
 	if el < time.Second {
 		t.Errorf("finished after %v; Retry-After: 1 asks for at least 1 s (backoff alone is 1 ms)", el)
 	}
@@ -225,6 +227,7 @@ func TestWrongChecksumDeletesPartial(t *testing.T) {
 	if r.Status != fetch.StatusFailed || !errors.As(r.Err, &ce) || ce.What != "md5" || !ce.PartRemove {
 		t.Fatalf("result %+v, want an md5 ChecksumError with the partial removed", r)
 	}
+	t.Logf("observed: %v", r.Err)
 	dir := opts.RawDir("c")
 	if exists(filepath.Join(dir, "x.bin.part")) || exists(filepath.Join(dir, "x.bin")) {
 		t.Error("partial or final file left after a checksum mismatch")
@@ -265,6 +268,7 @@ func TestServerWithoutRangeRestartsCleanly(t *testing.T) {
 	if sum.BytesTransferred != size {
 		t.Errorf("second run transferred %d, want the whole %d after a 200 answer", sum.BytesTransferred, size)
 	}
+	t.Logf("observed: Range headers sent %d, server answered 200, second run transferred %d of %d bytes", st.RangeHeaders, sum.BytesTransferred, size)
 	if !bytes.Equal(readFile(t, filepath.Join(opts.RawDir("c"), "x.bin")), data) {
 		t.Error("restarted file differs (old prefix not discarded?)")
 	}
@@ -524,6 +528,7 @@ func TestCancelKeepsPartial(t *testing.T) {
 	if serr != nil || st.Size() == 0 {
 		t.Fatalf("no partial kept after cancel: %v", serr)
 	}
+	t.Logf("observed: cancelled after %d bytes received, .part holds %d", sum.BytesTransferred, st.Size())
 	if st.Size() != sum.BytesTransferred {
 		t.Errorf(".part has %d bytes but %d were received: bytes lost", st.Size(), sum.BytesTransferred)
 	}
@@ -550,6 +555,7 @@ func TestStalledResponseIsAbandonedAndResumed(t *testing.T) {
 	if err != nil || sum.Err() != nil {
 		t.Fatalf("fetch: %v / %v", err, sum.Err())
 	}
+	t.Logf("observed: stalled at %d, resumed with Range from %v after %v", size/2, srv.Stats("x.bin").RangeStarts, time.Since(began).Round(time.Millisecond))
 	if el := time.Since(began); el > 5*time.Second {
 		t.Errorf("took %v: the stall was not cut short", el)
 	}
