@@ -310,14 +310,21 @@ type verified struct {
 // runGroup processes the files sharing one remote source: the first one
 // that needs a download fetches it, the others get a link to it.
 func (f *fetcher) runGroup(ctx context.Context, g []*PlannedFile) []FileResult {
-	// Already verified copies go first so they can serve the others.
-	rank := func(pf *PlannedFile) int {
+	// Already verified copies go first so they can serve the others; among
+	// the rest, the largest partial download is the one to continue.
+	verifiedFirst := func(pf *PlannedFile) int {
 		if pf.Action == ActionSkip || pf.Action == ActionExtract {
 			return 0
 		}
 		return 1
 	}
-	sort.SliceStable(g, func(i, j int) bool { return rank(g[i]) < rank(g[j]) })
+	sort.SliceStable(g, func(i, j int) bool {
+		a, b := verifiedFirst(g[i]), verifiedFirst(g[j])
+		if a != b {
+			return a < b
+		}
+		return g[i].PartBytes > g[j].PartBytes
+	})
 	var have *verified
 	var out []FileResult
 	for _, pf := range g {

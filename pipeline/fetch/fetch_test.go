@@ -693,3 +693,30 @@ func TestSameFileFromTwoSourcesIsRefused(t *testing.T) {
 		t.Errorf("content %q", got)
 	}
 }
+
+func TestSharedRecordResumesTheLargestPartial(t *testing.T) {
+	const size = 1 << 20
+	srv := fetchtest.New()
+	defer srv.Close()
+	data := fetchtest.RandomBytes(size, 19)
+	srv.AddZenodo("16878417", fetchtest.File{Name: "TopBrain.bin", Data: data})
+	opts, _ := testOptions(t, srv)
+	// The second challenge holds 3/4 of the file from an interrupted run.
+	os.MkdirAll(opts.RawDir("topbrain-track2"), 0o755)
+	os.WriteFile(filepath.Join(opts.RawDir("topbrain-track2"), "TopBrain.bin.part"), data[:3*size/4], 0o644)
+	sum, err := fetch.Fetch(context.Background(), []fetch.Source{
+		{Challenge: "topbrain-track1", Kind: fetch.KindZenodo, Record: "16878417"},
+		{Challenge: "topbrain-track2", Kind: fetch.KindZenodo, Record: "16878417"},
+	}, opts)
+	if err != nil || sum.Err() != nil {
+		t.Fatalf("fetch: %v / %v", err, sum.Err())
+	}
+	if sum.BytesTransferred != size/4 {
+		t.Errorf("transferred %d bytes, want the missing quarter %d", sum.BytesTransferred, size/4)
+	}
+	for _, c := range []string{"topbrain-track1", "topbrain-track2"} {
+		if !bytes.Equal(readFile(t, filepath.Join(opts.RawDir(c), "TopBrain.bin")), data) {
+			t.Errorf("%s: content differs", c)
+		}
+	}
+}
