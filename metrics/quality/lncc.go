@@ -116,30 +116,40 @@ func reflect101(k, n int) int {
 }
 
 // boxFMA is cv2.filter2D with a win×win kernel of float32(1/win²) on a float32
-// image, taps accumulated with float32-rounded fused multiply-adds.
+// image, taps accumulated with float32-rounded fused multiply-adds in kernel
+// row-major order. Rows are first extended by the reflect-101 border; each
+// output row then takes the taps one at a time across the whole row, which
+// keeps every pixel's accumulation order while the inner loop stays linear.
 func boxFMA(x []float32, w, h, win int) []float32 {
 	r := win / 2
 	k := float64(float32(1 / float64(win*win)))
-	out := make([]float32, len(x))
-	cols := make([]int, w+2*r)
-	for c := -r; c < w+r; c++ {
-		cols[c+r] = reflect101(c, w)
+	ew := w + 2*r
+	ext := make([]float64, h*ew) // float32 values held exactly in float64
+	for y := 0; y < h; y++ {
+		row := x[y*w : y*w+w]
+		e := ext[y*ew : y*ew+ew]
+		for c := -r; c < w+r; c++ {
+			e[c+r] = float64(row[reflect101(c, w)])
+		}
 	}
+	out := make([]float32, len(x))
 	parallelLines(h, func(lo, hi int) {
-		rows := make([]int, win)
+		acc := make([]float64, w) // float32-rounded running sums
 		for y := lo; y < hi; y++ {
+			clear(acc)
 			for dy := -r; dy <= r; dy++ {
-				rows[dy+r] = reflect101(y+dy, h) * w
-			}
-			for xx := 0; xx < w; xx++ {
-				var acc float32
-				for _, rb := range rows {
-					cs := cols[xx : xx+win]
-					for _, c := range cs {
-						acc = float32(math.FMA(k, float64(x[rb+c]), float64(acc)))
+				sy := reflect101(y+dy, h)
+				e := ext[sy*ew : sy*ew+ew]
+				for dx := 0; dx < win; dx++ {
+					src := e[dx : dx+w]
+					src = src[:len(acc)]
+					for i, v := range src {
+						acc[i] = float64(float32(math.FMA(k, v, acc[i])))
 					}
 				}
-				out[y*w+xx] = acc
+			}
+			for i, v := range acc {
+				out[y*w+i] = float32(v)
 			}
 		}
 	})

@@ -86,20 +86,18 @@ func SSIM(a, b Image, opt SSIMOptions) (float64, error) {
 	}
 	w, h := a.W, a.H
 	n := w * h
-	rnd := func(v float64) float64 { return v }
-	if opt.Float32 {
-		rnd = f32
-	}
+	single := opt.Float32
+	rnd := func(v float64) float64 { return rs(v, single) }
 	x := make([]float64, n)
 	y := make([]float64, n)
 	xx := make([]float64, n)
 	yy := make([]float64, n)
 	xy := make([]float64, n)
 	for i := 0; i < n; i++ {
-		x[i], y[i] = rnd(a.Pix[i]), rnd(b.Pix[i])
-		xx[i] = rnd(x[i] * x[i])
-		yy[i] = rnd(y[i] * y[i])
-		xy[i] = rnd(x[i] * y[i])
+		x[i], y[i] = rs(a.Pix[i], single), rs(b.Pix[i], single)
+		xx[i] = rs(x[i]*x[i], single)
+		yy[i] = rs(y[i]*y[i], single)
+		xy[i] = rs(x[i]*y[i], single)
 	}
 	var filter func(in []float64) []float64
 	if opt.Gaussian {
@@ -109,9 +107,7 @@ func SSIM(a, b Image, opt SSIMOptions) (float64, error) {
 		}
 	} else {
 		size := opt.WinSize
-		filter = func(in []float64) []float64 {
-			return separable(in, w, h, rnd, func(line, out []float64) { uniformLine(line, out, size) }, size/2)
-		}
+		filter = func(in []float64) []float64 { return uniformSeparable(in, w, h, size, single) }
 	}
 	var ux, uy, uxx, uyy, uxy []float64
 	var wg sync.WaitGroup
@@ -129,24 +125,24 @@ func SSIM(a, b Image, opt SSIMOptions) (float64, error) {
 	if !opt.PopulationCovariance {
 		covNorm = np / (np - 1)
 	}
-	covNorm = rnd(covNorm)
+	covNorm = rs(covNorm, single)
 	r := opt.DataRange
-	c1 := rnd((opt.K1 * r) * (opt.K1 * r))
-	c2 := rnd((opt.K2 * r) * (opt.K2 * r))
+	c1 := rs((opt.K1*r)*(opt.K1*r), single)
+	c2 := rs((opt.K2*r)*(opt.K2*r), single)
 	pad := (opt.WinSize - 1) / 2
 	vals := make([]float64, 0, (w-2*pad)*(h-2*pad))
 	for row := pad; row < h-pad; row++ {
 		for col := pad; col < w-pad; col++ {
 			i := row*w + col
 			mx, my := ux[i], uy[i]
-			vx := rnd(covNorm * rnd(uxx[i]-rnd(mx*mx)))
-			vy := rnd(covNorm * rnd(uyy[i]-rnd(my*my)))
-			vxy := rnd(covNorm * rnd(uxy[i]-rnd(mx*my)))
-			a1 := rnd(rnd(rnd(2*mx)*my) + c1)
-			a2 := rnd(rnd(2*vxy) + c2)
-			b1 := rnd(rnd(rnd(mx*mx)+rnd(my*my)) + c1)
-			b2 := rnd(rnd(vx+vy) + c2)
-			vals = append(vals, rnd(rnd(a1*a2)/rnd(b1*b2)))
+			vx := rs(covNorm*rs(uxx[i]-rs(mx*mx, single), single), single)
+			vy := rs(covNorm*rs(uyy[i]-rs(my*my, single), single), single)
+			vxy := rs(covNorm*rs(uxy[i]-rs(mx*my, single), single), single)
+			a1 := rs(rs(rs(2*mx, single)*my, single)+c1, single)
+			a2 := rs(rs(2*vxy, single)+c2, single)
+			b1 := rs(rs(rs(mx*mx, single)+rs(my*my, single), single)+c1, single)
+			b2 := rs(rs(vx+vy, single)+c2, single)
+			vals = append(vals, rs(rs(a1*a2, single)/rs(b1*b2, single), single))
 		}
 	}
 	return stats.PairwiseSum(vals) / float64(len(vals)), nil
@@ -202,6 +198,60 @@ func separable(in []float64, w, h int, rnd func(float64) float64, line func(ext,
 			line(ext, o)
 			for col := 0; col < w; col++ {
 				out[base+col] = rnd(o[col])
+			}
+		}
+	})
+	return out
+}
+
+// uniformSeparable is scipy.ndimage.uniform_filter(size) of a 2-D image:
+// uniformLine down every column (processed a row at a time, which keeps each
+// column's sequence of operations) then along every row, each pass rounded
+// to float32 when single.
+func uniformSeparable(in []float64, w, h, size int, single bool) []float64 {
+	r := size / 2
+	fs := float64(size)
+	tmp := make([]float64, len(in))
+	rowAt := func(k int) []float64 { y := reflectIndex(k, h); return in[y*w : y*w+w] }
+	sum := make([]float64, w)
+	for k := -r; k < size-r; k++ {
+		src := rowAt(k)
+		for c, v := range src {
+			sum[c] += v
+		}
+	}
+	for y := 0; y < h; y++ {
+		if y > 0 {
+			enter, leave := rowAt(y+size-1-r), rowAt(y-1-r)
+			for c := range sum {
+				sum[c] += enter[c] - leave[c]
+			}
+		}
+		dst := tmp[y*w : y*w+w]
+		for c, v := range sum {
+			o := v / fs
+			if single {
+				o = float64(float32(o))
+			}
+			dst[c] = o
+		}
+	}
+	out := make([]float64, len(in))
+	parallelLines(h, func(lo, hi int) {
+		ext := make([]float64, w+2*r)
+		o := make([]float64, w)
+		for y := lo; y < hi; y++ {
+			row := tmp[y*w : y*w+w]
+			for k := -r; k < w+r; k++ {
+				ext[k+r] = row[reflectIndex(k, w)]
+			}
+			uniformLine(ext, o, size)
+			dst := out[y*w : y*w+w]
+			for c, v := range o {
+				if single {
+					v = float64(float32(v))
+				}
+				dst[c] = v
 			}
 		}
 	})
@@ -272,4 +322,12 @@ func parallelLines(n int, fn func(lo, hi int)) {
 		go func() { defer wg.Done(); fn(lo, hi) }()
 	}
 	wg.Wait()
+}
+
+// rs rounds v to float32 when single.
+func rs(v float64, single bool) float64 {
+	if single {
+		return float64(float32(v))
+	}
+	return v
 }
