@@ -35,14 +35,19 @@ func ZoomIndex(n, m int) []int {
 }
 
 // HalfPixelIndex returns, for each of m outputs, the input index of Pillow's
-// NEAREST resize from n samples: floor((k + 0.5)·n/m) in float64, clamped to
-// [0, n−1]. Example: n=5→m=10 gives [0 0 1 1 2 2 3 3 4 4].
+// NEAREST resize from n samples (ImagingScaleAffine): with a = n/m in
+// float64, the source coordinate starts at a·0.5 and is advanced by adding a
+// once per output sample (incremental float64 accumulation, as Pillow
+// does); the index is its integer part, clamped to [0, n−1]. This is
+// floor((k + 0.5)·n/m) except possibly for a one-ulp accumulation error at
+// an exact integer boundary. Example: n=5→m=10 gives [0 0 1 1 2 2 3 3 4 4].
 func HalfPixelIndex(n, m int) []int {
 	idx := make([]int, m)
-	scale := float64(n) / float64(m)
+	a := float64(n) / float64(m)
+	x := a * 0.5
 	for k := range idx {
-		i := int(math.Floor((float64(k) + 0.5) * scale))
-		idx[k] = min(max(i, 0), n-1)
+		idx[k] = min(max(int(x), 0), n-1)
+		x += a
 	}
 	return idx
 }
