@@ -194,13 +194,31 @@ func groupKey(pf *PlannedFile) string {
 	return pf.URL + "\x00" + pf.MD5 + "\x00" + pf.SHA256
 }
 
-func (f *fetcher) execute(ctx context.Context, p *DownloadPlan, began time.Time) (*Summary, error) {
-	sum := &Summary{}
+// orderGroup puts already verified copies first, so they can serve the
+// others, and among the rest the largest partial download, the one to continue.
+func orderGroup(g []*PlannedFile) {
+	verifiedFirst := func(pf *PlannedFile) int {
+		if pf.Action == ActionSkip || pf.Action == ActionExtract {
+			return 0
+		}
+		return 1
+	}
+	sort.SliceStable(g, func(i, j int) bool {
+		a, b := verifiedFirst(g[i]), verifiedFirst(g[j])
+		if a != b {
+			return a < b
+		}
+		return g[i].PartBytes > g[j].PartBytes
+	})
+}
+
+// groupPlan groups the plan's files by remote identity, each group ordered
+// by orderGroup, and marks every member after the first with SameAs.
+func groupPlan(p *DownloadPlan) [][]*PlannedFile {
 	var groups [][]*PlannedFile
 	index := map[string]int{}
 	for _, c := range p.Challenges {
 		if c.Err != nil {
-			sum.Files = append(sum.Files, FileResult{Challenge: c.Source.Challenge, Status: StatusFailed, Err: c.Err})
 			continue
 		}
 		for _, pf := range c.Files {
@@ -214,24 +232,30 @@ func (f *fetcher) execute(ctx context.Context, p *DownloadPlan, began time.Time)
 			groups[i] = append(groups[i], pf)
 		}
 	}
+	for _, g := range groups {
+		orderGroup(g)
+		for _, pf := range g[1:] {
+			pf.SameAs = g[0].Challenge
+		}
+	}
+	return groups
+}
+
+func (f *fetcher) execute(ctx context.Context, p *DownloadPlan, began time.Time) (*Summary, error) {
+	sum := &Summary{}
+	for _, c := range p.Challenges {
+		if c.Err != nil {
+			sum.Files = append(sum.Files, FileResult{Challenge: c.Source.Challenge, Status: StatusFailed, Err: c.Err})
+		}
+	}
+	groups := groupPlan(p)
 
 	// Bytes to download (once per group) plus room to unpack archives.
-	var need, planned int64
-	for _, g := range groups {
-		var dl int64
-		for _, pf := range g {
-			if pf.Action == ActionSkip || pf.Action == ActionExtract {
-				dl = 0
-				break
-			}
-			dl = max(dl, pf.ToDownload())
-		}
-		planned += dl
-		need += dl
-		for _, pf := range g {
-			if pf.Extract && pf.Action != ActionSkip {
-				need += pf.Size
-			}
+	planned := p.ToDownload()
+	need := planned
+	for _, pf := range p.Files() {
+		if pf.Extract && pf.Action != ActionSkip {
+			need += pf.Size
 		}
 	}
 	if !f.opts.SkipSpaceCheck && need > 0 {
@@ -310,21 +334,7 @@ type verified struct {
 // runGroup processes the files sharing one remote source: the first one
 // that needs a download fetches it, the others get a link to it.
 func (f *fetcher) runGroup(ctx context.Context, g []*PlannedFile) []FileResult {
-	// Already verified copies go first so they can serve the others; among
-	// the rest, the largest partial download is the one to continue.
-	verifiedFirst := func(pf *PlannedFile) int {
-		if pf.Action == ActionSkip || pf.Action == ActionExtract {
-			return 0
-		}
-		return 1
-	}
-	sort.SliceStable(g, func(i, j int) bool {
-		a, b := verifiedFirst(g[i]), verifiedFirst(g[j])
-		if a != b {
-			return a < b
-		}
-		return g[i].PartBytes > g[j].PartBytes
-	})
+	orderGroup(g)
 	var have *verified
 	var out []FileResult
 	for _, pf := range g {

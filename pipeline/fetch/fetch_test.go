@@ -337,7 +337,19 @@ func TestSharedRecordDownloadedOnceAndLinked(t *testing.T) {
 	for _, c := range []string{"topcow-track1-task1", "topcow-track1-task2", "topcow-track2-task1"} {
 		src = append(src, fetch.Source{Challenge: c, Kind: fetch.KindZenodo, Record: "15692630", Files: []string{"TopCoW2024_Data_Release.bin"}})
 	}
-	sum, err := fetch.Fetch(context.Background(), src, opts)
+	p, err := fetch.Plan(context.Background(), src, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.ToDownload() != int64(len(data)) {
+		t.Errorf("plan counts %d bytes to download, want one copy (%d)", p.ToDownload(), len(data))
+	}
+	var out bytes.Buffer
+	p.Print(&out)
+	if n := strings.Count(out.String(), "link to the copy of topcow-track1-task1"); n != 2 {
+		t.Errorf("dry run shows %d links, want 2:\n%s", n, out.String())
+	}
+	sum, err := fetch.FetchPlan(context.Background(), p, opts)
 	if err != nil || sum.Err() != nil {
 		t.Fatalf("fetch: %v / %v", err, sum.Err())
 	}

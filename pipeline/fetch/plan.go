@@ -73,11 +73,17 @@ type PlannedFile struct {
 	Locked *LockEntry
 	// Instructions repeats a manual source's instructions.
 	Instructions string
+	// SameAs names the challenge whose copy of the identical remote file
+	// (same URL and checksum) this one is linked from instead of downloaded.
+	SameAs string
 }
 
 // ToDownload is the number of bytes Fetch expects to transfer for f (an
 // unknown size counts as 0).
 func (f *PlannedFile) ToDownload() int64 {
+	if f.SameAs != "" && f.Action != ActionAdopt {
+		return 0
+	}
 	switch f.Action {
 	case ActionDownload:
 		return f.Size
@@ -164,6 +170,9 @@ func (p *DownloadPlan) Print(w io.Writer) error {
 			act := f.Action.String()
 			if f.Action == ActionResume {
 				act = fmt.Sprintf("resume from %s", FormatBytes(f.PartBytes))
+			}
+			if f.SameAs != "" && (f.Action == ActionDownload || f.Action == ActionResume) {
+				act = "link to the copy of " + f.SameAs
 			}
 			if f.Extract && f.Action != ActionSkip && f.Action != ActionExtract {
 				act += " + extract"
@@ -318,6 +327,7 @@ func (f *fetcher) plan(ctx context.Context, sources []Source) *DownloadPlan {
 			cp.Files = append(cp.Files, pf)
 		}
 	}
+	groupPlan(p) // marks SameAs
 	return p
 }
 
