@@ -337,14 +337,25 @@ func (f *fetcher) runGroup(ctx context.Context, g []*PlannedFile) []FileResult {
 	orderGroup(g)
 	var have *verified
 	var out []FileResult
+	var firstFailure *FileResult
 	for _, pf := range g {
 		if err := ctx.Err(); err != nil {
 			out = append(out, FileResult{Challenge: pf.Challenge, Name: pf.Name, Status: StatusFailed, Err: fmt.Errorf("not started: %w", err)})
 			continue
 		}
+		if have == nil && firstFailure != nil && (pf.Action == ActionDownload || pf.Action == ActionResume) {
+			// The same remote file just failed for another challenge: do not
+			// download (and fail) it once more per challenge.
+			out = append(out, FileResult{Challenge: pf.Challenge, Name: pf.Name, Status: StatusFailed,
+				Err: fmt.Errorf("same file as %s/%s, which failed: %w", firstFailure.Challenge, firstFailure.Name, firstFailure.Err)})
+			continue
+		}
 		r, v := f.processFile(ctx, pf, have)
 		if v != nil && have == nil {
 			have = v
+		}
+		if r.Status == StatusFailed && v == nil && firstFailure == nil {
+			firstFailure = &r
 		}
 		out = append(out, r)
 	}

@@ -732,3 +732,28 @@ func TestSharedRecordResumesTheLargestPartial(t *testing.T) {
 		}
 	}
 }
+
+func TestSharedFileFailureIsNotRepeated(t *testing.T) {
+	srv := fetchtest.New()
+	defer srv.Close()
+	srv.AddZenodo("15", fetchtest.File{Name: "x.bin", Data: fetchtest.RandomBytes(20_000, 20), Fault: fetchtest.Fault{BadMD5: true}})
+	opts, _ := testOptions(t, srv)
+	var src []fetch.Source
+	for _, c := range []string{"a", "b", "c"} {
+		src = append(src, fetch.Source{Challenge: c, Kind: fetch.KindZenodo, Record: "15"})
+	}
+	sum, err := fetch.Fetch(context.Background(), src, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := sum.Count(fetch.StatusFailed); got != 3 {
+		t.Errorf("%d failures, want 3", got)
+	}
+	if got := srv.Stats("x.bin").Requests; got != 1 {
+		t.Errorf("a file failing its checksum was requested %d times, want 1", got)
+	}
+	var ce *fetch.ChecksumError
+	if r := resultOf(t, sum, "c", "x.bin"); !errors.As(r.Err, &ce) || !strings.Contains(r.Err.Error(), "same file as a/x.bin") {
+		t.Errorf("c: %v", r.Err)
+	}
+}
