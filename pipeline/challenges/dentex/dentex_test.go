@@ -3,7 +3,9 @@ package dentex
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -336,6 +338,52 @@ func BenchmarkGrade(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		if _, err := (Challenge{}).Grade(context.Background(), dir, p.Private(), challenge.Reference); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkGrade1000 grades a realistic-size submission: 1,000 test images
+// of 2744×1316 with 3 truth boxes each and 20 predictions per image.
+func BenchmarkGrade1000(b *testing.B) {
+	priv, sub := b.TempDir(), b.TempDir()
+	r := rand.New(rand.NewPCG(4, 2))
+	var labels, rows [][]string
+	for i := 1; i <= 1000; i++ {
+		stem := fmt.Sprintf("train_%d", i)
+		var anns []string
+		var preds []predJSON
+		for k := 0; k < 3; k++ {
+			box := [4]float64{300 + r.Float64()*2000, 200 + r.Float64()*800, 80 + r.Float64()*80, 150 + r.Float64()*150}
+			q, e, d := r.IntN(4), r.IntN(8), r.IntN(4)
+			bj, _ := json.Marshal(box)
+			anns = append(anns, ann(i*10+k, i, string(bj), q, e, d))
+			for j := 0; j < 5; j++ {
+				jb := box
+				jb[0] += r.NormFloat64() * 10
+				jb[1] += r.NormFloat64() * 10
+				preds = append(preds, predJSON{ImageID: stem, BBox: jb, Score: r.Float64(), Q: (q + j/3) % 4, T: e, D: (d + j/4) % 4})
+			}
+		}
+		for len(preds) < 20 {
+			preds = append(preds, predJSON{ImageID: stem, BBox: [4]float64{300 + r.Float64()*2000, 200 + r.Float64()*800, 100, 200}, Score: r.Float64() / 2, Q: r.IntN(4), T: r.IntN(8), D: r.IntN(4)})
+		}
+		js := `{"images":[{"id":` + itoa3(i) + `,"file_name":"` + stem + `.png","width":2744,"height":1316}],"annotations":[` + strings.Join(anns, ",") + `],"categories_1":[],"categories_2":[],"categories_3":[]}`
+		writeFile(b, filepath.Join(priv, "ground_truth", stem+".json"), js)
+		labels = append(labels, []string{stem, "ground_truth/" + stem + ".json"})
+		pj, _ := json.Marshal(preds)
+		writeFile(b, filepath.Join(sub, "predictions", stem+".json"), string(pj))
+		rows = append(rows, []string{stem, "predictions/" + stem + ".json"})
+	}
+	challenge.WriteCSV(filepath.Join(priv, "test_labels.csv"), []string{colID, colGT}, labels)
+	challenge.WriteCSV(filepath.Join(sub, submissionFile), []string{colID, colPred}, rows)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		res, err := Challenge{}.Grade(context.Background(), sub, priv, challenge.Reference)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if i == 0 {
+			b.ReportMetric(res.Values["ap_mean"], "ap_mean")
 		}
 	}
 }

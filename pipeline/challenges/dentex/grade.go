@@ -8,8 +8,10 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/rexmle/rexmle/metrics/detection"
 	"github.com/rexmle/rexmle/pipeline/challenge"
@@ -155,30 +157,41 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 		return nil, challenge.Invalidf(submissionFile, colID, "missing predictions for %d test images (first: %s)", len(missing), strings.Join(missing[:min(5, len(missing))], ", "))
 	}
 
+	// Read and parse the prediction files in parallel; resolve them in row order.
+	type parsed struct {
+		objs []map[string]json.RawMessage
+		err  error
+	}
+	files := make([]parsed, len(sub.Rows))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ri := range next {
+				files[ri].objs, files[ri].err = readPredictionFile(submissionDir, sub.Rows[ri][predCol], fmt.Sprintf("row %d, %s", ri+2, colPred))
+			}
+		}()
+	}
+	for ri := range sub.Rows {
+		if ctx.Err() != nil {
+			break
+		}
+		next <- ri
+	}
+	close(next)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	var preds []prediction
 	for ri, row := range sub.Rows {
-		if err := ctx.Err(); err != nil {
-			return nil, err
+		if files[ri].err != nil {
+			return nil, files[ri].err
 		}
 		rowID := strings.TrimSpace(row[idCol])
-		field := fmt.Sprintf("row %d", ri+2)
 		rel := row[predCol]
-		fp, err := challenge.OpenInside(submissionDir, rel, field+", "+colPred)
-		if err != nil {
-			return nil, err
-		}
-		b, err := io.ReadAll(io.LimitReader(fp, maxPredictionBytes+1))
-		fp.Close()
-		if err != nil {
-			return nil, challenge.Invalidf(rel, "", "cannot read: %v", err)
-		}
-		if len(b) > maxPredictionBytes {
-			return nil, challenge.Invalidf(rel, "", "file larger than %d MiB", maxPredictionBytes>>20)
-		}
-		objs, err := parsePredictionFile(b)
-		if err != nil {
-			return nil, challenge.Invalidf(rel, "", "%v", err)
-		}
 		// The row's fallback image id.
 		var rowImage any = rowID
 		if id, ok := truth.stemToID[rowID]; ok {
@@ -186,7 +199,7 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 		} else if n, err := strconv.ParseInt(rowID[strings.LastIndex(rowID, "_")+1:], 10, 64); err == nil {
 			rowImage = n
 		}
-		for pi, obj := range objs {
+		for pi, obj := range files[ri].objs {
 			p, err := parsePrediction(obj, rowImage, truth, mode)
 			if err != nil {
 				return nil, challenge.Invalidf(rel, fmt.Sprintf("prediction %d", pi), "%v", err)
@@ -292,6 +305,28 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 		}})
 	}
 	return res, nil
+}
+
+// readPredictionFile opens a prediction file inside the submission folder
+// (bounded in size) and parses it.
+func readPredictionFile(submissionDir, rel, field string) ([]map[string]json.RawMessage, error) {
+	fp, err := challenge.OpenInside(submissionDir, rel, field)
+	if err != nil {
+		return nil, err
+	}
+	b, err := io.ReadAll(io.LimitReader(fp, maxPredictionBytes+1))
+	fp.Close()
+	if err != nil {
+		return nil, challenge.Invalidf(rel, "", "cannot read: %v", err)
+	}
+	if len(b) > maxPredictionBytes {
+		return nil, challenge.Invalidf(rel, "", "file larger than %d MiB", maxPredictionBytes>>20)
+	}
+	objs, err := parsePredictionFile(b)
+	if err != nil {
+		return nil, challenge.Invalidf(rel, "", "%v", err)
+	}
+	return objs, nil
 }
 
 // parsePredictionFile accepts a list of objects, an object with an
