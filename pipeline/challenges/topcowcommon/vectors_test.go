@@ -146,6 +146,9 @@ func TestTopCoWTopologyHandCases(t *testing.T) {
 	r := gradeSeg(t, c, challenge.Reference, seg("001", [3]int{1, 1, 16}, unit, gt, brokenBA))
 	// b0: labels {1,2,3,4,8}: only BA has 2 components instead of 1 → 1/5.
 	check(t, "broken BA", r, map[string]float64{"b0_error": 0.2})
+	// A single vessel broken in two: B0 error exactly 1.
+	r = gradeSeg(t, c, challenge.Reference, seg("001", [3]int{1, 1, 16}, unit, line(0, 0, 0, 9, 1), cat(line(0, 0, 0, 3, 1), line(0, 0, 6, 9, 1))))
+	check(t, "broken vessel", r, map[string]float64{"b0_error": 1})
 	noPcom := cat(line(0, 0, 0, 2, 4), line(0, 0, 6, 8, 2), line(0, 0, 9, 11, 1), line(0, 0, 12, 14, 3))
 	for _, mode := range []challenge.Mode{challenge.Reference, challenge.Official} {
 		r = gradeSeg(t, c, mode, seg("001", [3]int{1, 1, 16}, unit, gt, noPcom))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/rexmle/rexmle/pipeline/challenge"
 	"github.com/rexmle/rexmle/pipeline/challenge/challengetest"
 	"github.com/rexmle/rexmle/pipeline/challenges/topcowcommon/topcowtest"
 )
@@ -14,4 +15,20 @@ func TestConformanceAndMalformed(t *testing.T) {
 		return Challenge.Perfect(ctx, p.Public(), p.Private(), out)
 	})
 	challengetest.CheckMalformed(t, p, valid, topcowtest.Malformed("edges"))
+}
+
+// BenchmarkGrade grades the perfect submission of the synthetic dataset.
+func BenchmarkGrade(b *testing.B) {
+	p := challengetest.Prepare(b, Challenge, 1)
+	dir := p.Submit(b, "perfect", func(ctx context.Context, out string) error {
+		return Challenge.Perfect(ctx, p.Public(), p.Private(), out)
+	})
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, mode := range []challenge.Mode{challenge.Reference, challenge.Official} {
+			if _, err := Challenge.Grade(context.Background(), dir, p.Private(), mode); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
 }
