@@ -48,7 +48,9 @@ type Options struct {
 	// Concurrency is the number of files downloaded at once (default 4).
 	Concurrency int
 	// HTTPClient is used for every request (default: a client with connect
-	// and response-header timeouts and no overall timeout).
+	// and response-header timeouts and no overall timeout). A custom client
+	// must not set Client.Timeout: it would cut long downloads; stalls are
+	// caught by StallTimeout instead.
 	HTTPClient *http.Client
 	// Progress receives the progress display (nil = no display).
 	Progress io.Writer
@@ -151,7 +153,10 @@ func defaultHTTPClient() *http.Client {
 		ResponseHeaderTimeout: 2 * time.Minute,
 		IdleConnTimeout:       90 * time.Second,
 		MaxIdleConnsPerHost:   8,
-		ForceAttemptHTTP2:     true,
+		// HTTP/1.1: parallel downloads from one host then get a TCP
+		// connection each instead of sharing one multiplexed HTTP/2 stream
+		// window, which is what bulk transfers want.
+		ForceAttemptHTTP2: false,
 	}
 	return &http.Client{Transport: tr}
 }
