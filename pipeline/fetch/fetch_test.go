@@ -403,13 +403,14 @@ func TestPlanDryRunOutput(t *testing.T) {
 		"seg_a (figshare 14806362)", "1.5 KiB  download + extract",
 		"ldct-iqa (gdrive 1DbZ)", "?  download",
 		"missing (zenodo 404404)", "ERROR: zenodo record 404404", "HTTP 404",
-		"hand (manual)", "manual download needed", "| Register at example.org", "| and download data.zip",
-		"5 challenges, 5 files, 3.0 MiB in all, 3.0 MiB to download (+2 files of unknown size)",
+		"hand (manual)", "manual download needed", "| Register at example.org", "| and download data.zip", "| then put data.zip in " + opts.RawDir("hand"),
+		"5 sources, 5 files, 3.0 MiB in all, 3.0 MiB to download (+2 files of unknown size)",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("dry-run output lacks %q:\n%s", want, text)
 		}
 	}
+	t.Logf("dry run:\n%s", text)
 	if got, want := p.ToDownload(), int64(3<<20+1536); got != want {
 		t.Errorf("ToDownload = %d, want %d", got, want)
 	}

@@ -180,16 +180,19 @@ func (p *DownloadPlan) Print(w io.Writer) error {
 			fmt.Fprintf(&b, "  %-48s %10s  %s\n", f.Name, size, act)
 			down += f.ToDownload()
 		}
-		if s.Kind == KindManual && s.Instructions != "" {
+		if s.Kind == KindManual {
 			for _, line := range strings.Split(strings.TrimSpace(s.Instructions), "\n") {
-				fmt.Fprintf(&b, "  | %s\n", line)
+				if line != "" {
+					fmt.Fprintf(&b, "  | %s\n", line)
+				}
 			}
+			fmt.Fprintf(&b, "  | then put %s in %s\n", strings.Join(s.Files, ", "), filepath.Join(p.rawRoot, s.Challenge))
 		}
 		fmt.Fprintf(&b, "  total %s, to download %s\n\n", FormatBytes(total), FormatBytes(down))
 		grand += total
 		grandDown += down
 	}
-	fmt.Fprintf(&b, "%d challenges, %d files, %s in all, %s to download", len(p.Challenges), nFiles, FormatBytes(grand), FormatBytes(grandDown))
+	fmt.Fprintf(&b, "%d sources, %d files, %s in all, %s to download", len(p.Challenges), nFiles, FormatBytes(grand), FormatBytes(grandDown))
 	if unknown > 0 {
 		fmt.Fprintf(&b, " (+%d files of unknown size)", unknown)
 	}
