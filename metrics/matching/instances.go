@@ -63,6 +63,19 @@ func RemoveBorderInstances(mask []int32, h, w, band int) {
 	slices.Sort(keys)
 	keep := keys[0]
 	drop := keys[1:]
+	if lo, hi := drop[0], drop[len(drop)-1]; lo >= 0 && hi < 1<<24 {
+		// Lookup table over the label range.
+		table := make([]bool, int(hi)+1)
+		for _, v := range drop {
+			table[v] = true
+		}
+		for i, v := range mask {
+			if v > 0 && v <= hi && table[v] {
+				mask[i] = 0
+			}
+		}
+		return
+	}
 	for i, v := range mask {
 		if v != keep && v != 0 {
 			if _, found := slices.BinarySearch(drop, v); found {
@@ -174,44 +187,41 @@ func matchTile(truth, pred []int32, h, w int, thresholds []float64) (InstanceCou
 	}
 	areaT := make([]int64, nT+1)
 	areaP := make([]int64, nP+1)
-	inter := map[[2]int32]int64{}
-	if dense := int64(nT) * int64(nP); dense <= 1<<22 {
-		counts := make([]int64, dense)
-		for i, g := range truth {
-			p := pred[i]
-			areaT[g]++
-			areaP[p]++
-			if g > 0 && p > 0 {
-				counts[int64(g-1)*int64(nP)+int64(p-1)]++
+	// Overlap counts: per truth instance a short list of (prediction, count),
+	// scanned linearly (an instance overlaps only a few predictions).
+	type pc struct {
+		p int32
+		n int64
+	}
+	lists := make([][]pc, nT+1)
+	for i, g := range truth {
+		p := pred[i]
+		areaT[g]++
+		areaP[p]++
+		if g == 0 || p == 0 {
+			continue
+		}
+		l := lists[g]
+		found := false
+		for k := range l {
+			if l[k].p == p {
+				l[k].n++
+				found = true
+				break
 			}
 		}
-		for k, n := range counts {
-			if n > 0 {
-				inter[[2]int32{int32(k/nP) + 1, int32(k%nP) + 1}] = n
-			}
-		}
-	} else {
-		for i, g := range truth {
-			p := pred[i]
-			areaT[g]++
-			areaP[p]++
-			if g > 0 && p > 0 {
-				inter[[2]int32{g, p}]++
-			}
+		if !found {
+			lists[g] = append(l, pc{p, 1})
 		}
 	}
-	pairs := make([]pair, 0, len(inter))
-	for k, n := range inter {
-		iou := float64(n) / float64(areaT[k[0]]+areaP[k[1]]-n)
-		pairs = append(pairs, pair{k[0], k[1], iou})
-	}
-	// Deterministic order (map iteration is random).
-	slices.SortFunc(pairs, func(a, b pair) int {
-		if a.g != b.g {
-			return int(a.g - b.g)
+	var pairs []pair
+	for g, l := range lists {
+		slices.SortFunc(l, func(a, b pc) int { return int(a.p - b.p) })
+		for _, e := range l {
+			iou := float64(e.n) / float64(areaT[g]+areaP[e.p]-e.n)
+			pairs = append(pairs, pair{int32(g), e.p, iou})
 		}
-		return int(a.p - b.p)
-	})
+	}
 	nmin := float64(min(nT, nP))
 	for ti, t := range thresholds {
 		var cand []pair
