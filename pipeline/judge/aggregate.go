@@ -30,10 +30,17 @@ type StrategyMean struct {
 	Evidence []string
 }
 
+// JudgeLabel names the judge behind an aggregate: its Name and Kind
+// (KindLLM or KindHeuristic), so heuristic scores are always labelled.
+type JudgeLabel struct {
+	Judge, JudgeKind string
+}
+
 // RunStrategy is a StrategyMean over the sections of one run.
 type RunStrategy struct {
 	RunKey, RunID, Challenge, Agent, Backend string
 	Seed                                     int
+	JudgeLabel
 	StrategyMean
 }
 
@@ -41,6 +48,7 @@ type RunStrategy struct {
 // agent and backend (sections pooled, as the paper's capability profile).
 type AgentStrategy struct {
 	Agent, Backend string
+	JudgeLabel
 	StrategyMean
 }
 
@@ -48,6 +56,7 @@ type AgentStrategy struct {
 // backend on one challenge.
 type ChallengeStrategy struct {
 	Challenge, Agent, Backend string
+	JudgeLabel
 	StrategyMean
 }
 
@@ -90,16 +99,24 @@ func (a *acc) mean(s Strategy) StrategyMean {
 	return out
 }
 
-// Aggregate computes the capability profiles of score rows (one judge and
-// rubric). Rows of strategy ids not in the rubric are ignored. The mean of a
-// group is the fraction of its scored (non-missing) sections with score 1.
+// Aggregate computes the capability profiles of score rows (normally of one
+// rubric; rows of different judges are kept apart). Rows of strategy ids not
+// in the rubric are ignored. The mean of a group is the fraction of its
+// scored (non-missing) sections with score 1.
 func Aggregate(rows []ScoreRow, r *Rubric) Profiles {
 	type runK struct {
 		key, id, ch, agent, backend string
 		seed                        int
+		j                           JudgeLabel
 	}
-	type agentK struct{ agent, backend string }
-	type chK struct{ ch, agent, backend string }
+	type agentK struct {
+		agent, backend string
+		j              JudgeLabel
+	}
+	type chK struct {
+		ch, agent, backend string
+		j                  JudgeLabel
+	}
 	byRun := map[runK]map[int]*acc{}
 	byAgent := map[agentK]map[int]*acc{}
 	byCh := map[chK]map[int]*acc{}
@@ -113,9 +130,10 @@ func Aggregate(rows []ScoreRow, r *Rubric) Profiles {
 		if _, ok := r.Strategy(row.StrategyID); !ok {
 			continue
 		}
-		rk := runK{row.RunKey, row.RunID, row.Challenge, row.Agent, row.Backend, row.Seed}
-		ak := agentK{row.Agent, row.Backend}
-		ck := chK{row.Challenge, row.Agent, row.Backend}
+		j := JudgeLabel{row.JudgeName, row.JudgeKind}
+		rk := runK{row.RunKey, row.RunID, row.Challenge, row.Agent, row.Backend, row.Seed, j}
+		ak := agentK{row.Agent, row.Backend, j}
+		ck := chK{row.Challenge, row.Agent, row.Backend, j}
 		if byRun[rk] == nil {
 			byRun[rk] = map[int]*acc{}
 		}
@@ -132,23 +150,26 @@ func Aggregate(rows []ScoreRow, r *Rubric) Profiles {
 	var p Profiles
 	for k, m := range byRun {
 		for _, s := range r.Strategies {
-			p.ByRun = append(p.ByRun, RunStrategy{k.key, k.id, k.ch, k.agent, k.backend, k.seed, m[s.ID].mean(s)})
+			p.ByRun = append(p.ByRun, RunStrategy{k.key, k.id, k.ch, k.agent, k.backend, k.seed, k.j, m[s.ID].mean(s)})
 		}
 	}
 	for k, m := range byAgent {
 		for _, s := range r.Strategies {
-			p.ByAgent = append(p.ByAgent, AgentStrategy{k.agent, k.backend, m[s.ID].mean(s)})
+			p.ByAgent = append(p.ByAgent, AgentStrategy{k.agent, k.backend, k.j, m[s.ID].mean(s)})
 		}
 	}
 	for k, m := range byCh {
 		for _, s := range r.Strategies {
-			p.ByChallenge = append(p.ByChallenge, ChallengeStrategy{k.ch, k.agent, k.backend, m[s.ID].mean(s)})
+			p.ByChallenge = append(p.ByChallenge, ChallengeStrategy{k.ch, k.agent, k.backend, k.j, m[s.ID].mean(s)})
 		}
 	}
 	sort.Slice(p.ByRun, func(i, j int) bool {
 		a, b := p.ByRun[i], p.ByRun[j]
 		if a.RunKey != b.RunKey {
 			return a.RunKey < b.RunKey
+		}
+		if a.Judge != b.Judge {
+			return a.Judge < b.Judge
 		}
 		return a.StrategyID < b.StrategyID
 	})
@@ -159,6 +180,9 @@ func Aggregate(rows []ScoreRow, r *Rubric) Profiles {
 		}
 		if a.Backend != b.Backend {
 			return a.Backend < b.Backend
+		}
+		if a.Judge != b.Judge {
+			return a.Judge < b.Judge
 		}
 		return a.StrategyID < b.StrategyID
 	})
@@ -173,17 +197,22 @@ func Aggregate(rows []ScoreRow, r *Rubric) Profiles {
 		if a.Backend != b.Backend {
 			return a.Backend < b.Backend
 		}
+		if a.Judge != b.Judge {
+			return a.Judge < b.Judge
+		}
 		return a.StrategyID < b.StrategyID
 	})
 	return p
 }
 
 // CapabilitiesHeader is the header of the capabilities CSV.
-var CapabilitiesHeader = []string{"agent", "backend", "strategy_id", "strategy", "mean_score", "n_sections", "n_missing"}
+var CapabilitiesHeader = []string{"agent", "backend", "strategy_id", "strategy", "mean_score", "n_sections", "n_missing", "judge", "judge_kind"}
 
 // WriteCapabilitiesCSV writes per-agent capability scores to path
 // atomically (a temporary file in the same directory, renamed over path).
-// Columns: agent,backend,strategy_id,strategy,mean_score,n_sections,n_missing;
+// Columns: agent,backend,strategy_id,strategy,mean_score,n_sections,n_missing,
+// then judge,judge_kind (the judge's name and "llm" or "heuristic", so a
+// heuristic profile is never mistaken for an LLM judge's);
 // mean_score is rounded to 6 decimals and printed in its shortest form
 // (0.5, 0.333333, 1), empty when n_sections is 0 (no decided section).
 func WriteCapabilitiesCSV(path string, rows []AgentStrategy) error {
@@ -207,7 +236,7 @@ func WriteCapabilitiesCSV(path string, rows []AgentStrategy) error {
 			mean = formatMean(r.Mean)
 		}
 		rec := []string{r.Agent, r.Backend, strconv.Itoa(r.StrategyID), r.Strategy, mean,
-			strconv.Itoa(r.NSections), strconv.Itoa(r.NMissing)}
+			strconv.Itoa(r.NSections), strconv.Itoa(r.NMissing), r.Judge, r.JudgeKind}
 		if err := w.Write(rec); err != nil {
 			tmp.Close()
 			return fmt.Errorf("write %s: %w", path, err)

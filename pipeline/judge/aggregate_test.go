@@ -15,7 +15,7 @@ func TestAggregateAndCSV(t *testing.T) {
 	one, zero := 1, 0
 	row := func(run, ch, agent, backend, sec string, id int, score *int, ev string) ScoreRow {
 		return ScoreRow{RunKey: run, RunID: "r", Challenge: ch, Agent: agent, Backend: backend, Section: sec,
-			StrategyID: id, Score: score, Evidence: ev}
+			StrategyID: id, Score: score, Evidence: ev, JudgeName: "h", JudgeKind: KindHeuristic}
 	}
 	rows := []ScoreRow{
 		row("k1", "c1", "x", "m", "s1", 1, &one, "e1"),
@@ -63,9 +63,9 @@ func TestAggregateAndCSV(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(path)
-	want := "agent,backend,strategy_id,strategy,mean_score,n_sections,n_missing\n" +
-		"x,m,1,A,0.666667,3,1\n" +
-		"x,m,2,B,0,1,0\n"
+	want := "agent,backend,strategy_id,strategy,mean_score,n_sections,n_missing,judge,judge_kind\n" +
+		"x,m,1,A,0.666667,3,1,h,heuristic\n" +
+		"x,m,2,B,0,1,0,h,heuristic\n"
 	if string(b) != want {
 		t.Errorf("CSV\n%s\nwant\n%s", b, want)
 	}
@@ -75,7 +75,7 @@ func TestAggregateAndCSV(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, _ = os.ReadFile(path)
-	if string(b) != "agent,backend,strategy_id,strategy,mean_score,n_sections,n_missing\nz,,1,A,,0,2\n" {
+	if string(b) != "agent,backend,strategy_id,strategy,mean_score,n_sections,n_missing,judge,judge_kind\nz,,1,A,,0,2,,\n" {
 		t.Errorf("empty-mean CSV %q", b)
 	}
 	entries, _ := os.ReadDir(filepath.Dir(path))

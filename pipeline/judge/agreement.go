@@ -1,6 +1,8 @@
 package judge
 
 import (
+	"context"
+	"database/sql"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -230,4 +232,19 @@ func PrintAgreement(w io.Writer, rep AgreementReport, r *Rubric) error {
 	}
 	row("all", "(pooled)", rep.Pooled)
 	return tw.Flush()
+}
+
+// CompareJudges computes the agreement of two judges' stored scores made
+// with the same rubric (rubricHash; "" matches any), pairing them on run,
+// section and strategy. Missing scores are left out.
+func CompareJudges(ctx context.Context, db *sql.DB, judgeA, judgeB, rubricHash string) (AgreementReport, error) {
+	a, err := LoadScores(ctx, db, judgeA, rubricHash)
+	if err != nil {
+		return AgreementReport{}, err
+	}
+	b, err := LoadScores(ctx, db, judgeB, rubricHash)
+	if err != nil {
+		return AgreementReport{}, err
+	}
+	return Agreement(judgeA, LabelsFromScores(a), judgeB, LabelsFromScores(b)), nil
 }

@@ -42,9 +42,13 @@ func (h *Heuristic) Score(ctx context.Context, sec Section, r *Rubric) (SectionS
 		out.setStatus()
 		return out, err
 	}
+	folded := foldString(sec.Text)
 	for _, s := range r.Strategies {
 		sc := StrategyScore{ID: s.ID, Name: s.Name}
 		for k, re := range s.compiled {
+			if !mayMatch(folded, s.prefilter[k]) {
+				continue
+			}
 			loc := re.FindStringIndex(sec.Text)
 			if loc == nil {
 				continue

@@ -87,3 +87,58 @@ func TestHeuristicCancelled(t *testing.T) {
 		t.Fatalf("cancelled: err %v status %s missing %v", err, sc.Status, sc.Missing)
 	}
 }
+
+// The prefilter must never hide a match: on every fixture text (and case
+// variants of it), a pattern that matches always passes its prefilter.
+func TestPrefilterNeverHidesAMatch(t *testing.T) {
+	r := loadRepoRubric(t)
+	files, _ := filepath.Glob(filepath.Join("testdata", "heuristic", "*.txt"))
+	var texts []string
+	for _, f := range files {
+		b, _ := os.ReadFile(f)
+		texts = append(texts, string(b), strings.ToUpper(string(b)), strings.ToLower(string(b)))
+	}
+	texts = append(texts, "OPTUNA", "ſegresnet ſtudy", "K-fold KFold", "")
+	matched := 0
+	for _, text := range texts {
+		folded := foldString(text)
+		for _, s := range r.Strategies {
+			for k, re := range s.compiled {
+				if re.MatchString(text) {
+					matched++
+					if !mayMatch(folded, s.prefilter[k]) {
+						t.Errorf("strategy %d pattern %d matches %q but its prefilter %q says no", s.ID, k, text, s.prefilter[k])
+					}
+				}
+			}
+		}
+	}
+	if matched < 39 {
+		t.Errorf("only %d matches: the property is not exercised", matched)
+	}
+}
+
+func TestRequiredLiterals(t *testing.T) {
+	cases := []struct {
+		pattern string
+		want    []string // unfolded; compared after folding
+	}{
+		{`(?i)\boptuna\b`, []string{"optuna"}},
+		{`(?i)\b(grid|random)[ _-]search\b`, []string{"grid", "random"}},
+		{`(?i)\bn4[ _-]?(bias|itk)|\bbias[ _-]field\b`, []string{"n4", "bias"}},
+		{`(?i)(soft)?dice`, nil}, // optional start: no requirement
+		{`(?i).*dice`, nil},
+	}
+	for _, c := range cases {
+		got := requiredLiterals(c.pattern)
+		if len(got) != len(c.want) {
+			t.Errorf("%s: got %q want %q", c.pattern, got, c.want)
+			continue
+		}
+		for i := range got {
+			if got[i] != foldString(c.want[i]) {
+				t.Errorf("%s: got %q want %q", c.pattern, got, c.want)
+			}
+		}
+	}
+}

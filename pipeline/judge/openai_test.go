@@ -296,7 +296,9 @@ func TestOpenAITimeout(t *testing.T) {
 
 func TestOpenAICancelledContext(t *testing.T) {
 	r := loadRepoRubric(t)
-	srv := judgetest.New(func(req judgetest.Request) judgetest.Reply { return judgetest.Reply{Status: 429, Header: map[string]string{"Retry-After": "30"}} })
+	srv := judgetest.New(func(req judgetest.Request) judgetest.Reply {
+		return judgetest.Reply{Status: 429, Header: map[string]string{"Retry-After": "30"}}
+	})
 	defer srv.Close()
 	j, _ := newTestJudge(t, srv, func(c *OpenAIConfig) { c.MaxBackoff = time.Minute })
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)

@@ -45,6 +45,9 @@ type Strategy struct {
 	Patterns []string
 	// compiled holds Patterns compiled case-insensitively, same order.
 	compiled []*regexp.Regexp
+	// prefilter[k] lists case-folded literals of which at least one must
+	// occur in a text that compiled[k] matches; nil when none is known.
+	prefilter [][]string
 }
 
 // rubricFile mirrors the TOML layout; pointers tell "missing" from "empty".
@@ -175,6 +178,7 @@ func ParseRubric(name string, data []byte) (*Rubric, error) {
 			}
 			s.Patterns = append(s.Patterns, p)
 			s.compiled = append(s.compiled, re)
+			s.prefilter = append(s.prefilter, requiredLiterals("(?i)"+p))
 		}
 		r.Strategies = append(r.Strategies, s)
 	}

@@ -359,8 +359,10 @@ func Run(ctx context.Context, db *sql.DB, cfg Config, runs []RunLogs) (*Report, 
 			sc := res.score
 			sc.Scores = append([]StrategyScore(nil), sc.Scores...)
 			if n > 0 {
-				// The same text elsewhere: stored from this one answer, as a cache hit.
+				// The same text elsewhere: stored from this one answer, as a
+				// cache hit that cost nothing more.
 				sc.CacheHit = sc.Status == StatusOK
+				sc.Attempts, sc.Usage = 0, Usage{}
 			}
 			if err := place(st.run, st.sec, sc); err != nil && firstErr == nil {
 				firstErr = err

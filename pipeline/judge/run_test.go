@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -27,9 +28,21 @@ func openDB(t *testing.T, dir string) *sql.DB {
 	return db
 }
 
+func openDBb(b *testing.B, dir string) *sql.DB {
+	b.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	db, err := sql.Open("sqlite3", filepath.Join(dir, "judge.sqlite")+"?_busy_timeout=5000&_journal_mode=WAL")
+	if err != nil {
+		b.Fatal(err)
+	}
+	return db
+}
+
 // writeRun lays out root/<run>/<challenge>/<agent>/seed-<n>/logs/agent.jsonl
 // with one plan step per text (each its own section) and run.json.
-func writeRun(t *testing.T, root, runID, challenge, agent string, seed int, backend string, plans ...string) {
+func writeRun(t testing.TB, root, runID, challenge, agent string, seed int, backend string, plans ...string) {
 	t.Helper()
 	seedDir := filepath.Join(root, runID, challenge, agent, fmt.Sprintf("seed-%d", seed))
 	if err := os.MkdirAll(filepath.Join(seedDir, "logs"), 0o755); err != nil {
@@ -103,6 +116,10 @@ func TestRunCachesDedupesAndForces(t *testing.T) {
 		t.Errorf("judge_sections rows %d want 3", n)
 	}
 
+	if n := countRows(t, db, `SELECT SUM(prompt_tokens) FROM judge_sections`); n != 20 {
+		t.Errorf("recorded prompt tokens %d want 20 (two calls of 10)", n)
+	}
+
 	// Second pass: everything from the cache, zero HTTP calls.
 	rep2, err := Run(context.Background(), db, cfg, runs)
 	if err != nil {
@@ -116,6 +133,9 @@ func TestRunCachesDedupesAndForces(t *testing.T) {
 	}
 	if n := countRows(t, db, `SELECT COUNT(*) FROM judge_sections WHERE cache_hit = 1`); n != 3 {
 		t.Errorf("cache_hit rows %d want 3", n)
+	}
+	if n := countRows(t, db, `SELECT SUM(prompt_tokens) + SUM(attempts) FROM judge_sections`); n != 0 {
+		t.Errorf("cache hits recorded spending: %d", n)
 	}
 	// Force: judged again (identical texts still once).
 	cfg.Force = true
@@ -138,6 +158,26 @@ func TestRunCachesDedupesAndForces(t *testing.T) {
 	}
 	if srv.Calls() != 6 {
 		t.Fatalf("edited rubric: calls %d want 6", srv.Calls())
+	}
+
+	// Compare the fake LLM (odd ids 1) with the heuristic (all 0 on these
+	// texts) under the committed rubric: 3 sections × 13 strategies.
+	hcfg := Config{RubricPath: repoRubric, Judge: JudgeHeuristic, Logger: cfg.Logger}
+	if _, err := Run(context.Background(), db, hcfg, runs); err != nil {
+		t.Fatal(err)
+	}
+	ag, err := CompareJudges(context.Background(), db, "fake-gpt", HeuristicName, r.Hash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Pooled: N10 = 7 odd strategies × 3 = 21, N00 = 18; Po = 18/39;
+	// pA = 21/39, pB = 0, Pe = 18/39, κ = 0.
+	p := ag.Pooled
+	if p.N != 39 || p.N10 != 21 || p.N00 != 18 || math.Abs(p.Agreement-18.0/39) > 1e-12 || !p.KappaDefined || p.Kappa != 0 {
+		t.Errorf("pooled %+v", p)
+	}
+	if len(ag.PerStrategy) != 13 || ag.PerStrategy[1].KappaDefined || ag.PerStrategy[0].Agreement != 0 {
+		t.Errorf("per strategy %+v", ag.PerStrategy[:2])
 	}
 }
 
@@ -196,10 +236,10 @@ func TestRunCoverageAndNoKeyLeak(t *testing.T) {
 	}
 	csv, _ := os.ReadFile(csvPath)
 	for _, want := range []string{
-		"agent,backend,strategy_id,strategy,mean_score,n_sections,n_missing\n",
-		"baseline,gpt-5,1,Analyzing and handling failure cases,1,2,2\n",
-		"baseline,gpt-5,2,Knowing the state of the art,0,2,2\n",
-		"baseline,gpt-5,13,Optimizing hyperparameters systematically,1,1,3\n",
+		"agent,backend,strategy_id,strategy,mean_score,n_sections,n_missing,judge,judge_kind\n",
+		"baseline,gpt-5,1,Analyzing and handling failure cases,1,2,2,fake-gpt,llm\n",
+		"baseline,gpt-5,2,Knowing the state of the art,0,2,2,fake-gpt,llm\n",
+		"baseline,gpt-5,13,Optimizing hyperparameters systematically,1,1,3,fake-gpt,llm\n",
 	} {
 		if !strings.Contains(string(csv), want) {
 			t.Errorf("CSV lacks %q:\n%s", want, csv)
@@ -335,7 +375,7 @@ func TestRunHeuristicPooledMeans(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(path)
-	if !strings.Contains(string(b), "a,,13,Optimizing hyperparameters systematically,0.666667,3,0\n") {
+	if !strings.Contains(string(b), "a,,13,Optimizing hyperparameters systematically,0.666667,3,0,heuristic-v1,heuristic\n") {
 		t.Errorf("CSV:\n%s", b)
 	}
 	if len(strings.Split(strings.TrimSpace(string(b)), "\n")) != 14 {

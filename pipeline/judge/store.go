@@ -14,7 +14,8 @@ import (
 //   - judge_calls: the cache, one row per (judge, rubric hash, section hash)
 //     with a complete answer (status ok). Re-running finds it and makes no call.
 //   - judge_sections: one row per judged section of a run (latest judging),
-//     with its status, coverage and whether it came from the cache.
+//     with its status, coverage, whether it came from the cache, and the
+//     requests, tokens and cost this judging spent (0 for a cache hit).
 //   - capability_scores: one row per run × section × strategy; score is NULL
 //     when the judge left the strategy undecided (missing coverage), never 0.
 var schema = []string{
@@ -55,6 +56,9 @@ var schema = []string{
 		error         TEXT NOT NULL DEFAULT '',
 		cache_hit     INTEGER NOT NULL,
 		attempts      INTEGER NOT NULL,
+		prompt_tokens     INTEGER NOT NULL DEFAULT 0,
+		completion_tokens INTEGER NOT NULL DEFAULT 0,
+		cost_usd          REAL NOT NULL DEFAULT 0,
 		judged_at     TEXT NOT NULL,
 		PRIMARY KEY (run_key, section, judge_name, rubric_hash)
 	)`,
@@ -157,8 +161,8 @@ func storeRun(ctx context.Context, db *sql.DB, run RunLogs, judgeName, judgeKind
 	insSec, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO judge_sections
 		(run_key, run_id, challenge, agent, backend, seed, section, source, format, judge_name,
 		 judge_kind, rubric_hash, section_hash, orig_chars, sent_chars, truncated, status,
-		 n_missing, error, cache_hit, attempts, judged_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+		 n_missing, error, cache_hit, attempts, prompt_tokens, completion_tokens, cost_usd, judged_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return fmt.Errorf("store judge results of %s: %w", key, err)
 	}
@@ -188,7 +192,8 @@ func storeRun(ctx context.Context, db *sql.DB, run RunLogs, judgeName, judgeKind
 		if _, err := insSec.ExecContext(ctx, key, run.RunID, run.Challenge, run.Agent, run.Backend,
 			run.Seed, sec.Label, sec.Source, string(sec.Format), judgeName, judgeKind, rubricHash,
 			sc.SectionHash, sec.OrigChars, len([]rune(sec.Text)), boolInt(sec.Truncated), sc.Status,
-			len(sc.Missing), sc.Error, boolInt(sc.CacheHit), sc.Attempts, now); err != nil {
+			len(sc.Missing), sc.Error, boolInt(sc.CacheHit), sc.Attempts, sc.Usage.PromptTokens,
+			sc.Usage.CompletionTokens, sc.Usage.CostUSD, now); err != nil {
 			return fmt.Errorf("store judge section %s of %s: %w", sec.Label, key, err)
 		}
 		for _, s := range sc.Scores {
