@@ -41,12 +41,12 @@ func IoU(d, g Box, crowd bool) float64 {
 	if h <= 0 {
 		return 0
 	}
-	i := w * h
-	da := d[2] * d[3]
+	i := float64(w * h) // explicit conversions: no fused multiply-add
+	da := float64(d[2] * d[3])
 	if crowd {
 		return i / da
 	}
-	ga := g[2] * g[3]
+	ga := float64(g[2] * g[3])
 	return i / (da + ga - i)
 }
 
@@ -96,7 +96,7 @@ func Linspace(start, stop float64, num int) []float64 {
 	step := (stop - start) / div
 	out := make([]float64, num)
 	for i := range out {
-		out[i] = float64(i)*step + start
+		out[i] = float64(float64(i)*step) + start // conversion forbids FMA fusion
 	}
 	out[num-1] = stop
 	return out

@@ -324,10 +324,11 @@ func parallelLines(n int, fn func(lo, hi int)) {
 	wg.Wait()
 }
 
-// rs rounds v to float32 when single.
+// rs rounds v to float32 when single. The explicit conversions also stop
+// the compiler from fusing a product into a following addition (GOAMD64=v3).
 func rs(v float64, single bool) float64 {
 	if single {
 		return float64(float32(v))
 	}
-	return v
+	return float64(v)
 }
