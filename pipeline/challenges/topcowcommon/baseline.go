@@ -14,6 +14,7 @@ import (
 	"github.com/rexmle/rexmle/metrics/imageio"
 	"github.com/rexmle/rexmle/metrics/topology"
 	"github.com/rexmle/rexmle/metrics/volume"
+	"github.com/rexmle/rexmle/pipeline/challenges/medseg"
 )
 
 // trainIDs lists the training case ids from public/train/images.
@@ -316,13 +317,80 @@ func (c Challenge) baselineBoxes(ctx context.Context, publicDir, outDir string, 
 	return err
 }
 
-// edgeProbe is the per-edge nearest-centroid model: the mean intensity in
-// the voxels that best separate present from absent training cases.
+// edgeProbe is the per-edge nearest-centroid model: the mean (smoothed)
+// intensity in the voxels that best separate present from absent training
+// cases, or a constant (the majority value) when that does not validate.
 type edgeProbe struct {
-	constant  int // -1 when a real probe was fitted
+	constant  int // -1 when the probe is used
 	voxels    []int
 	centroid0 float64
 	centroid1 float64
+}
+
+// fitProbe fits the probe of one edge on the given cases (images already
+// smoothed, labels 0/1); it falls back to the majority value when one class
+// is missing.
+func fitProbe(imgs [][]float64, labels []int) edgeProbe {
+	var cnt [2]int
+	for _, l := range labels {
+		cnt[l]++
+	}
+	if cnt[0] == 0 || cnt[1] == 0 {
+		return edgeProbe{constant: majority(labels)}
+	}
+	n := len(imgs[0])
+	diff := make([]float64, n)
+	for i, img := range imgs {
+		w := -1 / float64(cnt[0])
+		if labels[i] == 1 {
+			w = 1 / float64(cnt[1])
+		}
+		for j, x := range img {
+			diff[j] += w * x
+		}
+	}
+	order := make([]int, n)
+	for j := range order {
+		order[j] = j
+	}
+	sort.Slice(order, func(a, b int) bool {
+		return diff[order[a]] > diff[order[b]] || (diff[order[a]] == diff[order[b]] && order[a] < order[b])
+	})
+	p := edgeProbe{constant: -1, voxels: order[:min(150, n)]}
+	var c [2]float64
+	for i, img := range imgs {
+		c[labels[i]] += probeValue(img, p.voxels)
+	}
+	p.centroid0, p.centroid1 = c[0]/float64(cnt[0]), c[1]/float64(cnt[1])
+	return p
+}
+
+func (p edgeProbe) predict(img []float64) int {
+	if p.constant >= 0 {
+		return p.constant
+	}
+	f := probeValue(img, p.voxels)
+	if math.Abs(f-p.centroid1) < math.Abs(f-p.centroid0) {
+		return 1
+	}
+	return 0
+}
+
+func majority(labels []int) int {
+	n1 := 0
+	for _, l := range labels {
+		n1 += l
+	}
+	if 2*n1 > len(labels) {
+		return 1
+	}
+	return 0
+}
+
+// smoothTwice applies the 3×3×3 mean filter twice (noise down, thin
+// vessels spread over a few voxels so that cases overlap).
+func smoothTwice(img *volume.Volume) []float64 {
+	return medseg.Smooth(img.Grid, medseg.Smooth(img.Grid, img.Data))
 }
 
 func (c Challenge) baselineEdges(ctx context.Context, publicDir, outDir string, log io.Writer) error {
@@ -330,7 +398,8 @@ func (c Challenge) baselineEdges(ctx context.Context, publicDir, outDir string, 
 	if err != nil {
 		return err
 	}
-	var imgs []*volume.Volume
+	var imgs [][]float64
+	var shape [3]int
 	var vals [][8]int
 	for _, pid := range ids {
 		img, err := c.trainImage(publicDir, pid)
@@ -347,78 +416,55 @@ func (c Challenge) baselineEdges(ctx context.Context, publicDir, outDir string, 
 		}
 		var v [8]int
 		for i := 0; i < 4; i++ {
-			v[i], v[4+i] = e.ant[i].asInt, e.pos[i].asInt
+			v[i], v[4+i] = min(1, max(0, e.ant[i].asInt)), min(1, max(0, e.pos[i].asInt))
 		}
-		if len(imgs) > 0 && img.Shape != imgs[0].Shape {
+		if len(imgs) > 0 && img.Shape != shape {
 			continue // the probe needs one grid; skip odd-sized cases
 		}
-		imgs = append(imgs, img)
+		shape = img.Shape
+		imgs = append(imgs, smoothTwice(img))
 		vals = append(vals, v)
 	}
-	fmt.Fprintf(log, "loaded %d training volumes with edge lists\n", len(imgs))
-	probes := make([]edgeProbe, 8)
-	n := imgs[0].Len()
-	for e := 0; e < 8; e++ {
-		var sum [2][]float64
-		var cnt [2]int
-		for k := range sum {
-			sum[k] = make([]float64, n)
-		}
-		for i, img := range imgs {
-			v := vals[i][e]
-			if v != 0 {
-				v = 1
-			}
-			cnt[v]++
-			for j, x := range img.Data {
-				sum[v][j] += x
-			}
-		}
-		if cnt[0] == 0 || cnt[1] == 0 {
-			probes[e] = edgeProbe{constant: map[bool]int{true: 1, false: 0}[cnt[1] > 0]}
-			continue
-		}
-		diff := make([]float64, n)
-		order := make([]int, n)
-		for j := range diff {
-			diff[j] = sum[1][j]/float64(cnt[1]) - sum[0][j]/float64(cnt[0])
-			order[j] = j
-		}
-		sort.Slice(order, func(a, b int) bool {
-			return diff[order[a]] > diff[order[b]] || (diff[order[a]] == diff[order[b]] && order[a] < order[b])
-		})
-		p := edgeProbe{constant: -1, voxels: order[:min(40, n)]}
-		var c0, c1 float64
-		for i, img := range imgs {
-			f := probeValue(img, p.voxels)
-			if vals[i][e] != 0 {
-				c1 += f
-			} else {
-				c0 += f
-			}
-		}
-		p.centroid0, p.centroid1 = c0/float64(cnt[0]), c1/float64(cnt[1])
-		probes[e] = p
-	}
+	fmt.Fprintf(log, "loaded %d training volumes with edge lists; smoothed each twice with a 3×3×3 mean filter\n", len(imgs))
 	names := append(topology.AnteriorEdgeNames[:], topology.PosteriorEdgeNames[:]...)
-	for e, p := range probes {
+	probes := make([]edgeProbe, 8)
+	for e := 0; e < 8; e++ {
+		labels := make([]int, len(imgs))
+		for i := range imgs {
+			labels[i] = vals[i][e]
+		}
+		// Leave-one-out: probe versus majority vote.
+		probeOK, majOK := 0, 0
+		for i := range imgs {
+			restI := append(append([][]float64{}, imgs[:i]...), imgs[i+1:]...)
+			restL := append(append([]int{}, labels[:i]...), labels[i+1:]...)
+			if fitProbe(restI, restL).predict(imgs[i]) == labels[i] {
+				probeOK++
+			}
+			if majority(restL) == labels[i] {
+				majOK++
+			}
+		}
+		p := fitProbe(imgs, labels)
+		if p.constant < 0 && probeOK <= majOK {
+			p = edgeProbe{constant: majority(labels)}
+		}
+		probes[e] = p
 		if p.constant >= 0 {
-			fmt.Fprintf(log, "edge %s: constant %d in training, predicted as such\n", names[e], p.constant)
+			fmt.Fprintf(log, "edge %s: majority value %d (leave-one-out: probe %d/%d, majority %d/%d)\n", names[e], p.constant, probeOK, len(imgs), majOK, len(imgs))
 		} else {
-			fmt.Fprintf(log, "edge %s: 40-voxel probe, centroids absent %.1f / present %.1f\n", names[e], p.centroid0, p.centroid1)
+			fmt.Fprintf(log, "edge %s: 150-voxel probe, centroids absent %.1f / present %.1f (leave-one-out: probe %d/%d, majority %d/%d)\n", names[e], p.centroid0, p.centroid1, probeOK, len(imgs), majOK, len(imgs))
 		}
 	}
 	err = c.writeSubmission(ctx, publicDir, outDir, func(_ int, _ string, img *volume.Volume) ([]byte, error) {
 		var ant, pos [4]int
+		sm := smoothTwice(img)
 		for e, p := range probes {
 			v := p.constant
 			if v < 0 {
 				v = 0
-				if img.Len() == n {
-					f := probeValue(img, p.voxels)
-					if math.Abs(f-p.centroid1) < math.Abs(f-p.centroid0) {
-						v = 1
-					}
+				if img.Shape == shape {
+					v = p.predict(sm)
 				}
 			}
 			if e < 4 {
@@ -430,15 +476,15 @@ func (c Challenge) baselineEdges(ctx context.Context, publicDir, outDir string, 
 		return edgesFile(ant, pos), nil
 	})
 	if err == nil {
-		fmt.Fprintf(log, "predicted the eight edges of each test volume by nearest centroid of the probe intensities\n")
+		fmt.Fprintf(log, "predicted the eight edges of each test volume (nearest centroid of the probe intensity, or the majority value)\n")
 	}
 	return err
 }
 
-func probeValue(img *volume.Volume, voxels []int) float64 {
+func probeValue(img []float64, voxels []int) float64 {
 	s := 0.0
 	for _, j := range voxels {
-		s += img.Data[j]
+		s += img[j]
 	}
 	return s / float64(len(voxels))
 }
