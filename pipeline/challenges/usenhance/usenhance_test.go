@@ -215,3 +215,33 @@ func BenchmarkGrade(b *testing.B) {
 		}
 	}
 }
+
+func TestLoadGrayConversions(t *testing.T) {
+	dir := t.TempDir()
+	// RGB → Pillow L: (19595·R + 38470·G + 7471·B + 32768) >> 16.
+	v := volume.New(volume.NewGrid(2, 1), volume.Uint8)
+	v.Channels = 3
+	v.Data = []float64{255, 0, 0, 10, 200, 30}
+	p := filepath.Join(dir, "rgb.png")
+	if err := imageio.WritePNGFile(p, v, 8); err != nil {
+		t.Fatal(err)
+	}
+	im, err := loadGray(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []float64{float64((19595*255 + 32768) >> 16), float64((19595*10 + 38470*200 + 7471*30 + 32768) >> 16)}
+	if im.Pix[0] != want[0] || im.Pix[1] != want[1] {
+		t.Errorf("RGB → L = %v, want %v (76, 122)", im.Pix, want)
+	}
+	// 16-bit grey: values above 255 clip to 255.
+	g := volume.New(volume.NewGrid(2, 1), volume.Uint16)
+	g.Data = []float64{100, 4000}
+	p = filepath.Join(dir, "g16.png")
+	if err := imageio.WritePNGFile(p, g, 16); err != nil {
+		t.Fatal(err)
+	}
+	if im, err := loadGray(p); err != nil || im.Pix[0] != 100 || im.Pix[1] != 255 {
+		t.Errorf("16-bit → L = %v %v, want [100 255]", im.Pix, err)
+	}
+}
