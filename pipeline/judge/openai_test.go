@@ -389,3 +389,38 @@ func TestRetryAfterParsing(t *testing.T) {
 		}
 	}
 }
+
+func TestOpenAIConnectionErrorRetried(t *testing.T) {
+	r := loadRepoRubric(t)
+	srv := judgetest.New(func(req judgetest.Request) judgetest.Reply { return judgetest.Reply{} })
+	j, _ := newTestJudge(t, srv, func(c *OpenAIConfig) { c.MaxRetries = 1 })
+	srv.Close() // nothing listens any more
+	sc, err := j.Score(context.Background(), testSection, r)
+	if err == nil || sc.Attempts != 2 || sc.Status != StatusError {
+		t.Fatalf("err %v attempts %d status %s", err, sc.Attempts, sc.Status)
+	}
+}
+
+func TestOpenAIConcurrencyLimit(t *testing.T) {
+	r := loadRepoRubric(t)
+	srv := judgetest.New(func(req judgetest.Request) judgetest.Reply {
+		return judgetest.Reply{Delay: 40 * time.Millisecond, Content: judgetest.AnswerAll(r.IDs(), oddOnes)}
+	})
+	defer srv.Close()
+	j, _ := newTestJudge(t, srv, func(c *OpenAIConfig) { c.Concurrency = 2 })
+	var wg sync.WaitGroup
+	for i := 0; i < 8; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			sec := Section{Label: "s", Text: strconv.Itoa(i)}
+			if _, err := j.Score(context.Background(), sec, r); err != nil {
+				t.Error(err)
+			}
+		}(i)
+	}
+	wg.Wait()
+	if srv.Calls() != 8 || srv.MaxInFlight() != 2 {
+		t.Fatalf("calls %d, max in flight %d (want 8, 2)", srv.Calls(), srv.MaxInFlight())
+	}
+}

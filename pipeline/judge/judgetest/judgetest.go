@@ -52,9 +52,11 @@ type Responder func(req Request) Reply
 // Server is a fake chat-completions endpoint at URL + "/chat/completions".
 type Server struct {
 	*httptest.Server
-	mu       sync.Mutex
-	requests []Request
-	respond  Responder
+	mu          sync.Mutex
+	requests    []Request
+	respond     Responder
+	inFlight    int
+	maxInFlight int
 }
 
 // New starts a fake server; Close it when done.
@@ -69,6 +71,13 @@ func (s *Server) Calls() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return len(s.requests)
+}
+
+// MaxInFlight returns the largest number of requests handled at once.
+func (s *Server) MaxInFlight() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.maxInFlight
 }
 
 // Requests returns a copy of the requests received so far.
@@ -112,7 +121,16 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	req.N = len(s.requests) + 1
 	s.requests = append(s.requests, req)
+	s.inFlight++
+	if s.inFlight > s.maxInFlight {
+		s.maxInFlight = s.inFlight
+	}
 	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.inFlight--
+		s.mu.Unlock()
+	}()
 
 	rep := s.respond(req)
 	if rep.Delay > 0 {
