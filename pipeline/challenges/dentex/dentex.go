@@ -85,7 +85,7 @@ func init() { challenge.Register(Challenge{}) }
 // ID returns "dentex".
 func (Challenge) ID() string { return ID }
 
-const quirkNote = " QUIRK category-ids: in reference mode class 0 of the level (quadrant 1, tooth 1, Impacted) is never scored; official mode scores all classes."
+const quirkNote = " QUIRK category-ids: in reference mode class 0 of the level (quadrant 1, tooth 1, Impacted) is never scored; official mode scores all classes. Quirks corner-box-heuristic and empty-submission also apply."
 
 // Metrics lists the 16 leaderboard metrics (all COCO bbox statistics at
 // maxDets 100, area 'all').
