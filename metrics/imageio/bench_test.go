@@ -3,6 +3,7 @@ package imageio
 import (
 	"bytes"
 	stdgzip "compress/gzip"
+	"encoding/binary"
 	"io"
 	"math/rand/v2"
 	"sync"
@@ -177,4 +178,15 @@ func BenchmarkReadTIFFFloat32_1024(b *testing.B) {
 		b.Fatal(err)
 	}
 	benchDecode(b, buf.Bytes(), ReadTIFF, 4*1024*1024)
+}
+
+// BenchmarkConvertInt16 converts 1 M little-endian int16 samples to float64
+// on one goroutine (bytes/s of raw input).
+func BenchmarkConvertInt16(b *testing.B) {
+	src := make([]byte, 2<<20)
+	dst := make([]float64, 1<<20)
+	b.SetBytes(int64(len(src)))
+	for b.Loop() {
+		convert(dst, src, volume.Int16, binary.LittleEndian)
+	}
 }

@@ -115,7 +115,7 @@ func ReadNIfTI(r io.Reader, gz bool, opts ...Options) (*volume.Volume, error) {
 	if err != nil {
 		return nil, err
 	}
-	return readNIfTIData(br, h, consumed, o)
+	return readNIfTIData(br, h, consumed, o, r, gz)
 }
 
 // ReadNIfTIHeader decodes only the header of a NIfTI-1/2 stream.
@@ -353,7 +353,9 @@ func niftiBestAffine(h *NIfTIHeader) [4][4]float64 {
 }
 
 // readNIfTIData skips to vox_offset and decodes the samples.
-func readNIfTIData(r io.Reader, h *NIfTIHeader, consumed int64, o Options) (*volume.Volume, error) {
+// orig is the caller's reader, probed for its size to decide whether the
+// output can be allocated before the data is read.
+func readNIfTIData(r io.Reader, h *NIfTIHeader, consumed int64, o Options, orig io.Reader, gz bool) (*volume.Volume, error) {
 	nd := int(h.Dim[0])
 	shape := [3]int64{1, 1, 1}
 	for i := 0; i < nd && i < 3; i++ {
@@ -376,11 +378,27 @@ func readNIfTIData(r io.Reader, h *NIfTIHeader, consumed int64, o Options) (*vol
 	if n, err := io.CopyN(io.Discard, r, skip); err != nil {
 		return nil, fmt.Errorf("nifti: skipping to vox_offset %d: %w (got %d bytes)", h.VoxOffset, eofAsTruncated(err), consumed+n)
 	}
-	pieces, err := readExact(r, count*int64(size))
+	nbytes := count * int64(size)
+	var known bool
+	if gz {
+		known = holdsGzip(orig, h.VoxOffset+nbytes)
+	} else {
+		var fileSize int64
+		var sized bool
+		fileSize, known, sized = holdsPlain(orig, h.VoxOffset+nbytes)
+		if sized && !known {
+			return nil, fmt.Errorf("nifti: file truncated: %d bytes, the header needs %d (vox_offset %d + %d bytes of pixel data)", fileSize, h.VoxOffset+nbytes, h.VoxOffset, nbytes)
+		}
+	}
+	bo := binary.ByteOrder(binary.LittleEndian)
+	if h.BigEndian {
+		bo = binary.BigEndian
+	}
+	data, err := readSamples(r, count, h.DType, bo, known)
 	if err != nil {
 		return nil, fmt.Errorf("nifti: %w", err)
 	}
-	v := &volume.Volume{DType: h.DType, Channels: 1, Data: make([]float64, count)}
+	v := &volume.Volume{DType: h.DType, Channels: 1, Data: data}
 	for a := 0; a < 3; a++ {
 		v.Shape[a] = int(shape[a])
 		v.Spacing[a] = 1
@@ -389,13 +407,6 @@ func readNIfTIData(r io.Reader, h *NIfTIHeader, consumed int64, o Options) (*vol
 				v.Spacing[a] = s
 			}
 		}
-	}
-	bo := binary.ByteOrder(binary.LittleEndian)
-	if h.BigEndian {
-		bo = binary.BigEndian
-	}
-	if err := decodeSamples(v.Data, pieces, h.DType, bo); err != nil {
-		return nil, fmt.Errorf("nifti: %w", err)
 	}
 	if h.Scaled() {
 		slope, inter := h.SclSlope, h.SclInter

@@ -3,6 +3,7 @@ package imageio
 import (
 	"bytes"
 	"encoding/binary"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -289,7 +290,7 @@ func TestNIfTIShapes(t *testing.T) {
 		{"dim[0] eight", [8]int16{8, 2, 2, 1}, Options{}, nil, [3]int{}, nil, "dim[0] = 8"},
 		{"dim[3] zero", [8]int16{3, 2, 2, 0}, Options{}, nil, [3]int{}, nil, "dim[3] = 0"},
 		{"over MaxBytes", [8]int16{3, 100, 100, 100}, Options{MaxBytes: 1000}, nil, [3]int{}, nil, "limit"},
-		{"truncated data", [8]int16{3, 2, 2, 2}, Options{}, []uint8{1, 2, 3}, [3]int{}, nil, "truncated: got 3 of 8 bytes"},
+		{"truncated data", [8]int16{3, 2, 2, 2}, Options{}, []uint8{1, 2, 3}, [3]int{}, nil, "truncated"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -386,6 +387,51 @@ func TestNIfTIOffsetsAndHeaderErrors(t *testing.T) {
 			t.Fatal("want error")
 		}
 	})
+}
+
+// hideSize wraps a reader so the decoder cannot learn the input size and
+// takes the piece-by-piece path.
+type hideSize struct{ r io.Reader }
+
+func (h hideSize) Read(p []byte) (int, error) { return h.r.Read(p) }
+
+func TestNIfTIStreamingAndPiecewisePathsAgree(t *testing.T) {
+	// 1.5 M float64 samples span several 4 MiB streaming buffers and 16 MiB pieces.
+	const nx, ny, nz = 150, 100, 100
+	v := volume.New(volume.Grid{Shape: [3]int{nx, ny, nz}, Spacing: [3]float64{1, 1, 1}}, volume.Float64)
+	for i := range v.Data {
+		v.Data[i] = float64(i%9973) - 0.5
+	}
+	for _, gz := range []bool{false, true} {
+		var buf bytes.Buffer
+		if err := WriteNIfTI(&buf, v, volume.Float64, gz); err != nil {
+			t.Fatal(err)
+		}
+		for _, hidden := range []bool{false, true} {
+			var r io.Reader = bytes.NewReader(buf.Bytes())
+			if hidden {
+				r = hideSize{r}
+			}
+			got, err := ReadNIfTI(r, gz)
+			if err != nil {
+				t.Fatalf("gz=%v hidden=%v: %v", gz, hidden, err)
+			}
+			for _, i := range []int{0, 1, 524287, 524288, 1048576, len(v.Data) - 1} {
+				if want := float64(i%9973) - 0.5; got.Data[i] != want {
+					t.Fatalf("gz=%v hidden=%v: sample %d = %v, want %v", gz, hidden, i, got.Data[i], want)
+				}
+			}
+			// Cut the stream: both paths must fail.
+			cut := buf.Bytes()[:buf.Len()*2/3]
+			r = bytes.NewReader(cut)
+			if hidden {
+				r = hideSize{r}
+			}
+			if _, err := ReadNIfTI(r, gz); err == nil || !strings.Contains(err.Error(), "truncated") && !strings.Contains(err.Error(), "unexpected EOF") {
+				t.Fatalf("gz=%v hidden=%v cut: err = %v", gz, hidden, err)
+			}
+		}
+	}
 }
 
 func TestNIfTI2HandBuilt(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"math/bits"
+	"os"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -139,48 +140,121 @@ func decodeSamples(out []float64, pieces [][]byte, dt volume.DType, bo binary.By
 	return nil
 }
 
-// convert decodes len(dst) elements of type dt from src.
+// convert decodes len(dst) elements of type dt from src. The byte order is
+// resolved once, outside the loops, so the loads inline (a call through the
+// binary.ByteOrder interface per sample is about twice as slow).
 func convert(dst []float64, src []byte, dt volume.DType, bo binary.ByteOrder) {
+	n := len(dst)
+	switch {
+	case dt == volume.Uint8:
+		s := src[:n]
+		for i := range dst {
+			dst[i] = float64(s[i])
+		}
+	case dt == volume.Int8:
+		s := src[:n]
+		for i := range dst {
+			dst[i] = float64(int8(s[i]))
+		}
+	case bo == binary.ByteOrder(binary.BigEndian):
+		convertBE(dst, src, dt)
+	default:
+		convertLE(dst, src, dt)
+	}
+}
+
+// convertLE is convert for LittleEndian multi-byte types.
+func convertLE(dst []float64, src []byte, dt volume.DType) {
+	bo := binary.LittleEndian
+	n := len(dst)
 	switch dt {
-	case volume.Uint8:
-		for i := range dst {
-			dst[i] = float64(src[i])
-		}
-	case volume.Int8:
-		for i := range dst {
-			dst[i] = float64(int8(src[i]))
-		}
 	case volume.Uint16:
+		s := src[:2*n]
 		for i := range dst {
-			dst[i] = float64(bo.Uint16(src[2*i:]))
+			dst[i] = float64(bo.Uint16(s[2*i:]))
 		}
 	case volume.Int16:
+		s := src[:2*n]
 		for i := range dst {
-			dst[i] = float64(int16(bo.Uint16(src[2*i:])))
+			dst[i] = float64(int16(bo.Uint16(s[2*i:])))
 		}
 	case volume.Uint32:
+		s := src[:4*n]
 		for i := range dst {
-			dst[i] = float64(bo.Uint32(src[4*i:]))
+			dst[i] = float64(bo.Uint32(s[4*i:]))
 		}
 	case volume.Int32:
+		s := src[:4*n]
 		for i := range dst {
-			dst[i] = float64(int32(bo.Uint32(src[4*i:])))
+			dst[i] = float64(int32(bo.Uint32(s[4*i:])))
 		}
 	case volume.Float32:
+		s := src[:4*n]
 		for i := range dst {
-			dst[i] = float64(math.Float32frombits(bo.Uint32(src[4*i:])))
+			dst[i] = float64(math.Float32frombits(bo.Uint32(s[4*i:])))
 		}
 	case volume.Uint64:
+		s := src[:8*n]
 		for i := range dst {
-			dst[i] = float64(bo.Uint64(src[8*i:]))
+			dst[i] = float64(bo.Uint64(s[8*i:]))
 		}
 	case volume.Int64:
+		s := src[:8*n]
 		for i := range dst {
-			dst[i] = float64(int64(bo.Uint64(src[8*i:])))
+			dst[i] = float64(int64(bo.Uint64(s[8*i:])))
 		}
 	case volume.Float64:
+		s := src[:8*n]
 		for i := range dst {
-			dst[i] = math.Float64frombits(bo.Uint64(src[8*i:]))
+			dst[i] = math.Float64frombits(bo.Uint64(s[8*i:]))
+		}
+	}
+}
+
+// convertBE is convert for BigEndian multi-byte types.
+func convertBE(dst []float64, src []byte, dt volume.DType) {
+	bo := binary.BigEndian
+	n := len(dst)
+	switch dt {
+	case volume.Uint16:
+		s := src[:2*n]
+		for i := range dst {
+			dst[i] = float64(bo.Uint16(s[2*i:]))
+		}
+	case volume.Int16:
+		s := src[:2*n]
+		for i := range dst {
+			dst[i] = float64(int16(bo.Uint16(s[2*i:])))
+		}
+	case volume.Uint32:
+		s := src[:4*n]
+		for i := range dst {
+			dst[i] = float64(bo.Uint32(s[4*i:]))
+		}
+	case volume.Int32:
+		s := src[:4*n]
+		for i := range dst {
+			dst[i] = float64(int32(bo.Uint32(s[4*i:])))
+		}
+	case volume.Float32:
+		s := src[:4*n]
+		for i := range dst {
+			dst[i] = float64(math.Float32frombits(bo.Uint32(s[4*i:])))
+		}
+	case volume.Uint64:
+		s := src[:8*n]
+		for i := range dst {
+			dst[i] = float64(bo.Uint64(s[8*i:]))
+		}
+	case volume.Int64:
+		s := src[:8*n]
+		for i := range dst {
+			dst[i] = float64(int64(bo.Uint64(s[8*i:])))
+		}
+	case volume.Float64:
+		s := src[:8*n]
+		for i := range dst {
+			dst[i] = math.Float64frombits(bo.Uint64(s[8*i:]))
 		}
 	}
 }
@@ -297,4 +371,144 @@ func parallelFor(n int, fn func(lo, hi int)) {
 		}()
 	}
 	wg.Wait()
+}
+
+// streamBufSize is the size of the buffers streamDecode cycles through; a
+// multiple of 8.
+const streamBufSize = 4 << 20
+
+// streamDecode reads exactly len(out) elements of dt from r and converts
+// them into out, overlapping the conversion (on all cores) with the reading
+// (decompression is sequential). It is used when the input is known to hold
+// the data, so out could be allocated up front.
+func streamDecode(r io.Reader, out []float64, dt volume.DType, bo binary.ByteOrder) error {
+	size, err := elemSize(dt)
+	if err != nil {
+		return err
+	}
+	type job struct {
+		buf []byte
+		dst []float64
+	}
+	workers := max(runtime.GOMAXPROCS(0), 1)
+	nbuf := workers + 2
+	free := make(chan []byte, nbuf)
+	for i := 0; i < nbuf; i++ {
+		free <- nil // allocated lazily, so small images stay small
+	}
+	jobs := make(chan job, nbuf)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				convert(j.dst, j.buf, dt, bo)
+				free <- j.buf[:cap(j.buf)]
+			}
+		}()
+	}
+	total := int64(len(out)) * int64(size)
+	got := int64(0)
+	pos := 0
+	per := streamBufSize / size
+	for pos < len(out) {
+		buf := <-free
+		cnt := min(per, len(out)-pos)
+		if buf == nil {
+			buf = make([]byte, min(int64(streamBufSize), total))
+		}
+		buf = buf[:cnt*size]
+		k, err := io.ReadFull(r, buf)
+		got += int64(k)
+		if err != nil {
+			close(jobs)
+			wg.Wait()
+			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+				return fmt.Errorf("pixel data truncated: got %d of %d bytes", got, total)
+			}
+			return fmt.Errorf("pixel data: %w (after %d of %d bytes)", err, got, total)
+		}
+		jobs <- job{buf, out[pos : pos+cnt]}
+		pos += cnt
+	}
+	close(jobs)
+	wg.Wait()
+	return nil
+}
+
+// readSamples reads count elements of dt from r. With known = true (the
+// input is known to hold the data) the output is allocated first and filled
+// while reading; otherwise the raw bytes are collected piece by piece first,
+// so a stream that ends early costs only what it held.
+func readSamples(r io.Reader, count int64, dt volume.DType, bo binary.ByteOrder, known bool) ([]float64, error) {
+	size, err := elemSize(dt)
+	if err != nil {
+		return nil, err
+	}
+	if known {
+		out := make([]float64, count)
+		if err := streamDecode(r, out, dt, bo); err != nil {
+			return nil, err
+		}
+		return out, nil
+	}
+	pieces, err := readExact(r, count*int64(size))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]float64, count)
+	if err := decodeSamples(out, pieces, dt, bo); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// inputSize reports the total size of r and a ReaderAt on it when r is a
+// file or an in-memory reader; ok is false otherwise.
+func inputSize(r io.Reader) (size int64, at io.ReaderAt, ok bool) {
+	switch x := r.(type) {
+	case *os.File:
+		st, err := x.Stat()
+		if err != nil || !st.Mode().IsRegular() {
+			return 0, nil, false
+		}
+		return st.Size(), x, true
+	case interface {
+		io.ReaderAt
+		Size() int64
+	}:
+		return x.Size(), x, true
+	}
+	return 0, nil, false
+}
+
+// maxDeflateRatio bounds how much a deflate stream can expand (1032:1).
+const maxDeflateRatio = 1032
+
+// holdsPlain reports whether an uncompressed input of the given size can
+// hold `need` bytes from its start; known is false when the size is unknown.
+func holdsPlain(r io.Reader, need int64) (size int64, holds, known bool) {
+	size, _, known = inputSize(r)
+	return size, known && size >= need, known
+}
+
+// holdsGzip reports whether a gzip input that runs to the end of r plausibly
+// decompresses to at least `need` bytes: within the deflate expansion bound,
+// and, when need < 4 GiB, with the trailer's ISIZE (the uncompressed length
+// mod 2^32) at least need. A truncated file fails one of these in almost all
+// cases; one that passes by chance still fails while reading.
+func holdsGzip(r io.Reader, need int64) bool {
+	size, at, ok := inputSize(r)
+	if !ok || size < 18 || need/maxDeflateRatio > size {
+		return false
+	}
+	if need >= 1<<32 {
+		return true
+	}
+	var tail [4]byte
+	if _, err := at.ReadAt(tail[:], size-4); err != nil {
+		return false
+	}
+	return int64(binary.LittleEndian.Uint32(tail[:])) >= need
 }
