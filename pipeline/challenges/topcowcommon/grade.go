@@ -2,7 +2,10 @@ package topcowcommon
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -120,6 +123,11 @@ func (c Challenge) gradeCoW(ctx context.Context, submissionDir string, rows []gr
 		if err != nil {
 			return nil, err
 		}
+		if mode == challenge.Official {
+			if gt, pred, err = cropToROI(r.answer, gt, pred); err != nil {
+				return nil, err
+			}
+		}
 		cc, err := gradeCoWCase(ctx, gt, pred, mode)
 		if err != nil {
 			return nil, fmt.Errorf("%s: case %s: %w", c.Config.ID, r.ID, err)
@@ -210,4 +218,48 @@ func b2f(b bool) float64 {
 		return 1
 	}
 	return 0
+}
+
+// roiPath is where Prepare keeps the ROI box of a TopCoW segmentation
+// answer: private/test/roi/<stem>.txt beside private/test/labels/<stem>.nii.gz.
+func roiPath(answer string) string {
+	dir := filepath.Dir(filepath.Dir(answer))
+	return filepath.Join(dir, "roi", strings.TrimSuffix(filepath.Base(answer), ".nii.gz")+".txt")
+}
+
+// cropToROI restricts both label maps to the case's CoW ROI box (clipped to
+// the volume), as the official TopCoW task-1 evaluation scores inside the
+// ROI. Without a stored ROI the maps are returned unchanged.
+func cropToROI(answer string, gt, pred *labelMap) (*labelMap, *labelMap, error) {
+	b, err := os.ReadFile(roiPath(answer))
+	if errors.Is(err, fs.ErrNotExist) {
+		return gt, pred, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("read ROI: %w", err)
+	}
+	box, err := parseBoxText(string(b))
+	if err != nil {
+		return nil, nil, fmt.Errorf("ROI %s: %w", roiPath(answer), err)
+	}
+	var lo, hi, shape [3]int
+	for a := 0; a < 3; a++ {
+		lo[a] = max(0, box.Location[a])
+		hi[a] = min(gt.shape[a]-1, box.Location[a]+box.Size[a]-1)
+		if hi[a] < lo[a] {
+			return nil, nil, fmt.Errorf("ROI %s lies outside the volume", roiPath(answer))
+		}
+		shape[a] = hi[a] - lo[a] + 1
+	}
+	crop := func(m *labelMap) *labelMap {
+		out := &labelMap{shape: shape, spacing: m.spacing, labels: make([]uint8, 0, shape[0]*shape[1]*shape[2])}
+		for z := lo[2]; z <= hi[2]; z++ {
+			for y := lo[1]; y <= hi[1]; y++ {
+				base := m.shape[0] * (y + m.shape[1]*z)
+				out.labels = append(out.labels, m.labels[base+lo[0]:base+hi[0]+1]...)
+			}
+		}
+		return out
+	}
+	return crop(gt), crop(pred), nil
 }

@@ -138,6 +138,16 @@ func (c Challenge) Prepare(ctx context.Context, rawDir, dataDir string) error {
 		} else if err := medseg.CopyFile(filepath.Join(labSrc, c.rawLabelName(pid)), dst); err != nil {
 			return err
 		}
+		// For the official evaluation of TopCoW segmentation, which scores
+		// inside the CoW ROI, keep the case's ROI box with the answers.
+		if c.Family == TopCoW && c.Task == Segmentation {
+			roi := filepath.Join(root, rawBoxTopCoW, c.stem(pid)+".txt")
+			if _, err := os.Stat(roi); err == nil {
+				if err := medseg.CopyFile(roi, filepath.Join(priv, "test", "roi", c.stem(pid)+".txt")); err != nil {
+					return err
+				}
+			}
+		}
 		sample = append(sample, []string{pid, c.ModalityName(), c.samplePath(pid)})
 		answers = append(answers, []string{pid, "test/images/" + c.imageName(pid), "test/labels/" + c.privateLabelName(pid), c.ModalityName()})
 	}

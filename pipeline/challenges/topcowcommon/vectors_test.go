@@ -251,3 +251,22 @@ func TestTopBrainQuirks(t *testing.T) {
 	check(t, "ref", gradeSeg(t, ct, challenge.Reference, s), map[string]float64{"hd95": 0})
 	check(t, "official", gradeSeg(t, ct, challenge.Official, s), map[string]float64{"hd95": 9.05})
 }
+
+// no-roi-crop quirk: officially a false positive outside the CoW ROI does
+// not count; the reference scores the whole volume.
+func TestTopCoWROICrop(t *testing.T) {
+	c := New(TopCoWT1T1)
+	gt := line(1, 1, 1, 4, 1)
+	pred := cat(line(1, 1, 1, 4, 1), []vox{pt(1, 1, 8, 2)})
+	sub, priv := topcowtest.MiniSeg(t, "topcow_ct", []topcowtest.Seg{seg("001", [3]int{3, 3, 10}, unit, gt, pred)})
+	before := topcowtest.Grade(t, c, sub, priv, challenge.Official)
+	if before.Values["dice"] > 0.6 {
+		t.Fatalf("without ROI the false positive label should halve dice: %v", before.Values)
+	}
+	roi := "--- ROI Meta Data ---\nSize (Voxels): 6 3 3\nLocation (Voxels): 0 0 0\n"
+	if err := challenge.WriteFileAtomic(priv+"/test/roi/topcow_ct_001.txt", []byte(roi)); err != nil {
+		t.Fatal(err)
+	}
+	check(t, "official with ROI", topcowtest.Grade(t, c, sub, priv, challenge.Official), map[string]float64{"dice": 1, "b0_error": 0, "hd95": 0})
+	check(t, "reference ignores ROI", topcowtest.Grade(t, c, sub, priv, challenge.Reference), map[string]float64{"dice": 8 / (8 + 1e-7)})
+}
