@@ -169,7 +169,13 @@ func resolveEnhanced(submissionDir, rel, field string) (string, error) {
 		return "", challenge.Invalidf(rel, field, "cannot access: %v", err)
 	}
 	if strings.ContainsAny(rel, `/\`) {
-		parts := strings.FieldsFunc(rel, func(r rune) bool { return r == '/' || r == '\\' })
+		// pathlib on POSIX: only "/" separates parts; empty and "." parts vanish.
+		var parts []string
+		for _, p := range strings.Split(rel, "/") {
+			if p != "" && p != "." {
+				parts = append(parts, p)
+			}
+		}
 		if len(parts) > 1 {
 			alt := strings.Join(parts[1:], "/")
 			if q, err := challenge.ResolveInside(submissionDir, alt, field); err == nil {
