@@ -12,13 +12,17 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/rexmle/rexmle/metrics/detection"
 	"github.com/rexmle/rexmle/pipeline/challenge"
 )
 
-// maxPredictionBytes bounds one prediction JSON file.
-const maxPredictionBytes = 64 << 20
+// maxPredictionBytes bounds one prediction JSON file; maxTotalBytes all of them.
+const (
+	maxPredictionBytes = 64 << 20
+	maxTotalBytes      = 1 << 30
+)
 
 // truthAnn is the part of a ground-truth annotation the grader reads.
 type truthAnn struct {
@@ -163,6 +167,7 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 		err  error
 	}
 	files := make([]parsed, len(sub.Rows))
+	var total atomic.Int64
 	var wg sync.WaitGroup
 	next := make(chan int)
 	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
@@ -170,7 +175,7 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 		go func() {
 			defer wg.Done()
 			for ri := range next {
-				files[ri].objs, files[ri].err = readPredictionFile(submissionDir, sub.Rows[ri][predCol], fmt.Sprintf("row %d, %s", ri+2, colPred))
+				files[ri].objs, files[ri].err = readPredictionFile(submissionDir, sub.Rows[ri][predCol], fmt.Sprintf("row %d, %s", ri+2, colPred), &total)
 			}
 		}()
 	}
@@ -309,10 +314,14 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 
 // readPredictionFile opens a prediction file inside the submission folder
 // (bounded in size) and parses it.
-func readPredictionFile(submissionDir, rel, field string) ([]map[string]json.RawMessage, error) {
+func readPredictionFile(submissionDir, rel, field string, total *atomic.Int64) ([]map[string]json.RawMessage, error) {
 	fp, err := challenge.OpenInside(submissionDir, rel, field)
 	if err != nil {
 		return nil, err
+	}
+	if st, err := fp.Stat(); err == nil && total.Add(st.Size()) > maxTotalBytes {
+		fp.Close()
+		return nil, challenge.Invalidf(rel, "", "the prediction files together exceed %d MiB", maxTotalBytes>>20)
 	}
 	b, err := io.ReadAll(io.LimitReader(fp, maxPredictionBytes+1))
 	fp.Close()
