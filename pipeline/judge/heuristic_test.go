@@ -142,3 +142,27 @@ func TestRequiredLiterals(t *testing.T) {
 		}
 	}
 }
+
+func TestHeuristicSpecificPhrases(t *testing.T) {
+	r := loadRepoRubric(t)
+	cases := []struct {
+		text string
+		id   int
+		want int
+	}{
+		{"Trained a UNet++ with an EfficientNet encoder.", 2, 1},
+		{"Backbone: Swin Transformer (tiny).", 2, 1},
+		{"A plain U-Net for the lesion masks.", 2, 1},
+		{"Switched to UNETR.", 2, 1},
+		{"A gradient-boosting model on radiomics features.", 2, 0},
+		{"for t in range(10): print(t)", 3, 0},
+		{"for thr in np.linspace(0.1, 0.9, 9): evaluate(thr)", 3, 1},
+		{"retrained the model", 13, 0},
+	}
+	for _, c := range cases {
+		sc, _ := NewHeuristic().Score(context.Background(), Section{Text: c.text}, r)
+		if s, _ := scoreOf(sc, c.id); s.Score != c.want {
+			t.Errorf("%q: strategy %d scored %d, want %d (%s)", c.text, c.id, s.Score, c.want, s.Evidence)
+		}
+	}
+}

@@ -177,10 +177,16 @@ func ParseLog(name string, format Format, data []byte, opts IngestOptions) ([]Se
 	}
 	max := opts.maxChars()
 	out := make([]Section, 0, len(raws))
+	seen := map[string]int{}
 	for _, r := range raws {
 		text, cut := truncateText(r.text, max, opts.Truncation)
+		label := r.label
+		// Labels stay unique even if a log repeats a step number.
+		if seen[label]++; seen[label] > 1 {
+			label = fmt.Sprintf("%s~%d", label, seen[label])
+		}
 		out = append(out, Section{
-			Label:     name + "#" + r.label,
+			Label:     name + "#" + label,
 			Source:    name,
 			Format:    format,
 			Text:      text,

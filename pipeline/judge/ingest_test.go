@@ -239,3 +239,15 @@ func TestDiscoverRuns(t *testing.T) {
 		t.Fatal("missing root accepted")
 	}
 }
+
+func TestLabelsStayUnique(t *testing.T) {
+	j := `{"nodes":[{"step":4,"analysis":"first"},{"step":4,"analysis":"second"},{"step":4,"analysis":"third"}]}`
+	got, err := ParseLog("journal.json", FormatAIDE, []byte(j), IngestOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []labelText{{"journal.json#node-4", "first"}, {"journal.json#node-4~2", "second"}, {"journal.json#node-4~3", "third"}}
+	if !reflect.DeepEqual(sectionsOf(got), want) {
+		t.Fatalf("got %q", sectionsOf(got))
+	}
+}
