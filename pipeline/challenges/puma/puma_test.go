@@ -1,6 +1,7 @@
 package puma
 
 import (
+	"bytes"
 	"context"
 	"testing"
 
@@ -25,6 +26,11 @@ func gradeAll(t *testing.T, c Challenge, seed int64) map[string]map[challenge.Mo
 		"trivial": p.Submit(t, "trivial", func(ctx context.Context, o string) error { return c.Trivial(ctx, p.Public(), o) }),
 		"sample":  p.Submit(t, "sample", func(ctx context.Context, o string) error { return c.SampleSubmission(ctx, p.Public(), o) }),
 	}
+	if testing.Verbose() {
+		var log bytes.Buffer
+		subs["baseline"] = p.Submit(t, "baseline", func(ctx context.Context, o string) error { return c.Baseline(ctx, p.Public(), o, &log) })
+		t.Log(log.String())
+	}
 	out := map[string]map[challenge.Mode]float64{}
 	key := "dice"
 	if c.task == Nuclei {
@@ -35,7 +41,7 @@ func gradeAll(t *testing.T, c Challenge, seed int64) map[string]map[challenge.Mo
 		for _, m := range []challenge.Mode{challenge.Reference, challenge.Official} {
 			res := p.Grade(t, dir, m)
 			out[name][m] = res.Values[key]
-			t.Logf("%s %s %s: %s = %.6g notes=%q", c.ID(), name, m, key, res.Values[key], res.Notes)
+			t.Logf("%s %s %s: %s = %.6g", c.ID(), name, m, key, res.Values[key])
 		}
 	}
 	return out

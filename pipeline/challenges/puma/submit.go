@@ -286,7 +286,7 @@ func findBlobs(im *rawImage, thr float64) []blobInfo {
 }
 
 func (c Challenge) nucleiBaseline(ctx context.Context, pub, out string, train, test []string, log io.Writer) error {
-	const thr = 3 * 160
+	const thr = 345
 	table := offNucleiTrack2
 	if c.track == 1 {
 		table = offNucleiTrack1
