@@ -99,6 +99,7 @@ func readMetaImage(r io.Reader, path string, o Options) (*volume.Volume, error) 
 	size, _ := elemSize(h.dtype)
 	nbytes := count * int64(size)
 	var src io.Reader
+	known := false // whether the input provably holds the data
 	if strings.EqualFold(h.dataFile, "LOCAL") {
 		src = hr.r
 		if h.headerSize > 0 {
@@ -116,15 +117,19 @@ func readMetaImage(r io.Reader, path string, o Options) (*volume.Volume, error) 
 			return nil, fmt.Errorf("metaimage header: ElementDataFile: %w", err)
 		}
 		defer f.Close()
+		st, err := f.Stat()
+		if err != nil {
+			return nil, err
+		}
+		if !h.compressed {
+			skip := max(h.headerSize, 0)
+			if st.Size() < skip+nbytes {
+				return nil, fmt.Errorf("metaimage: data file %s holds %d bytes, the header needs %d", h.dataFile, st.Size(), skip+nbytes)
+			}
+			known = true
+		}
 		switch {
 		case h.headerSize == -1 && !h.compressed:
-			st, err := f.Stat()
-			if err != nil {
-				return nil, err
-			}
-			if st.Size() < nbytes {
-				return nil, fmt.Errorf("metaimage: data file %s holds %d bytes, want %d", h.dataFile, st.Size(), nbytes)
-			}
 			if _, err := f.Seek(st.Size()-nbytes, io.SeekStart); err != nil {
 				return nil, err
 			}
@@ -148,11 +153,15 @@ func readMetaImage(r io.Reader, path string, o Options) (*volume.Volume, error) 
 		defer zr.Close()
 		src = zr
 	}
-	pieces, err := readExact(src, nbytes)
+	bo := binary.ByteOrder(binary.LittleEndian)
+	if h.msb {
+		bo = binary.BigEndian
+	}
+	data, err := readSamples(src, count, h.dtype, bo, known)
 	if err != nil {
 		return nil, fmt.Errorf("metaimage: %w", err)
 	}
-	v := &volume.Volume{DType: h.dtype, Channels: int(channels), Data: make([]float64, count)}
+	v := &volume.Volume{DType: h.dtype, Channels: int(channels), Data: data}
 	v.Direction = identity3()
 	for a := 0; a < 3; a++ {
 		v.Shape[a] = int(shape[a])
@@ -179,13 +188,6 @@ func readMetaImage(r io.Reader, path string, o Options) (*volume.Volume, error) 
 				}
 			}
 		}
-	}
-	bo := binary.ByteOrder(binary.LittleEndian)
-	if h.msb {
-		bo = binary.BigEndian
-	}
-	if err := decodeSamples(v.Data, pieces, h.dtype, bo); err != nil {
-		return nil, fmt.Errorf("metaimage: %w", err)
 	}
 	return v, nil
 }

@@ -184,6 +184,7 @@ func TestMetaImageDetached(t *testing.T) {
 	write("sub/img2.raw", append([]byte("JUNKJUNK"), raw...))
 	write("img3.raw", append([]byte("0123456789"), raw...))
 	write("img4.zraw", zlibBytes(t, raw))
+	write("short.raw", raw[:2])
 	os.WriteFile(filepath.Join(outside, "secret.raw"), raw, 0o644)
 	if err := os.Symlink(filepath.Join(outside, "secret.raw"), filepath.Join(dir, "link.raw")); err != nil {
 		t.Fatal(err)
@@ -210,6 +211,7 @@ func TestMetaImageDetached(t *testing.T) {
 		{"symlink out", "link.raw", "outside the header's folder"},
 		{"missing", "nothere.raw", "nothere.raw"},
 		{"list", "LIST", "lists"},
+		{"short raw file", "short.raw", "holds 2 bytes, the header needs 8"},
 	}
 	for _, tc := range bad {
 		t.Run(tc.name, func(t *testing.T) {

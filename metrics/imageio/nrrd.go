@@ -98,7 +98,7 @@ func ReadNRRD(r io.Reader, opts ...Options) (*volume.Volume, error) {
 	if err != nil {
 		return nil, err
 	}
-	return readNRRDData(br, h, o)
+	return readNRRDData(br, h, o, r)
 }
 
 func parseNRRDHeader(br *bufio.Reader) (*nrrdHeader, error) {
@@ -395,7 +395,8 @@ func (h *nrrdHeader) layout(o Options) (spatial []int, channels int64, keepFirst
 	return spatial, channels, keepFirst, nil
 }
 
-func readNRRDData(br *bufio.Reader, h *nrrdHeader, o Options) (*volume.Volume, error) {
+// orig is the caller's reader, probed for its size (see holdsGzip).
+func readNRRDData(br *bufio.Reader, h *nrrdHeader, o Options, orig io.Reader) (*volume.Volume, error) {
 	spatial, channels, keepFirst, err := h.layout(o)
 	if err != nil {
 		return nil, err
@@ -448,16 +449,14 @@ func readNRRDData(br *bufio.Reader, h *nrrdHeader, o Options) (*volume.Volume, e
 		}
 	} else {
 		size, _ := elemSize(h.dtype)
-		pieces, err := readExact(src, count*int64(size))
-		if err != nil {
-			return nil, fmt.Errorf("nrrd: %w", err)
-		}
-		v.Data = make([]float64, count)
 		bo := binary.ByteOrder(binary.LittleEndian)
 		if h.bigEndian {
 			bo = binary.BigEndian
 		}
-		if err := decodeSamples(v.Data, pieces, h.dtype, bo); err != nil {
+		// A gzip stream runs to the end of the file; its trailer tells
+		// whether it holds the data.
+		known := (h.encoding == "gzip" || h.encoding == "gz") && holdsGzip(orig, h.byteSkip+count*int64(size))
+		if v.Data, err = readSamples(src, count, h.dtype, bo, known); err != nil {
 			return nil, fmt.Errorf("nrrd: %w", err)
 		}
 	}
