@@ -349,14 +349,7 @@ func fitProbe(imgs [][]float64, labels []int) edgeProbe {
 			diff[j] += w * x
 		}
 	}
-	order := make([]int, n)
-	for j := range order {
-		order[j] = j
-	}
-	sort.Slice(order, func(a, b int) bool {
-		return diff[order[a]] > diff[order[b]] || (diff[order[a]] == diff[order[b]] && order[a] < order[b])
-	})
-	p := edgeProbe{constant: -1, voxels: order[:min(150, n)]}
+	p := edgeProbe{constant: -1, voxels: topIndices(diff, 150)}
 	var c [2]float64
 	for i, img := range imgs {
 		c[labels[i]] += probeValue(img, p.voxels)
@@ -487,4 +480,46 @@ func probeValue(img []float64, voxels []int) float64 {
 		s += img[j]
 	}
 	return s / float64(len(voxels))
+}
+
+// topIndices returns the indices of the k largest values (ties to the
+// lower index), largest first, in O(n log k).
+func topIndices(v []float64, k int) []int {
+	k = min(k, len(v))
+	better := func(a, b int) bool { return v[a] > v[b] || (v[a] == v[b] && a < b) }
+	h := make([]int, 0, k) // min-heap by "better": h[0] is the worst kept
+	down := func(i int) {
+		for {
+			l, r, w := 2*i+1, 2*i+2, i
+			if l < len(h) && better(h[w], h[l]) {
+				w = l
+			}
+			if r < len(h) && better(h[w], h[r]) {
+				w = r
+			}
+			if w == i {
+				return
+			}
+			h[i], h[w] = h[w], h[i]
+			i = w
+		}
+	}
+	for j := range v {
+		if len(h) < k {
+			h = append(h, j)
+			for i := len(h) - 1; i > 0; {
+				p := (i - 1) / 2
+				if !better(h[p], h[i]) {
+					break
+				}
+				h[i], h[p] = h[p], h[i]
+				i = p
+			}
+		} else if k > 0 && better(j, h[0]) {
+			h[0] = j
+			down(0)
+		}
+	}
+	sort.Slice(h, func(a, b int) bool { return better(h[a], h[b]) })
+	return h
 }

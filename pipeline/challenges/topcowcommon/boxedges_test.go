@@ -214,3 +214,13 @@ func TestSplitPinned(t *testing.T) {
 		t.Errorf("synthetic split has %d test cases", len(test))
 	}
 }
+
+func TestTopIndices(t *testing.T) {
+	v := []float64{3, 9, 1, 9, 7, 0, 5}
+	if got := fmt.Sprint(topIndices(v, 3)); got != "[1 3 4]" {
+		t.Errorf("top 3 = %s", got)
+	}
+	if got := fmt.Sprint(topIndices(v, 10)); got != "[1 3 4 6 0 2 5]" {
+		t.Errorf("top all = %s", got)
+	}
+}
