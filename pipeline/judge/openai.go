@@ -32,6 +32,12 @@ type OpenAIConfig struct {
 	// MaxTokens caps completion tokens per call (max_completion_tokens),
 	// default 8192 as the reference scorer.
 	MaxTokens int
+	// LegacyMaxTokens sends the cap as "max_tokens" instead of
+	// "max_completion_tokens", for servers that only know the older field.
+	LegacyMaxTokens bool
+	// NoJSONMode omits response_format (for servers without JSON mode); the
+	// answer is still required to be a JSON object.
+	NoJSONMode bool
 	// Temperature, when non-nil, is sent; nil leaves the server default
 	// (reasoning models such as GPT-5 accept only the default).
 	Temperature *float64
@@ -151,10 +157,16 @@ func (o *OpenAI) Score(ctx context.Context, sec Section, r *Rubric) (SectionScor
 			openai.SystemMessage(r.SystemPrompt),
 			openai.UserMessage(BuildUserPrompt(sec, r)),
 		},
-		MaxCompletionTokens: openai.Int(int64(o.cfg.MaxTokens)),
-		ResponseFormat: openai.ChatCompletionNewParamsResponseFormatUnion{
+	}
+	if o.cfg.LegacyMaxTokens {
+		params.MaxTokens = openai.Int(int64(o.cfg.MaxTokens))
+	} else {
+		params.MaxCompletionTokens = openai.Int(int64(o.cfg.MaxTokens))
+	}
+	if !o.cfg.NoJSONMode {
+		params.ResponseFormat = openai.ChatCompletionNewParamsResponseFormatUnion{
 			OfJSONObject: &shared.ResponseFormatJSONObjectParam{},
-		},
+		}
 	}
 	if o.cfg.Temperature != nil {
 		params.Temperature = openai.Float(*o.cfg.Temperature)

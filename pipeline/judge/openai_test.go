@@ -424,3 +424,19 @@ func TestOpenAIConcurrencyLimit(t *testing.T) {
 		t.Fatalf("calls %d, max in flight %d (want 8, 2)", srv.Calls(), srv.MaxInFlight())
 	}
 }
+
+func TestOpenAICompatibilityOptions(t *testing.T) {
+	r := loadRepoRubric(t)
+	srv := judgetest.New(func(req judgetest.Request) judgetest.Reply {
+		return judgetest.Reply{Content: judgetest.AnswerAll(r.IDs(), oddOnes)}
+	})
+	defer srv.Close()
+	j, _ := newTestJudge(t, srv, func(c *OpenAIConfig) { c.LegacyMaxTokens, c.NoJSONMode = true, true })
+	if _, err := j.Score(context.Background(), testSection, r); err != nil {
+		t.Fatal(err)
+	}
+	req := srv.Requests()[0]
+	if req.MaxTokens != 1234 || req.MaxCompletionTokens != 0 || req.ResponseFormat != "" {
+		t.Fatalf("request %+v", req)
+	}
+}

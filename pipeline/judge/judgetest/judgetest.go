@@ -23,7 +23,9 @@ type Request struct {
 	// ResponseFormat is the "type" of response_format ("json_object", ...).
 	ResponseFormat      string
 	MaxCompletionTokens int
-	Temperature         *float64
+	// MaxTokens is the legacy "max_tokens" field.
+	MaxTokens   int
+	Temperature *float64
 }
 
 // Reply is what the fake server answers to one call.
@@ -103,12 +105,13 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 			Type string `json:"type"`
 		} `json:"response_format"`
 		MaxCompletionTokens int      `json:"max_completion_tokens"`
+		MaxTokens           int      `json:"max_tokens"`
 		Temperature         *float64 `json:"temperature"`
 	}
 	_ = json.Unmarshal(body, &in)
 	req := Request{Authorization: r.Header.Get("Authorization"), Model: in.Model,
 		ResponseFormat: in.ResponseFormat.Type, MaxCompletionTokens: in.MaxCompletionTokens,
-		Temperature: in.Temperature}
+		MaxTokens: in.MaxTokens, Temperature: in.Temperature}
 	for _, m := range in.Messages {
 		text := contentText(m.Content)
 		switch m.Role {
