@@ -15,6 +15,7 @@ import (
 
 	"github.com/rexmle/rexmle/metrics/imageio"
 	"github.com/rexmle/rexmle/metrics/matching"
+	"github.com/rexmle/rexmle/metrics/stats"
 	"github.com/rexmle/rexmle/pipeline/challenge"
 )
 
@@ -192,7 +193,7 @@ func (Challenge) Grade(ctx context.Context, subDir, privateDir string, mode chal
 		return nil, err
 	}
 	res := &challenge.Result{Mode: mode}
-	sums := make([]float64, len(Thresholds))
+	perImage := make([][]float64, len(Thresholds))
 	for i, c := range counts {
 		vals := map[string]float64{}
 		for k := range Thresholds {
@@ -200,13 +201,14 @@ func (Challenge) Grade(ctx context.Context, subDir, privateDir string, mode chal
 			if mode == challenge.Official {
 				f = round4(f)
 			}
-			sums[k] += f
+			perImage[k] = append(perImage[k], f)
 			vals[MetricNames[k]] = f
 		}
 		res.Cases = append(res.Cases, challenge.Case{ID: rows[i].id, Values: vals})
 	}
 	for k, n := range MetricNames {
-		res.Set(n, sums[k]/float64(len(rows)))
+		// pandas Series.mean: numpy's pairwise sum divided by the count.
+		res.Set(n, stats.PairwiseSum(perImage[k])/float64(len(rows)))
 	}
 	if len(rows) != len(seen) {
 		res.Notes = append(res.Notes, fmt.Sprintf("%d rows for %d distinct image ids: every row is scored, so repeated ids weigh more (the reference's test list repeats ids whose training and tuning images share a name)", len(rows), len(seen)))

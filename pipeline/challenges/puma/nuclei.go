@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/rexmle/rexmle/metrics/matching"
+	"github.com/rexmle/rexmle/metrics/stats"
 	"github.com/rexmle/rexmle/pipeline/challenge"
 )
 
@@ -272,17 +273,17 @@ func (c Challenge) gradeNuclei(ctx context.Context, subDir, privateDir string, m
 	res := &challenge.Result{Mode: mode}
 	perClass := map[string]float64{}
 	for _, k := range append(append([]string{}, classes...), all...) {
-		sum, n := 0.0, 0
+		var vals []float64
 		for _, pc := range perCase {
 			cc, present := pc[k]
 			if c.track == 2 && mode == challenge.Reference && !present {
 				continue
 			}
-			sum += matching.F1(cc)
-			n++
+			vals = append(vals, matching.F1(cc))
 		}
-		if n > 0 {
-			perClass[k] = sum / float64(n)
+		if len(vals) > 0 {
+			// np.mean: numpy's pairwise summation, then one division.
+			perClass[k] = stats.PairwiseSum(vals) / float64(len(vals))
 		}
 	}
 	macro := 0.0
