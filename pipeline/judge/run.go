@@ -113,7 +113,7 @@ type Config struct {
 type Progress struct {
 	Total     int    // sections to judge in this call
 	Done      int    // sections finished (judged, cached or failed)
-	CacheHits int    // sections answered from the cache
+	CacheHits int    // sections answered from the cache (or an identical text)
 	Errors    int    // sections with status error
 	Partial   int    // sections with status partial
 	Run       string // key of the run the last section belongs to
@@ -121,18 +121,21 @@ type Progress struct {
 
 // Report summarises one Run call.
 type Report struct {
-	Judge      string
-	JudgeKind  string
-	RubricPath string
-	RubricHash string
-	Runs       int
+	Judge      string // judge name (model, or "heuristic-v1")
+	JudgeKind  string // KindLLM or KindHeuristic
+	RubricPath string // rubric file used
+	RubricHash string // its SHA-256
+	Runs       int    // runs given
 	// RunErrors maps run keys to log-reading errors (those runs have no scores).
 	RunErrors map[string]string
 	// RunsWithoutSections lists run keys whose logs held no judgeable text.
 	RunsWithoutSections []string
 	Sections            int // sections found
-	CacheHits           int // answered from the cache
-	Judged              int // judged in this call (not cached)
+	// CacheHits counts sections answered from the cache, or from an
+	// identical section text judged earlier in this call.
+	CacheHits int
+	// Judged counts distinct section texts sent to the judge in this call.
+	Judged              int
 	OK, Partial, Errors int // by status
 	// MissingStrategies counts (section, strategy) pairs left undecided.
 	MissingStrategies int
