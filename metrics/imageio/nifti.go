@@ -71,17 +71,15 @@ type NIfTIHeader struct {
 }
 
 // Scaled reports whether the header asks for scaling: slope finite and
-// non-zero, and (slope, inter) ≠ (1, 0) — nibabel's rule.
+// non-zero, and (slope, inter) ≠ (1, 0) — nibabel's rule. (A finite slope
+// with a non-finite intercept is rejected when the header is read, as
+// nibabel does.)
 func (h *NIfTIHeader) Scaled() bool {
 	s := h.SclSlope
 	if s == 0 || math.IsNaN(s) || math.IsInf(s, 0) {
 		return false
 	}
-	inter := h.SclInter
-	if math.IsNaN(inter) || math.IsInf(inter, 0) {
-		inter = 0
-	}
-	return !(s == 1 && inter == 0)
+	return !(s == 1 && h.SclInter == 0)
 }
 
 // ReadNIfTIFile decodes a .nii or .nii.gz file (gzip when the name ends in
@@ -304,6 +302,9 @@ func validateNIfTI(h *NIfTIHeader) error {
 			return fmt.Errorf("nifti header: dim[%d] = %d, want 1..%d", i, h.Dim[i], maxDim)
 		}
 	}
+	if s := h.SclSlope; s != 0 && !math.IsNaN(s) && !math.IsInf(s, 0) && (math.IsNaN(h.SclInter) || math.IsInf(h.SclInter, 0)) {
+		return fmt.Errorf("nifti header: scl_inter = %v with scl_slope = %v, want a finite intercept", h.SclInter, s)
+	}
 	dt, ok := niftiTypes[h.Datatype]
 	if !ok {
 		return fmt.Errorf("nifti header: datatype = %d, want one of 2, 4, 8, 16, 64, 256, 512, 768, 1024, 1280 (integer or real scalar types)", h.Datatype)
@@ -323,7 +324,10 @@ func validateNIfTI(h *NIfTIHeader) error {
 }
 
 // niftiBestAffine returns the sform when sform_code > 0, else the qform when
-// qform_code > 0, else diag(pixdim[1..3]) with zero translation.
+// qform_code > 0 (rotation from the quaternion, zooms |pixdim[1..3]|, the
+// third column times qfac = pixdim[0] when that is −1, else 1), else
+// diag(pixdim[1..3]) with zero translation. nibabel's base affine for codes 0
+// differs (it centres the volume and flips x); ITK's is the same as this one.
 func niftiBestAffine(h *NIfTIHeader) [4][4]float64 {
 	var a [4][4]float64
 	a[3][3] = 1
@@ -340,7 +344,7 @@ func niftiBestAffine(h *NIfTIHeader) [4][4]float64 {
 		r := quaternToMatrix(h.Quatern[0], h.Quatern[1], h.Quatern[2], qfac)
 		for i := 0; i < 3; i++ {
 			for j := 0; j < 3; j++ {
-				a[i][j] = r[i][j] * h.Pixdim[j+1]
+				a[i][j] = r[i][j] * math.Abs(h.Pixdim[j+1]) // nibabel fixes negative pixdims to |pixdim| on load
 			}
 			a[i][3] = h.QOffset[i]
 		}
@@ -410,9 +414,6 @@ func readNIfTIData(r io.Reader, h *NIfTIHeader, consumed int64, o Options, orig 
 	}
 	if h.Scaled() {
 		slope, inter := h.SclSlope, h.SclInter
-		if math.IsNaN(inter) || math.IsInf(inter, 0) {
-			inter = 0
-		}
 		parallelFor(len(v.Data), func(lo, hi int) {
 			d := v.Data[lo:hi]
 			for i := range d {

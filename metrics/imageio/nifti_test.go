@@ -172,6 +172,8 @@ func TestNIfTIHandBuiltScaling(t *testing.T) {
 		{"slope 0.5 inter 10", 0.5, 10, []float64{8.5, 10, 12.5, 60, -16374, 16393.5}, volume.Float64},
 		{"slope 0 means none", 0, 7, []float64{-3, 0, 5, 100, -32768, 32767}, volume.Int16},
 		{"slope NaN means none", nan, 7, []float64{-3, 0, 5, 100, -32768, 32767}, volume.Int16},
+		{"slope Inf means none", float32(math.Inf(1)), 7, []float64{-3, 0, 5, 100, -32768, 32767}, volume.Int16},
+		{"slope 0 with NaN intercept means none", 0, nan, []float64{-3, 0, 5, 100, -32768, 32767}, volume.Int16},
 		{"identity scaling", 1, 0, []float64{-3, 0, 5, 100, -32768, 32767}, volume.Int16},
 		{"slope 1 inter 3", 1, 3, []float64{0, 3, 8, 103, -32765, 32770}, volume.Float64},
 	}
@@ -359,6 +361,7 @@ func TestNIfTIOffsetsAndHeaderErrors(t *testing.T) {
 		{"pair magic", func() []byte { h := good; h.magic = "ni1"; return h.bytes() }(), "ni1"},
 		{"rgb datatype", func() []byte { h := good; h.datatype = 128; return h.bytes() }(), "datatype = 128"},
 		{"vox_offset too low", func() []byte { h := good; h.vox = 200; return h.bytes() }(), "vox_offset = 200"},
+		{"valid slope, NaN intercept", func() []byte { h := good; h.slope, h.inter = 2, float32(math.NaN()); return h.bytes() }(), "scl_inter = NaN"},
 		{"vox_offset NaN", func() []byte { h := good; h.vox = float32(math.NaN()); return h.bytes() }(), "vox_offset"},
 		{"vox_offset beyond file", func() []byte { h := good; h.vox = 1e6; return nii(t, h.bytes(), 352, le, []uint16{1, 2}) }(), "vox_offset 1000000"},
 	}
