@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 )
@@ -104,8 +103,9 @@ type answer struct {
 // ParseAnswer validates an LLM judge's reply against the rubric. The reply
 // must be one JSON object {"results":[{"id","strategy","score","evidence"}]}
 // (a surrounding Markdown ``` fence is tolerated). An item counts only if its
-// id is a rubric id (integer, or a string holding one) and its score is 0 or
-// 1 (integer, or "0"/"1", or a boolean); the first valid item for an id wins.
+// id is a rubric id (an integer, an integral number such as 3.0, or a string
+// holding an integer) and its score is 0 or 1 (same forms, or a boolean);
+// the first valid item for an id wins.
 // It returns the valid scores, the rubric ids left without a valid score, and
 // an error when the reply is not a JSON object with a "results" array.
 func ParseAnswer(content string, r *Rubric) ([]StrategyScore, []int, error) {
@@ -178,10 +178,17 @@ func ParseAnswer(content string, r *Rubric) ([]StrategyScore, []int, error) {
 }
 
 func parseIntish(m json.RawMessage) (int, bool) {
+	if isNull(m) {
+		return 0, false
+	}
 	var n json.Number
 	if json.Unmarshal(m, &n) == nil {
 		if v, err := strconv.Atoi(n.String()); err == nil {
 			return v, true
+		}
+		// Integral floats such as 3.0 are accepted.
+		if f, err := strconv.ParseFloat(n.String(), 64); err == nil && f == float64(int(f)) {
+			return int(f), true
 		}
 		return 0, false
 	}
@@ -195,6 +202,9 @@ func parseIntish(m json.RawMessage) (int, bool) {
 }
 
 func parseBinary(m json.RawMessage) (int, bool) {
+	if isNull(m) {
+		return 0, false // json.Unmarshal would leave a bool false on null
+	}
 	var b bool
 	if json.Unmarshal(m, &b) == nil {
 		if b {
@@ -208,10 +218,12 @@ func parseBinary(m json.RawMessage) (int, bool) {
 	return 0, false
 }
 
-// sortScores orders scores by strategy id.
-func sortScores(s []StrategyScore) {
-	sort.Slice(s, func(i, j int) bool { return s[i].ID < s[j].ID })
+// isNull reports an absent or JSON null value.
+func isNull(m json.RawMessage) bool {
+	t := strings.TrimSpace(string(m))
+	return t == "" || t == "null"
 }
+
 
 // BuildUserPrompt renders the user message for one section: every strategy
 // as "TARGET STRATEGY: <name>" followed by its criteria, blank-line

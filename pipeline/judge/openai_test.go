@@ -3,6 +3,7 @@ package judge
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"log/slog"
 	"math"
 	"strconv"
@@ -438,5 +439,39 @@ func TestOpenAICompatibilityOptions(t *testing.T) {
 	req := srv.Requests()[0]
 	if req.MaxTokens != 1234 || req.MaxCompletionTokens != 0 || req.ResponseFormat != "" {
 		t.Fatalf("request %+v", req)
+	}
+}
+
+func TestParseAnswerForms(t *testing.T) {
+	r, _ := ParseRubric("t", []byte(okRubric)) // ids 1 and 2
+	cases := []struct {
+		content     string
+		wantScores  map[int]int
+		wantMissing []int
+		wantErr     bool
+	}{
+		{`{"results":[{"id":1,"score":1},{"id":2,"score":0}]}`, map[int]int{1: 1, 2: 0}, nil, false},
+		{`{"results":[{"id":"1","score":"1"},{"id":2.0,"score":true}]}`, map[int]int{1: 1, 2: 1}, nil, false},
+		{`{"results":[{"id":1,"score":1},{"id":1,"score":0}]}`, map[int]int{1: 1}, []int{2}, false},
+		{`{"results":[{"id":7,"score":1},{"id":2,"score":0.5},{"id":1,"score":null}]}`, map[int]int{}, []int{1, 2}, false},
+		{`{"results":[]} trailing`, nil, []int{1, 2}, true},
+		{`[1,2]`, nil, []int{1, 2}, true},
+		{"```json\n{\"results\":[{\"id\":1,\"score\":0},{\"id\":2,\"score\":1}]}\n```", map[int]int{1: 0, 2: 1}, nil, false},
+	}
+	for _, c := range cases {
+		scores, missing, err := ParseAnswer(c.content, r)
+		if (err != nil) != c.wantErr {
+			t.Errorf("%s: err %v", c.content, err)
+		}
+		got := map[int]int{}
+		for _, s := range scores {
+			got[s.ID] = s.Score
+		}
+		if c.wantScores != nil && fmt.Sprint(got) != fmt.Sprint(c.wantScores) {
+			t.Errorf("%s: scores %v want %v", c.content, got, c.wantScores)
+		}
+		if fmt.Sprint(missing) != fmt.Sprint(c.wantMissing) && !(len(missing) == 0 && len(c.wantMissing) == 0) {
+			t.Errorf("%s: missing %v want %v", c.content, missing, c.wantMissing)
+		}
 	}
 }
