@@ -115,13 +115,17 @@ func (c Config) makeCase(seed int64, i int) (*synthCase, error) {
 		}
 		sc.box = b
 	}
-	lab32 := make([]int32, len(r.labels))
-	present := map[int32]bool{}
-	for k, l := range r.labels {
-		lab32[k] = int32(l)
-		present[int32(l)] = true
+	var seen [256]bool
+	for _, l := range r.labels {
+		seen[l] = true
 	}
-	adj, err := topology.LabelAdjacency(context.Background(), lab32, shape)
+	present := map[int32]bool{}
+	for l, ok := range seen {
+		if ok {
+			present[int32(l)] = true
+		}
+	}
+	adj, err := topology.LabelAdjacency(context.Background(), r.labels, shape)
 	if err != nil {
 		return nil, err
 	}
