@@ -12,7 +12,10 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 )
 
 // ErrUnsafeEntry marks an archive entry that would land outside the target
@@ -80,8 +83,8 @@ type extractor struct {
 	archive string
 	root    string // symlink-free absolute path of the target folder
 	lim     extractLimits
-	written int64
-	files   int
+	written atomic.Int64
+	files   atomic.Int64
 	protect map[string]bool // paths no entry may replace
 }
 
@@ -121,7 +124,7 @@ func extractArchive(ctx context.Context, archive, dest string, lim extractLimits
 	default:
 		err = &ExtractError{Archive: name, Err: fmt.Errorf("unsupported archive type")}
 	}
-	return x.files, x.written, err
+	return int(x.files.Load()), x.written.Load(), err
 }
 
 // archiveFormat tells "zip", "tar.gz" or "tar" from the file's first bytes
@@ -203,17 +206,15 @@ func (x *extractor) mkdirInside(entry, dir string) error {
 	return nil
 }
 
-// writeFile writes one regular entry. compressed is the entry's compressed
-// size (0 = unknown, no ratio check), declared its announced size (-1 = unknown).
-func (x *extractor) writeFile(entry, dst string, r io.Reader, mode fs.FileMode, compressed, declared int64) error {
-	if err := x.ctx.Err(); err != nil {
+// writeFile writes one regular entry of at most budget bytes (ctx may be
+// narrower than x.ctx). compressed is the entry's compressed size (0 =
+// unknown, no ratio check); declared says the budget is the entry's own
+// declared size rather than what is left of the archive's limit.
+func (x *extractor) writeFile(ctx context.Context, entry, dst string, r io.Reader, mode fs.FileMode, compressed, budget int64, declared bool) error {
+	if err := ctx.Err(); err != nil {
 		return err
 	}
-	remaining := x.lim.maxBytes - x.written
-	if declared > remaining {
-		return x.fail(entry, fmt.Errorf("%w: declares %d bytes, only %d of the %d-byte limit left", ErrExtractLimit, declared, remaining, x.lim.maxBytes))
-	}
-	allowed, ratioBound := remaining, false
+	allowed, ratioBound := budget, false
 	if compressed > 0 && x.lim.maxRatio > 0 {
 		byRatio := int64(float64(compressed) * x.lim.maxRatio)
 		if byRatio < 1<<20 {
@@ -239,12 +240,15 @@ func (x *extractor) writeFile(entry, dst string, r io.Reader, mode fs.FileMode, 
 	if err != nil {
 		return x.fail(entry, err)
 	}
-	n, cerr := io.Copy(out, &ctxReader{ctx: x.ctx, r: io.LimitReader(r, allowed+1)})
+	n, cerr := io.Copy(out, &ctxReader{ctx: ctx, r: io.LimitReader(r, allowed+1)})
 	clerr := out.Close()
 	if n > allowed {
 		os.Remove(dst)
-		if ratioBound {
+		switch {
+		case ratioBound:
 			return x.fail(entry, fmt.Errorf("%w: expands more than %.0f× its compressed size of %d bytes", ErrExtractLimit, x.lim.maxRatio, compressed))
+		case declared:
+			return x.fail(entry, fmt.Errorf("%w: holds more than the %d bytes it declares", ErrExtractLimit, budget))
 		}
 		return x.fail(entry, fmt.Errorf("%w: more than %d bytes in all", ErrExtractLimit, x.lim.maxBytes))
 	}
@@ -255,13 +259,13 @@ func (x *extractor) writeFile(entry, dst string, r io.Reader, mode fs.FileMode, 
 		}
 		return x.fail(entry, err)
 	}
-	x.written += n
-	x.files++
+	x.written.Add(n)
+	x.files.Add(1)
 	return nil
 }
 
-// symlink creates a link entry whose target must stay inside root.
-func (x *extractor) symlink(entry, dst, linkTarget string) error {
+// checkSymlink refuses a link whose target leaves root.
+func (x *extractor) checkSymlink(entry, dst, linkTarget string) error {
 	lt := filepath.FromSlash(strings.ReplaceAll(linkTarget, "\\", "/"))
 	if lt == "" || filepath.IsAbs(lt) || strings.HasPrefix(linkTarget, "/") {
 		return x.fail(entry, fmt.Errorf("%w: symlink to absolute path %q", ErrUnsafeEntry, linkTarget))
@@ -269,6 +273,15 @@ func (x *extractor) symlink(entry, dst, linkTarget string) error {
 	if !x.inside(filepath.Join(filepath.Dir(dst), lt)) {
 		return x.fail(entry, fmt.Errorf("%w: symlink points outside the target folder (%q)", ErrUnsafeEntry, linkTarget))
 	}
+	return nil
+}
+
+// symlink creates a link entry whose target must stay inside root.
+func (x *extractor) symlink(entry, dst, linkTarget string) error {
+	if err := x.checkSymlink(entry, dst, linkTarget); err != nil {
+		return err
+	}
+	lt := filepath.FromSlash(strings.ReplaceAll(linkTarget, "\\", "/"))
 	if err := x.mkdirInside(entry, filepath.Dir(dst)); err != nil {
 		return err
 	}
@@ -284,26 +297,26 @@ func (x *extractor) symlink(entry, dst, linkTarget string) error {
 	return nil
 }
 
-// zip unpacks a zip archive.
+// zipJob is one checked zip entry.
+type zipJob struct {
+	zf   *zip.File
+	dst  string
+	link string // symlink target
+}
+
+// zip unpacks a zip archive. Every entry is checked (names, links, declared
+// sizes against the limit and the free space) before anything is written;
+// regular files are then inflated in parallel.
 func (x *extractor) zip(archive string) error {
 	zr, err := zip.OpenReader(archive)
 	if err != nil {
 		return x.fail("", fmt.Errorf("archive truncated or corrupt: %w", err))
 	}
 	defer zr.Close()
-	if x.lim.freeSpace != nil {
-		var declared uint64
-		for _, zf := range zr.File {
-			declared += zf.UncompressedSize64
-		}
-		if free, err := x.lim.freeSpace(x.root); err == nil && declared > free {
-			return x.fail("", fmt.Errorf("%w: unpacking needs %s, %s free in %s", ErrNoSpace, FormatBytes(int64(min(declared, 1<<62))), FormatBytes(int64(min(free, 1<<62))), x.root))
-		}
-	}
+
+	var dirs, files, links []zipJob
+	var total int64
 	for _, zf := range zr.File {
-		if err := x.ctx.Err(); err != nil {
-			return err
-		}
 		dst, err := x.target(zf.Name)
 		if err != nil {
 			return x.fail(zf.Name, err)
@@ -311,9 +324,7 @@ func (x *extractor) zip(archive string) error {
 		mode := zf.Mode()
 		switch {
 		case mode.IsDir() || strings.HasSuffix(zf.Name, "/"):
-			if err := x.mkdirInside(zf.Name, dst); err != nil {
-				return err
-			}
+			dirs = append(dirs, zipJob{zf: zf, dst: dst})
 		case mode&fs.ModeSymlink != 0:
 			rc, err := zf.Open()
 			if err != nil {
@@ -324,29 +335,92 @@ func (x *extractor) zip(archive string) error {
 			if err != nil {
 				return x.fail(zf.Name, err)
 			}
-			if err := x.symlink(zf.Name, dst, string(b)); err != nil {
+			if err := x.checkSymlink(zf.Name, dst, string(b)); err != nil {
 				return err
 			}
+			links = append(links, zipJob{zf: zf, dst: dst, link: string(b)})
 		case mode.IsRegular():
-			rc, err := zf.Open()
-			if err != nil {
-				return x.fail(zf.Name, err)
+			size := zf.UncompressedSize64
+			if size > uint64(x.lim.maxBytes-total) {
+				return x.fail(zf.Name, fmt.Errorf("%w: declares %d bytes, only %d of the %d-byte limit left", ErrExtractLimit, size, x.lim.maxBytes-total, x.lim.maxBytes))
 			}
-			declared := int64(-1)
-			if zf.UncompressedSize64 <= 1<<62 {
-				declared = int64(zf.UncompressedSize64)
-			}
-			compressed := int64(0)
-			if zf.Method != zip.Store && zf.CompressedSize64 <= 1<<62 {
-				compressed = int64(zf.CompressedSize64)
-			}
-			err = x.writeFile(zf.Name, dst, rc, mode, compressed, declared)
-			rc.Close()
-			if err != nil {
-				return err
-			}
+			total += int64(size)
+			files = append(files, zipJob{zf: zf, dst: dst})
 		default:
 			return x.fail(zf.Name, fmt.Errorf("%w: unsupported entry type %v", ErrUnsafeEntry, mode.Type()))
+		}
+	}
+	if x.lim.freeSpace != nil {
+		if free, err := x.lim.freeSpace(x.root); err == nil && uint64(total) > free {
+			return x.fail("", fmt.Errorf("%w: unpacking needs %s, %s free in %s", ErrNoSpace, FormatBytes(total), FormatBytes(int64(min(free, 1<<62))), x.root))
+		}
+	}
+
+	for _, j := range dirs {
+		if err := x.mkdirInside(j.zf.Name, j.dst); err != nil {
+			return err
+		}
+	}
+	if err := x.zipFiles(files); err != nil {
+		return err
+	}
+	for _, j := range links {
+		if err := x.symlink(j.zf.Name, j.dst, j.link); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// errSiblingFailed stops the other workers once one entry failed.
+var errSiblingFailed = errors.New("another entry failed")
+
+// zipFiles inflates regular entries on up to GOMAXPROCS workers and returns
+// the error of the first failing entry in archive order.
+func (x *extractor) zipFiles(files []zipJob) error {
+	ctx, cancel := context.WithCancelCause(x.ctx)
+	defer cancel(nil)
+	errs := make([]error, len(files))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < min(runtime.GOMAXPROCS(0), 8, len(files)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				j := files[i]
+				rc, err := j.zf.Open()
+				if err == nil {
+					compressed := int64(0)
+					if j.zf.Method != zip.Store {
+						compressed = int64(min(j.zf.CompressedSize64, 1<<62))
+					}
+					err = x.writeFile(ctx, j.zf.Name, j.dst, rc, j.zf.Mode(), compressed, int64(j.zf.UncompressedSize64), true)
+					rc.Close()
+				} else {
+					err = x.fail(j.zf.Name, err)
+				}
+				if err != nil {
+					errs[i] = err
+					cancel(errSiblingFailed)
+				}
+			}
+		}()
+	}
+	for i := range files {
+		if ctx.Err() != nil {
+			break
+		}
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	if err := x.ctx.Err(); err != nil {
+		return err
+	}
+	for _, err := range errs {
+		if err != nil && !errors.Is(err, context.Canceled) {
+			return err
 		}
 	}
 	return nil
@@ -394,7 +468,11 @@ func (x *extractor) tarFile(archive string, gz bool) error {
 				return err
 			}
 		case tar.TypeReg, tar.TypeRegA:
-			if err := x.writeFile(hdr.Name, dst, tr, hdr.FileInfo().Mode(), 0, hdr.Size); err != nil {
+			remaining := x.lim.maxBytes - x.written.Load()
+			if hdr.Size > remaining {
+				return x.fail(hdr.Name, fmt.Errorf("%w: declares %d bytes, only %d of the %d-byte limit left", ErrExtractLimit, hdr.Size, remaining, x.lim.maxBytes))
+			}
+			if err := x.writeFile(x.ctx, hdr.Name, dst, tr, hdr.FileInfo().Mode(), 0, remaining, false); err != nil {
 				return err
 			}
 		case tar.TypeSymlink:
@@ -420,7 +498,7 @@ func (x *extractor) tarFile(archive string, gz bool) error {
 			if err := os.Link(real, dst); err != nil {
 				return x.fail(hdr.Name, err)
 			}
-			x.files++
+			x.files.Add(1)
 		default:
 			// Devices, FIFOs and the like have no place in a data set: skip.
 		}
