@@ -94,7 +94,7 @@ func (c Challenge) Quirks() []challenge.Quirk {
 			Official:  "Lee skeletons of the (x,y,z) array"},
 		{ID: "simplified-topology", Metrics: []string{"anterior_graph_acc", "posterior_graph_acc", "anterior_topology", "posterior_topology"},
 			Reference: "a side matches when each of its labels is detected (IoU ≥ 0.25) or correctly absent; graph accuracy equals the match rate",
-			Official:  "graph accuracy = balanced accuracy of the variant classes of edge lists derived from both segmentations; topology = variant-balanced rate of sides with every label TP/TN, the same neighbour labels and the same B0 (the left-right flip check is not reproduced)"},
+			Official:  "graph accuracy = balanced accuracy of the variant classes of edge lists derived from both segmentations; topology = variant-balanced rate of sides with every label TP/TN, the same neighbour labels and the same B0, and left/right labels not mirrored"},
 		{ID: "no-roi-crop", Metrics: []string{"dice", "cldice", "b0_error", "hd95", "f1_grp2", "anterior_graph_acc", "posterior_graph_acc", "anterior_topology", "posterior_topology"},
 			Reference: "every metric is computed on the whole volume",
 			Official:  "GT and prediction are first cropped to the case's CoW ROI box (kept in private/test/roi by Prepare when the archive has it)"},

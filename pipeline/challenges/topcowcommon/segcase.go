@@ -2,6 +2,7 @@ package topcowcommon
 
 import (
 	"context"
+	"math"
 
 	"github.com/rexmle/rexmle/metrics/skeleton"
 	"github.com/rexmle/rexmle/metrics/topology"
@@ -45,8 +46,8 @@ type cowCase struct {
 // Official: labels of GT ∪ prediction; dice without epsilon (0 when either
 // side is empty); symmetric HD95 (90 when either side is empty); clDice on
 // the (x,y,z) array; graph from the segmentation's edge lists; topology per
-// the official criteria (detection TP/TN, same neighbours, same B0) except
-// the left-right flip check.
+// the official criteria (detection TP/TN, same neighbours, same B0, no
+// left-right flip).
 func gradeCoWCase(ctx context.Context, gt, pred *labelMap, mode challenge.Mode) (*cowCase, error) {
 	if err := checkSameGrid(gt, pred); err != nil {
 		return nil, err
@@ -174,8 +175,53 @@ func officialCoWTopology(ctx context.Context, gt, pred *labelMap, st *[256]label
 		}
 		return true
 	}
-	c.antMatch, c.posMatch = side(anteriorLabels), side(posteriorLabels)
+	c.antMatch = side(anteriorLabels) && !lrFlipped(pred, st, [][2]uint8{{6, 4}, {12, 11}})
+	c.posMatch = side(posteriorLabels) && !lrFlipped(pred, st, [][2]uint8{{3, 2}})
 	return nil
+}
+
+// lrFlipped is the official left-right flip check: for the first (left,
+// right) label pair present in the prediction, the arrays are LPS+ so the
+// left label's median x index must not be smaller than the right one's.
+// No pair present → not flipped.
+func lrFlipped(pred *labelMap, st *[256]labelStat, pairs [][2]uint8) bool {
+	for _, p := range pairs {
+		if st[p[0]].p > 0 && st[p[1]].p > 0 {
+			return medianX(pred, st[p[0]].pBox, p[0]) < medianX(pred, st[p[1]].pBox, p[1])
+		}
+	}
+	return false
+}
+
+// medianX is numpy's median of the x indices of the voxels of label l
+// (mean of the two middle values for an even count).
+func medianX(m *labelMap, b box, l uint8) float64 {
+	hist := make([]int, b.hi[0]-b.lo[0]+1)
+	n := 0
+	for z := b.lo[2]; z <= b.hi[2]; z++ {
+		for y := b.lo[1]; y <= b.hi[1]; y++ {
+			base := m.shape[0] * (y + m.shape[1]*z)
+			for x := b.lo[0]; x <= b.hi[0]; x++ {
+				if m.labels[base+x] == l {
+					hist[x-b.lo[0]]++
+					n++
+				}
+			}
+		}
+	}
+	kth := func(k int) float64 { // k-th smallest, 0-based
+		for i, c := range hist {
+			if k < c {
+				return float64(b.lo[0] + i)
+			}
+			k -= c
+		}
+		return math.NaN()
+	}
+	if n%2 == 1 {
+		return kth(n / 2)
+	}
+	return (kth(n/2-1) + kth(n/2)) / 2
 }
 
 // brainCase is one graded TopBrain case.

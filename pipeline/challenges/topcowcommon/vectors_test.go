@@ -270,3 +270,35 @@ func TestTopCoWROICrop(t *testing.T) {
 	check(t, "official with ROI", topcowtest.Grade(t, c, sub, priv, challenge.Official), map[string]float64{"dice": 1, "b0_error": 0, "hd95": 0})
 	check(t, "reference ignores ROI", topcowtest.Grade(t, c, sub, priv, challenge.Reference), map[string]float64{"dice": 8 / (8 + 1e-7)})
 }
+
+// Official topology fails a prediction whose left and right PCAs are
+// swapped (LPS+: left has the larger x); the reference only checks IoU.
+func TestTopCoWLRFlip(t *testing.T) {
+	c := New(TopCoWT1T1)
+	gt := cat(line(0, 0, 0, 2, 2), line(0, 0, 4, 6, 1), line(0, 0, 8, 10, 3))
+	swapped := cat(line(0, 0, 0, 2, 3), line(0, 0, 4, 6, 1), line(0, 0, 8, 10, 2))
+	s := seg("001", [3]int{1, 1, 12}, unit, gt, swapped)
+	check(t, "flip ref", gradeSeg(t, c, challenge.Reference, s), map[string]float64{"posterior_topology": 0})
+	if m := medianX(&labelMap{shape: [3]int{4, 1, 1}, labels: []uint8{1, 0, 1, 1}}, box{hi: [3]int{3, 0, 0}}, 1); m != 2 {
+		t.Errorf("median x = %v, want 2", m)
+	}
+	if m := medianX(&labelMap{shape: [3]int{4, 1, 1}, labels: []uint8{1, 1, 0, 1}}, box{hi: [3]int{3, 0, 0}}, 1); m != 1 {
+		t.Errorf("median x = %v, want 1", m)
+	}
+	st := scanLabels(mustLabels(s.ZYX, s.GT), mustLabels(s.ZYX, swapped), [3]int{12, 1, 1})
+	if !lrFlipped(&labelMap{shape: [3]int{12, 1, 1}, labels: mustLabels(s.ZYX, swapped)}, st, [][2]uint8{{3, 2}}) {
+		t.Error("swapped PCAs not detected as flipped")
+	}
+	if lrFlipped(&labelMap{shape: [3]int{12, 1, 1}, labels: mustLabels(s.ZYX, gt)}, scanLabels(mustLabels(s.ZYX, gt), mustLabels(s.ZYX, gt), [3]int{12, 1, 1}), [][2]uint8{{3, 2}}) {
+		t.Error("GT detected as flipped")
+	}
+}
+
+func mustLabels(zyx [3]int, v []vox) []uint8 {
+	vol := topcowtest.Volume(zyx, unit, v)
+	out := make([]uint8, len(vol.Data))
+	for i, x := range vol.Data {
+		out[i] = uint8(x)
+	}
+	return out
+}
