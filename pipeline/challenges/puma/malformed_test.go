@@ -84,7 +84,7 @@ func symlinkOut(t testing.TB, dir string) {
 
 func TestMalformedTissue(t *testing.T) {
 	c := Track1Task1
-	p := challengetest.Prepare(t, c, 2)
+	p := challengetest.Prepare(t, c, 1)
 	valid := p.Submit(t, "perfect", func(ctx context.Context, o string) error { return c.Perfect(ctx, p.Public(), p.Private(), o) })
 	truncated := func(t testing.TB, dir string) {
 		b, err := os.ReadFile(firstPred(t, dir))
@@ -124,7 +124,7 @@ func TestMalformedTissue(t *testing.T) {
 func TestMalformedNuclei(t *testing.T) {
 	for _, c := range []Challenge{Track1Task2, Track2Task2} {
 		t.Run(c.ID(), func(t *testing.T) {
-			p := challengetest.Prepare(t, c, 2)
+			p := challengetest.Prepare(t, c, 1)
 			valid := p.Submit(t, "perfect", func(ctx context.Context, o string) error { return c.Perfect(ctx, p.Public(), p.Private(), o) })
 			challengetest.CheckMalformed(t, p, valid, []challengetest.Malformed{
 				challengetest.MissingCSV(),

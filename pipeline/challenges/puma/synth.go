@@ -42,7 +42,7 @@ var refNucleiNames = []string{"nuclei_tumor", "nuclei_lymphocytes", "nuclei_plas
 	"nuclei_neutrophils", "nuclei_stromal_cells", "nuclei_endothelium", "nuclei_epithelium", "nuclei_apoptotic_cells"}
 
 // tissueColour is the H&E-like colour of each tissue label.
-var tissueColour = [6][3]float64{{242, 240, 244}, {228, 160, 190}, {205, 70, 90}, {160, 95, 170}, {196, 120, 160}, {185, 160, 170}}
+var tissueColour = [6][3]float64{{238, 236, 240}, {226, 160, 192}, {205, 80, 100}, {172, 105, 176}, {204, 132, 170}, {196, 164, 178}}
 
 // nucleusLook gives radius and colour per nuclei class (realNucleiNames order).
 var nucleusLook = []struct {
@@ -75,7 +75,8 @@ func blob(r *rand.Rand, cx, cy, rad float64, n int) polygon.Ring {
 }
 
 type synthCase struct {
-	tissue []polygon.Feature // real names
+	texSeed uint64            // seeds the blotchy texture
+	tissue  []polygon.Feature // real names
 	labels *polygon.Mask     // official label map
 	nuclei []nucleus
 }
@@ -86,7 +87,7 @@ type nucleus struct {
 }
 
 func makeCase(r *rand.Rand) synthCase {
-	var sc synthCase
+	sc := synthCase{texSeed: r.Uint64()}
 	add := func(label int, geom string, polys ...polygon.Ring) {
 		f := polygon.Feature{ClassName: realTissueNames[label], GeometryType: geom}
 		for _, p := range polys {
@@ -163,20 +164,31 @@ func indexOf(list []string, s string) int {
 // render paints the H&E-like RGB image of a case.
 func render(sc synthCase) *image.NRGBA {
 	img := image.NewNRGBA(image.Rect(0, 0, Size, Size))
-	var lut [6][9][4]uint8
+	// Colour per class and brightness offset (−18..18 in steps of 2).
+	const steps = 19
+	var lut [6][steps][4]uint8
 	for l := range lut {
 		for t := range lut[l] {
 			for ch := 0; ch < 3; ch++ {
-				lut[l][t][ch] = clamp8(tissueColour[l][ch] + float64(t) - 4)
+				lut[l][t][ch] = clamp8(tissueColour[l][ch] + float64(2*t-18))
 			}
 			lut[l][t][3] = 255
 		}
 	}
+	// Blotchy texture: one random brightness per 8 × 8 block, so that the
+	// classes' colours overlap a little while the TIFF stays small.
+	const blk = 8
+	tex := make([]uint8, (Size/blk)*(Size/blk))
+	tr := rand.New(rand.NewPCG(sc.texSeed, 7))
+	for i := range tex {
+		tex[i] = uint8(tr.IntN(steps))
+	}
 	for y := 0; y < Size; y++ {
 		row := img.Pix[y*img.Stride : y*img.Stride+4*Size]
 		lab := sc.labels.Pix[y*Size : (y+1)*Size]
+		trow := tex[(y/blk)*(Size/blk):]
 		for x := 0; x < Size; x++ {
-			copy(row[4*x:4*x+4], lut[lab[x]][(x*7+y*13)%9][:])
+			copy(row[4*x:4*x+4], lut[lab[x]][trow[x/blk]][:])
 		}
 	}
 	for _, n := range sc.nuclei {

@@ -164,7 +164,7 @@ func TestTissueEpsilonQuirk(t *testing.T) {
 // scores 1 in official mode.
 func TestTissueNameQuirk(t *testing.T) {
 	for _, c := range []Challenge{Track1Task1, Track2Task1} {
-		scores := gradeAll(t, c, 5)
+		scores := gradeAll(t, c, 1)
 		ref, off := scores["perfect"][challenge.Reference], scores["perfect"][challenge.Official]
 		if ref > 1e-5 || off != 1 {
 			t.Errorf("%s: perfect scores %v in reference mode (want ≤ 1e-5) and %v in official mode (want 1)", c.ID(), ref, off)
@@ -381,7 +381,7 @@ func TestNucleiTrack2OfficialDiffers(t *testing.T) {
 
 // puma-track1-task2: with the real names the reference truth has no TILs.
 func TestNucleiTILsQuirk(t *testing.T) {
-	p := gradeAll(t, Track1Task2, 5)
+	p := gradeAll(t, Track1Task2, 1)
 	if p["perfect"][challenge.Reference] > 2.0/3 || p["perfect"][challenge.Official] != 1 {
 		t.Errorf("perfect: reference %v (want ≤ 2/3), official %v (want 1)", p["perfect"][challenge.Reference], p["perfect"][challenge.Official])
 	}
