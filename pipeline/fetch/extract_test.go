@@ -1,8 +1,10 @@
 package fetch_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -207,5 +209,37 @@ func TestExtractDefaultLimitAndFreeSpace(t *testing.T) {
 	}
 	if exists(filepath.Join(opts.RawDir("c"), "z.bin")) {
 		t.Error("entry written despite the space check")
+	}
+}
+
+func TestExtractManyEntriesInParallel(t *testing.T) {
+	var entries []fetchtest.Entry
+	for i := 0; i < 50; i++ {
+		entries = append(entries, fetchtest.Entry{Name: fmt.Sprintf("case%02d/img.nii.gz", i), Data: fetchtest.RandomBytes(10_000+i, uint64(i))})
+	}
+	r, opts := fetchArchive(t, "many.zip", fetchtest.Zip(entries...), nil)
+	if r.Status != fetch.StatusFetched || !r.Extracted {
+		t.Fatalf("result %+v", r)
+	}
+	for _, e := range entries {
+		if !bytes.Equal(readFile(t, filepath.Join(opts.RawDir("c"), filepath.FromSlash(e.Name))), e.Data) {
+			t.Errorf("%s differs", e.Name)
+		}
+	}
+}
+
+func TestExtractCorruptEntryNamed(t *testing.T) {
+	a := fetchtest.RandomBytes(50_000, 1)
+	data := fetchtest.Zip(fetchtest.Entry{Name: "a.bin", Data: a}, fetchtest.Entry{Name: "b.bin", Data: fetchtest.RandomBytes(50_000, 2)})
+	// Flip a byte inside a.bin's stored data (after its 30+5-byte local header).
+	bad := append([]byte(nil), data...)
+	bad[30+len("a.bin")+1000] ^= 0xff
+	r, opts := fetchArchive(t, "crc.zip", bad, nil)
+	var xe *fetch.ExtractError
+	if r.Status != fetch.StatusFailed || !errors.As(r.Err, &xe) || xe.Entry != "a.bin" || !strings.Contains(r.Err.Error(), "truncated or corrupt") {
+		t.Fatalf("result %+v, want a corrupt-entry error naming a.bin", r)
+	}
+	if exists(filepath.Join(opts.RawDir("c"), "a.bin")) {
+		t.Error("corrupt entry left on disk")
 	}
 }
