@@ -77,8 +77,8 @@ func blob(r *rand.Rand, cx, cy, rad float64, n int) polygon.Ring {
 type synthCase struct {
 	texSeed uint64            // seeds the blotchy texture
 	tissue  []polygon.Feature // real names
-	labels *polygon.Mask     // official label map
-	nuclei []nucleus
+	labels  *polygon.Mask     // official label map
+	nuclei  []nucleus
 }
 
 type nucleus struct {
