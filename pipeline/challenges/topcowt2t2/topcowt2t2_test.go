@@ -2,6 +2,7 @@ package topcowt2t2
 
 import (
 	"context"
+	"math"
 	"testing"
 
 	"github.com/rexmle/rexmle/pipeline/challenge"
@@ -15,6 +16,15 @@ func TestConformanceAndMalformed(t *testing.T) {
 		return Challenge.Perfect(ctx, p.Public(), p.Private(), out)
 	})
 	challengetest.CheckMalformed(t, p, valid, topcowtest.Malformed("box"))
+	// The perfect submission is perfect in both modes.
+	for _, mode := range []challenge.Mode{challenge.Reference, challenge.Official} {
+		r := p.Grade(t, valid, mode)
+		for k, w := range map[string]float64{"boundary_iou": 1, "iou": 1} {
+			if got := r.Values[k]; math.Abs(got-w) > 1e-6 {
+				t.Errorf("%s: perfect %s = %v, want %v", mode, k, got, w)
+			}
+		}
+	}
 }
 
 // BenchmarkGrade grades the perfect submission of the synthetic dataset.
