@@ -153,11 +153,11 @@ func Summary(ctx context.Context, o Options) error {
 	res := e.b.Path(e.b.Paths.Results)
 	fmt.Println()
 	fmt.Printf("Done (profile %s). Outputs:\n", o.Profile)
-	fmt.Printf("  database        %s\n", rel(e.b.Path(e.b.Paths.Database)))
+	fmt.Printf("  database         %s\n", rel(e.b.Path(e.b.Paths.Database)))
 	for _, f := range []string{"positions.csv", "ranks.csv", "overall.csv", "grades.jsonl", "capabilities.csv"} {
-		fmt.Printf("  %-15s %s\n", f, rel(filepath.Join(res, f)))
+		fmt.Printf("  %-16s %s\n", f, rel(filepath.Join(res, f)))
 	}
-	fmt.Printf("  runs            %s\n", rel(e.b.Path(e.b.Paths.Runs)))
-	fmt.Println("  site            not built: `mage report` is not implemented yet")
+	fmt.Printf("  runs             %s\n", rel(e.b.Path(e.b.Paths.Runs)))
+	fmt.Println("  site             not built: `mage report` is not implemented yet")
 	return nil
 }
