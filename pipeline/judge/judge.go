@@ -224,7 +224,6 @@ func isNull(m json.RawMessage) bool {
 	return t == "" || t == "null"
 }
 
-
 // BuildUserPrompt renders the user message for one section: every strategy
 // as "TARGET STRATEGY: <name>" followed by its criteria, blank-line
 // separated, then the labelled log section and the answer reminder (the

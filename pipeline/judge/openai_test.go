@@ -225,7 +225,7 @@ func TestOpenAIRetryAfter(t *testing.T) {
 			if srv.Calls() != 2 || sc.Attempts != 2 {
 				t.Errorf("calls %d attempts %d, want 2", srv.Calls(), sc.Attempts)
 			}
-			if elapsed < c.minWait || elapsed > c.minWait+2*time.Second {
+			if elapsed < c.minWait || elapsed > c.minWait+5*time.Second {
 				t.Errorf("waited %v, want about %v", elapsed, c.minWait)
 			}
 			if !strings.Contains(logs.String(), "status=429") {
@@ -272,7 +272,7 @@ func TestOpenAIHTTPErrors(t *testing.T) {
 func TestOpenAITimeout(t *testing.T) {
 	r := loadRepoRubric(t)
 	srv := judgetest.New(func(req judgetest.Request) judgetest.Reply {
-		return judgetest.Reply{Delay: 3 * time.Second, Content: "{}"}
+		return judgetest.Reply{Delay: 5 * time.Second, Content: "{}"}
 	})
 	defer srv.Close()
 	j, _ := newTestJudge(t, srv, func(c *OpenAIConfig) {
@@ -287,7 +287,7 @@ func TestOpenAITimeout(t *testing.T) {
 	if srv.Calls() != 2 || sc.Attempts != 2 {
 		t.Errorf("calls %d attempts %d want 2", srv.Calls(), sc.Attempts)
 	}
-	if time.Since(start) > 2*time.Second {
+	if time.Since(start) > 4*time.Second { // unenforced: 2 × 5 s
 		t.Errorf("timeout not enforced: %v", time.Since(start))
 	}
 	if sc.Status != StatusError || len(sc.Missing) != 13 {
@@ -405,7 +405,7 @@ func TestOpenAIConnectionErrorRetried(t *testing.T) {
 func TestOpenAIConcurrencyLimit(t *testing.T) {
 	r := loadRepoRubric(t)
 	srv := judgetest.New(func(req judgetest.Request) judgetest.Reply {
-		return judgetest.Reply{Delay: 40 * time.Millisecond, Content: judgetest.AnswerAll(r.IDs(), oddOnes)}
+		return judgetest.Reply{Delay: 250 * time.Millisecond, Content: judgetest.AnswerAll(r.IDs(), oddOnes)}
 	})
 	defer srv.Close()
 	j, _ := newTestJudge(t, srv, func(c *OpenAIConfig) { c.Concurrency = 2 })
