@@ -40,5 +40,5 @@ func (Challenge) Metrics() []challenge.MetricCard {
 func (Challenge) Quirks() []challenge.Quirk {
 	return []challenge.Quirk{{ID: "per-image-f1-rounding", Metrics: MetricNames,
 		Reference: "per-image F1 averaged unrounded",
-		Official:  "each image's F1 rounded to 4 decimals (compute_metric.py) before averaging"}}
+		Official:  "each image's F1 rounded with np.round(f1, 4) (compute_metric.py) before averaging"}}
 }
