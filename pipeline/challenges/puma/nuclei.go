@@ -281,24 +281,34 @@ func (c Challenge) gradeNuclei(ctx context.Context, subDir, privateDir string, m
 			}
 			vals = append(vals, matching.F1(cc))
 		}
-		if len(vals) > 0 {
+		switch {
+		case len(vals) == 0:
+		case mode == challenge.Official:
+			// evaluate.py: a running Python sum, divided by the file count.
+			sum := 0.0
+			for _, v := range vals {
+				sum += v
+			}
+			perClass[k] = sum / float64(len(vals))
+		default:
 			// np.mean: numpy's pairwise summation, then one division.
 			perClass[k] = stats.PairwiseSum(vals) / float64(len(vals))
 		}
 	}
-	macro := 0.0
+	// np.mean over the classes (pairwise summation; the reference's and the
+	// official script's class order depend on Python set/dict order, which
+	// can move the result by an ulp; ours is fixed).
+	macroOver := classes
 	if mode == challenge.Official {
-		for _, k := range all {
-			macro += perClass[k]
-		}
-		if len(all) > 0 {
-			macro /= float64(len(all))
-		}
-	} else {
-		for _, k := range classes {
-			macro += perClass[k]
-		}
-		macro /= float64(len(classes))
+		macroOver = all
+	}
+	macroVals := make([]float64, len(macroOver))
+	for i, k := range macroOver {
+		macroVals[i] = perClass[k]
+	}
+	macro := 0.0
+	if len(macroVals) > 0 {
+		macro = stats.PairwiseSum(macroVals) / float64(len(macroVals))
 	}
 	res.Set("f1", macro)
 	if c.track == 1 {
