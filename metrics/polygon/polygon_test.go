@@ -98,3 +98,17 @@ func TestWriteReadRoundTrip(t *testing.T) {
 		t.Errorf("round trip: %+v %v", out, err)
 	}
 }
+
+func TestVertexMean(t *testing.T) {
+	x, y, ok := Ring{{0, 0}, {10, 0}, {10, 10}, {0, 10}, {0, 0}}.VertexMean()
+	if !ok || x != 4 || y != 4 {
+		t.Errorf("closed square: (%v, %v, %v), want (4, 4)", x, y, ok)
+	}
+	x, y, ok = Ring{{0, 0}, {10, 0}, {10, 10}, {0, 10}}.VertexMean()
+	if !ok || x != 5 || y != 5 {
+		t.Errorf("open square: (%v, %v, %v), want (5, 5)", x, y, ok)
+	}
+	if _, _, ok := (Ring{}).VertexMean(); ok {
+		t.Error("empty ring gave a centroid")
+	}
+}
