@@ -3,6 +3,7 @@ package judge
 import (
 	"context"
 	"fmt"
+	"math/rand"
 	"os"
 	"path/filepath"
 	"strings"
@@ -164,5 +165,55 @@ func TestHeuristicSpecificPhrases(t *testing.T) {
 		if s, _ := scoreOf(sc, c.id); s.Score != c.want {
 			t.Errorf("%q: strategy %d scored %d, want %d (%s)", c.text, c.id, s.Score, c.want, s.Evidence)
 		}
+	}
+}
+
+// findMatch must return exactly what a plain regexp search returns, for
+// every rubric pattern, on shuffled, case-mangled fixture text with
+// case-folding look-alikes (ſ = s, Kelvin sign = k) and glued words.
+func TestFindMatchEqualsFullScan(t *testing.T) {
+	r := loadRepoRubric(t)
+	files, _ := filepath.Glob(filepath.Join("testdata", "heuristic", "*.txt"))
+	var lines []string
+	for _, f := range files {
+		b, _ := os.ReadFile(f)
+		lines = append(lines, strings.Split(string(b), "\n")...)
+	}
+	lines = append(lines, "uses optuna", "apply TTA", "nnU-Net", "hounsfield", "optunas", "retrain the model", "re-run: optuna\tstudy", "ſegreſnet and \u212Afold", "pretrained =\nTrue", "")
+	rng := rand.New(rand.NewSource(1))
+	compared, found := 0, 0
+	for iter := 0; iter < 150; iter++ {
+		n := 1 + rng.Intn(12)
+		parts := make([]string, n)
+		for i := range parts {
+			l := lines[rng.Intn(len(lines))]
+			switch rng.Intn(4) {
+			case 0:
+				l = strings.ToUpper(l)
+			case 1:
+				l = "x" + l // glue a word character in front
+			}
+			parts[i] = l
+		}
+		sep := []string{"\n", " ", "\n\n", "\r\n"}[rng.Intn(4)]
+		text := strings.Join(parts, sep)
+		folded := foldString(text)
+		li := newLineIndex(text, folded)
+		for _, s := range r.Strategies {
+			for k, re := range s.compiled {
+				want := re.FindStringIndex(text)
+				got := findMatch(re, text, folded, li, s.prefilter[k], s.local[k])
+				compared++
+				if want != nil {
+					found++
+				}
+				if fmt.Sprint(got) != fmt.Sprint(want) {
+					t.Fatalf("strategy %d pattern %d on %q: got %v want %v", s.ID, k, text, got, want)
+				}
+			}
+		}
+	}
+	if found < 200 {
+		t.Errorf("only %d of %d searches matched: property barely exercised", found, compared)
 	}
 }

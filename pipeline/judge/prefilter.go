@@ -6,6 +6,43 @@ import (
 	"unicode"
 )
 
+// lineLocal reports whether no match of the pattern can contain a newline
+// or depend on text begin/end (\A, \z, or ^/$ without (?m)). For such a
+// pattern, the leftmost match in a text is the leftmost match of the first
+// line that has one, so matching line by line gives identical results.
+func lineLocal(pattern string) bool {
+	re, err := syntax.Parse(pattern, syntax.Perl)
+	if err != nil {
+		return false
+	}
+	return !mayCrossLine(re)
+}
+
+func mayCrossLine(re *syntax.Regexp) bool {
+	switch re.Op {
+	case syntax.OpAnyChar, syntax.OpBeginText, syntax.OpEndText:
+		return true
+	case syntax.OpLiteral:
+		for _, r := range re.Rune {
+			if r == '\n' {
+				return true
+			}
+		}
+	case syntax.OpCharClass:
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			if re.Rune[i] <= '\n' && '\n' <= re.Rune[i+1] {
+				return true
+			}
+		}
+	}
+	for _, sub := range re.Sub {
+		if mayCrossLine(sub) {
+			return true
+		}
+	}
+	return false
+}
+
 // maxClassRunes bounds the character classes turned into prefilter literals.
 const maxClassRunes = 16
 

@@ -48,6 +48,8 @@ type Strategy struct {
 	// prefilter[k] lists case-folded literals of which at least one must
 	// occur in a text that compiled[k] matches; nil when none is known.
 	prefilter [][]string
+	// local[k] reports that compiled[k] can be matched line by line.
+	local []bool
 }
 
 // rubricFile mirrors the TOML layout; pointers tell "missing" from "empty".
@@ -179,6 +181,7 @@ func ParseRubric(name string, data []byte) (*Rubric, error) {
 			s.Patterns = append(s.Patterns, p)
 			s.compiled = append(s.compiled, re)
 			s.prefilter = append(s.prefilter, requiredLiterals("(?i)"+p))
+			s.local = append(s.local, lineLocal("(?i)"+p))
 		}
 		r.Strategies = append(r.Strategies, s)
 	}
