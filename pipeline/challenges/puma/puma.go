@@ -110,7 +110,7 @@ func (c Challenge) Quirks() []challenge.Quirk {
 	case c.task == Tissue:
 		q := []challenge.Quirk{{ID: "tissue-class-names", Metrics: []string{"dice"},
 			Reference: "ground truth rasterised with a table keyed on stroma/blood vessel/tumor/epidermis/necrosis; the real features are named tissue_stroma, tissue_blood_vessel, …, so every feature is skipped and the truth is all background: every submission scores 0 (track 1: at most ≈1e-5)",
-			Official:  "ground truth rasterised with the real tissue_* names (tissue_stroma→1, tissue_blood_vessel→2, tissue_tumor→3, tissue_epidermis→4, tissue_necrosis→5, tissue_white_background→0)"}}
+			Official:  "ground truth rasterised with the real tissue_* names (tissue_stroma→1, tissue_blood_vessel→2, tissue_tumor→3, tissue_epidermis→4, tissue_necrosis→5, tissue_white_background→0), the table of the challenge's config.yaml and of a later revision of the reference's puma-track1-task1 preparer (commit b3d8f7c)"}}
 		if c.track == 1 {
 			q = append(q, challenge.Quirk{ID: "dice-no-overlap-epsilon", Metrics: []string{"dice"},
 				Reference: "a class present on one side only scores ε/(U+ε) > 0 (only U = 0 gives 0)",
