@@ -71,6 +71,11 @@ type Agent struct {
 	GPUs        int               `toml:"gpus"`
 	Network     bool              `toml:"network"`
 	Description string            `toml:"description"`
+	// Sandbox isolates local runs: "auto" (default: new user, mount and,
+	// without network, net namespaces where the kernel allows, else a logged
+	// warning and a plain process group), "namespaces" (fail without them)
+	// or "none".
+	Sandbox string `toml:"sandbox"`
 }
 
 // Judge configures the capability judge.
@@ -97,6 +102,29 @@ type Profile struct {
 	Challenges  []string `toml:"challenges"`
 	Scheduler   string   `toml:"scheduler"` // "local" or "slurm"
 	TimeLimit   Duration `toml:"time_limit"`
+	// Resume says what happens to runs a stopped run stage left unfinished:
+	// "restart" (default: run them again from a clean folder) or "mark"
+	// (record them as interrupted and leave them).
+	Resume string `toml:"resume"`
+	// Workers is how many CPU-only runs go at once (0: one per core). GPU
+	// runs go one per free GPU set, whatever this says.
+	Workers int `toml:"workers"`
+	// GPUSampleEvery is the telemetry period (default 5s).
+	GPUSampleEvery Duration `toml:"gpu_sample_every"`
+	// Slurm configures scheduler = "slurm".
+	Slurm Slurm `toml:"slurm"`
+}
+
+// Slurm is where and how the slurm scheduler submits a profile's runs.
+type Slurm struct {
+	Partition    string   `toml:"partition"`
+	Account      string   `toml:"account"`
+	CPUsPerTask  int      `toml:"cpus_per_task"`
+	MemPerTask   string   `toml:"mem"`           // e.g. "32G"; empty: the cluster default
+	TimeMargin   Duration `toml:"time_margin"`   // added to the run's time limit for --time (default 15m)
+	MaxParallel  int      `toml:"max_parallel"`  // array throttle "%N"; 0: none
+	PollEvery    Duration `toml:"poll_every"`    // squeue/sacct period (default 30s)
+	ExtraOptions []string `toml:"extra_options"` // more "#SBATCH" options, e.g. "--qos=high"
 }
 
 // Challenge is one task: identity, data source, metrics and the human leaderboard.
@@ -123,7 +151,8 @@ type Challenge struct {
 
 // Source is where a challenge's raw data comes from.
 type Source struct {
-	Kind          string   `toml:"kind"` // zenodo, figshare, gdrive, url, manual
+	Kind          string   `toml:"kind"`   // zenodo, figshare, gdrive, url, manual
+	Folder        string   `toml:"folder"` // raw folder under data/raw shared by several challenges; default the challenge id
 	Record        string   `toml:"record"`
 	Files         []string `toml:"files"`
 	Name          string   `toml:"name"` // file name to save a gdrive/url download as
@@ -267,6 +296,17 @@ func hashFiles(paths []string) (string, error) {
 		h.Write(b)
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// RawFolder is the folder under data/raw holding the challenge's downloaded
+// data: the first source's shared folder, or the challenge id.
+func (c *Challenge) RawFolder() string {
+	for _, s := range c.Sources {
+		if s.Folder != "" {
+			return s.Folder
+		}
+	}
+	return c.ID
 }
 
 // Board returns the challenge's leaderboard in the ranking engine's form.

@@ -228,6 +228,11 @@ func (b *Benchmark) validate(ck *checker) {
 		if (a.Executor == "docker" || a.Executor == "apptainer") && a.Image == "" {
 			ck.addf(line, "agent %q: executor %s needs an image", a.ID, a.Executor)
 		}
+		switch a.Sandbox {
+		case "", "auto", "namespaces", "none":
+		default:
+			ck.addf(ck.key("sandbox", line), "agent %q: sandbox is %q, want auto, namespaces or none", a.ID, a.Sandbox)
+		}
 		if a.Backend == "" {
 			ck.addf(line, "agent %q: backend is missing, want the LLM behind it (\"none\" for built-ins)", a.ID)
 		}
@@ -261,6 +266,12 @@ func (b *Benchmark) validate(ck *checker) {
 		}
 		if p.Judge != "" && p.Judge != "heuristic" && p.Judge != "openai" {
 			ck.addf(ck.key("judge", line), "profile %q: judge is %q, want \"heuristic\" or \"openai\"", n, p.Judge)
+		}
+		if p.Resume != "" && p.Resume != "restart" && p.Resume != "mark" {
+			ck.addf(ck.key("resume", line), "profile %q: resume is %q, want \"restart\" or \"mark\"", n, p.Resume)
+		}
+		if p.Workers < 0 {
+			ck.addf(ck.key("workers", line), "profile %q: workers is %d, want 0 (one per core) or more", n, p.Workers)
 		}
 		if p.Scheduler != "" && p.Scheduler != "local" && p.Scheduler != "slurm" {
 			ck.addf(ck.key("scheduler", line), "profile %q: scheduler is %q, want \"local\" or \"slurm\"", n, p.Scheduler)

@@ -156,6 +156,10 @@ func TestBrokenConfigs(t *testing.T) {
 			[]string{"profile \"demo\": unknown agent \"aide\""}},
 		{"profile with bad data", strings.Replace(goodBench, `data = "synthetic"`, `data = "real"`, 1), goodChallenge,
 			[]string{"benchmark.toml:11: profile \"demo\": data is \"real\""}},
+		{"bad sandbox", strings.Replace(goodBench, "builtin = \"sample\"\n", "builtin = \"sample\"\nsandbox = \"chroot\"\n", 1), goodChallenge,
+			[]string{"benchmark.toml:9: agent \"sample\": sandbox is \"chroot\""}},
+		{"bad resume", goodBench + "resume = \"retry\"\n", goodChallenge,
+			[]string{"profile \"demo\": resume is \"retry\""}},
 		{"bad duration", goodBench + "\n[profile.x]\ndata = \"fetched\"\ntime_limit = \"a day\"\n", goodChallenge,
 			[]string{"want a duration"}},
 	}

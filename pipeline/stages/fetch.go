@@ -21,7 +21,11 @@ func Fetch(ctx context.Context, o Options) error {
 	var sources []fetch.Source
 	for _, c := range e.challenges {
 		for _, s := range c.Sources {
-			fs := fetch.Source{Challenge: c.ID, Kind: s.Kind, Record: s.Record, Files: s.Files, URL: s.URL, SHA256: s.SHA256, MD5: s.MD5,
+			folder := c.ID
+			if s.Folder != "" {
+				folder = s.Folder
+			}
+			fs := fetch.Source{Challenge: folder, Kind: s.Kind, Record: s.Record, Files: s.Files, URL: s.URL, SHA256: s.SHA256, MD5: s.MD5,
 				Size: s.Size, Extract: s.Extract, ExtractToStem: s.ExtractToStem, Instructions: s.Instructions}
 			if s.Name != "" && len(fs.Files) == 0 {
 				fs.Files = []string{s.Name}

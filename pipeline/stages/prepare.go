@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/rexmle/rexmle/pipeline/challenge"
+	"github.com/rexmle/rexmle/pipeline/config"
 )
 
 // SynthSeed is the seed of the demo profile's synthetic datasets.
@@ -80,9 +81,12 @@ func upToDate(dataDir, inputHash string) bool {
 
 // prepareOne synthesizes (demo) and prepares one challenge; it returns
 // whether work was done.
-func prepareOne(ctx context.Context, e *env, c challenge.Challenge) (bool, error) {
+func prepareOne(ctx context.Context, e *env, c challenge.Challenge, cc *config.Challenge) (bool, error) {
 	dataRoot := e.b.Path(e.b.Paths.Data)
 	raw := filepath.Join(dataRoot, "raw", c.ID())
+	if e.profile.Data != "synthetic" {
+		raw = filepath.Join(dataRoot, "raw", cc.RawFolder())
+	}
 	dataDir := filepath.Join(dataRoot, c.ID())
 	if e.profile.Data == "synthetic" {
 		marker := filepath.Join(raw, ".rexmle-synthetic")
@@ -152,6 +156,7 @@ func Prepare(ctx context.Context, o Options) error {
 		elapsed time.Duration
 	}
 	var todo []challenge.Challenge
+	var cfgs []*config.Challenge
 	var missing []string
 	for _, cc := range e.challenges {
 		c, ok := challenge.Lookup(cc.ID)
@@ -160,6 +165,7 @@ func Prepare(ctx context.Context, o Options) error {
 			continue
 		}
 		todo = append(todo, c)
+		cfgs = append(cfgs, cc)
 	}
 	bar := newProgress("prepare", len(todo))
 	results := make([]result, len(todo))
@@ -172,7 +178,7 @@ func Prepare(ctx context.Context, o Options) error {
 			defer wg.Done()
 			defer func() { <-sem }()
 			start := time.Now()
-			did, err := prepareOne(ctx, e, c)
+			did, err := prepareOne(ctx, e, c, cfgs[i])
 			results[i] = result{c.ID(), did, err, time.Since(start)}
 			bar.step(c.ID(), err == nil)
 		}(i, c)
