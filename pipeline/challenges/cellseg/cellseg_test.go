@@ -2,6 +2,7 @@ package cellseg
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"os"
@@ -238,6 +239,11 @@ func TestMalformed(t *testing.T) {
 				t.Fatal(err)
 			}
 		}},
+		{Name: "huge-header", Want: "cannot read", Break: func(t testing.TB, dir string) {
+			if err := os.WriteFile(first(t, dir), hugeTIFF(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}},
 		{Name: "symlink-out", Want: "link", Break: func(t testing.TB, dir string) {
 			out := filepath.Join(t.TempDir(), "x.tiff")
 			if err := os.WriteFile(out, []byte("x"), 0o644); err != nil {
@@ -249,4 +255,26 @@ func TestMalformed(t *testing.T) {
 			}
 		}},
 	})
+}
+
+// hugeTIFF is a little-endian TIFF header whose single page claims
+// 100000 × 100000 16-bit pixels but holds none.
+func hugeTIFF() []byte {
+	le := binary.LittleEndian
+	b := []byte("II*\x00")
+	b = le.AppendUint32(b, 8)
+	entries := [][3]uint32{{256, 4, 100000}, {257, 4, 100000}, {258, 3, 16}, {259, 3, 1}, {262, 3, 1}, {273, 4, 200}, {277, 3, 1}, {278, 4, 100000}, {279, 4, 2000000000}}
+	b = le.AppendUint16(b, uint16(len(entries)))
+	for _, e := range entries {
+		b = le.AppendUint16(b, uint16(e[0]))
+		b = le.AppendUint16(b, uint16(e[1]))
+		b = le.AppendUint32(b, 1)
+		if e[1] == 3 {
+			b = le.AppendUint16(b, uint16(e[2]))
+			b = le.AppendUint16(b, 0)
+		} else {
+			b = le.AppendUint32(b, e[2])
+		}
+	}
+	return le.AppendUint32(b, 0)
 }
