@@ -58,9 +58,11 @@ func (lb *Leaderboard) Validate() error {
 }
 
 // Position returns 1 + the number of values in column strictly better than
-// v. NaN and ±Inf are rejected: a grader that produced one has failed.
+// v. NaN is rejected: a grader that produced one has failed (pandas leaves
+// it unranked, which makes the mean rank NaN). ±Inf is ranked by order, as
+// pandas ranks it: a PSNR of +Inf (identical images) is the best value.
 func Position(v float64, column []float64, higherBetter bool) (int, error) {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
+	if math.IsNaN(v) {
 		return 0, fmt.Errorf("value %v cannot be ranked", v)
 	}
 	p := 1
@@ -92,7 +94,7 @@ type Result struct {
 }
 
 // Rank places values (metric name → value) on the leaderboard. A ranked
-// metric that is absent, NaN or infinite fails the run; the positions of the
+// metric that is absent or NaN fails the run; the positions of the
 // metrics that could be ranked are still returned.
 func Rank(lb *Leaderboard, values map[string]float64) Result {
 	r := Result{Positions: map[string]int{}, K: len(lb.Metrics), N: lb.N()}

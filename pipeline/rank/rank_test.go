@@ -37,9 +37,17 @@ func TestPosition(t *testing.T) {
 			t.Errorf("Position(%v, higher=%v) = %d, %v; want %d", c.v, c.higher, got, err, c.want)
 		}
 	}
-	for _, bad := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
-		if _, err := Position(bad, col, true); err == nil {
-			t.Errorf("Position(%v) accepted", bad)
+	if _, err := Position(math.NaN(), col, true); err == nil {
+		t.Error("Position(NaN) accepted")
+	}
+	// ±Inf rank by order, as pandas ranks them.
+	for _, c := range []struct {
+		v      float64
+		higher bool
+		want   int
+	}{{math.Inf(1), true, 1}, {math.Inf(-1), true, 5}, {math.Inf(1), false, 5}, {math.Inf(-1), false, 1}} {
+		if got, err := Position(c.v, col, c.higher); err != nil || got != c.want {
+			t.Errorf("Position(%v, higher=%v) = %d, %v; want %d", c.v, c.higher, got, err, c.want)
 		}
 	}
 }
@@ -74,7 +82,6 @@ func TestRankFail(t *testing.T) {
 	for name, vals := range map[string]map[string]float64{
 		"missing": {"dice": 0.9},
 		"nan":     {"dice": math.NaN(), "hd": 1},
-		"inf":     {"dice": 0.9, "hd": math.Inf(1)},
 	} {
 		r := Rank(lb, vals)
 		if r.Status != Fail || r.Percentile != 0 || r.Reason == "" {

@@ -161,25 +161,34 @@ func gradeFolder(ctx context.Context, c challenge.Challenge, cc *config.Challeng
 	return line
 }
 
-// jsonSafe replaces NaN/Inf (which JSON cannot carry) by nil-able pointers: we drop them.
+// marshal writes the line as JSON; values JSON cannot carry (NaN, ±Inf)
+// are written as the strings "NaN", "Infinity" and "-Infinity".
 func (l *GradeLine) marshal() ([]byte, error) {
-	clean := func(m map[string]float64) map[string]float64 {
-		out := map[string]float64{}
+	type alias GradeLine
+	enc := func(m map[string]float64) map[string]any {
+		if m == nil {
+			return nil
+		}
+		out := make(map[string]any, len(m))
 		for k, v := range m {
-			if !math.IsNaN(v) && !math.IsInf(v, 0) {
+			switch {
+			case math.IsNaN(v):
+				out[k] = "NaN"
+			case math.IsInf(v, 1):
+				out[k] = "Infinity"
+			case math.IsInf(v, -1):
+				out[k] = "-Infinity"
+			default:
 				out[k] = v
 			}
 		}
 		return out
 	}
-	cp := *l
-	if cp.Metrics != nil {
-		cp.Metrics = clean(cp.Metrics)
-	}
-	if cp.OtherMode != nil {
-		cp.OtherMode = clean(cp.OtherMode)
-	}
-	return json.Marshal(&cp)
+	return json.Marshal(struct {
+		*alias
+		Metrics   map[string]any `json:"metrics,omitempty"`
+		OtherMode map[string]any `json:"other_mode_differences,omitempty"`
+	}{(*alias)(l), enc(l.Metrics), enc(l.OtherMode)})
 }
 
 // GradeOne grades one submission folder and prints its JSON line.
@@ -391,7 +400,7 @@ func saveGrade(ctx context.Context, st *store.Store, e *env, s Submission, line 
 		for _, cs := range line.cases {
 			for k, v := range cs.Values {
 				var val any = v
-				if math.IsNaN(v) || math.IsInf(v, 0) {
+				if math.IsNaN(v) {
 					val = nil
 				}
 				if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO case_values(run_id, case_id, metric, value) VALUES (?,?,?,?)`, s.RunID, cs.ID, k, val); err != nil {
@@ -404,7 +413,7 @@ func saveGrade(ctx context.Context, st *store.Store, e *env, s Submission, line 
 		}
 		for k, v := range line.otherRaw {
 			var val any = v
-			if math.IsNaN(v) || math.IsInf(v, 0) {
+			if math.IsNaN(v) {
 				val = nil
 			}
 			if _, err := tx.ExecContext(ctx, `INSERT INTO mode_values(run_id, mode, metric, value) VALUES (?,?,?,?)`, s.RunID, string(line.otherModeID), k, val); err != nil {

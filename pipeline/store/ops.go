@@ -92,8 +92,10 @@ func DeleteSource(ctx context.Context, tx *sql.Tx, source string) error {
 	return err
 }
 
+// nullable stores NaN as NULL (SQLite turns NaN into NULL anyway); ±Inf is
+// a valid REAL and is kept.
 func nullable(v float64) any {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
+	if math.IsNaN(v) {
 		return nil
 	}
 	return v

@@ -77,7 +77,7 @@ func TestValuesRanksAndCascade(t *testing.T) {
 	seed(t, s)
 	ctx := context.Background()
 	err := s.Tx(ctx, func(tx *sql.Tx) error {
-		if err := PutMetricValues(ctx, tx, "r1", map[string]float64{"dice": 0.123456789, "hd": math.NaN()}); err != nil {
+		if err := PutMetricValues(ctx, tx, "r1", map[string]float64{"dice": 0.123456789, "hd": math.NaN(), "psnr": math.Inf(1)}); err != nil {
 			return err
 		}
 		return PutRank(ctx, tx, "r1", rank.Result{Status: rank.OK, Positions: map[string]int{"dice": 3}, PosSum: 3, K: 1, N: 10, MeanRank: 3, Percentile: 0.8})
@@ -86,7 +86,7 @@ func TestValuesRanksAndCascade(t *testing.T) {
 		t.Fatal(err)
 	}
 	vals, err := MetricValues(ctx, s.DB, "r1")
-	if err != nil || vals["dice"] != 0.123456789 || !math.IsNaN(vals["hd"]) {
+	if err != nil || vals["dice"] != 0.123456789 || !math.IsNaN(vals["hd"]) || !math.IsInf(vals["psnr"], 1) {
 		t.Fatalf("values %v %v", vals, err)
 	}
 	var rounded float64

@@ -48,7 +48,7 @@ func TestSynthEdgesFollowVariant(t *testing.T) {
 			if cfg.Modality == "mr" {
 				stream += 1000
 			}
-			v := drawVariant(rand.New(rand.NewPCG(5, stream)))
+			v := caseVariant(rand.New(rand.NewPCG(5, stream)), i)
 			b := func(x bool) int {
 				if x {
 					return 1
