@@ -1,0 +1,327 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"math/big"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/rexmle/rexmle/pipeline/rank"
+)
+
+// Classes of comparison between a computed number and the paper's print.
+const (
+	classMatch         = "match"         // the computed number prints as the paper printed it
+	classRounding      = "rounding"      // both are roundings of one unrounded value
+	classInconsistency = "inconsistency" // no rounding explains it
+	classUndetermined  = "undetermined"  // the printed digits do not decide it
+)
+
+// check is one comparison of a computed number with a printed one.
+type check struct {
+	Table, Challenge, Agent, Setting, Backend, What string
+	Computed, Printed, Class, Why                  string
+}
+
+func (c check) where() string {
+	s := "Table " + c.Table
+	if c.Challenge != "" {
+		s += ", " + c.Challenge
+	}
+	return s + ", " + c.Agent + ", " + c.What
+}
+
+// badge returns the cell badge for a check.
+func (c *check) badge() (text, class, title string) {
+	if c == nil {
+		return "", "", ""
+	}
+	switch c.Class {
+	case classMatch:
+		return "✓ matches", "ok", "computed " + c.Computed + ", printed " + c.Printed
+	case classRounding:
+		return "≈ rounding", "warn", c.Why
+	case classUndetermined:
+		return "? undetermined", "warn", c.Why
+	}
+	why := c.Why
+	if why == "" {
+		why = "computed " + c.Computed + ", printed " + c.Printed
+	}
+	return "✗ differs", "bad", why
+}
+
+// printedInterval is the interval of values that print as s.
+func printedInterval(s string) (lo, hi float64, ok bool) {
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return 0, 0, false
+	}
+	h := 0.5 * math.Pow(10, -float64(decimalsOf(s)))
+	return v - h, v + h, true
+}
+
+// compareText classifies computed vs printed numbers given as text: equal
+// text matches; overlapping print intervals are a rounding; else inconsistent.
+func compareText(computed, printed string) (string, string) {
+	if computed == printed {
+		return classMatch, ""
+	}
+	lo1, hi1, ok1 := printedInterval(strings.TrimSuffix(computed, "%"))
+	lo2, hi2, ok2 := printedInterval(strings.TrimSuffix(printed, "%"))
+	if ok1 && ok2 && math.Max(lo1, lo2) < math.Min(hi1, hi2) {
+		return classRounding, fmt.Sprintf("an unrounded value in [%g, %g) prints as both", math.Max(lo1, lo2), math.Min(hi1, hi2))
+	}
+	return classInconsistency, ""
+}
+
+// reproduction is every comparison, indexed for the tables that show badges.
+type reproduction struct {
+	Checks  []check
+	Primary map[string]*check // run id + "/" + table → percentile check of Tables 3–5
+	STable  map[string]*check // run id → S-table percentile check
+	Overall map[string]*check // table/setting/backend/agent → overall check
+}
+
+// reproduce compares the stored computation with the paper's printed
+// numbers (tables printed and printed_overall). S-tables: each printed
+// position, the mean rank (two decimals) and the percentile (one decimal,
+// half-up from the exact position sum). Tables 3–5: the whole-number
+// percentile; runs known only by their primary metric are checked against
+// the percentile range the unknown positions allow; the primary value is
+// checked against the S-table's print of the same run. Overall means: the
+// exact mean, then the paper's method (mean of whole-number percentiles).
+func (s *site) reproduce() *reproduction {
+	rp := &reproduction{Primary: map[string]*check{}, STable: map[string]*check{}, Overall: map[string]*check{}}
+	add := func(c check) *check {
+		rp.Checks = append(rp.Checks, c)
+		return &rp.Checks[len(rp.Checks)-1]
+	}
+	var idx []struct {
+		key  string
+		kind string
+		i    int
+	}
+	for _, r := range s.data.Runs {
+		if len(r.Printed) == 0 {
+			continue
+		}
+		ch := s.shortName(r.Challenge)
+		agent := s.agentName(r.Agent)
+		tbls := make([]string, 0, len(r.Printed))
+		for t := range r.Printed {
+			tbls = append(tbls, t)
+		}
+		sort.Strings(tbls)
+		for _, t := range tbls {
+			pr := r.Printed[t]
+			base := check{Table: t, Challenge: ch, Agent: agent, Setting: r.Setting, Backend: r.Backend}
+			if strings.HasPrefix(t, "S") {
+				keys := make([]string, 0, len(pr))
+				for k := range pr {
+					keys = append(keys, k)
+				}
+				sort.Strings(keys)
+				for _, k := range keys {
+					p := pr[k]
+					c := base
+					switch {
+					case strings.HasPrefix(k, "position:"):
+						m := strings.TrimPrefix(k, "position:")
+						c.What = "position of " + m
+						if got, ok := r.Positions[m]; ok {
+							c.Computed = strconv.Itoa(got)
+						} else {
+							c.Computed = "—"
+						}
+						c.Printed = p
+						c.Class = classMatch
+						if c.Computed != p {
+							c.Class, c.Why = classInconsistency, "the printed value ranks elsewhere among the leaderboard rows"
+						}
+					case k == "mean_rank":
+						c.What, c.Printed = "mean rank", p
+						c.Computed = "FAIL"
+						if r.ok() {
+							c.Computed = fmtMeanRank(r.MeanRank)
+						}
+						c.Class, c.Why = compareText(c.Computed, p)
+						if c.Class == classRounding {
+							c.Class = classInconsistency // positions are integers: the mean rank is exact
+							c.Why = ""
+						}
+					case k == "percentile":
+						c.What, c.Printed = "percentile", p
+						c.Computed = runPct(r, 1)
+						c.Class = classMatch
+						if c.Computed != p {
+							c.Class = classInconsistency
+							c.Why = fmt.Sprintf("computed from position sum %d over %d metrics and %d rows", r.PosSum, r.K, r.N)
+						}
+						ptr := add(c)
+						idx = append(idx, struct {
+							key, kind string
+							i         int
+						}{r.ID, "S", len(rp.Checks) - 1})
+						_ = ptr
+						continue
+					default:
+						continue // printed metric values are the recorded input, not a computation
+					}
+					add(c)
+				}
+				continue
+			}
+			// Tables 3, 4, 5.
+			if p, ok := pr["primary"]; ok && p != "FAIL" && p != "" {
+				if sv := s.sPrinted(r); sv != "" {
+					c := base
+					c.What, c.Computed, c.Printed = "primary value (S-table print)", sv, p
+					c.Class, c.Why = compareText(sv, p)
+					if c.Class == classRounding || c.Class == classMatch {
+						lo1, hi1, _ := printedInterval(sv)
+						lo2, hi2, _ := printedInterval(p)
+						if c.Class == classMatch || strconv.FormatFloat(mustFloat(sv), 'f', decimalsOf(p), 64) == p {
+							c.Class, c.Why = classMatch, ""
+						} else {
+							c.Why = fmt.Sprintf("an unrounded value in [%g, %g) prints as both", math.Max(lo1, lo2), math.Min(hi1, hi2))
+						}
+					} else {
+						c.Why = fmt.Sprintf("the S-table prints %s; no unrounded value prints as both", sv)
+					}
+					add(c)
+				}
+			}
+			p, ok := pr["percentile"]
+			if !ok {
+				continue
+			}
+			c := base
+			c.What, c.Printed = "percentile", p
+			switch {
+			case r.ok():
+				c.Computed = runPct(r, 0)
+				c.Class = classMatch
+				if c.Computed != p {
+					c.Class = classInconsistency
+					c.Why = fmt.Sprintf("the stored positions give mean rank %s", fmtMeanRank(r.MeanRank))
+				}
+			case r.partial():
+				c.Computed = runPct(r, 0)
+				v, err := strconv.ParseFloat(strings.TrimSuffix(p, "%"), 64)
+				lo, hi := 100*r.PctLo, 100*r.PctHi
+				if err == nil && v >= math.Floor(lo)-1e-9 && v <= math.Ceil(hi)+1e-9 {
+					c.Class = classUndetermined
+					c.Why = "only the primary metric is recorded; the printed percentile lies in the range the unknown positions allow"
+				} else {
+					c.Class = classInconsistency
+					c.Why = "only the primary metric is recorded, and no positions of the other metrics reach the printed percentile"
+				}
+			default:
+				c.Computed = ""
+				if r.Ranked {
+					c.Computed = "FAIL"
+				}
+				c.Class = classMatch
+				if p != "" && p != "FAIL" && p != "0%" {
+					c.Class = classInconsistency
+					c.Why = "the run failed: " + r.Reason
+				}
+			}
+			add(c)
+			idx = append(idx, struct {
+				key, kind string
+				i         int
+			}{r.ID + "/" + t, "P", len(rp.Checks) - 1})
+		}
+	}
+	// Overall means.
+	for _, o := range s.data.Overall {
+		g := s.group(groupKey{"paper", o.Setting, o.Backend, o.Agent})
+		if g == nil {
+			continue
+		}
+		c := check{Table: o.Table, Agent: s.agentName(o.Agent), Setting: o.Setting, Backend: o.Backend, What: "overall mean percentile (" + o.Setting + ", " + o.Backend + ")", Printed: o.Text}
+		pv, err := strconv.ParseFloat(strings.TrimSuffix(o.Text, "%"), 64)
+		switch {
+		case len(g.Partial) > 0:
+			c.Computed = pctRange(g.Lo, g.Hi, 2)
+			if err == nil && pv >= 100*g.Lo-0.005 && pv <= 100*g.Hi+0.005 {
+				c.Class = classUndetermined
+				c.Why = fmt.Sprintf("%d of %d challenges have only the primary metric recorded; the printed value lies in the reachable range", len(g.Partial), g.NChallenges)
+			} else {
+				c.Class = classInconsistency
+				c.Why = fmt.Sprintf("%d of %d challenges have only the primary metric recorded; the printed value lies outside the reachable range", len(g.Partial), g.NChallenges)
+			}
+		default:
+			c.Computed = fmtFrac(g.Overall, 2)
+			pm := paperMethod(g)
+			switch {
+			case err == nil && fmt.Sprintf("%.2f", 100*g.Overall) == fmt.Sprintf("%.2f", pv):
+				c.Class = classMatch
+			case err == nil && fmt.Sprintf("%.2f", 100*pm) == fmt.Sprintf("%.2f", pv):
+				c.Class = classRounding
+				c.Why = fmt.Sprintf("the paper averages whole-number percentiles (%.2f%%); the exact mean is %.2f%%", 100*pm, 100*g.Overall)
+			default:
+				c.Class = classInconsistency
+				c.Why = fmt.Sprintf("neither the exact mean (%.2f%%) nor the mean of whole-number percentiles (%.2f%%) gives it", 100*g.Overall, 100*pm)
+			}
+		}
+		add(c)
+		idx = append(idx, struct {
+			key, kind string
+			i         int
+		}{o.Table + "/" + o.Setting + "/" + o.Backend + "/" + o.Agent, "O", len(rp.Checks) - 1})
+	}
+	for _, x := range idx {
+		c := &rp.Checks[x.i]
+		switch x.kind {
+		case "S":
+			rp.STable[x.key] = c
+		case "P":
+			rp.Primary[x.key] = c
+		case "O":
+			rp.Overall[x.key] = c
+		}
+	}
+	return rp
+}
+
+func mustFloat(s string) float64 {
+	v, _ := strconv.ParseFloat(s, 64)
+	return v
+}
+
+// paperMethod is the mean over the group's challenges of the per-challenge
+// percentiles first rounded half-up to whole percents, as the paper averages.
+func paperMethod(g *group) float64 {
+	chs := make([]string, 0, len(g.PerChallenge))
+	for ch := range g.PerChallenge {
+		chs = append(chs, ch)
+	}
+	sort.Strings(chs)
+	var sum float64
+	for _, ch := range chs {
+		w, _ := rank.RoundHalfUp(new(big.Rat).SetFloat64(100*g.PerChallenge[ch]), 0).Float64()
+		sum += w
+	}
+	return sum / float64(g.NChallenges) / 100
+}
+
+// sPrinted is the S-table print of the run's primary metric ("" if none).
+func (s *site) sPrinted(r *runData) string {
+	c, ok := s.b.Challenge(r.Challenge)
+	if !ok {
+		return ""
+	}
+	for t, pr := range r.Printed {
+		if strings.HasPrefix(t, "S") {
+			if v, ok := pr[c.PrimaryMetric]; ok {
+				return v
+			}
+		}
+	}
+	return ""
+}
