@@ -3,6 +3,8 @@ package distance
 import (
 	"math"
 	"slices"
+
+	"github.com/rexmle/rexmle/metrics/num"
 )
 
 // PercentileLinear is numpy.percentile(values, q) with the default "linear"
@@ -87,34 +89,5 @@ func Mean(values []float64) float64 {
 	return pairwiseSum(values) / float64(len(values))
 }
 
-// pairwiseSum adds like numpy's float64 add.reduce on a contiguous array:
-// blocks of up to 128 summed with 8 interleaved accumulators, larger runs
-// split in two halves (the first a multiple of 8 long).
-func pairwiseSum(a []float64) float64 {
-	n := len(a)
-	switch {
-	case n < 8:
-		s := 0.0
-		for _, x := range a {
-			s += x
-		}
-		return s
-	case n <= 128:
-		var r [8]float64
-		copy(r[:], a[:8])
-		i := 8
-		for ; i < n-n%8; i += 8 {
-			for j := 0; j < 8; j++ {
-				r[j] += a[i+j]
-			}
-		}
-		s := ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
-		for ; i < n; i++ {
-			s += a[i]
-		}
-		return s
-	}
-	n2 := n / 2
-	n2 -= n2 % 8
-	return pairwiseSum(a[:n2]) + pairwiseSum(a[n2:])
-}
+// pairwiseSum adds like numpy's float64 add.reduce on a contiguous array.
+func pairwiseSum(a []float64) float64 { return num.PairwiseSum(a) }

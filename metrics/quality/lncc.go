@@ -3,6 +3,8 @@ package quality
 import (
 	"fmt"
 	"math"
+
+	"github.com/rexmle/rexmle/metrics/num"
 )
 
 // LNCC is the local normalised cross-correlation of the USenhance reference
@@ -159,42 +161,5 @@ func boxFMA(x []float32, w, h, win int) []float32 {
 // mean32 is numpy's float32 mean: a float32 running total over 8192-element
 // chunks, each summed pairwise in float32, divided by the count in float32.
 func mean32(x []float32) float32 {
-	var total float32
-	n := len(x)
-	for len(x) > 0 {
-		m := min(len(x), 8192)
-		total += pairwise32(x[:m])
-		x = x[m:]
-	}
-	return total / float32(n)
-}
-
-func pairwise32(a []float32) float32 {
-	n := len(a)
-	switch {
-	case n < 8:
-		var s float32
-		for _, v := range a {
-			s += v
-		}
-		return s
-	case n <= 128:
-		var r [8]float32
-		copy(r[:], a[:8])
-		i := 8
-		for ; i < n-(n%8); i += 8 {
-			for k := 0; k < 8; k++ {
-				r[k] += a[i+k]
-			}
-		}
-		s := ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
-		for ; i < n; i++ {
-			s += a[i]
-		}
-		return s
-	default:
-		n2 := n / 2
-		n2 -= n2 % 8
-		return pairwise32(a[:n2]) + pairwise32(a[n2:])
-	}
+	return num.ChunkedPairwiseSum(x, num.NumpyBuffer) / float32(len(x))
 }

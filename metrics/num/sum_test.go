@@ -1,0 +1,40 @@
+package num
+
+import (
+	"math"
+	"testing"
+)
+
+func TestPairwiseSum(t *testing.T) {
+	for _, n := range []int{0, 1, 7, 8, 9, 127, 128, 129, 1000, 20000} {
+		x := make([]float64, n)
+		want := 0.0
+		for i := range x {
+			x[i] = float64(i%13) * 0.5 // exactly representable: every order gives the same sum
+			want += x[i]
+		}
+		if got := PairwiseSum(x); got != want {
+			t.Errorf("n=%d: %v, want %v", n, got, want)
+		}
+		if got := ChunkedPairwiseSum(x, NumpyBuffer); got != want {
+			t.Errorf("chunked n=%d: %v, want %v", n, got, want)
+		}
+	}
+	// The order matters where rounding does: 1e16 + 1 + 1 … sequentially loses the ones,
+	// the pairwise tree keeps some of them.
+	x := []float64{1e16, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}
+	seq := 0.0
+	for _, v := range x {
+		seq += v
+	}
+	// Lanes: r0 = 1e16+1 (→1e16), r1..r7 = 2 each; ((1e16+2)+4)+(4+4) = 1e16+14 → exact, representable as even.
+	if got := PairwiseSum(x); got != 1e16+14 || seq != 1e16 {
+		t.Errorf("pairwise %v (want %v), sequential %v", got, 1e16+14, seq)
+	}
+	if f := PairwiseSum([]float32{1, 2, 3}); f != 6 {
+		t.Errorf("float32: %v", f)
+	}
+	if !math.IsNaN(PairwiseSum([]float64{1, math.NaN()})) {
+		t.Error("NaN must propagate")
+	}
+}
