@@ -27,7 +27,7 @@ type runData struct {
 
 	Values    map[string]float64 // NaN for a stored NULL
 	Positions map[string]int
-	Printed   map[string]map[string]string // table → key → text
+	Printed   map[string]map[string]string  // table → key → text
 	Mode      map[string]map[string]float64 // other mode → metric → value
 }
 
@@ -61,9 +61,9 @@ type group struct {
 // capRow is one capability_scores row.
 type capRow struct {
 	RunID, Challenge, Agent, Backend, Section, Judge, Kind, Rubric string
-	Seed, StrategyID                                                int
-	Strategy, Evidence                                              string
-	Score                                                           sql.NullInt64
+	Seed, StrategyID                                               int
+	Strategy, Evidence                                             string
+	Score                                                          sql.NullInt64
 }
 
 // judgeSection is one judge_sections row, reduced.

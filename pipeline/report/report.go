@@ -128,13 +128,21 @@ func (s *site) buildPages(ctx context.Context) error {
 	for _, ps := range out {
 		s.pages = append(s.pages, ps...)
 	}
+	s.finish()
 	dl, err := s.downloadsPage()
 	if err != nil {
 		return err
 	}
 	s.pages = append(s.pages, dl...)
+	s.finish()
+	return nil
+}
+
+// finish sets every page's root prefix, navigation and table back-links.
+func (s *site) finish() {
 	nav := s.nav()
 	for _, p := range s.pages {
+		p.Nav = nil
 		p.Root = strings.Repeat("../", strings.Count(p.Path, "/"))
 		for _, n := range nav {
 			p.Nav = append(p.Nav, navLink{Href: n.Href, Text: n.Text, Current: n.Href == p.Path})
@@ -148,7 +156,6 @@ func (s *site) buildPages(ctx context.Context) error {
 			}
 		}
 	}
-	return nil
 }
 
 func (s *site) nav() []navLink {

@@ -22,7 +22,7 @@ const (
 // check is one comparison of a computed number with a printed one.
 type check struct {
 	Table, Challenge, Agent, Setting, Backend, What string
-	Computed, Printed, Class, Why                  string
+	Computed, Printed, Class, Why                   string
 }
 
 func (c check) where() string {
@@ -248,7 +248,10 @@ func (s *site) reproduce() *reproduction {
 		switch {
 		case len(g.Partial) > 0:
 			c.Computed = pctRange(g.Lo, g.Hi, 2)
-			if err == nil && pv >= 100*g.Lo-0.005 && pv <= 100*g.Hi+0.005 {
+			if m, n := s.printedCellMean(o); err == nil && n > 0 && fmt.Sprintf("%.2f", m) == fmt.Sprintf("%.2f", pv) {
+				c.Class = classUndetermined
+				c.Why = fmt.Sprintf("%d of %d challenges have only the primary metric recorded; the printed value is the mean of the table's %d printed whole-number percentiles", len(g.Partial), g.NChallenges, n)
+			} else if err == nil && pv >= 100*g.Lo-0.005 && pv <= 100*g.Hi+0.005 {
 				c.Class = classUndetermined
 				c.Why = fmt.Sprintf("%d of %d challenges have only the primary metric recorded; the printed value lies in the reachable range", len(g.Partial), g.NChallenges)
 			} else {
@@ -267,6 +270,14 @@ func (s *site) reproduce() *reproduction {
 			default:
 				c.Class = classInconsistency
 				c.Why = fmt.Sprintf("neither the exact mean (%.2f%%) nor the mean of whole-number percentiles (%.2f%%) gives it", 100*g.Overall, 100*pm)
+				if sum, n := s.printedCellMean(o); n > 0 && err == nil {
+					sum *= float64(n)
+					for d := g.NChallenges - 3; d <= g.NChallenges+3; d++ {
+						if d > 0 && d != g.NChallenges && fmt.Sprintf("%.2f", sum/float64(d)) == fmt.Sprintf("%.2f", pv) {
+							c.Why += fmt.Sprintf("; it equals the sum of the table's printed percentiles (%g) divided by %d instead of %d", sum, d, g.NChallenges)
+						}
+					}
+				}
 			}
 		}
 		add(c)
@@ -324,4 +335,28 @@ func (s *site) sPrinted(r *runData) string {
 		}
 	}
 	return ""
+}
+
+// printedCellMean is the mean of the printed whole-number percentiles of the
+// table's cells for the overall row's configuration (a FAIL or empty cell
+// counts 0), and how many cells there are.
+func (s *site) printedCellMean(o overallPrinted) (float64, int) {
+	var sum float64
+	var n int
+	for _, r := range s.data.Runs {
+		if r.Source != "paper" || r.Setting != o.Setting || r.Backend != o.Backend || r.Agent != o.Agent {
+			continue
+		}
+		pr, ok := r.Printed[o.Table]
+		if !ok {
+			continue
+		}
+		v, _ := strconv.ParseFloat(strings.TrimSuffix(pr["percentile"], "%"), 64)
+		sum += v
+		n++
+	}
+	if n == 0 {
+		return 0, 0
+	}
+	return sum / float64(n), n
 }

@@ -1,0 +1,319 @@
+package report
+
+import (
+	"encoding/csv"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// maxEvidence is how many evidence snippets the drill-down shows per agent × strategy.
+const maxEvidence = 8
+
+// capProfile is one agent configuration's capability profile under one judge.
+type capProfile struct {
+	Agent, Backend, Judge, Kind, Rubric string
+	Strategies                          []int // strategy ids, sorted
+	Names                               map[int]string
+	Mean                                map[int]float64 // NaN when no section decided it
+	Decided, Missing                    map[int]int
+	Evidence                            map[int][]string
+}
+
+func (p *capProfile) label(s *site) string {
+	l := s.agentName(p.Agent)
+	if p.Backend != "" && p.Backend != "none" {
+		l += " (" + p.Backend + ")"
+	}
+	return l
+}
+
+// capProfiles aggregates capability_scores: per agent, backend and judge,
+// the mean over sections of each strategy's 0/1 score, undecided (NULL)
+// scores left out and counted as missing.
+func (s *site) capProfiles() []*capProfile {
+	type key struct{ a, b, j, k, r string }
+	idx := map[key]*capProfile{}
+	var keys []key
+	for _, c := range s.data.Caps {
+		k := key{c.Agent, c.Backend, c.Judge, c.Kind, c.Rubric}
+		p := idx[k]
+		if p == nil {
+			p = &capProfile{Agent: c.Agent, Backend: c.Backend, Judge: c.Judge, Kind: c.Kind, Rubric: c.Rubric,
+				Names: map[int]string{}, Mean: map[int]float64{}, Decided: map[int]int{}, Missing: map[int]int{}, Evidence: map[int][]string{}}
+			idx[k] = p
+			keys = append(keys, k)
+		}
+		if _, ok := p.Names[c.StrategyID]; !ok {
+			p.Strategies = append(p.Strategies, c.StrategyID)
+			p.Names[c.StrategyID] = c.Strategy
+		}
+		if !c.Score.Valid {
+			p.Missing[c.StrategyID]++
+			continue
+		}
+		p.Decided[c.StrategyID]++
+		p.Mean[c.StrategyID] += float64(c.Score.Int64)
+		if ev := strings.TrimSpace(c.Evidence); ev != "" && len(p.Evidence[c.StrategyID]) < maxEvidence {
+			p.Evidence[c.StrategyID] = append(p.Evidence[c.StrategyID], fmt.Sprintf("%s, seed %d, %s: %s", s.shortName(c.Challenge), c.Seed, c.Section, ev))
+		}
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		a, b := keys[i], keys[j]
+		if a.a != b.a {
+			return a.a < b.a
+		}
+		if a.b != b.b {
+			return a.b < b.b
+		}
+		if a.j != b.j {
+			return a.j < b.j
+		}
+		return a.r < b.r
+	})
+	out := make([]*capProfile, 0, len(keys))
+	for _, k := range keys {
+		p := idx[k]
+		sort.Ints(p.Strategies)
+		for _, id := range p.Strategies {
+			if n := p.Decided[id]; n > 0 {
+				p.Mean[id] /= float64(n)
+			} else {
+				p.Mean[id] = math.NaN()
+			}
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// capProfilesFromCSV reads the judge stage's capabilities.csv export when
+// the store holds no capability scores.
+func capProfilesFromCSV(path string) ([]*capProfile, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if len(recs) < 1 {
+		return nil, nil
+	}
+	col := map[string]int{}
+	for i, h := range recs[0] {
+		col[h] = i
+	}
+	for _, h := range []string{"agent", "backend", "strategy_id", "strategy", "mean_score", "n_sections", "n_missing", "judge", "judge_kind"} {
+		if _, ok := col[h]; !ok {
+			return nil, fmt.Errorf("read %s: no column %q", path, h)
+		}
+	}
+	idx := map[string]*capProfile{}
+	var out []*capProfile
+	for _, r := range recs[1:] {
+		if len(r) < len(recs[0]) {
+			continue
+		}
+		k := r[col["agent"]] + "\x00" + r[col["backend"]] + "\x00" + r[col["judge"]]
+		p := idx[k]
+		if p == nil {
+			p = &capProfile{Agent: r[col["agent"]], Backend: r[col["backend"]], Judge: r[col["judge"]], Kind: r[col["judge_kind"]],
+				Names: map[int]string{}, Mean: map[int]float64{}, Decided: map[int]int{}, Missing: map[int]int{}, Evidence: map[int][]string{}}
+			idx[k] = p
+			out = append(out, p)
+		}
+		id, err := strconv.Atoi(r[col["strategy_id"]])
+		if err != nil {
+			return nil, fmt.Errorf("read %s: strategy_id %q: %w", path, r[col["strategy_id"]], err)
+		}
+		p.Strategies = append(p.Strategies, id)
+		p.Names[id] = r[col["strategy"]]
+		p.Mean[id] = math.NaN()
+		if v, err := strconv.ParseFloat(r[col["mean_score"]], 64); err == nil {
+			p.Mean[id] = v
+		}
+		p.Decided[id], _ = strconv.Atoi(r[col["n_sections"]])
+		p.Missing[id], _ = strconv.Atoi(r[col["n_missing"]])
+	}
+	for _, p := range out {
+		sort.Ints(p.Strategies)
+	}
+	return out, nil
+}
+
+// capabilitiesPage shows paper Figure 4 (a radar per agent), the agent ×
+// strategy heat map, evidence drill-down, and the judge's kind and coverage.
+func (s *site) capabilitiesPage() ([]*page, error) {
+	p := &page{Path: "capabilities.html", Title: "Capabilities", TOC: true, Intro: []string{
+		"An LLM judge (or the offline heuristic judge) reads each run's logs and code and scores, per section, whether the agent used each strategy of the rubric (1 used, 0 not used, undecided left out). Scores are means over sections.",
+	}}
+	profiles := s.capProfiles()
+	src := "the store (capability_scores)"
+	if len(profiles) == 0 && s.opts.ResultsDir != "" {
+		pp, err := capProfilesFromCSV(filepath.Join(s.opts.ResultsDir, "capabilities.csv"))
+		if err != nil && !os.IsNotExist(err) {
+			return nil, err
+		}
+		profiles, src = pp, "results/capabilities.csv"
+	}
+	if len(profiles) == 0 {
+		p.Sections = []*section{{ID: "none", Title: "No capability scores", Paragraphs: []string{"The judge stage has not run: the store holds no capability scores and there is no capabilities.csv."}}}
+		return []*page{p}, nil
+	}
+	p.Intro = append(p.Intro, "Source: "+src+".")
+	// The strategy axis: the union over profiles, by id.
+	names := map[int]string{}
+	var ids []int
+	for _, pr := range profiles {
+		for _, id := range pr.Strategies {
+			if _, ok := names[id]; !ok {
+				names[id] = pr.Names[id]
+				ids = append(ids, id)
+			}
+		}
+	}
+	sort.Ints(ids)
+	axes := make([]string, len(ids))
+	for i, id := range ids {
+		axes[i] = names[id]
+	}
+	// Radar per agent.
+	radar := &section{ID: "radar", Title: "Capability profile per agent (paper Figure 4)"}
+	var rows []string
+	var grid [][]float64
+	multiJudge := false
+	for _, pr := range profiles {
+		if pr.Judge != profiles[0].Judge {
+			multiJudge = true
+		}
+	}
+	for _, pr := range profiles {
+		lbl := pr.label(s)
+		if multiJudge {
+			lbl += " · " + pr.Judge
+		}
+		vals := make([]float64, len(ids))
+		for i, id := range ids {
+			v, ok := pr.Mean[id]
+			if !ok {
+				v = math.NaN()
+			}
+			vals[i] = v
+		}
+		rows = append(rows, lbl)
+		grid = append(grid, vals)
+		radar.Charts = append(radar.Charts, radarChart(chartID("radar", pr.Agent, pr.Backend, pr.Judge), lbl, axes, vals,
+			"Radar chart of "+lbl+"'s mean strategy scores (0 to 1) over the rubric's strategies"))
+	}
+	heat := &section{ID: "heatmap", Title: "Agent × strategy",
+		Charts: []chart{heatMap(chartID("heat"), "Mean strategy score", rows, axes, grid, "Heat map of mean strategy scores (0 to 1), agents by rows and strategies by columns; empty cells were never decided")}}
+	t := &table{ID: "capabilities", Caption: "Mean strategy score per agent (decided sections / undecided)", Head: append([]string{"Agent", "Judge"}, axes...)}
+	for i, pr := range profiles {
+		rw := row{Cells: []cell{{Text: pr.label(s)}, {Text: pr.Judge + " (" + pr.Kind + ")"}}}
+		for j, id := range ids {
+			v := grid[i][j]
+			txt := "—"
+			if !math.IsNaN(v) {
+				txt = strconv.FormatFloat(v, 'f', 2, 64)
+			}
+			rw.Cells = append(rw.Cells, cell{Text: txt, Class: "num", Sort: sortKey(v), Title: fmt.Sprintf("%d decided, %d undecided", pr.Decided[id], pr.Missing[id])})
+		}
+		t.Rows = append(t.Rows, rw)
+	}
+	heat.Tables = []*table{t}
+	ev := &section{ID: "evidence", Title: "Evidence", Paragraphs: []string{fmt.Sprintf("Up to %d evidence snippets per agent and strategy, as the judge quoted them.", maxEvidence)}}
+	for _, pr := range profiles {
+		for _, id := range pr.Strategies {
+			ev.Details = append(ev.Details, detail{Summary: fmt.Sprintf("%s · %s: %s (%d decided, %d undecided)", pr.label(s), pr.Names[id], meanText(pr.Mean[id]), pr.Decided[id], pr.Missing[id]), Items: pr.Evidence[id]})
+		}
+	}
+	p.Sections = append(p.Sections, radar, heat, ev, s.judgeSection())
+	return []*page{p}, nil
+}
+
+func meanText(v float64) string {
+	if math.IsNaN(v) {
+		return "undecided"
+	}
+	return strconv.FormatFloat(v, 'f', 2, 64)
+}
+
+// judgeSection shows which judge scored and how much of the material it covered.
+func (s *site) judgeSection() *section {
+	sec := &section{ID: "judge", Title: "Judge and coverage"}
+	j := s.b.Judge
+	sec.Paragraphs = append(sec.Paragraphs, fmt.Sprintf("Configured judge: kind %s, model %s, rubric %s.", orDash(j.Kind), orDash(j.Model), orDash(j.Rubric)))
+	if len(s.data.Sections) == 0 {
+		sec.Paragraphs = append(sec.Paragraphs, "No judged sections are stored.")
+		return sec
+	}
+	type key struct{ j, k, r string }
+	type acc struct {
+		n, ok, missing, cached, trunc int
+		first, last                   string
+	}
+	m := map[key]*acc{}
+	var keys []key
+	for _, x := range s.data.Sections {
+		k := key{x.Judge, x.Kind, x.Rubric}
+		a := m[k]
+		if a == nil {
+			a = &acc{first: x.JudgedAt, last: x.JudgedAt}
+			m[k] = a
+			keys = append(keys, k)
+		}
+		a.n++
+		if x.Status == "ok" {
+			a.ok++
+		}
+		if x.NMissing > 0 {
+			a.missing++
+		}
+		a.cached += x.CacheHit
+		a.trunc += x.Truncated
+		if x.JudgedAt < a.first {
+			a.first = x.JudgedAt
+		}
+		if x.JudgedAt > a.last {
+			a.last = x.JudgedAt
+		}
+	}
+	t := &table{ID: "judge-coverage", Caption: "Judged sections per judge", Head: []string{"Judge", "Kind", "Rubric hash", "Sections", "Complete", "With undecided strategies", "From cache", "Truncated", "Judged"}}
+	for _, k := range keys {
+		a := m[k]
+		t.Rows = append(t.Rows, row{Cells: []cell{{Text: k.j}, {Text: k.k}, {Text: shortHash(k.r)}, {Text: strconv.Itoa(a.n), Class: "num"}, {Text: strconv.Itoa(a.ok), Class: "num"},
+			{Text: strconv.Itoa(a.missing), Class: "num"}, {Text: strconv.Itoa(a.cached), Class: "num"}, {Text: strconv.Itoa(a.trunc), Class: "num"}, {Text: dateRange(a.first, a.last)}}})
+	}
+	sec.Tables = []*table{t}
+	return sec
+}
+
+func shortHash(h string) string {
+	h = strings.TrimPrefix(h, "sha256:")
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}
+
+func dateRange(a, b string) string {
+	a, b = day(a), day(b)
+	if a == b {
+		return a
+	}
+	return a + " – " + b
+}
+
+func day(ts string) string {
+	if len(ts) >= 10 {
+		return ts[:10]
+	}
+	return ts
+}

@@ -1,0 +1,286 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"time"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+)
+
+// The paper's claim about GPU memory use, tested on the runs with telemetry.
+const (
+	claimLo = 0.10
+	claimHi = 0.20
+)
+
+// runCompute is what a run's GPU telemetry says.
+type runCompute struct {
+	Run       *runData
+	GPUs      int
+	Hours     float64 // GPU-hours: per GPU, last minus first sample time
+	EnergyWh  float64 // NaN when neither energy counters nor power are sampled
+	PeakFrac  float64 // max over samples of used / total device memory; NaN without memory samples
+	MeanUtil  float64 // mean SM utilisation, %; NaN without samples
+	Minutes   []float64
+	Util, Mem map[int][]float64 // per GPU, aligned with that GPU's samples
+	Times     map[int][]float64
+}
+
+func parseTime(s string) (time.Time, bool) {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	return t, err == nil
+}
+
+// computeRun summarises one run's samples. Energy is the increase of the
+// cumulative energy counter (mJ) per GPU when sampled, else the trapezoid
+// integral of power over time; samples with unparsable times are skipped.
+func computeRun(r *runData, samples []gpuSample) *runCompute {
+	rc := &runCompute{Run: r, EnergyWh: math.NaN(), PeakFrac: math.NaN(), MeanUtil: math.NaN(), Util: map[int][]float64{}, Mem: map[int][]float64{}, Times: map[int][]float64{}}
+	byGPU := map[int][]gpuSample{}
+	var t0 time.Time
+	for _, g := range samples {
+		t, ok := parseTime(g.At)
+		if !ok {
+			continue
+		}
+		if t0.IsZero() || t.Before(t0) {
+			t0 = t
+		}
+		byGPU[g.GPU] = append(byGPU[g.GPU], g)
+	}
+	gpus := make([]int, 0, len(byGPU))
+	for id := range byGPU {
+		gpus = append(gpus, id)
+	}
+	sort.Ints(gpus)
+	rc.GPUs = len(gpus)
+	var utilSum float64
+	var utilN int
+	energy, haveEnergy := 0.0, false
+	for _, id := range gpus {
+		ss := byGPU[id]
+		sort.SliceStable(ss, func(i, j int) bool { return ss[i].At < ss[j].At })
+		first, _ := parseTime(ss[0].At)
+		last, _ := parseTime(ss[len(ss)-1].At)
+		rc.Hours += last.Sub(first).Hours()
+		var e0, e1 int64
+		haveCounter := false
+		var prevT time.Time
+		prevP := math.NaN()
+		integral := 0.0
+		for _, g := range ss {
+			t, _ := parseTime(g.At)
+			m := t.Sub(t0).Minutes()
+			rc.Times[id] = append(rc.Times[id], m)
+			u := math.NaN()
+			if g.SMUtil.Valid {
+				u = g.SMUtil.Float64
+				utilSum += u
+				utilN++
+			}
+			rc.Util[id] = append(rc.Util[id], u)
+			mf := math.NaN()
+			if g.MemUsed.Valid && g.MemTotal.Valid && g.MemTotal.Int64 > 0 {
+				mf = float64(g.MemUsed.Int64) / float64(g.MemTotal.Int64)
+				if math.IsNaN(rc.PeakFrac) || mf > rc.PeakFrac {
+					rc.PeakFrac = mf
+				}
+			}
+			rc.Mem[id] = append(rc.Mem[id], 100*mf)
+			if g.EnergyMJ.Valid {
+				if !haveCounter {
+					e0, haveCounter = g.EnergyMJ.Int64, true
+				}
+				e1 = g.EnergyMJ.Int64
+			}
+			if g.Power.Valid {
+				if !math.IsNaN(prevP) {
+					integral += (prevP + g.Power.Float64) / 2 * t.Sub(prevT).Hours()
+				}
+				prevP, prevT = g.Power.Float64, t
+			}
+		}
+		switch {
+		case haveCounter:
+			energy += float64(e1-e0) / 3.6e6 // mJ → Wh
+			haveEnergy = true
+		case !math.IsNaN(prevP):
+			energy += integral
+			haveEnergy = true
+		}
+	}
+	if haveEnergy {
+		rc.EnergyWh = energy
+	}
+	if utilN > 0 {
+		rc.MeanUtil = utilSum / float64(utilN)
+	}
+	return rc
+}
+
+// computePage shows per-run GPU utilisation and memory over time, GPU-hours,
+// energy and peak memory, and tests the paper's 10–20 % memory claim.
+func (s *site) computePage() ([]*page, error) {
+	p := &page{Path: "compute.html", Title: "Compute", TOC: true}
+	var rcs []*runCompute
+	without := 0
+	for _, r := range s.data.Runs {
+		if r.Source == "paper" {
+			continue
+		}
+		if ss := s.data.GPU[r.ID]; len(ss) > 0 {
+			rcs = append(rcs, computeRun(r, ss))
+		} else {
+			without++
+		}
+	}
+	sum := &section{ID: "summary", Title: "Summary"}
+	p.Sections = append(p.Sections, sum)
+	sum.Paragraphs = append(sum.Paragraphs, fmt.Sprintf("%d run(s) have GPU telemetry; %d run(s) have none (no GPU, or telemetry off). The paper's recorded runs carry no telemetry.", len(rcs), without))
+	if len(rcs) == 0 {
+		sum.Paragraphs = append(sum.Paragraphs, "The paper reports that agents used only about 10–20 % of GPU memory; with no telemetry here that claim cannot be tested.")
+		return []*page{p}, nil
+	}
+	var peaks []float64
+	in := 0
+	var hours, wh float64
+	for _, rc := range rcs {
+		hours += rc.Hours
+		if !math.IsNaN(rc.EnergyWh) {
+			wh += rc.EnergyWh
+		}
+		if !math.IsNaN(rc.PeakFrac) {
+			peaks = append(peaks, rc.PeakFrac)
+			if rc.PeakFrac >= claimLo && rc.PeakFrac <= claimHi {
+				in++
+			}
+		}
+	}
+	sort.Float64s(peaks)
+	if len(peaks) > 0 {
+		med := median(peaks)
+		verdict := "consistent with"
+		if med < claimLo || med > claimHi {
+			verdict = "not consistent with"
+		}
+		sum.Paragraphs = append(sum.Paragraphs, fmt.Sprintf("Peak GPU memory fraction: median %.1f %% over %d run(s) (range %.1f–%.1f %%); %d of them peak within 10–20 %%. This is %s the paper's claim that agents use 10–20 %% of GPU memory.",
+			100*med, len(peaks), 100*peaks[0], 100*peaks[len(peaks)-1], in, verdict))
+	}
+	sum.Paragraphs = append(sum.Paragraphs, fmt.Sprintf("In all: %.2f GPU-hours, %.1f Wh.", hours, wh))
+	t := &table{ID: "compute", Caption: "GPU use per run", Head: []string{"Run", "Challenge", "Seed", "GPUs", "GPU-hours", "Energy (Wh)", "Mean SM util (%)", "Peak memory (%)"}}
+	for _, rc := range rcs {
+		r := rc.Run
+		t.Rows = append(t.Rows, row{Cells: []cell{{Text: s.label(groupKey{r.Source, r.Setting, r.Backend, r.Agent})}, {Text: s.shortName(r.Challenge), Href: "challenges/" + r.Challenge + ".html"},
+			{Text: strconv.Itoa(r.Seed), Class: "num"}, {Text: strconv.Itoa(rc.GPUs), Class: "num"}, {Text: fmt.Sprintf("%.3f", rc.Hours), Class: "num"},
+			{Text: numText(rc.EnergyWh, 1), Class: "num", Sort: sortKey(rc.EnergyWh)}, {Text: numText(rc.MeanUtil, 1), Class: "num", Sort: sortKey(rc.MeanUtil)},
+			{Text: numText(100*rc.PeakFrac, 1), Class: "num", Sort: sortKey(rc.PeakFrac)}}})
+	}
+	sum.Tables = []*table{t}
+	per := &section{ID: "runs", Title: "Utilisation and memory over time"}
+	for _, rc := range rcs {
+		r := rc.Run
+		name := s.label(groupKey{r.Source, r.Setting, r.Backend, r.Agent}) + ", " + s.shortName(r.Challenge) + ", seed " + strconv.Itoa(r.Seed)
+		gpus := make([]int, 0, len(rc.Times))
+		for id := range rc.Times {
+			gpus = append(gpus, id)
+		}
+		sort.Ints(gpus)
+		// The interactive chart uses GPU 0's (the first GPU's) time axis; every GPU is in the PNG.
+		xs := rc.Times[gpus[0]]
+		var series []barSeries
+		for _, id := range gpus {
+			series = append(series, barSeries{Name: fmt.Sprintf("GPU %d SM util", id), Values: align(rc.Util[id], len(xs))},
+				barSeries{Name: fmt.Sprintf("GPU %d memory", id), Values: align(rc.Mem[id], len(xs))})
+		}
+		per.Charts = append(per.Charts, lineChart(chartID("gpu", r.ID), name, "%", xs, series, "Line chart of SM utilisation and memory use (% of device memory) over time for "+name))
+		png, err := gpuPNG(name, rc, gpus)
+		if err != nil {
+			return nil, fmt.Errorf("plot %s: %w", r.ID, err)
+		}
+		path := "plots/gpu-" + slug(r.ID) + ".png"
+		s.addFile(path, png)
+		per.Images = append(per.Images, image{Src: path, Alt: "Static plot of SM utilisation and memory use over time for " + name, Width: 720, Height: 360})
+	}
+	p.Sections = append(p.Sections, per)
+	return []*page{p}, nil
+}
+
+func align(v []float64, n int) []float64 {
+	out := make([]float64, n)
+	for i := range out {
+		if i < len(v) {
+			out[i] = v[i]
+		} else {
+			out[i] = math.NaN()
+		}
+	}
+	return out
+}
+
+func numText(v float64, dec int) string {
+	if math.IsNaN(v) {
+		return "—"
+	}
+	return strconv.FormatFloat(v, 'f', dec, 64)
+}
+
+// median of sorted non-empty values.
+func median(v []float64) float64 {
+	n := len(v)
+	if n%2 == 1 {
+		return v[n/2]
+	}
+	return (v[n/2-1] + v[n/2]) / 2
+}
+
+// gpuPNG draws utilisation and memory over time with gonum/plot.
+func gpuPNG(title string, rc *runCompute, gpus []int) ([]byte, error) {
+	pl := plot.New()
+	pl.Title.Text = title
+	pl.X.Label.Text = "minutes"
+	pl.Y.Label.Text = "%"
+	pl.Y.Min, pl.Y.Max = 0, 100
+	for i, id := range gpus {
+		for j, kind := range []string{"SM util", "memory"} {
+			vals := rc.Util[id]
+			if j == 1 {
+				vals = rc.Mem[id]
+			}
+			var xy plotter.XYs
+			for k, v := range vals {
+				if !math.IsNaN(v) && k < len(rc.Times[id]) {
+					xy = append(xy, plotter.XY{X: rc.Times[id][k], Y: v})
+				}
+			}
+			if len(xy) == 0 {
+				continue
+			}
+			l, err := plotter.NewLine(xy)
+			if err != nil {
+				return nil, err
+			}
+			l.Color = plotter.DefaultLineStyle.Color
+			if j == 1 {
+				l.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
+			}
+			l.Width = vg.Points(1 + float64(i%2))
+			pl.Add(l)
+			pl.Legend.Add(fmt.Sprintf("GPU %d %s", id, kind), l)
+		}
+	}
+	wt, err := pl.WriterTo(7.5*vg.Inch, 3.75*vg.Inch, "png")
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	if _, err := wt.WriteTo(&buf); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}

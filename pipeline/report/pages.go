@@ -1,0 +1,316 @@
+package report
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/rexmle/rexmle/pipeline/challenge"
+)
+
+// reproductionPage lists every comparison that did not match, classified,
+// with tallies per table and kind.
+func (s *site) reproductionPage() ([]*page, error) {
+	p := &page{Path: "reproduction.html", Title: "Reproduction of the paper", TOC: true, Intro: []string{
+		"Every number the paper printed that the pipeline also computes is compared with the computation from the stored values: positions, mean ranks and percentiles of Tables S1–S20, the percentiles and primary values of Tables 3–5, and the overall mean percentiles.",
+		"Classes: rounding (both prints are roundings of one unrounded value, or the paper averaged rounded numbers), inconsistency (no rounding explains it: the paper contradicts its own inputs), undetermined (the printed digits do not decide it).",
+	}}
+	type tk struct{ table, what string }
+	tally := map[tk][2]int{}
+	classes := map[string]int{}
+	for _, c := range s.repro.Checks {
+		k := tk{tableGroup(c.Table), kindOf(c.What)}
+		v := tally[k]
+		v[1]++
+		if c.Class == classMatch {
+			v[0]++
+		}
+		tally[k] = v
+		classes[c.Class]++
+	}
+	sum := &section{ID: "tally", Title: "Summary"}
+	if len(s.repro.Checks) == 0 {
+		sum.Paragraphs = []string{"The store holds none of the paper's printed numbers: run the rank stage with results/paper present."}
+		p.Sections = append(p.Sections, sum)
+		return []*page{p}, nil
+	}
+	sum.Paragraphs = []string{fmt.Sprintf("%d comparisons: %d match, %d rounding, %d inconsistency, %d undetermined.",
+		len(s.repro.Checks), classes[classMatch], classes[classRounding], classes[classInconsistency], classes[classUndetermined])}
+	keys := make([]tk, 0, len(tally))
+	for k := range tally {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].table != keys[j].table {
+			return keys[i].table < keys[j].table
+		}
+		return keys[i].what < keys[j].what
+	})
+	tt := &table{ID: "reproduction-tally", Caption: "Matches per table and kind of number", Head: []string{"Tables", "Number", "Match", "Compared", "Share"}}
+	for _, k := range keys {
+		v := tally[k]
+		tt.Rows = append(tt.Rows, row{Cells: []cell{{Text: k.table}, {Text: k.what}, {Text: strconv.Itoa(v[0]), Class: "num"}, {Text: strconv.Itoa(v[1]), Class: "num"},
+			{Text: fmtFrac(float64(v[0])/float64(v[1]), 1), Class: "num", Sort: sortKey(float64(v[0]) / float64(v[1]))}}})
+	}
+	sum.Tables = []*table{tt}
+	dis := &section{ID: "disagreements", Title: "Where the computation and the paper differ"}
+	t := &table{ID: "reproduction", Caption: "Every disagreement, classified", Head: []string{"Where", "Computed", "Printed", "Class", "Why"}}
+	for _, c := range s.repro.Checks {
+		if c.Class == classMatch {
+			continue
+		}
+		b, bc, _ := c.badge()
+		t.Rows = append(t.Rows, row{Cells: []cell{{Text: c.where()}, {Text: c.Computed, Class: "num"}, {Text: c.Printed, Class: "num"}, {Text: c.Class, Badge: b, BadgeClass: bc}, {Text: c.Why}}})
+	}
+	dis.Tables = []*table{t}
+	if len(t.Rows) == 0 {
+		dis.Paragraphs = []string{"None: every compared number matches."}
+	}
+	p.Sections = append(p.Sections, sum, dis)
+	return []*page{p}, nil
+}
+
+func tableGroup(t string) string {
+	if strings.HasPrefix(t, "S") {
+		return "S1–S20"
+	}
+	return "Table " + t
+}
+
+func kindOf(what string) string {
+	if strings.HasPrefix(what, "position of") {
+		return "position"
+	}
+	if strings.HasPrefix(what, "overall") {
+		return "overall mean percentile"
+	}
+	return what
+}
+
+// quirksPage lists every known departure of the reference graders from the
+// official evaluations, with the size of the difference on the stored runs.
+func (s *site) quirksPage() ([]*page, error) {
+	p := &page{Path: "known-issues.html", Title: "Known issues of the reference graders", TOC: true, Intro: []string{
+		"The pipeline grades in reference mode to stay comparable with the paper, and where the reference grader departs from the challenge's official evaluation it also records the official mode's values. Each quirk below shows how far the two modes' values lie apart on the runs graded both ways.",
+	}}
+	total := 0
+	for _, c := range s.b.Challenges {
+		reg, ok := challenge.Lookup(c.ID)
+		if !ok {
+			continue
+		}
+		qs := reg.Quirks()
+		if len(qs) == 0 {
+			continue
+		}
+		sec := &section{ID: c.ID, Title: c.ShortName}
+		sec.List = append(sec.List, listItem{Text: "Challenge page", Href: "challenges/" + c.ID + ".html"})
+		t := &table{ID: "quirks-" + c.ID, Caption: c.ShortName + ": quirks and the difference between the modes", Head: []string{"Quirk", "Metrics", "Reference grader", "Official evaluation", "Runs graded both ways", "Mean |difference|", "Max |difference|"}}
+		for _, q := range qs {
+			total++
+			n, cnt, sum, mx := quirkDiff(s.data.Runs, c.ID, q.Metrics)
+			mean, maxT := "—", "—"
+			if cnt > 0 {
+				mean, maxT = strconv.FormatFloat(sum/float64(cnt), 'g', 4, 64), strconv.FormatFloat(mx, 'g', 4, 64)
+			}
+			t.Rows = append(t.Rows, row{Cells: []cell{{Text: q.ID}, {Text: strings.Join(q.Metrics, ", ")}, {Text: q.Reference}, {Text: q.Official},
+				{Text: strconv.Itoa(n), Class: "num"}, {Text: mean, Class: "num"}, {Text: maxT, Class: "num"}}})
+		}
+		sec.Tables = []*table{t}
+		p.Sections = append(p.Sections, sec)
+	}
+	p.Intro = append(p.Intro, fmt.Sprintf("%d quirks in all. A mode's values are stored only where they differ from the reference mode's, so runs not graded in the other mode, or graded identically, show no difference; NaN and infinite values are left out of the means.", total))
+	return []*page{p}, nil
+}
+
+func sortedModes(m map[string]map[string]float64) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// provenancePage records what the site was built from.
+func (s *site) provenancePage() ([]*page, error) {
+	p := &page{Path: "provenance.html", Title: "Provenance", TOC: true}
+	commit := s.opts.GitCommit
+	if commit == "" {
+		commit = gitCommit(s.b.Root)
+	}
+	facts := &table{ID: "provenance", Caption: "Build inputs", Head: []string{"Item", "Value"}}
+	add := func(k, v string) { facts.Rows = append(facts.Rows, row{Cells: []cell{{Text: k}, {Text: v}}}) }
+	add("Benchmark", s.b.Meta.Name+" ("+s.b.Meta.Paper+")")
+	add("benchmark.toml hash (with every challenge file)", s.b.Hash)
+	add("Git commit", commit)
+	add("Go version", runtime.Version())
+	add("Grading mode", orDash(s.b.Grading.Mode))
+	add("Judge (configured)", fmt.Sprintf("kind %s, model %s", orDash(s.b.Judge.Kind), orDash(s.b.Judge.Model)))
+	add("Judge rubric", orDash(s.b.Judge.Rubric)+" "+rubricHash(s.b.Path(s.b.Judge.Rubric), s.b.Judge.Rubric))
+	judges := map[string]bool{}
+	for _, x := range s.data.Sections {
+		judges[x.Judge+" ("+x.Kind+"), rubric "+shortHash(x.Rubric)] = true
+	}
+	for _, j := range sortedKeys(judges) {
+		add("Judge (stored scores)", j)
+	}
+	add("ECharts", "5.4.3 (vendored)")
+	// Run dates per source and setting.
+	type dr struct{ first, last string }
+	dates := map[string]*dr{}
+	for _, r := range s.data.Runs {
+		k := r.Source + " / " + r.Setting
+		d := dates[k]
+		if d == nil {
+			d = &dr{}
+			dates[k] = d
+		}
+		for _, t := range []string{r.StartedAt, r.EndedAt} {
+			if t == "" {
+				continue
+			}
+			if d.first == "" || t < d.first {
+				d.first = t
+			}
+			if t > d.last {
+				d.last = t
+			}
+		}
+	}
+	rt := &table{ID: "run-dates", Caption: "Run dates per source and setting", Head: []string{"Source / setting", "Runs", "First", "Last"}}
+	counts := map[string]int{}
+	for _, r := range s.data.Runs {
+		counts[r.Source+" / "+r.Setting]++
+	}
+	keys := make([]string, 0, len(dates))
+	for k := range dates {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		d := dates[k]
+		rt.Rows = append(rt.Rows, row{Cells: []cell{{Text: k}, {Text: strconv.Itoa(counts[k]), Class: "num"}, {Text: orDash(d.first)}, {Text: orDash(d.last)}}})
+	}
+	// Dataset checksums.
+	dt := &table{ID: "datasets", Caption: "Prepared datasets (data/<id>/manifest.json)", Head: []string{"Challenge", "Input hash", "Files", "Manifest sha256"}}
+	for _, c := range s.b.Challenges {
+		ih, nf, mh := "not prepared", "", ""
+		if s.opts.DataDir != "" {
+			if b, err := os.ReadFile(filepath.Join(s.opts.DataDir, c.ID, "manifest.json")); err == nil {
+				sum := sha256.Sum256(b)
+				mh = hex.EncodeToString(sum[:])
+				var m struct {
+					InputHash string            `json:"input_hash"`
+					Files     map[string]string `json:"files"`
+				}
+				if json.Unmarshal(b, &m) == nil {
+					ih, nf = m.InputHash, strconv.Itoa(len(m.Files))
+				} else {
+					ih = "unreadable manifest"
+				}
+			}
+		}
+		dt.Rows = append(dt.Rows, row{Cells: []cell{{Text: c.ShortName, Href: "challenges/" + c.ID + ".html"}, {Text: ih}, {Text: nf, Class: "num"}, {Text: mh}}})
+	}
+	p.Sections = []*section{
+		{ID: "build", Title: "Build", Tables: []*table{facts}},
+		{ID: "runs", Title: "Runs", Tables: []*table{rt}},
+		{ID: "data", Title: "Datasets", Tables: []*table{dt}},
+	}
+	return []*page{p}, nil
+}
+
+// gitCommit asks git for HEAD in dir; "unknown" when that fails.
+func gitCommit(dir string) string {
+	cmd := exec.Command("git", "rev-parse", "HEAD")
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if err != nil {
+		return "unknown"
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// rubricHash is "(sha256 …)" of the rubric file, or "" if it cannot be read.
+func rubricHash(path, name string) string {
+	if name == "" {
+		return ""
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256(b)
+	return "(sha256 " + hex.EncodeToString(sum[:])[:12] + ")"
+}
+
+// downloadsPage lists every table as CSV and JSON, and the pipeline's CSV
+// exports, which it copies under downloads/.
+func (s *site) downloadsPage() ([]*page, error) {
+	p := &page{Path: "downloads.html", Title: "Downloads", Intro: []string{"Every table on the site as CSV and JSON, and the pipeline's own exports."}}
+	t := &table{Caption: "Tables", Head: []string{"Table", "Page", "CSV", "JSON"}}
+	for _, x := range s.tables() {
+		t.Rows = append(t.Rows, row{Cells: []cell{{Text: x.Caption}, {Text: x.Page, Href: x.Page}, {Text: x.ID + ".csv", Href: "data/" + x.ID + ".csv"}, {Text: x.ID + ".json", Href: "data/" + x.ID + ".json"}}})
+	}
+	sec := &section{ID: "tables", Title: "Site tables", Tables: []*table{t}}
+	ex := &section{ID: "exports", Title: "Pipeline exports"}
+	if s.opts.ResultsDir != "" {
+		names, _ := filepath.Glob(filepath.Join(s.opts.ResultsDir, "*.csv"))
+		sort.Strings(names)
+		for _, n := range names {
+			b, err := os.ReadFile(n)
+			if err != nil {
+				return nil, fmt.Errorf("read %s: %w", n, err)
+			}
+			base := filepath.Base(n)
+			s.addFile("downloads/"+base, b)
+			ex.List = append(ex.List, listItem{Text: base, Href: "downloads/" + base, Note: fmt.Sprintf("%d bytes", len(b))})
+		}
+	}
+	if len(ex.List) == 0 {
+		ex.Paragraphs = []string{"No CSV exports were found."}
+	}
+	p.Sections = []*section{sec, ex}
+	return []*page{p}, nil
+}
+
+// quirkDiff compares the other grading mode's values (mode_values) with the
+// reference values on one challenge's runs for the given metrics: runs with
+// at least one finite pair, the number of pairs, the sum and the maximum of
+// |other − reference|. NaN and infinite values are left out.
+func quirkDiff(runs []*runData, challengeID string, metrics []string) (nRuns, nPairs int, sum, max float64) {
+	for _, r := range runs {
+		if r.Challenge != challengeID {
+			continue
+		}
+		counted := false
+		for _, mode := range sortedModes(r.Mode) {
+			for _, m := range metrics {
+				ov, ok1 := r.Mode[mode][m]
+				rv, ok2 := r.Values[m]
+				if !ok1 || !ok2 || math.IsNaN(ov) || math.IsNaN(rv) || math.IsInf(ov, 0) || math.IsInf(rv, 0) {
+					continue
+				}
+				d := math.Abs(ov - rv)
+				sum += d
+				max = math.Max(max, d)
+				nPairs++
+				if !counted {
+					nRuns++
+					counted = true
+				}
+			}
+		}
+	}
+	return nRuns, nPairs, sum, max
+}
