@@ -1,12 +1,21 @@
 // Command rexmle-agent is the built-in demo agents, run by the runner as a
-// separate process like any other agent:
+// separate process like any other agent, and the small tools every agent
+// run uses:
 //
 //	rexmle-agent sample   -challenge ID -data PUBLIC_DIR -submission DIR -logs DIR
 //	rexmle-agent baseline -challenge ID -data PUBLIC_DIR -submission DIR -logs DIR
+//	rexmle-agent sandbox  [-hide DIR]... [-ro PATH]... [-rw PATH]... [-cwd DIR] -- COMMAND...
+//	rexmle-agent validate [-socket PATH] SUBMISSION_DIR
 //
 // "sample" copies the sample submission (the reference's dummy agent);
 // "baseline" trains a simple real method on the public training data. Both
-// write logs/agent.jsonl in the form the judge reads.
+// write logs/agent.jsonl in the form the judge reads, and, at the end, the
+// working-time line the runner records (REXMLE_WORKING_SECONDS=...).
+// "sandbox" is the isolation wrapper the runner starts in new namespaces
+// (package pipeline/runner/sandbox). "validate" asks the run's validation
+// endpoint (the socket in $REXMLE_VALIDATE_SOCKET unless -socket is given)
+// whether a submission folder is in the right format: it prints
+// "valid" or "invalid: <reason>" and exits 0, 1 (invalid) or 2 (no answer).
 package main
 
 import (
@@ -26,6 +35,8 @@ import (
 
 	"github.com/rexmle/rexmle/pipeline/challenge"
 	_ "github.com/rexmle/rexmle/pipeline/challenges/all"
+	"github.com/rexmle/rexmle/pipeline/runner/sandbox"
+	"github.com/rexmle/rexmle/pipeline/runner/validate"
 )
 
 // stepLog writes judge-readable agent.jsonl lines; each text line written to
@@ -72,9 +83,29 @@ func (l *stepLog) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+const usage = `usage:
+  rexmle-agent sample|baseline -challenge ID -data DIR -submission DIR -logs DIR
+  rexmle-agent sandbox [-hide DIR]... [-ro PATH]... [-rw PATH]... [-cwd DIR] -- COMMAND...
+  rexmle-agent validate [-socket PATH] DIR`
+
 func main() {
-	if len(os.Args) < 2 || (os.Args[1] != "sample" && os.Args[1] != "baseline") {
-		fmt.Fprintln(os.Stderr, "usage: rexmle-agent sample|baseline -challenge ID -data DIR -submission DIR -logs DIR")
+	if len(os.Args) < 2 {
+		fmt.Fprintln(os.Stderr, usage)
+		os.Exit(2)
+	}
+	switch os.Args[1] {
+	case "sample", "baseline":
+	case "sandbox":
+		// Started by the runner in new namespaces; only returns on error.
+		if err := sandbox.Main(os.Args[2:]); err != nil {
+			fmt.Fprintf(os.Stderr, "rexmle-agent %v\n", err)
+			os.Exit(126)
+		}
+		os.Exit(0) // -probe
+	case "validate":
+		os.Exit(validateMain(os.Args[2:]))
+	default:
+		fmt.Fprintln(os.Stderr, usage)
 		os.Exit(2)
 	}
 	kind := os.Args[1]
@@ -84,10 +115,44 @@ func main() {
 	sub := fs.String("submission", "", "folder to write the submission into")
 	logs := fs.String("logs", "", "folder for logs")
 	fs.Parse(os.Args[2:])
-	if err := run(kind, *id, *data, *sub, *logs); err != nil {
+	start := time.Now()
+	err := run(kind, *id, *data, *sub, *logs)
+	fmt.Printf("REXMLE_WORKING_SECONDS=%.3f\n", time.Since(start).Seconds())
+	if err != nil {
 		fmt.Fprintf(os.Stderr, "rexmle-agent %s %s: %v\n", kind, *id, err)
 		os.Exit(1)
 	}
+}
+
+func validateMain(args []string) int {
+	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
+	socket := fs.String("socket", os.Getenv("REXMLE_VALIDATE_SOCKET"), "the run's validation socket")
+	if err := fs.Parse(args); err != nil || fs.NArg() != 1 {
+		fmt.Fprintln(os.Stderr, "usage: rexmle-agent validate [-socket PATH] SUBMISSION_DIR")
+		return 2
+	}
+	if *socket == "" {
+		fmt.Fprintln(os.Stderr, "rexmle-agent validate: no socket (REXMLE_VALIDATE_SOCKET is unset)")
+		return 2
+	}
+	dir, err := filepath.Abs(fs.Arg(0))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	defer cancel()
+	r, err := validate.Ask(ctx, *socket, dir)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "rexmle-agent validate: %v\n", err)
+		return 2
+	}
+	if !r.Valid {
+		fmt.Println("invalid: " + r.Reason)
+		return 1
+	}
+	fmt.Println("valid")
+	return 0
 }
 
 func run(kind, id, data, sub, logs string) error {

@@ -8,6 +8,7 @@ package gpu
 
 import (
 	"context"
+	"encoding/json"
 	"math"
 	"sort"
 	"time"
@@ -131,4 +132,50 @@ func Percentile(sorted []float64, p float64) float64 {
 		return sorted[n-1]
 	}
 	return sorted[lo] + (h-float64(lo))*(sorted[lo+1]-sorted[lo])
+}
+
+// MarshalJSON writes the summary with unknown (NaN) values as null.
+func (s Summary) MarshalJSON() ([]byte, error) {
+	f := func(v float64) *float64 {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil
+		}
+		return &v
+	}
+	return json.Marshal(struct {
+		GPUs            int      `json:"gpus"`
+		Samples         int      `json:"samples"`
+		GPUHours        *float64 `json:"gpu_hours"`
+		EnergyKWh       *float64 `json:"energy_kwh"`
+		SMUtilMedian    *float64 `json:"sm_util_median"`
+		SMUtilP95       *float64 `json:"sm_util_p95"`
+		PeakMemFraction *float64 `json:"peak_mem_fraction"`
+		PeakProcMemFrac *float64 `json:"peak_proc_mem_frac"`
+	}{s.GPUs, s.Samples, f(s.GPUHours), f(s.EnergyKWh), f(s.SMUtilMedian), f(s.SMUtilP95), f(s.PeakMemFraction), f(s.PeakProcMemFrac)})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes (null as NaN).
+func (s *Summary) UnmarshalJSON(b []byte) error {
+	var v struct {
+		GPUs            int      `json:"gpus"`
+		Samples         int      `json:"samples"`
+		GPUHours        *float64 `json:"gpu_hours"`
+		EnergyKWh       *float64 `json:"energy_kwh"`
+		SMUtilMedian    *float64 `json:"sm_util_median"`
+		SMUtilP95       *float64 `json:"sm_util_p95"`
+		PeakMemFraction *float64 `json:"peak_mem_fraction"`
+		PeakProcMemFrac *float64 `json:"peak_proc_mem_frac"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	g := func(p *float64) float64 {
+		if p == nil {
+			return math.NaN()
+		}
+		return *p
+	}
+	*s = Summary{GPUs: v.GPUs, Samples: v.Samples, GPUHours: g(v.GPUHours), EnergyKWh: g(v.EnergyKWh), SMUtilMedian: g(v.SMUtilMedian),
+		SMUtilP95: g(v.SMUtilP95), PeakMemFraction: g(v.PeakMemFraction), PeakProcMemFrac: g(v.PeakProcMemFrac)}
+	return nil
 }

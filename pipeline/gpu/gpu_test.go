@@ -32,7 +32,9 @@ func TestPercentile(t *testing.T) {
 	}
 }
 
-func at(s float64) time.Time { return time.Unix(1_700_000_000, 0).Add(time.Duration(s * float64(time.Second))) }
+func at(s float64) time.Time {
+	return time.Unix(1_700_000_000, 0).Add(time.Duration(s * float64(time.Second)))
+}
 
 func TestSummarize(t *testing.T) {
 	nan := math.NaN()

@@ -1,8 +1,17 @@
 // Package runner launches agents on prepared challenges: one process group
-// per run, a time budget enforced with SIGTERM then SIGKILL, a run folder
-// results/runs/<group>/<challenge>/<agent>/seed-<n>/ with workspace/,
-// submission/, logs/ and run.json. The agent is given the public data
-// folder only; the private answers are never passed, linked or copied.
+// per run, isolated where the kernel or a container engine allows it, a time
+// budget enforced with SIGTERM then SIGKILL, GPU telemetry sampled as it
+// goes, and a run folder results/runs/<group>/<challenge>/<agent>/seed-<n>/
+// with workspace/, submission/, logs/, telemetry.jsonl and run.json. The
+// agent is given the public data folder only; the private answers are never
+// passed, linked or copied, and a sandboxed agent cannot even see them.
+//
+// Working time: an agent may report the time it spent working (as opposed
+// to waiting, e.g. on an API) either by writing logs/working_time.json as
+// {"working_seconds": 1234.5} or by printing a line
+// "REXMLE_WORKING_SECONDS=1234.5" on stdout or stderr (the last one counts;
+// the file wins over the line). It is recorded in run.json as
+// working_seconds; without it the field is absent.
 package runner
 
 import (
@@ -10,6 +19,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,6 +30,16 @@ import (
 
 	"github.com/rexmle/rexmle/pipeline/challenge"
 	"github.com/rexmle/rexmle/pipeline/config"
+	"github.com/rexmle/rexmle/pipeline/gpu"
+)
+
+// Run statuses in run.json.
+const (
+	StatusRunning     = "running"
+	StatusDone        = "done"
+	StatusFailed      = "failed"
+	StatusTimedOut    = "timed_out"
+	StatusInterrupted = "interrupted"
 )
 
 // Job is one (challenge, agent, seed) run.
@@ -32,166 +53,232 @@ type Job struct {
 	Setting   string
 	TimeLimit time.Duration
 	Grace     time.Duration
-	AgentBin  string // the built-in agents' binary
+	AgentBin  string // the rexmle-agent binary: built-in agents and the sandbox wrapper
 	BenchHash string
+	// Hide lists host folders the agent must not see (the data root, the
+	// results root): a sandboxed run gets an empty tmpfs over each, with the
+	// public data (read-only) and the run folder (read-write) mounted back.
+	Hide []string
+	// GPUs are the NVML indices the run holds (CUDA_VISIBLE_DEVICES); set
+	// by the scheduler.
+	GPUs []int
+
+	// Sampler reads the run's GPUs; nil records telemetry as unavailable
+	// with TelemetryNote as the reason.
+	Sampler       gpu.Sampler
+	TelemetryNote string
+	SampleEvery   time.Duration // default 5s
+	// OnSamples receives each tick's samples (the stage stores them in
+	// SQLite in batches); they also go to telemetry.jsonl in the run folder.
+	OnSamples func([]gpu.Sample)
+	// Validate checks a submission folder's format against the private
+	// answers; nil: no validation endpoint for this run.
+	Validate func(ctx context.Context, submissionDir string) error
+
+	Log *slog.Logger
+}
+
+// ID is the run's id: <group>/<challenge>/<agent>/seed-<n>, as the grade stage names it.
+func (j *Job) ID() string {
+	return fmt.Sprintf("%s/%s/%s/seed-%d", j.Group, j.Challenge, j.Agent.ID, j.Seed)
 }
 
 // Info is run.json.
 type Info struct {
-	Group       string   `json:"group"`
-	Challenge   string   `json:"challenge"`
-	Agent       string   `json:"agent"`
-	Backend     string   `json:"backend"`
-	Setting     string   `json:"setting"`
-	Seed        int      `json:"seed"`
-	Status      string   `json:"status"` // running, done, failed, timed_out
-	ExitCode    int      `json:"exit_code"`
-	TimedOut    bool     `json:"timed_out"`
-	Error       string   `json:"error,omitempty"`
-	StartedAt   string   `json:"started_at"`
-	EndedAt     string   `json:"ended_at,omitempty"`
-	WallSeconds float64  `json:"wall_seconds"`
-	Host        string   `json:"host"`
-	Executor    string   `json:"executor"`
-	Command     []string `json:"command"`
-	GPUs        []int    `json:"gpus"`
-	Telemetry   string   `json:"telemetry"`
-	BenchHash   string   `json:"benchmark_sha256"`
+	Group          string       `json:"group"`
+	Challenge      string       `json:"challenge"`
+	Agent          string       `json:"agent"`
+	Backend        string       `json:"backend"`
+	Setting        string       `json:"setting"`
+	Seed           int          `json:"seed"`
+	Status         string       `json:"status"` // running, done, failed, timed_out, interrupted
+	ExitCode       int          `json:"exit_code"`
+	TimedOut       bool         `json:"timed_out"`
+	Error          string       `json:"error,omitempty"`
+	StartedAt      string       `json:"started_at"`
+	EndedAt        string       `json:"ended_at,omitempty"`
+	WallSeconds    float64      `json:"wall_seconds"`
+	WorkingSeconds *float64     `json:"working_seconds,omitempty"`
+	TimeLimit      float64      `json:"time_limit_seconds"`
+	Host           string       `json:"host"`
+	Executor       string       `json:"executor"`
+	Isolation      string       `json:"isolation"` // namespaces, container, none: <why>
+	Command        []string     `json:"command"`
+	GPUs           []int        `json:"gpus"`
+	Telemetry      string       `json:"telemetry"` // nvml or "unavailable: <why>"
+	GPUSummary     *gpu.Summary `json:"gpu_summary,omitempty"`
+	Validation     string       `json:"validation_socket,omitempty"`
+	BenchHash      string       `json:"benchmark_sha256"`
+}
+
+// ReadInfo reads runDir/run.json.
+func ReadInfo(runDir string) (*Info, error) {
+	b, err := os.ReadFile(filepath.Join(runDir, "run.json"))
+	if err != nil {
+		return nil, err
+	}
+	var in Info
+	if err := json.Unmarshal(b, &in); err != nil {
+		return nil, fmt.Errorf("read %s: %w", filepath.Join(runDir, "run.json"), err)
+	}
+	return &in, nil
 }
 
 // Finished reports whether runDir holds a run that ended (done, failed or timed out).
 func Finished(runDir string) (*Info, bool) {
-	b, err := os.ReadFile(filepath.Join(runDir, "run.json"))
+	in, err := ReadInfo(runDir)
 	if err != nil {
 		return nil, false
 	}
-	var in Info
-	if json.Unmarshal(b, &in) != nil {
-		return nil, false
-	}
-	return &in, in.Status == "done" || in.Status == "failed" || in.Status == "timed_out"
+	return in, in.Status == StatusDone || in.Status == StatusFailed || in.Status == StatusTimedOut
 }
 
 func writeInfo(runDir string, in *Info) error {
 	b, err := json.MarshalIndent(in, "", "  ")
 	if err != nil {
-		return err
+		return fmt.Errorf("encode run.json: %w", err)
 	}
 	return challenge.WriteFileAtomic(filepath.Join(runDir, "run.json"), append(b, '\n'))
 }
 
-// Command expands the agent's command template.
-func (j *Job) Command() ([]string, error) {
-	if j.Agent.Builtin != "" {
-		return []string{j.AgentBin, j.Agent.Builtin, "-challenge", j.Challenge, "-data", j.PublicDir,
-			"-submission", filepath.Join(j.RunDir, "submission"), "-logs", filepath.Join(j.RunDir, "logs")}, nil
+func (j *Job) logger() *slog.Logger {
+	if j.Log != nil {
+		return j.Log
 	}
-	if j.Agent.Executor != "local" {
-		return nil, fmt.Errorf("agent %s: executor %q is not supported by this runner yet (local only)", j.Agent.ID, j.Agent.Executor)
-	}
-	r := strings.NewReplacer("{data}", j.PublicDir, "{submission}", filepath.Join(j.RunDir, "submission"),
-		"{logs}", filepath.Join(j.RunDir, "logs"), "{workspace}", filepath.Join(j.RunDir, "workspace"),
-		"{time_limit}", fmt.Sprint(int(j.TimeLimit.Seconds())), "{challenge}", j.Challenge, "{gpus}", "0")
-	out := make([]string, len(j.Agent.Command))
-	for i, a := range j.Agent.Command {
-		out[i] = r.Replace(a)
-	}
-	return out, nil
+	return slog.Default()
 }
 
-// environ passes only the variables the agent is allowed by name, plus PATH/HOME.
-func (j *Job) environ() []string {
-	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "REXMLE_SEED=" + fmt.Sprint(j.Seed)}
-	for _, name := range j.Agent.Env {
-		if v, ok := os.LookupEnv(name); ok {
-			env = append(env, name+"="+v)
-		}
-	}
-	for k, v := range j.Agent.SetEnv {
-		env = append(env, k+"="+v)
-	}
-	return env
-}
-
-// Execute runs the job to completion or to its time limit and writes run.json.
+// Execute runs the job to completion or to its time limit and writes
+// run.json. A cancelled ctx stops the agent (SIGTERM, then SIGKILL after the
+// grace period) and leaves the run marked interrupted; the error is then
+// ctx.Err().
 func Execute(ctx context.Context, j *Job) (*Info, error) {
 	for _, d := range []string{"workspace", "submission", "logs"} {
 		p := filepath.Join(j.RunDir, d)
-		os.RemoveAll(p) // an interrupted run restarts from a clean folder
+		if err := os.RemoveAll(p); err != nil { // an interrupted run restarts from a clean folder
+			return nil, fmt.Errorf("clean %s: %w", p, err)
+		}
 		if err := os.MkdirAll(p, 0o755); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("create %s: %w", p, err)
 		}
 	}
+	os.Remove(filepath.Join(j.RunDir, "telemetry.jsonl"))
 	host, _ := os.Hostname()
-	argv, err := j.Command()
+	limit := j.TimeLimit
+	if limit <= 0 {
+		limit = 24 * time.Hour
+	}
+	grace := j.graceOrDefault()
 	in := &Info{Group: j.Group, Challenge: j.Challenge, Agent: j.Agent.ID, Backend: j.Agent.Backend, Setting: j.Setting, Seed: j.Seed,
-		Status: "running", StartedAt: time.Now().UTC().Format(time.RFC3339Nano), Host: host, Executor: j.Agent.Executor,
-		Command: argv, GPUs: []int{}, Telemetry: "unavailable: no NVML on this host", BenchHash: j.BenchHash}
-	if err != nil {
-		in.Status, in.Error = "failed", err.Error()
+		Status: StatusRunning, StartedAt: time.Now().UTC().Format(time.RFC3339Nano), Host: host, Executor: j.Agent.Executor,
+		GPUs: append([]int{}, j.GPUs...), TimeLimit: limit.Seconds(), BenchHash: j.BenchHash}
+	if j.Sampler != nil {
+		in.Telemetry = "nvml"
+	} else {
+		note := j.TelemetryNote
+		if note == "" {
+			note = "no GPU sampler"
+		}
+		in.Telemetry = "unavailable: " + note
+	}
+	fail := func(err error) (*Info, error) {
+		in.Status, in.Error = StatusFailed, err.Error()
+		in.EndedAt = time.Now().UTC().Format(time.RFC3339Nano)
 		return in, writeInfo(j.RunDir, in)
 	}
+
+	var val *validationServer
+	if j.Validate != nil {
+		v, err := startValidation(j)
+		if err != nil {
+			return fail(fmt.Errorf("validation endpoint: %w", err))
+		}
+		val = v
+		defer val.Close()
+		in.Validation = val.socket
+	}
+	spec, err := j.build(val)
+	if err != nil {
+		return fail(err)
+	}
+	in.Command, in.Isolation = spec.display, spec.isolation
 	if err := writeInfo(j.RunDir, in); err != nil {
 		return nil, err
 	}
 	logf, err := os.Create(filepath.Join(j.RunDir, "logs", "console.log"))
 	if err != nil {
-		return nil, err
+		return fail(err)
 	}
 	defer logf.Close()
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Dir = filepath.Join(j.RunDir, "workspace")
-	cmd.Env = j.environ()
+	cmd := exec.Command(spec.argv[0], spec.argv[1:]...)
+	cmd.Dir = spec.dir
+	cmd.Env = spec.env
 	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = spec.attr
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
-		in.Status, in.Error = "failed", err.Error()
-		return in, writeInfo(j.RunDir, in)
+		return fail(fmt.Errorf("start %s: %w", spec.argv[0], err))
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
-	limit := j.TimeLimit
-	if limit <= 0 {
-		limit = 24 * time.Hour
-	}
-	grace := j.Grace
-	if grace <= 0 {
-		grace = 10 * time.Second
-	}
+
+	tel := startTelemetry(j, cmd.Process.Pid)
 	timer := time.NewTimer(limit)
 	defer timer.Stop()
 	var werr error
+	interrupted := false
 	select {
 	case werr = <-done:
 	case <-timer.C:
 		in.TimedOut = true
-		werr = stop(cmd, done, grace)
+		j.logger().Warn("run reached its time limit; stopping it", "run", j.ID(), "limit", limit)
+		werr = stop(cmd, spec, done, grace)
 	case <-ctx.Done():
-		werr = stop(cmd, done, grace)
-		in.Status, in.Error = "interrupted", "the runner was stopped"
-		in.EndedAt = time.Now().UTC().Format(time.RFC3339Nano)
-		writeInfo(j.RunDir, in)
-		return in, ctx.Err()
+		interrupted = true
+		werr = stop(cmd, spec, done, grace)
 	}
-	in.WallSeconds = time.Since(start).Seconds()
+	wall := time.Since(start)
+	samples := tel.finish()
+	in.WallSeconds = wall.Seconds()
 	in.EndedAt = time.Now().UTC().Format(time.RFC3339Nano)
 	in.ExitCode = cmd.ProcessState.ExitCode()
-	switch {
-	case in.TimedOut:
-		in.Status = "timed_out"
-	case werr != nil:
-		in.Status, in.Error = "failed", werr.Error()
-	default:
-		in.Status = "done"
+	if ws, ok := workingSeconds(j.RunDir); ok {
+		in.WorkingSeconds = &ws
 	}
-	return in, writeInfo(j.RunDir, in)
+	if j.Sampler != nil {
+		s := gpu.Summarize(samples, len(j.GPUs), wall)
+		in.GPUSummary = &s
+	}
+	switch {
+	case interrupted:
+		in.Status, in.Error = StatusInterrupted, "the run stage was stopped"
+	case in.TimedOut:
+		in.Status = StatusTimedOut
+	case werr != nil:
+		in.Status, in.Error = StatusFailed, werr.Error()
+		if spec.sandboxFailed() {
+			in.Error += " (the sandbox wrapper failed: see logs/console.log)"
+		}
+	default:
+		in.Status = StatusDone
+	}
+	if err := writeInfo(j.RunDir, in); err != nil {
+		return in, err
+	}
+	if interrupted {
+		return in, ctx.Err()
+	}
+	return in, nil
 }
 
-// stop sends SIGTERM to the process group, then SIGKILL after the grace period.
-func stop(cmd *exec.Cmd, done chan error, grace time.Duration) error {
+// stop sends SIGTERM to the process group (and a container engine's stop
+// command), then SIGKILL after the grace period.
+func stop(cmd *exec.Cmd, spec *launch, done chan error, grace time.Duration) error {
 	pgid := cmd.Process.Pid
 	syscall.Kill(-pgid, syscall.SIGTERM)
+	if len(spec.stopArgv) > 0 {
+		exec.Command(spec.stopArgv[0], spec.stopArgv[1:]...).Run()
+	}
 	select {
 	case err := <-done:
 		return err
@@ -204,3 +291,34 @@ func stop(cmd *exec.Cmd, done chan error, grace time.Duration) error {
 		return err
 	}
 }
+
+// workingSeconds reads the agent's own working time (see the package doc).
+func workingSeconds(runDir string) (float64, bool) {
+	if b, err := os.ReadFile(filepath.Join(runDir, "logs", "working_time.json")); err == nil {
+		var w struct {
+			WorkingSeconds *float64 `json:"working_seconds"`
+		}
+		if json.Unmarshal(b, &w) == nil && w.WorkingSeconds != nil && validSeconds(*w.WorkingSeconds) {
+			return *w.WorkingSeconds, true
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(runDir, "logs", "console.log"))
+	if err != nil {
+		return 0, false
+	}
+	const key = "REXMLE_WORKING_SECONDS="
+	v, ok := 0.0, false
+	for _, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimSpace(line)
+		if !strings.HasPrefix(line, key) {
+			continue
+		}
+		var x float64
+		if _, err := fmt.Sscan(strings.TrimPrefix(line, key), &x); err == nil && validSeconds(x) {
+			v, ok = x, true
+		}
+	}
+	return v, ok
+}
+
+func validSeconds(x float64) bool { return x >= 0 && !math.IsInf(x, 0) && !math.IsNaN(x) }

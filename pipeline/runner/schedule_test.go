@@ -1,0 +1,180 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func invocations(t *testing.T, j *Job) int {
+	b, err := os.ReadFile(filepath.Join(j.RunDir, "invocations"))
+	if err != nil {
+		return 0
+	}
+	return strings.Count(string(b), "\n")
+}
+
+// TestStopAndResume cancels a run stage while some runs are still going,
+// then resumes: finished runs are not redone, interrupted ones are rerun
+// (resume "restart") or kept as interrupted (resume "mark").
+func TestStopAndResume(t *testing.T) {
+	for _, resume := range []string{"restart", "mark"} {
+		t.Run(resume, func(t *testing.T) {
+			root := t.TempDir()
+			var jobs []*Job
+			for i := 0; i < 6; i++ {
+				secs := "0.05"
+				if i%2 == 1 {
+					secs = "30" // still running when the stage is stopped
+				}
+				j := newJob(t, root, fmt.Sprintf("a%d", i), "none")
+				j.Agent.Command = []string{os.Args[0], "count", j.RunDir, secs}
+				jobs = append(jobs, j)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			var once sync.Once
+			outs, err := Schedule(ctx, jobs, Pool{CPUSlots: 6}, nil, func(p Progress) {
+				if p.Done == 3 {
+					once.Do(cancel)
+				}
+			})
+			if err != context.Canceled || len(outs) != 6 {
+				t.Fatalf("first pass: %d outcomes, err %v", len(outs), err)
+			}
+			for i, j := range jobs {
+				in, _ := ReadInfo(j.RunDir)
+				want := StatusDone
+				if i%2 == 1 {
+					want = StatusInterrupted
+				}
+				if in == nil || in.Status != want {
+					t.Fatalf("run %d after stop: %+v, want %s", i, in, want)
+				}
+			}
+			for _, j := range jobs {
+				j.Agent.Command = []string{os.Args[0], "count", j.RunDir, "0.05"}
+			}
+			todo, kept, err := Pending(jobs, resume, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resume == "mark" {
+				if len(todo) != 0 || kept != 6 {
+					t.Fatalf("mark: todo %d kept %d", len(todo), kept)
+				}
+				for i, j := range jobs {
+					if n := invocations(t, j); n != 1 {
+						t.Fatalf("run %d invoked %d times", i, n)
+					}
+				}
+				return
+			}
+			if len(todo) != 3 || kept != 3 {
+				t.Fatalf("restart: todo %d kept %d", len(todo), kept)
+			}
+			outs, err = Schedule(context.Background(), todo, Pool{CPUSlots: 2}, nil, nil)
+			if err != nil || len(outs) != 3 {
+				t.Fatal(err)
+			}
+			for i, j := range jobs {
+				want := 1
+				if i%2 == 1 {
+					want = 2
+				}
+				if n := invocations(t, j); n != want {
+					t.Fatalf("run %d invoked %d times, want %d", i, n, want)
+				}
+				if _, done := Finished(j.RunDir); !done {
+					t.Fatalf("run %d not finished", i)
+				}
+			}
+			if todo, kept, _ := Pending(jobs, resume, false); len(todo) != 0 || kept != 6 {
+				t.Fatalf("third pass would run %d", len(todo))
+			}
+		})
+	}
+}
+
+// TestGPUSlots gives four 1-GPU runs two GPUs: at most two at once, each
+// with its own CUDA_VISIBLE_DEVICES; a run asking for more GPUs than the
+// host has fails alone.
+func TestGPUSlots(t *testing.T) {
+	root := t.TempDir()
+	var jobs []*Job
+	for i := 0; i < 5; i++ {
+		j := newJob(t, root, fmt.Sprintf("g%d", i), "none")
+		j.Agent.GPUs = 1
+		if i == 4 {
+			j.Agent.GPUs = 3
+		}
+		j.Agent.Command = []string{os.Args[0], "count", j.RunDir, "0.3"}
+		jobs = append(jobs, j)
+	}
+	var mu sync.Mutex
+	maxRunning := 0
+	var last Progress
+	outs, err := Schedule(context.Background(), jobs, Pool{GPUs: []int{0, 1}, CPUSlots: 8}, nil, func(p Progress) {
+		mu.Lock()
+		defer mu.Unlock()
+		if p.Running > maxRunning {
+			maxRunning = p.Running
+		}
+		last = p
+	})
+	if err != nil || len(outs) != 5 {
+		t.Fatal(err)
+	}
+	if maxRunning != 2 {
+		t.Fatalf("max %d runs at once, want 2", maxRunning)
+	}
+	if last.Done != 5 || last.Failed != 1 || last.Running != 0 {
+		t.Fatalf("final progress %+v", last)
+	}
+	var seen []string
+	for _, j := range jobs[:4] {
+		b, _ := os.ReadFile(filepath.Join(j.RunDir, "gpus"))
+		in, _ := ReadInfo(j.RunDir)
+		if (string(b) != "0" && string(b) != "1") || in == nil || len(in.GPUs) != 1 || fmt.Sprint(in.GPUs[0]) != string(b) {
+			t.Fatalf("CUDA_VISIBLE_DEVICES %q, run.json %+v", b, in)
+		}
+		seen = append(seen, string(b))
+	}
+	sort.Strings(seen)
+	if seen[0] != "0" || seen[3] != "1" {
+		t.Fatalf("devices used %v: want both", seen)
+	}
+	for _, o := range outs {
+		if o.Job == jobs[4] && (o.Err == nil || !strings.Contains(o.Err.Error(), "needs 3 GPU(s); this host has 2")) {
+			t.Fatalf("3-GPU run: %v", o.Err)
+		}
+	}
+}
+
+func TestProgressETA(t *testing.T) {
+	root := t.TempDir()
+	var jobs []*Job
+	for i := 0; i < 4; i++ {
+		j := newJob(t, root, fmt.Sprintf("p%d", i), "none")
+		j.Agent.Command = []string{os.Args[0], "sleep", "0.1"}
+		jobs = append(jobs, j)
+	}
+	var ps []Progress
+	Schedule(context.Background(), jobs, Pool{CPUSlots: 1}, nil, func(p Progress) { ps = append(ps, p) })
+	// One slot: start, end, start, end, ... 8 reports.
+	if len(ps) != 8 {
+		t.Fatalf("%d reports", len(ps))
+	}
+	mid := ps[3] // after the second run ended: 2 done in ~0.2 s, 2 to go
+	if mid.Done != 2 || mid.ETA < 150*time.Millisecond || mid.ETA > 2*mid.Elapsed+100*time.Millisecond {
+		t.Fatalf("progress %+v", mid)
+	}
+	if ps[7].Done != 4 || ps[7].ETA != 0 {
+		t.Fatalf("final %+v", ps[7])
+	}
+}

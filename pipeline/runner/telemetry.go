@@ -1,0 +1,191 @@
+package runner
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rexmle/rexmle/pipeline/gpu"
+)
+
+// telemetry samples the run's GPUs every SampleEvery until finish.
+type telemetry struct {
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
+	mu      sync.Mutex
+	samples []gpu.Sample
+}
+
+func startTelemetry(j *Job, pgid int) *telemetry {
+	t := &telemetry{}
+	if j.Sampler == nil {
+		return t
+	}
+	every := j.SampleEvery
+	if every <= 0 {
+		every = 5 * time.Second
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.cancel = cancel
+	f, err := os.Create(filepath.Join(j.RunDir, "telemetry.jsonl"))
+	if err != nil {
+		j.logger().Warn("cannot write telemetry.jsonl", "run", j.ID(), "err", err)
+	}
+	t.wg.Add(1)
+	go func() {
+		defer t.wg.Done()
+		var enc *json.Encoder
+		var w *bufio.Writer
+		if f != nil {
+			w = bufio.NewWriter(f)
+			enc = json.NewEncoder(w)
+			defer f.Close()
+			defer w.Flush()
+		}
+		tick := time.NewTicker(every)
+		defer tick.Stop()
+		for {
+			batch, err := j.Sampler.Sample(ctx, GroupPids(pgid))
+			if err != nil && ctx.Err() == nil {
+				j.logger().Warn("GPU sample failed", "run", j.ID(), "err", err)
+			}
+			if len(batch) > 0 {
+				t.mu.Lock()
+				t.samples = append(t.samples, batch...)
+				t.mu.Unlock()
+				if enc != nil {
+					for _, s := range batch {
+						enc.Encode(jsonSample(s))
+					}
+					w.Flush()
+				}
+				if j.OnSamples != nil {
+					j.OnSamples(batch)
+				}
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return t
+}
+
+// finish stops sampling and returns every sample taken.
+func (t *telemetry) finish() []gpu.Sample {
+	if t.cancel != nil {
+		t.cancel()
+		t.wg.Wait()
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.samples
+}
+
+// sampleLine is a Sample in telemetry.jsonl: unknown readings as null.
+type sampleLine struct {
+	At            time.Time `json:"at"`
+	GPU           int       `json:"gpu"`
+	SMUtil        *float64  `json:"sm_util"`
+	MemUsedBytes  *int64    `json:"mem_used_bytes"`
+	MemTotalBytes *int64    `json:"mem_total_bytes"`
+	PowerW        *float64  `json:"power_w"`
+	EnergyMJ      *int64    `json:"energy_mj"`
+	TempC         *float64  `json:"temp_c"`
+	ProcMemBytes  *int64    `json:"proc_mem_bytes"`
+}
+
+func fptr(v float64) *float64 {
+	if v != v {
+		return nil
+	}
+	return &v
+}
+
+func iptr(v int64) *int64 {
+	if v < 0 {
+		return nil
+	}
+	return &v
+}
+
+func jsonSample(s gpu.Sample) sampleLine {
+	return sampleLine{s.At, s.GPU, fptr(s.SMUtil), iptr(s.MemUsedBytes), iptr(s.MemTotalBytes), fptr(s.PowerW), iptr(s.EnergyMJ), fptr(s.TempC), iptr(s.ProcMemBytes)}
+}
+
+// ReadTelemetry reads a run folder's telemetry.jsonl (no file: no samples).
+func ReadTelemetry(runDir string) ([]gpu.Sample, error) {
+	f, err := os.Open(filepath.Join(runDir, "telemetry.jsonl"))
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []gpu.Sample
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var l sampleLine
+		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+			continue // a line cut short by a crash
+		}
+		s := gpu.Sample{At: l.At, GPU: l.GPU, SMUtil: nanIf(l.SMUtil), MemUsedBytes: negIf(l.MemUsedBytes), MemTotalBytes: negIf(l.MemTotalBytes),
+			PowerW: nanIf(l.PowerW), EnergyMJ: negIf(l.EnergyMJ), TempC: nanIf(l.TempC), ProcMemBytes: negIf(l.ProcMemBytes)}
+		out = append(out, s)
+	}
+	return out, sc.Err()
+}
+
+func nanIf(p *float64) float64 {
+	if p == nil {
+		var zero float64
+		return zero / zero
+	}
+	return *p
+}
+
+func negIf(p *int64) int64 {
+	if p == nil {
+		return -1
+	}
+	return *p
+}
+
+// GroupPids lists the processes whose process group is pgid (the run's
+// processes, unless one started its own session), reading /proc.
+func GroupPids(pgid int) []int {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return []int{pgid}
+	}
+	var out []int
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(s[i+1:]) // state ppid pgrp ...
+		if len(f) >= 3 && f[2] == strconv.Itoa(pgid) {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
