@@ -74,8 +74,9 @@ func (s *site) ablation(id, title, tbl string, vs []variant) *section {
 	as := sortedKeys(agents)
 	t := &table{ID: id, Caption: title + ": primary value · percentile; computed, then the paper's print", Head: []string{"Challenge"}}
 	type col struct {
-		g *group
-		v variant
+		g       *group
+		v       variant
+		printed bool // the table printed this configuration
 	}
 	var cols []col
 	for _, a := range as {
@@ -84,8 +85,17 @@ func (s *site) ablation(id, title, tbl string, vs []variant) *section {
 			if g == nil {
 				continue
 			}
-			cols = append(cols, col{g, v})
-			t.Head = append(t.Head, fmt.Sprintf("%s %s %s", s.agentName(a), v.Backend, v.Setting), "paper")
+			pr := false
+			for _, r := range g.Runs {
+				if _, ok := r.Printed[tbl]; ok {
+					pr = true
+				}
+			}
+			cols = append(cols, col{g, v, pr})
+			t.Head = append(t.Head, fmt.Sprintf("%s %s %s", s.agentName(a), v.Backend, v.Setting))
+			if pr {
+				t.Head = append(t.Head, "paper")
+			}
 		}
 	}
 	for _, c := range s.b.Challenges {
@@ -96,7 +106,10 @@ func (s *site) ablation(id, title, tbl string, vs []variant) *section {
 		for _, cl := range cols {
 			rs := runsOf(cl.g, c.ID)
 			if len(rs) == 0 {
-				rw.Cells = append(rw.Cells, cell{Text: "—"}, cell{Text: "—"})
+				rw.Cells = append(rw.Cells, cell{Text: "—"})
+				if cl.printed {
+					rw.Cells = append(rw.Cells, cell{Text: "—"})
+				}
 				continue
 			}
 			r := rs[0]
@@ -106,6 +119,9 @@ func (s *site) ablation(id, title, tbl string, vs []variant) *section {
 				sk = (r.PctLo + r.PctHi) / 2
 			}
 			rw.Cells = append(rw.Cells, cell{Text: fmtValue(v, ok, 2) + " · " + runPct(r, 0), Class: "num", Sort: sortKey(sk)})
+			if !cl.printed {
+				continue
+			}
 			pr := r.Printed[tbl]
 			if pr == nil {
 				rw.Cells = append(rw.Cells, cell{Text: "—"})
@@ -144,6 +160,9 @@ func (s *site) ablation(id, title, tbl string, vs []variant) *section {
 			}
 		}
 		rw.Cells = append(rw.Cells, cell{Text: txt, Class: "num"})
+		if !cl.printed {
+			continue
+		}
 		pt, ck := "", (*check)(nil)
 		for _, o := range s.data.Overall {
 			if o.Table == tbl && o.Setting == cl.v.Setting && o.Backend == cl.v.Backend && o.Agent == g.Agent {

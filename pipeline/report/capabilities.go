@@ -213,7 +213,7 @@ func (s *site) capabilitiesPage() ([]*page, error) {
 			"Radar chart of "+lbl+"'s mean strategy scores (0 to 1) over the rubric's strategies"))
 	}
 	heat := &section{ID: "heatmap", Title: "Agent × strategy",
-		Charts: []chart{heatMap(chartID("heat"), "Mean strategy score", rows, axes, grid, "Heat map of mean strategy scores (0 to 1), agents by rows and strategies by columns; empty cells were never decided")}}
+		Charts: []chart{heatMap(chartID("heat"), "Mean strategy score", axes, rows, transpose(grid, len(axes)), "Heat map of mean strategy scores (0 to 1), strategies by rows and agents by columns; empty cells were never decided")}}
 	t := &table{ID: "capabilities", Caption: "Mean strategy score per agent (decided sections / undecided)", Head: append([]string{"Agent", "Judge"}, axes...)}
 	for i, pr := range profiles {
 		rw := row{Cells: []cell{{Text: pr.label(s)}, {Text: pr.Judge + " (" + pr.Kind + ")"}}}
@@ -316,4 +316,16 @@ func day(ts string) string {
 		return ts[:10]
 	}
 	return ts
+}
+
+// transpose turns rows × n into n × rows.
+func transpose(g [][]float64, n int) [][]float64 {
+	out := make([][]float64, n)
+	for j := range out {
+		out[j] = make([]float64, len(g))
+		for i := range g {
+			out[j][i] = g[i][j]
+		}
+	}
+	return out
 }

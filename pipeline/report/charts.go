@@ -121,12 +121,13 @@ func radarChart(id, title string, axes []string, values []float64, alt string) c
 func heatMap(id, title string, rows, cols []string, val [][]float64, alt string) chart {
 	hm := charts.NewHeatMap()
 	hm.SetGlobalOptions(
-		initOpts(id, fmt.Sprintf("%dpx", 160+32*len(rows))),
+		initOpts(id, fmt.Sprintf("%dpx", 160+30*len(rows))),
 		charts.WithTitleOpts(opts.Title{Title: title}),
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true)}),
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(false)}),
 		charts.WithAnimation(false),
-		charts.WithGridOpts(opts.Grid{ContainLabel: opts.Bool(true), Left: "2%", Right: "2%", Bottom: "70"}),
-		charts.WithXAxisOpts(opts.XAxis{Type: "category", Data: cols, AxisLabel: &opts.AxisLabel{Rotate: 40, Interval: "0"}}),
+		charts.WithGridOpts(opts.Grid{ContainLabel: opts.Bool(true), Left: "2%", Right: "2%", Top: "40", Bottom: "60"}),
+		charts.WithXAxisOpts(opts.XAxis{Type: "category", Data: cols, AxisLabel: &opts.AxisLabel{Interval: "0"}}),
 		charts.WithYAxisOpts(opts.YAxis{Type: "category", Data: rows}),
 		charts.WithVisualMapOpts(opts.VisualMap{Calculable: opts.Bool(true), Min: 0, Max: 1, Orient: "horizontal", Left: "center", Bottom: "0",
 			InRange: &opts.VisualMapInRange{Color: []string{"#f7fbff", "#08306b"}}}),

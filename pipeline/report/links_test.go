@@ -56,3 +56,5 @@ func checkLinks(dir string) error {
 	}
 	return errors.Join(errs...)
 }
+
+func fmtSscan(s string, v *float64) (int, error) { return fmt.Sscan(s, v) }

@@ -1,0 +1,445 @@
+package report
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rexmle/rexmle/pipeline/config"
+	"github.com/rexmle/rexmle/pipeline/rankstage"
+	"github.com/rexmle/rexmle/pipeline/report/reporttest"
+	"github.com/rexmle/rexmle/pipeline/store"
+)
+
+func loadBenchmark(t testing.TB) *config.Benchmark {
+	t.Helper()
+	b, err := config.Load("../../benchmark.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func openStore(t testing.TB) *store.Store {
+	t.Helper()
+	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "rexmle.sqlite"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+var (
+	paperOnce sync.Once
+	paperDir  string
+	paperErr  error
+)
+
+// paperSite builds, once per test binary, the site of a store holding the
+// paper's recorded results (imported by rankstage.Run) plus a small set of
+// synthetic runs.
+func paperSite(t *testing.T) string {
+	t.Helper()
+	paperOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "rexmle-site-")
+		if err != nil {
+			paperErr = err
+			return
+		}
+		paperDir = dir
+		paperErr = buildPaperSite(dir)
+	})
+	if paperErr != nil {
+		t.Fatal(paperErr)
+	}
+	return paperDir
+}
+
+func buildPaperSite(dir string) error {
+	ctx := context.Background()
+	b, err := config.Load("../../benchmark.toml")
+	if err != nil {
+		return err
+	}
+	st, err := store.Open(ctx, filepath.Join(dir, "store.sqlite"))
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if err := reporttest.Fill(ctx, st, b, reporttest.Spec{Agents: 2, Seeds: 2, Cases: 3, Strategies: 4, GPUSamples: 3, RandSeed: 1}); err != nil {
+		return err
+	}
+	if _, err := rankstage.Run(ctx, b, st); err != nil {
+		return err
+	}
+	_, err = Build(ctx, Options{DB: st.DB, Benchmark: b, OutDir: filepath.Join(dir, "site"), GitCommit: "test"})
+	return err
+}
+
+// TestMain removes the shared site folder.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if paperDir != "" {
+		os.RemoveAll(paperDir)
+	}
+	os.Exit(code)
+}
+
+type tableJSON struct {
+	ID      string              `json:"id"`
+	Columns []string            `json:"columns"`
+	Rows    []map[string]string `json:"rows"`
+}
+
+func readTable(t *testing.T, site, id string) tableJSON {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(site, "data", id+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tj tableJSON
+	if err := json.Unmarshal(b, &tj); err != nil {
+		t.Fatal(err)
+	}
+	return tj
+}
+
+func TestPagesExistAndLinksResolve(t *testing.T) {
+	site := filepath.Join(paperSite(t), "site")
+	b := loadBenchmark(t)
+	want := []string{"index.html", "challenges/index.html", "capabilities.html", "ablations.html", "compute.html", "reproduction.html",
+		"known-issues.html", "provenance.html", "downloads.html", "assets/echarts.min.js", "assets/site.css", "assets/site.js"}
+	for _, c := range b.Challenges {
+		want = append(want, "challenges/"+c.ID+".html")
+	}
+	for _, p := range want {
+		if _, err := os.Stat(filepath.Join(site, p)); err != nil {
+			t.Errorf("missing %s", p)
+		}
+	}
+	if err := checkLinks(site); err != nil {
+		t.Error(err)
+	}
+	// No page loads anything from a CDN.
+	filepath.WalkDir(site, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && strings.HasSuffix(p, ".html") {
+			bs, _ := os.ReadFile(p)
+			if bytes.Contains(bs, []byte("go-echarts.github.io")) || bytes.Contains(bs, []byte("cdn.")) {
+				t.Errorf("%s refers to a CDN", p)
+			}
+		}
+		return nil
+	})
+}
+
+func TestTable3RowsAndPaperCells(t *testing.T) {
+	site := filepath.Join(paperSite(t), "site")
+	b := loadBenchmark(t)
+	tj := readTable(t, site, "table3")
+	if len(tj.Rows) != len(b.Challenges) {
+		t.Fatalf("table3 has %d rows, want %d", len(tj.Rows), len(b.Challenges))
+	}
+	// The paper's Table 3 prints ISLES'22, AIDE: Dice 0.04 at percentile 0 %.
+	row := tj.Rows[0]
+	if row["Challenge"] != "ISLES'22" {
+		t.Fatalf("first row is %q", row["Challenge"])
+	}
+	if got := row["AIDE (gpt-5, 24h, paper)"]; got != "0.04 · 0%" {
+		t.Errorf("computed ISLES'22 AIDE cell = %q, want %q", got, "0.04 · 0%")
+	}
+	if got := row["AIDE: paper"]; got != "0.04 · 0%" {
+		t.Errorf("printed ISLES'22 AIDE cell = %q", got)
+	}
+	if got := row["AIDE: paper (check)"]; got != "✓ matches" {
+		t.Errorf("check = %q", got)
+	}
+}
+
+func TestReproductionFindsKnownPaperInconsistency(t *testing.T) {
+	site := filepath.Join(paperSite(t), "site")
+	tj := readTable(t, site, "reproduction")
+	found := false
+	for _, r := range tj.Rows {
+		// The paper prints 3 % for ML-Master on TopCoW-CTA-Seg though its
+		// S-table positions give mean rank 11 of 10 rows: 0 %.
+		if r["Where"] == "Table 3, TopCoW-CTA-Seg, ML-Master, percentile" {
+			found = true
+			if r["Computed"] != "0%" || r["Printed"] != "3%" || r["Class"] != "inconsistency" {
+				t.Errorf("row = %v", r)
+			}
+		}
+		if r["Class"] == "match" {
+			t.Errorf("a match listed as a disagreement: %v", r)
+		}
+	}
+	if !found {
+		t.Error("known Table 3 inconsistency not listed")
+	}
+	tally := readTable(t, site, "reproduction-tally")
+	for _, r := range tally.Rows {
+		// Every S-table position, mean rank and percentile reproduces.
+		if r["Tables"] == "S1–S20" && r["Match"] != r["Compared"] {
+			t.Errorf("S-tables: %s %s of %s", r["Number"], r["Match"], r["Compared"])
+		}
+	}
+}
+
+func TestChallengePageTables(t *testing.T) {
+	site := filepath.Join(paperSite(t), "site")
+	b := loadBenchmark(t)
+	c, _ := b.Challenge("isles22")
+	st := readTable(t, site, "s-isles22")
+	// The top human row, 2 agents × 2 seeds synthetic, 3 paper S-table runs,
+	// and the Table 4/5 runs on ISLES'22 (2 backends × 2 agents + 3 at 72 h).
+	if len(st.Rows) < 1+4+3 {
+		t.Fatalf("S-table has %d rows", len(st.Rows))
+	}
+	if !strings.HasPrefix(st.Rows[0]["Run"], "Top human") {
+		t.Errorf("first row %q", st.Rows[0]["Run"])
+	}
+	lb := readTable(t, site, "leaderboard-isles22")
+	humans := 0
+	for _, r := range lb.Rows {
+		if !strings.HasPrefix(r["Rank"], "(") {
+			humans++
+		}
+	}
+	if humans != len(c.Leaderboard) {
+		t.Errorf("leaderboard has %d human rows, want %d", humans, len(c.Leaderboard))
+	}
+	// Mean positions are sorted ascending.
+	prev := math.Inf(-1)
+	for _, r := range lb.Rows {
+		var v float64
+		if _, err := fmtSscan(r["Mean position"], &v); err != nil {
+			t.Fatalf("mean position %q", r["Mean position"])
+		}
+		if v < prev {
+			t.Errorf("leaderboard not sorted at %v", r)
+		}
+		prev = v
+	}
+	cases := readTable(t, site, "cases-isles22-"+slug(c.Metrics[0].Name))
+	if len(cases.Rows) != 3 {
+		t.Errorf("per-case table has %d rows, want 3", len(cases.Rows))
+	}
+	html, _ := os.ReadFile(filepath.Join(site, "challenges", "isles22.html"))
+	for _, s := range []string{"resize-mismatched-prediction", "higher is better", "lower is better", "c_pct_isles22"} {
+		if !bytes.Contains(html, []byte(s)) {
+			t.Errorf("isles22 page lacks %q", s)
+		}
+	}
+}
+
+func TestDeterministic(t *testing.T) {
+	ctx := context.Background()
+	b := loadBenchmark(t)
+	st := openStore(t)
+	if err := reporttest.Fill(ctx, st, b, reporttest.Spec{Agents: 2, Seeds: 2, Cases: 2, Strategies: 3, GPUSamples: 2, RandSeed: 3}); err != nil {
+		t.Fatal(err)
+	}
+	read := func(dir string) map[string][]byte {
+		out := map[string][]byte{}
+		filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				rel, _ := filepath.Rel(dir, p)
+				out[rel], _ = os.ReadFile(p)
+			}
+			return nil
+		})
+		return out
+	}
+	var sites []map[string][]byte
+	for i := 0; i < 2; i++ {
+		dir := t.TempDir()
+		if _, err := Build(ctx, Options{DB: st.DB, Benchmark: b, OutDir: dir, GitCommit: "x"}); err != nil {
+			t.Fatal(err)
+		}
+		sites = append(sites, read(dir))
+	}
+	if len(sites[0]) != len(sites[1]) {
+		t.Fatalf("%d vs %d files", len(sites[0]), len(sites[1]))
+	}
+	for k, v := range sites[0] {
+		if !bytes.Equal(v, sites[1][k]) {
+			t.Errorf("%s differs between builds", k)
+		}
+	}
+}
+
+func TestEmptyStore(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t)
+	dir := t.TempDir()
+	res, err := Build(ctx, Options{DB: st.DB, Benchmark: loadBenchmark(t), OutDir: dir, GitCommit: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Pages) < 9 {
+		t.Errorf("%d pages", len(res.Pages))
+	}
+	idx, _ := os.ReadFile(filepath.Join(dir, "index.html"))
+	if !bytes.Contains(idx, []byte("No ranked runs")) {
+		t.Error("empty overview does not say there are no ranked runs")
+	}
+	cp, _ := os.ReadFile(filepath.Join(dir, "capabilities.html"))
+	if !bytes.Contains(cp, []byte("No capability scores")) {
+		t.Error("capabilities page does not say the judge has not run")
+	}
+	if err := checkLinks(dir); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestBuildRejectsMissingInputs(t *testing.T) {
+	if _, err := Build(context.Background(), Options{}); err == nil {
+		t.Error("no error without a database")
+	}
+	if _, err := Build(context.Background(), Options{DB: &sql.DB{}}); err == nil {
+		t.Error("no error without a benchmark")
+	}
+}
+
+func TestComputeRun(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	at := func(min int) string { return t0.Add(time.Duration(min) * time.Minute).Format(time.RFC3339) }
+	f := func(v float64) sql.NullFloat64 { return sql.NullFloat64{Float64: v, Valid: true} }
+	i := func(v int64) sql.NullInt64 { return sql.NullInt64{Int64: v, Valid: true} }
+	samples := []gpuSample{
+		{At: at(0), GPU: 0, SMUtil: f(20), MemUsed: i(10), MemTotal: i(100), EnergyMJ: i(0)},
+		{At: at(30), GPU: 0, SMUtil: f(60), MemUsed: i(15), MemTotal: i(100), EnergyMJ: i(7_200_000)},
+		// GPU 1 has power only: 100 W then 300 W over 30 min → 100 Wh.
+		{At: at(0), GPU: 1, SMUtil: f(40), MemUsed: i(50), MemTotal: i(200), Power: f(100)},
+		{At: at(30), GPU: 1, Power: f(300)},
+	}
+	rc := computeRun(&runData{ID: "r"}, samples)
+	if rc.GPUs != 2 {
+		t.Errorf("GPUs = %d", rc.GPUs)
+	}
+	if math.Abs(rc.Hours-1) > 1e-12 { // two GPUs × 0.5 h
+		t.Errorf("hours = %g, want 1", rc.Hours)
+	}
+	if math.Abs(rc.EnergyWh-(2+100)) > 1e-9 { // 7.2e6 mJ = 2 Wh, plus 100 Wh
+		t.Errorf("energy = %g Wh, want 102", rc.EnergyWh)
+	}
+	if math.Abs(rc.PeakFrac-0.25) > 1e-12 { // 50 / 200
+		t.Errorf("peak = %g, want 0.25", rc.PeakFrac)
+	}
+	if math.Abs(rc.MeanUtil-40) > 1e-12 { // (20 + 60 + 40) / 3
+		t.Errorf("mean util = %g, want 40", rc.MeanUtil)
+	}
+	empty := computeRun(&runData{ID: "e"}, nil)
+	if empty.GPUs != 0 || !math.IsNaN(empty.EnergyWh) || !math.IsNaN(empty.PeakFrac) {
+		t.Errorf("empty = %+v", empty)
+	}
+}
+
+func TestComputePageClaim(t *testing.T) {
+	site := filepath.Join(paperSite(t), "site")
+	html, _ := os.ReadFile(filepath.Join(site, "compute.html"))
+	for _, s := range []string{"Peak GPU memory fraction", "GPU-hours", "plots/gpu-"} {
+		if !bytes.Contains(html, []byte(s)) {
+			t.Errorf("compute page lacks %q", s)
+		}
+	}
+	tj := readTable(t, site, "compute")
+	if len(tj.Rows) == 0 {
+		t.Fatal("no compute rows")
+	}
+	for _, r := range tj.Rows {
+		// Synthetic telemetry: 3 samples a minute apart on one GPU.
+		if r["GPU-hours"] != "0.033" {
+			t.Errorf("GPU-hours = %q, want 0.033", r["GPU-hours"])
+		}
+		// Energy counter rises 18e6 mJ a minute: 36e6 mJ = 10 Wh.
+		if r["Energy (Wh)"] != "10.0" {
+			t.Errorf("energy = %q, want 10.0", r["Energy (Wh)"])
+		}
+	}
+}
+
+func TestCapabilitiesTable(t *testing.T) {
+	site := filepath.Join(paperSite(t), "site")
+	tj := readTable(t, site, "capabilities")
+	if len(tj.Rows) != 2 {
+		t.Fatalf("%d capability rows, want 2 agents", len(tj.Rows))
+	}
+	for _, r := range tj.Rows {
+		for s := 1; s <= 4; s++ {
+			v := r[reporttest.StrategyName(s)]
+			if v == "" {
+				t.Errorf("no score for strategy %d in %v", s, r)
+			}
+		}
+	}
+}
+
+func TestFormatting(t *testing.T) {
+	for _, c := range []struct {
+		in   float64
+		want string
+	}{{3, "3.0"}, {2.25, "2.25"}, {4.5, "4.5"}, {11, "11.0"}, {2.3333333, "2.33"}, {math.NaN(), "—"}} {
+		if got := fmtMeanRank(c.in); got != c.want {
+			t.Errorf("fmtMeanRank(%g) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	// K = 4 metrics, N = 10 rows: percentile = 100·(NK − S + K)/(NK).
+	for _, c := range []struct {
+		sum, digits int
+		want        string
+	}{{44, 1, "0.0%"}, {9, 1, "87.5%"}, {9, 0, "88%"}, {4, 0, "100%"}, {25, 1, "47.5%"}} {
+		r := &runData{Ranked: true, RankStatus: "ok", PosSum: c.sum, K: 4, N: 10}
+		if got := runPct(r, c.digits); got != c.want {
+			t.Errorf("runPct(sum %d, %d) = %q, want %q", c.sum, c.digits, got, c.want)
+		}
+	}
+	if got := runPct(&runData{Ranked: true, RankStatus: "fail"}, 1); got != "FAIL" {
+		t.Errorf("failed run prints %q", got)
+	}
+	if got := runPct(&runData{Ranked: true, RankStatus: "partial", PctLo: 0.25, PctHi: 0.75}, 0); got != "25–75%" {
+		t.Errorf("partial run prints %q", got)
+	}
+	for _, c := range []struct{ comp, printed, class string }{
+		{"25%", "25%", classMatch},
+		{"0.0950", "0.09", classRounding},
+		{"0.0855", "0.08", classInconsistency},
+		{"0%", "3%", classInconsistency},
+		{"FAIL", "0.1", classInconsistency},
+	} {
+		if got, _ := compareText(c.comp, c.printed); got != c.class {
+			t.Errorf("compareText(%q, %q) = %s, want %s", c.comp, c.printed, got, c.class)
+		}
+	}
+}
+
+func TestTableFiles(t *testing.T) {
+	tb := &table{ID: "x", Caption: "X", Head: []string{"a", "b"}, Rows: []row{
+		{Cells: []cell{{Text: `say "hi", ok`}, {Text: "1", Badge: "✗ differs", BadgeClass: "bad", BadgeTitle: "why"}}},
+		{Cells: []cell{{Text: "z"}}},
+	}}
+	c, j, err := tableFiles(tb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantCSV := "a,b,b (check)\n\"say \"\"hi\"\", ok\",1,✗ differs: why\nz,,\n"
+	if string(c) != wantCSV {
+		t.Errorf("csv = %q, want %q", c, wantCSV)
+	}
+	var tj tableJSON
+	if err := json.Unmarshal(j, &tj); err != nil {
+		t.Fatal(err)
+	}
+	if len(tj.Rows) != 2 || tj.Rows[0]["b (check)"] != "✗ differs: why" || len(tj.Columns) != 3 {
+		t.Errorf("json = %s", j)
+	}
+}
