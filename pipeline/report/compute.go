@@ -3,14 +3,19 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"image/png"
 	"math"
+	"runtime"
 	"sort"
 	"strconv"
+	"sync"
 	"time"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
 )
 
 // The paper's claim about GPU memory use, tested on the runs with telemetry.
@@ -183,15 +188,32 @@ func (s *site) computePage() ([]*page, error) {
 	}
 	sum.Tables = []*table{t}
 	per := &section{ID: "runs", Title: "Utilisation and memory over time"}
-	for _, rc := range rcs {
+	// The static PNG plots render in parallel.
+	pngs := make([][]byte, len(rcs))
+	errs := make([]error, len(rcs))
+	names := make([]string, len(rcs))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for i, rc := range rcs {
 		r := rc.Run
-		name := s.label(groupKey{r.Source, r.Setting, r.Backend, r.Agent}) + ", " + s.shortName(r.Challenge) + ", seed " + strconv.Itoa(r.Seed)
-		gpus := make([]int, 0, len(rc.Times))
-		for id := range rc.Times {
-			gpus = append(gpus, id)
+		names[i] = s.label(groupKey{r.Source, r.Setting, r.Backend, r.Agent}) + ", " + s.shortName(r.Challenge) + ", seed " + strconv.Itoa(r.Seed)
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			pngs[i], errs[i] = gpuPNG(names[i], rc, gpuIDs(rc))
+		}()
+	}
+	wg.Wait()
+	for i, rc := range rcs {
+		r := rc.Run
+		name := names[i]
+		if errs[i] != nil {
+			return nil, fmt.Errorf("plot %s: %w", r.ID, errs[i])
 		}
-		sort.Ints(gpus)
-		// The interactive chart uses GPU 0's (the first GPU's) time axis; every GPU is in the PNG.
+		gpus := gpuIDs(rc)
+		// The interactive chart uses the first GPU's time axis; every GPU is in the PNG.
 		xs := rc.Times[gpus[0]]
 		var series []barSeries
 		for _, id := range gpus {
@@ -199,12 +221,8 @@ func (s *site) computePage() ([]*page, error) {
 				barSeries{Name: fmt.Sprintf("GPU %d memory", id), Values: align(rc.Mem[id], len(xs))})
 		}
 		per.Charts = append(per.Charts, lineChart(chartID("gpu", r.ID), name, "%", xs, series, "Line chart of SM utilisation and memory use (% of device memory) over time for "+name))
-		png, err := gpuPNG(name, rc, gpus)
-		if err != nil {
-			return nil, fmt.Errorf("plot %s: %w", r.ID, err)
-		}
 		path := "plots/gpu-" + slug(r.ID) + ".png"
-		s.addFile(path, png)
+		s.addFile(path, pngs[i])
 		per.Images = append(per.Images, image{Src: path, Alt: "Static plot of SM utilisation and memory use over time for " + name, Width: 720, Height: 360})
 	}
 	p.Sections = append(p.Sections, per)
@@ -274,13 +292,22 @@ func gpuPNG(title string, rc *runCompute, gpus []int) ([]byte, error) {
 			pl.Legend.Add(fmt.Sprintf("GPU %d %s", id, kind), l)
 		}
 	}
-	wt, err := pl.WriterTo(7.5*vg.Inch, 3.75*vg.Inch, "png")
-	if err != nil {
-		return nil, err
-	}
+	c := vgimg.New(7.5*vg.Inch, 3.75*vg.Inch)
+	pl.Draw(draw.New(c))
 	var buf bytes.Buffer
-	if _, err := wt.WriteTo(&buf); err != nil {
+	enc := png.Encoder{CompressionLevel: png.BestSpeed}
+	if err := enc.Encode(&buf, c.Image()); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// gpuIDs are the run's GPU indices, sorted.
+func gpuIDs(rc *runCompute) []int {
+	out := make([]int, 0, len(rc.Times))
+	for id := range rc.Times {
+		out = append(out, id)
+	}
+	sort.Ints(out)
+	return out
 }
