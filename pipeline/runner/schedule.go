@@ -63,13 +63,23 @@ type Outcome struct {
 // OK reports whether the run ended done.
 func (o Outcome) OK() bool { return o.Err == nil && o.Info != nil && o.Info.Status == StatusDone }
 
+// Hooks are the scheduler's callbacks, each optional.
+type Hooks struct {
+	// Prepare is called before a run starts (after its GPUs are assigned);
+	// an error refuses the run.
+	Prepare func(*Job) error
+	// Done is called when a run ends, before its slot is freed.
+	Done func(Outcome)
+	// Progress is called after each start and end, one call at a time.
+	Progress func(Progress)
+}
+
 // Schedule runs the jobs with as many at once as the pool allows. A failing
-// run never stops the others. prepare, when set, is called before each run
-// starts (after its GPUs are assigned) and may refuse it; progress is
-// called after each start and end. On cancellation the running runs are
-// stopped and marked interrupted, the waiting ones are not started, and the
+// run never stops the others. On cancellation the running runs are stopped
+// and marked interrupted, the waiting ones are not started, and the
 // outcomes so far are returned with ctx.Err().
-func Schedule(ctx context.Context, jobs []*Job, pool Pool, prepare func(*Job) error, progress func(Progress)) ([]Outcome, error) {
+func Schedule(ctx context.Context, jobs []*Job, pool Pool, h Hooks) ([]Outcome, error) {
+	prepare, progress := h.Prepare, h.Progress
 	slots := pool.CPUSlots
 	if slots <= 0 {
 		slots = runtime.GOMAXPROCS(0)
@@ -139,6 +149,9 @@ func Schedule(ctx context.Context, jobs []*Job, pool Pool, prepare func(*Job) er
 			}
 			if o.Err == nil {
 				o.Info, o.Err = Execute(ctx, j)
+			}
+			if h.Done != nil {
+				h.Done(o)
 			}
 			mu.Lock()
 			if need > 0 {

@@ -39,11 +39,11 @@ func TestStopAndResume(t *testing.T) {
 			}
 			ctx, cancel := context.WithCancel(context.Background())
 			var once sync.Once
-			outs, err := Schedule(ctx, jobs, Pool{CPUSlots: 6}, nil, func(p Progress) {
+			outs, err := Schedule(ctx, jobs, Pool{CPUSlots: 6}, Hooks{Progress: func(p Progress) {
 				if p.Done == 3 {
 					once.Do(cancel)
 				}
-			})
+			}})
 			if err != context.Canceled || len(outs) != 6 {
 				t.Fatalf("first pass: %d outcomes, err %v", len(outs), err)
 			}
@@ -78,7 +78,7 @@ func TestStopAndResume(t *testing.T) {
 			if len(todo) != 3 || kept != 3 {
 				t.Fatalf("restart: todo %d kept %d", len(todo), kept)
 			}
-			outs, err = Schedule(context.Background(), todo, Pool{CPUSlots: 2}, nil, nil)
+			outs, err = Schedule(context.Background(), todo, Pool{CPUSlots: 2}, Hooks{})
 			if err != nil || len(outs) != 3 {
 				t.Fatal(err)
 			}
@@ -119,14 +119,14 @@ func TestGPUSlots(t *testing.T) {
 	var mu sync.Mutex
 	maxRunning := 0
 	var last Progress
-	outs, err := Schedule(context.Background(), jobs, Pool{GPUs: []int{0, 1}, CPUSlots: 8}, nil, func(p Progress) {
+	outs, err := Schedule(context.Background(), jobs, Pool{GPUs: []int{0, 1}, CPUSlots: 8}, Hooks{Progress: func(p Progress) {
 		mu.Lock()
 		defer mu.Unlock()
 		if p.Running > maxRunning {
 			maxRunning = p.Running
 		}
 		last = p
-	})
+	}})
 	if err != nil || len(outs) != 5 {
 		t.Fatal(err)
 	}
@@ -165,7 +165,7 @@ func TestProgressETA(t *testing.T) {
 		jobs = append(jobs, j)
 	}
 	var ps []Progress
-	Schedule(context.Background(), jobs, Pool{CPUSlots: 1}, nil, func(p Progress) { ps = append(ps, p) })
+	Schedule(context.Background(), jobs, Pool{CPUSlots: 1}, Hooks{Progress: func(p Progress) { ps = append(ps, p) }})
 	// One slot: start, end, start, end, ... 8 reports.
 	if len(ps) != 8 {
 		t.Fatalf("%d reports", len(ps))

@@ -6,15 +6,20 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
+	"github.com/rexmle/rexmle/pipeline/challenge"
+	"github.com/rexmle/rexmle/pipeline/gpu"
 	"github.com/rexmle/rexmle/pipeline/runner"
+	"github.com/rexmle/rexmle/pipeline/runner/record"
+	"github.com/rexmle/rexmle/pipeline/runner/validate"
 )
 
-// buildAgent compiles the built-in agents' binary into bin/.
+// buildAgent compiles the rexmle-agent binary (built-in agents, sandbox
+// wrapper, validate client) into bin/.
 func buildAgent(ctx context.Context, root string) (string, error) {
 	bin := filepath.Join(root, "bin", "rexmle-agent")
 	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/rexmle-agent")
@@ -25,25 +30,49 @@ func buildAgent(ctx context.Context, root string) (string, error) {
 	return bin, nil
 }
 
-// Run runs every (challenge, agent, seed) of the profile on the prepared
-// challenges, skipping runs that already finished.
-func Run(ctx context.Context, o Options) error {
-	e, err := load(o)
+// hostGPUs returns the GPUs runs may use (NVML's, restricted to the host's
+// CUDA_VISIBLE_DEVICES when that lists indices) or why there are none.
+func hostGPUs() ([]int, string) {
+	n, err := gpu.Count()
 	if err != nil {
-		return err
+		return nil, err.Error()
 	}
-	if e.profile.Scheduler == "slurm" {
-		return fmt.Errorf("run: scheduler slurm: %w", ErrNotImplemented)
+	if n == 0 {
+		return nil, "NVML sees no GPU"
 	}
-	var jobs []*runner.Job
-	var bin string
-	group := o.Profile
-	skipped, unprepared := 0, 0
+	var ids []int
+	if v, ok := os.LookupEnv("CUDA_VISIBLE_DEVICES"); ok {
+		for _, f := range strings.Split(v, ",") {
+			if i, err := strconv.Atoi(strings.TrimSpace(f)); err == nil && i >= 0 && i < n {
+				ids = append(ids, i)
+			}
+		}
+		return ids, ""
+	}
+	for i := 0; i < n; i++ {
+		ids = append(ids, i)
+	}
+	return ids, ""
+}
+
+// planRuns makes the (challenge, agent, seed) jobs of the profile for the
+// prepared challenges and says how many challenges are not prepared.
+func planRuns(e *env, agentBin string) (jobs []*runner.Job, unprepared int, err error) {
+	dataRoot := e.b.Path(e.b.Paths.Data)
+	hide := []string{dataRoot, e.b.Path(e.b.Paths.Results), e.b.Path(e.b.Paths.Runs), filepath.Dir(e.b.Path(e.b.Paths.Database))}
+	mode, err := challenge.ParseMode(e.opt.Mode)
+	if err != nil {
+		return nil, 0, err
+	}
 	for _, c := range e.challenges {
-		pub := filepath.Join(e.b.Path(e.b.Paths.Data), c.ID, "public")
+		pub := filepath.Join(dataRoot, c.ID, "public")
 		if _, err := os.Stat(pub); err != nil {
 			unprepared++
 			continue
+		}
+		var check validate.CheckFunc
+		if ch, ok := challenge.Lookup(c.ID); ok {
+			check = validate.Check(ch, filepath.Join(dataRoot, c.ID, "private"), mode)
 		}
 		for _, aid := range e.profile.Agents {
 			a, _ := e.b.Agent(aid)
@@ -52,75 +81,158 @@ func Run(ctx context.Context, o Options) error {
 				seeds = []int{1}
 			}
 			for _, seed := range seeds {
-				dir := filepath.Join(e.b.Path(e.b.Paths.Runs), group, c.ID, a.ID, "seed-"+strconv.Itoa(seed))
-				if _, done := runner.Finished(dir); done && !o.Force {
-					skipped++
-					continue
-				}
 				limit := a.TimeLimit.Duration
 				if e.profile.TimeLimit.Duration > 0 {
 					limit = e.profile.TimeLimit.Duration
 				}
-				jobs = append(jobs, &runner.Job{Group: group, Challenge: c.ID, Agent: *a, Seed: seed, PublicDir: pub, RunDir: dir,
-					Setting: e.profile.Setting, TimeLimit: limit, Grace: a.GracePeriod.Duration, BenchHash: e.b.Hash})
+				jobs = append(jobs, &runner.Job{Group: e.opt.Profile, Challenge: c.ID, Agent: *a, Seed: seed, PublicDir: pub,
+					RunDir:  filepath.Join(e.b.Path(e.b.Paths.Runs), e.opt.Profile, c.ID, a.ID, "seed-"+strconv.Itoa(seed)),
+					Setting: e.profile.Setting, TimeLimit: limit, Grace: a.GracePeriod.Duration, BenchHash: e.b.Hash,
+					AgentBin: agentBin, Hide: hide, Validate: check, SampleEvery: e.profile.GPUSampleEvery.Duration, Log: e.log})
 			}
 		}
+	}
+	return jobs, unprepared, nil
+}
+
+// Run runs every (challenge, agent, seed) of the profile on the prepared
+// challenges: finished runs are kept, runs a stopped stage left behind are
+// restarted or marked interrupted (profile.resume), one run per free GPU
+// set for GPU agents and profile.workers (default one per core) for the
+// others, GPU telemetry stored as it goes. With scheduler = "slurm" the
+// runs are submitted as a job array instead and ingested when they end.
+func Run(ctx context.Context, o Options) error {
+	e, err := load(o)
+	if err != nil {
+		return err
+	}
+	bin, err := buildAgent(ctx, e.b.Root)
+	if err != nil {
+		return err
+	}
+	all, unprepared, err := planRuns(e, bin)
+	if err != nil {
+		return err
 	}
 	if unprepared > 0 {
 		fmt.Printf("run: %d challenge(s) not prepared, skipped (run `go run mage.go prepare`)\n", unprepared)
 	}
+	jobs, kept, err := runner.Pending(all, e.profile.Resume, o.Force)
+	if err != nil {
+		return err
+	}
 	if len(jobs) == 0 {
-		fmt.Printf("run: nothing to run (%d finished runs kept)\n", skipped)
+		fmt.Printf("run: nothing to run (%d finished runs kept)\n", kept)
 		return nil
 	}
-	for _, j := range jobs {
-		if j.Agent.Builtin != "" {
-			if bin == "" {
-				if bin, err = buildAgent(ctx, e.b.Root); err != nil {
-					return err
-				}
-			}
-			j.AgentBin = bin
-		}
+	if e.profile.Scheduler == "slurm" {
+		return runSlurm(ctx, e, jobs, kept)
 	}
-	// CPU agents: one per core. GPU agents would get one run per GPU.
-	workers := runtime.GOMAXPROCS(0)
-	bar := newProgress("run", len(jobs))
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, workers)
+	if o.DryRun {
+		for _, j := range jobs {
+			fmt.Printf("would run %s\n", j.ID())
+		}
+		return nil
+	}
+	gpus, why := hostGPUs()
+	st, err := e.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	rec := record.New(st, e.log)
+	defer rec.Close()
+
+	prepare := func(j *runner.Job) error {
+		j.Sampler, j.TelemetryNote = nil, why
+		if len(j.GPUs) > 0 {
+			s, err := gpu.OpenNVML(j.GPUs)
+			if err != nil {
+				j.TelemetryNote = err.Error()
+			} else {
+				j.Sampler = s
+			}
+		} else if why == "" {
+			j.TelemetryNote = "the agent uses no GPU"
+		}
+		j.OnSamples = func(b []gpu.Sample) { rec.Samples(j, b) }
+		return rec.Start(ctx, j)
+	}
 	var mu sync.Mutex
 	var failed []string
+	pr := newRunProgress(len(jobs))
 	start := time.Now()
-	for _, j := range jobs {
-		if ctx.Err() != nil {
-			break
-		}
-		wg.Add(1)
-		sem <- struct{}{}
-		go func(j *runner.Job) {
-			defer wg.Done()
-			defer func() { <-sem }()
-			in, err := runner.Execute(ctx, j)
-			ok := err == nil && in != nil && in.Status == "done"
-			mu.Lock()
-			if !ok {
-				msg := ""
-				if err != nil {
-					msg = err.Error()
-				} else if in != nil {
-					msg = in.Status + " " + in.Error
-				}
-				failed = append(failed, fmt.Sprintf("%s/%s/seed-%d: %s (log: %s)", j.Challenge, j.Agent.ID, j.Seed, msg, rel(filepath.Join(j.RunDir, "logs", "console.log"))))
+	outs, err := runner.Schedule(ctx, jobs, runner.Pool{GPUs: gpus, CPUSlots: e.profile.Workers}, runner.Hooks{
+		Prepare: prepare,
+		Done: func(out runner.Outcome) {
+			if out.Job.Sampler != nil {
+				out.Job.Sampler.Close()
 			}
-			mu.Unlock()
-			bar.step(j.Challenge+"/"+j.Agent.ID, ok)
-		}(j)
+			if rerr := rec.End(context.WithoutCancel(ctx), out.Job, out.Info); rerr != nil {
+				e.log.Warn("run not recorded", "run", out.Job.ID(), "err", rerr)
+			}
+			if !out.OK() {
+				msg := ""
+				if out.Err != nil {
+					msg = out.Err.Error()
+				} else if out.Info != nil {
+					msg = out.Info.Status + " " + out.Info.Error
+				}
+				mu.Lock()
+				failed = append(failed, fmt.Sprintf("%s: %s (log: %s)", out.Job.ID(), msg, rel(filepath.Join(out.Job.RunDir, "logs", "console.log"))))
+				mu.Unlock()
+			}
+		},
+		Progress: pr.show,
+	})
+	pr.finish()
+	tel := "GPU telemetry: unavailable (" + why + ")"
+	if why == "" {
+		tel = fmt.Sprintf("GPU telemetry: NVML, %d GPU(s)", len(gpus))
 	}
-	wg.Wait()
-	bar.finish()
-	fmt.Printf("run: %d run(s) in %s, %d failed, %d already finished; GPU telemetry: unavailable on this host\n", len(jobs), time.Since(start).Round(time.Millisecond), len(failed), skipped)
+	fmt.Printf("run: %d run(s) in %s, %d not done, %d already finished; %s\n", len(outs), time.Since(start).Round(time.Millisecond), len(failed), kept, tel)
 	for _, f := range failed {
 		fmt.Println("  " + f)
 	}
-	return ctx.Err()
+	if err != nil {
+		fmt.Printf("run: stopped; %d run(s) not started. Run `go run mage.go run` again to resume.\n", len(jobs)-len(outs))
+	}
+	return err
 }
+
+// runProgress prints the scheduler's progress: one redrawn line on a
+// terminal, a line per finished run otherwise.
+type runProgress struct {
+	tty   bool
+	total int
+	done  int
+}
+
+func newRunProgress(total int) *runProgress {
+	st, err := os.Stderr.Stat()
+	return &runProgress{tty: err == nil && st.Mode()&os.ModeCharDevice != 0, total: total}
+}
+
+func (r *runProgress) show(p runner.Progress) {
+	eta := "-"
+	if p.ETA > 0 {
+		eta = p.ETA.Round(time.Second).String()
+	}
+	line := fmt.Sprintf("run %d/%d done, %d running, %d not done, elapsed %s, ETA %s: %s", p.Done, p.Total, p.Running, p.Failed,
+		p.Elapsed.Round(100*time.Millisecond), eta, p.Last)
+	if r.tty {
+		fmt.Fprintf(os.Stderr, "\r%-*s", 120, line)
+		return
+	}
+	if p.Done > r.done {
+		r.done = p.Done
+		fmt.Fprintln(os.Stderr, line)
+	}
+}
+
+func (r *runProgress) finish() {
+	if r.tty {
+		fmt.Fprintln(os.Stderr)
+	}
+}
+

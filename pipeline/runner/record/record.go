@@ -1,0 +1,152 @@
+// Package record writes agent runs into the store as they go: the runs row
+// (status running, then how it ended), run_events, GPU samples in batched
+// transactions, and the per-run gpu_summaries row. The local run stage
+// records live; the Slurm ingest step records finished run folders.
+package record
+
+import (
+	"context"
+	"database/sql"
+	"log/slog"
+	"math"
+	"sync"
+	"time"
+
+	"github.com/rexmle/rexmle/pipeline/gpu"
+	"github.com/rexmle/rexmle/pipeline/runner"
+	"github.com/rexmle/rexmle/pipeline/store"
+)
+
+// Recorder records runs into one store. Its methods are safe for
+// concurrent use; samples are buffered and written every FlushEvery (or
+// when 500 are waiting) in one transaction.
+type Recorder struct {
+	st  *store.Store
+	log *slog.Logger
+
+	mu      sync.Mutex
+	pending map[string][]gpu.Sample
+	n       int
+	stop    chan struct{}
+	done    chan struct{}
+}
+
+// FlushEvery is how often buffered samples are written.
+const FlushEvery = 2 * time.Second
+
+// New starts a recorder; Close flushes and stops it.
+func New(st *store.Store, log *slog.Logger) *Recorder {
+	if log == nil {
+		log = slog.Default()
+	}
+	r := &Recorder{st: st, log: log, pending: map[string][]gpu.Sample{}, stop: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(r.done)
+		t := time.NewTicker(FlushEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-r.stop:
+				r.Flush(context.Background())
+				return
+			case <-t.C:
+				r.Flush(context.Background())
+			}
+		}
+	}()
+	return r
+}
+
+func runRow(j *runner.Job, in *runner.Info) store.Run {
+	r := store.Run{ID: j.ID(), Source: j.Group, Setting: j.Setting, Backend: j.Agent.Backend, Challenge: j.Challenge,
+		Agent: j.Agent.ID, Seed: j.Seed, Status: runner.StatusRunning, SubmissionDir: j.RunDir + "/submission"}
+	if in != nil {
+		r.Status, r.Detail, r.StartedAt, r.EndedAt = in.Status, in.Error, in.StartedAt, in.EndedAt
+	}
+	return r
+}
+
+// Start records that the job is starting (the row gpu_samples point at).
+func (r *Recorder) Start(ctx context.Context, j *runner.Job) error {
+	return r.st.Tx(ctx, func(tx *sql.Tx) error {
+		row := runRow(j, nil)
+		row.StartedAt = store.Now()
+		if err := store.PutRun(ctx, tx, row); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO run_events(run_id, at, kind, detail) VALUES (?,?,?,?)`, j.ID(), store.Now(), "start", j.Agent.Executor)
+		return err
+	})
+}
+
+// Samples buffers one tick's samples of the job's run.
+func (r *Recorder) Samples(j *runner.Job, batch []gpu.Sample) {
+	r.mu.Lock()
+	r.pending[j.ID()] = append(r.pending[j.ID()], batch...)
+	r.n += len(batch)
+	full := r.n >= 500
+	r.mu.Unlock()
+	if full {
+		r.Flush(context.Background())
+	}
+}
+
+// Flush writes the buffered samples in one transaction.
+func (r *Recorder) Flush(ctx context.Context) {
+	r.mu.Lock()
+	p := r.pending
+	r.pending, r.n = map[string][]gpu.Sample{}, 0
+	r.mu.Unlock()
+	if len(p) == 0 {
+		return
+	}
+	err := r.st.Tx(ctx, func(tx *sql.Tx) error {
+		for id, xs := range p {
+			if err := gpu.InsertSamples(ctx, tx, id, xs); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		r.log.Warn("GPU samples not stored", "err", err)
+	}
+}
+
+// End records how the run ended: the runs row, an event and its telemetry
+// summary (unavailable telemetry is recorded as such, with no numbers).
+func (r *Recorder) End(ctx context.Context, j *runner.Job, in *runner.Info) error {
+	r.Flush(ctx)
+	if in == nil {
+		return nil
+	}
+	return r.st.Tx(ctx, func(tx *sql.Tx) error {
+		if err := store.PutRun(ctx, tx, runRow(j, in)); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO run_events(run_id, at, kind, detail) VALUES (?,?,?,?)`, j.ID(), store.Now(), in.Status, in.Error); err != nil {
+			return err
+		}
+		return gpu.PutSummary(ctx, tx, Telemetry(j.ID(), in))
+	})
+}
+
+// Telemetry is run.json's telemetry in gpu_summaries' form.
+func Telemetry(runID string, in *runner.Info) gpu.RunTelemetry {
+	t := gpu.RunTelemetry{RunID: runID, Telemetry: in.Telemetry, WallSeconds: in.WallSeconds, WorkingSeconds: math.NaN()}
+	if in.WorkingSeconds != nil {
+		t.WorkingSeconds = *in.WorkingSeconds
+	}
+	if in.GPUSummary != nil {
+		t.Summary = *in.GPUSummary
+	} else {
+		t.Summary = gpu.Summarize(nil, len(in.GPUs), time.Duration(in.WallSeconds*float64(time.Second)))
+	}
+	return t
+}
+
+// Close flushes the buffered samples and stops the recorder.
+func (r *Recorder) Close() {
+	close(r.stop)
+	<-r.done
+}
