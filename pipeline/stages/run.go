@@ -235,4 +235,3 @@ func (r *runProgress) finish() {
 		fmt.Fprintln(os.Stderr)
 	}
 }
-
