@@ -6,6 +6,7 @@
 //	rexmle-agent baseline -challenge ID -data PUBLIC_DIR -submission DIR -logs DIR
 //	rexmle-agent sandbox  [-hide DIR]... [-ro PATH]... [-rw PATH]... [-cwd DIR] -- COMMAND...
 //	rexmle-agent validate [-socket PATH] SUBMISSION_DIR
+//	rexmle-agent task     MANIFEST INDEX
 //
 // "sample" copies the sample submission (the reference's dummy agent);
 // "baseline" trains a simple real method on the public training data. Both
@@ -16,6 +17,8 @@
 // endpoint (the socket in $REXMLE_VALIDATE_SOCKET unless -socket is given)
 // whether a submission folder is in the right format: it prints
 // "valid" or "invalid: <reason>" and exits 0, 1 (invalid) or 2 (no answer).
+// "task" is a Slurm array task: it runs run INDEX of the manifest with the
+// local runner and writes only the run folder (package pipeline/runner/slurm).
 package main
 
 import (
@@ -28,6 +31,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -36,6 +40,7 @@ import (
 	"github.com/rexmle/rexmle/pipeline/challenge"
 	_ "github.com/rexmle/rexmle/pipeline/challenges/all"
 	"github.com/rexmle/rexmle/pipeline/runner/sandbox"
+	"github.com/rexmle/rexmle/pipeline/runner/slurm"
 	"github.com/rexmle/rexmle/pipeline/runner/validate"
 )
 
@@ -86,7 +91,8 @@ func (l *stepLog) Write(p []byte) (int, error) {
 const usage = `usage:
   rexmle-agent sample|baseline -challenge ID -data DIR -submission DIR -logs DIR
   rexmle-agent sandbox [-hide DIR]... [-ro PATH]... [-rw PATH]... [-cwd DIR] -- COMMAND...
-  rexmle-agent validate [-socket PATH] DIR`
+  rexmle-agent validate [-socket PATH] DIR
+  rexmle-agent task MANIFEST INDEX`
 
 func main() {
 	if len(os.Args) < 2 {
@@ -104,6 +110,8 @@ func main() {
 		os.Exit(0) // -probe
 	case "validate":
 		os.Exit(validateMain(os.Args[2:]))
+	case "task":
+		os.Exit(taskMain(os.Args[2:]))
 	default:
 		fmt.Fprintln(os.Stderr, usage)
 		os.Exit(2)
@@ -191,4 +199,26 @@ func run(kind, id, data, sub, logs string) error {
 		sl.emit("result", "wrote the baseline submission")
 	}
 	return nil
+}
+
+func taskMain(args []string) int {
+	if len(args) != 2 {
+		fmt.Fprintln(os.Stderr, "usage: rexmle-agent task MANIFEST INDEX")
+		return 2
+	}
+	i, err := strconv.Atoi(args[1])
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "rexmle-agent task: index %q: %v\n", args[1], err)
+		return 2
+	}
+	in, err := slurm.RunTask(context.Background(), args[0], i)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "rexmle-agent task %d: %v\n", i, err)
+		return 1
+	}
+	fmt.Printf("rexmle-agent task %d: %s/%s seed %d %s in %.1fs\n", i, in.Challenge, in.Agent, in.Seed, in.Status, in.WallSeconds)
+	if in.Status != "done" {
+		return 1
+	}
+	return 0
 }

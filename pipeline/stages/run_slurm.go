@@ -3,10 +3,122 @@ package stages
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
 
 	"github.com/rexmle/rexmle/pipeline/runner"
+	"github.com/rexmle/rexmle/pipeline/runner/record"
+	"github.com/rexmle/rexmle/pipeline/runner/slurm"
 )
 
+// runSlurm submits the jobs as one Slurm job array (one array per GPU
+// count, since --gres is per array), waits for it with squeue/sacct and
+// ingests the run folders into the store. A stopped stage cancels the
+// arrays it submitted (scancel), which stops the runs as interrupted.
 func runSlurm(ctx context.Context, e *env, jobs []*runner.Job, kept int) error {
-	return fmt.Errorf("run: scheduler slurm: %w", ErrNotImplemented)
+	stamp := time.Now().UTC().Format("20060102T150405")
+	base := filepath.Join(e.b.Path(e.b.Paths.Runs), e.opt.Profile, "slurm", stamp)
+	byGPUs := map[int][]*runner.Job{}
+	for _, j := range jobs {
+		byGPUs[j.Agent.GPUs] = append(byGPUs[j.Agent.GPUs], j)
+	}
+	type array struct {
+		id   string
+		jobs []*runner.Job
+	}
+	var arrays []array
+	for g, js := range byGPUs {
+		dir := filepath.Join(base, fmt.Sprintf("gpus-%d", g))
+		tasks := make([]slurm.Task, len(js))
+		var longest time.Duration
+		for i, j := range js {
+			tasks[i] = slurm.TaskOf(j, filepath.Join(filepath.Dir(j.PublicDir), "private"), e.opt.Mode)
+			if j.TimeLimit > longest {
+				longest = j.TimeLimit
+			}
+			if err := os.MkdirAll(j.RunDir, 0o755); err != nil {
+				return err
+			}
+		}
+		manifest := filepath.Join(dir, "tasks.json")
+		if err := slurm.WriteManifest(manifest, tasks); err != nil {
+			return fmt.Errorf("run: slurm manifest: %w", err)
+		}
+		script, err := slurm.Script(slurm.Options{Name: "rexmle-" + e.opt.Profile, Tasks: len(js), Manifest: manifest, AgentBin: js[0].AgentBin,
+			LogDir: dir, TimeLimit: longest + js[0].Grace, GPUsPerTask: g, Slurm: e.profile.Slurm})
+		if err != nil {
+			return err
+		}
+		path := filepath.Join(dir, "array.sbatch")
+		if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
+			return err
+		}
+		if e.opt.DryRun {
+			fmt.Printf("would submit %s (%d tasks):\n%s\n", rel(path), len(js), script)
+			continue
+		}
+		id, err := slurm.Submit(ctx, path)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("run: submitted Slurm array %s: %d run(s), %d GPU(s) each (script %s)\n", id, len(js), g, rel(path))
+		arrays = append(arrays, array{id, js})
+	}
+	if e.opt.DryRun {
+		return nil
+	}
+	st, err := e.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	rec := record.New(st, e.log)
+	defer rec.Close()
+	start := time.Now()
+	notDone := 0
+	for _, a := range arrays {
+		states, err := slurm.Wait(ctx, a.id, e.profile.Slurm.PollEvery.Duration, func(ts []slurm.TaskState) {
+			n := map[string]int{}
+			for _, t := range ts {
+				n[t.State]++
+			}
+			var parts []string
+			for k, v := range n {
+				parts = append(parts, fmt.Sprintf("%d %s", v, strings.ToLower(k)))
+			}
+			fmt.Fprintf(os.Stderr, "run: array %s: %s, elapsed %s\n", a.id, strings.Join(parts, ", "), time.Since(start).Round(time.Second))
+		})
+		if err != nil {
+			if ctx.Err() != nil {
+				if cerr := slurm.Cancel(a.id); cerr != nil {
+					e.log.Warn("array not cancelled", "job", a.id, "err", cerr)
+				}
+				fmt.Printf("run: stopped; Slurm array %s cancelled. Run `go run mage.go run` again to resume.\n", a.id)
+				return ctx.Err()
+			}
+			e.log.Warn("cannot follow the Slurm array; ingesting what its tasks wrote", "job", a.id, "err", err)
+		}
+		why := map[int]string{}
+		for _, s := range states {
+			why[s.Index] = fmt.Sprintf("Slurm task %s_%d ended %s (exit %d)", a.id, s.Index, s.State, s.ExitCode)
+		}
+		for i, j := range a.jobs {
+			w := why[i]
+			if w == "" {
+				w = fmt.Sprintf("Slurm task %s_%d: no accounting record", a.id, i)
+			}
+			in, err := rec.Ingest(ctx, j, w)
+			if err != nil {
+				return fmt.Errorf("run: ingest %s: %w", j.ID(), err)
+			}
+			if in.Status != runner.StatusDone {
+				notDone++
+				fmt.Printf("  %s: %s %s (log: %s)\n", j.ID(), in.Status, in.Error, rel(filepath.Join(j.RunDir, "logs", "console.log")))
+			}
+		}
+	}
+	fmt.Printf("run: %d run(s) on Slurm in %s, %d not done, %d already finished\n", len(jobs), time.Since(start).Round(time.Millisecond), notDone, kept)
+	return nil
 }

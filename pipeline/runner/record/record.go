@@ -66,12 +66,17 @@ func runRow(j *runner.Job, in *runner.Info) store.Run {
 	return r
 }
 
-// Start records that the job is starting (the row gpu_samples point at).
+// Start records that the job is starting (the row gpu_samples point at)
+// and drops the samples of an earlier attempt of the same run.
 func (r *Recorder) Start(ctx context.Context, j *runner.Job) error {
 	return r.st.Tx(ctx, func(tx *sql.Tx) error {
 		row := runRow(j, nil)
 		row.StartedAt = store.Now()
 		if err := store.PutRun(ctx, tx, row); err != nil {
+			return err
+		}
+		// A restarted run replaces the samples of its earlier attempt.
+		if _, err := tx.ExecContext(ctx, `DELETE FROM gpu_samples WHERE run_id=?`, j.ID()); err != nil {
 			return err
 		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO run_events(run_id, at, kind, detail) VALUES (?,?,?,?)`, j.ID(), store.Now(), "start", j.Agent.Executor)
@@ -149,4 +154,31 @@ func Telemetry(runID string, in *runner.Info) gpu.RunTelemetry {
 func (r *Recorder) Close() {
 	close(r.stop)
 	<-r.done
+}
+
+// Ingest records a run a Slurm task (or any other process) left in its
+// folder: the runs row, the samples of telemetry.jsonl and the summary.
+// Without run.json the run is recorded as failed with why; a run.json still
+// saying running (the task was killed) is recorded as interrupted.
+func (r *Recorder) Ingest(ctx context.Context, j *runner.Job, why string) (*runner.Info, error) {
+	in, err := runner.ReadInfo(j.RunDir)
+	if err != nil {
+		in = &runner.Info{Group: j.Group, Challenge: j.Challenge, Agent: j.Agent.ID, Backend: j.Agent.Backend, Setting: j.Setting,
+			Seed: j.Seed, Status: runner.StatusFailed, Error: "no run.json: " + why, GPUs: []int{}, Telemetry: "unavailable: the task left no run.json"}
+	} else if in.Status == runner.StatusRunning {
+		in.Status, in.Error = runner.StatusInterrupted, "the task ended before the run did: "+why
+	}
+	if err := r.Start(ctx, j); err != nil {
+		return in, err
+	}
+	samples, err := runner.ReadTelemetry(j.RunDir)
+	if err != nil {
+		r.log.Warn("telemetry.jsonl unreadable", "run", j.ID(), "err", err)
+	}
+	if len(samples) > 0 {
+		if err := r.st.Tx(ctx, func(tx *sql.Tx) error { return gpu.InsertSamples(ctx, tx, j.ID(), samples) }); err != nil {
+			return in, err
+		}
+	}
+	return in, r.End(ctx, j, in)
 }
