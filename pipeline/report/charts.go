@@ -128,7 +128,7 @@ func heatMap(id, title string, rows, cols []string, val [][]float64, alt string)
 		charts.WithAnimation(false),
 		charts.WithGridOpts(opts.Grid{ContainLabel: opts.Bool(true), Left: "2%", Right: "2%", Top: "40", Bottom: "60"}),
 		charts.WithXAxisOpts(opts.XAxis{Type: "category", Data: cols, AxisLabel: &opts.AxisLabel{Interval: "0"}}),
-		charts.WithYAxisOpts(opts.YAxis{Type: "category", Data: rows}),
+		charts.WithYAxisOpts(opts.YAxis{Type: "category", Data: rows, Inverse: opts.Bool(true)}),
 		charts.WithVisualMapOpts(opts.VisualMap{Calculable: opts.Bool(true), Min: 0, Max: 1, Orient: "horizontal", Left: "center", Bottom: "0",
 			InRange: &opts.VisualMapInRange{Color: []string{"#f7fbff", "#08306b"}}}),
 	)

@@ -210,11 +210,9 @@ func (s *site) reproduce() *reproduction {
 				}
 			case r.partial():
 				c.Computed = runPct(r, 0)
-				v, err := strconv.ParseFloat(strings.TrimSuffix(p, "%"), 64)
-				lo, hi := 100*r.PctLo, 100*r.PctHi
-				if err == nil && v >= math.Floor(lo)-1e-9 && v <= math.Ceil(hi)+1e-9 {
+				if s.reachable(r, pr["primary"], p) {
 					c.Class = classUndetermined
-					c.Why = "only the primary metric is recorded; the printed percentile lies in the range the unknown positions allow"
+					c.Why = "only the primary metric is recorded; positions of the other metrics exist that give the printed percentile"
 				} else {
 					c.Class = classInconsistency
 					c.Why = "only the primary metric is recorded, and no positions of the other metrics reach the printed percentile"
@@ -359,4 +357,56 @@ func (s *site) printedCellMean(o overallPrinted) (float64, int) {
 		return 0, 0
 	}
 	return sum / float64(n), n
+}
+
+// reachable reports whether a run known only by its printed primary value
+// can have the printed whole-number percentile. The primary metric's
+// position is any position of a value that prints as primary (its printed
+// interval [v − h, v + h), h half a unit of the last digit); each of the
+// other K − 1 positions is unknown in [1, N + 1], so their sum is any
+// integer in [K − 1, (K − 1)(N + 1)]. The percentile of position sum S is
+// 100·(NK − S + K)/(NK), printed half-up with no decimals.
+func (s *site) reachable(r *runData, primary, printedPct string) bool {
+	c, ok := s.b.Challenge(r.Challenge)
+	if !ok || r.K == 0 || r.N == 0 {
+		return false
+	}
+	m, ok := c.Metric(c.PrimaryMetric)
+	if !ok {
+		return false
+	}
+	col := make([]float64, len(c.Leaderboard))
+	for i, e := range c.Leaderboard {
+		col[i] = e.Values[m.Name]
+	}
+	lo, hi, ok := printedInterval(primary)
+	if !ok {
+		return false
+	}
+	// Candidate values: the interval's ends and each leaderboard value inside it, with its neighbours.
+	cands := []float64{lo, math.Nextafter(hi, math.Inf(-1))}
+	for _, v := range col {
+		if v >= lo && v < hi {
+			cands = append(cands, v, math.Nextafter(v, math.Inf(1)), math.Nextafter(v, math.Inf(-1)))
+		}
+	}
+	positions := map[int]bool{}
+	for _, v := range cands {
+		if v < lo || v >= hi {
+			continue
+		}
+		if p, err := rank.Position(v, col, m.HigherBetter()); err == nil {
+			positions[p] = true
+		}
+	}
+	k, n := r.K, r.N
+	for p := range positions {
+		for rest := k - 1; rest <= (k-1)*(n+1); rest++ {
+			res := rank.Result{Status: rank.OK, PosSum: p + rest, K: k, N: n}
+			if rank.FormatPercent(res.ExactPercent(), 0) == printedPct {
+				return true
+			}
+		}
+	}
+	return false
 }
