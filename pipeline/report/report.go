@@ -245,8 +245,36 @@ func (s *site) write(ctx context.Context) (*Result, error) {
 			return nil, err
 		}
 	}
+	if err := s.removeStale(names); err != nil {
+		return nil, err
+	}
 	res.Files = len(files)
 	return res, nil
+}
+
+// manifestName lists, in the site folder, the files the last build wrote.
+const manifestName = ".rexmle-site-files"
+
+// removeStale deletes the files the previous build wrote that this one did
+// not (a challenge or table that no longer exists), and records this
+// build's files. Files the site did not write are never touched.
+func (s *site) removeStale(names []string) error {
+	path := filepath.Join(s.opts.OutDir, manifestName)
+	now := map[string]bool{}
+	for _, n := range names {
+		now[n] = true
+	}
+	if old, err := os.ReadFile(path); err == nil {
+		for _, n := range strings.Split(string(old), "\n") {
+			if n == "" || now[n] || strings.Contains(n, "..") || filepath.IsAbs(n) {
+				continue
+			}
+			if err := os.Remove(filepath.Join(s.opts.OutDir, filepath.FromSlash(n))); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("remove stale %s: %w", n, err)
+			}
+		}
+	}
+	return writeFile(path, []byte(strings.Join(names, "\n")+"\n"))
 }
 
 // writeFile writes b to path unless the file already holds exactly b.

@@ -476,3 +476,36 @@ func TestReachable(t *testing.T) {
 		}
 	}
 }
+
+func TestStaleFilesRemoved(t *testing.T) {
+	ctx := context.Background()
+	b := loadBenchmark(t)
+	dir := t.TempDir()
+	mine := filepath.Join(dir, "notes.txt") // not the site's: kept
+	if err := os.WriteFile(mine, []byte("keep"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st := openStore(t)
+	if err := reporttest.Fill(ctx, st, b, reporttest.Spec{Agents: 1, Seeds: 1, Cases: 2, RandSeed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Build(ctx, Options{DB: st.DB, Benchmark: b, OutDir: dir, GitCommit: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	caseTable := filepath.Join(dir, "data", "cases-isles22-"+slug(b.Challenges[0].Metrics[0].Name)+".csv")
+	if _, err := os.Stat(caseTable); err != nil {
+		t.Fatalf("per-case table not written: %v", err)
+	}
+	if _, err := st.DB.Exec(`DELETE FROM case_values`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Build(ctx, Options{DB: st.DB, Benchmark: b, OutDir: dir, GitCommit: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(caseTable); !os.IsNotExist(err) {
+		t.Errorf("stale per-case table left behind (%v)", err)
+	}
+	if _, err := os.Stat(mine); err != nil {
+		t.Errorf("a file the site did not write was removed: %v", err)
+	}
+}
