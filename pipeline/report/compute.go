@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"image/color"
 	"image/png"
 	"math"
 	"runtime"
@@ -187,7 +188,8 @@ func (s *site) computePage() ([]*page, error) {
 			{Text: numText(100*rc.PeakFrac, 1), Class: "num", Sort: sortKey(rc.PeakFrac)}}})
 	}
 	sum.Tables = []*table{t}
-	per := &section{ID: "runs", Title: "Utilisation and memory over time"}
+	per := &section{ID: "runs", Title: "Utilisation and memory over time",
+		Paragraphs: []string{"Interactive charts first; static PNG plots of the same samples follow, for print and for readers without JavaScript."}}
 	// The static PNG plots render in parallel.
 	pngs := make([][]byte, len(rcs))
 	errs := make([]error, len(rcs))
@@ -257,13 +259,16 @@ func median(v []float64) float64 {
 	return (v[n/2-1] + v[n/2]) / 2
 }
 
+// lineColors are the PNG plot's colours: utilisation, memory.
+var lineColors = [2]color.RGBA{{R: 0x1f, G: 0x5f, B: 0xa8, A: 0xff}, {R: 0xd9, G: 0x6c, B: 0x00, A: 0xff}}
+
 // gpuPNG draws utilisation and memory over time with gonum/plot.
 func gpuPNG(title string, rc *runCompute, gpus []int) ([]byte, error) {
 	pl := plot.New()
 	pl.Title.Text = title
 	pl.X.Label.Text = "minutes"
 	pl.Y.Label.Text = "%"
-	pl.Y.Min, pl.Y.Max = 0, 100
+	pl.Y.Min, pl.Y.Max = 0, 125 // headroom above 100 % for the legend
 	for i, id := range gpus {
 		for j, kind := range []string{"SM util", "memory"} {
 			vals := rc.Util[id]
@@ -283,15 +288,17 @@ func gpuPNG(title string, rc *runCompute, gpus []int) ([]byte, error) {
 			if err != nil {
 				return nil, err
 			}
-			l.Color = plotter.DefaultLineStyle.Color
-			if j == 1 {
+			l.Color = lineColors[j]
+			if i%2 == 1 {
 				l.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
 			}
-			l.Width = vg.Points(1 + float64(i%2))
+			l.Width = vg.Points(1.5)
 			pl.Add(l)
 			pl.Legend.Add(fmt.Sprintf("GPU %d %s", id, kind), l)
 		}
 	}
+	pl.Legend.Top = true
+	pl.Legend.Left = true
 	c := vgimg.New(7.5*vg.Inch, 3.75*vg.Inch)
 	pl.Draw(draw.New(c))
 	var buf bytes.Buffer
