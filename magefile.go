@@ -43,9 +43,9 @@ func Judge(ctx context.Context) error { return stages.Judge(ctx, stages.FromEnv(
 // Report generates the static results site.
 func Report(ctx context.Context) error { return stages.Report(ctx, stages.FromEnv()) }
 
-// All runs every stage on the active profile (offline demo by default): prepare, run, grade, rank, judge.
+// All runs every stage on the active profile (offline demo by default): prepare, run, grade, rank, judge, report.
 func All(ctx context.Context) error {
-	mg.SerialCtxDeps(ctx, Prepare, Run, Grade, Rank, Judge)
+	mg.SerialCtxDeps(ctx, Prepare, Run, Grade, Rank, Judge, Report)
 	return stages.Summary(ctx, stages.FromEnv())
 }
 

@@ -137,13 +137,6 @@ func rel(p string) string {
 	return p
 }
 
-func notYet(stage string) error {
-	return fmt.Errorf("mage %s: %w", stage, ErrNotImplemented)
-}
-
-// Report builds the site.
-func Report(ctx context.Context, o Options) error { return notYet("report") }
-
 // Summary prints where the pipeline's outputs are.
 func Summary(ctx context.Context, o Options) error {
 	e, err := load(o)
@@ -158,6 +151,6 @@ func Summary(ctx context.Context, o Options) error {
 		fmt.Printf("  %-16s %s\n", f, rel(filepath.Join(res, f)))
 	}
 	fmt.Printf("  runs             %s\n", rel(e.b.Path(e.b.Paths.Runs)))
-	fmt.Println("  site             not built: `mage report` is not implemented yet")
+	fmt.Printf("  site             %s (open in a browser)\n", rel(filepath.Join(e.b.Path(e.b.Paths.Site), "index.html")))
 	return nil
 }
