@@ -137,3 +137,20 @@ func TestManifestRoundTrip(t *testing.T) {
 		t.Fatalf("round trip: %+v", ts[0])
 	}
 }
+
+// TestParseSqueueRecorded reads output recorded from a real slurmctld
+// (22.05, single node, array 0-3%2) by start-slurm.sh.
+func TestParseSqueueRecorded(t *testing.T) {
+	b, _ := os.ReadFile(filepath.Join("testdata", "squeue-recorded.txt"))
+	got, err := ParseSqueue("1", string(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []TaskState{{2, "PENDING", -1, "(JobArrayTaskLimit)"}, {3, "PENDING", -1, "(JobArrayTaskLimit)"}, {1, "RUNNING", -1, "vm"}, {0, "RUNNING", -1, "vm"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %+v", got)
+	}
+	if got, _ := ParseSqueue("11", string(b)); len(got) != 0 {
+		t.Fatalf("job 11 matched job 1's tasks: %+v", got)
+	}
+}
