@@ -96,6 +96,22 @@ const anchorsJS = `Array.from(document.querySelectorAll('a[href^="#"]'))
   .map(a => a.getAttribute('href').slice(1))
   .filter(id => id !== '' && !document.getElementById(id))`
 
+const noAltJS = `document.querySelectorAll('img:not([alt]), img[alt=""]').length`
+
+// sortJS clicks the rank column's header of the overall table and reports
+// whether the column's numeric keys are then ascending.
+const sortJS = `(() => {
+  const t = document.getElementById('t-overall');
+  if (!t) { return false; }
+  const heads = Array.from(t.querySelectorAll('thead th'));
+  const col = heads.findIndex(h => h.textContent.trim() === 'ReX-MLE rank');
+  if (col < 0) { return false; }
+  heads[col].click();
+  const v = Array.from(t.tBodies[0].rows).map(r => r.cells[col].getAttribute('data-sort')).filter(x => x !== null && x !== '').map(Number);
+  for (let i = 1; i < v.length; i++) { if (v[i] < v[i - 1]) { return false; } }
+  return v.length > 1;
+})()`
+
 const linksJS = `Array.from(document.querySelectorAll('a[href], link[href], script[src], img[src]'))
   .map(e => e.href || e.src)`
 
@@ -176,6 +192,12 @@ func TestSiteInBrowser(t *testing.T) {
 			pageLinks, err = chromedp.Run(pctx, chromedp.Evaluate[[]string](linksJS))
 		}
 		if err == nil {
+			var noAlt int
+			if noAlt, err = chromedp.Run(pctx, chromedp.Evaluate[int](noAltJS)); err == nil && noAlt > 0 {
+				t.Errorf("%s: %d image(s) without alt text", p, noAlt)
+			}
+		}
+		if err == nil {
 			if name, ok := map[string]string{"index.html": "overview.png", "challenges/isles22.html": "challenge-isles22.png"}[p]; ok {
 				png, serr := chromedp.Run(pctx, chromedp.FullScreenshot(100))
 				if serr != nil {
@@ -183,6 +205,13 @@ func TestSiteInBrowser(t *testing.T) {
 				} else if werr := os.WriteFile(filepath.Join(shots, name), png, 0o644); werr != nil {
 					t.Error(werr)
 				}
+			}
+		}
+		// After the screenshot, so that it shows the default order.
+		if err == nil && p == "index.html" {
+			var sorted bool
+			if sorted, err = chromedp.Run(pctx, chromedp.Evaluate[bool](sortJS)); err == nil && !sorted {
+				t.Errorf("%s: clicking the ReX-MLE rank header does not sort the table ascending", p)
 			}
 		}
 		time.Sleep(50 * time.Millisecond) // let late console messages arrive
