@@ -198,6 +198,18 @@ func run(kind, id, data, sub, logs string) error {
 		}
 		sl.emit("result", "wrote the baseline submission")
 	}
+	if socket := os.Getenv("REXMLE_VALIDATE_SOCKET"); socket != "" {
+		// The run's validation endpoint: format check only, no score.
+		r, err := validate.Ask(ctx, socket, sub)
+		switch {
+		case err != nil:
+			sl.emit("note", "could not reach the validation endpoint: "+err.Error())
+		case r.Valid:
+			sl.emit("note", "the validation endpoint accepts the submission's format")
+		default:
+			sl.emit("note", "the validation endpoint rejects the submission: "+r.Reason)
+		}
+	}
 	return nil
 }
 

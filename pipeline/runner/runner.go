@@ -6,6 +6,15 @@
 // agent is given the public data folder only; the private answers are never
 // passed, linked or copied, and a sandboxed agent cannot even see them.
 //
+// Executors: "local" runs the agent as a process group on this host, in
+// new user, mount and (without network) net namespaces through the
+// `rexmle-agent sandbox` wrapper where the kernel allows unprivileged
+// namespaces (agent sandbox = "auto", the default), else with a logged
+// warning as a plain process group. "docker" and "apptainer" build the
+// engines' command lines (see buildDocker, buildApptainer): they need the
+// engine installed and, for GPUs, the NVIDIA container toolkit; this
+// package only constructs and starts the command.
+//
 // Working time: an agent may report the time it spent working (as opposed
 // to waiting, e.g. on an API) either by writing logs/working_time.json as
 // {"working_seconds": 1234.5} or by printing a line

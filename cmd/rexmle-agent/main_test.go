@@ -1,0 +1,47 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/rexmle/rexmle/pipeline/challenge"
+	"github.com/rexmle/rexmle/pipeline/runner/validate"
+)
+
+func TestValidateCommandExitCodes(t *testing.T) {
+	root := t.TempDir()
+	good, bad := filepath.Join(root, "good"), filepath.Join(root, "bad")
+	os.MkdirAll(good, 0o755)
+	os.MkdirAll(bad, 0o755)
+	check := func(ctx context.Context, dir string) error {
+		if dir == bad {
+			return challenge.Invalidf("submission.csv", "", "missing")
+		}
+		return nil
+	}
+	srv, err := validate.Listen(filepath.Join(root, "v.sock"), validate.Handler(check, validate.Within(root, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	tests := []struct {
+		args []string
+		want int
+	}{
+		{[]string{"-socket", srv.Socket, good}, 0},
+		{[]string{"-socket", srv.Socket, bad}, 1},
+		{[]string{"-socket", filepath.Join(root, "nosuch.sock"), good}, 2},
+		{[]string{"-socket", srv.Socket}, 2},
+	}
+	for _, tc := range tests {
+		if got := validateMain(tc.args); got != tc.want {
+			t.Errorf("validate %v: exit %d, want %d", tc.args, got, tc.want)
+		}
+	}
+	t.Setenv("REXMLE_VALIDATE_SOCKET", "")
+	if got := validateMain([]string{good}); got != 2 {
+		t.Errorf("no socket: exit %d", got)
+	}
+}
