@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -18,7 +19,7 @@ import (
 	"github.com/rexmle/rexmle/pipeline/runner/validate"
 )
 
-var helpers = map[string]bool{"sandbox": true, "sleep": true, "count": true, "say": true, "fail": true, "validator": true, "snoop": true}
+var helpers = map[string]bool{"sandbox": true, "sleep": true, "count": true, "say": true, "fail": true, "validator": true, "snoop": true, "dial": true}
 
 // The test binary doubles as the sandbox wrapper and as fake agents when
 // its first argument names one (go test passes only -test.* flags).
@@ -65,6 +66,16 @@ func helper(kind string, args []string) int {
 		return 0
 	case "snoop":
 		return snoop(args)
+	case "dial": // dial ADDR OUT: try a TCP connection, write "connected" or the error to OUT
+		c, err := net.DialTimeout("tcp", args[0], 2*time.Second)
+		msg := "connected"
+		if err != nil {
+			msg = err.Error()
+		} else {
+			c.Close()
+		}
+		os.WriteFile(args[1], []byte(msg), 0o644)
+		return 0
 	}
 	fmt.Fprintln(os.Stderr, "unknown helper", kind)
 	return 2

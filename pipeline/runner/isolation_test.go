@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"encoding/json"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -83,5 +84,41 @@ func TestAgentCannotReadPrivateAnswers(t *testing.T) {
 				t.Errorf("plain run found nothing, but the answers are readable there: the search is broken")
 			}
 		})
+	}
+}
+
+// TestNoNetworkUnlessAllowed: a sandboxed agent without network = true
+// cannot reach a server on the host's loopback; with it, it can.
+func TestNoNetworkUnlessAllowed(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	for _, allowed := range []bool{false, true} {
+		j := newJob(t, t.TempDir(), "net", "auto")
+		j.Agent.Network = allowed
+		out := filepath.Join(j.RunDir, "logs", "dial.txt")
+		j.Agent.Command = []string{os.Args[0], "dial", ln.Addr().String(), out}
+		in, err := Execute(context.Background(), j)
+		if err != nil || in.Status != StatusDone {
+			t.Fatalf("%+v %v", in, err)
+		}
+		if !strings.HasPrefix(in.Isolation, "namespaces") {
+			t.Skipf("no namespaces here: %s", in.Isolation)
+		}
+		b, _ := os.ReadFile(out)
+		if got := string(b) == "connected"; got != allowed {
+			t.Errorf("network allowed %v: dial said %q (isolation %s)", allowed, b, in.Isolation)
+		}
 	}
 }
