@@ -2,6 +2,7 @@ package stages
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"os"
 	"os/exec"
@@ -16,6 +17,7 @@ import (
 	"github.com/rexmle/rexmle/pipeline/runner"
 	"github.com/rexmle/rexmle/pipeline/runner/record"
 	"github.com/rexmle/rexmle/pipeline/runner/validate"
+	"github.com/rexmle/rexmle/pipeline/store"
 )
 
 // buildAgent compiles the rexmle-agent binary (built-in agents, sandbox
@@ -121,27 +123,40 @@ func Run(ctx context.Context, o Options) error {
 	if err != nil {
 		return err
 	}
-	if len(jobs) == 0 {
-		fmt.Printf("run: nothing to run (%d finished runs kept)\n", kept)
-		return nil
-	}
-	if e.profile.Scheduler == "slurm" {
-		return runSlurm(ctx, e, jobs, kept)
-	}
 	if o.DryRun {
+		if e.profile.Scheduler == "slurm" {
+			return runSlurm(ctx, e, nil, jobs, kept)
+		}
 		for _, j := range jobs {
 			fmt.Printf("would run %s\n", j.ID())
 		}
 		return nil
 	}
-	gpus, why := hostGPUs()
 	st, err := e.open(ctx)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
+	if len(all) > 0 {
+		if err := st.Tx(ctx, func(tx *sql.Tx) error { return store.SyncChallenges(ctx, tx, e.b.Challenges) }); err != nil {
+			return fmt.Errorf("run: %w", err)
+		}
+	}
 	rec := record.New(st, e.log)
 	defer rec.Close()
+	if n, err := rec.CatchUp(ctx, all); err != nil {
+		return fmt.Errorf("run: record finished runs: %w", err)
+	} else if n > 0 {
+		fmt.Printf("run: recorded %d finished run(s) the store did not hold yet\n", n)
+	}
+	if e.profile.Scheduler == "slurm" {
+		return runSlurm(ctx, e, rec, jobs, kept)
+	}
+	if len(jobs) == 0 {
+		fmt.Printf("run: nothing to run (%d finished runs kept)\n", kept)
+		return nil
+	}
+	gpus, why := hostGPUs()
 
 	prepare := func(j *runner.Job) error {
 		j.Sampler, j.TelemetryNote = nil, why

@@ -2,8 +2,10 @@ package stages
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -17,9 +19,42 @@ import (
 // count, since --gres is per array), waits for it with squeue/sacct and
 // ingests the run folders into the store. A stopped stage cancels the
 // arrays it submitted (scancel), which stops the runs as interrupted.
-func runSlurm(ctx context.Context, e *env, jobs []*runner.Job, kept int) error {
+func runSlurm(ctx context.Context, e *env, rec *record.Recorder, jobs []*runner.Job, kept int) error {
+	root := filepath.Join(e.b.Path(e.b.Paths.Runs), e.opt.Profile, "slurm")
+	activeFile := filepath.Join(root, "active.json")
+	var late []*runner.Job
+	// Arrays an earlier stage submitted and did not see end (it was killed)
+	// may still be running: wait for them rather than start their runs twice.
+	if !e.opt.DryRun {
+		var earlier []string
+		if b, err := os.ReadFile(activeFile); err == nil {
+			json.Unmarshal(b, &earlier)
+		}
+		for _, id := range earlier {
+			a := slurm.SqueueArgs(id)
+			out, err := exec.CommandContext(ctx, a[0], a[1:]...).Output()
+			if err != nil {
+				continue
+			}
+			if ts, _ := slurm.ParseSqueue(id, string(out)); len(ts) > 0 {
+				fmt.Printf("run: Slurm array %s from an earlier run stage is still going (%d task(s)); waiting for it\n", id, len(ts))
+				if _, err := slurm.Wait(ctx, id, e.profile.Slurm.PollEvery.Duration, nil); err != nil && ctx.Err() != nil {
+					return ctx.Err()
+				}
+			}
+		}
+		var todo []*runner.Job
+		for _, j := range jobs {
+			if _, done := runner.Finished(j.RunDir); done {
+				late = append(late, j) // finished by an earlier array: only ingested
+				continue
+			}
+			todo = append(todo, j)
+		}
+		jobs = todo
+	}
 	stamp := time.Now().UTC().Format("20060102T150405")
-	base := filepath.Join(e.b.Path(e.b.Paths.Runs), e.opt.Profile, "slurm", stamp)
+	base := filepath.Join(root, stamp)
 	byGPUs := map[int][]*runner.Job{}
 	for _, j := range jobs {
 		byGPUs[j.Agent.GPUs] = append(byGPUs[j.Agent.GPUs], j)
@@ -69,13 +104,13 @@ func runSlurm(ctx context.Context, e *env, jobs []*runner.Job, kept int) error {
 	if e.opt.DryRun {
 		return nil
 	}
-	st, err := e.open(ctx)
-	if err != nil {
-		return err
+	ids := make([]string, len(arrays))
+	for i, a := range arrays {
+		ids[i] = a.id
 	}
-	defer st.Close()
-	rec := record.New(st, e.log)
-	defer rec.Close()
+	if b, err := json.Marshal(ids); err == nil {
+		os.WriteFile(activeFile, b, 0o644)
+	}
 	start := time.Now()
 	notDone := 0
 	for _, a := range arrays {
@@ -119,6 +154,16 @@ func runSlurm(ctx context.Context, e *env, jobs []*runner.Job, kept int) error {
 			}
 		}
 	}
+	for _, j := range late {
+		in, err := rec.Ingest(ctx, j, "ran in an earlier Slurm array")
+		if err != nil {
+			return fmt.Errorf("run: ingest %s: %w", j.ID(), err)
+		}
+		if in.Status != runner.StatusDone {
+			notDone++
+		}
+	}
+	os.Remove(activeFile)
 	fmt.Printf("run: %d run(s) on Slurm in %s, %d not done, %d already finished\n", len(jobs), time.Since(start).Round(time.Millisecond), notDone, kept)
 	return nil
 }

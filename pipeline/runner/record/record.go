@@ -182,3 +182,29 @@ func (r *Recorder) Ingest(ctx context.Context, j *runner.Job, why string) (*runn
 	}
 	return in, r.End(ctx, j, in)
 }
+
+// Recorded reports whether the store already holds the run as run.json
+// describes it (same status and end time).
+func (r *Recorder) Recorded(ctx context.Context, j *runner.Job, in *runner.Info) bool {
+	var status, ended string
+	err := r.st.DB.QueryRowContext(ctx, `SELECT status, ended_at FROM runs WHERE id=?`, j.ID()).Scan(&status, &ended)
+	return err == nil && in != nil && status == in.Status && ended == in.EndedAt
+}
+
+// CatchUp ingests every finished run folder of jobs the store does not
+// hold yet (a stage killed between a run's end and its recording, or Slurm
+// tasks that ended after their stage was killed) and returns how many.
+func (r *Recorder) CatchUp(ctx context.Context, jobs []*runner.Job) (int, error) {
+	n := 0
+	for _, j := range jobs {
+		in, done := runner.Finished(j.RunDir)
+		if !done || r.Recorded(ctx, j, in) {
+			continue
+		}
+		if _, err := r.Ingest(ctx, j, "recorded late"); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
+}
