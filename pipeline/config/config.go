@@ -62,7 +62,7 @@ type Agent struct {
 	Backend     string            `toml:"backend"`  // LLM behind the agent, e.g. "gpt-5"; "none" for built-ins
 	Builtin     string            `toml:"builtin"`  // "sample" or "baseline" for the built-in demo agents
 	Executor    string            `toml:"executor"` // "local", "docker", "apptainer"
-	Command     []string          `toml:"command"`  // template; placeholders {data}, {submission}, {logs}, {workspace}, {time_limit}, {gpus}
+	Command     []string          `toml:"command"`  // template; placeholders {data}, {submission}, {logs}, {workspace}, {time_limit}, {gpus}, {challenge}, {seed}, {validate_socket}
 	Image       string            `toml:"image"`
 	Env         []string          `toml:"env"` // names of environment variables passed through (never their values)
 	SetEnv      map[string]string `toml:"set_env"`

@@ -34,7 +34,9 @@ type launch struct {
 	sandboxed bool
 }
 
-func (l *launch) sandboxFailed() bool { return l.sandboxed }
+// wrapperFailed reports whether a sandboxed run's exit code is the one the
+// wrapper uses when it cannot set up the sandbox (126).
+func (l *launch) wrapperFailed(exitCode int) bool { return l.sandboxed && exitCode == 126 }
 
 // paths the agent uses, on the host or inside its container.
 type agentPaths struct{ data, submission, logs, workspace, socket string }

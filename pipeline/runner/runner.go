@@ -265,8 +265,8 @@ func Execute(ctx context.Context, j *Job) (*Info, error) {
 		in.Status = StatusTimedOut
 	case werr != nil:
 		in.Status, in.Error = StatusFailed, werr.Error()
-		if spec.sandboxFailed() {
-			in.Error += " (the sandbox wrapper failed: see logs/console.log)"
+		if spec.wrapperFailed(in.ExitCode) {
+			in.Error += " (the sandbox wrapper or the agent exited 126: see logs/console.log)"
 		}
 	default:
 		in.Status = StatusDone

@@ -170,3 +170,36 @@ func TestIngest(t *testing.T) {
 		t.Fatalf("runs: %s", statuses)
 	}
 }
+
+// TestCatchUp records finished folders the store lacks, once.
+func TestCatchUp(t *testing.T) {
+	st := openStore(t)
+	ctx := context.Background()
+	r := New(st, nil)
+	defer r.Close()
+	root := t.TempDir()
+	var jobs []*runner.Job
+	for _, a := range []string{"a", "b", "c"} {
+		j := job(root, a)
+		j.Agent.Command, j.Agent.Sandbox = []string{"true"}, "none"
+		jobs = append(jobs, j)
+	}
+	for _, j := range jobs[:2] { // c never ran
+		if _, err := runner.Execute(ctx, j); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := r.Start(ctx, jobs[0]); err != nil { // a: recorded as running only
+		t.Fatal(err)
+	}
+	n, err := r.CatchUp(ctx, jobs)
+	if err != nil || n != 2 {
+		t.Fatalf("caught up %d, err %v; want 2", n, err)
+	}
+	if n, _ := r.CatchUp(ctx, jobs); n != 0 {
+		t.Fatalf("second catch-up recorded %d again", n)
+	}
+	if c := count(t, st, `SELECT count(*) FROM runs WHERE status='done'`); c != 2 {
+		t.Fatalf("%d done runs", c)
+	}
+}
