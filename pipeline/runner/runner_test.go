@@ -15,7 +15,7 @@ import (
 )
 
 // newJob makes a job whose agent runs this test binary as helper argv.
-func newJob(t *testing.T, root, name string, sandboxMode string, argv ...string) *Job {
+func newJob(t testing.TB, root, name string, sandboxMode string, argv ...string) *Job {
 	t.Helper()
 	pub := filepath.Join(root, "data", "c1", "public")
 	if err := os.MkdirAll(pub, 0o755); err != nil {
