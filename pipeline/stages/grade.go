@@ -249,9 +249,6 @@ func Grade(ctx context.Context, o Options) error {
 		return err
 	}
 	defer st.Close()
-	if err := st.Tx(ctx, func(tx *sql.Tx) error { return store.SyncChallenges(ctx, tx, e.b.Challenges) }); err != nil {
-		return err
-	}
 	var todo []Submission
 	for _, s := range subs {
 		if !want[s.Challenge] {

@@ -2,7 +2,6 @@ package stages
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"os"
 	"os/exec"
@@ -17,7 +16,6 @@ import (
 	"github.com/rexmle/rexmle/pipeline/runner"
 	"github.com/rexmle/rexmle/pipeline/runner/record"
 	"github.com/rexmle/rexmle/pipeline/runner/validate"
-	"github.com/rexmle/rexmle/pipeline/store"
 )
 
 // buildAgent compiles the rexmle-agent binary (built-in agents, sandbox
@@ -137,11 +135,6 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 	defer st.Close()
-	if len(all) > 0 {
-		if err := st.Tx(ctx, func(tx *sql.Tx) error { return store.SyncChallenges(ctx, tx, e.b.Challenges) }); err != nil {
-			return fmt.Errorf("run: %w", err)
-		}
-	}
 	rec := record.New(st, e.log)
 	defer rec.Close()
 	if n, err := rec.CatchUp(ctx, all); err != nil {

@@ -5,6 +5,7 @@ package stages
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -93,8 +94,18 @@ func load(o Options) (*env, error) {
 	return &env{opt: o, b: b, profile: p, challenges: cs, log: slog.New(slog.NewTextHandler(os.Stderr, nil))}, nil
 }
 
+// open opens the store and brings the benchmark's challenges, metrics and
+// leaderboards into it, so every stage's rows can refer to them.
 func (e *env) open(ctx context.Context) (*store.Store, error) {
-	return store.Open(ctx, e.b.Path(e.b.Paths.Database))
+	st, err := store.Open(ctx, e.b.Path(e.b.Paths.Database))
+	if err != nil {
+		return nil, err
+	}
+	if err := st.Tx(ctx, func(tx *sql.Tx) error { return store.SyncChallenges(ctx, tx, e.b.Challenges) }); err != nil {
+		st.Close()
+		return nil, fmt.Errorf("store challenges: %w", err)
+	}
+	return st, nil
 }
 
 // ErrNotImplemented is returned by targets that are not built yet.
