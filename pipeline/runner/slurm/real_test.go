@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rexmle/rexmle/pipeline/challenge"
+	_ "github.com/rexmle/rexmle/pipeline/challenges/all"
 	"github.com/rexmle/rexmle/pipeline/config"
 	"github.com/rexmle/rexmle/pipeline/runner"
 	"github.com/rexmle/rexmle/pipeline/runner/record"
@@ -35,11 +37,20 @@ func TestRealSlurm(t *testing.T) {
 		t.Fatal(err)
 	}
 	if os.Getenv("SLURM_CONF") == "" {
-		dir := filepath.Join(t.TempDir(), "slurm")
-		out, err := exec.Command("testdata/start-slurm.sh", dir).CombinedOutput()
-		t.Cleanup(func() { exec.Command("testdata/stop-slurm.sh", dir).Run() })
+		// Not t.TempDir: the daemons may still write their state for a moment
+		// after being stopped, which would fail the test's own clean-up.
+		dir, err := os.MkdirTemp("", "rexmle-slurm-")
 		if err != nil {
-			t.Fatalf("start slurm: %v\n%s", err, out)
+			t.Fatal(err)
+		}
+		out, err := exec.Command("testdata/start-slurm.sh", dir).CombinedOutput()
+		t.Cleanup(func() {
+			exec.Command("testdata/stop-slurm.sh", dir).Run()
+			time.Sleep(time.Second)
+			os.RemoveAll(dir)
+		})
+		if err != nil {
+			t.Skipf("could not start a single-node Slurm here (%v); its output:\n%s", err, out)
 		}
 		t.Setenv("SLURM_CONF", filepath.Join(dir, "slurm.conf"))
 	}
@@ -52,6 +63,24 @@ func TestRealSlurm(t *testing.T) {
 	var jobs []*runner.Job
 	var tasks []Task
 	dataRoot := b.Path(b.Paths.Data)
+	if _, err := os.Stat(dataRoot); err != nil {
+		// No prepared demo data in the checkout (a fresh clone, CI): make a
+		// few small challenges of our own.
+		dataRoot = filepath.Join(work, "data")
+		for _, id := range []string{"ldct-iqa", "isles22", "dentex"} {
+			c, ok := challenge.Lookup(id)
+			if !ok {
+				t.Fatalf("no challenge %s", id)
+			}
+			raw := filepath.Join(dataRoot, "raw", id)
+			if err := c.Synthesize(context.Background(), raw, 1); err != nil {
+				t.Fatal(err)
+			}
+			if err := c.Prepare(context.Background(), raw, filepath.Join(dataRoot, id)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 	for _, c := range b.Challenges {
 		pub := filepath.Join(dataRoot, c.ID, "public")
 		if _, err := os.Stat(pub); err != nil {
