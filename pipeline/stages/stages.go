@@ -156,7 +156,11 @@ func Summary(ctx context.Context, o Options) error {
 	}
 	res := e.b.Path(e.b.Paths.Results)
 	fmt.Println()
-	fmt.Printf("Done (profile %s). Outputs:\n", o.Profile)
+	fmt.Printf("Done (profile %s).\n", o.Profile)
+	if err := printStandings(ctx, e); err != nil {
+		return err
+	}
+	fmt.Println("Outputs:")
 	fmt.Printf("  database         %s\n", rel(e.b.Path(e.b.Paths.Database)))
 	for _, f := range []string{"positions.csv", "ranks.csv", "overall.csv", "grades.jsonl", "capabilities.csv"} {
 		fmt.Printf("  %-16s %s\n", f, rel(filepath.Join(res, f)))
@@ -164,4 +168,41 @@ func Summary(ctx context.Context, o Options) error {
 	fmt.Printf("  runs             %s\n", rel(e.b.Path(e.b.Paths.Runs)))
 	fmt.Printf("  site             %s (open in a browser)\n", rel(filepath.Join(e.b.Path(e.b.Paths.Site), "index.html")))
 	return nil
+}
+
+// printStandings prints the ReX-MLE rank of every agent configuration in the
+// store beside the paper's agents, and how many runs were graded valid.
+func printStandings(ctx context.Context, e *env) error {
+	st, err := e.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	rows, err := st.DB.QueryContext(ctx, `
+SELECT r.source, r.setting, r.backend, r.agent, count(DISTINCT r.challenge_id),
+       sum(CASE WHEN k.status = 'ok' THEN k.percentile ELSE 0 END) / count(*) * 1.0,
+       sum(CASE WHEN k.status = 'ok' THEN 1 ELSE 0 END), count(*)
+FROM runs r JOIN ranks k ON k.run_id = r.id
+WHERE r.source != 'paper' OR (r.setting = '24h' AND r.backend = 'gpt-5')
+GROUP BY r.source, r.setting, r.backend, r.agent
+ORDER BY r.source = 'paper', 6 DESC`)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	fmt.Println("ReX-MLE rank (mean percentile over challenges; failed runs count 0):")
+	for rows.Next() {
+		var src, setting, backend, agent string
+		var nch, ok, n int
+		var mean float64
+		if err := rows.Scan(&src, &setting, &backend, &agent, &nch, &mean, &ok, &n); err != nil {
+			return err
+		}
+		name := agent
+		if a, found := e.b.Agent(agent); found {
+			name = a.Name
+		}
+		fmt.Printf("  %-20s %-10s %-6s %6.2f%%  (%d challenges, %d of %d runs ranked)\n", name, src, setting, 100*mean, nch, ok, n)
+	}
+	return rows.Err()
 }
