@@ -100,6 +100,24 @@ func Run(ctx context.Context, b *config.Benchmark, st *store.Store) (*Outcome, e
 	if rec != nil {
 		out.Check = check(b, rec, out)
 	}
+	err = st.Tx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM reproduction`); err != nil {
+			return err
+		}
+		if out.Check == nil {
+			return nil
+		}
+		for _, c := range out.Check.Comparisons {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO reproduction(run_id, tbl, challenge_id, agent, setting, backend, what, place, computed, printed, class, why)
+VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`, c.RunID, c.Table, c.Challenge, c.Agent, c.Setting, c.Backend, c.What, c.Where, c.Computed, c.Printed, c.Class, c.Why); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("rank: store the reproduction check: %w", err)
+	}
 	return out, nil
 }
 

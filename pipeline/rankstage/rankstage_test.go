@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/rexmle/rexmle/pipeline/config"
+	"github.com/rexmle/rexmle/pipeline/paper"
 	"github.com/rexmle/rexmle/pipeline/rank"
 	"github.com/rexmle/rexmle/pipeline/store"
 )
@@ -81,7 +82,7 @@ func TestReproducesThePaper(t *testing.T) {
 	for _, m := range mustFind {
 		found := false
 		for _, d := range ck.Disagreements {
-			if d.Where == m.where && d.Class == m.class {
+			if d.Label() == m.where && d.Class == m.class {
 				found = true
 			}
 		}
@@ -90,7 +91,7 @@ func TestReproducesThePaper(t *testing.T) {
 		}
 	}
 	for _, d := range ck.Disagreements {
-		if strings.HasPrefix(d.Where, "Table 3, overall") && strings.Contains(d.Where, "ML-Master") && !strings.Contains(d.Why, "divided by 19") {
+		if strings.HasPrefix(d.Label(), "Table 3, overall") && strings.Contains(d.Label(), "ML-Master") && !strings.Contains(d.Why, "divided by 19") {
 			t.Errorf("ML-Master overall: the /19 explanation is missing: %s", d.Why)
 		}
 	}
@@ -234,4 +235,40 @@ func TestPaperTieCases(t *testing.T) {
 func mustStore(t *testing.T) *store.Store {
 	_, st := setup(t)
 	return st
+}
+
+// A primary-only row: which printed percentiles can a two-decimal primary
+// value reach when every other metric's position is unknown in [1, N+1]?
+func TestReachable(t *testing.T) {
+	c := &config.Challenge{ID: "x", PrimaryMetric: "dice",
+		Metrics: []config.Metric{{Name: "dice", Direction: "higher_better"}, {Name: "hd", Direction: "lower_better"}},
+		Leaderboard: []config.HumanEntry{
+			{Rank: 1, Values: map[string]float64{"dice": 0.9, "hd": 1}},
+			{Rank: 2, Values: map[string]float64{"dice": 0.8, "hd": 2}},
+			{Rank: 3, Values: map[string]float64{"dice": 0.7, "hd": 3}},
+		}}
+	// K = 2, N = 3: percentile = 100·(8 − S)/6 with S the position sum.
+	for _, tc := range []struct {
+		primary, pct, class string
+	}{
+		{"0.75", "50%", ClassUndetermined},  // dice position 3, hd position 1–4: S = 4..7 → 67, 50, 33, 17 %
+		{"0.75", "67%", ClassUndetermined},  // S = 4
+		{"0.75", "83%", ClassInconsistency}, // needs S = 3: dice position 2, which 0.745–0.755 cannot reach
+		{"0.8", "83%", ClassUndetermined},   // 0.8 prints values in [0.75, 0.85): dice position 2 or 3
+		{"0.75", "0%", ClassInconsistency},  // S = 8 is beyond (K − 1)(N + 1) + 3
+	} {
+		got, reach, _ := reachable(c, paper.Cell{Value: tc.primary, PrintedPercentile: tc.pct})
+		if got != tc.class {
+			t.Errorf("reachable(%s, %s) = %s (%s), want %s", tc.primary, tc.pct, got, reach, tc.class)
+		}
+	}
+	// One metric: the position alone decides; 0.85 prints values in [0.845, 0.855): position 2 only.
+	one := &config.Challenge{ID: "y", PrimaryMetric: "dice", Metrics: c.Metrics[:1], Leaderboard: c.Leaderboard}
+	if got, reach, _ := reachable(one, paper.Cell{Value: "0.85", PrintedPercentile: "67%"}); got != ClassMatch || reach != "67%" {
+		t.Errorf("single metric: %s %s", got, reach)
+	}
+	// 0.8 prints [0.795, 0.805): position 2 (≥ 0.8) or 3 → 67% or 33%: it depends on undisplayed digits.
+	if got, reach, why := reachable(one, paper.Cell{Value: "0.8", PrintedPercentile: "33%"}); got != ClassUndetermined || reach != "33% or 67%" || !strings.Contains(why, "undisplayed") {
+		t.Errorf("single metric at a tie: %s %s %s", got, reach, why)
+	}
 }

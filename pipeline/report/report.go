@@ -85,7 +85,9 @@ func Build(ctx context.Context, opts Options) (*Result, error) {
 		return nil, fmt.Errorf("report: %w", err)
 	}
 	s := &site{b: opts.Benchmark, opts: opts, data: data, log: opts.Logger, files: map[string][]byte{}}
-	s.repro = s.reproduce()
+	if s.repro, err = s.reproduce(ctx); err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
 	if err := s.buildPages(ctx); err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}
