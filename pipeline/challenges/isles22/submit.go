@@ -12,7 +12,6 @@ import (
 
 	"github.com/rexmle/rexmle/metrics/components"
 	"github.com/rexmle/rexmle/metrics/imageio"
-	"github.com/rexmle/rexmle/metrics/overlap"
 	"github.com/rexmle/rexmle/metrics/volume"
 	"github.com/rexmle/rexmle/pipeline/challenge"
 	"github.com/rexmle/rexmle/pipeline/challenges/medseg"
@@ -205,22 +204,10 @@ func fit(cases []trainCase) (baselineModel, float64, error) {
 }
 
 func meanDice(cases []trainCase, m baselineModel) (float64, error) {
-	if len(cases) == 0 {
-		return 0, nil
-	}
-	var sum float64
-	for _, c := range cases {
+	return medseg.MeanDice(cases, func(c trainCase) ([]bool, []bool, error) {
 		p, err := m.predict(c.z, c.g)
-		if err != nil {
-			return 0, err
-		}
-		d, err := overlap.Dice(p, c.truth, 1)
-		if err != nil {
-			return 0, err
-		}
-		sum += d
-	}
-	return sum / float64(len(cases)), nil
+		return p, c.truth, err
+	})
 }
 
 // Baseline fits a DWI intensity threshold (per-case z-scores) and a minimum

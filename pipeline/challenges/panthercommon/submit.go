@@ -10,9 +10,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/rexmle/rexmle/metrics/components"
 	"github.com/rexmle/rexmle/metrics/imageio"
-	"github.com/rexmle/rexmle/metrics/overlap"
 	"github.com/rexmle/rexmle/metrics/volume"
 	"github.com/rexmle/rexmle/pipeline/challenge"
 	"github.com/rexmle/rexmle/pipeline/challenges/medseg"
@@ -148,21 +146,7 @@ func (m bandModel) predict(z []float64, g volume.Grid) ([]bool, error) {
 	for i, v := range z {
 		mask[i] = v > m.Lo && v < m.Hi
 	}
-	labels, n, err := components.Label(mask, g, 26)
-	if err != nil || n <= 1 {
-		return mask, err
-	}
-	sizes := components.Sizes(labels, n)
-	best := 0
-	for i, s := range sizes {
-		if s > sizes[best] {
-			best = i
-		}
-	}
-	for i, l := range labels {
-		mask[i] = l == int32(best+1)
-	}
-	return mask, nil
+	return medseg.LargestComponent(mask, g)
 }
 
 type trainCase struct {
@@ -172,19 +156,10 @@ type trainCase struct {
 }
 
 func meanDice(cases []trainCase, m bandModel) (float64, error) {
-	var sum float64
-	for _, c := range cases {
+	return medseg.MeanDice(cases, func(c trainCase) ([]bool, []bool, error) {
 		p, err := m.predict(c.z, c.g)
-		if err != nil {
-			return 0, err
-		}
-		d, err := overlap.Dice(p, c.truth, 1)
-		if err != nil {
-			return 0, err
-		}
-		sum += d
-	}
-	return sum / float64(len(cases)), nil
+		return p, c.truth, err
+	})
 }
 
 // fit searches the intensity band (z-score bounds on a 0.25 grid) by mean

@@ -10,9 +10,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/rexmle/rexmle/metrics/components"
 	"github.com/rexmle/rexmle/metrics/imageio"
-	"github.com/rexmle/rexmle/metrics/overlap"
 	"github.com/rexmle/rexmle/metrics/volume"
 	"github.com/rexmle/rexmle/pipeline/challenge"
 	"github.com/rexmle/rexmle/pipeline/challenges/medseg"
@@ -119,21 +117,7 @@ func (m hu) predict(img *volume.Volume) ([]bool, error) {
 	for i, x := range img.Data {
 		mask[i] = x > m.Lo && x < m.Hi
 	}
-	labels, n, err := components.Label(mask, img.Grid, 26)
-	if err != nil || n <= 1 {
-		return mask, err
-	}
-	sizes := components.Sizes(labels, n)
-	best := 0
-	for i, s := range sizes {
-		if s > sizes[best] {
-			best = i
-		}
-	}
-	for i, l := range labels {
-		mask[i] = l == int32(best+1)
-	}
-	return mask, nil
+	return medseg.LargestComponent(mask, img.Grid)
 }
 
 type trainCase struct {
@@ -142,19 +126,10 @@ type trainCase struct {
 }
 
 func meanDice(cases []trainCase, m hu) (float64, error) {
-	var s float64
-	for _, c := range cases {
+	return medseg.MeanDice(cases, func(c trainCase) ([]bool, []bool, error) {
 		p, err := m.predict(c.img)
-		if err != nil {
-			return 0, err
-		}
-		d, err := overlap.Dice(p, c.truth, 1)
-		if err != nil {
-			return 0, err
-		}
-		s += d
-	}
-	return s / float64(len(cases)), nil
+		return p, c.truth, err
+	})
 }
 
 // fit picks the HU band, from quantiles of the vessel voxels' intensities,
