@@ -8,9 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
-	"sync"
 
 	"github.com/rexmle/rexmle/metrics/imageio"
 	"github.com/rexmle/rexmle/metrics/matching"
@@ -158,7 +156,7 @@ func (Challenge) Grade(ctx context.Context, subDir, privateDir string, mode chal
 		}
 	}
 	counts := make([]matching.InstanceCounts, len(rows))
-	err = parallel(ctx, len(rows), func(i int) error {
+	err = challenge.ForEach(ctx, len(rows), func(i int) error {
 		r := rows[i]
 		field := fmt.Sprintf("row %d (%s) predicted_mask_path", r.line, r.id)
 		path, err := challenge.ResolveInside(subDir, r.path, field)
@@ -215,35 +213,4 @@ func (Challenge) Grade(ctx context.Context, subDir, privateDir string, mode chal
 		res.Notes = append(res.Notes, "OFFICIAL MODE: per-image F1 rounded to 4 decimals before averaging, as the organisers' script does")
 	}
 	return res, nil
-}
-
-// parallel runs fn(i) for i in [0, n) on all cores; the first error wins.
-func parallel(ctx context.Context, n int, fn func(i int) error) error {
-	var wg sync.WaitGroup
-	errs := make([]error, n)
-	next := make(chan int)
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				if err := ctx.Err(); err != nil {
-					errs[i] = err
-					continue
-				}
-				errs[i] = fn(i)
-			}
-		}()
-	}
-	for i := 0; i < n; i++ {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	for _, e := range errs {
-		if e != nil {
-			return e
-		}
-	}
-	return nil
 }

@@ -8,10 +8,8 @@ import (
 	"io"
 	"math"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 
 	"github.com/rexmle/rexmle/metrics/detection"
@@ -168,26 +166,10 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 	}
 	files := make([]parsed, len(sub.Rows))
 	var total atomic.Int64
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for ri := range next {
-				files[ri].objs, files[ri].err = readPredictionFile(submissionDir, sub.Rows[ri][predCol], fmt.Sprintf("row %d, %s", ri+2, colPred), &total)
-			}
-		}()
-	}
-	for ri := range sub.Rows {
-		if ctx.Err() != nil {
-			break
-		}
-		next <- ri
-	}
-	close(next)
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
+	if err := challenge.ForEach(ctx, len(sub.Rows), func(ri int) error {
+		files[ri].objs, files[ri].err = readPredictionFile(submissionDir, sub.Rows[ri][predCol], fmt.Sprintf("row %d, %s", ri+2, colPred), &total)
+		return files[ri].err
+	}); err != nil {
 		return nil, err
 	}
 	var preds []prediction

@@ -74,7 +74,7 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 	}
 	scores := make([]CaseScores, len(rows))
 	notes := make([]string, len(rows))
-	err = medseg.ForEach(ctx, len(rows), func(i int) error {
+	err = challenge.ForEach(ctx, len(rows), func(i int) error {
 		s, note, err := gradeRow(privateDir, submissionDir, gtPath[rows[i].Key], rows[i], mode)
 		scores[i], notes[i] = s, note
 		return err

@@ -39,7 +39,7 @@ func writeMasks(ctx context.Context, publicDir, outDir string, fn func(i int, id
 	if err != nil {
 		return err
 	}
-	err = medseg.ForEach(ctx, len(ids), func(i int) error {
+	err = challenge.ForEach(ctx, len(ids), func(i int) error {
 		dwi, err := imageio.ReadNIfTIFile(filepath.Join(publicDir, "test", ids[i]+"_dwi.nii.gz"))
 		if err != nil {
 			return err
@@ -220,7 +220,7 @@ func (Challenge) Baseline(ctx context.Context, publicDir, outDir string, log io.
 	}
 	sort.Strings(masks)
 	cases := make([]trainCase, len(masks))
-	err = medseg.ForEach(ctx, len(masks), func(i int) error {
+	err = challenge.ForEach(ctx, len(masks), func(i int) error {
 		id := strings.TrimSuffix(filepath.Base(masks[i]), "_msk.nii.gz")
 		dwi, err := imageio.ReadNIfTIFile(filepath.Join(publicDir, "train", id+"_dwi.nii.gz"))
 		if err != nil {

@@ -2,8 +2,6 @@ package medseg
 
 import (
 	"archive/zip"
-	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -169,30 +167,5 @@ func TestExtractZipRefusesTraversal(t *testing.T) {
 	}
 	if b, err := os.ReadFile(filepath.Join(dest, "ok", "file.txt")); err != nil || string(b) != "hi" {
 		t.Errorf("regular entry: %q %v", b, err)
-	}
-}
-
-func TestForEachLowestError(t *testing.T) {
-	errA, errB := errors.New("a"), errors.New("b")
-	err := ForEach(context.Background(), 50, func(i int) error {
-		switch i {
-		case 7:
-			return errA
-		case 30:
-			return errB
-		}
-		return nil
-	})
-	if err != errA && err != errB {
-		t.Fatalf("got %v", err)
-	}
-	seen := make([]bool, 100)
-	if err := ForEach(context.Background(), 100, func(i int) error { seen[i] = true; return nil }); err != nil {
-		t.Fatal(err)
-	}
-	for i, s := range seen {
-		if !s {
-			t.Fatalf("index %d skipped", i)
-		}
 	}
 }

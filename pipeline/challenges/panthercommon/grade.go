@@ -148,7 +148,7 @@ func (c Challenge) Grade(ctx context.Context, submissionDir, privateDir string, 
 	}
 	vals := make([]CaseValues, len(rows))
 	notes := make([]string, len(rows))
-	err = medseg.ForEach(ctx, len(rows), func(i int) error {
+	err = challenge.ForEach(ctx, len(rows), func(i int) error {
 		v, note, err := gradeRow(submissionDir, gtPath[rows[i].Key], rows[i], mode)
 		vals[i], notes[i] = v, note
 		return err

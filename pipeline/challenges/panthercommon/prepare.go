@@ -110,7 +110,7 @@ func (c Challenge) Prepare(ctx context.Context, rawDir, dataDir string) error {
 		}
 		nUnlabeled = len(extra)
 	}
-	if err := medseg.ForEach(ctx, len(jobs), func(i int) error { return medseg.CopyFile(jobs[i][0], jobs[i][1]) }); err != nil {
+	if err := challenge.ForEach(ctx, len(jobs), func(i int) error { return medseg.CopyFile(jobs[i][0], jobs[i][1]) }); err != nil {
 		return fmt.Errorf("prepare %s: %w", t.ID, err)
 	}
 	if err := challenge.WriteCSV(filepath.Join(priv, "test_labels.csv"), []string{"image_id", "image_path", "label_path"}, labelRows); err != nil {

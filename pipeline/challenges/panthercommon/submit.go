@@ -42,7 +42,7 @@ func writeMasks(ctx context.Context, publicDir, outDir string, fn func(img *volu
 	if err != nil {
 		return err
 	}
-	err = medseg.ForEach(ctx, len(ids), func(i int) error {
+	err = challenge.ForEach(ctx, len(ids), func(i int) error {
 		img, err := imageio.ReadMetaImageFile(images[i])
 		if err != nil {
 			return err
@@ -205,7 +205,7 @@ func (Challenge) Baseline(ctx context.Context, publicDir, outDir string, log io.
 	}
 	sort.Strings(labels)
 	cases := make([]trainCase, len(labels))
-	err = medseg.ForEach(ctx, len(labels), func(i int) error {
+	err = challenge.ForEach(ctx, len(labels), func(i int) error {
 		id := strings.TrimSuffix(filepath.Base(labels[i]), ".mha")
 		img, err := imageio.ReadMetaImageFile(filepath.Join(publicDir, "train", "images", id+"_0000.mha"))
 		if err != nil {

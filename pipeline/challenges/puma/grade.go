@@ -8,9 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
-	"sync"
 
 	"github.com/rexmle/rexmle/pipeline/challenge"
 )
@@ -88,37 +86,6 @@ func (c Challenge) Grade(ctx context.Context, submissionDir, privateDir string, 
 	return c.gradeNuclei(ctx, submissionDir, privateDir, mode)
 }
 
-// parallel runs fn(i) for i in [0, n) on all cores and returns the first error.
-func parallel(ctx context.Context, n int, fn func(i int) error) error {
-	var wg sync.WaitGroup
-	errs := make([]error, n)
-	next := make(chan int)
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				if err := ctx.Err(); err != nil {
-					errs[i] = err
-					continue
-				}
-				errs[i] = fn(i)
-			}
-		}()
-	}
-	for i := 0; i < n; i++ {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	for _, e := range errs {
-		if e != nil {
-			return e
-		}
-	}
-	return nil
-}
-
 // Tissue grading -----------------------------------------------------------
 
 const eps = 1e-5
@@ -185,7 +152,7 @@ func (c Challenge) gradeTissue(ctx context.Context, subDir, privateDir string, m
 	}
 	counts := make([]tissueCounts, len(rows))
 	adir := answerDir(privateDir, mode)
-	err = parallel(ctx, len(rows), func(i int) error {
+	err = challenge.ForEach(ctx, len(rows), func(i int) error {
 		r := rows[i]
 		path, err := challenge.ResolveInside(subDir, r.path, fmt.Sprintf("row %d (%s) predicted_mask_path", r.line, r.id))
 		if err != nil {

@@ -219,7 +219,7 @@ func (c Challenge) gradeNuclei(ctx context.Context, subDir, privateDir string, m
 	adir := answerDir(privateDir, mode)
 	opt := matching.PointOptions{Radius: 15, RemoveFirstEqualCentroid: true, Inclusive: c.track == 2 && mode == challenge.Reference}
 	perCase := make([]map[string]matching.ClassCount, len(rows))
-	err = parallel(ctx, len(rows), func(i int) error {
+	err = challenge.ForEach(ctx, len(rows), func(i int) error {
 		r := rows[i]
 		f, err := challenge.OpenInside(subDir, r.path, fmt.Sprintf("row %d (%s) predicted_nuclei_path", r.line, r.id))
 		if err != nil {

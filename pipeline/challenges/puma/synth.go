@@ -14,6 +14,7 @@ import (
 	"golang.org/x/image/tiff"
 
 	"github.com/rexmle/rexmle/metrics/polygon"
+	"github.com/rexmle/rexmle/pipeline/challenge"
 )
 
 // Raw layout (inside the shared PUMA folder).
@@ -308,7 +309,7 @@ func (c Challenge) synthesize(ctx context.Context, rawDir string, seed int64) er
 	for i := range ids {
 		cases[i] = makeCase(r) // sequential: the random stream fixes the data
 	}
-	return parallel(ctx, len(ids), func(i int) error {
+	return challenge.ForEach(ctx, len(ids), func(i int) error {
 		return c.writeCase(rawDir, ids[i], cases[i])
 	})
 }

@@ -99,7 +99,7 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 	hds := make([]float64, len(rows))
 	dscs := make([]float64, len(rows))
 	notes := make([]string, len(rows))
-	err = medseg.ForEach(ctx, len(rows), func(i int) error {
+	err = challenge.ForEach(ctx, len(rows), func(i int) error {
 		var err error
 		hds[i], dscs[i], notes[i], err = gradeRow(submissionDir, gtPath[rows[i].Key], rows[i], mode)
 		return err

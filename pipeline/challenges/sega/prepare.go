@@ -140,7 +140,7 @@ func (Challenge) Prepare(ctx context.Context, rawDir, dataDir string) error {
 		labelRows = append(labelRows, []string{c.ID, "test/images/" + c.ID + ".nrrd", "test/labels/" + c.ID + ".seg.nrrd"})
 		sampleRows = append(sampleRows, []string{c.ID, "predictions/" + c.ID + ".seg.nrrd"})
 	}
-	if err := medseg.ForEach(ctx, len(jobs), func(i int) error { return medseg.CopyFile(jobs[i][0], jobs[i][1]) }); err != nil {
+	if err := challenge.ForEach(ctx, len(jobs), func(i int) error { return medseg.CopyFile(jobs[i][0], jobs[i][1]) }); err != nil {
 		return fmt.Errorf("prepare seg_a: %w", err)
 	}
 	if err := challenge.WriteCSV(filepath.Join(priv, "test_labels.csv"), []string{"image_id", "image_path", "label_path"}, labelRows); err != nil {

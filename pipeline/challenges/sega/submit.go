@@ -45,7 +45,7 @@ func writeMasks(ctx context.Context, publicDir, outDir string, fn func(img *volu
 	if err != nil {
 		return err
 	}
-	err = medseg.ForEach(ctx, len(ids), func(i int) error {
+	err = challenge.ForEach(ctx, len(ids), func(i int) error {
 		img, err := imageio.ReadNRRDFile(filepath.Join(publicDir, "test", "images", ids[i]+".nrrd"))
 		if err != nil {
 			return err
@@ -174,7 +174,7 @@ func (Challenge) Baseline(ctx context.Context, publicDir, outDir string, log io.
 	}
 	sort.Strings(labels)
 	cases := make([]trainCase, len(labels))
-	err = medseg.ForEach(ctx, len(labels), func(i int) error {
+	err = challenge.ForEach(ctx, len(labels), func(i int) error {
 		id := strings.TrimSuffix(filepath.Base(labels[i]), ".seg.nrrd")
 		img, err := imageio.ReadNRRDFile(filepath.Join(publicDir, "train", "images", id+".nrrd"))
 		if err != nil {

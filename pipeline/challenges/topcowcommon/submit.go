@@ -38,7 +38,7 @@ func (c Challenge) writeSubmission(ctx context.Context, publicDir, outDir string
 	if err != nil {
 		return err
 	}
-	err = medseg.ForEach(ctx, len(ids), func(i int) error {
+	err = challenge.ForEach(ctx, len(ids), func(i int) error {
 		img, err := imageio.ReadNIfTIFile(filepath.Join(publicDir, "test", "images", c.imageName(ids[i])))
 		if err != nil {
 			return err

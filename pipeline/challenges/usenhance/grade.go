@@ -11,9 +11,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
-	"sync"
 
 	"github.com/rexmle/rexmle/metrics/imageio"
 	"github.com/rexmle/rexmle/metrics/quality"
@@ -268,26 +266,10 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 		rows[i].enh = rel
 	}
 	out := make([]scores, len(rows))
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				out[i] = scorePair(submissionDir, privateDir, rows[i])
-			}
-		}()
-	}
-	for i := range rows {
-		if ctx.Err() != nil {
-			break
-		}
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
+	if err := challenge.ForEach(ctx, len(rows), func(i int) error {
+		out[i] = scorePair(submissionDir, privateDir, rows[i])
+		return out[i].err
+	}); err != nil {
 		return nil, err
 	}
 	res := &challenge.Result{Mode: mode}

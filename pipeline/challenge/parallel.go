@@ -1,4 +1,4 @@
-package medseg
+package challenge
 
 import (
 	"context"
