@@ -289,3 +289,41 @@ func SortedKeys[V any](m map[string]V) []string {
 	sort.Strings(ks)
 	return ks
 }
+
+// ReadColumns reads the named columns of a CSV file, in the order given; an
+// error names the file and the missing column.
+func ReadColumns(path string, names ...string) ([][]string, error) {
+	tab, err := ReadCSV(path)
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]string, len(names))
+	for i, n := range names {
+		if out[i], err = tab.Column(n); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// WriteColumns writes equal-length columns under header to path atomically.
+func WriteColumns(path string, header []string, cols ...[]string) error {
+	if len(cols) != len(header) {
+		return fmt.Errorf("write %s: %d columns for %d header names", path, len(cols), len(header))
+	}
+	n := 0
+	if len(cols) > 0 {
+		n = len(cols[0])
+	}
+	rows := make([][]string, n)
+	for r := range rows {
+		rows[r] = make([]string, len(cols))
+		for c, col := range cols {
+			if len(col) != n {
+				return fmt.Errorf("write %s: column %q has %d values, want %d", path, header[c], len(col), n)
+			}
+			rows[r][c] = col[r]
+		}
+	}
+	return WriteCSV(path, header, rows)
+}

@@ -24,15 +24,11 @@ import (
 
 // testRows reads public/sample_submission.csv.
 func testRows(publicDir string) (ids, paths []string, err error) {
-	t, err := challenge.ReadCSV(filepath.Join(publicDir, "sample_submission.csv"))
+	cols, err := challenge.ReadColumns(filepath.Join(publicDir, "sample_submission.csv"), "image_id", "predicted_mask_path")
 	if err != nil {
 		return nil, nil, fmt.Errorf("read sample submission: %w", err)
 	}
-	if ids, err = t.Column("image_id"); err != nil {
-		return nil, nil, err
-	}
-	paths, err = t.Column("predicted_mask_path")
-	return ids, paths, err
+	return cols[0], cols[1], nil
 }
 
 // findImage returns the first file in dir whose stem is id.
@@ -90,11 +86,7 @@ func writeMask(path string, pix []int32, w, h int) error {
 }
 
 func writeCSV(outDir string, ids, paths []string) error {
-	rows := make([][]string, len(ids))
-	for i := range ids {
-		rows[i] = []string{ids[i], paths[i]}
-	}
-	return challenge.WriteCSV(filepath.Join(outDir, submissionFile), []string{"image_id", "predicted_mask_path"}, rows)
+	return challenge.WriteColumns(filepath.Join(outDir, submissionFile), []string{"image_id", "predicted_mask_path"}, ids, paths)
 }
 
 // SampleSubmission writes sample_submission.csv's rows with an all-zero

@@ -19,17 +19,11 @@ import (
 
 // testIDs reads the test ids and prediction paths of public/sample_submission.csv.
 func testIDs(publicDir string) (ids, paths []string, err error) {
-	tab, err := challenge.ReadCSV(filepath.Join(publicDir, "sample_submission.csv"))
+	cols, err := challenge.ReadColumns(filepath.Join(publicDir, "sample_submission.csv"), colID, colPath)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read sample submission: %w", err)
 	}
-	if ids, err = tab.Column(colID); err != nil {
-		return nil, nil, err
-	}
-	if paths, err = tab.Column(colPath); err != nil {
-		return nil, nil, err
-	}
-	return ids, paths, nil
+	return cols[0], cols[1], nil
 }
 
 // writeMasks writes submission.csv and one mask per test case, built by
@@ -58,11 +52,11 @@ func writeMasks(ctx context.Context, publicDir, outDir string, fn func(i int, id
 	if err != nil {
 		return err
 	}
-	rows := make([][]string, len(ids))
-	for i := range ids {
-		rows[i] = []string{ids[i], paths[i]}
-	}
-	return challenge.WriteCSV(filepath.Join(outDir, medseg.SubmissionFile), []string{colID, colPath}, rows)
+	return writeCSV(outDir, ids, paths)
+}
+
+func writeCSV(outDir string, ids, paths []string) error {
+	return challenge.WriteColumns(filepath.Join(outDir, medseg.SubmissionFile), []string{colID, colPath}, ids, paths)
 }
 
 // maskVolume wraps a boolean mask as a uint8 volume placed like ref.
@@ -106,14 +100,12 @@ func (Challenge) Perfect(ctx context.Context, publicDir, privateDir, outDir stri
 	if err != nil {
 		return err
 	}
-	rows := make([][]string, len(ids))
 	for i, id := range ids {
 		if err := medseg.CopyFile(filepath.Join(privateDir, "test", id+"_msk.nii.gz"), filepath.Join(outDir, filepath.FromSlash(paths[i]))); err != nil {
 			return err
 		}
-		rows[i] = []string{id, paths[i]}
 	}
-	return challenge.WriteCSV(filepath.Join(outDir, medseg.SubmissionFile), []string{colID, colPath}, rows)
+	return writeCSV(outDir, ids, paths)
 }
 
 // zscore normalises DWI intensities by the mean and standard deviation of

@@ -19,20 +19,14 @@ import (
 // testRows reads the ids and prediction paths of public/sample_submission.csv
 // and the test image file of each id.
 func testRows(publicDir string) (ids, paths, images []string, err error) {
-	tab, err := challenge.ReadCSV(filepath.Join(publicDir, "sample_submission.csv"))
+	cols, err := challenge.ReadColumns(filepath.Join(publicDir, "sample_submission.csv"), colID, colPath)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("read sample submission: %w", err)
 	}
-	if ids, err = tab.Column(colID); err != nil {
-		return nil, nil, nil, err
-	}
-	if paths, err = tab.Column(colPath); err != nil {
-		return nil, nil, nil, err
-	}
-	for _, id := range ids {
+	for _, id := range cols[0] {
 		images = append(images, filepath.Join(publicDir, "test", "images", id+"_0000.mha"))
 	}
-	return ids, paths, images, nil
+	return cols[0], cols[1], images, nil
 }
 
 // writeMasks writes submission.csv and, per test case, the mask fn builds
@@ -71,11 +65,7 @@ func writeMasks(ctx context.Context, publicDir, outDir string, fn func(img *volu
 }
 
 func writeCSV(outDir string, ids, paths []string) error {
-	rows := make([][]string, len(ids))
-	for i := range ids {
-		rows[i] = []string{ids[i], paths[i]}
-	}
-	return challenge.WriteCSV(filepath.Join(outDir, medseg.SubmissionFile), []string{colID, colPath}, rows)
+	return challenge.WriteColumns(filepath.Join(outDir, medseg.SubmissionFile), []string{colID, colPath}, ids, paths)
 }
 
 // SampleSubmission writes, per test case, a placeholder mask: a small

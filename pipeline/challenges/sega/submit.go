@@ -17,25 +17,15 @@ import (
 )
 
 func testRows(publicDir string) (ids, paths []string, err error) {
-	tab, err := challenge.ReadCSV(filepath.Join(publicDir, "sample_submission.csv"))
+	cols, err := challenge.ReadColumns(filepath.Join(publicDir, "sample_submission.csv"), colID, colPath)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read sample submission: %w", err)
 	}
-	if ids, err = tab.Column(colID); err != nil {
-		return nil, nil, err
-	}
-	if paths, err = tab.Column(colPath); err != nil {
-		return nil, nil, err
-	}
-	return ids, paths, nil
+	return cols[0], cols[1], nil
 }
 
 func writeCSV(outDir string, ids, paths []string) error {
-	rows := make([][]string, len(ids))
-	for i := range ids {
-		rows[i] = []string{ids[i], paths[i]}
-	}
-	return challenge.WriteCSV(filepath.Join(outDir, medseg.SubmissionFile), []string{colID, colPath}, rows)
+	return challenge.WriteColumns(filepath.Join(outDir, medseg.SubmissionFile), []string{colID, colPath}, ids, paths)
 }
 
 // writeMasks writes one uint8 .seg.nrrd per test case, built by fn from the

@@ -1,0 +1,46 @@
+package challenge
+
+import (
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestReadWriteColumns(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "s.csv")
+	if err := WriteColumns(p, []string{"id", "path"}, []string{"a", "b"}, []string{"a.nii", "b,c.nii"}); err != nil {
+		t.Fatal(err)
+	}
+	cols, err := ReadColumns(p, "path", "id")
+	if err != nil || !reflect.DeepEqual(cols, [][]string{{"a.nii", "b,c.nii"}, {"a", "b"}}) {
+		t.Fatalf("got %v, %v", cols, err)
+	}
+	if _, err := ReadColumns(p, "score"); err == nil || !strings.Contains(err.Error(), `no column "score"`) {
+		t.Errorf("missing column: %v", err)
+	}
+	if err := WriteColumns(p, []string{"id", "path"}, []string{"a"}, []string{"x", "y"}); err == nil {
+		t.Error("columns of different lengths accepted")
+	}
+}
+
+func TestResolveInside(t *testing.T) {
+	root := t.TempDir()
+	for _, bad := range []string{"/etc/passwd", "../x", "a/../../x", ""} {
+		if _, err := ResolveInside(root, bad, "path"); !IsInvalid(err) {
+			t.Errorf("%q: %v", bad, err)
+		}
+	}
+	if p, err := ResolveInside(root, "a/b.nii", "path"); err != nil || p != filepath.Join(root, "a", "b.nii") {
+		t.Errorf("a/b.nii: %q %v", p, err)
+	}
+}
+
+func TestPandasIDs(t *testing.T) {
+	if got := PandasIDs([]string{"0007", " 10"}); !reflect.DeepEqual(got, []string{"7", "10"}) {
+		t.Errorf("integer ids: %v", got)
+	}
+	if got := PandasIDs([]string{"0007", "x"}); !reflect.DeepEqual(got, []string{"0007", "x"}) {
+		t.Errorf("text ids: %v", got)
+	}
+}
