@@ -232,16 +232,9 @@ func (Challenge) Baseline(ctx context.Context, publicDir, outDir string, log io.
 		return err
 	}
 	fmt.Fprintf(log, "loaded %d training cases (DWI + mask) from %s\n", len(cases), filepath.Join(publicDir, "train"))
-	nVal := len(cases) / 5
-	if nVal > 0 {
-		m, d, err := fit(cases[nVal:])
-		if err != nil {
-			return err
-		}
-		vd, err := meanDice(cases[:nVal], m)
-		if err != nil {
-			return err
-		}
+	if m, d, vd, nVal, err := medseg.HoldOut(cases, fit, meanDice); err != nil {
+		return err
+	} else if nVal > 0 {
 		fmt.Fprintf(log, "fitted on %d cases: DWI z-score > %.2f, min lesion %d voxels (train Dice %.4f); held-out Dice on %d cases: %.4f\n", len(cases)-nVal, m.Threshold, m.MinSize, d, nVal, vd)
 	}
 	model, d, err := fit(cases)

@@ -164,25 +164,12 @@ func fit(cases []trainCase) (bandModel, float64, error) {
 			}
 		}
 	}
-	if len(zs) == 0 {
+	lo, hi, d, ok, err := medseg.BandSearch(zs, []float64{0.02, 0.05, 0.1, 0.2}, []float64{0.8, 0.9, 0.95, 0.98}, 0,
+		func(lo, hi float64) (float64, error) { return meanDice(cases, bandModel{Lo: lo, Hi: hi}) })
+	if !ok {
 		return bandModel{Lo: 1, Hi: 2}, 0, nil
 	}
-	sort.Float64s(zs)
-	q := func(p float64) float64 { return zs[int(p*float64(len(zs)-1))] }
-	best, bestD := bandModel{Lo: q(0.1), Hi: q(0.9)}, -1.0
-	for _, lo := range []float64{0.02, 0.05, 0.1, 0.2} {
-		for _, hi := range []float64{0.8, 0.9, 0.95, 0.98} {
-			m := bandModel{Lo: q(lo), Hi: q(hi)}
-			d, err := meanDice(cases, m)
-			if err != nil {
-				return best, 0, err
-			}
-			if d > bestD {
-				best, bestD = m, d
-			}
-		}
-	}
-	return best, bestD, nil
+	return bandModel{Lo: lo, Hi: hi}, d, err
 }
 
 // Baseline fits an intensity band (per-image z-scores) that brackets the
@@ -215,15 +202,9 @@ func (Challenge) Baseline(ctx context.Context, publicDir, outDir string, log io.
 		return err
 	}
 	fmt.Fprintf(log, "loaded %d training image/label pairs from %s\n", len(cases), filepath.Join(publicDir, "train"))
-	if nVal := len(cases) / 5; nVal > 0 {
-		m, d, err := fit(cases[nVal:])
-		if err != nil {
-			return err
-		}
-		vd, err := meanDice(cases[:nVal], m)
-		if err != nil {
-			return err
-		}
+	if m, d, vd, nVal, err := medseg.HoldOut(cases, fit, meanDice); err != nil {
+		return err
+	} else if nVal > 0 {
 		fmt.Fprintf(log, "fitted on %d cases: z-score band (%.2f, %.2f) + largest component (train Dice %.4f); held-out Dice on %d cases: %.4f\n", len(cases)-nVal, m.Lo, m.Hi, d, nVal, vd)
 	}
 	model, d, err := fit(cases)

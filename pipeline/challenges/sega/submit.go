@@ -133,25 +133,12 @@ func fit(cases []trainCase) (hu, float64, error) {
 			}
 		}
 	}
-	if len(v) == 0 {
+	lo, hi, d, ok, err := medseg.BandSearch(v, []float64{0.01, 0.03, 0.1, 0.2}, []float64{0.9, 0.97, 0.99, 1}, 1,
+		func(lo, hi float64) (float64, error) { return meanDice(cases, hu{lo, hi}) })
+	if !ok {
 		return hu{150, 600}, 0, nil
 	}
-	sort.Float64s(v)
-	q := func(p float64) float64 { return v[int(p*float64(len(v)-1))] }
-	best, bestD := hu{q(0.05), q(0.95)}, -1.0
-	for _, lo := range []float64{0.01, 0.03, 0.1, 0.2} {
-		for _, hi := range []float64{0.9, 0.97, 0.99, 1} {
-			m := hu{q(lo), q(hi) + 1}
-			d, err := meanDice(cases, m)
-			if err != nil {
-				return best, 0, err
-			}
-			if d > bestD {
-				best, bestD = m, d
-			}
-		}
-	}
-	return best, bestD, nil
+	return hu{lo, hi}, d, err
 }
 
 // Baseline fits a contrast-enhanced HU band on the training scans, keeps the
@@ -188,15 +175,9 @@ func (Challenge) Baseline(ctx context.Context, publicDir, outDir string, log io.
 		return err
 	}
 	fmt.Fprintf(log, "loaded %d training CTA/label pairs from %s\n", len(cases), filepath.Join(publicDir, "train"))
-	if nVal := len(cases) / 5; nVal > 0 {
-		m, d, err := fit(cases[nVal:])
-		if err != nil {
-			return err
-		}
-		vd, err := meanDice(cases[:nVal], m)
-		if err != nil {
-			return err
-		}
+	if m, d, vd, nVal, err := medseg.HoldOut(cases, fit, meanDice); err != nil {
+		return err
+	} else if nVal > 0 {
 		fmt.Fprintf(log, "fitted on %d scans: HU band (%.0f, %.0f) + largest component (train Dice %.4f); held-out Dice on %d scans: %.4f\n", len(cases)-nVal, m.Lo, m.Hi, d, nVal, vd)
 	}
 	model, d, err := fit(cases)
