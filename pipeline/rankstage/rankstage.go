@@ -221,7 +221,13 @@ func groups(runs []*Ranked) []*Group {
 		g := idx[k]
 		exact := map[string]float64{}
 		var lo, hi float64
-		for ch, a := range per[k] {
+		chs := make([]string, 0, len(per[k]))
+		for ch := range per[k] {
+			chs = append(chs, ch)
+		}
+		sort.Strings(chs) // a fixed summation order: byte-identical exports on every run
+		for _, ch := range chs {
+			a := per[k][ch]
 			g.NChallenges++
 			lo += a.lo / float64(a.n)
 			hi += a.hi / float64(a.n)
