@@ -39,13 +39,9 @@ const archiveName = "ISLES-2022.zip"
 // datasetDir finds the extracted dataset under raw as the reference does,
 // extracting ISLES-2022.zip first when only the archive is there.
 func datasetDir(raw string) (string, error) {
-	main := filepath.Join(raw, "ISLES-2022")
-	if !isDir(main) {
-		if zipPath := filepath.Join(raw, archiveName); isFile(zipPath) {
-			slog.Info("isles22: extracting archive", "zip", zipPath)
-			if err := medseg.ExtractZip(zipPath, raw); err != nil {
-				return "", err
-			}
+	if !isDir(filepath.Join(raw, "ISLES-2022")) {
+		if err := medseg.EnsureExtracted(raw, archiveName); err != nil {
+			return "", fmt.Errorf("isles22: %w", err)
 		}
 	}
 	for _, name := range []string{"ISLES-2022", "ISLES", "isles22", "dataset"} {

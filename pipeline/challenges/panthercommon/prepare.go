@@ -27,13 +27,10 @@ type Case struct {
 func (t Task) Discover(rawDir string) ([]Case, error) {
 	imgDir := filepath.Join(rawDir, "ImagesTr")
 	labDir := filepath.Join(rawDir, "LabelsTr")
-	if !isDir(imgDir) {
-		if zipPath := filepath.Join(rawDir, t.ArchiveName); isFile(zipPath) {
-			slog.Info(t.ID+": extracting archive", "zip", zipPath)
-			if err := medseg.ExtractZip(zipPath, rawDir); err != nil {
-				return nil, err
-			}
-		}
+	// Both PANTHER tasks unpack into the same shared raw folder: each task
+	// makes sure its own archive is unpacked, once, under the folder's lock.
+	if err := medseg.EnsureExtracted(rawDir, t.ArchiveName); err != nil {
+		return nil, fmt.Errorf("%s: %w", t.ID, err)
 	}
 	if !isDir(imgDir) || !isDir(labDir) {
 		return nil, fmt.Errorf("%s: raw data needs ImagesTr/ and LabelsTr/ under %s", t.ID, rawDir)

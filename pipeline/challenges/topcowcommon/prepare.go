@@ -29,17 +29,15 @@ func (c Config) archiveStem() string {
 // itself, or the zip's single top folder inside it. If neither exists but
 // the zip is there, it is extracted first.
 func (c Config) dataRoot(rawDir string) (string, error) {
+	// Several tracks share the raw folder and its archive: it is unpacked
+	// once, under the folder's lock, and never read half-written.
+	if err := medseg.EnsureExtracted(rawDir, c.archiveStem()+".zip"); err != nil {
+		return "", fmt.Errorf("%s: %w", c.ID, err)
+	}
 	for _, root := range []string{rawDir, filepath.Join(rawDir, c.archiveStem())} {
 		if st, err := os.Stat(filepath.Join(root, c.rawImagesDir())); err == nil && st.IsDir() {
 			return root, nil
 		}
-	}
-	zip := filepath.Join(rawDir, c.archiveStem()+".zip")
-	if _, err := os.Stat(zip); err == nil {
-		if err := medseg.ExtractZip(zip, rawDir); err != nil {
-			return "", fmt.Errorf("extract %s: %w", zip, err)
-		}
-		return c.dataRoot(rawDir)
 	}
 	return "", fmt.Errorf("%s: no %s folder in %s (nor in %s/)", c.ID, c.rawImagesDir(), rawDir, c.archiveStem())
 }
