@@ -1,0 +1,166 @@
+package runner
+
+import (
+	"fmt"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// flagValue returns the value after the first occurrence of flag in argv.
+func flagValue(argv []string, flag string) (string, bool) {
+	for i := 0; i+1 < len(argv); i++ {
+		if argv[i] == flag {
+			return argv[i+1], true
+		}
+	}
+	return "", false
+}
+
+// flagValues returns every value given to flag.
+func flagValues(argv []string, flag string) []string {
+	var out []string
+	for i := 0; i+1 < len(argv); i++ {
+		if argv[i] == flag {
+			out = append(out, argv[i+1])
+		}
+	}
+	return out
+}
+
+func TestDockerArgv(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "sk-secret-value")
+	t.Setenv("REXMLE_ENGINE", "")
+	j := containerJob("docker", false, []int{2, 5})
+	l, err := j.build(&validationServer{socket: "/r/isles22/aide/seed-2/validate.sock"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	user := fmt.Sprintf("%d:%d", os.Getuid(), os.Getgid())
+	if os.Getuid() == 0 {
+		user = "1000:1000" // never root inside
+	}
+	// The engine, run options up to the image, then the templated command.
+	want := []string{"docker", "run", "--rm", "--init", "--name", containerName(j), "--label", "io.rexmle.run=paper/isles22/aide/seed-2",
+		"--pull", "never", "--user", user, "--cap-drop", "ALL", "--security-opt", "no-new-privileges",
+		"--read-only", "--tmpfs", "/tmp:rw,nosuid,nodev,exec,mode=1777", "--pids-limit", "16384",
+		"--network", "none", "--gpus", `"device=2,5"`,
+		"-v", "/d/isles22/public:/data:ro", "-v", "/r/isles22/aide/seed-2/submission:/submission",
+		"-v", "/r/isles22/aide/seed-2/logs:/logs", "-v", "/r/isles22/aide/seed-2/workspace:/workspace",
+		"-v", "/r/isles22/aide/seed-2/validate.sock:/run/rexmle/validate.sock", "-w", "/workspace",
+		"-e", "HOME=/tmp", "-e", "REXMLE_SEED", "-e", "REXMLE_CHALLENGE", "-e", "REXMLE_TIME_LIMIT", "-e", "REXMLE_VALIDATE_SOCKET",
+		"-e", "OPENAI_API_KEY", "-e", "MODE",
+		"ghcr.io/x/aide:1", "aide", "data_dir=/data", "log_dir=/logs", "out=/submission", "t=86400", "gpus=0,1"}
+	if !reflect.DeepEqual(l.argv, want) {
+		t.Fatalf("argv\n%q\nwant\n%q", l.argv, want)
+	}
+	if strings.Contains(strings.Join(l.argv, " "), "sk-secret-value") {
+		t.Fatal("a secret value is on the command line")
+	}
+	env := strings.Join(l.env, "\n")
+	for _, kv := range []string{"OPENAI_API_KEY=sk-secret-value", "MODE=fast", "REXMLE_SEED=2", "REXMLE_VALIDATE_SOCKET=/run/rexmle/validate.sock"} {
+		if !strings.Contains(env, kv) {
+			t.Errorf("env lacks %s", kv)
+		}
+	}
+	if strings.Contains(env, "REXMLE_TEST_UNSET_VAR") {
+		t.Error("an unset variable was passed")
+	}
+	if l.isolation != "container: docker" || !reflect.DeepEqual(l.stopArgv, []string{"docker", "stop", "--time", "300", containerName(j)}) {
+		t.Fatalf("isolation %q stop %q", l.isolation, l.stopArgv)
+	}
+
+	// With network allowed and no GPUs: neither --network nor --gpus.
+	l, _ = containerJob("docker", true, nil).build(nil)
+	s := strings.Join(l.argv, " ")
+	if strings.Contains(s, "--network") || strings.Contains(s, "--gpus") || strings.Contains(s, "validate.sock") {
+		t.Fatalf("argv %s", s)
+	}
+}
+
+func TestPodmanArgvLimitsAndGPUs(t *testing.T) {
+	t.Setenv("REXMLE_ENGINE", "")
+	t.Setenv("CONTAINERS_CONF", "/etc/x/containers.conf")
+	j := containerJob("docker", false, []int{1, 3})
+	j.Agent.Engine = "podman"
+	j.Agent.ShmSize, j.Agent.CPUs, j.Agent.Memory = "16g", 7.5, "64g"
+	j.Agent.SetEnv = map[string]string{"HOME": "/workspace"}
+	l, err := j.build(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.argv[0] != "podman" || l.argv[1] != "run" || l.isolation != "container: podman" {
+		t.Fatalf("argv %q isolation %q", l.argv[:2], l.isolation)
+	}
+	if got := flagValues(l.argv, "--device"); !reflect.DeepEqual(got, []string{"nvidia.com/gpu=1", "nvidia.com/gpu=3"}) {
+		t.Errorf("CDI devices %q", got)
+	}
+	for flag, want := range map[string]string{"--shm-size": "16g", "--cpus": "7.5", "--memory": "64g", "--memory-swap": "64g", "--network": "none"} {
+		if v, ok := flagValue(l.argv, flag); !ok || v != want {
+			t.Errorf("%s = %q (present %v), want %q", flag, v, ok, want)
+		}
+	}
+	if _, ok := flagValue(l.argv, "--gpus"); ok {
+		t.Error("podman was given docker's --gpus")
+	}
+	// The agent's own HOME wins over the default /tmp, passed by name.
+	if strings.Contains(strings.Join(l.argv, " "), "HOME=/tmp") || !strings.Contains(strings.Join(l.env, "\n"), "HOME=/workspace") {
+		t.Errorf("HOME: argv %q", l.argv)
+	}
+	if os.Getuid() != 0 {
+		if v, _ := flagValue(l.argv, "--userns"); v != "keep-id" {
+			t.Errorf("rootless podman without --userns keep-id: %q", l.argv)
+		}
+	}
+	// The engine finds its configuration in the client's environment.
+	if !strings.Contains(strings.Join(l.env, "\n"), "CONTAINERS_CONF=/etc/x/containers.conf") {
+		t.Errorf("CONTAINERS_CONF not passed to the engine: %q", l.env)
+	}
+	// The container is removed at the end, after the grace period.
+	if !reflect.DeepEqual(l.stopArgv, []string{"podman", "rm", "--force", "--time", "300", containerName(j)}) {
+		t.Errorf("stop %q", l.stopArgv)
+	}
+	// The GPUs are renumbered from 0 inside; CUDA_VISIBLE_DEVICES is the engine's business.
+	if strings.Contains(strings.Join(l.env, "\n"), "CUDA_VISIBLE_DEVICES") || l.argv[len(l.argv)-1] != "gpus=0,1" {
+		t.Errorf("gpus: env %q argv %q", l.env, l.argv)
+	}
+}
+
+func TestEngineChoice(t *testing.T) {
+	j := containerJob("docker", false, nil)
+	t.Setenv("REXMLE_ENGINE", "")
+	if e, err := j.Engine(); err != nil || e != "docker" {
+		t.Fatalf("default %q %v", e, err)
+	}
+	t.Setenv("REXMLE_ENGINE", "podman")
+	if e, err := j.Engine(); err != nil || e != "podman" {
+		t.Fatalf("from REXMLE_ENGINE %q %v", e, err)
+	}
+	j.Agent.Engine = "docker" // the agent's own setting wins
+	if e, err := j.Engine(); err != nil || e != "docker" {
+		t.Fatalf("agent engine %q %v", e, err)
+	}
+	j.Agent.Engine = ""
+	t.Setenv("REXMLE_ENGINE", "lxc")
+	if _, err := j.build(nil); err == nil || !strings.Contains(err.Error(), `REXMLE_ENGINE is "lxc"`) {
+		t.Fatalf("bad engine: %v", err)
+	}
+}
+
+func TestBuiltinAgentInContainer(t *testing.T) {
+	t.Setenv("REXMLE_ENGINE", "podman")
+	j := containerJob("docker", false, nil)
+	j.Agent.Command, j.Agent.Builtin, j.AgentBin = nil, "sample", "/host/bin/rexmle-agent"
+	l, err := j.build(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := len(l.argv) - 11 // image, binary, subcommand, then 8 flag words
+	if i < 0 || l.argv[i] != "ghcr.io/x/aide:1" || l.argv[i+1] != ContainerAgentBin || l.argv[i+2] != "sample" {
+		t.Fatalf("argv tail %q", l.argv[i:])
+	}
+	if !strings.Contains(strings.Join(l.argv, " "), "-v /host/bin/rexmle-agent:"+ContainerAgentBin+":ro") {
+		t.Fatalf("the binary is not mounted: %q", l.argv)
+	}
+}
