@@ -20,15 +20,17 @@ import (
 // hostile agent (testdata/hostile) as /agent and nothing else.
 const testImage = "localhost/rexmle-hostile:test"
 
-// PodmanTestConfig writes a containers.conf and a storage.conf into dir for
+// podmanTestConfig writes a containers.conf and a storage.conf into dir for
 // podman on machines like CI's: runc with cgroupfs (crun fails on the
 // cgroups there), no default ulimits, the vfs storage driver (no overlay
-// mounts needed) with its storage under dir. It returns the environment
-// that points podman at them.
+// mounts needed) with its storage, state and file locks under dir, so that
+// tests running at the same time (and the machine's own podman) do not
+// share anything. It returns the environment that points podman at them.
 func podmanTestConfig(dir string) ([]string, error) {
 	conf := filepath.Join(dir, "containers.conf")
 	storage := filepath.Join(dir, "storage.conf")
-	c := "[containers]\ndefault_ulimits = []\n\n[engine]\nruntime = \"runc\"\ncgroup_manager = \"cgroupfs\"\nevents_logger = \"file\"\n"
+	c := "[containers]\ndefault_ulimits = []\n\n[engine]\nruntime = \"runc\"\ncgroup_manager = \"cgroupfs\"\nevents_logger = \"file\"\n" +
+		"tmp_dir = \"" + filepath.Join(dir, "tmp") + "\"\nlock_type = \"file\"\n"
 	s := "[storage]\ndriver = \"vfs\"\ngraphroot = \"" + filepath.Join(dir, "root") + "\"\nrunroot = \"" + filepath.Join(dir, "run") + "\"\n"
 	if err := os.WriteFile(conf, []byte(c), 0o644); err != nil {
 		return nil, err
