@@ -5,10 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -245,6 +247,38 @@ func TestContainerExecutorHostileAgent(t *testing.T) {
 		}
 		if b, _ := os.ReadFile(filepath.Join(j.RunDir, "submission", "submission.csv")); string(b) != "case,label\n1,0\n" {
 			t.Errorf("submission on the host: %q", b)
+		}
+		assertContainerGone(t, j)
+	})
+
+	t.Run("shared memory, CPU, memory and pids limits are applied", func(t *testing.T) {
+		j := containerRunJob(t, t.TempDir(), "limits", "limits", "/logs/limits.json")
+		j.Agent.ShmSize, j.Agent.CPUs, j.Agent.Memory = "100m", 1.5, "256m"
+		in, err := Execute(context.Background(), j)
+		if err != nil || in.Status != StatusDone {
+			t.Fatalf("%+v %v", in, err)
+		}
+		b, err := os.ReadFile(filepath.Join(j.RunDir, "logs", "limits.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var l map[string]string
+		json.Unmarshal(b, &l)
+		t.Logf("inside: %v", l)
+		if l["memory"] != strconv.Itoa(256<<20) || l["pids"] != strconv.Itoa(containerPidsLimit) {
+			t.Errorf("memory %q pids %q, want %d and %d", l["memory"], l["pids"], 256<<20, containerPidsLimit)
+		}
+		// 1.5 CPUs: a quota of 1.5 periods.
+		cpu := l["cpu_max"]
+		if cpu == "" {
+			cpu = l["cpu_quota"] + " " + l["cpu_period"]
+		}
+		var quota, period float64
+		if _, err := fmt.Sscan(cpu, &quota, &period); err != nil || period == 0 || quota/period != 1.5 {
+			t.Errorf("cpu limit %q, want 1.5 periods", cpu)
+		}
+		if !strings.Contains(l["shm"], "size=102400k") {
+			t.Errorf("/dev/shm options %q, want size=102400k", l["shm"])
 		}
 		assertContainerGone(t, j)
 	})

@@ -8,6 +8,7 @@
 //	hostile ignore-term SECONDS
 //	hostile daemon TOKEN
 //	hostile leave-junk
+//	hostile limits OUT
 package main
 
 import (
@@ -93,6 +94,34 @@ func main() {
 		}
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "sparse:", err)
+			os.Exit(1)
+		}
+	case "limits":
+		// The cgroup limits (v2, else v1) and the /dev/shm size it runs under.
+		read := func(paths ...string) string {
+			for _, p := range paths {
+				if b, err := os.ReadFile(p); err == nil {
+					return strings.TrimSpace(string(b))
+				}
+			}
+			return ""
+		}
+		l := map[string]string{
+			"memory":     read("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"),
+			"pids":       read("/sys/fs/cgroup/pids.max", "/sys/fs/cgroup/pids/pids.max"),
+			"cpu_max":    read("/sys/fs/cgroup/cpu.max"),
+			"cpu_quota":  read("/sys/fs/cgroup/cpu/cpu.cfs_quota_us", "/sys/fs/cgroup/cpu,cpuacct/cpu.cfs_quota_us"),
+			"cpu_period": read("/sys/fs/cgroup/cpu/cpu.cfs_period_us", "/sys/fs/cgroup/cpu,cpuacct/cpu.cfs_period_us"),
+		}
+		mounts, _ := os.ReadFile("/proc/self/mounts")
+		for _, line := range strings.Split(string(mounts), "\n") {
+			if f := strings.Fields(line); len(f) > 3 && f[1] == "/dev/shm" {
+				l["shm"] = f[3]
+			}
+		}
+		b, _ := json.Marshal(l)
+		if err := os.WriteFile(args[0], b, 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
 	default:
