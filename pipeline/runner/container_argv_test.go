@@ -3,6 +3,8 @@ package runner
 import (
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -67,8 +69,15 @@ func TestDockerArgv(t *testing.T) {
 	if strings.Contains(env, "REXMLE_TEST_UNSET_VAR") {
 		t.Error("an unset variable was passed")
 	}
-	if l.isolation != "container: docker" || !reflect.DeepEqual(l.stopArgv, []string{"docker", "stop", "--time", "300", containerName(j)}) {
-		t.Fatalf("isolation %q stop %q", l.isolation, l.stopArgv)
+	if l.isolation != "container: docker" {
+		t.Fatalf("isolation %q", l.isolation)
+	}
+	// docker stop with the grace period, then docker rm --force, through sh
+	// with the grace and the name as arguments (never spliced into the script).
+	stop := strings.Join(l.stopArgv, " ")
+	if l.stopArgv[0] != "sh" || !strings.Contains(stop, `docker stop --time "$1" "$2"`) || !strings.Contains(stop, `docker rm --force "$2"`) ||
+		!reflect.DeepEqual(l.stopArgv[len(l.stopArgv)-2:], []string{"300", containerName(j)}) {
+		t.Fatalf("stop %q", l.stopArgv)
 	}
 
 	// With network allowed and no GPUs: neither --network nor --gpus.
@@ -162,5 +171,33 @@ func TestBuiltinAgentInContainer(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(l.argv, " "), "-v /host/bin/rexmle-agent:"+ContainerAgentBin+":ro") {
 		t.Fatalf("the binary is not mounted: %q", l.argv)
+	}
+}
+
+// TestDockerStopCommand runs the docker executor's stop command against a
+// fake docker that records its arguments: stop with the grace period, then
+// a forced removal.
+func TestDockerStopCommand(t *testing.T) {
+	bin := t.TempDir()
+	calls := filepath.Join(bin, "calls")
+	script := "#!/bin/sh\necho \"$@\" >> " + calls + "\nexit 1\n" // it fails: the stop command still succeeds
+	if err := os.WriteFile(filepath.Join(bin, "docker"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	t.Setenv("REXMLE_ENGINE", "docker")
+	j := containerJob("docker", false, nil)
+	l, err := j.build(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(calls) // build's own clean-up of a leftover container
+	if out, err := exec.Command(l.stopArgv[0], l.stopArgv[1:]...).CombinedOutput(); err != nil {
+		t.Fatalf("stop command: %v %s", err, out)
+	}
+	b, _ := os.ReadFile(calls)
+	want := "stop --time 300 " + containerName(j) + "\nrm --force " + containerName(j) + "\n"
+	if string(b) != want {
+		t.Fatalf("docker was called with\n%s\nwant\n%s", b, want)
 	}
 }

@@ -165,12 +165,14 @@ func (j *Job) buildDocker(socket string) (*launch, error) {
 		return nil, err
 	}
 	grace := strconv.Itoa(int(j.graceOrDefault().Seconds()))
-	// docker's daemon removes a --rm container once it stops; podman rm -f
-	// stops it with the grace period and removes it before returning, so
-	// the run cannot end with the container still there.
-	stopArgv := []string{engine, "stop", "--time", grace, name}
-	if engine == "podman" {
-		stopArgv = []string{engine, "rm", "--force", "--time", grace, name}
+	// podman rm --force --time stops the container with the grace period
+	// and removes it before returning; docker rm has no grace period, so
+	// docker stop goes first. Either way the run cannot end with the
+	// container still there.
+	stopArgv := []string{engine, "rm", "--force", "--time", grace, name}
+	if engine == "docker" {
+		stopArgv = []string{"sh", "-c", `docker stop --time "$1" "$2" >/dev/null 2>&1; docker rm --force "$2" >/dev/null 2>&1; exit 0`,
+			"docker-stop", grace, name}
 	}
 	return &launch{argv: argv, display: argv, env: env, dir: h.workspace, attr: &syscall.SysProcAttr{Setpgid: true},
 		isolation: "container: " + engine, stopArgv: stopArgv}, nil
