@@ -31,7 +31,28 @@ func flagValues(argv []string, flag string) []string {
 	return out
 }
 
+// fakeEngines puts fake docker and podman first on PATH: each appends its
+// arguments to the returned file, prints an image id for "image inspect"
+// and fails (exit 1) for any image named "missing/..." and for rm.
+func fakeEngines(t *testing.T) string {
+	t.Helper()
+	bin := t.TempDir()
+	calls := filepath.Join(bin, "calls")
+	script := "#!/bin/sh\necho \"$@\" >> " + calls + "\n" +
+		"case \"$1 $2\" in\n" +
+		"\"image inspect\") case \"$5\" in missing/*) echo \"Error: $5: image not known\" >&2; exit 125;; esac; echo sha256:0123; exit 0;;\n" +
+		"esac\nexit 1\n"
+	for _, e := range []string{"docker", "podman"} {
+		if err := os.WriteFile(filepath.Join(bin, e), []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	return calls
+}
+
 func TestDockerArgv(t *testing.T) {
+	fakeEngines(t)
 	t.Setenv("OPENAI_API_KEY", "sk-secret-value")
 	t.Setenv("REXMLE_ENGINE", "")
 	j := containerJob("docker", false, []int{2, 5})
@@ -89,6 +110,7 @@ func TestDockerArgv(t *testing.T) {
 }
 
 func TestPodmanArgvLimitsAndGPUs(t *testing.T) {
+	fakeEngines(t)
 	t.Setenv("REXMLE_ENGINE", "")
 	t.Setenv("CONTAINERS_CONF", "/etc/x/containers.conf")
 	j := containerJob("docker", false, []int{1, 3})
@@ -137,6 +159,7 @@ func TestPodmanArgvLimitsAndGPUs(t *testing.T) {
 }
 
 func TestEngineChoice(t *testing.T) {
+	fakeEngines(t)
 	j := containerJob("docker", false, nil)
 	t.Setenv("REXMLE_ENGINE", "")
 	if e, err := j.Engine(); err != nil || e != "docker" {
@@ -158,6 +181,7 @@ func TestEngineChoice(t *testing.T) {
 }
 
 func TestBuiltinAgentInContainer(t *testing.T) {
+	fakeEngines(t)
 	t.Setenv("REXMLE_ENGINE", "podman")
 	j := containerJob("docker", false, nil)
 	j.Agent.Command, j.Agent.Builtin, j.AgentBin = nil, "sample", "/host/bin/rexmle-agent"
@@ -176,28 +200,41 @@ func TestBuiltinAgentInContainer(t *testing.T) {
 
 // TestDockerStopCommand runs the docker executor's stop command against a
 // fake docker that records its arguments: stop with the grace period, then
-// a forced removal.
+// a forced removal (which the fake refuses: the stop command still ends).
 func TestDockerStopCommand(t *testing.T) {
-	bin := t.TempDir()
-	calls := filepath.Join(bin, "calls")
-	script := "#!/bin/sh\necho \"$@\" >> " + calls + "\nexit 1\n" // it fails: the stop command still succeeds
-	if err := os.WriteFile(filepath.Join(bin, "docker"), []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	calls := fakeEngines(t)
 	t.Setenv("REXMLE_ENGINE", "docker")
 	j := containerJob("docker", false, nil)
 	l, err := j.build(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	os.Remove(calls) // build's own clean-up of a leftover container
+	b, _ := os.ReadFile(calls)
+	if want := "rm --force " + containerName(j) + "\nimage inspect --format {{.Id}} ghcr.io/x/aide:1\n"; string(b) != want {
+		t.Fatalf("before the run docker was called with\n%s\nwant\n%s", b, want)
+	}
+	os.Remove(calls)
 	if out, err := exec.Command(l.stopArgv[0], l.stopArgv[1:]...).CombinedOutput(); err != nil {
 		t.Fatalf("stop command: %v %s", err, out)
 	}
-	b, _ := os.ReadFile(calls)
-	want := "stop --time 300 " + containerName(j) + "\nrm --force " + containerName(j) + "\n"
-	if string(b) != want {
+	b, _ = os.ReadFile(calls)
+	if want := "stop --time 300 " + containerName(j) + "\nrm --force " + containerName(j) + "\n"; string(b) != want {
 		t.Fatalf("docker was called with\n%s\nwant\n%s", b, want)
+	}
+}
+
+func TestContainerCannotStart(t *testing.T) {
+	fakeEngines(t)
+	j := containerJob("docker", false, nil)
+	j.Agent.Engine = "podman"
+	j.Agent.Image = "missing/agent:1"
+	if _, err := j.build(nil); err == nil || !strings.Contains(err.Error(), "image missing/agent:1 is not in podman's store (build it with `mage agents`") ||
+		!strings.Contains(err.Error(), "image not known") {
+		t.Fatalf("missing image: %v", err)
+	}
+	t.Setenv("PATH", t.TempDir()) // no engine at all
+	j.Agent.Image = "ghcr.io/x/aide:1"
+	if _, err := j.build(nil); err == nil || !strings.Contains(err.Error(), "container engine podman is not installed") {
+		t.Fatalf("missing engine: %v", err)
 	}
 }

@@ -283,6 +283,19 @@ func TestContainerExecutorHostileAgent(t *testing.T) {
 		assertContainerGone(t, j)
 	})
 
+	t.Run("image not built: a failed run saying so", func(t *testing.T) {
+		j := containerRunJob(t, t.TempDir(), "unbuilt", "ignore-term", "0")
+		j.Agent.Image = "localhost/rexmle-never-built:1"
+		in, err := Execute(context.Background(), j)
+		if err != nil || in.Status != StatusFailed || !strings.Contains(in.Error, "image localhost/rexmle-never-built:1 is not in podman's store") {
+			t.Fatalf("%+v %v", in, err)
+		}
+		back, ok := Finished(j.RunDir)
+		if !ok || back.Status != StatusFailed || back.Error != in.Error {
+			t.Fatalf("run.json %+v", back)
+		}
+	})
+
 	t.Run("ignores SIGTERM: killed after the grace period", func(t *testing.T) {
 		j := containerRunJob(t, t.TempDir(), "stubborn", "ignore-term", "60")
 		j.TimeLimit = 2 * time.Second

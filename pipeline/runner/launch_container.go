@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -131,8 +132,9 @@ func (j *Job) buildDocker(socket string) (*launch, error) {
 		argv = append(argv, "-v", socket+":"+cp.socket)
 	}
 	if j.Agent.Builtin != "" && len(inner) > 0 && inner[0] == j.AgentBin {
-		// The built-in agents are rexmle-agent subcommands: mount the binary
-		// (it must be static to run in an arbitrary image).
+		// The built-in agents are rexmle-agent subcommands: mount the binary.
+		// It must be able to run in the image: static, or linked against a
+		// libc the image has (the pipeline builds it with cgo for NVML).
 		argv = append(argv, "-v", j.AgentBin+":"+ContainerAgentBin+":ro")
 		inner[0] = ContainerAgentBin
 	}
@@ -213,20 +215,35 @@ func (j *Job) egressFlags() []string { return nil }
 
 func (j *Job) egressWrap(inner []string) []string { return inner }
 
-// prepareContainer readies the host for the run's container: a container
-// left by an earlier, killed run of the same folder is removed (it could
-// still write into the fresh run folder), and when the pipeline runs as
-// root the run's writable folders and the validation socket are given to
-// the container's uid. Paths that do not exist are skipped; the engine's
-// absence is left for the run itself to report.
+// prepareContainer readies the host for the run's container: the engine
+// must be installed and hold the image (it is never pulled at run time); a
+// container left by an earlier, killed run of the same folder is removed
+// (it could still write into the fresh run folder); and when the pipeline
+// runs as root the run's writable folders and the validation socket are
+// given to the container's uid. Paths that do not exist are skipped.
 func (j *Job) prepareContainer(engine, name string, env, paths []string) error {
-	if bin, err := exec.LookPath(engine); err == nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, bin, "rm", "--force", name)
-		cmd.Env = env
-		cmd.Run() // "no such container" is the usual answer
+	bin, err := exec.LookPath(engine)
+	if err != nil {
+		return fmt.Errorf("agent %s: container engine %s is not installed (or set the agent's engine, or REXMLE_ENGINE, to docker or podman): %w",
+			j.Agent.ID, engine, err)
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	rm := exec.CommandContext(ctx, bin, "rm", "--force", name)
+	rm.Env = env
+	rm.Run() // "no such container" is the usual answer
+	var stdout, stderr bytes.Buffer
+	inspect := exec.CommandContext(ctx, bin, "image", "inspect", "--format", "{{.Id}}", j.Agent.Image)
+	inspect.Env, inspect.Stdout, inspect.Stderr = env, &stdout, &stderr
+	if err := inspect.Run(); err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if len(msg) > 500 {
+			msg = msg[:500] + "…"
+		}
+		return fmt.Errorf("agent %s: image %s is not in %s's store (build it with `mage agents`, or pull it): %v: %s",
+			j.Agent.ID, j.Agent.Image, engine, err, msg)
+	}
+	j.logger().Info("container image", "run", j.ID(), "engine", engine, "image", j.Agent.Image, "id", strings.TrimSpace(stdout.String()))
 	if os.Getuid() != 0 {
 		return nil
 	}
