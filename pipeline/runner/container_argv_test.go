@@ -228,7 +228,7 @@ func TestContainerCannotStart(t *testing.T) {
 	j := containerJob("docker", false, nil)
 	j.Agent.Engine = "podman"
 	j.Agent.Image = "missing/agent:1"
-	if _, err := j.build(nil); err == nil || !strings.Contains(err.Error(), "image missing/agent:1 is not in podman's store (build it with `mage agents`") ||
+	if _, err := j.build(nil); err == nil || !strings.Contains(err.Error(), "image missing/agent:1 is not available from podman (build it with `mage agents`") ||
 		!strings.Contains(err.Error(), "image not known") {
 		t.Fatalf("missing image: %v", err)
 	}

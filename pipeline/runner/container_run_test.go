@@ -290,7 +290,7 @@ func TestContainerExecutorHostileAgent(t *testing.T) {
 		j := containerRunJob(t, t.TempDir(), "unbuilt", "ignore-term", "0")
 		j.Agent.Image = "localhost/rexmle-never-built:1"
 		in, err := Execute(context.Background(), j)
-		if err != nil || in.Status != StatusFailed || !strings.Contains(in.Error, "image localhost/rexmle-never-built:1 is not in podman's store") {
+		if err != nil || in.Status != StatusFailed || !strings.Contains(in.Error, "image localhost/rexmle-never-built:1 is not available from podman") {
 			t.Fatalf("%+v %v", in, err)
 		}
 		back, ok := Finished(j.RunDir)

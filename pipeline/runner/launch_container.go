@@ -240,7 +240,7 @@ func (j *Job) prepareContainer(engine, name string, env, paths []string) error {
 		if len(msg) > 500 {
 			msg = msg[:500] + "…"
 		}
-		return fmt.Errorf("agent %s: image %s is not in %s's store (build it with `mage agents`, or pull it): %v: %s",
+		return fmt.Errorf("agent %s: image %s is not available from %s (build it with `mage agents` or pull it; is the engine working?): %v: %s",
 			j.Agent.ID, j.Agent.Image, engine, err, msg)
 	}
 	j.logger().Info("container image", "run", j.ID(), "engine", engine, "image", j.Agent.Image, "id", strings.TrimSpace(stdout.String()))
