@@ -201,16 +201,19 @@ func (j *Job) gpuFlags(engine string) []string {
 // proxy on a Unix socket on the host with the agent's allowlist, package
 // pipeline/runner/egress, and the `rexmle-agent bridge` subcommand).
 //
-// EGRESS HOOK (to wire once both exist): when the agent has an egress
-// allowlist and no full network, egressFlags returns
-// "-v <run>/egress.sock:/run/rexmle/egress.sock" and
-// "-v <AgentBin>:/opt/rexmle/rexmle-agent:ro" (the binary must be static),
-// and egressWrap prefixes the agent's command with
-// "/opt/rexmle/rexmle-agent bridge -listen 127.0.0.1:PORT -socket
-// /run/rexmle/egress.sock --" and the HTTP(S)_PROXY/NO_PROXY variables
-// (-e NAME=value) so that the agent, in --network none, reaches exactly the
-// allowed endpoints through the host's proxy. Until then such an agent has
-// either full network (network = true) or none.
+// EGRESS HOOK (to wire once both are merged): buildDocker gets the run's
+// egress socket like buildBwrap does. When the agent has an egress
+// allowlist and no full network (it keeps --network none), egressFlags
+// returns "-v <egress socket>:/run/rexmle/egress.sock" and
+// "-v <AgentBin>:/opt/rexmle/rexmle-agent:ro" plus the proxy variables as
+// literal -e NAME=value (egress.ProxyEnv of the bridge's loopback address;
+// REXMLE_VALIDATE_URL for the validation forward), and egressWrap returns
+// egress.BridgeArgs(ContainerAgentBin, forwards, inner) with one forward
+// for the proxy (loopback port -> /run/rexmle/egress.sock) and one for the
+// validation socket (-> ContainerSocket). The bridge runs as the
+// container's main process under --init and forwards SIGTERM to the agent.
+// The binary must run in the image (see the built-in agents above). Until
+// then such an agent has either full network (network = true) or none.
 func (j *Job) egressFlags() []string { return nil }
 
 func (j *Job) egressWrap(inner []string) []string { return inner }
