@@ -238,3 +238,32 @@ func TestContainerCannotStart(t *testing.T) {
 		t.Fatalf("missing engine: %v", err)
 	}
 }
+
+func TestWorldReadable(t *testing.T) {
+	dir := t.TempDir()
+	sub := filepath.Join(dir, "train")
+	os.Mkdir(sub, 0o700)
+	f := filepath.Join(sub, "case1.nii.gz")
+	os.WriteFile(f, []byte("x"), 0o600)
+	os.Chmod(f, 0o600)
+	os.Chmod(sub, 0o700)
+	exe := filepath.Join(dir, "run.sh")
+	os.WriteFile(exe, []byte("#!/bin/sh\n"), 0o750)
+	os.Chmod(exe, 0o750)
+	outside := filepath.Join(t.TempDir(), "secret")
+	os.WriteFile(outside, []byte("x"), 0o600)
+	os.Chmod(outside, 0o600)
+	os.Symlink(outside, filepath.Join(dir, "link"))
+	if err := worldReadable(dir); err != nil {
+		t.Fatal(err)
+	}
+	for p, want := range map[string]os.FileMode{sub: 0o705, f: 0o604, exe: 0o754, outside: 0o600} {
+		fi, err := os.Stat(p)
+		if err != nil || fi.Mode().Perm() != want {
+			t.Errorf("%s: mode %v (%v), want %v", p, fi.Mode().Perm(), err, want)
+		}
+	}
+	if err := worldReadable(filepath.Join(dir, "missing")); err != nil {
+		t.Errorf("missing dir: %v", err)
+	}
+}

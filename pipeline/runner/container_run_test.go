@@ -180,7 +180,10 @@ func TestContainerExecutorHostileAgent(t *testing.T) {
 		}
 		defer ln.Close()
 		j := containerRunJob(t, root, "probe", "probe", "/logs/probe.json", strings.Join(privs, ","), ln.Addr().String())
-		os.WriteFile(filepath.Join(j.PublicDir, "train.csv"), []byte("case,label\n0,public\n"), 0o644)
+		// Prepared as root with owner-only modes: the container's uid must
+		// still read it.
+		os.WriteFile(filepath.Join(j.PublicDir, "train.csv"), []byte("case,label\n0,public\n"), 0o600)
+		os.Chmod(filepath.Join(j.PublicDir, "train.csv"), 0o600)
 		// Writable by anyone on the host: only the read-only mount protects it.
 		if err := os.Chmod(j.PublicDir, 0o777); err != nil {
 			t.Fatal(err)

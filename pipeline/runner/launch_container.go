@@ -5,9 +5,12 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -250,6 +253,9 @@ func (j *Job) prepareContainer(engine, name string, env, paths []string) error {
 	if os.Getuid() != 0 {
 		return nil
 	}
+	if err := worldReadable(j.PublicDir); err != nil {
+		return fmt.Errorf("agent %s: make the public data readable by the container's uid %d: %w", j.Agent.ID, containerUID, err)
+	}
 	for _, p := range paths {
 		if p == "" {
 			continue
@@ -259,6 +265,41 @@ func (j *Job) prepareContainer(engine, name string, env, paths []string) error {
 		}
 	}
 	return nil
+}
+
+// worldReadable adds read permission for others to every file, and read
+// and search permission to every folder, under the public data dir, so that
+// the container's non-root uid can read what the pipeline (root) prepared
+// with owner-only modes. The data is public to the agent by definition;
+// nothing else is touched. A missing dir is left alone.
+func worldReadable(dir string) error {
+	if dir == "" {
+		return nil
+	}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			return nil
+		}
+		want := fs.FileMode(0o004)
+		if d.IsDir() {
+			want = 0o005
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		if m := fi.Mode().Perm(); m&want != want {
+			return os.Chmod(p, m|want)
+		}
+		return nil
+	})
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return err
 }
 
 // buildApptainer makes the `apptainer exec` command line: --containall and
