@@ -11,6 +11,7 @@ import (
 	"github.com/magefile/mage/mg"
 	"github.com/magefile/mage/sh"
 
+	"github.com/rexmle/rexmle/pipeline/agentimage"
 	"github.com/rexmle/rexmle/pipeline/stages"
 )
 
@@ -48,6 +49,9 @@ func All(ctx context.Context) error {
 	mg.SerialCtxDeps(ctx, Prepare, Run, Grade, Rank, Judge, Report)
 	return stages.Summary(ctx, stages.FromEnv())
 }
+
+// Agents builds every agents/<id>/Containerfile into rexmle-<id>:<recipe hash> and :latest with docker or podman (REXMLE_ENGINE; REXMLE_AGENTS=a,b picks some; REXMLE_FORCE=1 rebuilds), skipping those up to date.
+func Agents(ctx context.Context) error { return agentimage.FromEnv(ctx) }
 
 // Test runs the test suite (the same command as CI).
 func Test() error { return sh.RunV("go", "test", "./...") }

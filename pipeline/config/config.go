@@ -76,6 +76,15 @@ type Agent struct {
 	// warning and a plain process group), "namespaces" (fail without them)
 	// or "none".
 	Sandbox string `toml:"sandbox"`
+	// Container limits (executor "docker"). Engine is the docker-compatible
+	// CLI: "docker" or "podman" (empty: $REXMLE_ENGINE, else docker).
+	// ShmSize is --shm-size ("16g"; empty: the engine's 64 MB), CPUs is
+	// --cpus (0: no limit), Memory is --memory and --memory-swap ("64g";
+	// empty: no limit).
+	Engine  string  `toml:"engine"`
+	ShmSize string  `toml:"shm_size"`
+	CPUs    float64 `toml:"cpus"`
+	Memory  string  `toml:"memory"`
 }
 
 // Judge configures the capability judge.

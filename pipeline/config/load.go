@@ -228,6 +228,14 @@ func (b *Benchmark) validate(ck *checker) {
 		if (a.Executor == "docker" || a.Executor == "apptainer") && a.Image == "" {
 			ck.addf(line, "agent %q: executor %s needs an image", a.ID, a.Executor)
 		}
+		switch a.Engine {
+		case "", "docker", "podman":
+		default:
+			ck.addf(ck.key("engine", line), "agent %q: engine is %q, want docker or podman", a.ID, a.Engine)
+		}
+		if a.CPUs < 0 {
+			ck.addf(ck.key("cpus", line), "agent %q: cpus is %v, want a number of cores > 0 (or leave it out)", a.ID, a.CPUs)
+		}
 		switch a.Sandbox {
 		case "", "auto", "namespaces", "none":
 		default:

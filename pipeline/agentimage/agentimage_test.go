@@ -1,0 +1,192 @@
+package agentimage
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+func write(t *testing.T, path, content string, mode os.FileMode) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), mode); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(path, mode); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestHashDir(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "Containerfile"), "FROM scratch\n", 0o644)
+	write(t, filepath.Join(dir, "src", "adapter.py"), "print(1)\n", 0o644)
+	h1, err := HashDir(dir)
+	if err != nil || len(h1) != 64 {
+		t.Fatalf("%q %v", h1, err)
+	}
+	if h, _ := HashDir(dir); h != h1 {
+		t.Fatal("the hash is not deterministic")
+	}
+	changes := []struct {
+		name string
+		do   func()
+	}{
+		{"content", func() { write(t, filepath.Join(dir, "src", "adapter.py"), "print(2)\n", 0o644) }},
+		{"executable bit", func() { os.Chmod(filepath.Join(dir, "src", "adapter.py"), 0o755) }},
+		{"rename", func() { os.Rename(filepath.Join(dir, "src", "adapter.py"), filepath.Join(dir, "src", "entry.py")) }},
+		{"new file", func() { write(t, filepath.Join(dir, "README"), "", 0o644) }},
+		{"symlink", func() { os.Symlink("src/entry.py", filepath.Join(dir, "link")) }},
+	}
+	seen := map[string]string{h1: "start"}
+	for _, c := range changes {
+		c.do()
+		h, err := HashDir(dir)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if prev, ok := seen[h]; ok {
+			t.Errorf("after %s the hash equals the one after %s", c.name, prev)
+		}
+		seen[h] = c.name
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := HashDir(dir); err == nil || !strings.Contains(err.Error(), "fifo") {
+		t.Fatalf("a FIFO in the recipe: %v", err)
+	}
+}
+
+func TestEngineAndIDs(t *testing.T) {
+	t.Setenv("REXMLE_ENGINE", "")
+	if e, err := Engine(""); err != nil || e != "docker" {
+		t.Fatalf("%q %v", e, err)
+	}
+	t.Setenv("REXMLE_ENGINE", "lxc")
+	if _, err := Engine(""); err == nil || !strings.Contains(err.Error(), `REXMLE_ENGINE is "lxc"`) {
+		t.Fatalf("bad engine: %v", err)
+	}
+	if e, err := Engine("podman"); err != nil || e != "podman" {
+		t.Fatalf("explicit engine %q %v", e, err)
+	}
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "b", Containerfile), "FROM scratch\n", 0o644)
+	write(t, filepath.Join(dir, "a", Containerfile), "FROM scratch\n", 0o644)
+	write(t, filepath.Join(dir, "notes", "README.md"), "", 0o644)
+	if ids, err := Agents(dir); err != nil || strings.Join(ids, ",") != "a,b" {
+		t.Fatalf("agents %q %v", ids, err)
+	}
+	if _, err := Agents(filepath.Join(dir, "missing")); err == nil {
+		t.Fatal("a missing agents folder gave no error")
+	}
+}
+
+// setupPodman points podman at a private configuration and storage (see
+// the runner's container tests) or skips where podman is absent.
+func setupPodman(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("podman"); err != nil {
+		t.Skip("podman is not installed (apt-get install podman runc): image builds are not tested")
+	}
+	dir, err := os.MkdirTemp("", "rxb") // short: podman's run root holds sockets
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	conf := "[containers]\ndefault_ulimits = []\n\n[engine]\nruntime = \"runc\"\ncgroup_manager = \"cgroupfs\"\nevents_logger = \"file\"\n" +
+		"tmp_dir = \"" + filepath.Join(dir, "tmp") + "\"\nlock_type = \"file\"\n"
+	storage := "[storage]\ndriver = \"vfs\"\ngraphroot = \"" + filepath.Join(dir, "root") + "\"\nrunroot = \"" + filepath.Join(dir, "run") + "\"\n"
+	write(t, filepath.Join(dir, "containers.conf"), conf, 0o644)
+	write(t, filepath.Join(dir, "storage.conf"), storage, 0o644)
+	t.Setenv("CONTAINERS_CONF", filepath.Join(dir, "containers.conf"))
+	t.Setenv("CONTAINERS_STORAGE_CONF", filepath.Join(dir, "storage.conf"))
+	t.Cleanup(func() { exec.Command("podman", "system", "reset", "--force").Run() })
+}
+
+func readRecord(t *testing.T, path string) []Result {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []Result
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var r Result
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			t.Fatalf("record line %q: %v", sc.Text(), err)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+func TestBuildWithPodman(t *testing.T) {
+	setupPodman(t)
+	agents := t.TempDir()
+	fixt := filepath.Join(agents, "fixt")
+	// A static binary (the runner tests' fake agent) in a FROM scratch image:
+	// no registry, no network.
+	build := exec.Command("go", "build", "-o", filepath.Join(fixt, "agent"), "../runner/testdata/hostile")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build the static fixture agent: %v\n%s", err, out)
+	}
+	write(t, filepath.Join(fixt, Containerfile), "FROM scratch\nCOPY agent /agent\nENTRYPOINT [\"/agent\"]\n", 0o644)
+	write(t, filepath.Join(agents, "broken", Containerfile), "FROM scratch\nCOPY no-such-file /x\n", 0o644)
+	record := filepath.Join(t.TempDir(), "results", "agent-images.jsonl")
+	ctx := context.Background()
+
+	res, err := Build(ctx, Options{AgentsDir: agents, Engine: "podman", Record: record})
+	if err == nil || !strings.Contains(err.Error(), "agent broken (podman): podman build") || !strings.Contains(err.Error(), "no-such-file") {
+		t.Fatalf("the broken recipe's error does not name the agent and the engine's message: %v", err)
+	}
+	if len(res) != 1 || res[0].Agent != "fixt" || !res[0].Built || res[0].ImageID == "" {
+		t.Fatalf("results %+v", res)
+	}
+	first := res[0]
+	tag, _, _ := Tag("fixt", fixt)
+	if first.Tag != tag || !strings.HasPrefix(tag, "rexmle-fixt:") {
+		t.Fatalf("tag %q, want %q", first.Tag, tag)
+	}
+	t.Logf("built %s (%s) in %.1fs", first.Tag, first.ImageID[:12], first.Seconds)
+	// The image runs, and benchmark.toml's name (rexmle-fixt = :latest) finds it.
+	out, err := exec.Command("podman", "run", "--rm", "--pull", "never", "rexmle-fixt", "ignore-term", "0").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "ignoring SIGTERM") {
+		t.Fatalf("run the built image: %v\n%s", err, out)
+	}
+
+	// Unchanged: skipped, same image.
+	res, err = Build(ctx, Options{AgentsDir: agents, Engine: "podman", IDs: []string{"fixt"}, Record: record})
+	if err != nil || len(res) != 1 || res[0].Built || res[0].ImageID != first.ImageID {
+		t.Fatalf("second build: %+v %v", res, err)
+	}
+	// Changed: a new tag, rebuilt.
+	write(t, filepath.Join(fixt, "notes.txt"), "v2\n", 0o644)
+	res, err = Build(ctx, Options{AgentsDir: agents, Engine: "podman", IDs: []string{"fixt"}, Record: record})
+	if err != nil || len(res) != 1 || !res[0].Built || res[0].Tag == first.Tag {
+		t.Fatalf("after a change: %+v %v", res, err)
+	}
+	// Forced: rebuilt although up to date.
+	res, err = Build(ctx, Options{AgentsDir: agents, Engine: "podman", IDs: []string{"fixt"}, Force: true, Record: record})
+	if err != nil || len(res) != 1 || !res[0].Built {
+		t.Fatalf("forced: %+v %v", res, err)
+	}
+	rec := readRecord(t, record)
+	if len(rec) != 3 || rec[0].ImageID != first.ImageID || rec[1].Tag == rec[0].Tag {
+		t.Fatalf("record %+v: want the three builds", rec)
+	}
+	if _, err := Build(ctx, Options{AgentsDir: agents, Engine: "podman", IDs: []string{"../fixt"}}); err == nil {
+		t.Fatal("an id outside the agents folder was accepted")
+	}
+}
