@@ -475,6 +475,9 @@ func TestEgressAndValidationInsideTheSandbox(t *testing.T) {
 	allowed, refused := strings.TrimPrefix(fake.URL, "http://"), strings.TrimPrefix(other.URL, "http://")
 
 	j := newJob(t, t.TempDir(), "llm", "auto")
+	// A run folder too deep for a Unix socket address: both sockets fall
+	// back to temporary folders, which the sandbox must still reach.
+	j.RunDir = filepath.Join(j.RunDir, strings.Repeat("d", 80))
 	j.Agent.Egress = []string{allowed}
 	j.Agent.Command = []string{agentBin, "egress", "{logs}/egress.json", allowed, refused}
 	var asked []string
@@ -513,6 +516,9 @@ func TestEgressAndValidationInsideTheSandbox(t *testing.T) {
 	}
 	if res["health"] != `{"status":"ok"}` {
 		t.Errorf("health: %q", res["health"])
+	}
+	if len(filepath.Join(j.RunDir, "validate.sock")) <= 100 || strings.HasPrefix(in.Validation, j.RunDir) {
+		t.Errorf("the validation socket %s did not take the long-path fallback", in.Validation)
 	}
 	if in.EgressRefused != 2 || len(in.Egress) != 1 || in.ValidationURL == "" {
 		t.Errorf("run.json: egress %v refused %d validation %q", in.Egress, in.EgressRefused, in.ValidationURL)

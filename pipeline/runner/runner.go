@@ -352,6 +352,11 @@ func socketPath(runDir, name string) (string, func(), error) {
 	if err != nil {
 		return "", nil, err
 	}
+	// Searchable by others: a sandbox running as another user binds it.
+	if err := os.Chmod(tmp, 0o711); err != nil {
+		os.RemoveAll(tmp)
+		return "", nil, err
+	}
 	return filepath.Join(tmp, name), func() { os.RemoveAll(tmp) }, nil
 }
 

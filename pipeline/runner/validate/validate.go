@@ -175,6 +175,11 @@ func Listen(socket string, h http.Handler) (*Server, error) {
 		if err != nil {
 			return nil, err
 		}
+		// Searchable by others: a sandbox running as another user binds it.
+		if err := os.Chmod(tmp, 0o711); err != nil {
+			os.RemoveAll(tmp)
+			return nil, err
+		}
 		s.tmp, s.Socket = tmp, filepath.Join(tmp, "validate.sock")
 	}
 	os.Remove(s.Socket)
