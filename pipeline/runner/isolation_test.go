@@ -337,6 +337,47 @@ func TestSandboxStopsOnTimeAndCancel(t *testing.T) {
 	}
 }
 
+// termcount FILE: wait for SIGTERM, keep counting them for 0.5 s, write
+// the count to FILE and exit 0 (as an agent saving its work would).
+func termcount(args []string) int {
+	sig := make(chan os.Signal, 8)
+	signal.Notify(sig, syscall.SIGTERM)
+	<-sig
+	n := 1
+	end := time.After(500 * time.Millisecond)
+	for wait := true; wait; {
+		select {
+		case <-sig:
+			n++
+		case <-end:
+			wait = false
+		}
+	}
+	os.WriteFile(args[0], []byte(fmt.Sprint(n)), 0o644)
+	return 0
+}
+
+// TestSandboxSIGTERMOnce: at the time limit, an agent behind the bridge
+// gets exactly one SIGTERM and may finish its work within the grace period.
+func TestSandboxSIGTERMOnce(t *testing.T) {
+	needBwrap(t)
+	j := newJob(t, t.TempDir(), "a", "auto")
+	j.Agent.Command = []string{agentBin, "termcount", "{logs}/terms.txt"}
+	j.Validate = func(context.Context, string) error { return nil } // the bridge runs
+	j.TimeLimit, j.Grace = time.Second, 5*time.Second
+	in, err := Execute(context.Background(), j)
+	if err != nil || in.Status != StatusTimedOut {
+		t.Fatalf("%+v %v", in, err)
+	}
+	b, _ := os.ReadFile(filepath.Join(j.RunDir, "logs", "terms.txt"))
+	if string(b) != "1" {
+		t.Errorf("the agent counted %q SIGTERMs, want 1", b)
+	}
+	if in.WallSeconds > 4 {
+		t.Errorf("wall %.1fs: the agent's own exit within the grace period was not waited for", in.WallSeconds)
+	}
+}
+
 // TestSnapshotWithoutSandbox: the snapshot also guards unsandboxed runs
 // (FIFOs and files over the cap dropped, the rest kept, folders kept).
 func TestSnapshotWithoutSandbox(t *testing.T) {

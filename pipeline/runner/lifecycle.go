@@ -72,8 +72,10 @@ func comm(pid int) string {
 func stop(cmd *exec.Cmd, spec *launch, done chan error, grace time.Duration) error {
 	pid := cmd.Process.Pid
 	if spec.sandboxed {
+		// Once each: not bwrap's own processes, and not the bridge, which
+		// would forward a second SIGTERM to the agent's group.
 		for _, d := range Descendants(pid) {
-			if comm(d) != "bwrap" {
+			if comm(d) != "bwrap" && !isBridge(d) {
 				syscall.Kill(d, syscall.SIGTERM)
 			}
 		}
@@ -94,6 +96,13 @@ func stop(cmd *exec.Cmd, spec *launch, done chan error, grace time.Duration) err
 		}
 		return err
 	}
+}
+
+// isBridge reports whether pid is the sandbox's bridge process.
+func isBridge(pid int) bool {
+	b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	args := strings.Split(string(b), "\x00")
+	return len(args) > 2 && args[0] == SandboxAgentBin && args[1] == "bridge"
 }
 
 // killAll SIGKILLs the run's process group and every descendant of pid.
