@@ -44,7 +44,11 @@ type CheckFunc func(ctx context.Context, dir string) error
 // Handler answers GET /health ({"status":"ok"}) and POST /validate. The
 // body of POST /validate is {"dir": "<submission folder>"} as the agent sees
 // it; an empty body, {} or an empty dir means defaultDir (the run's
-// submission folder as the agent sees it). Resolve maps the folder the
+// submission folder as the agent sees it). A multipart/form-data body is
+// an upload, as the reference harness's agents send it: the part "file"
+// (e.g. submission.csv) and optionally "predictions_zip" (a zip of the
+// submission's other files) are assembled into a scratch submission
+// folder, which is checked (see receiveUpload). Resolve maps the folder the
 // agent names to a host folder and refuses folders outside what the run
 // may name.
 func Handler(check CheckFunc, resolve func(string) (string, error), defaultDir string) http.Handler {
@@ -54,6 +58,20 @@ func Handler(check CheckFunc, resolve func(string) (string, error), defaultDir s
 		io.WriteString(w, `{"status":"ok"}`+"\n")
 	})
 	mux.HandleFunc("POST /validate", func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), 10*time.Minute)
+		defer cancel()
+		if strings.HasPrefix(r.Header.Get("Content-Type"), "multipart/form-data") {
+			dir, cleanup, err := receiveUpload(r)
+			if cleanup != nil {
+				defer cleanup()
+			}
+			if err != nil {
+				reply(w, http.StatusBadRequest, Response{Reason: err.Error()})
+				return
+			}
+			reply(w, http.StatusOK, verdict(check(ctx, dir)))
+			return
+		}
 		var req Request
 		body, err := io.ReadAll(io.LimitReader(r.Body, 1<<16+1))
 		if err != nil || len(body) > 1<<16 {
@@ -74,8 +92,6 @@ func Handler(check CheckFunc, resolve func(string) (string, error), defaultDir s
 			reply(w, http.StatusForbidden, Response{Reason: err.Error()})
 			return
 		}
-		ctx, cancel := context.WithTimeout(r.Context(), 10*time.Minute)
-		defer cancel()
 		reply(w, http.StatusOK, verdict(check(ctx, dir)))
 	})
 	return mux
