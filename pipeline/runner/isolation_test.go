@@ -200,8 +200,12 @@ func TestHostileAgent(t *testing.T) {
 	j := newJob(t, root, "hostile", "auto")
 	j.PublicDir = filepath.Join(checkout, "data", "c1", "public")
 	j.RunDir = filepath.Join(checkout, "results", "runs", "g", "c1", "hostile", "seed-1")
+	j.Hide = []string{filepath.Join(checkout, "data"), filepath.Join(checkout, "results")}
 	os.MkdirAll(j.PublicDir, 0o755)
-	os.WriteFile(filepath.Join(j.PublicDir, "train.csv"), []byte("case,label\n0,public\n"), 0o600) // a private mode, as atomic writes leave it
+	// Private modes, as prepare leaves them (a challenge folder made with
+	// MkdirTemp, files written atomically through CreateTemp).
+	os.Chmod(filepath.Join(checkout, "data", "c1"), 0o700)
+	os.WriteFile(filepath.Join(j.PublicDir, "train.csv"), []byte("case,label\n0,public\n"), 0o600)
 	home, _ := os.UserHomeDir()
 	writes := []string{filepath.Join(checkout, "planted-"+nonce), filepath.Join(home, "planted-"+nonce),
 		filepath.Join(j.PublicDir, "planted-"+nonce), filepath.Join(os.TempDir(), "planted-"+nonce)}

@@ -127,7 +127,11 @@ func reapGroup(pid int, spec *launch) {
 
 // prepareSandboxDirs hands the run's writable folders to the sandbox's
 // host user and makes the public data readable to it, when the pipeline
-// runs as root (bwrap then runs as nobody, see package sandbox).
+// runs as root (bwrap then runs as nobody, see package sandbox). Folders
+// on the way to the public data and the run folder that lie inside the
+// pipeline's own roots (Job.Hide: the data and results roots) are made
+// searchable (o+x, not readable) when they are not; folders above those
+// roots are left alone, and the sandbox then fails naming them.
 func prepareSandboxDirs(j *Job, dirs []string) error {
 	if os.Geteuid() != 0 {
 		return nil
@@ -138,7 +142,41 @@ func prepareSandboxDirs(j *Job, dirs []string) error {
 			return err
 		}
 	}
+	for _, p := range []string{j.PublicDir, j.RunDir} {
+		if err := searchableWithin(p, j.Hide); err != nil {
+			return err
+		}
+	}
 	return worldReadable(j.PublicDir)
+}
+
+// searchableWithin adds o+x to p and its ancestors that lie inside one of roots.
+func searchableWithin(p string, roots []string) error {
+	p = filepath.Clean(p)
+	for d := p; ; d = filepath.Dir(d) {
+		inside := false
+		for _, r := range roots {
+			r = filepath.Clean(r)
+			if r != "" && r != "/" && (d == r || strings.HasPrefix(d, r+"/")) {
+				inside = true
+			}
+		}
+		if !inside {
+			return nil
+		}
+		fi, err := os.Stat(d)
+		if err != nil {
+			return err
+		}
+		if fi.IsDir() && fi.Mode().Perm()&0o001 == 0 {
+			if err := os.Chmod(d, fi.Mode().Perm()|0o001); err != nil {
+				return err
+			}
+		}
+		if d == "/" {
+			return nil
+		}
+	}
 }
 
 var (
