@@ -88,4 +88,16 @@ func TestBuiltinAgentInTheSandbox(t *testing.T) {
 	if _, err := challenge.SafeGrade(ctx, c, filepath.Join(j.RunDir, "submission"), filepath.Join(data, "private"), challenge.Reference); err != nil {
 		t.Fatalf("the sealed submission does not grade: %v", err)
 	}
+
+	// A command agent finds `rexmle-agent validate` on its PATH; with an
+	// empty submission folder the endpoint answers invalid (exit 1).
+	j.Agent.Builtin = ""
+	j.Agent.Command = []string{"/bin/sh", "-c", "rexmle-agent validate > /logs/v.txt; echo \"exit $?\" >> /logs/v.txt"}
+	if in, err := runner.Execute(ctx, j); err != nil || in.Status != runner.StatusDone {
+		t.Fatalf("%+v %v", in, err)
+	}
+	v, _ := os.ReadFile(filepath.Join(j.RunDir, "logs", "v.txt"))
+	if !strings.HasPrefix(string(v), "invalid: ") || !strings.HasSuffix(string(v), "exit 1\n") {
+		t.Errorf("rexmle-agent validate in the sandbox printed %q, want an invalid answer and exit 1", v)
+	}
 }

@@ -260,7 +260,7 @@ func (j *Job) buildBwrap(socket, egressSock string) (*launch, error) {
 		return nil, fmt.Errorf("agent %s: %w", j.Agent.ID, err)
 	}
 	l.argv, l.files, l.attr, l.env = c.Argv, c.Files, c.Attr, env
-	l.display = append(append([]string{"bwrap", "..."}, "--"), argv...)
+	l.display = c.Argv
 	uid, _ := sandbox.HostIDs()
 	l.isolation = fmt.Sprintf("bwrap: fresh root; uid %d inside (host uid %d), no capabilities, no_new_privs; user, pid, ipc, uts, cgroup, mount namespaces", sandbox.UID, uid)
 	switch {

@@ -39,8 +39,9 @@ const (
 	HostNobody = 65534
 	// Home is the agent's HOME inside the sandbox.
 	Home = "/home/agent"
-	// Path is the agent's PATH inside the sandbox.
-	Path = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+	// Path is the agent's PATH inside the sandbox (the last folder holds
+	// rexmle-agent, for `rexmle-agent validate`).
+	Path = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:/run/rexmle/bin"
 )
 
 // oPath is O_PATH (not in package syscall): an fd naming a file for bwrap's
@@ -161,6 +162,11 @@ func (s *Spec) Build() (*Command, error) {
 	}
 	for _, d := range s.Devices {
 		args = append(args, "--dev-bind", d, d)
+	}
+	if len(s.Devices) > 0 {
+		// GPU libraries read the PCI topology; /sys holds no secrets of the
+		// benchmark and is read-only.
+		args = append(args, "--ro-bind", "/sys", "/sys")
 	}
 	if s.Cwd != "" {
 		args = append(args, "--chdir", s.Cwd)
