@@ -21,7 +21,7 @@ import (
 	"github.com/rexmle/rexmle/pipeline/runner/validate"
 )
 
-var helpers = map[string]bool{"termcount": true, "hostile": true, "daemon": true, "egress": true, "bridge": true, "sleep": true, "count": true, "say": true, "fail": true, "validator": true, "snoop": true, "dial": true}
+var helpers = map[string]bool{"pipeline": true, "termcount": true, "hostile": true, "daemon": true, "egress": true, "bridge": true, "sleep": true, "count": true, "say": true, "fail": true, "validator": true, "snoop": true, "dial": true}
 
 // agentBin is this test binary, copied into a folder every user can reach
 // (go test's own build folder is private to root, and a root pipeline runs
@@ -105,6 +105,8 @@ func helper(kind string, args []string) int {
 		return hostile(args)
 	case "termcount":
 		return termcount(args)
+	case "pipeline":
+		return pipelineHelper(args)
 	case "daemon":
 		return daemon(args)
 	case "egress":

@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rexmle/rexmle/pipeline/config"
 	"github.com/rexmle/rexmle/pipeline/runner/sandbox"
 )
 
@@ -379,6 +380,62 @@ func TestSandboxSIGTERMOnce(t *testing.T) {
 	}
 	if in.WallSeconds > 4 {
 		t.Errorf("wall %.1fs: the agent's own exit within the grace period was not waited for", in.WallSeconds)
+	}
+}
+
+// pipelineHelper ROOT NONCE: a stand-in for the pipeline process: it runs
+// one sandboxed job whose agent leaves a setsid daemon and sleeps; the
+// test kills this process with SIGKILL.
+func pipelineHelper(args []string) int {
+	root, nonce := args[0], args[1]
+	self, _ := os.Executable()
+	j := &Job{Group: "g", Challenge: "c1", Seed: 1, PublicDir: filepath.Join(root, "data", "c1", "public"),
+		RunDir: filepath.Join(root, "results", "runs", "g", "c1", "a", "seed-1"), TimeLimit: time.Minute, Grace: time.Second,
+		AgentBin: self, ReadOnly: []string{self},
+		Agent: config.Agent{ID: "a", Backend: "none", Executor: "local",
+			Command: []string{"/bin/sh", "-c", `setsid "$0" daemon /workspace/d.txt "$1" & exec "$0" sleep 60 ignore-term`, self, nonce}}}
+	os.MkdirAll(j.PublicDir, 0o755)
+	in, err := Execute(context.Background(), j)
+	fmt.Println(in, err)
+	return 0
+}
+
+// TestPipelineKilledTakesTheSandboxDown: when the pipeline process itself
+// is killed (SIGKILL, no cleanup at all), the sandboxed agent and its setsid
+// daemon die with it.
+func TestPipelineKilledTakesTheSandboxDown(t *testing.T) {
+	needBwrap(t)
+	root := t.TempDir()
+	os.Chmod(root, 0o755)
+	os.Chmod(filepath.Dir(root), 0o755)
+	nonce := fmt.Sprintf("orphan-%d", time.Now().UnixNano())
+	cmd := exec.Command(agentBin, "pipeline", root, nonce)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	d := filepath.Join(root, "results", "runs", "g", "c1", "a", "seed-1", "workspace", "d.txt")
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		if b, _ := os.ReadFile(d); string(b) == nonce {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatal("the daemon never wrote: the run did not start")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if len(hostPids(nonce)) < 2 {
+		t.Fatalf("want the agent and its daemon running, found %v", hostPids(nonce))
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	deadline = time.Now().Add(3 * time.Second)
+	for len(hostPids(nonce)) > 0 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if p := hostPids(nonce); len(p) > 0 {
+		t.Fatalf("processes of the run outlived the pipeline: %v", p)
 	}
 }
 

@@ -26,11 +26,11 @@ const (
 
 // Paths inside the local (bwrap) sandbox besides the container ones.
 const (
-	SandboxAgentBin    = "/run/rexmle/bin/rexmle-agent"
-	SandboxEgressSock  = "/run/rexmle/egress.sock"
-	SandboxHome        = sandbox.Home
-	SandboxProxyAddr   = "127.0.0.1:3128" // the egress proxy through the bridge
-	SandboxValidateAdr = "127.0.0.1:5000" // the validation endpoint through the bridge
+	SandboxAgentBin     = "/run/rexmle/bin/rexmle-agent"
+	SandboxEgressSock   = "/run/rexmle/egress.sock"
+	SandboxHome         = sandbox.Home
+	SandboxProxyAddr    = "127.0.0.1:3128" // the egress proxy through the bridge
+	SandboxValidateAddr = "127.0.0.1:5000" // the validation endpoint through the bridge
 )
 
 // launch is how one run's process is started.
@@ -205,7 +205,7 @@ func (j *Job) buildBwrap(socket, egressSock string) (*launch, error) {
 	env = append(env, j.rexmleEnv(p, gpus)...)
 	l := &launch{sandboxed: true, dir: "/"}
 	var fw []egress.Forward
-	proxyAddr, valAddr := SandboxProxyAddr, SandboxValidateAdr
+	proxyAddr, valAddr := SandboxProxyAddr, SandboxValidateAddr
 	if j.Agent.Network {
 		// The host's network namespace: loopback ports are shared, pick free ones.
 		if valAddr, err = freePort(); err != nil {
