@@ -74,9 +74,11 @@ type Job struct {
 	Grace     time.Duration
 	AgentBin  string // the rexmle-agent binary: built-in agents and the sandbox wrapper
 	BenchHash string
-	// Hide lists host folders the agent must not see (the data root, the
-	// results root). The bwrap sandbox shows nothing it does not bind in,
-	// so these are hidden by construction; the field is kept for callers.
+	// Hide lists the pipeline's own roots (the data root, the results
+	// root). The bwrap sandbox shows nothing it does not bind in, so these
+	// are hidden by construction; when the pipeline runs as root, folders
+	// inside them on the way to the public data and the run folder are
+	// made searchable (o+x) for the sandbox's host user (nobody).
 	Hide []string
 	// ReadOnly lists extra host paths a sandboxed agent sees read-only at
 	// the same path (e.g. an agent installed outside the system folders).
