@@ -86,6 +86,13 @@ func hostile(args []string) int {
 			r.Unmounted = append(r.Unmounted, mounts[i])
 		}
 	}
+	// The same through the tools, as a shell user would type them.
+	if exec.Command("mount", "-o", "remount,rw", "/data").Run() == nil {
+		r.Remounted = append(r.Remounted, "mount -o remount,rw /data")
+	}
+	if exec.Command("umount", "-l", "/data").Run() == nil {
+		r.Unmounted = append(r.Unmounted, "umount -l /data")
+	}
 	if err := exec.Command("unshare", "-U", "-r", "true").Run(); err == nil {
 		r.UserNS = "created"
 	}
