@@ -4,19 +4,23 @@
 //
 //	rexmle-agent sample   -challenge ID -data PUBLIC_DIR -submission DIR -logs DIR
 //	rexmle-agent baseline -challenge ID -data PUBLIC_DIR -submission DIR -logs DIR
-//	rexmle-agent sandbox  [-hide DIR]... [-ro PATH]... [-rw PATH]... [-cwd DIR] -- COMMAND...
-//	rexmle-agent validate [-socket PATH] SUBMISSION_DIR
+//	rexmle-agent bridge   [-listen ADDR -socket PATH]... -- COMMAND...
+//	rexmle-agent validate [-socket PATH] [SUBMISSION_DIR]
 //	rexmle-agent task     MANIFEST INDEX
 //
 // "sample" copies the sample submission (the reference's dummy agent);
 // "baseline" trains a simple real method on the public training data. Both
 // write logs/agent.jsonl in the form the judge reads, and, at the end, the
 // working-time line the runner records (REXMLE_WORKING_SECONDS=...).
-// "sandbox" is the isolation wrapper the runner starts in new namespaces
-// (package pipeline/runner/sandbox). "validate" asks the run's validation
-// endpoint (the socket in $REXMLE_VALIDATE_SOCKET unless -socket is given)
-// whether a submission folder is in the right format: it prints
-// "valid" or "invalid: <reason>" and exits 0, 1 (invalid) or 2 (no answer).
+// "bridge" runs inside the run's sandbox: it listens on loopback TCP
+// addresses and forwards each connection to a Unix socket (the egress
+// proxy's, the validation endpoint's), runs COMMAND as its child, forwards
+// SIGTERM/SIGINT/SIGHUP to it and exits with its exit code (package
+// pipeline/runner/egress). "validate" asks the run's validation endpoint
+// (the socket in $REXMLE_VALIDATE_SOCKET unless -socket is given) whether a
+// submission folder (default: the run's submission folder) is in the right
+// format: it prints "valid" or "invalid: <reason>" and exits 0, 1 (invalid)
+// or 2 (no answer).
 // "task" is a Slurm array task: it runs run INDEX of the manifest with the
 // local runner and writes only the run folder (package pipeline/runner/slurm).
 package main
@@ -39,7 +43,7 @@ import (
 
 	"github.com/rexmle/rexmle/pipeline/challenge"
 	_ "github.com/rexmle/rexmle/pipeline/challenges/all"
-	"github.com/rexmle/rexmle/pipeline/runner/sandbox"
+	"github.com/rexmle/rexmle/pipeline/runner/egress"
 	"github.com/rexmle/rexmle/pipeline/runner/slurm"
 	"github.com/rexmle/rexmle/pipeline/runner/validate"
 )
@@ -90,8 +94,8 @@ func (l *stepLog) Write(p []byte) (int, error) {
 
 const usage = `usage:
   rexmle-agent sample|baseline -challenge ID -data DIR -submission DIR -logs DIR
-  rexmle-agent sandbox [-hide DIR]... [-ro PATH]... [-rw PATH]... [-cwd DIR] -- COMMAND...
-  rexmle-agent validate [-socket PATH] DIR
+  rexmle-agent bridge [-listen ADDR -socket PATH]... -- COMMAND...
+  rexmle-agent validate [-socket PATH] [DIR]
   rexmle-agent task MANIFEST INDEX`
 
 func main() {
@@ -101,13 +105,8 @@ func main() {
 	}
 	switch os.Args[1] {
 	case "sample", "baseline":
-	case "sandbox":
-		// Started by the runner in new namespaces; only returns on error.
-		if err := sandbox.Main(os.Args[2:]); err != nil {
-			fmt.Fprintf(os.Stderr, "rexmle-agent %v\n", err)
-			os.Exit(126)
-		}
-		os.Exit(0) // -probe
+	case "bridge":
+		os.Exit(egress.BridgeMain(os.Args[2:]))
 	case "validate":
 		os.Exit(validateMain(os.Args[2:]))
 	case "task":
@@ -135,18 +134,22 @@ func main() {
 func validateMain(args []string) int {
 	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
 	socket := fs.String("socket", os.Getenv("REXMLE_VALIDATE_SOCKET"), "the run's validation socket")
-	if err := fs.Parse(args); err != nil || fs.NArg() != 1 {
-		fmt.Fprintln(os.Stderr, "usage: rexmle-agent validate [-socket PATH] SUBMISSION_DIR")
+	if err := fs.Parse(args); err != nil || fs.NArg() > 1 {
+		fmt.Fprintln(os.Stderr, "usage: rexmle-agent validate [-socket PATH] [SUBMISSION_DIR]")
 		return 2
 	}
 	if *socket == "" {
 		fmt.Fprintln(os.Stderr, "rexmle-agent validate: no socket (REXMLE_VALIDATE_SOCKET is unset)")
 		return 2
 	}
-	dir, err := filepath.Abs(fs.Arg(0))
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 2
+	dir := "" // the endpoint's default: the run's submission folder
+	if fs.NArg() == 1 {
+		d, err := filepath.Abs(fs.Arg(0))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 2
+		}
+		dir = d
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()

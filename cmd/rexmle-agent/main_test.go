@@ -21,7 +21,7 @@ func TestValidateCommandExitCodes(t *testing.T) {
 		}
 		return nil
 	}
-	srv, err := validate.Listen(filepath.Join(root, "v.sock"), validate.Handler(check, validate.Within(root, nil)))
+	srv, err := validate.Listen(filepath.Join(root, "v.sock"), validate.Handler(check, validate.Within(root, nil), good))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +33,8 @@ func TestValidateCommandExitCodes(t *testing.T) {
 		{[]string{"-socket", srv.Socket, good}, 0},
 		{[]string{"-socket", srv.Socket, bad}, 1},
 		{[]string{"-socket", filepath.Join(root, "nosuch.sock"), good}, 2},
-		{[]string{"-socket", srv.Socket}, 2},
+		{[]string{"-socket", srv.Socket}, 0}, // no folder: the endpoint's default
+		{[]string{"-socket", srv.Socket, good, bad}, 2},
 	}
 	for _, tc := range tests {
 		if got := validateMain(tc.args); got != tc.want {

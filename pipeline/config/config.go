@@ -71,10 +71,14 @@ type Agent struct {
 	GPUs        int               `toml:"gpus"`
 	Network     bool              `toml:"network"`
 	Description string            `toml:"description"`
-	// Sandbox isolates local runs: "auto" (default: new user, mount and,
-	// without network, net namespaces where the kernel allows, else a logged
-	// warning and a plain process group), "namespaces" (fail without them)
-	// or "none".
+	// Egress lists the host:port endpoints (e.g. "api.openai.com:443") a
+	// sandboxed agent without network = true may reach, through a proxy
+	// that refuses everything else.
+	Egress []string `toml:"egress"`
+	// Sandbox isolates local runs: "bwrap" (default; "auto" and
+	// "namespaces" mean the same) runs the agent in a bubblewrap sandbox and
+	// fails the run when bwrap cannot start; "none" is the explicit opt-out
+	// (no isolation at all).
 	Sandbox string `toml:"sandbox"`
 	// Container limits (executor "docker"). Engine is the docker-compatible
 	// CLI: "docker" or "podman" (empty: $REXMLE_ENGINE, else docker).

@@ -4,10 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net"
 	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -237,9 +239,18 @@ func (b *Benchmark) validate(ck *checker) {
 			ck.addf(ck.key("cpus", line), "agent %q: cpus is %v, want a number of cores > 0 (or leave it out)", a.ID, a.CPUs)
 		}
 		switch a.Sandbox {
-		case "", "auto", "namespaces", "none":
+		case "", "bwrap", "auto", "namespaces", "none":
 		default:
-			ck.addf(ck.key("sandbox", line), "agent %q: sandbox is %q, want auto, namespaces or none", a.ID, a.Sandbox)
+			ck.addf(ck.key("sandbox", line), "agent %q: sandbox is %q, want bwrap (the default) or none", a.ID, a.Sandbox)
+		}
+		for _, e := range a.Egress {
+			host, port, err := net.SplitHostPort(e)
+			if n, perr := strconv.Atoi(port); err != nil || host == "" || perr != nil || n < 1 || n > 65535 {
+				ck.addf(ck.key("egress", line), "agent %q: egress entry %q, want host:port with a port from 1 to 65535 (e.g. \"api.openai.com:443\")", a.ID, e)
+			}
+		}
+		if len(a.Egress) > 0 && a.Network {
+			ck.addf(ck.key("egress", line), "agent %q: egress lists endpoints but network = true gives the full network; keep one of them", a.ID)
 		}
 		if a.Backend == "" {
 			ck.addf(line, "agent %q: backend is missing, want the LLM behind it (\"none\" for built-ins)", a.ID)

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"net"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strconv"
@@ -15,29 +16,63 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rexmle/rexmle/pipeline/runner/egress"
 	"github.com/rexmle/rexmle/pipeline/runner/sandbox"
 	"github.com/rexmle/rexmle/pipeline/runner/validate"
 )
 
-var helpers = map[string]bool{"sandbox": true, "sleep": true, "count": true, "say": true, "fail": true, "validator": true, "snoop": true, "dial": true}
+var helpers = map[string]bool{"pipeline": true, "termcount": true, "hostile": true, "daemon": true, "egress": true, "bridge": true, "sleep": true, "count": true, "say": true, "fail": true, "validator": true, "snoop": true, "dial": true}
 
-// The test binary doubles as the sandbox wrapper and as fake agents when
+// agentBin is this test binary, copied into a folder every user can reach
+// (go test's own build folder is private to root, and a root pipeline runs
+// bwrap as nobody).
+var agentBin string
+
+// The test binary doubles as the sandbox bridge and as fake agents when
 // its first argument names one (go test passes only -test.* flags).
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && helpers[os.Args[1]] {
 		os.Exit(helper(os.Args[1], os.Args[2:]))
 	}
-	os.Exit(m.Run())
+	dir, err := os.MkdirTemp("", "rexmle-runner-test-")
+	if err == nil {
+		agentBin = filepath.Join(dir, "agent.test")
+		err = copyExecutable(os.Args[0], agentBin)
+		os.Chmod(dir, 0o755)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "copy the test binary:", err)
+		os.Exit(2)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func copyExecutable(src, dst string) error {
+	b, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(dst, b, 0o755)
+}
+
+// needBwrap skips a test only where bwrap is not installed; where it is
+// installed but cannot start, the test fails (CI installs it).
+func needBwrap(t testing.TB) {
+	t.Helper()
+	if _, err := exec.LookPath("bwrap"); err != nil {
+		t.Skip("bwrap is not installed (Debian package bubblewrap): the local sandbox cannot be tested here")
+	}
+	if err := sandbox.Available(); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func helper(kind string, args []string) int {
 	switch kind {
-	case "sandbox":
-		if err := sandbox.Main(args); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			return 126
-		}
-		return 0
+	case "bridge":
+		return egress.BridgeMain(args)
 	case "sleep": // sleep SECONDS [ignore-term]
 		if len(args) > 1 && args[1] == "ignore-term" {
 			signal.Ignore(syscall.SIGTERM)
@@ -66,6 +101,16 @@ func helper(kind string, args []string) int {
 		return 0
 	case "snoop":
 		return snoop(args)
+	case "hostile":
+		return hostile(args)
+	case "termcount":
+		return termcount(args)
+	case "pipeline":
+		return pipelineHelper(args)
+	case "daemon":
+		return daemon(args)
+	case "egress":
+		return egressAgent(args)
 	case "dial": // dial ADDR OUT: try a TCP connection, write "connected" or the error to OUT
 		c, err := net.DialTimeout("tcp", args[0], 2*time.Second)
 		msg := "connected"

@@ -52,10 +52,13 @@ func TestLocalCommandTemplate(t *testing.T) {
 	if !reflect.DeepEqual(l.argv, want) || !strings.Contains(strings.Join(l.env, "\n"), "CUDA_VISIBLE_DEVICES=3") {
 		t.Fatalf("argv %q env %q", l.argv, l.env)
 	}
-	j.Agent.Sandbox = "namespaces"
-	j.AgentBin = ""
-	if _, err := j.build(nil); err == nil || !strings.Contains(err.Error(), "sandbox = \"namespaces\"") {
-		t.Fatalf("required sandbox without the wrapper: %v", err)
+	// The sandbox is the default: a data folder it cannot bind fails the
+	// build (the run), naming it; it never falls back to no isolation.
+	for _, mode := range []string{"", "bwrap", "auto"} {
+		j.Agent.Sandbox = mode
+		if l, err := j.build(nil); err == nil || !(strings.Contains(err.Error(), "/d/isles22") || strings.Contains(err.Error(), "bwrap is not installed")) {
+			t.Fatalf("sandbox %q over a missing data folder: %+v %v", mode, l, err)
+		}
 	}
 	for _, ex := range []string{"docker", "apptainer"} {
 		j := containerJob(ex, false, nil)

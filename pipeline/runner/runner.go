@@ -6,14 +6,25 @@
 // agent is given the public data folder only; the private answers are never
 // passed, linked or copied, and a sandboxed agent cannot even see them.
 //
-// Executors: "local" runs the agent as a process group on this host, in
-// new user, mount and (without network) net namespaces through the
-// `rexmle-agent sandbox` wrapper where the kernel allows unprivileged
-// namespaces (agent sandbox = "auto", the default), else with a logged
-// warning as a plain process group. "docker" and "apptainer" build the
-// engines' command lines (see buildDocker, buildApptainer): they need the
-// engine installed and, for GPUs, the NVIDIA container toolkit; this
-// package only constructs and starts the command.
+// Executors: "local" runs the agent on this host in a bubblewrap sandbox
+// (package sandbox: a fresh root with read-only system folders, the public
+// data read-only, the run's workspace, submission, logs and home
+// read-write, uid 1000 without capabilities, its own PID namespace so that
+// every descendant dies with the run, no network but loopback). A sandbox
+// that cannot start fails the run with the reason; sandbox = "none" is the
+// only way to run without isolation. An agent with an egress list reaches
+// exactly those host:port endpoints through a proxy (package egress); the
+// validation endpoint is reachable over HTTP on loopback
+// ($REXMLE_VALIDATE_URL). "docker" and "apptainer" build the engines'
+// command lines (see buildDocker, buildApptainer): they need the engine
+// installed and, for GPUs, the NVIDIA container toolkit; this package only
+// constructs and starts the command.
+//
+// When the run ends (done, failed, timed out or interrupted) and every
+// process of it is gone, the submission folder is sealed: replaced by a
+// copy of its regular files within size caps (see sealSubmission), so that
+// nothing written afterwards is graded and no FIFO or giant file reaches
+// the graders; run.json records what was dropped.
 //
 // Working time: an agent may report the time it spent working (as opposed
 // to waiting, e.g. on an API) either by writing logs/working_time.json as
@@ -26,7 +37,6 @@ package runner
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"math"
@@ -34,12 +44,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/rexmle/rexmle/pipeline/challenge"
 	"github.com/rexmle/rexmle/pipeline/config"
 	"github.com/rexmle/rexmle/pipeline/gpu"
+	"github.com/rexmle/rexmle/pipeline/runner/egress"
 )
 
 // Run statuses in run.json.
@@ -64,10 +74,18 @@ type Job struct {
 	Grace     time.Duration
 	AgentBin  string // the rexmle-agent binary: built-in agents and the sandbox wrapper
 	BenchHash string
-	// Hide lists host folders the agent must not see (the data root, the
-	// results root): a sandboxed run gets an empty tmpfs over each, with the
-	// public data (read-only) and the run folder (read-write) mounted back.
+	// Hide lists the pipeline's own roots (the data root, the results
+	// root). The bwrap sandbox shows nothing it does not bind in, so these
+	// are hidden by construction; when the pipeline runs as root, folders
+	// inside them on the way to the public data and the run folder are
+	// made searchable (o+x) for the sandbox's host user (nobody).
 	Hide []string
+	// ReadOnly lists extra host paths a sandboxed agent sees read-only at
+	// the same path (e.g. an agent installed outside the system folders).
+	ReadOnly []string
+	// SnapshotMaxFile and SnapshotMaxTotal cap the sealed submission (0:
+	// DefaultSnapshotMaxFile, DefaultSnapshotMaxTotal).
+	SnapshotMaxFile, SnapshotMaxTotal int64
 	// GPUs are the NVML indices the run holds (CUDA_VISIBLE_DEVICES); set
 	// by the scheduler.
 	GPUs []int
@@ -111,12 +129,16 @@ type Info struct {
 	TimeLimit      float64      `json:"time_limit_seconds"`
 	Host           string       `json:"host"`
 	Executor       string       `json:"executor"`
-	Isolation      string       `json:"isolation"` // namespaces, container, none: <why>
+	Isolation      string       `json:"isolation"` // bwrap: ..., container: ..., none: <why>
 	Command        []string     `json:"command"`
 	GPUs           []int        `json:"gpus"`
 	Telemetry      string       `json:"telemetry"` // nvml or "unavailable: <why>"
 	GPUSummary     *gpu.Summary `json:"gpu_summary,omitempty"`
 	Validation     string       `json:"validation_socket,omitempty"`
+	ValidationURL  string       `json:"validation_url,omitempty"` // inside the sandbox
+	Egress         []string     `json:"egress,omitempty"`         // endpoints the proxy allowed
+	EgressRefused  int          `json:"egress_refused,omitempty"` // requests it refused
+	Snapshot       *Snapshot    `json:"snapshot,omitempty"`
 	BenchHash      string       `json:"benchmark_sha256"`
 }
 
@@ -162,8 +184,11 @@ func (j *Job) logger() *slog.Logger {
 // grace period) and leaves the run marked interrupted; the error is then
 // ctx.Err().
 func Execute(ctx context.Context, j *Job) (*Info, error) {
-	for _, d := range []string{"workspace", "submission", "logs"} {
+	os.RemoveAll(filepath.Join(j.RunDir, ".submission.agent"))
+	dirs := []string{"workspace", "submission", "logs", "home"}
+	for i, d := range dirs {
 		p := filepath.Join(j.RunDir, d)
+		dirs[i] = p
 		if err := os.RemoveAll(p); err != nil { // an interrupted run restarts from a clean folder
 			return nil, fmt.Errorf("clean %s: %w", p, err)
 		}
@@ -195,6 +220,13 @@ func Execute(ctx context.Context, j *Job) (*Info, error) {
 		in.EndedAt = time.Now().UTC().Format(time.RFC3339Nano)
 		return in, writeInfo(j.RunDir, in)
 	}
+	local := j.Agent.Executor == "" || j.Agent.Executor == "local"
+	sandboxed := local && j.Agent.Sandbox != "none"
+	if sandboxed {
+		if err := prepareSandboxDirs(j, dirs); err != nil {
+			return fail(fmt.Errorf("prepare the sandbox folders: %w", err))
+		}
+	}
 
 	var val *validationServer
 	if j.Validate != nil {
@@ -206,11 +238,27 @@ func Execute(ctx context.Context, j *Job) (*Info, error) {
 		defer val.Close()
 		in.Validation = val.socket
 	}
-	spec, err := j.build(val)
+	var proxy *egress.Proxy
+	egressSock := ""
+	if sandboxed && !j.Agent.Network && len(j.Agent.Egress) > 0 {
+		sock, cleanup, err := socketPath(j.RunDir, "egress.sock")
+		if err != nil {
+			return fail(fmt.Errorf("egress proxy: %w", err))
+		}
+		defer cleanup()
+		proxy, err = egress.Listen(ctx, sock, j.Agent.Egress, j.logger().With("run", j.ID()))
+		if err != nil {
+			return fail(err)
+		}
+		defer proxy.Close()
+		egressSock = sock
+	}
+	spec, err := j.buildWith(val, egressSock)
 	if err != nil {
 		return fail(err)
 	}
-	in.Command, in.Isolation = spec.display, spec.isolation
+	defer spec.closeFiles()
+	in.Command, in.Isolation, in.Egress, in.ValidationURL = spec.display, spec.isolation, spec.egress, spec.validate
 	if err := writeInfo(j.RunDir, in); err != nil {
 		return nil, err
 	}
@@ -224,10 +272,12 @@ func Execute(ctx context.Context, j *Job) (*Info, error) {
 	cmd.Env = spec.env
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = spec.attr
+	cmd.ExtraFiles = spec.files
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		return fail(fmt.Errorf("start %s: %w", spec.argv[0], err))
 	}
+	spec.closeFiles()
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 
@@ -244,8 +294,10 @@ func Execute(ctx context.Context, j *Job) (*Info, error) {
 		werr = stop(cmd, spec, done, grace)
 	case <-ctx.Done():
 		interrupted = true
+		j.logger().Warn("run stage stopped; stopping the run", "run", j.ID(), "grace", grace)
 		werr = stop(cmd, spec, done, grace)
 	}
+	reapGroup(cmd.Process.Pid, spec)
 	wall := time.Since(start)
 	samples := tel.finish()
 	in.WallSeconds = wall.Seconds()
@@ -258,6 +310,9 @@ func Execute(ctx context.Context, j *Job) (*Info, error) {
 		s := gpu.Summarize(samples, len(j.GPUs), wall)
 		in.GPUSummary = &s
 	}
+	if proxy != nil {
+		in.EgressRefused = proxy.Refused()
+	}
 	switch {
 	case interrupted:
 		in.Status, in.Error = StatusInterrupted, "the run stage was stopped"
@@ -266,10 +321,18 @@ func Execute(ctx context.Context, j *Job) (*Info, error) {
 	case werr != nil:
 		in.Status, in.Error = StatusFailed, werr.Error()
 		if spec.wrapperFailed(in.ExitCode) {
-			in.Error += " (the sandbox wrapper or the agent exited 126: see logs/console.log)"
+			in.Error += " (the sandbox or the agent exited 126: see logs/console.log)"
 		}
 	default:
 		in.Status = StatusDone
+	}
+	snap, serr := sealSubmission(j.RunDir, j.SnapshotMaxFile, j.SnapshotMaxTotal)
+	in.Snapshot = snap
+	if serr != nil {
+		in.Status = StatusFailed
+		in.Error = strings.TrimPrefix(in.Error+"; ", "; ") + serr.Error()
+	} else if snap.DroppedCount > 0 {
+		j.logger().Warn("submission snapshot dropped files", "run", j.ID(), "dropped", snap.DroppedCount, "first", snap.Dropped[0])
 	}
 	if err := writeInfo(j.RunDir, in); err != nil {
 		return in, err
@@ -280,25 +343,23 @@ func Execute(ctx context.Context, j *Job) (*Info, error) {
 	return in, nil
 }
 
-// stop sends SIGTERM to the process group (and a container engine's stop
-// command), then SIGKILL after the grace period.
-func stop(cmd *exec.Cmd, spec *launch, done chan error, grace time.Duration) error {
-	pgid := cmd.Process.Pid
-	syscall.Kill(-pgid, syscall.SIGTERM)
-	if len(spec.stopArgv) > 0 {
-		exec.Command(spec.stopArgv[0], spec.stopArgv[1:]...).Run()
+// socketPath is runDir/name, or, when that is too long for a Unix socket
+// address, name in a fresh temporary folder (removed by cleanup).
+func socketPath(runDir, name string) (string, func(), error) {
+	p := filepath.Join(runDir, name)
+	if len(p) <= 100 {
+		return p, func() { os.Remove(p) }, nil
 	}
-	select {
-	case err := <-done:
-		return err
-	case <-time.After(grace):
-		syscall.Kill(-pgid, syscall.SIGKILL)
-		err := <-done
-		if err == nil {
-			err = errors.New("killed after the grace period")
-		}
-		return err
+	tmp, err := os.MkdirTemp("", "rexmle-sock-")
+	if err != nil {
+		return "", nil, err
 	}
+	// Searchable by others: a sandbox running as another user binds it.
+	if err := os.Chmod(tmp, 0o711); err != nil {
+		os.RemoveAll(tmp)
+		return "", nil, err
+	}
+	return filepath.Join(tmp, name), func() { os.RemoveAll(tmp) }, nil
 }
 
 // workingSeconds reads the agent's own working time (see the package doc).

@@ -21,16 +21,24 @@ func newJob(t testing.TB, root, name string, sandboxMode string, argv ...string)
 	if err := os.MkdirAll(pub, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cmd := append([]string{os.Args[0]}, argv...)
+	// t.TempDir's folders are private; the sandbox's host user (nobody, when
+	// tests run as root) must reach the run and data folders.
+	os.Chmod(root, 0o755)
+	os.Chmod(filepath.Dir(root), 0o755)
+	self := agentBin
+	cmd := append([]string{self}, argv...)
 	return &Job{Group: "g", Challenge: "c1", Seed: 1, PublicDir: pub, RunDir: filepath.Join(root, "results", "runs", "g", "c1", name, "seed-1"),
 		Agent:     config.Agent{ID: name, Backend: "none", Executor: "local", Command: cmd, Sandbox: sandboxMode},
-		TimeLimit: 30 * time.Second, Grace: time.Second, AgentBin: os.Args[0],
+		TimeLimit: 30 * time.Second, Grace: time.Second, AgentBin: self, ReadOnly: []string{self},
 		Hide: []string{filepath.Join(root, "data"), filepath.Join(root, "results")}}
 }
 
 func TestExecuteDone(t *testing.T) {
 	for _, mode := range []string{"none", "auto"} {
 		t.Run(mode, func(t *testing.T) {
+			if mode != "none" {
+				needBwrap(t)
+			}
 			j := newJob(t, t.TempDir(), "a", mode, "say", "hello", "REXMLE_WORKING_SECONDS=not-a-number")
 			in, err := Execute(context.Background(), j)
 			if err != nil || in.Status != StatusDone || in.ExitCode != 0 {
@@ -45,7 +53,10 @@ func TestExecuteDone(t *testing.T) {
 				t.Fatalf("run.json %+v", back)
 			}
 			t.Logf("isolation: %s", back.Isolation)
-			if mode == "none" && back.Isolation != `none: sandbox = "none"` {
+			if mode != "none" && !strings.HasPrefix(back.Isolation, "bwrap:") {
+				t.Fatalf("isolation %q", back.Isolation)
+			}
+			if mode == "none" && !strings.HasPrefix(back.Isolation, `none: sandbox = "none"`) {
 				t.Fatalf("isolation %q", back.Isolation)
 			}
 		})
@@ -148,10 +159,13 @@ func TestTelemetryWithFakeSampler(t *testing.T) {
 func TestValidationFromInsideTheSandbox(t *testing.T) {
 	for _, mode := range []string{"none", "auto"} {
 		t.Run(mode, func(t *testing.T) {
+			if mode != "none" {
+				needBwrap(t)
+			}
 			root := t.TempDir()
 			j := newJob(t, root, "a", mode)
 			out := filepath.Join(j.RunDir, "logs", "answer.json")
-			j.Agent.Command = []string{os.Args[0], "validator", "{submission}", out}
+			j.Agent.Command = []string{agentBin, "validator", "{submission}", "{logs}/answer.json"}
 			var asked []string
 			j.Validate = func(ctx context.Context, dir string) error { asked = append(asked, dir); return nil }
 			in, err := Execute(context.Background(), j)

@@ -18,7 +18,11 @@ func startValidation(j *Job) (*validationServer, error) {
 		ContainerWorkspace:  filepath.Join(j.RunDir, "workspace"),
 		ContainerLogs:       filepath.Join(j.RunDir, "logs"),
 	}
-	h := validate.Handler(validate.CheckFunc(j.Validate), validate.Within(j.RunDir, mounts))
+	def := ContainerSubmission
+	if j.Agent.Sandbox == "none" && (j.Agent.Executor == "" || j.Agent.Executor == "local") {
+		def = filepath.Join(j.RunDir, "submission")
+	}
+	h := validate.Handler(validate.CheckFunc(j.Validate), validate.Within(j.RunDir, mounts), def)
 	srv, err := validate.Listen(filepath.Join(j.RunDir, "validate.sock"), h)
 	if err != nil {
 		return nil, err

@@ -1,177 +1,247 @@
-// Package sandbox is the wrapper that isolates a local agent run: started by
-// the runner in new user and mount namespaces (see runner.SandboxAttr), it
-// makes every mount private, opens the folders the agent may use, covers
-// each hidden root (the data root, the results root) with an empty tmpfs,
-// mounts the opened folders back at their own paths (read-only or
-// read-write), changes into the working folder and executes the agent. The
-// agent thus sees its public data and its run folder and nothing else under
-// the hidden roots: the private answers are not there to read.
+// Package sandbox builds the bubblewrap (bwrap) command line that isolates
+// a local agent run. The agent's view is built from nothing: an empty root
+// holding only the read-only system folders (/usr, the /bin and /lib links
+// or folders, /etc, /opt), a fresh /proc of its own PID namespace, a
+// minimal /dev, a private /tmp, and the folders the run binds in (the
+// public data read-only, the run's workspace, submission, logs and home
+// read-write, the run's sockets). Nothing else of the host (the checkout,
+// $HOME, /tmp, other runs, the private answers) exists in that view, so
+// there is nothing under a mount to uncover.
+//
+// The agent runs as uid/gid 1000 in a user namespace with no capabilities,
+// no_new_privs, no way to create further user namespaces, in new PID, IPC,
+// UTS, cgroup and (unless the network is allowed) network namespaces. When
+// the pipeline runs as root, bwrap itself is started as an unprivileged
+// host user (nobody), so even the host identity behind uid 1000 is not
+// root. Mounts cannot be undone without CAP_SYS_ADMIN, which the agent does
+// not have in any namespace.
 package sandbox
 
 import (
+	"bytes"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
+	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 )
 
-type list []string
+// Fixed identities.
+const (
+	// UID and GID are the agent's ids inside the sandbox.
+	UID = 1000
+	GID = 1000
+	// HostNobody is the host uid/gid bwrap runs as when the pipeline is root.
+	HostNobody = 65534
+	// Home is the agent's HOME inside the sandbox.
+	Home = "/home/agent"
+	// Path is the agent's PATH inside the sandbox (the last folder holds
+	// rexmle-agent, for `rexmle-agent validate`).
+	Path = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:/run/rexmle/bin"
+)
 
-func (l *list) String() string     { return strings.Join(*l, ",") }
-func (l *list) Set(s string) error { *l = append(*l, s); return nil }
+// oPath is O_PATH (not in package syscall): an fd naming a file for bwrap's
+// --bind-fd without opening it for reading.
+const oPath = 0x200000
 
-// Main runs the wrapper with args (what follows "sandbox" on the command
-// line): -hide DIR, -ro PATH, -rw PATH (each repeatable), -cwd DIR, then
-// "--" and the agent's command. With -probe it sets up a test mount and
-// exits instead. It only returns on error: on success the agent replaces
-// the process.
-func Main(args []string) error {
-	fs := flag.NewFlagSet("sandbox", flag.ContinueOnError)
-	var hide, ro, rw list
-	fs.Var(&hide, "hide", "cover this folder with an empty tmpfs (repeatable)")
-	fs.Var(&ro, "ro", "keep this path visible, read-only (repeatable)")
-	fs.Var(&rw, "rw", "keep this path visible, read-write (repeatable)")
-	cwd := fs.String("cwd", "", "working folder of the agent")
-	probe := fs.Bool("probe", false, "check that the namespaces allow the mounts, then exit")
-	if err := fs.Parse(args); err != nil {
-		return err
+// Bind makes Host visible at Inside.
+type Bind struct {
+	Host   string
+	Inside string
+	RW     bool
+}
+
+// Spec is one sandboxed command.
+type Spec struct {
+	Binds   []Bind   // opened by the caller's process and passed to bwrap as fds
+	Devices []string // host device nodes bound as they are (GPUs)
+	Network bool     // share the host's network namespace
+	Cwd     string   // inside the sandbox
+	Argv    []string // the command inside the sandbox
+}
+
+// Command is a prepared bwrap invocation: Argv to execute with Files as
+// the child's extra fds (3, 4, ...) and Attr as its process attributes.
+// Close releases the fds after the child started (or on failure).
+type Command struct {
+	Argv  []string
+	Files []*os.File
+	Attr  *syscall.SysProcAttr
+}
+
+// Close closes the fds passed to bwrap.
+func (c *Command) Close() {
+	for _, f := range c.Files {
+		f.Close()
 	}
-	if *probe {
-		return probeMounts()
+}
+
+// HostIDs is the host uid and gid bwrap runs as: nobody when the pipeline
+// is root, the caller's own ids otherwise.
+func HostIDs() (uid, gid int) {
+	if os.Geteuid() == 0 {
+		return HostNobody, HostNobody
 	}
-	argv := fs.Args()
-	if len(argv) == 0 {
-		return errors.New("sandbox: no command after --")
+	return os.Getuid(), os.Getgid()
+}
+
+// attr starts bwrap in a process group of its own, as HostIDs.
+func attr() *syscall.SysProcAttr {
+	a := &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if os.Geteuid() == 0 {
+		a.Credential = &syscall.Credential{Uid: HostNobody, Gid: HostNobody, Groups: []uint32{}}
 	}
-	if err := Isolate(hide, ro, rw); err != nil {
-		return err
-	}
-	if *cwd != "" {
-		// Again after the mounts: the inherited working folder is a dentry
-		// of the covered tree, from which ".." would reach hidden folders.
-		if err := os.Chdir(*cwd); err != nil {
-			return fmt.Errorf("sandbox: chdir %s: %w", *cwd, err)
+	return a
+}
+
+// systemArgs binds the read-only system folders and the fresh /proc, /dev, /tmp.
+func systemArgs() []string {
+	args := []string{"--ro-bind", "/usr", "/usr"}
+	for _, d := range []string{"/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"} {
+		fi, err := os.Lstat(d)
+		switch {
+		case err != nil:
+		case fi.Mode()&os.ModeSymlink != 0:
+			if t, err := os.Readlink(d); err == nil {
+				args = append(args, "--symlink", t, d)
+			}
+		case fi.IsDir():
+			args = append(args, "--ro-bind", d, d)
 		}
 	}
-	path, err := exec.LookPath(argv[0])
+	for _, d := range []string{"/etc", "/opt"} {
+		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
+			args = append(args, "--ro-bind", d, d)
+		}
+	}
+	return append(args, "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--tmpfs", "/run", "--dir", "/run/rexmle")
+}
+
+// Build opens the binds and makes the bwrap command line. The caller
+// passes Files to the child in order and calls Close once it started.
+func (s *Spec) Build() (*Command, error) {
+	if len(s.Argv) == 0 {
+		return nil, errors.New("sandbox: no command")
+	}
+	bwrap, err := exec.LookPath("bwrap")
 	if err != nil {
-		return fmt.Errorf("sandbox: %w", err)
+		return nil, errors.New("sandbox: bwrap is not installed (Debian package bubblewrap); install it or set sandbox = \"none\" for this agent to run it without isolation")
 	}
-	return fmt.Errorf("sandbox: exec %s: %w", path, syscall.Exec(path, argv, os.Environ()))
-}
-
-type keep struct {
-	path string
-	f    *os.File
-	ro   bool
-}
-
-// Isolate does the mounts (see the package doc). It must run inside a mount
-// namespace of its own.
-func Isolate(hide, ro, rw []string) error {
-	if err := syscall.Mount("", "/", "", syscall.MS_REC|syscall.MS_PRIVATE, ""); err != nil {
-		return fmt.Errorf("sandbox: make mounts private: %w", err)
+	c := &Command{Attr: attr()}
+	args := []string{bwrap, "--unshare-user", "--uid", strconv.Itoa(UID), "--gid", strconv.Itoa(GID), "--disable-userns",
+		"--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--hostname", "rexmle",
+		"--die-with-parent", "--new-session", "--cap-drop", "ALL"}
+	if !s.Network {
+		args = append(args, "--unshare-net")
 	}
-	var keeps []keep
-	for _, set := range []struct {
-		paths []string
-		ro    bool
-	}{{ro, true}, {rw, false}} {
-		for _, p := range set.paths {
-			p = filepath.Clean(p)
-			f, err := os.Open(p) // O_CLOEXEC: closed when the agent starts
-			if err != nil {
-				return fmt.Errorf("sandbox: open %s: %w", p, err)
-			}
-			defer f.Close()
-			keeps = append(keeps, keep{path: p, f: f, ro: set.ro})
+	args = append(args, systemArgs()...)
+	if s.Network {
+		args = append(args, resolvConf()...)
+	}
+	for _, b := range s.Binds {
+		if err := reachable(b.Host); err != nil {
+			c.Close()
+			return nil, err
 		}
-	}
-	sort.Slice(hide, func(a, b int) bool { return len(hide[a]) < len(hide[b]) })
-	for _, h := range hide {
-		h = filepath.Clean(h)
-		if _, err := os.Stat(h); err != nil {
-			continue // nothing there to hide
-		}
-		if err := syscall.Mount("tmpfs", h, "tmpfs", syscall.MS_NOSUID|syscall.MS_NODEV, "mode=0755,size=4m"); err != nil {
-			return fmt.Errorf("sandbox: cover %s: %w", h, err)
-		}
-	}
-	// Read-write folders may sit inside read-only ones; mount the
-	// shallower paths first so deeper ones land on top.
-	sort.SliceStable(keeps, func(a, b int) bool { return len(keeps[a].path) < len(keeps[b].path) })
-	for _, k := range keeps {
-		st, err := k.f.Stat()
+		f, err := openPath(b.Host)
 		if err != nil {
-			return err
+			c.Close()
+			return nil, fmt.Errorf("sandbox: open %s: %w", b.Host, err)
 		}
-		if st.IsDir() {
-			err = os.MkdirAll(k.path, 0o755)
-		} else if _, serr := os.Stat(k.path); serr != nil {
-			if err = os.MkdirAll(filepath.Dir(k.path), 0o755); err == nil {
-				err = os.WriteFile(k.path, nil, 0o644)
-			}
+		fd := 3 + len(c.Files)
+		c.Files = append(c.Files, f)
+		flag := "--ro-bind-fd"
+		if b.RW {
+			flag = "--bind-fd"
 		}
-		if err != nil {
-			return fmt.Errorf("sandbox: mount point %s: %w", k.path, err)
-		}
-		src := fmt.Sprintf("/proc/self/fd/%d", k.f.Fd())
-		if err := syscall.Mount(src, k.path, "", syscall.MS_BIND|syscall.MS_REC, ""); err != nil {
-			return fmt.Errorf("sandbox: bind %s: %w", k.path, err)
-		}
-		if k.ro {
-			if err := remountReadOnly(k.path); err != nil {
-				return err
-			}
-		}
+		args = append(args, flag, strconv.Itoa(fd), b.Inside)
 	}
-	return nil
+	for _, d := range s.Devices {
+		args = append(args, "--dev-bind", d, d)
+	}
+	if len(s.Devices) > 0 {
+		// GPU libraries read the PCI topology; /sys holds no secrets of the
+		// benchmark and is read-only.
+		args = append(args, "--ro-bind", "/sys", "/sys")
+	}
+	if s.Cwd != "" {
+		args = append(args, "--chdir", s.Cwd)
+	}
+	c.Argv = append(append(args, "--"), s.Argv...)
+	return c, nil
 }
 
-// remountReadOnly makes the bind mount at p read-only, keeping the flags
-// the kernel locks in a user namespace (nosuid, nodev, noexec, atime).
-func remountReadOnly(p string) error {
-	var st syscall.Statfs_t
-	if err := syscall.Statfs(p, &st); err != nil {
-		return fmt.Errorf("sandbox: statfs %s: %w", p, err)
+// reachable checks, when bwrap runs as nobody (the pipeline is root), that
+// nobody can reach p: bwrap resolves every bind source as its own user.
+func reachable(p string) error {
+	if os.Geteuid() != 0 {
+		return nil
 	}
-	flags := uintptr(syscall.MS_BIND | syscall.MS_REMOUNT | syscall.MS_RDONLY)
-	for _, m := range []struct{ st, ms uintptr }{
-		{0x2, syscall.MS_NOSUID}, {0x4, syscall.MS_NODEV}, {0x8, syscall.MS_NOEXEC},
-		{0x400, syscall.MS_NOATIME}, {0x800, syscall.MS_NODIRATIME}, {0x1000, syscall.MS_RELATIME},
-	} {
-		if uintptr(st.Flags)&m.st != 0 {
-			flags |= m.ms
-		}
-	}
-	if err := syscall.Mount("", p, "", flags, ""); err != nil {
-		return fmt.Errorf("sandbox: make %s read-only: %w", p, err)
-	}
-	return nil
-}
-
-func probeMounts() error {
-	dir, err := os.MkdirTemp("", "rexmle-probe-")
+	p, err := filepath.Abs(p)
 	if err != nil {
 		return err
 	}
-	defer os.Remove(dir)
-	if err := syscall.Mount("", "/", "", syscall.MS_REC|syscall.MS_PRIVATE, ""); err != nil {
-		return fmt.Errorf("make mounts private: %w", err)
+	for d := filepath.Dir(p); ; d = filepath.Dir(d) {
+		fi, err := os.Stat(d)
+		if err != nil {
+			return fmt.Errorf("sandbox: %s: %w", d, err)
+		}
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Uid != HostNobody && fi.Mode().Perm()&0o001 == 0 {
+			return fmt.Errorf("sandbox: the pipeline runs as root, so bwrap runs as nobody (uid %d), which cannot reach %s: folder %s has mode %o; make it searchable by others (chmod o+x %s) or run the pipeline as a non-root user", HostNobody, p, d, fi.Mode().Perm(), d)
+		}
+		if d == "/" {
+			return nil
+		}
 	}
-	if err := syscall.Mount("tmpfs", dir, "tmpfs", syscall.MS_NOSUID|syscall.MS_NODEV, "size=64k"); err != nil {
-		return fmt.Errorf("mount tmpfs: %w", err)
+}
+
+func openPath(p string) (*os.File, error) {
+	fd, err := syscall.Open(p, oPath|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
 	}
-	if err := syscall.Mount(dir, dir, "", syscall.MS_BIND, ""); err != nil {
-		return fmt.Errorf("bind mount: %w", err)
+	return os.NewFile(uintptr(fd), p), nil
+}
+
+// resolvConf binds the target of a symlinked /etc/resolv.conf (e.g. under
+// /run, which the sandbox does not have) so that names resolve with the
+// network on.
+func resolvConf() []string {
+	t, err := filepath.EvalSymlinks("/etc/resolv.conf")
+	if err != nil || t == "/etc/resolv.conf" || strings.HasPrefix(t, "/etc/") || strings.HasPrefix(t, "/usr/") {
+		return nil
 	}
-	if err := remountReadOnly(dir); err != nil {
-		return err
-	}
-	return syscall.Unmount(dir, syscall.MNT_DETACH)
+	return []string{"--ro-bind", t, t}
+}
+
+var (
+	probeOnce sync.Once
+	probeErr  error
+)
+
+// Available checks once that bwrap starts a sandbox on this host, as
+// Build's command would, and returns why not.
+func Available() error {
+	probeOnce.Do(func() {
+		s := Spec{Argv: []string{"/bin/sh", "-c", "exit 0"}}
+		c, err := s.Build()
+		if err != nil {
+			probeErr = err
+			return
+		}
+		defer c.Close()
+		cmd := exec.Command(c.Argv[0], c.Argv[1:]...)
+		cmd.Dir = "/"
+		cmd.SysProcAttr = attr()
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Run(); err != nil {
+			probeErr = fmt.Errorf("sandbox: bwrap cannot start a sandbox here (%v: %s); unprivileged user namespaces may be disabled (sysctl kernel.unprivileged_userns_clone, user.max_user_namespaces) — set sandbox = \"none\" for this agent to run it without isolation", err, strings.TrimSpace(out.String()))
+		}
+	})
+	return probeErr
 }

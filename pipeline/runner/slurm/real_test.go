@@ -55,6 +55,10 @@ func TestRealSlurm(t *testing.T) {
 		t.Setenv("SLURM_CONF", filepath.Join(dir, "slurm.conf"))
 	}
 	work := t.TempDir()
+	// A root pipeline runs the bwrap sandbox as nobody, which must reach
+	// the run and data folders (t.TempDir's are private).
+	os.Chmod(work, 0o755)
+	os.Chmod(filepath.Dir(work), 0o755)
 	bin := filepath.Join(work, "rexmle-agent")
 	if out, err := exec.Command("go", "build", "-o", bin, filepath.Join(repo, "cmd", "rexmle-agent")).CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
@@ -140,8 +144,8 @@ func TestRealSlurm(t *testing.T) {
 			log, _ := os.ReadFile(filepath.Join(work, "slurm", id+"_"+strconv.Itoa(i)+".out"))
 			t.Errorf("%s: %s %s\n%s", j.ID(), in.Status, in.Error, log)
 		}
-		if !strings.HasPrefix(in.Isolation, "namespaces") {
-			t.Logf("%s ran without namespaces: %s", j.ID(), in.Isolation)
+		if !strings.HasPrefix(in.Isolation, "bwrap:") {
+			t.Errorf("%s ran without the sandbox: %s", j.ID(), in.Isolation)
 		}
 	}
 	var done, summaries int

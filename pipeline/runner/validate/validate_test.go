@@ -39,7 +39,7 @@ func (fakeChallenge) Grade(ctx context.Context, dir, private string, mode challe
 
 func serve(t *testing.T, root string) string {
 	t.Helper()
-	srv, err := Listen(filepath.Join(t.TempDir(), "v.sock"), Handler(Check(fakeChallenge{}, "private", challenge.Reference), Within(root, map[string]string{"/submission": filepath.Join(root, "submission")})))
+	srv, err := Listen(filepath.Join(t.TempDir(), "v.sock"), Handler(Check(fakeChallenge{}, "private", challenge.Reference), Within(root, map[string]string{"/submission": filepath.Join(root, "submission")}), "/submission"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +107,7 @@ func TestValidateRefusesFoldersOutsideTheRun(t *testing.T) {
 	other := t.TempDir()
 	os.Symlink(other, filepath.Join(root, "link"))
 	socket := serve(t, root)
-	for _, dir := range []string{other, filepath.Join(root, "link"), filepath.Join(root, "..", filepath.Base(other)), "", "/nonexistent"} {
+	for _, dir := range []string{other, filepath.Join(root, "link"), filepath.Join(root, "..", filepath.Base(other)), "/nonexistent"} {
 		r, err := Ask(context.Background(), socket, dir)
 		if err != nil {
 			t.Fatal(err)
@@ -123,7 +123,7 @@ func TestValidateRefusesFoldersOutsideTheRun(t *testing.T) {
 
 func TestLongSocketPathFallsBack(t *testing.T) {
 	long := filepath.Join(t.TempDir(), strings.Repeat("d", 120), "v.sock")
-	srv, err := Listen(long, Handler(func(context.Context, string) error { return errors.New("x") }, func(string) (string, error) { return "/", nil }))
+	srv, err := Listen(long, Handler(func(context.Context, string) error { return errors.New("x") }, func(string) (string, error) { return "/", nil }, "/"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,5 +134,65 @@ func TestLongSocketPathFallsBack(t *testing.T) {
 	r, err := Ask(context.Background(), srv.Socket, "/")
 	if err != nil || r.Valid {
 		t.Fatalf("%+v %v", r, err)
+	}
+}
+
+// TestValidateDefaultsAndHealth: no body (or no dir) validates the run's
+// submission folder; GET /health answers; a request the handler does not
+// know is not answered with a verdict.
+func TestValidateDefaultsAndHealth(t *testing.T) {
+	root := t.TempDir()
+	os.MkdirAll(filepath.Join(root, "submission"), 0o755)
+	socket := serve(t, root)
+	for _, body := range []string{"", "{}", `{"dir":""}`} {
+		if got := strings.TrimSpace(rawAsk(t, socket, body)); got != `{"valid":true}` {
+			t.Errorf("body %q answered %s", body, got)
+		}
+	}
+	// The default is the submission folder: break it and the answer changes.
+	os.WriteFile(filepath.Join(root, "submission", "bad.txt"), nil, 0o644)
+	if got := rawAsk(t, socket, ""); !strings.Contains(got, `"valid":false`) {
+		t.Errorf("default dir with a bad submission answered %s", got)
+	}
+	c := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+		return (&net.Dialer{}).DialContext(ctx, "unix", socket)
+	}}}
+	resp, err := c.Get("http://x/health")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || strings.TrimSpace(string(b)) != `{"status":"ok"}` {
+		t.Errorf("health: %d %s", resp.StatusCode, b)
+	}
+	resp, err = c.Get("http://x/validate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusMethodNotAllowed {
+		t.Errorf("GET /validate: %d", resp.StatusCode)
+	}
+}
+
+// TestValidateDoesNotRevealHiddenPaths (issue 13 #17): a folder outside the
+// run that exists and one that does not get the same answer, apart from
+// the name the agent sent.
+func TestValidateDoesNotRevealHiddenPaths(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "run")
+	os.MkdirAll(filepath.Join(root, "submission"), 0o755)
+	hidden := filepath.Join(filepath.Dir(root), "private")
+	os.MkdirAll(hidden, 0o755)
+	missing := filepath.Join(filepath.Dir(root), "privatX")
+	socket := serve(t, root)
+	a := rawAsk(t, socket, `{"dir":"`+hidden+`"}`)
+	b := rawAsk(t, socket, `{"dir":"`+missing+`"}`)
+	if !strings.Contains(a, `"valid":false`) || strings.Replace(a, hidden, missing, 1) != b {
+		t.Fatalf("existing hidden folder answered %s, missing one %s", a, b)
+	}
+	// Inside the run a missing folder may be named as missing.
+	if c := rawAsk(t, socket, `{"dir":"/submission/nope"}`); !strings.Contains(c, "no such folder") {
+		t.Errorf("missing folder in the run answered %s", c)
 	}
 }
