@@ -6,7 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -57,6 +60,7 @@ func setupPodman(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	podmanDir = dir
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	env, err := podmanTestConfig(dir)
 	if err != nil {
@@ -76,6 +80,11 @@ func setupPodman(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("build the static test agent: %v\n%s", err, out)
 	}
+	bridge := exec.Command("go", "build", "-o", testBridgeBin(dir), "../../cmd/rexmle-bridge")
+	bridge.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := bridge.CombinedOutput(); err != nil {
+		t.Fatalf("build the static bridge: %v\n%s", err, out)
+	}
 	tarball := filepath.Join(dir, "rootfs.tar")
 	if err := writeRootfsTar(tarball, filepath.Join(rootfs, "agent")); err != nil {
 		t.Fatal(err)
@@ -84,6 +93,13 @@ func setupPodman(t *testing.T) {
 		t.Fatalf("podman import: %v\n%s", err, out)
 	}
 }
+
+// podmanDir is setupPodman's folder: podman's state, the image's rootfs,
+// the static bridge.
+var podmanDir string
+
+// testBridgeBin is where setupPodman builds the static rexmle-bridge.
+func testBridgeBin(dir string) string { return filepath.Join(dir, "rexmle-bridge") }
 
 // writeRootfsTar writes a root filesystem holding /agent and the empty
 // folders an engine mounts over.
@@ -358,6 +374,66 @@ func TestContainerExecutorHostileAgent(t *testing.T) {
 		assertContainerGone(t, j)
 	})
 
+	t.Run("egress: the allowed endpoint only, through the proxy; validation over HTTP", func(t *testing.T) {
+		fake := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			switch r.URL.Path {
+			case "/v1/chat/completions":
+				io.WriteString(w, `{"id":"c1","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"fake-completion"}}]}`)
+			case "/v1/models":
+				io.WriteString(w, `{"object":"list","data":[{"id":"gpt-5"}]}`)
+			default:
+				http.NotFound(w, r)
+			}
+		}))
+		defer fake.Close()
+		other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "other-server") }))
+		defer other.Close()
+		allowed, refused := strings.TrimPrefix(fake.URL, "http://"), strings.TrimPrefix(other.URL, "http://")
+		j := containerRunJob(t, t.TempDir(), "llm", "egress", "/logs/egress.json", allowed, refused)
+		j.BridgeBin = testBridgeBin(podmanDir)
+		j.Agent.Egress = []string{allowed}
+		var asked []string
+		j.Validate = func(ctx context.Context, dir string) error { asked = append(asked, dir); return nil }
+		in, err := Execute(context.Background(), j)
+		if err != nil || in.Status != StatusDone {
+			log, _ := os.ReadFile(filepath.Join(j.RunDir, "logs", "console.log"))
+			t.Fatalf("%+v %v\n%s", in, err, log)
+		}
+		b, err := os.ReadFile(filepath.Join(j.RunDir, "logs", "egress.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var res map[string]string
+		if err := json.Unmarshal(b, &res); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(res["allowed_post"], "200 ") || !strings.Contains(res["allowed_post"], "fake-completion") {
+			t.Errorf("allowed server through the proxy: %q", res["allowed_post"])
+		}
+		if !strings.HasPrefix(res["allowed_connect"], "200 ") || !strings.Contains(res["allowed_connect"], "gpt-5") {
+			t.Errorf("allowed server through a CONNECT tunnel: %q", res["allowed_connect"])
+		}
+		if !strings.HasPrefix(res["refused_post"], "403 ") || strings.Contains(res["refused_post"], "other-server") {
+			t.Errorf("refused server through the proxy: %q", res["refused_post"])
+		}
+		if res["refused_connect"] != "403" {
+			t.Errorf("refused server through CONNECT: %q", res["refused_connect"])
+		}
+		for _, k := range []string{"direct_allowed", "direct_refused"} {
+			if !strings.HasPrefix(res[k], "error: ") {
+				t.Errorf("%s: %q, want a failed connection", k, res[k])
+			}
+		}
+		if res["validate"] != `{"valid":true}` || len(asked) != 1 {
+			t.Errorf("validation over HTTP: %q, asked %v", res["validate"], asked)
+		}
+		if res["health"] != `{"status":"ok"}` {
+			t.Errorf("health: %q", res["health"])
+		}
+		assertContainerGone(t, j)
+	})
+
 	t.Run("FIFO and giant sparse file: the run ends", func(t *testing.T) {
 		j := containerRunJob(t, t.TempDir(), "junk", "leave-junk")
 		in, err := Execute(context.Background(), j)
@@ -365,12 +441,15 @@ func TestContainerExecutorHostileAgent(t *testing.T) {
 			log, _ := os.ReadFile(filepath.Join(j.RunDir, "logs", "console.log"))
 			t.Fatalf("%+v %v\n%s", in, err, log)
 		}
-		fi, err := os.Lstat(filepath.Join(j.RunDir, "submission", "submission.csv"))
-		if err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
-			t.Fatalf("the agent's FIFO is not there: %v %v", fi, err)
+		// The sealed submission keeps neither: the FIFO is not a regular
+		// file and the sparse file is over the per-file cap.
+		if in.Snapshot == nil || in.Snapshot.DroppedCount != 2 {
+			t.Fatalf("snapshot: %+v, want the FIFO and the 2 GB file dropped", in.Snapshot)
 		}
-		if fi, err := os.Stat(filepath.Join(j.RunDir, "submission", "big.csv")); err != nil || fi.Size() != 2<<30 {
-			t.Fatalf("sparse file: %v %v", fi, err)
+		for _, f := range []string{"submission.csv", "big.csv"} {
+			if _, err := os.Lstat(filepath.Join(j.RunDir, "submission", f)); !os.IsNotExist(err) {
+				t.Errorf("%s is in the sealed submission: %v", f, err)
+			}
 		}
 		assertContainerGone(t, j)
 	})

@@ -157,7 +157,7 @@ func (j *Job) buildWith(val *validationServer, egressSock string) (*launch, erro
 	case "", "local":
 		return j.buildLocal(socket, egressSock)
 	case "docker":
-		return j.buildDocker(socket)
+		return j.buildDocker(socket, egressSock)
 	case "apptainer":
 		return j.buildApptainer(socket)
 	}

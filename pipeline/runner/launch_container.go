@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/rexmle/rexmle/pipeline/runner/egress"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -22,6 +23,8 @@ const (
 	// ContainerAgentBin is where the rexmle-agent binary is mounted (read-only)
 	// for built-in agents run in a container.
 	ContainerAgentBin = "/opt/rexmle/rexmle-agent"
+	// ContainerBridgeBin is where the static rexmle-bridge binary is mounted.
+	ContainerBridgeBin = "/opt/rexmle/rexmle-bridge"
 	// containerUID is the agent's uid and gid inside the container when the
 	// pipeline runs as root: never root, whatever the image says.
 	containerUID = 1000
@@ -88,7 +91,7 @@ func (j *Job) Engine() (string, error) {
 // passed by name (-e NAME, the value comes from the engine client's
 // environment, so no secret is on the command line). At the time limit or
 // on cancel the container is stopped with the grace period and removed.
-func (j *Job) buildDocker(socket string) (*launch, error) {
+func (j *Job) buildDocker(socket, egressSock string) (*launch, error) {
 	if j.Agent.Image == "" {
 		return nil, fmt.Errorf("agent %s: executor docker needs an image", j.Agent.ID)
 	}
@@ -141,7 +144,11 @@ func (j *Job) buildDocker(socket string) (*launch, error) {
 		argv = append(argv, "-v", j.AgentBin+":"+ContainerAgentBin+":ro")
 		inner[0] = ContainerAgentBin
 	}
-	argv = append(argv, j.egressFlags()...)
+	bridgeFlags, bridgeEnv, forwards, err := j.containerBridge(socket, egressSock)
+	if err != nil {
+		return nil, err
+	}
+	argv = append(argv, bridgeFlags...)
 	argv = append(argv, "-w", cp.workspace)
 	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
 	for _, name := range engineEnv {
@@ -164,9 +171,15 @@ func (j *Job) buildDocker(socket string) (*launch, error) {
 		argv = append(argv, "-e", kv[:strings.IndexByte(kv, '=')])
 		env = append(env, kv)
 	}
+	for _, kv := range bridgeEnv { // proxy addresses and the validation URL: no secrets
+		argv = append(argv, "-e", kv)
+	}
 	argv = append(argv, j.Agent.Image)
-	argv = append(argv, j.egressWrap(inner)...)
-	if err := j.prepareContainer(engine, name, env, []string{h.submission, h.logs, h.workspace, socket}); err != nil {
+	if len(forwards) > 0 {
+		inner = egress.BridgeArgs(ContainerBridgeBin, forwards, inner)
+	}
+	argv = append(argv, inner...)
+	if err := j.prepareContainer(engine, name, env, []string{h.submission, h.logs, h.workspace, socket, egressSock}); err != nil {
 		return nil, err
 	}
 	grace := strconv.Itoa(int(j.graceOrDefault().Seconds()))
@@ -200,26 +213,39 @@ func (j *Job) gpuFlags(engine string) []string {
 	return []string{"--gpus", `"device=` + j.gpuList() + `"`}
 }
 
-// egressFlags and egressWrap are the hook for the egress proxy (an HTTP
-// proxy on a Unix socket on the host with the agent's allowlist, package
-// pipeline/runner/egress, and the `rexmle-agent bridge` subcommand).
-//
-// EGRESS HOOK (to wire once both are merged): buildDocker gets the run's
-// egress socket like buildBwrap does. When the agent has an egress
-// allowlist and no full network (it keeps --network none), egressFlags
-// returns "-v <egress socket>:/run/rexmle/egress.sock" and
-// "-v <AgentBin>:/opt/rexmle/rexmle-agent:ro" plus the proxy variables as
-// literal -e NAME=value (egress.ProxyEnv of the bridge's loopback address;
-// REXMLE_VALIDATE_URL for the validation forward), and egressWrap returns
-// egress.BridgeArgs(ContainerAgentBin, forwards, inner) with one forward
-// for the proxy (loopback port -> /run/rexmle/egress.sock) and one for the
-// validation socket (-> ContainerSocket). The bridge runs as the
-// container's main process under --init and forwards SIGTERM to the agent.
-// The binary must run in the image (see the built-in agents above). Until
-// then such an agent has either full network (network = true) or none.
-func (j *Job) egressFlags() []string { return nil }
-
-func (j *Job) egressWrap(inner []string) []string { return inner }
+// containerBridge gives a container the egress proxy and the validation
+// endpoint as loopback ports, as the bwrap sandbox has them: the static
+// rexmle-bridge binary (Job.BridgeBin) is mounted read-only and runs as the
+// container's main process (under --init), listening on 127.0.0.1:3128
+// (the proxy, forwarded to the egress socket mounted at
+// /run/rexmle/egress.sock) and 127.0.0.1:5000 (the validation socket), and
+// starts the agent as its child, passing SIGTERM on. The container keeps
+// --network none: its loopback is all it has, so the proxy's allowlist is
+// the only way out. Without the bridge binary the validation socket is
+// still mounted, but an egress allowlist cannot be honoured: an error.
+func (j *Job) containerBridge(socket, egressSock string) (flags, env []string, fw []egress.Forward, err error) {
+	if j.BridgeBin == "" {
+		if egressSock != "" {
+			return nil, nil, nil, fmt.Errorf("agent %s: egress from a container needs the static rexmle-bridge binary", j.Agent.ID)
+		}
+		return nil, nil, nil, nil
+	}
+	if socket != "" {
+		fw = append(fw, egress.Forward{Listen: SandboxValidateAddr, Socket: ContainerSocket})
+		env = append(env, "REXMLE_VALIDATE_URL=http://"+SandboxValidateAddr)
+	}
+	if egressSock != "" {
+		flags = append(flags, "-v", egressSock+":"+SandboxEgressSock)
+		fw = append(fw, egress.Forward{Listen: SandboxProxyAddr, Socket: SandboxEgressSock})
+		env = append(env, egress.ProxyEnv(SandboxProxyAddr)...)
+	} else if socket != "" {
+		env = append(env, "NO_PROXY=localhost,127.0.0.1", "no_proxy=localhost,127.0.0.1")
+	}
+	if len(fw) > 0 {
+		flags = append(flags, "-v", j.BridgeBin+":"+ContainerBridgeBin+":ro")
+	}
+	return flags, env, fw, nil
+}
 
 // prepareContainer readies the host for the run's container: the engine
 // must be installed and hold the image (it is never pulled at run time); a

@@ -176,5 +176,3 @@ func searchableWithin(p string, roots []string) error {
 		}
 	}
 }
-
-

@@ -73,6 +73,10 @@ type Job struct {
 	TimeLimit time.Duration
 	Grace     time.Duration
 	AgentBin  string // the rexmle-agent binary: built-in agents and the sandbox wrapper
+	// BridgeBin is a static (cgo-free) rexmle-bridge binary: mounted into
+	// containers, it forwards loopback ports to the egress proxy and the
+	// validation endpoint (the image's libc need not match the host's).
+	BridgeBin string
 	BenchHash string
 	// Hide lists the pipeline's own roots (the data root, the results
 	// root). The bwrap sandbox shows nothing it does not bind in, so these
@@ -240,7 +244,8 @@ func Execute(ctx context.Context, j *Job) (*Info, error) {
 	}
 	var proxy *egress.Proxy
 	egressSock := ""
-	if sandboxed && !j.Agent.Network && len(j.Agent.Egress) > 0 {
+	containerized := j.Agent.Executor == "docker"
+	if (sandboxed || containerized) && !j.Agent.Network && len(j.Agent.Egress) > 0 {
 		sock, cleanup, err := socketPath(j.RunDir, "egress.sock")
 		if err != nil {
 			return fail(fmt.Errorf("egress proxy: %w", err))

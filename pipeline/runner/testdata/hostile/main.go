@@ -12,6 +12,7 @@
 package main
 
 import (
+	"github.com/rexmle/rexmle/pipeline/runner/internal/egressprobe"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -56,6 +57,8 @@ func main() {
 	switch os.Args[1] {
 	case "probe":
 		os.Exit(probe(args[0], strings.Split(args[1], ","), args[2]))
+	case "egress": // egress OUT ALLOWED_ADDR REFUSED_ADDR
+		os.Exit(egressprobe.Main(args))
 	case "ignore-term":
 		signal.Ignore(syscall.SIGTERM)
 		d, _ := strconv.ParseFloat(args[0], 64)
