@@ -12,9 +12,9 @@
 package main
 
 import (
-	"github.com/rexmle/rexmle/pipeline/runner/internal/egressprobe"
 	"encoding/json"
 	"fmt"
+	"github.com/rexmle/rexmle/pipeline/runner/internal/egressprobe"
 	"io/fs"
 	"net"
 	"os"
