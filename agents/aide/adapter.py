@@ -68,7 +68,7 @@ def plan(task, desc_file, bridge_url):
         "workspace_dir=" + os.path.join(root, "workspaces"),
         "copy_data=False",
         "agent.steps=%d" % task.steps,
-        "agent.time_limit=%d" % task.time_limit,
+        "agent.time_limit=%d" % task.agent_budget,
         "exec.timeout=%d" % (task.step_timeout or task.time_limit),
         "agent.search.max_debug_depth=20",
         "agent.search.debug_prob=1",

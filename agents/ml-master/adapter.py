@@ -55,7 +55,7 @@ def plan(task, desc_file, bridge_url):
         "cpu_number=%d" % (os.cpu_count() or 1),
         "copy_data=False",
         "agent.steps=%d" % task.steps,
-        "agent.time_limit=%d" % task.time_limit,
+        "agent.time_limit=%d" % task.agent_budget,
         "exec.timeout=%d" % (task.step_timeout or task.time_limit),
         "agent.code.model=" + model,
         "agent.code.temp=1.0",

@@ -61,7 +61,7 @@ def plan(task, root, bridge_url):
         "LOG_TRACE_PATH": os.path.join(root, "log", "run"),
         "REXMLE_VALIDATE_HTTP": bridge_url,
     })
-    argv = ["rdagent", "data_science", "--competition", task.challenge, "--timeout", timeout_arg(task.time_limit)]
+    argv = ["rdagent", "data_science", "--competition", task.challenge, "--timeout", timeout_arg(task.agent_budget)]
     if task.steps:
         argv += ["--loop-n", str(task.steps)]
     return ak.Plan(argv, env, root, secret, notes={"endpoint": task.endpoint, "backend": task.backend})

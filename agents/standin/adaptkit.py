@@ -88,6 +88,11 @@ class Task:
             return self.copy_reserve
         return max(5, min(300, self.time_limit // 20))
 
+    @property
+    def agent_budget(self):
+        """Seconds the agent is told it has: the limit less the reserve."""
+        return max(1, self.time_limit - self.deadline_reserve)
+
 
 def parse(argv=None, agent="agent", steps=0, step_timeout=0):
     p = argparse.ArgumentParser(prog=agent + "-adapter", description="rexmle adapter for " + agent)
@@ -247,6 +252,11 @@ def run(agent, task, plan, collect, bridge=None, stop_wait=30):
     stopping = {"why": ""}
     env = dict(os.environ)
     env.update(plan.env)
+    home = env.get("HOME", "")
+    if not home or not os.access(home, os.W_OK):
+        # containers run as the host user, whose home does not exist there
+        env["HOME"] = os.path.join(task.workspace, "home")
+        os.makedirs(env["HOME"], exist_ok=True)
     os.makedirs(plan.cwd, exist_ok=True)
     log("%s: %s", agent, " ".join(plan.argv))
     try:
