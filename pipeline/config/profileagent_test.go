@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -197,5 +198,34 @@ agent_env.sample = { A = "1" }
 		if !strings.Contains(msg, want) {
 			t.Errorf("missing problem %q in:\n%s", want, msg)
 		}
+	}
+}
+
+func TestKnownIssuesFile(t *testing.T) {
+	b := loadRepo(t)
+	issues, err := LoadKnownIssues(filepath.Join("..", "..", "benchmark", "known-issues.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]bool{}
+	for _, is := range issues {
+		ids[is.ID] = true
+		for _, a := range is.Agents {
+			if _, ok := b.Agent(a); !ok {
+				t.Errorf("issue %s names unknown agent %q", is.ID, a)
+			}
+		}
+	}
+	// the departures the profiles rely on must stay documented
+	for _, id := range []string{"time-limit-12h", "ml-master-no-3-day-config", "aide-report-keys-rejected"} {
+		if !ids[id] {
+			t.Errorf("known issue %q is missing", id)
+		}
+	}
+	bad := filepath.Join(t.TempDir(), "k.toml")
+	os.WriteFile(bad, []byte("[[issue]]\nid = \"a\"\ntitle = \"t\"\nharness = \"h\"\nwhat = 1\n"), 0o644)
+	_, err = LoadKnownIssues(bad)
+	if err == nil || !strings.Contains(err.Error(), `unknown key "issue.what"`) || !strings.Contains(err.Error(), "rexmle is missing") {
+		t.Fatalf("err = %v", err)
 	}
 }
