@@ -167,12 +167,13 @@ def main(argv=None):
         # RD-Agent reads {DS_LOCAL_DATA_PATH}/{competition}: link the public files there
         for name in os.listdir(task.data):
             link = os.path.join(comp, name)
-            if not os.path.lexists(link):
+            if name != "description.md" and not os.path.lexists(link):
                 os.symlink(os.path.join(task.data, name), link)
         bridge = ak.open_bridge(task, "", [root])
         url = bridge.url
-        # RD-Agent reads the description from the data folder; the notes go beside it
-        ak.write_text(os.path.join(root, "full_instructions.md"), ak.instructions(task, bridge.hint()))
+        # RD-Agent takes the task from the competition's description.md: there
+        # it gets the benchmark instructions and notes before the description.
+        ak.write_text(os.path.join(comp, "description.md"), ak.instructions(task, bridge.hint()))
 
     def collect():
         got = ak.collect_submission(sota_workspaces(log_dir, ws_root) + newest_with_submission(ws_root), task.submission)
