@@ -20,6 +20,7 @@ import (
 
 	"github.com/rexmle/rexmle/pipeline/challenge"
 	_ "github.com/rexmle/rexmle/pipeline/challenges/all"
+	"github.com/rexmle/rexmle/pipeline/runner"
 	"github.com/rexmle/rexmle/pipeline/runner/validate"
 )
 
@@ -308,7 +309,9 @@ func newWorld(t *testing.T, id string) *world {
 	for _, d := range []string{w.sub, w.logs, w.ws} {
 		os.MkdirAll(d, 0o755)
 	}
-	h := validate.Handler(validate.Check(ch, w.private, challenge.Reference), validate.Within(w.runDir, nil))
+	// the runner's mounts, so folders named as a container sees them resolve too
+	mounts := map[string]string{runner.ContainerSubmission: w.sub, runner.ContainerWorkspace: w.ws, runner.ContainerLogs: w.logs}
+	h := validate.Handler(validate.Check(ch, w.private, challenge.Reference), validate.Within(w.runDir, mounts))
 	srv, err := validate.Listen(filepath.Join(w.runDir, "validate.sock"), h)
 	if err != nil {
 		t.Fatal(err)
