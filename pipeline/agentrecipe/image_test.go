@@ -63,7 +63,7 @@ func TestStandinImageRunsEndToEnd(t *testing.T) {
 		cmd.Run()
 	})
 	tarball := filepath.Join(dir, "python.tar")
-	mk := exec.Command("sh", filepath.Join("testdata", "python-rootfs.sh"), tarball)
+	mk := exec.Command("sh", filepath.Join(agentsDir, "standin", "python-rootfs.sh"), tarball)
 	mk.Env = append(os.Environ(), "PYTHON="+python(t))
 	if out, err := mk.CombinedOutput(); err != nil {
 		t.Fatalf("python rootfs: %v\n%s", err, out)

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Writes to $1 a tar of a minimal root filesystem holding this machine's
 # Python (interpreter, standard library, the shared libraries they load), for
-# `podman import`: the stand-in image's base, built without any network.
+# `podman import`: the stand-in image's base (agents/standin/Containerfile),
+# built without any network. Used by pipeline/agentrecipe's image test.
 set -eu
 out=$1
 py=$(readlink -f "${PYTHON:-/usr/bin/python3}")
@@ -24,7 +25,6 @@ for l in $libs; do
   mkdir -p "$root$(dirname "$l")"
   cp -L "$l" "$root$l"
 done
-# the dynamic loader, wherever ldd named it
 echo "root:x:0:0:root:/root:/bin/sh" > "$root/etc/passwd"
 echo "root:x:0:" > "$root/etc/group"
 tar -C "$root" -cf "$out" .
