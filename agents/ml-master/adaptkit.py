@@ -236,6 +236,14 @@ class Plan:
         return json.dumps(out, indent=2, sort_keys=True)
 
 
+def _safe_collect(collect):
+    try:
+        return collect()
+    except Exception as err:  # a failed copy must not hide the agent's outcome
+        log("collecting the outputs failed: %s: %s", type(err).__name__, err)
+        return ""
+
+
 def _kill_group(proc, sig):
     try:
         os.killpg(proc.pid, sig)
@@ -250,6 +258,18 @@ def run(agent, task, plan, collect, bridge=None, stop_wait=30):
         print(plan.dry_run_json(agent, task))
         return 0
     stopping = {"why": ""}
+    child = {}
+
+    def on_signal(signum, _frame):
+        if not stopping["why"]:
+            stopping["why"] = "signal %d" % signum
+            log("got signal %d: stopping the agent and collecting its outputs", signum)
+            if "proc" in child:
+                _kill_group(child["proc"], signal.SIGTERM)
+
+    # before the agent starts, so that an early stop still collects
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
     env = dict(os.environ)
     env.update(plan.env)
     home = env.get("HOME", "")
@@ -263,19 +283,13 @@ def run(agent, task, plan, collect, bridge=None, stop_wait=30):
         proc = subprocess.Popen(plan.argv, cwd=plan.cwd, env=env, start_new_session=True)
     except OSError as err:
         log("cannot start %s: %s", plan.argv[0], err)
-        collect()
+        _safe_collect(collect)
         if bridge:
             bridge.close()
         return 127
-
-    def on_signal(signum, _frame):
-        if not stopping["why"]:
-            stopping["why"] = "signal %d" % signum
-            log("got signal %d: stopping the agent and collecting its outputs", signum)
-            _kill_group(proc, signal.SIGTERM)
-
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGINT, on_signal)
+    child["proc"] = proc
+    if stopping["why"]:
+        _kill_group(proc, signal.SIGTERM)
     deadline = time.monotonic() + task.time_limit - task.deadline_reserve
     while True:
         try:
@@ -301,7 +315,7 @@ def run(agent, task, plan, collect, bridge=None, stop_wait=30):
     _kill_group(proc, signal.SIGKILL)
     if bridge:
         bridge.close()
-    got = collect()
+    got = _safe_collect(collect)
     log("agent exited with %s; submission collected: %s", rc, bool(got))
     if stopping["why"].startswith("signal"):
         return 143
