@@ -71,9 +71,11 @@ type Agent struct {
 	GPUs        int               `toml:"gpus"`
 	Network     bool              `toml:"network"`
 	Description string            `toml:"description"`
-	// Egress lists the host:port endpoints (e.g. "api.openai.com:443") a
-	// sandboxed agent without network = true may reach, through a proxy
-	// that refuses everything else.
+	// Egress lists the only "host:port" destinations (e.g.
+	// "api.openai.com:443") an agent without network = true may reach,
+	// through a proxy that refuses everything else (its LLM API). An entry
+	// "$NAME" stands for the host and port of the URL in the environment
+	// variable NAME (e.g. an Azure endpoint), resolved by ProfileAgent.
 	Egress []string `toml:"egress"`
 	// Sandbox isolates local runs: "bwrap" (default; "auto" and
 	// "namespaces" mean the same) runs the agent in a bubblewrap sandbox and
@@ -89,7 +91,28 @@ type Agent struct {
 	ShmSize string  `toml:"shm_size"`
 	CPUs    float64 `toml:"cpus"`
 	Memory  string  `toml:"memory"`
+	// Backends are the LLM backends the agent can run with, by label (the
+	// label runs are recorded under, e.g. "gpt-5", "claude-sonnet-4.5"). A
+	// profile picks one with profile.backend; otherwise Backend is used.
+	Backends map[string]AgentBackend `toml:"backends"`
 }
+
+// AgentBackend is how an agent reaches one LLM backend. The adapter
+// receives it as REXMLE_BACKEND, REXMLE_MODEL, REXMLE_ENDPOINT and the
+// names (never the values) of the variables holding key, URL and version.
+type AgentBackend struct {
+	Model         string            `toml:"model"`           // model or deployment name as the agent passes it
+	Endpoint      string            `toml:"endpoint"`        // openai, azure, anthropic, gemini, openrouter, openai-compatible
+	APIKeyEnv     string            `toml:"api_key_env"`     // variable holding the API key
+	BaseURLEnv    string            `toml:"base_url_env"`    // variable holding the endpoint URL (azure, gateways)
+	APIVersionEnv string            `toml:"api_version_env"` // variable holding the API version (azure)
+	Env           []string          `toml:"env"`             // more variables passed through by name
+	SetEnv        map[string]string `toml:"set_env"`         // fixed, non-secret values
+	Egress        []string          `toml:"egress"`          // "host:port" or "$NAME" destinations
+}
+
+// Endpoints are the endpoint kinds an agent backend may name.
+var Endpoints = []string{"openai", "azure", "anthropic", "gemini", "openrouter", "openai-compatible"}
 
 // Judge configures the capability judge.
 type Judge struct {
@@ -126,6 +149,12 @@ type Profile struct {
 	GPUSampleEvery Duration `toml:"gpu_sample_every"`
 	// Slurm configures scheduler = "slurm".
 	Slurm Slurm `toml:"slurm"`
+	// Backend runs the profile's agents with this LLM backend (one of each
+	// agent's backends) instead of their default; runs are recorded under it.
+	Backend string `toml:"backend"`
+	// AgentEnv sets fixed variables for one agent in this profile, e.g.
+	// agent_env.aide = { REXMLE_STEPS = "10000" }.
+	AgentEnv map[string]map[string]string `toml:"agent_env"`
 }
 
 // Slurm is where and how the slurm scheduler submits a profile's runs.

@@ -243,18 +243,32 @@ func (b *Benchmark) validate(ck *checker) {
 		default:
 			ck.addf(ck.key("sandbox", line), "agent %q: sandbox is %q, want bwrap (the default) or none", a.ID, a.Sandbox)
 		}
-		for _, e := range a.Egress {
-			host, port, err := net.SplitHostPort(e)
-			if n, perr := strconv.Atoi(port); err != nil || host == "" || perr != nil || n < 1 || n > 65535 {
-				ck.addf(ck.key("egress", line), "agent %q: egress entry %q, want host:port with a port from 1 to 65535 (e.g. \"api.openai.com:443\")", a.ID, e)
-			}
-		}
 		if len(a.Egress) > 0 && a.Network {
 			ck.addf(ck.key("egress", line), "agent %q: egress lists endpoints but network = true gives the full network; keep one of them", a.ID)
 		}
 		if a.Backend == "" {
 			ck.addf(line, "agent %q: backend is missing, want the LLM behind it (\"none\" for built-ins)", a.ID)
 		}
+		if _, ok := a.Backends[a.Backend]; len(a.Backends) > 0 && !ok {
+			ck.addf(ck.key("backend", line), "agent %q: backend %q has no [agent.backends.%q] table (backends: %s)", a.ID, a.Backend, a.Backend, strings.Join(backendNames(a.Backends), ", "))
+		}
+		for _, name := range backendNames(a.Backends) {
+			be := a.Backends[name]
+			if be.Model == "" {
+				ck.addf(line, "agent %q, backend %q: model is missing, want the model or deployment name", a.ID, name)
+			}
+			if !contains(Endpoints, be.Endpoint) {
+				ck.addf(line, "agent %q, backend %q: endpoint is %q, want one of %s", a.ID, name, be.Endpoint, strings.Join(Endpoints, ", "))
+			}
+			if be.APIKeyEnv == "" {
+				ck.addf(line, "agent %q, backend %q: api_key_env is missing, want the name of the variable holding the API key", a.ID, name)
+			}
+			if be.Endpoint == "azure" && be.BaseURLEnv == "" {
+				ck.addf(line, "agent %q, backend %q: endpoint azure needs base_url_env (the variable holding the resource URL)", a.ID, name)
+			}
+			checkEgress(ck, line, fmt.Sprintf("agent %q, backend %q", a.ID, name), be.Egress)
+		}
+		checkEgress(ck, line, fmt.Sprintf("agent %q", a.ID), a.Egress)
 	}
 	switch b.Judge.Kind {
 	case "heuristic", "openai":
@@ -295,7 +309,47 @@ func (b *Benchmark) validate(ck *checker) {
 		if p.Scheduler != "" && p.Scheduler != "local" && p.Scheduler != "slurm" {
 			ck.addf(ck.key("scheduler", line), "profile %q: scheduler is %q, want \"local\" or \"slurm\"", n, p.Scheduler)
 		}
+		if p.Backend != "" {
+			for _, id := range p.Agents {
+				if a, ok := b.Agent(id); ok && a.Builtin == "" {
+					if _, has := a.Backends[p.Backend]; !has {
+						ck.addf(ck.key("backend", line), "profile %q: backend %q, but agent %q has no such backend (backends: %s)", n, p.Backend, id, strings.Join(backendNames(a.Backends), ", "))
+					}
+				}
+			}
+		}
+		for _, id := range sortedKeys(p.AgentEnv) {
+			if !contains(p.Agents, id) {
+				ck.addf(ck.key("agent_env", line), "profile %q: agent_env names agent %q, which the profile does not run", n, id)
+			}
+		}
 	}
+}
+
+func checkEgress(ck *checker, line int, who string, entries []string) {
+	for _, e := range entries {
+		if strings.HasPrefix(e, "$") {
+			if !envName.MatchString(e[1:]) {
+				ck.addf(ck.key("egress", line), "%s: egress entry %q, want \"$NAME\" with a variable name", who, e)
+			}
+			continue
+		}
+		host, port, err := net.SplitHostPort(e)
+		if n, perr := strconv.Atoi(port); err != nil || host == "" || perr != nil || n < 1 || n > 65535 {
+			ck.addf(ck.key("egress", line), "%s: egress entry %q, want \"host:port\" with a port from 1 to 65535 (e.g. \"api.openai.com:443\") or \"$NAME\"", who, e)
+		}
+	}
+}
+
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+func sortedKeys[V any](m map[string]V) []string {
+	k := make([]string, 0, len(m))
+	for n := range m {
+		k = append(k, n)
+	}
+	sort.Strings(k)
+	return k
 }
 
 var validKinds = map[string]bool{"zenodo": true, "figshare": true, "gdrive": true, "url": true, "manual": true}

@@ -75,7 +75,11 @@ func planRuns(e *env, agentBin string) (jobs []*runner.Job, unprepared int, err 
 			check = validate.Check(ch, filepath.Join(dataRoot, c.ID, "private"), mode)
 		}
 		for _, aid := range e.profile.Agents {
-			a, _ := e.b.Agent(aid)
+			pa, err := e.b.ProfileAgent(e.profile, aid)
+			if err != nil {
+				return nil, 0, fmt.Errorf("profile %s: %w", e.opt.Profile, err)
+			}
+			a := &pa
 			seeds := e.profile.Seeds
 			if len(seeds) == 0 {
 				seeds = []int{1}

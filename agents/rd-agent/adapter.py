@@ -1,0 +1,188 @@
+#!/usr/bin/env python3
+"""rexmle adapter for R&D-Agent (rdagent v0.8.0, data_science scenario).
+
+Lays the public data out as RD-Agent expects ({DS_LOCAL_DATA_PATH}/{competition}),
+runs `rdagent data_science --competition ID --timeout ...` with LiteLLM's
+settings in the environment, and at the end (or on SIGTERM) copies the
+workspace of the best (SOTA) experiment out as the submission and converts the
+run's pickled logs to text (here, inside the image, where RD-Agent's classes
+can be unpickled) next to its plain-text logs.
+"""
+
+import json
+import os
+import pickle
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import adaptkit as ak  # noqa: E402
+
+AGENT = "rd-agent"
+
+
+def timeout_arg(secs):
+    """RD-Agent's --timeout string, e.g. "24h" or "90m"."""
+    if secs % 3600 == 0:
+        return "%dh" % (secs // 3600)
+    if secs % 60 == 0:
+        return "%dm" % (secs // 60)
+    return "%ds" % secs
+
+
+def llm_env(task):
+    """LiteLLM's variables for the backend; returns (env, secret_names)."""
+    key = ak.secret(task)
+    url = ak.base_url(task)
+    model = task.model or "gpt-5"
+    emb = os.environ.get("REXMLE_EMBEDDING_MODEL", "text-embedding-3-small")
+    env, secret = {}, set()
+    if task.endpoint == "azure":
+        env.update({"CHAT_MODEL": "azure/" + model, "EMBEDDING_MODEL": "azure/" + emb,
+                    "AZURE_API_KEY": key, "AZURE_API_BASE": url})
+        secret.add("AZURE_API_KEY")
+        if task.api_version_env:
+            env["AZURE_API_VERSION"] = os.environ.get(task.api_version_env, "")
+    else:
+        env.update({"CHAT_MODEL": model, "EMBEDDING_MODEL": emb, "OPENAI_API_KEY": key})
+        secret.add("OPENAI_API_KEY")
+        if url:
+            env["OPENAI_API_BASE"] = url
+    return env, secret
+
+
+def plan(task, root, bridge_url):
+    env, secret = llm_env(task)
+    env.update({
+        "DS_LOCAL_DATA_PATH": os.path.join(root, "data"),
+        "DS_IF_USING_MLE_DATA": "False",
+        "DS_Coder_CoSTEER_ENV_TYPE": "conda",
+        "DS_Runner_CoSTEER_ENV_TYPE": "conda",
+        "LOG_TRACE_PATH": os.path.join(root, "log", "run"),
+        "REXMLE_VALIDATE_HTTP": bridge_url,
+    })
+    argv = ["rdagent", "data_science", "--competition", task.challenge, "--timeout", timeout_arg(task.agent_budget)]
+    if task.steps:
+        argv += ["--loop-n", str(task.steps)]
+    return ak.Plan(argv, env, root, secret, notes={"endpoint": task.endpoint, "backend": task.backend})
+
+
+WS_RE = re.compile(rb"RD-Agent_workspace/([0-9a-f]{32})")
+
+
+def sota_workspaces(log_dir, ws_root):
+    """Workspaces of the SOTA experiments, newest loop first: from the
+    sota_exp_to_submit records (unpickled where RD-Agent is importable,
+    else the workspace id found in the pickle's bytes)."""
+    recs = []
+    for dirpath, _dirs, files in os.walk(log_dir):
+        if "sota_exp_to_submit" not in dirpath:
+            continue
+        for f in files:
+            if f.endswith(".pkl"):
+                p = os.path.join(dirpath, f)
+                recs.append((os.path.getmtime(p), p))
+    out = []
+    for _mt, p in sorted(recs, reverse=True):
+        path = ""
+        try:
+            with open(p, "rb") as fh:
+                obj = pickle.load(fh)
+            ws = getattr(getattr(obj, "experiment_workspace", None), "workspace_path", None)
+            path = str(ws) if ws else ""
+        except Exception:  # classes missing or a partial pickle: read the bytes
+            pass
+        if not path:
+            with open(p, "rb") as fh:
+                m = WS_RE.search(fh.read())
+            if m:
+                path = os.path.join(ws_root, m.group(1).decode())
+        if path and path not in out:
+            out.append(path)
+    return out
+
+
+def newest_with_submission(ws_root):
+    best = []
+    if os.path.isdir(ws_root):
+        for name in os.listdir(ws_root):
+            p = os.path.join(ws_root, name, "submission.csv")
+            if os.path.isfile(p):
+                best.append((os.path.getmtime(p), os.path.dirname(p)))
+    return [d for _m, d in sorted(best, reverse=True)]
+
+
+def pickle_to_text(obj, depth=0):
+    """A readable rendering of an unpickled log object."""
+    if depth > 4:
+        return repr(obj)[:2000]
+    if isinstance(obj, (str, int, float, bool)) or obj is None:
+        return obj
+    if isinstance(obj, (list, tuple)):
+        return [pickle_to_text(x, depth + 1) for x in obj[:200]]
+    if isinstance(obj, dict):
+        return {str(k): pickle_to_text(v, depth + 1) for k, v in list(obj.items())[:200]}
+    d = getattr(obj, "__dict__", None)
+    if d:
+        return {"__class__": type(obj).__name__, **{k: pickle_to_text(v, depth + 1) for k, v in d.items() if not k.startswith("_")}}
+    return str(obj)
+
+
+def convert_logs(log_dir, out_dir):
+    """Copies the plain-text logs and writes a .txt beside every pickle."""
+    n = 0
+    for dirpath, _dirs, files in os.walk(log_dir):
+        rel = os.path.relpath(dirpath, log_dir)
+        for f in files:
+            src = os.path.join(dirpath, f)
+            dst_dir = os.path.join(out_dir, rel)
+            os.makedirs(dst_dir, exist_ok=True)
+            if f.endswith(".pkl"):
+                try:
+                    with open(src, "rb") as fh:
+                        obj = pickle.load(fh)
+                    text = json.dumps(pickle_to_text(obj), indent=1, default=str)
+                except Exception as err:  # keep going: one bad pickle must not lose the rest
+                    text = "unreadable pickle %s: %s" % (f, err)
+                ak.write_text(os.path.join(dst_dir, f[:-4] + ".txt"), text)
+                n += 1
+            elif f.endswith((".log", ".txt", ".json", ".md")):
+                ak.shutil.copyfile(src, os.path.join(dst_dir, f))
+    return n
+
+
+def main(argv=None):
+    task = ak.parse(argv, AGENT, 0, 0)
+    if not task.challenge:
+        raise SystemExit("rd-agent adapter: --challenge (or REXMLE_CHALLENGE) is required")
+    root = os.path.join(task.workspace, "rd-agent")
+    ws_root = os.path.join(root, "git_ignore_folder", "RD-Agent_workspace")
+    log_dir = os.path.join(root, "log")
+    bridge = None
+    if task.dry_run:
+        url = "http://127.0.0.1:<port>"
+    else:
+        comp = os.path.join(root, "data", task.challenge)
+        os.makedirs(comp, exist_ok=True)
+        # RD-Agent reads {DS_LOCAL_DATA_PATH}/{competition}: link the public files there
+        for name in os.listdir(task.data):
+            link = os.path.join(comp, name)
+            if name != "description.md" and not os.path.lexists(link):
+                os.symlink(os.path.join(task.data, name), link)
+        bridge = ak.open_bridge(task, "", [root])
+        url = bridge.url
+        # RD-Agent takes the task from the competition's description.md: there
+        # it gets the benchmark instructions and notes before the description.
+        ak.write_text(os.path.join(comp, "description.md"), ak.instructions(task, bridge.hint()))
+
+    def collect():
+        got = ak.collect_submission(sota_workspaces(log_dir, ws_root) + newest_with_submission(ws_root), task.submission)
+        n = convert_logs(log_dir, os.path.join(task.logs, "rd-agent"))
+        ak.log("converted %d pickled log record(s) to text", n)
+        return got
+
+    return ak.run(AGENT, task, plan(task, root, url), collect, bridge)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
