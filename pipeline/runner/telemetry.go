@@ -173,4 +173,3 @@ func negIf(p *int64) int64 {
 	}
 	return *p
 }
-
