@@ -273,7 +273,7 @@ func checkAgent(ctx context.Context, r *Report, in Input, p Probe, a config.Agen
 		case ok && v != "":
 			r.add(Check{Area: "key", Item: a.ID + ": " + name, Status: OK, Detail: "set (value not shown)"})
 		case secretName.MatchString(name):
-			r.add(Check{Area: "key", Item: a.ID + ": " + name, Status: Fail, Detail: name + " is not set: export it in the shell that runs mage (the value is passed to the agent by name, never stored)", Agents: scope})
+			r.add(Check{Area: "key", Item: a.ID + ": " + name, Status: Fail, Detail: "API key " + name + " is not set (export it where mage runs; it is passed to the agent by name, never stored)", Agents: scope})
 		default:
 			r.add(Check{Area: "key", Item: a.ID + ": " + name, Status: Warn, Detail: "not set: passed to the agent only when set"})
 		}
@@ -295,69 +295,58 @@ func firstLine(out []byte, err error) string {
 }
 
 func checkGPUs(r *Report, p Probe, agents []config.Agent, gpuAgents []string) {
-	need := 0
-	for _, a := range agents {
-		if a.GPUs > need {
-			need = a.GPUs
-		}
-	}
-	// Failures stop the agents that need GPUs only.
-	status, scope := Fail, gpuAgents
+	// The device rows fail when an agent needs a GPU but stop no run by
+	// themselves (empty scope): the per-agent "needs N GPU(s)" rows do.
+	status, none := Fail, []string{}
 	if len(gpuAgents) == 0 {
 		status = Warn
 	}
+	var devs []gpu.Device
 	all, err := p.Devices()
 	if err != nil {
 		r.NoGPU = "no GPU visible through NVML: " + err.Error()
-		detail := r.NoGPU
-		if len(gpuAgents) == 0 {
-			detail += " (no agent of this profile needs one)"
-		} else {
-			detail += fmt.Sprintf(" (%s need(s) a GPU)", strings.Join(gpuAgents, ", "))
-		}
-		r.add(Check{Area: "gpu", Item: "NVML", Status: status, Detail: detail, Agents: scope})
-		return
-	}
-	r.add(Check{Area: "gpu", Item: "NVML", Status: OK, Detail: fmt.Sprintf("%d device(s) listed", len(all))})
-	for _, d := range all {
-		if !d.IsMIG() && d.MIGEnabled {
-			n := 0
-			for _, m := range all {
-				if m.IsMIG() && m.Index == d.Index {
-					n++
+		r.add(Check{Area: "gpu", Item: "NVML", Status: status, Detail: r.NoGPU, Agents: none})
+	} else {
+		r.add(Check{Area: "gpu", Item: "NVML", Status: OK, Detail: fmt.Sprintf("%d device(s) listed", len(all))})
+		for _, d := range all {
+			if !d.IsMIG() && d.MIGEnabled {
+				n := 0
+				for _, m := range all {
+					if m.IsMIG() && m.Index == d.Index {
+						n++
+					}
 				}
+				r.add(Check{Area: "gpu", Item: "GPU " + d.Label(), Status: OK, Detail: fmt.Sprintf("%s, %s, MIG mode on: %d instance(s), each a device of its own", d.Name, d.UUID, n)})
 			}
-			r.add(Check{Area: "gpu", Item: "GPU " + d.Label(), Status: OK, Detail: fmt.Sprintf("%s, %s, MIG mode on: %d instance(s), each a device of its own", d.Name, d.UUID, n)})
 		}
-	}
-	v, set := p.LookupEnv("CUDA_VISIBLE_DEVICES")
-	devs, err := gpu.Visible(all, v, set)
-	if err != nil {
-		r.NoGPU = err.Error()
-		r.add(Check{Area: "gpu", Item: "CUDA_VISIBLE_DEVICES", Status: status, Detail: err.Error(), Agents: scope})
-		return
+		v, set := p.LookupEnv("CUDA_VISIBLE_DEVICES")
+		devs, err = gpu.Visible(all, v, set)
+		switch {
+		case err != nil:
+			r.NoGPU = err.Error()
+			r.add(Check{Area: "gpu", Item: "CUDA_VISIBLE_DEVICES", Status: status, Detail: err.Error(), Agents: none})
+		case set:
+			r.add(Check{Area: "gpu", Item: "CUDA_VISIBLE_DEVICES", Status: OK, Detail: fmt.Sprintf("%q: %d device(s) for runs", v, len(devs))})
+		}
+		for _, d := range devs {
+			mem := "memory unknown"
+			if d.MemTotalBytes >= 0 {
+				mem = fmt.Sprintf("%.1f GiB", float64(d.MemTotalBytes)/(1<<30))
+			}
+			r.add(Check{Area: "gpu", Item: "GPU " + d.Label(), Status: OK, Detail: fmt.Sprintf("%s, %s, %s", d.Name, d.UUID, mem)})
+		}
+		if err == nil && len(devs) == 0 {
+			r.NoGPU = "no usable GPU"
+			if set {
+				r.NoGPU += fmt.Sprintf(" (CUDA_VISIBLE_DEVICES=%q)", v)
+			}
+		}
 	}
 	r.GPUs = devs
-	if set {
-		r.add(Check{Area: "gpu", Item: "CUDA_VISIBLE_DEVICES", Status: OK, Detail: fmt.Sprintf("%q: %d device(s) for runs", v, len(devs))})
-	}
-	for _, d := range devs {
-		mem := "memory unknown"
-		if d.MemTotalBytes >= 0 {
-			mem = fmt.Sprintf("%.1f GiB", float64(d.MemTotalBytes)/(1<<30))
-		}
-		r.add(Check{Area: "gpu", Item: "GPU " + d.Label(), Status: OK, Detail: fmt.Sprintf("%s, %s, %s", d.Name, d.UUID, mem)})
-	}
-	if len(devs) == 0 {
-		r.NoGPU = "no usable GPU"
-		if set {
-			r.NoGPU += fmt.Sprintf(" (CUDA_VISIBLE_DEVICES=%q)", v)
-		}
-	}
 	for _, a := range agents {
 		if a.GPUs > len(devs) {
 			why := fmt.Sprintf("needs %d GPU(s); %d usable here", a.GPUs, len(devs))
-			if len(devs) == 0 {
+			if r.NoGPU != "" {
 				why += " (" + r.NoGPU + ")"
 			}
 			r.add(Check{Area: "gpu", Item: a.ID, Status: Fail, Detail: why, Agents: []string{a.ID}})
@@ -460,16 +449,25 @@ func inScope(list []string, id string) bool {
 	return false
 }
 
-// Blocking returns why the run of agent on challenge cannot start (nil:
-// nothing stops it), one reason per failed check.
-func (r *Report) Blocking(agent, challengeID string) []string {
-	var out []string
+// Blocking returns the failed checks that stop the run of agent on
+// challengeID (none: the run can start).
+func (r *Report) Blocking(agent, challengeID string) []Check {
+	var out []Check
 	for _, c := range r.Failures() {
 		if inScope(c.Agents, agent) && inScope(c.Challenges, challengeID) {
-			out = append(out, c.Area+" "+c.Item+": "+c.Detail)
+			out = append(out, c)
 		}
 	}
 	return out
+}
+
+// Reasons joins the checks' details: the reason a refused run records.
+func Reasons(cs []Check) string {
+	parts := make([]string, len(cs))
+	for i, c := range cs {
+		parts[i] = c.Detail
+	}
+	return strings.Join(parts, "; ")
 }
 
 // Err is nil when every check passed, else an error naming the problems.

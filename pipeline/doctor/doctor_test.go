@@ -145,11 +145,11 @@ func TestPaperHostWithoutGPU(t *testing.T) {
 	if got := r.Blocking("sample", "c1"); len(got) != 0 {
 		t.Errorf("the built-in agent is stopped by %v", got)
 	}
-	aide := strings.Join(r.Blocking("aide", "c2"), "\n")
+	aide := Reasons(r.Blocking("aide", "c2"))
 	if !strings.Contains(aide, "not installed") || !strings.Contains(aide, "Driver Not Loaded") || strings.Contains(aide, "ANTHROPIC") {
 		t.Errorf("aide blocked by:\n%s", aide)
 	}
-	boxed := strings.Join(r.Blocking("boxed", "c1"), "\n")
+	boxed := Reasons(r.Blocking("boxed", "c1"))
 	if !strings.Contains(boxed, "ANTHROPIC_API_KEY") || !strings.Contains(boxed, "rexmle-boxed") || strings.Contains(boxed, "NVML") {
 		t.Errorf("boxed blocked by:\n%s", boxed)
 	}
@@ -190,7 +190,7 @@ func TestGPUsAndImagesPresent(t *testing.T) {
 	// One GPU fewer than pair needs: pair alone is stopped.
 	h.env["CUDA_VISIBLE_DEVICES"] = "0"
 	r = Run(context.Background(), Input{Bench: b, ProfileName: "paper", Profile: p, Challenges: b.Challenges[:1]}, h.probe())
-	if got := r.Blocking("pair", "c1"); len(got) != 1 || !strings.Contains(got[0], "needs 2 GPU(s); 1 usable") {
+	if got := r.Blocking("pair", "c1"); len(got) != 1 || !strings.Contains(got[0].Detail, "needs 2 GPU(s); 1 usable") {
 		t.Fatalf("pair: %v", got)
 	}
 	if got := r.Blocking("aide", "c1"); len(got) != 0 {
