@@ -481,7 +481,10 @@ func (r *Report) Err() error {
 		parts = append(parts, c.Area+" "+c.Item)
 	}
 	sort.Strings(parts)
-	return fmt.Errorf("doctor: %d problem(s) for profile %s: %s", len(f), r.Profile, strings.Join(parts, ", "))
+	if len(parts) > 8 {
+		parts = append(parts[:8], fmt.Sprintf("and %d more", len(parts)-8))
+	}
+	return fmt.Errorf("doctor: %d problem(s) for profile %s (see the table): %s", len(f), r.Profile, strings.Join(parts, ", "))
 }
 
 // Print writes the table: one row per check, failures marked FAIL.
@@ -493,7 +496,7 @@ func (r *Report) Print(w io.Writer) {
 	}
 	tw.Flush()
 	if f := r.Failures(); len(f) > 0 {
-		fmt.Fprintf(w, "doctor: profile %s: %d problem(s); runs they concern are recorded failed, not started\n", r.Profile, len(f))
+		fmt.Fprintf(w, "doctor: profile %s: %d problem(s) (FAIL rows); the run stage records the runs they stop as failed, not started\n", r.Profile, len(f))
 	} else {
 		fmt.Fprintf(w, "doctor: profile %s: every run can start\n", r.Profile)
 	}

@@ -132,9 +132,10 @@ func devicesOf(slots []int, devs []gpu.Device) ([]int, []gpu.Device) {
 	return idx, out
 }
 
-// withGPUEnv gives the agent CUDA_DEVICE_ORDER=PCI_BUS_ID and, when it
-// holds devices, CUDA_VISIBLE_DEVICES with their UUIDs (the only way to
-// name a MIG instance), on a copy of its set_env.
+// withGPUEnv gives the agent CUDA_DEVICE_ORDER=PCI_BUS_ID and
+// CUDA_VISIBLE_DEVICES with the UUIDs of the devices it holds (the only way
+// to name a MIG instance; empty when it holds none), on a copy of its
+// set_env.
 func withGPUEnv(a config.Agent, devs []gpu.Device) config.Agent {
 	env := make(map[string]string, len(a.SetEnv)+2)
 	for k, v := range a.SetEnv {
@@ -142,6 +143,9 @@ func withGPUEnv(a config.Agent, devs []gpu.Device) config.Agent {
 	}
 	for k, v := range gpu.AgentEnv(devs) {
 		env[k] = v
+	}
+	if len(devs) == 0 {
+		env["CUDA_VISIBLE_DEVICES"] = "" // a run that holds no GPU uses none
 	}
 	a.SetEnv = env
 	return a
