@@ -5,7 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -29,7 +32,7 @@ func startTelemetry(j *Job, root int) *telemetry {
 		return t
 	}
 	started := time.Now()
-	procs := NewProcTracker(root)
+	procs := NewProcTracker(root, containerRoot(j))
 	every := j.SampleEvery
 	if every <= 0 {
 		every = 5 * time.Second
@@ -87,6 +90,36 @@ func startTelemetry(j *Job, root int) *telemetry {
 		}
 	}()
 	return t
+}
+
+// containerRoot returns, for the docker-compatible executors, a function
+// that asks the engine for the host pid of the run's container (its
+// processes are the engine's children, not the run's): nil until the
+// container runs, then its pid once (the tracker follows it from there).
+func containerRoot(j *Job) func() []int {
+	engine := j.Agent.Executor
+	if engine != "docker" && engine != "podman" {
+		return nil
+	}
+	name := containerName(j)
+	found := false
+	return func() []int {
+		if found {
+			return nil
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		out, err := exec.CommandContext(ctx, engine, "inspect", "--format", "{{.State.Pid}}", name).Output()
+		if err != nil {
+			return nil
+		}
+		pid, err := strconv.Atoi(strings.TrimSpace(string(out)))
+		if err != nil || pid <= 0 {
+			return nil
+		}
+		found = true
+		return []int{pid}
+	}
 }
 
 // finish stops sampling and returns every sample taken.

@@ -17,19 +17,25 @@ import (
 // and were re-parented away from the tree (identified by pid and start
 // time, so a reused pid is not mistaken for them), plus every process of
 // the run's own cgroup where the run has one (its first process sits in a
-// different cgroup than the stage).
+// different cgroup than the stage), plus the trees of the extra roots
+// found along the way (a container's first process, which the engine
+// starts outside the run's tree).
 type ProcTracker struct {
 	root     int
 	rootTime uint64
+	extra    []func() []int
 	mu       sync.Mutex
 	known    map[int]uint64 // pid → start time (clock ticks after boot)
 	procRoot string         // "/proc" (tests may point elsewhere)
 	cgRoot   string         // "/sys/fs/cgroup"
 }
 
-// NewProcTracker tracks the run whose first process is root.
-func NewProcTracker(root int) *ProcTracker {
-	t := &ProcTracker{root: root, known: map[int]uint64{}, procRoot: "/proc", cgRoot: "/sys/fs/cgroup"}
+// NewProcTracker tracks the run whose first process is root. Each extra
+// function is asked on every call for more roots (e.g. a container's
+// first process once the engine reports it); their trees count too, and
+// once seen they are followed like any other process of the run.
+func NewProcTracker(root int, extra ...func() []int) *ProcTracker {
+	t := &ProcTracker{root: root, extra: extra, known: map[int]uint64{}, procRoot: "/proc", cgRoot: "/sys/fs/cgroup"}
 	if st, ok := readStat(t.procRoot, root); ok {
 		t.rootTime = st.start
 	}
@@ -102,7 +108,14 @@ func (t *ProcTracker) Pids() []int {
 			push(pid)
 		}
 	}
-	for _, pid := range t.cgroupPids() {
+	var roots []int
+	for _, f := range t.extra {
+		if f != nil {
+			roots = append(roots, f()...)
+		}
+	}
+	roots = append(roots, t.cgroupPids()...)
+	for _, pid := range roots {
 		if _, ok := table[pid]; ok {
 			push(pid)
 		}

@@ -200,3 +200,31 @@ func TestTelemetryPassesDescendantsAndElapsed(t *testing.T) {
 		t.Fatalf("read back %d samples (%v), last elapsed %v want %v", len(back), err, back[len(back)-1].ElapsedS, samples[n-1].ElapsedS)
 	}
 }
+
+// TestProcTrackerExtraRoots: a process outside the run's tree (as a
+// container's processes are, started by the engine) counts, with its
+// children, once an extra-root function names it.
+func TestProcTrackerExtraRoots(t *testing.T) {
+	run, _ := spawnTree(t)
+	other, p := spawnTree(t) // stands for the container: not a descendant of run
+	calls := 0
+	tr := NewProcTracker(run.Process.Pid, func() []int {
+		calls++
+		if calls < 2 {
+			return nil // the engine does not know the container yet
+		}
+		return []int{other.Process.Pid}
+	})
+	if got := tr.Pids(); contains(got, other.Process.Pid) {
+		t.Fatalf("first call: %v holds the other tree", got)
+	}
+	got := tr.Pids()
+	for _, name := range []string{"child", "gc", "ggc"} {
+		if !contains(got, p[name]) {
+			t.Fatalf("pids %v: the extra root's %s (%d) is missing", got, name, p[name])
+		}
+	}
+	if !contains(got, run.Process.Pid) {
+		t.Fatalf("pids %v lost the run's own root", got)
+	}
+}
