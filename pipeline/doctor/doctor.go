@@ -189,6 +189,7 @@ func Run(ctx context.Context, in Input, p Probe) *Report {
 		checkAgent(ctx, r, in, p, a)
 	}
 	checkGPUs(r, p, agents, gpuAgents)
+	checkJudge(r, in, p)
 	checkData(r, in)
 	checkDisk(r, in, p)
 	return r
@@ -352,6 +353,28 @@ func checkGPUs(r *Report, p Probe, agents []config.Agent, gpuAgents []string) {
 			r.add(Check{Area: "gpu", Item: a.ID, Status: Fail, Detail: why, Agents: []string{a.ID}})
 		}
 	}
+}
+
+// checkJudge checks the LLM judge's key by name. A missing key stops no
+// run (the judge comes after), but doctor reports it before days of runs.
+func checkJudge(r *Report, in Input, p Probe) {
+	kind := in.Bench.Judge.Kind
+	if in.Profile.Judge != "" {
+		kind = in.Profile.Judge
+	}
+	if kind != "openai" {
+		return
+	}
+	name := in.Bench.Judge.APIKeyEnv
+	if name == "" {
+		name = "OPENAI_API_KEY"
+	}
+	if v, ok := p.LookupEnv(name); ok && v != "" {
+		r.add(Check{Area: "key", Item: "judge: " + name, Status: OK, Detail: "set (value not shown)"})
+		return
+	}
+	r.add(Check{Area: "key", Item: "judge: " + name, Status: Fail, Agents: []string{},
+		Detail: "API key " + name + " of the LLM judge is not set (the judge stage needs it; runs are not stopped by it)"})
 }
 
 // synthetic reports whether a prepared data folder came from synthetic

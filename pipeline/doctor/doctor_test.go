@@ -111,7 +111,8 @@ func TestPaperHostWithoutGPU(t *testing.T) {
 	h := &fakeHost{paths: map[string]string{"bwrap": "/usr/bin/bwrap", "docker": "/usr/bin/docker"},
 		env:    map[string]string{"OPENAI_API_KEY": "sk-very-secret-value"},
 		devErr: errors.New("NVML: Driver Not Loaded"), free: 500 << 30}
-	p := config.Profile{Data: "fetched", Agents: []string{"aide", "boxed", "pair", "sample"}}
+	p := config.Profile{Data: "fetched", Agents: []string{"aide", "boxed", "pair", "sample"}, Judge: "openai"}
+	b.Judge.APIKeyEnv = "REXMLE_TEST_JUDGE_KEY"
 	r := Run(context.Background(), Input{Bench: b, ProfileName: "paper", Profile: p, Challenges: b.Challenges}, h.probe())
 	var out bytes.Buffer
 	r.Print(&out)
