@@ -228,3 +228,10 @@ func TestProcTrackerExtraRoots(t *testing.T) {
 		t.Fatalf("pids %v lost the run's own root", got)
 	}
 }
+
+func BenchmarkProcTrackerPids(b *testing.B) {
+	tr := NewProcTracker(os.Getpid())
+	for i := 0; i < b.N; i++ {
+		tr.Pids()
+	}
+}
