@@ -49,6 +49,14 @@ func runBench(t *testing.T, extra string) Options {
 
 const refusedAgents = `
 [[agent]]
+id = "plain"
+name = "The sample agent without a sandbox (so the test needs no bwrap)"
+backend = "none"
+builtin = "sample"
+sandbox = "none"
+time_limit = "1m"
+
+[[agent]]
 id = "needs-key"
 name = "Needs a key"
 backend = "test"
@@ -69,7 +77,7 @@ gpus = 64
 [profile.refusals]
 description = "the run stage's refusals"
 data = "synthetic"
-agents = ["sample", "needs-key", "needs-gpus"]
+agents = ["plain", "needs-key", "needs-gpus"]
 seeds = [1]
 setting = "demo"
 judge = "heuristic"
@@ -115,8 +123,8 @@ func TestRunRecordsRunsThatCannotStart(t *testing.T) {
 			}
 		}
 	}
-	if in, err := runner.ReadInfo(runDir("sample")); err != nil || in.Status != runner.StatusDone {
-		t.Fatalf("the sample run: %+v %v", in, err)
+	if in, err := runner.ReadInfo(runDir("plain")); err != nil || in.Status != runner.StatusDone {
+		t.Fatalf("the run that could start: %+v %v", in, err)
 	}
 	st, err := store.Open(ctx, filepath.Join(root, "results", "rexmle.sqlite"))
 	if err != nil {
@@ -134,21 +142,28 @@ func TestRunRecordsRunsThatCannotStart(t *testing.T) {
 	}
 	r.Close()
 	st.Close()
-	if !strings.HasPrefix(rows["needs-key"], "failed not started:") || !strings.HasPrefix(rows["needs-gpus"], "failed not started:") || rows["sample"] != "done " {
+	if !strings.HasPrefix(rows["needs-key"], "failed not started:") || !strings.HasPrefix(rows["needs-gpus"], "failed not started:") || rows["plain"] != "done " {
 		t.Fatalf("store rows %q", rows)
 	}
 
 	// A second stage keeps every finished run; the retry reruns only the failed ones.
-	sampleInfo, _ := runner.ReadInfo(runDir("sample"))
+	plainInfo, _ := runner.ReadInfo(runDir("plain"))
+	keyInfo, _ := runner.ReadInfo(runDir("needs-key"))
 	if err := Run(ctx, o); err != nil {
 		t.Fatalf("second run: %v", err)
+	}
+	if again, _ := runner.ReadInfo(runDir("needs-key")); again == nil || again.StartedAt != keyInfo.StartedAt {
+		t.Fatalf("a second stage without the retry redid a failed run: %+v", again)
 	}
 	t.Setenv("REXMLE_RETRY_FAILED", "1")
 	if err := Run(ctx, o); err == nil || !strings.Contains(err.Error(), "2 run(s) could not start") {
 		t.Fatalf("retry: %v", err)
 	}
-	if again, _ := runner.ReadInfo(runDir("sample")); again == nil || again.StartedAt != sampleInfo.StartedAt {
+	if again, _ := runner.ReadInfo(runDir("plain")); again == nil || again.StartedAt != plainInfo.StartedAt {
 		t.Fatalf("the retry redid a finished ok run: %+v", again)
+	}
+	if again, _ := runner.ReadInfo(runDir("needs-key")); again == nil || again.StartedAt == keyInfo.StartedAt || again.Status != runner.StatusFailed {
+		t.Fatalf("the retry did not retry the failed run: %+v", again)
 	}
 }
 
