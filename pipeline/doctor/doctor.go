@@ -344,13 +344,23 @@ func checkGPUs(r *Report, p Probe, agents []config.Agent, gpuAgents []string) {
 		}
 	}
 	r.GPUs = devs
+	whole := 0
+	for _, d := range devs {
+		if !d.IsMIG() {
+			whole++
+		}
+	}
 	for _, a := range agents {
-		if a.GPUs > len(devs) {
+		switch {
+		case a.GPUs > len(devs):
 			why := fmt.Sprintf("needs %d GPU(s); %d usable here", a.GPUs, len(devs))
 			if r.NoGPU != "" {
 				why += " (" + r.NoGPU + ")"
 			}
 			r.add(Check{Area: "gpu", Item: a.ID, Status: Fail, Detail: why, Agents: []string{a.ID}})
+		case a.GPUs > 1 && a.GPUs > whole:
+			r.add(Check{Area: "gpu", Item: a.ID, Status: Fail, Agents: []string{a.ID},
+				Detail: fmt.Sprintf("needs %d GPU(s); %d whole GPU(s) usable here (a process can use only one MIG instance)", a.GPUs, whole)})
 		}
 	}
 }

@@ -177,8 +177,10 @@ func TestGPUsAndImagesPresent(t *testing.T) {
 	r := Run(context.Background(), Input{Bench: b, ProfileName: "paper", Profile: p, Challenges: b.Challenges[:1]}, h.probe())
 	var out bytes.Buffer
 	r.Print(&out)
-	if err := r.Err(); err != nil {
-		t.Fatalf("%v\n%s", err, out.String())
+	for _, c := range r.Failures() {
+		if c.Item != "pair" {
+			t.Fatalf("unexpected failure %+v\n%s", c, out.String())
+		}
 	}
 	if len(r.GPUs) != 2 || r.GPUs[0].UUID != "MIG-dddd" || r.GPUs[1].UUID != "GPU-aaaa" {
 		t.Fatalf("usable GPUs %+v", r.GPUs)
@@ -187,6 +189,13 @@ func TestGPUsAndImagesPresent(t *testing.T) {
 		if !strings.Contains(out.String(), s) {
 			t.Errorf("table lacks %q:\n%s", s, out.String())
 		}
+	}
+	// Two devices, but one is a MIG instance: the 2-GPU agent cannot use them together.
+	if got := r.Blocking("pair", "c1"); len(got) != 1 || !strings.Contains(got[0].Detail, "1 whole GPU(s) usable here (a process can use only one MIG instance)") {
+		t.Fatalf("pair on a MIG instance and a GPU: %v", got)
+	}
+	if err := r.Err(); err == nil {
+		t.Fatal("no error for the 2-GPU agent")
 	}
 	// One GPU fewer than pair needs: pair alone is stopped.
 	h.env["CUDA_VISIBLE_DEVICES"] = "0"

@@ -50,6 +50,38 @@ type Pool struct {
 	GPUs     []int  // GPU slots (the stage maps them to devices in Hooks.Prepare)
 	CPUSlots int    // 0: one per core
 	NoGPU    string // why GPUs is short or empty, for the reason of runs that need more
+	// Single marks slots that can only be a run's one GPU: MIG instances,
+	// since a CUDA process uses one MIG instance at most. Runs that need
+	// several GPUs get slots outside it.
+	Single map[int]bool
+}
+
+// take picks need slots from free for one run: any free slot for a run
+// that needs one, else need slots that are not Single, in pool order.
+// ok is false when free has too few.
+func (p Pool) take(free []int, need int) (chosen, rest []int, ok bool) {
+	for _, s := range free {
+		if len(chosen) < need && (need == 1 || !p.Single[s]) {
+			chosen = append(chosen, s)
+		} else {
+			rest = append(rest, s)
+		}
+	}
+	if len(chosen) < need {
+		return nil, free, false
+	}
+	return chosen, rest, true
+}
+
+// multi counts the slots a multi-GPU run may use.
+func (p Pool) multi() int {
+	n := 0
+	for _, s := range p.GPUs {
+		if !p.Single[s] {
+			n++
+		}
+	}
+	return n
 }
 
 // Progress is the scheduler's state, passed to the progress callback after
@@ -147,6 +179,9 @@ func Schedule(ctx context.Context, jobs []*Job, pool Pool, h Hooks) ([]Outcome, 
 				why += " (" + pool.NoGPU + ")"
 			}
 		}
+		if why == "" && need > 1 && need > pool.multi() {
+			why = fmt.Sprintf("needs %d GPU(s); %d whole GPU(s) usable here (a process can use only one MIG instance)", need, pool.multi())
+		}
 		if why != "" {
 			o := refuse(j, why)
 			mu.Lock()
@@ -155,7 +190,14 @@ func Schedule(ctx context.Context, jobs []*Job, pool Pool, h Hooks) ([]Outcome, 
 			continue
 		}
 		mu.Lock()
-		for ctx.Err() == nil && ((need > 0 && len(freeGPUs) < need) || (need == 0 && freeCPU == 0)) {
+		fits := func() bool {
+			if need == 0 {
+				return freeCPU > 0
+			}
+			_, _, ok := pool.take(freeGPUs, need)
+			return ok
+		}
+		for ctx.Err() == nil && !fits() {
 			cond.Wait()
 		}
 		if ctx.Err() != nil {
@@ -164,9 +206,8 @@ func Schedule(ctx context.Context, jobs []*Job, pool Pool, h Hooks) ([]Outcome, 
 		}
 		var held []int
 		if need > 0 {
-			held = append([]int(nil), freeGPUs[:need]...)
+			held, freeGPUs, _ = pool.take(freeGPUs, need)
 			j.GPUs = append([]int(nil), held...)
-			freeGPUs = freeGPUs[need:]
 		} else {
 			freeCPU--
 		}

@@ -250,3 +250,45 @@ func TestProgressETA(t *testing.T) {
 		t.Fatalf("final %+v", ps[7])
 	}
 }
+
+// TestMIGSlotsServeSingleGPURunsOnly: a run needing two GPUs is given
+// whole GPUs, never MIG instances (a CUDA process uses one at most), and
+// is refused when there are not enough whole GPUs; one-GPU runs use any.
+func TestMIGSlotsServeSingleGPURunsOnly(t *testing.T) {
+	root := t.TempDir()
+	pair := newJob(t, root, "pair", "none")
+	pair.Agent.GPUs = 2
+	pair.Agent.Command = []string{os.Args[0], "count", pair.RunDir, "0"}
+	var singles []*Job
+	for i := 0; i < 3; i++ {
+		j := newJob(t, root, fmt.Sprintf("one%d", i), "none")
+		j.Agent.GPUs = 1
+		j.Agent.Command = []string{os.Args[0], "count", j.RunDir, "0.2"}
+		singles = append(singles, j)
+	}
+	// Slots 0 and 3 whole GPUs, 1 and 2 MIG instances.
+	pool := Pool{GPUs: []int{0, 1, 2, 3}, CPUSlots: 8, Single: map[int]bool{1: true, 2: true}}
+	outs, err := Schedule(context.Background(), append([]*Job{pair}, singles...), pool, Hooks{})
+	if err != nil || len(outs) != 4 {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(pair.RunDir, "gpus")); string(b) != "0,3" {
+		t.Fatalf("the 2-GPU run got %q, want the whole GPUs 0,3", b)
+	}
+	for _, o := range outs {
+		if !o.OK() {
+			t.Fatalf("%s: %+v %v", o.Job.ID(), o.Info, o.Err)
+		}
+	}
+	// Only one whole GPU: the 2-GPU run cannot start, and says why.
+	pair2 := newJob(t, t.TempDir(), "pair2", "none")
+	pair2.Agent.GPUs = 2
+	pair2.Agent.Command = []string{os.Args[0], "count", pair2.RunDir, "0"}
+	outs, _ = Schedule(context.Background(), []*Job{pair2}, Pool{GPUs: []int{0, 1, 2}, CPUSlots: 1, Single: map[int]bool{1: true, 2: true}}, Hooks{})
+	if len(outs) != 1 || outs[0].Info == nil || !strings.Contains(outs[0].Info.Error, "1 whole GPU(s) usable here (a process can use only one MIG instance)") {
+		t.Fatalf("%+v", outs)
+	}
+	if _, err := os.Stat(filepath.Join(pair2.RunDir, "invocations")); err == nil {
+		t.Fatal("the refused run started")
+	}
+}

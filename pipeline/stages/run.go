@@ -239,8 +239,10 @@ func Run(ctx context.Context, o Options) error {
 	}
 	devs := rep.GPUs
 	slots := make([]int, len(devs))
-	for i := range slots {
+	single := map[int]bool{}
+	for i, d := range devs {
 		slots[i] = i
+		single[i] = d.IsMIG()
 	}
 	var (
 		mu      sync.Mutex
@@ -268,7 +270,7 @@ func Run(ctx context.Context, o Options) error {
 	}
 	pr := newRunProgress(len(jobs))
 	start := time.Now()
-	outs, err := runner.Schedule(ctx, jobs, runner.Pool{GPUs: slots, CPUSlots: e.profile.Workers, NoGPU: rep.NoGPU}, runner.Hooks{
+	outs, err := runner.Schedule(ctx, jobs, runner.Pool{GPUs: slots, CPUSlots: e.profile.Workers, NoGPU: rep.NoGPU, Single: single}, runner.Hooks{
 		Refuse:  refuse,
 		Prepare: prepare,
 		Done: func(out runner.Outcome) {
