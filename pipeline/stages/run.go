@@ -84,13 +84,6 @@ func Doctor(ctx context.Context, o Options) error {
 	if err != nil {
 		return err
 	}
-	for _, aid := range e.profile.Agents {
-		if a, ok := e.b.Agent(aid); ok {
-			if _, err := doctor.TimeLimit(*a, e.profile); err != nil {
-				return fmt.Errorf("%s: profile %s: %w", e.b.File, o.Profile, err)
-			}
-		}
-	}
 	rep := preflight(ctx, e)
 	rep.Print(os.Stdout)
 	return rep.Err()
