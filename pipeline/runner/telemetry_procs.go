@@ -100,7 +100,7 @@ func (t *ProcTracker) Pids() []int {
 			queue = append(queue, pid)
 		}
 	}
-	if st, ok := table[t.root]; ok && (t.rootTime == 0 || st.start == t.rootTime) {
+	if st, ok := table[t.root]; ok && t.rootTime != 0 && st.start == t.rootTime { // not a later process reusing the pid
 		push(t.root)
 	}
 	for pid, start := range t.known {
