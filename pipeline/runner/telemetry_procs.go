@@ -43,8 +43,9 @@ func NewProcTracker(root int, extra ...func() []int) *ProcTracker {
 }
 
 type procStat struct {
-	ppid  int
-	start uint64
+	ppid   int
+	start  uint64
+	zombie bool // exited, not yet reaped: holds no memory
 }
 
 // readStat reads the parent pid and start time of pid from /proc/pid/stat.
@@ -67,7 +68,7 @@ func readStat(procRoot string, pid int) (procStat, bool) {
 	if err1 != nil || err2 != nil {
 		return procStat{}, false
 	}
-	return procStat{ppid: ppid, start: start}, true
+	return procStat{ppid: ppid, start: start, zombie: f[0] == "Z"}, true
 }
 
 // Pids returns the run's live processes, sorted.
@@ -100,7 +101,10 @@ func (t *ProcTracker) Pids() []int {
 			queue = append(queue, pid)
 		}
 	}
-	if st, ok := table[t.root]; ok && t.rootTime != 0 && st.start == t.rootTime { // not a later process reusing the pid
+	if st, ok := table[t.root]; ok && t.rootTime == 0 {
+		t.rootTime = st.start // first sighting, moments after the start
+	}
+	if st, ok := table[t.root]; ok && st.start == t.rootTime { // not a later process reusing the pid
 		push(t.root)
 	}
 	for pid, start := range t.known {
@@ -130,6 +134,9 @@ func (t *ProcTracker) Pids() []int {
 	known := make(map[int]uint64, len(in))
 	out := make([]int, 0, len(in))
 	for pid := range in {
+		if table[pid].zombie {
+			continue
+		}
 		known[pid] = table[pid].start
 		out = append(out, pid)
 	}
