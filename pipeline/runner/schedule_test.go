@@ -39,9 +39,21 @@ func TestStopAndResume(t *testing.T) {
 			}
 			ctx, cancel := context.WithCancel(context.Background())
 			var once sync.Once
+			// Stop once the short runs ended and the long ones have started
+			// for real (written their invocation), however loaded the host.
 			outs, err := Schedule(ctx, jobs, Pool{CPUSlots: 6}, Hooks{Progress: func(p Progress) {
 				if p.Done == 3 {
-					once.Do(cancel)
+					once.Do(func() {
+						go func() {
+							deadline := time.Now().Add(20 * time.Second)
+							for _, j := range jobs[1:] {
+								for invocations(t, j) == 0 && time.Now().Before(deadline) && j.Agent.Command[3] == "30" {
+									time.Sleep(10 * time.Millisecond)
+								}
+							}
+							cancel()
+						}()
+					})
 				}
 			}})
 			if err != context.Canceled || len(outs) != 6 {
