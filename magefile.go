@@ -27,6 +27,9 @@ func Prepare(ctx context.Context) error { return stages.Prepare(ctx, stages.From
 // Run runs the profile's agents on every prepared challenge, with GPU telemetry where available.
 func Run(ctx context.Context) error { return stages.Run(ctx, stages.FromEnv()) }
 
+// Doctor checks that the profile's runs can start (engines, images, GPUs through NVML, API keys by name, prepared data, disk) and prints a table; any problem exits non-zero.
+func Doctor(ctx context.Context) error { return stages.Doctor(ctx, stages.FromEnv()) }
+
 // Grade grades every submission under results/runs that has no grade yet.
 func Grade(ctx context.Context) error { return stages.Grade(ctx, stages.FromEnv()) }
 

@@ -26,6 +26,12 @@ type Sample struct {
 	EnergyMJ      int64     `json:"energy_mj"`       // energy counter since the driver loaded, millijoules
 	TempC         float64   `json:"temp_c"`          // GPU core temperature, °C
 	ProcMemBytes  int64     `json:"proc_mem_bytes"`  // device memory used by the run's own processes
+	// Device is the UUID of the GPU or MIG instance ("" where unknown, e.g.
+	// samples of older runs); two MIG instances of one GPU share GPU.
+	Device string `json:"device,omitempty"`
+	// ElapsedS is the time since the run started, in seconds (NaN where
+	// unknown): the x-axis of the utilisation charts.
+	ElapsedS float64 `json:"elapsed_s"`
 }
 
 // Sampler reads the run's GPUs.
@@ -67,11 +73,15 @@ func Summarize(samples []Sample, gpus int, wall time.Duration) Summary {
 		s.EnergyKWh, s.SMUtilMedian, s.SMUtilP95, s.PeakMemFraction, s.PeakProcMemFrac = nan, nan, nan, nan, nan
 		return s
 	}
-	byGPU := map[int][]Sample{}
+	type key struct {
+		gpu    int
+		device string
+	}
+	byGPU := map[key][]Sample{}
 	var util []float64
 	s.PeakMemFraction, s.PeakProcMemFrac = nan, nan
 	for _, x := range samples {
-		byGPU[x.GPU] = append(byGPU[x.GPU], x)
+		byGPU[key{x.GPU, x.Device}] = append(byGPU[key{x.GPU, x.Device}], x)
 		if !math.IsNaN(x.SMUtil) {
 			util = append(util, x.SMUtil)
 		}

@@ -94,7 +94,7 @@ func TestStoreSamplesAndSummary(t *testing.T) {
 	if _, err := st.DB.Exec(`INSERT INTO runs(id, source, setting, backend, challenge_id, agent, status) VALUES ('g/c/a/seed-1','g','demo','none','c','a','running')`); err != nil {
 		t.Fatal(err)
 	}
-	f := &Fake{Batches: [][]Sample{{{At: at(0), GPU: 0, SMUtil: 40, MemUsedBytes: 1 << 30, MemTotalBytes: 80 << 30, PowerW: math.NaN(), EnergyMJ: -1, TempC: 55, ProcMemBytes: 1 << 29}}}}
+	f := &Fake{Batches: [][]Sample{{{At: at(0), GPU: 0, SMUtil: 40, MemUsedBytes: 1 << 30, MemTotalBytes: 80 << 30, PowerW: math.NaN(), EnergyMJ: -1, TempC: 55, ProcMemBytes: 1 << 29, ElapsedS: 12.5, Device: "MIG-x"}}}}
 	b, _ := f.Sample(ctx, []int{1})
 	if err := InsertSamples(ctx, st.DB, "g/c/a/seed-1", b); err != nil {
 		t.Fatal(err)
@@ -106,6 +106,14 @@ func TestStoreSamplesAndSummary(t *testing.T) {
 	}
 	if n != 1 || power != nil || util.(float64) != 40 {
 		t.Fatalf("rows %d power %v util %v", n, power, util)
+	}
+	var elapsed float64
+	var device string
+	if err := st.DB.QueryRow(`SELECT elapsed_s, device FROM gpu_samples WHERE run_id='g/c/a/seed-1'`).Scan(&elapsed, &device); err != nil {
+		t.Fatal(err)
+	}
+	if elapsed != 12.5 || device != "MIG-x" {
+		t.Fatalf("elapsed_s %v device %q", elapsed, device)
 	}
 	err = PutSummary(ctx, st.DB, RunTelemetry{RunID: "g/c/a/seed-1", Telemetry: "nvml", WallSeconds: 3600, WorkingSeconds: math.NaN(), Summary: Summarize(b, 1, time.Hour)})
 	if err != nil {

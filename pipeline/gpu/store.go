@@ -28,12 +28,16 @@ func nullI(v int64) any {
 }
 
 // InsertSamples writes samples of run runID into gpu_samples (unknown
-// readings as NULL). Callers batch: one call per transaction.
+// readings as NULL), with elapsed_s, the seconds since the run started. Callers batch: one call per transaction.
 func InsertSamples(ctx context.Context, db Execer, runID string, samples []Sample) error {
 	for _, x := range samples {
-		_, err := db.ExecContext(ctx, `INSERT INTO gpu_samples(run_id, at, gpu, sm_util, mem_used_bytes, mem_total_bytes, power_w, energy_mj, temp_c, proc_mem_bytes) VALUES (?,?,?,?,?,?,?,?,?,?)`,
+		var device any
+		if x.Device != "" {
+			device = x.Device
+		}
+		_, err := db.ExecContext(ctx, `INSERT INTO gpu_samples(run_id, at, gpu, sm_util, mem_used_bytes, mem_total_bytes, power_w, energy_mj, temp_c, proc_mem_bytes, elapsed_s, device) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`,
 			runID, x.At.UTC().Format(time.RFC3339Nano), x.GPU, nullF(x.SMUtil), nullI(x.MemUsedBytes), nullI(x.MemTotalBytes),
-			nullF(x.PowerW), nullI(x.EnergyMJ), nullF(x.TempC), nullI(x.ProcMemBytes))
+			nullF(x.PowerW), nullI(x.EnergyMJ), nullF(x.TempC), nullI(x.ProcMemBytes), nullF(x.ElapsedS), device)
 		if err != nil {
 			return fmt.Errorf("store GPU sample of %s: %w", runID, err)
 		}

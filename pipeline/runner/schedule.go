@@ -3,6 +3,8 @@ package runner
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"runtime"
 	"sync"
 	"time"
@@ -12,8 +14,10 @@ import (
 // were kept. With resume "mark", a run that a stopped stage left running or
 // interrupted is recorded as interrupted (its run.json rewritten) and kept,
 // not rerun; with "restart" (the default) it runs again from a clean folder.
-// force reruns everything.
-func Pending(jobs []*Job, resume string, force bool) (todo []*Job, kept int, err error) {
+// retryFailed reruns the runs that ended failed (those that could not
+// start included) and keeps every other finished run; force reruns
+// everything.
+func Pending(jobs []*Job, resume string, force, retryFailed bool) (todo []*Job, kept int, err error) {
 	for _, j := range jobs {
 		if force {
 			todo = append(todo, j)
@@ -21,6 +25,8 @@ func Pending(jobs []*Job, resume string, force bool) (todo []*Job, kept int, err
 		}
 		in, done := Finished(j.RunDir)
 		switch {
+		case done && retryFailed && in.Status == StatusFailed:
+			todo = append(todo, j)
 		case done:
 			kept++
 		case in != nil && resume == "mark" && (in.Status == StatusRunning || in.Status == StatusInterrupted):
@@ -41,8 +47,41 @@ func Pending(jobs []*Job, resume string, force bool) (todo []*Job, kept int, err
 // Pool is what runs can be given at once: GPU runs take Agent.GPUs indices
 // from GPUs each; runs that need no GPU share CPUSlots.
 type Pool struct {
-	GPUs     []int
-	CPUSlots int // 0: one per core
+	GPUs     []int  // GPU slots (the stage maps them to devices in Hooks.Prepare)
+	CPUSlots int    // 0: one per core
+	NoGPU    string // why GPUs is short or empty, for the reason of runs that need more
+	// Single marks slots that can only be a run's one GPU: MIG instances,
+	// since a CUDA process uses one MIG instance at most. Runs that need
+	// several GPUs get slots outside it.
+	Single map[int]bool
+}
+
+// take picks need slots from free for one run: any free slot for a run
+// that needs one, else need slots that are not Single, in pool order.
+// ok is false when free has too few.
+func (p Pool) take(free []int, need int) (chosen, rest []int, ok bool) {
+	for _, s := range free {
+		if len(chosen) < need && (need == 1 || !p.Single[s]) {
+			chosen = append(chosen, s)
+		} else {
+			rest = append(rest, s)
+		}
+	}
+	if len(chosen) < need {
+		return nil, free, false
+	}
+	return chosen, rest, true
+}
+
+// multi counts the slots a multi-GPU run may use.
+func (p Pool) multi() int {
+	n := 0
+	for _, s := range p.GPUs {
+		if !p.Single[s] {
+			n++
+		}
+	}
+	return n
 }
 
 // Progress is the scheduler's state, passed to the progress callback after
@@ -65,8 +104,13 @@ func (o Outcome) OK() bool { return o.Err == nil && o.Info != nil && o.Info.Stat
 
 // Hooks are the scheduler's callbacks, each optional.
 type Hooks struct {
+	// Refuse is called before a run waits for its slot; a non-empty answer
+	// is why the run cannot start (a missing engine, image, key or GPU):
+	// the run is recorded failed with that reason (see NotStarted) and
+	// never started.
+	Refuse func(*Job) string
 	// Prepare is called before a run starts (after its GPUs are assigned);
-	// an error refuses the run.
+	// an error refuses the run, which is recorded failed with it.
 	Prepare func(*Job) error
 	// Done is called when a run ends, before its slot is freed.
 	Done func(Outcome)
@@ -115,24 +159,55 @@ func Schedule(ctx context.Context, jobs []*Job, pool Pool, h Hooks) ([]Outcome, 
 		}
 		report(o.Job.ID())
 	}
+	refuse := func(j *Job, why string) Outcome { // mu not held
+		in, err := NotStarted(j, why)
+		o := Outcome{Job: j, Info: in, Err: err}
+		if h.Done != nil {
+			h.Done(o)
+		}
+		return o
+	}
 	for _, j := range jobs {
 		need := j.Agent.GPUs
-		mu.Lock()
-		if need > len(pool.GPUs) {
-			finish(Outcome{Job: j, Err: fmt.Errorf("%s needs %d GPU(s); this host has %d", j.ID(), need, len(pool.GPUs))})
+		why := ""
+		if h.Refuse != nil {
+			why = h.Refuse(j)
+		}
+		if why == "" && need > len(pool.GPUs) {
+			why = fmt.Sprintf("needs %d GPU(s); %d usable here", need, len(pool.GPUs))
+			if pool.NoGPU != "" {
+				why += " (" + pool.NoGPU + ")"
+			}
+		}
+		if why == "" && need > 1 && need > pool.multi() {
+			why = fmt.Sprintf("needs %d GPU(s); %d whole GPU(s) usable here (a process can use only one MIG instance)", need, pool.multi())
+		}
+		if why != "" {
+			o := refuse(j, why)
+			mu.Lock()
+			finish(o)
 			mu.Unlock()
 			continue
 		}
-		for ctx.Err() == nil && ((need > 0 && len(freeGPUs) < need) || (need == 0 && freeCPU == 0)) {
+		mu.Lock()
+		fits := func() bool {
+			if need == 0 {
+				return freeCPU > 0
+			}
+			_, _, ok := pool.take(freeGPUs, need)
+			return ok
+		}
+		for ctx.Err() == nil && !fits() {
 			cond.Wait()
 		}
 		if ctx.Err() != nil {
 			mu.Unlock()
 			break
 		}
+		var held []int
 		if need > 0 {
-			j.GPUs = append([]int(nil), freeGPUs[:need]...)
-			freeGPUs = freeGPUs[need:]
+			held, freeGPUs, _ = pool.take(freeGPUs, need)
+			j.GPUs = append([]int(nil), held...)
 		} else {
 			freeCPU--
 		}
@@ -140,22 +215,25 @@ func Schedule(ctx context.Context, jobs []*Job, pool Pool, h Hooks) ([]Outcome, 
 		report(j.ID())
 		mu.Unlock()
 		wg.Add(1)
-		go func(j *Job) {
+		go func(j *Job, held []int) {
 			defer wg.Done()
 			var o Outcome
 			o.Job = j
+			var perr error
 			if prepare != nil {
-				o.Err = prepare(j)
+				perr = prepare(j)
 			}
-			if o.Err == nil {
+			if perr != nil {
+				o = refuse(j, perr.Error())
+			} else {
 				o.Info, o.Err = Execute(ctx, j)
-			}
-			if h.Done != nil {
-				h.Done(o)
+				if h.Done != nil {
+					h.Done(o)
+				}
 			}
 			mu.Lock()
 			if need > 0 {
-				freeGPUs = append(freeGPUs, j.GPUs...)
+				freeGPUs = append(freeGPUs, held...)
 			} else {
 				freeCPU++
 			}
@@ -163,8 +241,39 @@ func Schedule(ctx context.Context, jobs []*Job, pool Pool, h Hooks) ([]Outcome, 
 			finish(o)
 			cond.Broadcast()
 			mu.Unlock()
-		}(j)
+		}(j, held)
 	}
 	wg.Wait()
 	return outs, ctx.Err()
+}
+
+// NotStarted records a run that cannot start: its folder with empty
+// workspace, submission and logs, logs/console.log and run.json saying
+// failed with why, so the run is listed, stored and retried like any
+// failed run (REXMLE_RETRY_FAILED=1).
+func NotStarted(j *Job, why string) (*Info, error) {
+	now := time.Now().UTC().Format(time.RFC3339Nano)
+	host, _ := os.Hostname()
+	in := &Info{Group: j.Group, Challenge: j.Challenge, Agent: j.Agent.ID, Backend: j.Agent.Backend, Setting: j.Setting, Seed: j.Seed,
+		Status: StatusFailed, ExitCode: -1, Error: "not started: " + why, StartedAt: now, EndedAt: now, Host: host,
+		Executor: j.Agent.Executor, Isolation: "none: not started", GPUs: []int{}, TimeLimit: j.TimeLimit.Seconds(),
+		Telemetry: "unavailable: the run did not start", BenchHash: j.BenchHash}
+	for _, d := range []string{"workspace", "submission", "logs"} {
+		p := filepath.Join(j.RunDir, d)
+		if err := os.RemoveAll(p); err != nil {
+			return in, fmt.Errorf("record %s as not started: clean %s: %w", j.ID(), p, err)
+		}
+		if err := os.MkdirAll(p, 0o755); err != nil {
+			return in, fmt.Errorf("record %s as not started: %w", j.ID(), err)
+		}
+	}
+	os.Remove(filepath.Join(j.RunDir, "telemetry.jsonl"))
+	msg := fmt.Sprintf("rexmle: run %s was not started: %s\n", j.ID(), why)
+	if err := os.WriteFile(filepath.Join(j.RunDir, "logs", "console.log"), []byte(msg), 0o644); err != nil {
+		return in, fmt.Errorf("record %s as not started: %w", j.ID(), err)
+	}
+	if err := writeInfo(j.RunDir, in); err != nil {
+		return in, fmt.Errorf("record %s as not started: %w", j.ID(), err)
+	}
+	return in, nil
 }

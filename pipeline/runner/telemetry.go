@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -22,11 +23,16 @@ type telemetry struct {
 	samples []gpu.Sample
 }
 
-func startTelemetry(j *Job, pgid int) *telemetry {
+// startTelemetry samples the GPUs of the run whose first process is root.
+// Each tick passes the sampler every process of the run (see ProcTracker)
+// and stamps the samples with the seconds since the run started.
+func startTelemetry(j *Job, root int) *telemetry {
 	t := &telemetry{}
 	if j.Sampler == nil {
 		return t
 	}
+	started := time.Now()
+	procs := NewProcTracker(root, containerRoot(j))
 	every := j.SampleEvery
 	if every <= 0 {
 		every = 5 * time.Second
@@ -51,9 +57,16 @@ func startTelemetry(j *Job, pgid int) *telemetry {
 		tick := time.NewTicker(every)
 		defer tick.Stop()
 		for {
-			batch, err := j.Sampler.Sample(ctx, GroupPids(pgid))
+			batch, err := j.Sampler.Sample(ctx, procs.Pids())
 			if err != nil && ctx.Err() == nil {
 				j.logger().Warn("GPU sample failed", "run", j.ID(), "err", err)
+			}
+			for i := range batch {
+				at := batch[i].At
+				if at.IsZero() {
+					at = time.Now()
+				}
+				batch[i].ElapsedS = at.Sub(started).Seconds()
 			}
 			if len(batch) > 0 {
 				t.mu.Lock()
@@ -79,6 +92,36 @@ func startTelemetry(j *Job, pgid int) *telemetry {
 	return t
 }
 
+// containerRoot returns, for the docker-compatible executors, a function
+// that asks the engine for the host pid of the run's container (its
+// processes are the engine's children, not the run's): nil until the
+// container runs, then its pid once (the tracker follows it from there).
+func containerRoot(j *Job) func() []int {
+	engine := j.Agent.Executor
+	if engine != "docker" && engine != "podman" {
+		return nil
+	}
+	name := containerName(j)
+	found := false
+	return func() []int {
+		if found {
+			return nil
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		out, err := exec.CommandContext(ctx, engine, "inspect", "--format", "{{.State.Pid}}", name).Output()
+		if err != nil {
+			return nil
+		}
+		pid, err := strconv.Atoi(strings.TrimSpace(string(out)))
+		if err != nil || pid <= 0 {
+			return nil
+		}
+		found = true
+		return []int{pid}
+	}
+}
+
 // finish stops sampling and returns every sample taken.
 func (t *telemetry) finish() []gpu.Sample {
 	if t.cancel != nil {
@@ -101,6 +144,8 @@ type sampleLine struct {
 	EnergyMJ      *int64    `json:"energy_mj"`
 	TempC         *float64  `json:"temp_c"`
 	ProcMemBytes  *int64    `json:"proc_mem_bytes"`
+	Device        string    `json:"device,omitempty"`
+	ElapsedS      *float64  `json:"elapsed_s"`
 }
 
 func fptr(v float64) *float64 {
@@ -118,7 +163,8 @@ func iptr(v int64) *int64 {
 }
 
 func jsonSample(s gpu.Sample) sampleLine {
-	return sampleLine{s.At, s.GPU, fptr(s.SMUtil), iptr(s.MemUsedBytes), iptr(s.MemTotalBytes), fptr(s.PowerW), iptr(s.EnergyMJ), fptr(s.TempC), iptr(s.ProcMemBytes)}
+	return sampleLine{s.At, s.GPU, fptr(s.SMUtil), iptr(s.MemUsedBytes), iptr(s.MemTotalBytes), fptr(s.PowerW), iptr(s.EnergyMJ), fptr(s.TempC), iptr(s.ProcMemBytes),
+		s.Device, fptr(s.ElapsedS)}
 }
 
 // ReadTelemetry reads a run folder's telemetry.jsonl (no file: no samples).
@@ -139,7 +185,8 @@ func ReadTelemetry(runDir string) ([]gpu.Sample, error) {
 			continue // a line cut short by a crash
 		}
 		s := gpu.Sample{At: l.At, GPU: l.GPU, SMUtil: nanIf(l.SMUtil), MemUsedBytes: negIf(l.MemUsedBytes), MemTotalBytes: negIf(l.MemTotalBytes),
-			PowerW: nanIf(l.PowerW), EnergyMJ: negIf(l.EnergyMJ), TempC: nanIf(l.TempC), ProcMemBytes: negIf(l.ProcMemBytes)}
+			PowerW: nanIf(l.PowerW), EnergyMJ: negIf(l.EnergyMJ), TempC: nanIf(l.TempC), ProcMemBytes: negIf(l.ProcMemBytes),
+			Device: l.Device, ElapsedS: nanIf(l.ElapsedS)}
 		out = append(out, s)
 	}
 	return out, sc.Err()
@@ -158,34 +205,4 @@ func negIf(p *int64) int64 {
 		return -1
 	}
 	return *p
-}
-
-// GroupPids lists the processes whose process group is pgid (the run's
-// processes, unless one started its own session), reading /proc.
-func GroupPids(pgid int) []int {
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		return []int{pgid}
-	}
-	var out []int
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		s := string(b)
-		i := strings.LastIndexByte(s, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(s[i+1:]) // state ppid pgrp ...
-		if len(f) >= 3 && f[2] == strconv.Itoa(pgid) {
-			out = append(out, pid)
-		}
-	}
-	return out
 }

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/rexmle/rexmle/pipeline/challenge"
+	"github.com/rexmle/rexmle/pipeline/config"
+	"github.com/rexmle/rexmle/pipeline/doctor"
 	"github.com/rexmle/rexmle/pipeline/gpu"
 	"github.com/rexmle/rexmle/pipeline/runner"
 	"github.com/rexmle/rexmle/pipeline/runner/record"
@@ -28,31 +30,6 @@ func buildAgent(ctx context.Context, root string) (string, error) {
 		return "", fmt.Errorf("build the built-in agents: %v\n%s", err, out)
 	}
 	return bin, nil
-}
-
-// hostGPUs returns the GPUs runs may use (NVML's, restricted to the host's
-// CUDA_VISIBLE_DEVICES when that lists indices) or why there are none.
-func hostGPUs() ([]int, string) {
-	n, err := gpu.Count()
-	if err != nil {
-		return nil, err.Error()
-	}
-	if n == 0 {
-		return nil, "NVML sees no GPU"
-	}
-	var ids []int
-	if v, ok := os.LookupEnv("CUDA_VISIBLE_DEVICES"); ok {
-		for _, f := range strings.Split(v, ",") {
-			if i, err := strconv.Atoi(strings.TrimSpace(f)); err == nil && i >= 0 && i < n {
-				ids = append(ids, i)
-			}
-		}
-		return ids, ""
-	}
-	for i := 0; i < n; i++ {
-		ids = append(ids, i)
-	}
-	return ids, ""
 }
 
 // planRuns makes the (challenge, agent, seed) jobs of the profile for the
@@ -84,11 +61,11 @@ func planRuns(e *env, agentBin string) (jobs []*runner.Job, unprepared int, err 
 			if len(seeds) == 0 {
 				seeds = []int{1}
 			}
+			limit, err := doctor.TimeLimit(*a, e.profile)
+			if err != nil {
+				return nil, 0, fmt.Errorf("%s: profile %s: %w", e.b.File, e.opt.Profile, err)
+			}
 			for _, seed := range seeds {
-				limit := a.TimeLimit.Duration
-				if e.profile.TimeLimit.Duration > 0 {
-					limit = e.profile.TimeLimit.Duration
-				}
 				jobs = append(jobs, &runner.Job{Group: e.opt.Profile, Challenge: c.ID, Agent: *a, Seed: seed, PublicDir: pub,
 					RunDir:  filepath.Join(e.b.Path(e.b.Paths.Runs), e.opt.Profile, c.ID, a.ID, "seed-"+strconv.Itoa(seed)),
 					Setting: e.profile.Setting, TimeLimit: limit, Grace: a.GracePeriod.Duration, BenchHash: e.b.Hash,
@@ -99,35 +76,116 @@ func planRuns(e *env, agentBin string) (jobs []*runner.Job, unprepared int, err 
 	return jobs, unprepared, nil
 }
 
+// preflight runs the doctor's checks for the profile.
+func preflight(ctx context.Context, e *env) *doctor.Report {
+	return doctor.Run(ctx, doctor.Input{Bench: e.b, ProfileName: e.opt.Profile, Profile: e.profile, Challenges: e.challenges}, doctor.System())
+}
+
+// Doctor prints the preflight table of the profile: engines, images, GPUs,
+// API keys (by name), data and disk; any problem is an error.
+func Doctor(ctx context.Context, o Options) error {
+	e, err := load(o)
+	if err != nil {
+		return err
+	}
+	rep := preflight(ctx, e)
+	rep.Print(os.Stdout)
+	return rep.Err()
+}
+
+// retryFailed reads REXMLE_RETRY_FAILED: rerun the runs that ended failed
+// (those that could not start included), keep every other finished run.
+func retryFailed() bool { return truthy(os.Getenv("REXMLE_RETRY_FAILED")) }
+
+// keptFailed counts the finished runs among jobs that ended failed.
+func keptFailed(jobs []*runner.Job) int {
+	n := 0
+	for _, j := range jobs {
+		if in, done := runner.Finished(j.RunDir); done && in.Status == runner.StatusFailed {
+			n++
+		}
+	}
+	return n
+}
+
+// devicesOf maps the scheduler's GPU slots to devices: NVML indices for
+// run.json and the engines (a MIG instance's parent), the devices for the
+// sampler and CUDA_VISIBLE_DEVICES.
+func devicesOf(slots []int, devs []gpu.Device) ([]int, []gpu.Device) {
+	var idx []int
+	var out []gpu.Device
+	seen := map[int]bool{}
+	for _, s := range slots {
+		if s < 0 || s >= len(devs) {
+			continue
+		}
+		d := devs[s]
+		out = append(out, d)
+		if !seen[d.Index] {
+			seen[d.Index] = true
+			idx = append(idx, d.Index)
+		}
+	}
+	return idx, out
+}
+
+// withGPUEnv gives the agent CUDA_DEVICE_ORDER=PCI_BUS_ID and
+// CUDA_VISIBLE_DEVICES with the UUIDs of the devices it holds (the only way
+// to name a MIG instance; empty when it holds none), on a copy of its
+// set_env.
+func withGPUEnv(a config.Agent, devs []gpu.Device) config.Agent {
+	env := make(map[string]string, len(a.SetEnv)+2)
+	for k, v := range a.SetEnv {
+		env[k] = v
+	}
+	for k, v := range gpu.AgentEnv(devs) {
+		env[k] = v
+	}
+	if len(devs) == 0 {
+		env["CUDA_VISIBLE_DEVICES"] = "" // a run that holds no GPU uses none
+	}
+	a.SetEnv = env
+	return a
+}
+
+// notStarted reports whether a run's outcome is one the stage refused.
+func notStarted(o runner.Outcome) bool {
+	return o.Info != nil && o.Info.Status == runner.StatusFailed && strings.HasPrefix(o.Info.Error, "not started: ")
+}
+
 // Run runs every (challenge, agent, seed) of the profile on the prepared
-// challenges: finished runs are kept, runs a stopped stage left behind are
-// restarted or marked interrupted (profile.resume), one run per free GPU
-// set for GPU agents and profile.workers (default one per core) for the
-// others, GPU telemetry stored as it goes. With scheduler = "slurm" the
-// runs are submitted as a job array instead and ingested when they end.
+// challenges: finished runs are kept (REXMLE_RETRY_FAILED=1 reruns the
+// failed ones), runs a stopped stage left behind are restarted or marked
+// interrupted (profile.resume), one run per free GPU set for GPU agents
+// and profile.workers (default one per core) for the others, GPU telemetry
+// stored as it goes. The doctor's checks run first: a run they show cannot
+// start (no usable GPU, a missing key, engine, image or executable) is
+// recorded failed with its reason, not started, and the stage then exits
+// non-zero naming it; so does a stage in which no run ended done. With
+// scheduler = "slurm" the runs are submitted as a job array instead and
+// ingested when they end.
 func Run(ctx context.Context, o Options) error {
 	e, err := load(o)
 	if err != nil {
 		return err
 	}
-	bin, err := buildAgent(ctx, e.b.Root)
+	all, unprepared, err := planRuns(e, filepath.Join(e.b.Root, "bin", "rexmle-agent"))
 	if err != nil {
 		return err
 	}
-	all, unprepared, err := planRuns(e, bin)
-	if err != nil {
+	if _, err := buildAgent(ctx, e.b.Root); err != nil {
 		return err
 	}
 	if unprepared > 0 {
 		fmt.Printf("run: %d challenge(s) not prepared, skipped (run `go run mage.go prepare`)\n", unprepared)
 	}
-	jobs, kept, err := runner.Pending(all, e.profile.Resume, o.Force)
+	jobs, kept, err := runner.Pending(all, e.profile.Resume, o.Force, retryFailed())
 	if err != nil {
 		return err
 	}
 	if o.DryRun {
 		if e.profile.Scheduler == "slurm" {
-			return runSlurm(ctx, e, nil, jobs, kept)
+			return runSlurm(ctx, e, nil, jobs, kept, nil)
 		}
 		for _, j := range jobs {
 			fmt.Printf("would run %s\n", j.ID())
@@ -146,35 +204,71 @@ func Run(ctx context.Context, o Options) error {
 	} else if n > 0 {
 		fmt.Printf("run: recorded %d finished run(s) the store did not hold yet\n", n)
 	}
-	if e.profile.Scheduler == "slurm" {
-		return runSlurm(ctx, e, rec, jobs, kept)
-	}
 	if len(jobs) == 0 {
-		fmt.Printf("run: nothing to run (%d finished runs kept)\n", kept)
+		msg := fmt.Sprintf("run: nothing to run (%d finished runs kept)", kept)
+		if f := keptFailed(all); f > 0 {
+			msg += fmt.Sprintf("; %d of them failed: REXMLE_RETRY_FAILED=1 reruns those", f)
+		}
+		fmt.Println(msg)
 		return nil
 	}
-	gpus, why := hostGPUs()
-
+	rep := preflight(ctx, e)
+	if f := rep.Failures(); len(f) > 0 {
+		fmt.Printf("run: preflight found %d problem(s) (`go run mage.go doctor` prints every check):\n", len(f))
+		for _, c := range f {
+			fmt.Printf("  %s %s: %s\n", c.Area, c.Item, c.Detail)
+		}
+	}
+	refuse := func(j *runner.Job) string { return doctor.Reasons(rep.Blocking(j.Agent.ID, j.Challenge)) }
+	if e.profile.Scheduler == "slurm" {
+		// The GPUs are the compute nodes', not this host's: only the other
+		// checks stop a Slurm run here.
+		slurmRefuse := func(j *runner.Job) string {
+			var cs []doctor.Check
+			for _, c := range rep.Blocking(j.Agent.ID, j.Challenge) {
+				if c.Area != "gpu" {
+					cs = append(cs, c)
+				}
+			}
+			return doctor.Reasons(cs)
+		}
+		return runSlurm(ctx, e, rec, jobs, kept, slurmRefuse)
+	}
+	devs := rep.GPUs
+	slots := make([]int, len(devs))
+	single := map[int]bool{}
+	for i, d := range devs {
+		slots[i] = i
+		single[i] = d.IsMIG()
+	}
+	var (
+		mu      sync.Mutex
+		failed  []string
+		refused []string
+		done    int
+	)
 	prepare := func(j *runner.Job) error {
-		j.Sampler, j.TelemetryNote = nil, why
-		if len(j.GPUs) > 0 {
-			s, err := gpu.OpenNVML(j.GPUs)
+		idx, ds := devicesOf(j.GPUs, devs)
+		j.GPUs = idx
+		j.Agent = withGPUEnv(j.Agent, ds)
+		j.Sampler, j.TelemetryNote = nil, rep.NoGPU
+		if len(ds) > 0 {
+			s, err := gpu.OpenDevices(ds)
 			if err != nil {
 				j.TelemetryNote = err.Error()
 			} else {
 				j.Sampler = s
 			}
-		} else if why == "" {
+		} else if rep.NoGPU == "" {
 			j.TelemetryNote = "the agent uses no GPU"
 		}
 		j.OnSamples = func(b []gpu.Sample) { rec.Samples(j, b) }
 		return rec.Start(ctx, j)
 	}
-	var mu sync.Mutex
-	var failed []string
 	pr := newRunProgress(len(jobs))
 	start := time.Now()
-	outs, err := runner.Schedule(ctx, jobs, runner.Pool{GPUs: gpus, CPUSlots: e.profile.Workers}, runner.Hooks{
+	outs, err := runner.Schedule(ctx, jobs, runner.Pool{GPUs: slots, CPUSlots: e.profile.Workers, NoGPU: rep.NoGPU, Single: single}, runner.Hooks{
+		Refuse:  refuse,
 		Prepare: prepare,
 		Done: func(out runner.Outcome) {
 			if out.Job.Sampler != nil {
@@ -183,33 +277,65 @@ func Run(ctx context.Context, o Options) error {
 			if rerr := rec.End(context.WithoutCancel(ctx), out.Job, out.Info); rerr != nil {
 				e.log.Warn("run not recorded", "run", out.Job.ID(), "err", rerr)
 			}
-			if !out.OK() {
-				msg := ""
-				if out.Err != nil {
-					msg = out.Err.Error()
-				} else if out.Info != nil {
-					msg = out.Info.Status + " " + out.Info.Error
-				}
-				mu.Lock()
-				failed = append(failed, fmt.Sprintf("%s: %s (log: %s)", out.Job.ID(), msg, rel(filepath.Join(out.Job.RunDir, "logs", "console.log"))))
-				mu.Unlock()
+			mu.Lock()
+			defer mu.Unlock()
+			if out.OK() {
+				done++
+				return
+			}
+			msg := ""
+			if out.Err != nil {
+				msg = out.Err.Error()
+			} else if out.Info != nil {
+				msg = out.Info.Status + " " + out.Info.Error
+			}
+			line := fmt.Sprintf("%s: %s (log: %s)", out.Job.ID(), msg, rel(filepath.Join(out.Job.RunDir, "logs", "console.log")))
+			if notStarted(out) {
+				refused = append(refused, line)
+			} else {
+				failed = append(failed, line)
 			}
 		},
 		Progress: pr.show,
 	})
 	pr.finish()
-	tel := "GPU telemetry: unavailable (" + why + ")"
-	if why == "" {
-		tel = fmt.Sprintf("GPU telemetry: NVML, %d GPU(s)", len(gpus))
+	tel := "GPU telemetry: unavailable (" + rep.NoGPU + ")"
+	if len(devs) > 0 {
+		tel = fmt.Sprintf("GPU telemetry: NVML, %d device(s)", len(devs))
 	}
-	fmt.Printf("run: %d run(s) in %s, %d not done, %d already finished; %s\n", len(outs), time.Since(start).Round(time.Millisecond), len(failed), kept, tel)
-	for _, f := range failed {
+	fmt.Printf("run: %d run(s) in %s, %d not done (%d could not start), %d already finished; %s\n", len(outs), time.Since(start).Round(time.Millisecond),
+		len(failed)+len(refused), len(refused), kept, tel)
+	for _, f := range append(refused, failed...) {
 		fmt.Println("  " + f)
 	}
 	if err != nil {
 		fmt.Printf("run: stopped; %d run(s) not started. Run `go run mage.go run` again to resume.\n", len(jobs)-len(outs))
+		return err
 	}
-	return err
+	if len(refused) > 0 {
+		return fmt.Errorf("run: %d run(s) could not start (recorded failed; fix the problems above, then rerun them with REXMLE_RETRY_FAILED=1): %s",
+			len(refused), strings.Join(firstIDs(refused, 5), ", "))
+	}
+	if done == 0 && len(outs) > 0 {
+		return fmt.Errorf("run: none of %d run(s) ended done", len(outs))
+	}
+	return nil
+}
+
+// firstIDs returns the run ids of the first n summary lines.
+func firstIDs(lines []string, n int) []string {
+	var out []string
+	for i, l := range lines {
+		if i == n {
+			out = append(out, fmt.Sprintf("and %d more", len(lines)-n))
+			break
+		}
+		if k := strings.Index(l, ": "); k > 0 {
+			l = l[:k]
+		}
+		out = append(out, l)
+	}
+	return out
 }
 
 // runProgress prints the scheduler's progress: one redrawn line on a

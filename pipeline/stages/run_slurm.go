@@ -19,10 +19,13 @@ import (
 // count, since --gres is per array), waits for it with squeue/sacct and
 // ingests the run folders into the store. A stopped stage cancels the
 // arrays it submitted (scancel), which stops the runs as interrupted.
-func runSlurm(ctx context.Context, e *env, rec *record.Recorder, jobs []*runner.Job, kept int) error {
+// Runs refuse names a reason for are recorded failed, not submitted, and
+// make the stage exit non-zero.
+func runSlurm(ctx context.Context, e *env, rec *record.Recorder, jobs []*runner.Job, kept int, refuse func(*runner.Job) string) error {
 	root := filepath.Join(e.b.Path(e.b.Paths.Runs), e.opt.Profile, "slurm")
 	activeFile := filepath.Join(root, "active.json")
 	var late []*runner.Job
+	var refused []string
 	// Arrays an earlier stage submitted and did not see end (it was killed)
 	// may still be running: wait for them rather than start their runs twice.
 	if !e.opt.DryRun {
@@ -45,13 +48,29 @@ func runSlurm(ctx context.Context, e *env, rec *record.Recorder, jobs []*runner.
 		}
 		var todo []*runner.Job
 		for _, j := range jobs {
-			if _, done := runner.Finished(j.RunDir); done {
+			if in, done := runner.Finished(j.RunDir); done && !(retryFailed() && in.Status == runner.StatusFailed) {
 				late = append(late, j) // finished by an earlier array: only ingested
 				continue
+			}
+			if refuse != nil {
+				if why := refuse(j); why != "" {
+					in, err := runner.NotStarted(j, why)
+					if err != nil {
+						return err
+					}
+					if err := rec.End(ctx, j, in); err != nil {
+						return fmt.Errorf("run: record %s: %w", j.ID(), err)
+					}
+					refused = append(refused, fmt.Sprintf("%s: %s", j.ID(), in.Error))
+					continue
+				}
 			}
 			todo = append(todo, j)
 		}
 		jobs = todo
+	}
+	for _, r := range refused {
+		fmt.Println("  " + r)
 	}
 	stamp := time.Now().UTC().Format("20060102T150405")
 	base := filepath.Join(root, stamp)
@@ -164,6 +183,10 @@ func runSlurm(ctx context.Context, e *env, rec *record.Recorder, jobs []*runner.
 		}
 	}
 	os.Remove(activeFile)
-	fmt.Printf("run: %d run(s) on Slurm in %s, %d not done, %d already finished\n", len(jobs), time.Since(start).Round(time.Millisecond), notDone, kept)
+	fmt.Printf("run: %d run(s) on Slurm in %s, %d not done, %d could not start, %d already finished\n", len(jobs), time.Since(start).Round(time.Millisecond), notDone, len(refused), kept)
+	if len(refused) > 0 {
+		return fmt.Errorf("run: %d run(s) could not start (recorded failed; fix the problems above, then rerun them with REXMLE_RETRY_FAILED=1): %s",
+			len(refused), strings.Join(firstIDs(refused, 5), ", "))
+	}
 	return nil
 }

@@ -196,6 +196,10 @@ CREATE TABLE reproduction (      -- every number the paper printed, compared wit
   why TEXT NOT NULL DEFAULT ''
 );
 `,
+	`
+ALTER TABLE gpu_samples ADD COLUMN elapsed_s REAL; -- seconds since the run started: the charts' x-axis
+ALTER TABLE gpu_samples ADD COLUMN device TEXT;    -- GPU or MIG instance UUID
+`,
 }
 
 // Open opens (creating if needed) the database at path, with WAL, foreign
