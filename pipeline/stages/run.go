@@ -21,7 +21,8 @@ import (
 )
 
 // buildAgent compiles the rexmle-agent binary (built-in agents, sandbox
-// wrapper, validate client) into bin/.
+// bridge, validate client) and the static rexmle-bridge (the bridge inside
+// containers, whatever their libc) into bin/.
 func buildAgent(ctx context.Context, root string) (string, error) {
 	bin := filepath.Join(root, "bin", "rexmle-agent")
 	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/rexmle-agent")
@@ -29,8 +30,17 @@ func buildAgent(ctx context.Context, root string) (string, error) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("build the built-in agents: %v\n%s", err, out)
 	}
+	bridge := exec.CommandContext(ctx, "go", "build", "-o", bridgeBin(root), "./cmd/rexmle-bridge")
+	bridge.Dir = root
+	bridge.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := bridge.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("build the container bridge: %v\n%s", err, out)
+	}
 	return bin, nil
 }
+
+// bridgeBin is where buildAgent puts the static rexmle-bridge.
+func bridgeBin(root string) string { return filepath.Join(root, "bin", "rexmle-bridge") }
 
 // planRuns makes the (challenge, agent, seed) jobs of the profile for the
 // prepared challenges and says how many challenges are not prepared.
@@ -69,7 +79,7 @@ func planRuns(e *env, agentBin string) (jobs []*runner.Job, unprepared int, err 
 				jobs = append(jobs, &runner.Job{Group: e.opt.Profile, Challenge: c.ID, Agent: *a, Seed: seed, PublicDir: pub,
 					RunDir:  filepath.Join(e.b.Path(e.b.Paths.Runs), e.opt.Profile, c.ID, a.ID, "seed-"+strconv.Itoa(seed)),
 					Setting: e.profile.Setting, TimeLimit: limit, Grace: a.GracePeriod.Duration, BenchHash: e.b.Hash,
-					AgentBin: agentBin, Hide: hide, Validate: check, SampleEvery: e.profile.GPUSampleEvery.Duration, Log: e.log})
+					AgentBin: agentBin, BridgeBin: bridgeBin(e.b.Root), Hide: hide, Validate: check, SampleEvery: e.profile.GPUSampleEvery.Duration, Log: e.log})
 			}
 		}
 	}
