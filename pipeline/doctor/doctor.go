@@ -155,6 +155,9 @@ func Engine(a config.Agent, lookup func(string) (string, bool)) string {
 	case "podman":
 		return "podman"
 	case "docker":
+		if a.Engine == "podman" || a.Engine == "docker" {
+			return a.Engine
+		}
 		if v, ok := lookup("REXMLE_ENGINE"); ok && (v == "podman" || v == "docker") {
 			return v
 		}

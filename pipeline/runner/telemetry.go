@@ -97,8 +97,11 @@ func startTelemetry(j *Job, root int) *telemetry {
 // processes are the engine's children, not the run's): nil until the
 // container runs, then its pid once (the tracker follows it from there).
 func containerRoot(j *Job) func() []int {
-	engine := j.Agent.Executor
-	if engine != "docker" && engine != "podman" {
+	if j.Agent.Executor != "docker" {
+		return nil
+	}
+	engine, err := j.Engine()
+	if err != nil {
 		return nil
 	}
 	name := containerName(j)
