@@ -66,6 +66,9 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 	if err != nil {
 		return nil, challenge.Invalidf(submissionFile, "", "cannot parse CSV: %v", err)
 	}
+	if err := challenge.RequireRows(sub, submissionFile, len(ansIDsRaw)); err != nil {
+		return nil, err
+	}
 	subIDsRaw, err := sub.Column(colID)
 	if err != nil {
 		return nil, challenge.Invalidf(submissionFile, colID, "missing required column %q (columns: %s)", colID, strings.Join(sub.Header, ", "))
