@@ -89,6 +89,22 @@ func (c *checker) key(key string, from int) int {
 	return from
 }
 
+// positive reports a duration written as zero or negative: a limit or a
+// period must be longer than nothing (a missing key keeps its default).
+func (c *checker) positive(d Duration, key string, from int, who string, args ...any) {
+	if d.IsSet() && d.Duration <= 0 {
+		c.addf(c.key(key, from), "%s: %s is %s, want a positive duration such as \"24h\" or \"90m\"", fmt.Sprintf(who, args...), key, d.Duration)
+	}
+}
+
+// nonNegative reports a negative duration (zero means none: no grace period,
+// no margin).
+func (c *checker) nonNegative(d Duration, key string, from int, who string, args ...any) {
+	if d.Duration < 0 {
+		c.addf(c.key(key, from), "%s: %s is %s, want zero or a positive duration", fmt.Sprintf(who, args...), key, d.Duration)
+	}
+}
+
 // decode reads TOML into v, reporting syntax errors and unknown keys.
 func (c *checker) decode(text []byte, v any) bool {
 	md, err := toml.Decode(string(text), v)
@@ -237,6 +253,18 @@ func (b *Benchmark) validate(ck *checker) {
 			ck.addf(line, "agent %q: backend is missing, want the LLM behind it (\"none\" for built-ins)", a.ID)
 		}
 	}
+	for i, a := range b.Agents {
+		line := ck.table("agent", i)
+		ck.positive(a.TimeLimit, "time_limit", line, "agent %q", a.ID)
+		ck.nonNegative(a.GracePeriod, "grace_period", line, "agent %q", a.ID)
+	}
+	ck.positive(b.Judge.Timeout, "timeout", ck.table("judge", 0), "judge")
+	if b.Judge.Concurrency < 0 || b.Judge.Retries < 0 || b.Judge.MaxChars < 0 {
+		ck.addf(ck.table("judge", 0), "judge: concurrency, retries and max_chars must not be negative (have %d, %d, %d)", b.Judge.Concurrency, b.Judge.Retries, b.Judge.MaxChars)
+	}
+	if b.Grading.Workers < 0 {
+		ck.addf(ck.key("workers", ck.table("grading", 0)), "grading.workers is %d, want 0 (one per core) or more", b.Grading.Workers)
+	}
 	switch b.Judge.Kind {
 	case "heuristic", "openai":
 	default:
@@ -272,6 +300,18 @@ func (b *Benchmark) validate(ck *checker) {
 		}
 		if p.Workers < 0 {
 			ck.addf(ck.key("workers", line), "profile %q: workers is %d, want 0 (one per core) or more", n, p.Workers)
+		}
+		ck.positive(p.TimeLimit, "time_limit", line, "profile %q", n)
+		ck.positive(p.GPUSampleEvery, "gpu_sample_every", line, "profile %q", n)
+		ck.positive(p.Slurm.PollEvery, "poll_every", line, "profile %q slurm", n)
+		ck.nonNegative(p.Slurm.TimeMargin, "time_margin", line, "profile %q slurm", n)
+		if p.Slurm.CPUsPerTask < 0 || p.Slurm.MaxParallel < 0 {
+			ck.addf(line, "profile %q: slurm cpus_per_task and max_parallel must not be negative", n)
+		}
+		for _, s := range p.Seeds {
+			if s < 0 {
+				ck.addf(ck.key("seeds", line), "profile %q: seed %d, want seeds of 0 or more", n, s)
+			}
 		}
 		if p.Scheduler != "" && p.Scheduler != "local" && p.Scheduler != "slurm" {
 			ck.addf(ck.key("scheduler", line), "profile %q: scheduler is %q, want \"local\" or \"slurm\"", n, p.Scheduler)
