@@ -194,7 +194,7 @@ func PandasIDs(values []string) []string {
 }
 
 // WriteFileAtomic writes data to path through a temporary file in the same
-// folder and a rename, creating parent folders.
+// folder and a rename, creating parent folders. The file ends up mode 0644.
 func WriteFileAtomic(path string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
@@ -209,6 +209,12 @@ func WriteFileAtomic(path string, data []byte) error {
 		return err
 	}
 	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	// CreateTemp makes the file 0600; a written result is readable by all,
+	// like any file os.Create makes.
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
 		os.Remove(tmp.Name())
 		return err
 	}
