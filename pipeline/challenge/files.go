@@ -244,8 +244,9 @@ const ManifestName = "manifest.json"
 // Manifest lists the sha256 of every file under a prepared data folder.
 type Manifest struct {
 	Challenge string            `json:"challenge"`
-	InputHash string            `json:"input_hash"` // hash of what the preparation read (raw data listing, code version)
-	Files     map[string]string `json:"files"`      // slash path relative to the data folder → sha256
+	InputHash string            `json:"input_hash"`     // hash of what the preparation read (raw data listing, code version)
+	Data      string            `json:"data,omitempty"` // what the raw data was: "synthetic" (demo) or "fetched"
+	Files     map[string]string `json:"files"`          // slash path relative to the data folder → sha256
 }
 
 // HashTree returns the sha256 of every regular file under dir, keyed by slash
@@ -281,11 +282,16 @@ func HashTree(dir string) (map[string]string, error) {
 
 // WriteManifest hashes dataDir and writes dataDir/manifest.json atomically.
 func WriteManifest(dataDir, challengeID, inputHash string) (*Manifest, error) {
+	return WriteManifestData(dataDir, challengeID, inputHash, "")
+}
+
+// WriteManifestData is WriteManifest recording the kind of data prepared.
+func WriteManifestData(dataDir, challengeID, inputHash, kind string) (*Manifest, error) {
 	files, err := HashTree(dataDir)
 	if err != nil {
 		return nil, fmt.Errorf("manifest of %s: %w", dataDir, err)
 	}
-	m := &Manifest{Challenge: challengeID, InputHash: inputHash, Files: files}
+	m := &Manifest{Challenge: challengeID, InputHash: inputHash, Data: kind, Files: files}
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return nil, err

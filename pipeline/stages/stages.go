@@ -141,7 +141,21 @@ type env struct {
 	log        *slog.Logger
 }
 
+// load validates the options, loads the configuration and takes the
+// checkout's lock: every stage calls it before doing anything.
 func load(o Options) (*env, error) {
+	e, err := loadNoLock(o)
+	if err != nil {
+		return nil, err
+	}
+	if err := lockCheckout(context.Background(), e.b.Root, e.opt.LockWait); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// loadNoLock is load for the stages that write nothing (gradeOne).
+func loadNoLock(o Options) (*env, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}

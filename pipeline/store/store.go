@@ -198,6 +198,12 @@ CREATE TABLE reproduction (      -- every number the paper printed, compared wit
   why TEXT NOT NULL DEFAULT ''
 );
 `,
+	`
+-- A grade is reused only while the submission, the private answers and the
+-- grader are all unchanged (grade stage).
+ALTER TABLE grades ADD COLUMN answers_hash TEXT NOT NULL DEFAULT '';
+ALTER TABLE grades ADD COLUMN grader_version TEXT NOT NULL DEFAULT '';
+`,
 }
 
 // Open opens (creating if needed) the database at path, with WAL, foreign
