@@ -40,32 +40,36 @@ func CheckIDs(file, column string, got, raw, want []string, rules IDRules) error
 	if raw == nil {
 		raw = got
 	}
-	wantSet := make(map[string]bool, len(want))
+	// Ids are compared as multisets: a test set that lists an id twice (some
+	// reference test sets do) wants it twice.
+	wantN := make(map[string]int, len(want))
 	for _, id := range want {
-		wantSet[id] = true
+		wantN[id]++
 	}
+	gotN := make(map[string]int, len(got))
 	firstRow := make(map[string]int, len(got))
 	var dups, extra []string
 	for i, id := range got {
-		if !wantSet[id] {
+		if wantN[id] == 0 {
 			if !rules.AllowExtra {
 				extra = append(extra, fmt.Sprintf("%s (line %d)", strconv.Quote(Clip(raw[i])), i+2))
 			}
 			continue
 		}
-		if prev, seen := firstRow[id]; seen {
-			if !rules.AllowDuplicates {
-				dups = append(dups, fmt.Sprintf("%s (lines %d and %d)", strconv.Quote(Clip(raw[i])), prev+2, i+2))
-			}
-			continue
+		gotN[id]++
+		if gotN[id] == 1 {
+			firstRow[id] = i
 		}
-		firstRow[id] = i
+		if gotN[id] > wantN[id] && !rules.AllowDuplicates {
+			dups = append(dups, fmt.Sprintf("%s (lines %d and %d)", strconv.Quote(Clip(raw[i])), firstRow[id]+2, i+2))
+		}
 	}
 	var missing []string
 	if !rules.AllowMissing {
 		for _, id := range want {
-			if _, ok := firstRow[id]; !ok {
+			if gotN[id] < wantN[id] {
 				missing = append(missing, strconv.Quote(Clip(id)))
+				gotN[id] = wantN[id] // report each id once
 			}
 		}
 	}

@@ -24,6 +24,13 @@ func TestCheckIDs(t *testing.T) {
 		{"extra allowed", []string{"1", "2", "3", "9"}, IDRules{AllowExtra: true}, Reference, nil},
 		{"all three", []string{"1", "1", "9"}, StrictIDs, Reference, []string{"2 of 3", "repeated", "not test cases"}},
 	}
+	// A test set listing an id twice wants it twice.
+	if err := CheckIDs("s.csv", "id", []string{"1", "2", "1"}, nil, []string{"1", "1", "2"}, StrictIDs); err != nil {
+		t.Errorf("id listed twice in both: %v", err)
+	}
+	if err := CheckIDs("s.csv", "id", []string{"1", "2"}, nil, []string{"1", "1", "2"}, StrictIDs); err == nil || !strings.Contains(err.Error(), "no row") {
+		t.Errorf("id listed twice in the test set, once in the submission: %v", err)
+	}
 	for _, c := range cases {
 		err := CheckIDs("submission.csv", "image_id", c.got, nil, want, c.rules.ForMode(c.mode))
 		if len(c.err) == 0 {

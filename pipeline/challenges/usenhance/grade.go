@@ -230,6 +230,12 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 	}
 	ansIDs := challenge.PandasIDs(ansIDsRaw)
 	subIDs := challenge.PandasIDs(subIDsRaw)
+	if mode == challenge.Official {
+		// The common id rule: every test case exactly once, nothing else.
+		if err := challenge.CheckIDs(submissionFile, colID, subIDs, subIDsRaw, ansIDs, challenge.StrictIDs); err != nil {
+			return nil, err
+		}
+	}
 	want := map[string]bool{}
 	for _, id := range ansIDs {
 		want[id] = true
