@@ -75,13 +75,13 @@ func CheckIDs(file, column string, got, raw, want []string, rules IDRules) error
 	}
 	var parts []string
 	if len(missing) > 0 {
-		parts = append(parts, fmt.Sprintf("%d of %d test cases have no row: %s", len(missing), len(want), listSome(missing)))
+		parts = append(parts, fmt.Sprintf("missing %d of %d test cases (no row): %s", len(missing), len(want), listSome(missing)))
 	}
 	if len(dups) > 0 {
-		parts = append(parts, fmt.Sprintf("%d repeated ids, want each test case once: %s", len(dups), listSome(dups)))
+		parts = append(parts, fmt.Sprintf("%d duplicate ids, want each test case once: %s", len(dups), listSome(dups)))
 	}
 	if len(extra) > 0 {
-		parts = append(parts, fmt.Sprintf("%d ids are not test cases: %s", len(extra), listSome(extra)))
+		parts = append(parts, fmt.Sprintf("%d extra ids that are not test cases: %s", len(extra), listSome(extra)))
 	}
 	if len(parts) == 0 {
 		return nil

@@ -15,20 +15,20 @@ func TestCheckIDs(t *testing.T) {
 		err   []string // substrings; none: valid
 	}{
 		{"exact", []string{"3", "1", "2"}, StrictIDs, Reference, nil},
-		{"missing", []string{"1", "2"}, StrictIDs, Reference, []string{"1 of 3 test cases have no row", `"3"`}},
+		{"missing", []string{"1", "2"}, StrictIDs, Reference, []string{"missing 1 of 3 test cases", `"3"`}},
 		{"missing allowed by reference", []string{"1", "2"}, IDRules{AllowMissing: true}, Reference, nil},
-		{"missing never in official", []string{"1", "2"}, IDRules{AllowMissing: true}, Official, []string{"no row", `"3"`}},
-		{"duplicate", []string{"1", "2", "3", "2"}, StrictIDs, Reference, []string{"repeated", `"2" (lines 3 and 5)`}},
+		{"missing never in official", []string{"1", "2"}, IDRules{AllowMissing: true}, Official, []string{"missing", `"3"`}},
+		{"duplicate", []string{"1", "2", "3", "2"}, StrictIDs, Reference, []string{"duplicate", `"2" (lines 3 and 5)`}},
 		{"duplicate allowed", []string{"1", "2", "3", "2"}, IDRules{AllowDuplicates: true}, Official, nil},
 		{"extra", []string{"1", "2", "3", "9"}, StrictIDs, Reference, []string{"not test cases", `"9" (line 5)`}},
 		{"extra allowed", []string{"1", "2", "3", "9"}, IDRules{AllowExtra: true}, Reference, nil},
-		{"all three", []string{"1", "1", "9"}, StrictIDs, Reference, []string{"2 of 3", "repeated", "not test cases"}},
+		{"all three", []string{"1", "1", "9"}, StrictIDs, Reference, []string{"2 of 3", "duplicate", "not test cases"}},
 	}
 	// A test set listing an id twice wants it twice.
 	if err := CheckIDs("s.csv", "id", []string{"1", "2", "1"}, nil, []string{"1", "1", "2"}, StrictIDs); err != nil {
 		t.Errorf("id listed twice in both: %v", err)
 	}
-	if err := CheckIDs("s.csv", "id", []string{"1", "2"}, nil, []string{"1", "1", "2"}, StrictIDs); err == nil || !strings.Contains(err.Error(), "no row") {
+	if err := CheckIDs("s.csv", "id", []string{"1", "2"}, nil, []string{"1", "1", "2"}, StrictIDs); err == nil || !strings.Contains(err.Error(), "missing") {
 		t.Errorf("id listed twice in the test set, once in the submission: %v", err)
 	}
 	for _, c := range cases {

@@ -411,3 +411,51 @@ func TestResultCSVsAreWorldReadable(t *testing.T) {
 		}
 	}
 }
+
+func TestPrepareAfterAKilledPrepare(t *testing.T) {
+	o := testBench(t)
+	o.Challenges = []string{"ldct-iqa"}
+	ctx := context.Background()
+	root := filepath.Dir(o.Config)
+	// What a prepare killed half-way leaves: a raw folder half-synthesized
+	// beside the target, and a half-prepared folder.
+	half := filepath.Join(root, "data", "synthetic", "raw", ".ldct-iqa.synthesizing-123")
+	halfPrep := filepath.Join(root, "data", "synthetic", ".ldct-iqa.preparing-456")
+	for _, d := range []string{half, halfPrep} {
+		os.MkdirAll(d, 0o755)
+		os.WriteFile(filepath.Join(d, "partial"), []byte("x"), 0o644)
+	}
+	if err := Prepare(ctx, o); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{half, halfPrep} {
+		if _, err := os.Stat(d); err == nil {
+			t.Errorf("%s left behind", d)
+		}
+	}
+	raw := filepath.Join(root, "data", "synthetic", "raw", "ldct-iqa")
+	if _, err := os.Stat(filepath.Join(raw, syntheticMarker)); err != nil {
+		t.Fatalf("synthetic raw folder without its marker: %v", err)
+	}
+	// A raw folder without its marker (synthesis did not finish) is
+	// synthesized again, not taken as it is.
+	entries, _ := os.ReadDir(raw)
+	os.Remove(filepath.Join(raw, syntheticMarker))
+	removed := 0
+	for _, e := range entries {
+		if e.Name() != syntheticMarker && removed == 0 {
+			os.RemoveAll(filepath.Join(raw, e.Name()))
+			removed++
+		}
+	}
+	if removed == 0 {
+		t.Fatal("nothing to remove from the raw folder")
+	}
+	if err := Prepare(ctx, o); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := os.ReadDir(raw)
+	if len(after) != len(entries) {
+		t.Errorf("raw folder has %d entries after a second prepare, want %d", len(after), len(entries))
+	}
+}

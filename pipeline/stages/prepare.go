@@ -184,6 +184,14 @@ func prepareOne(ctx context.Context, e *env, c challenge.Challenge, cc *config.C
 	kind := e.profile.Data
 	rawRoot, dataRoot := dataRoots(e.b, kind)
 	dataDir := filepath.Join(dataRoot, c.ID())
+	// Folders a killed stage left half-written (the checkout lock says no
+	// other stage is writing them now).
+	for _, pat := range []string{filepath.Join(dataRoot, "."+c.ID()+".preparing-*"), filepath.Join(rawRoot, "."+c.ID()+".synthesizing-*")} {
+		stale, _ := filepath.Glob(pat)
+		for _, d := range stale {
+			os.RemoveAll(d)
+		}
+	}
 	var raw string
 	if kind == Synthetic {
 		raw = filepath.Join(rawRoot, c.ID())
