@@ -358,6 +358,36 @@ func TestGradeStageHostileFilesAndBrokenRecords(t *testing.T) {
 	if len(lines) != 1 || lines[0]["valid"] != false || !strings.Contains(lines[0]["error"].(string), "FIFO") {
 		t.Fatalf("FIFO submission graded as %v", lines)
 	}
+	// A 2 GiB sparse submission.csv and a 200 MB one-field one: rejected
+	// quickly, without reading them whole.
+	for _, c := range []struct {
+		agent, head string
+		size        int64
+		want        string
+	}{
+		{"sparse", "image_id,quality_score\n1,2\n", 2 << 30, "too large"},
+		{"onefield", "image_id,quality_score\n\"", 200 << 20, "too large"},
+	} {
+		dir := layRun(t, root, "ldct-iqa", c.agent)
+		p := filepath.Join(dir, "submission", "submission.csv")
+		if err := os.WriteFile(p, []byte(c.head), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Truncate(p, c.size); err != nil {
+			t.Skip("truncate:", err)
+		}
+		start := time.Now()
+		err := GradeOne(ctx, o, "ldct-iqa", filepath.Join(dir, "submission"))
+		took := time.Since(start)
+		if err == nil {
+			t.Errorf("%s submission accepted", c.agent)
+		}
+		if took > 10*time.Second {
+			t.Errorf("%s submission took %s to reject", c.agent, took)
+		}
+		t.Logf("%s submission.csv of %d MiB rejected in %s", c.agent, c.size>>20, took.Round(time.Millisecond))
+		os.RemoveAll(dir)
+	}
 	// gradeOne on it: an error, fast.
 	start := time.Now()
 	if err := GradeOne(ctx, o, "ldct-iqa", filepath.Join(fifo, "submission")); err == nil || time.Since(start) > 10*time.Second {
