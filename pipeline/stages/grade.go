@@ -90,6 +90,8 @@ type GradeLine struct {
 	GraderMS    float64            `json:"grader_ms"`
 	Submission  string             `json:"submission"`
 	SubmitHash  string             `json:"submission_sha256,omitempty"`
+	AnswersHash string             `json:"answers_sha256,omitempty"` // the private answers graded against
+	GraderVer   string             `json:"grader_version,omitempty"` // see graderVersion
 	GradedAt    string             `json:"graded_at"`
 	cases       []challenge.Case
 	raw         map[string]float64
@@ -516,6 +518,7 @@ func gradeSubmission(ctx context.Context, e *env, answers *answerHashes, s Submi
 	// `mage grade` records both modes, so the site can show where they differ.
 	line := gradeFolder(ctx, c, cc, s.SubmissionDir(), priv, mode, true)
 	line.RunID, line.Agent = s.RunID, s.Agent
+	line.AnswersHash, line.GraderVer = k.answers, k.grader
 	k.submission = line.SubmitHash
 	return line, k
 }
