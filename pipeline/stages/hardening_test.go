@@ -3,6 +3,7 @@ package stages
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -52,12 +53,19 @@ func TestDemoAndFetchedDataStayApart(t *testing.T) {
 	paper.Profile = "paper"
 	os.RemoveAll(dl)
 	copyTree(t, filepath.Join(root, "data", "synthetic", "raw", "ldct-iqa"), dl)
-	err = Prepare(ctx, paper)
-	if err == nil {
-		t.Fatal("paper prepare accepted synthetic raw data")
+	out, err := stdoutOf(func() error { return Prepare(ctx, paper) })
+	if err == nil || !strings.Contains(out, "holds synthetic demo data") {
+		t.Fatalf("paper prepare accepted synthetic raw data: %v\n%s", err, out)
+	}
+	// ... or a download that is not finished ...
+	os.Remove(filepath.Join(dl, syntheticMarker))
+	os.WriteFile(filepath.Join(dl, "more.zip.part"), []byte("half"), 0o644)
+	out, err = stdoutOf(func() error { return Prepare(ctx, paper) })
+	if err == nil || !strings.Contains(out, "unfinished download (more.zip.part)") {
+		t.Fatalf("paper prepare accepted an unfinished download: %v\n%s", err, out)
 	}
 	// ... and prepares it once it is a download (here: the same files without the marker).
-	os.Remove(filepath.Join(dl, syntheticMarker))
+	os.Remove(filepath.Join(dl, "more.zip.part"))
 	if err := Prepare(ctx, paper); err != nil {
 		t.Fatal(err)
 	}
@@ -97,6 +105,25 @@ func TestDemoAndFetchedDataStayApart(t *testing.T) {
 	if _, _, err := planRuns(e, "agent-bin"); err == nil || !strings.Contains(err.Error(), "holds synthetic data") {
 		t.Fatalf("paper run on synthetic data: %v", err)
 	}
+}
+
+// stdoutOf runs f and returns what it printed on stdout.
+func stdoutOf(f func() error) (string, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return "", err
+	}
+	old := os.Stdout
+	os.Stdout = w
+	done := make(chan string)
+	go func() {
+		b, _ := io.ReadAll(r)
+		done <- string(b)
+	}()
+	ferr := f()
+	os.Stdout = old
+	w.Close()
+	return <-done, ferr
 }
 
 // setKind rewrites the data kind a manifest records.

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -58,6 +59,23 @@ func rawFingerprint(dir string) (string, error) {
 		fmt.Fprintf(h, "%s\x00%d\x00%d\n", e.p, e.size, e.mod)
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// unfinishedDownload returns the first file under raw that fetch is still
+// writing (a ".part" file), relative to raw, or "".
+func unfinishedDownload(raw string) (string, error) {
+	found := ""
+	err := filepath.WalkDir(raw, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && strings.HasSuffix(d.Name(), ".part") {
+			found, _ = filepath.Rel(raw, p)
+			return fs.SkipAll
+		}
+		return nil
+	})
+	return found, err
 }
 
 // upToDate reports whether dataDir holds a preparation of the same input
@@ -205,6 +223,11 @@ func prepareOne(ctx context.Context, e *env, c challenge.Challenge, cc *config.C
 		}
 		if _, err := os.Stat(filepath.Join(raw, syntheticMarker)); err == nil {
 			return false, fmt.Errorf("%s holds synthetic demo data (written there by an older rexmle), not a download: remove it and run `REXMLE_PROFILE=%s go run mage.go fetch`", rel(raw), e.opt.Profile)
+		}
+		if part, err := unfinishedDownload(raw); err != nil {
+			return false, fmt.Errorf("read raw data: %w", err)
+		} else if part != "" {
+			return false, fmt.Errorf("%s has an unfinished download (%s): run `REXMLE_PROFILE=%s go run mage.go fetch` to complete it before preparing", rel(raw), part, e.opt.Profile)
 		}
 	}
 	fp, err := rawFingerprint(raw)
