@@ -89,9 +89,14 @@ func lockHolder(path string) string {
 	return "holder unknown"
 }
 
+// commandLine is the process's command line for the lock file; mage's
+// compiled binaries are named by a hash, shown as "mage".
 func commandLine() []string {
-	args := append([]string{filepath.Base(os.Args[0])}, os.Args[1:]...)
-	return args
+	name := filepath.Base(os.Args[0])
+	if len(name) >= 32 && strings.Trim(name, "0123456789abcdef") == "" {
+		name = "mage"
+	}
+	return append([]string{name}, os.Args[1:]...)
 }
 
 // unlockAll releases every lock this process holds (tests).
