@@ -107,3 +107,25 @@ func RequireRows(t *Table, file string, want int) error {
 	}
 	return Invalidf(file, "", "has a header (%s) but no rows; want one row per test case (%d)", strings.Join(t.Header, ","), want)
 }
+
+// IDRuleQuirkID is the id of the quirk IDRuleQuirk describes.
+const IDRuleQuirkID = "id-rule"
+
+// IDRuleQuirk is the quirk every challenge lists for its ids: reference
+// says what the reference grader does with repeated, extra and missing ids;
+// official mode follows the common rule (StrictIDs).
+func IDRuleQuirk(reference string, metrics []string) Quirk {
+	return Quirk{ID: IDRuleQuirkID, Metrics: metrics, Reference: reference,
+		Official: "the common id rule: every test case exactly once and nothing else; a repeated id, an id that is not a test case or a missing test case makes the submission invalid"}
+}
+
+// RankedNames lists the names of the ranked metrics among cards.
+func RankedNames(cards []MetricCard) []string {
+	var out []string
+	for _, m := range cards {
+		if m.Ranked {
+			out = append(out, m.Name)
+		}
+	}
+	return out
+}

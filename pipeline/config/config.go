@@ -184,10 +184,7 @@ type HumanEntry struct {
 }
 
 // Duration is a time.Duration written as "24h", "90m" in TOML.
-type Duration struct {
-	time.Duration
-	set bool // written in the file (so an explicit "0s" is told from a missing key)
-}
+type Duration struct{ time.Duration }
 
 // UnmarshalText parses a Go duration string.
 func (d *Duration) UnmarshalText(b []byte) error {
@@ -196,12 +193,8 @@ func (d *Duration) UnmarshalText(b []byte) error {
 		return fmt.Errorf("want a duration such as \"24h\" or \"90m\": %w", err)
 	}
 	d.Duration = v
-	d.set = true
 	return nil
 }
-
-// IsSet reports whether the duration was written in the configuration.
-func (d Duration) IsSet() bool { return d.set }
 
 // MarshalText writes the duration back.
 func (d Duration) MarshalText() ([]byte, error) { return []byte(d.Duration.String()), nil }

@@ -195,7 +195,7 @@ func TestZeroGraceIsAllowed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a, _ := b.Agent("sample"); a.GracePeriod.Duration != 0 || !a.GracePeriod.IsSet() || a.TimeLimit.Minutes() != 1 {
+	if a, _ := b.Agent("sample"); a.GracePeriod.Duration != 0 || a.TimeLimit.Minutes() != 1 {
 		t.Errorf("agent durations %+v %+v", a.GracePeriod, a.TimeLimit)
 	}
 }

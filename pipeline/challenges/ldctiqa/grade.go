@@ -42,7 +42,8 @@ func parseScore(s string) (float64, error) {
 
 // Grade joins submission.csv with the private scores on image_id (pandas
 // id inference on both sides) and correlates the pooled predictions with the
-// truth. Both modes are identical for this challenge.
+// truth. Both modes score alike; official mode also refuses ids that are
+// not test cases (the common id rule, quirk "id-rule").
 func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mode challenge.Mode) (*challenge.Result, error) {
 	ans, err := challenge.ReadCSV(filepath.Join(privateDir, "test_labels.csv"))
 	if err != nil {

@@ -261,6 +261,14 @@ func (c Challenge) caseDice(p tissueCounts, mode challenge.Mode) float64 {
 	return sum / 5
 }
 
+// referenceIDRule says what the reference does with the submission's ids.
+func (c Challenge) referenceIDRule() string {
+	if c.task == Tissue {
+		return "a repeated id is graded again; ids that are not test cases and missing test cases make the submission invalid"
+	}
+	return "only the submitted rows are graded: a missing test case is left out and a repeated id counts twice; ids that are not test cases make the submission invalid"
+}
+
 // checkOfficialIDs applies the common id rule in official mode: every test
 // case exactly once, nothing else (the reference accepts repeated ids and,
 // for nuclei, missing ones).

@@ -25,7 +25,8 @@ type gradeRow struct {
 // first answer row with the same pandas-normalised id). Ids are compared as
 // pandas reads them: an all-integer column is numeric on both sides ("001"
 // equals "1"); any other column keeps its text, so "1.0" or "topcow_001"
-// never match. Duplicated rows are kept and graded twice, as the reference does.
+// never match. Duplicated rows are kept and graded twice, as the reference
+// does (reference mode; official mode refuses them: quirk "id-rule").
 func (c Challenge) readRows(submissionDir, privateDir string, mode challenge.Mode) ([]gradeRow, error) {
 	ids, paths, err := medseg.Answers(privateDir, "image_id", "label_path")
 	if err != nil {

@@ -197,7 +197,7 @@ type scores struct {
 }
 
 // Grade matches submission rows to the answers by image_id and scores every
-// pair; both modes are identical for this challenge.
+// pair; both modes score alike (official mode also refuses ids that are not test cases: quirk "id-rule").
 func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mode challenge.Mode) (*challenge.Result, error) {
 	ans, err := challenge.ReadCSV(filepath.Join(privateDir, "test_labels.csv"))
 	if err != nil {
