@@ -5,7 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/rexmle/rexmle/pipeline/challenge"
 )
@@ -14,7 +16,8 @@ import (
 // rule in official mode: a repeated test case, an id that is not a test
 // case, or a dropped test case make the submission invalid; the unchanged
 // perfect submission is valid; a header-only submission is invalid in both
-// modes.
+// modes; and a FIFO in place of a file the submission names is refused at
+// once.
 func TestOneIDRuleInOfficialMode(t *testing.T) {
 	if testing.Short() {
 		t.Skip("prepares every challenge")
@@ -77,6 +80,31 @@ func TestOneIDRuleInOfficialMode(t *testing.T) {
 				if err := grade(lines[0]+"\n", mode); !challenge.IsInvalid(err) {
 					t.Errorf("header-only submission, %s: %v", mode, err)
 				}
+			}
+			// A FIFO in place of a file the submission names: refused, not a hang.
+			var named string
+			filepath.WalkDir(sub, func(p string, d os.DirEntry, err error) error {
+				if err == nil && d.Type().IsRegular() && p != csvPath && named == "" {
+					named = p
+				}
+				return nil
+			})
+			if named == "" {
+				return // the CSV holds the predictions
+			}
+			os.Remove(named)
+			if err := syscall.Mkfifo(named, 0o644); err != nil {
+				t.Skip("mkfifo:", err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- grade(string(orig), challenge.Reference) }()
+			select {
+			case err := <-done:
+				if !challenge.IsInvalid(err) {
+					t.Errorf("a FIFO as %s: %v, want an invalid submission", filepath.Base(named), err)
+				}
+			case <-time.After(20 * time.Second):
+				t.Fatalf("grading hangs on a FIFO as %s", filepath.Base(named))
 			}
 		})
 	}

@@ -71,7 +71,7 @@ func loadGray(path string) (quality.Image, error) {
 // onePNG reports whether path is a 1-bit grey-scale PNG (IHDR bit depth 1,
 // colour type 0).
 func onePNG(path string) bool {
-	f, err := os.Open(path)
+	f, err := challenge.OpenRegular(path)
 	if err != nil {
 		return false
 	}
@@ -87,7 +87,7 @@ func onePNG(path string) bool {
 // Pillow, whose IDCT can differ by a grey level) and converts it to grey
 // with Pillow's L weights.
 func loadJPEG(path string) (quality.Image, error) {
-	f, err := os.Open(path)
+	f, err := challenge.OpenRegular(path)
 	if err != nil {
 		return quality.Image{}, err
 	}
