@@ -124,5 +124,5 @@ func openConfined(headerPath, name string) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	return os.Open(p)
+	return openRegular(p)
 }

@@ -125,7 +125,7 @@ func isGzipPath(path string) bool {
 
 // readFileWith opens path and runs dec on it, prefixing errors with the path.
 func readFileWith(path string, dec func(f *os.File) (*volume.Volume, error)) (*volume.Volume, error) {
-	f, err := os.Open(path)
+	f, err := openRegular(path)
 	if err != nil {
 		return nil, err
 	}

@@ -129,7 +129,7 @@ func ReadNIfTIHeader(r io.Reader, gz bool) (*NIfTIHeader, error) {
 
 // ReadNIfTIHeaderFile decodes only the header of a .nii or .nii.gz file.
 func ReadNIfTIHeaderFile(path string) (*NIfTIHeader, error) {
-	f, err := os.Open(path)
+	f, err := openRegular(path)
 	if err != nil {
 		return nil, err
 	}

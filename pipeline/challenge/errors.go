@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"unicode/utf8"
 )
 
 // InvalidSubmission is a problem with a submission: a missing or malformed
@@ -28,9 +29,31 @@ func (e *InvalidSubmission) Error() string {
 	}
 }
 
-// Invalidf builds an *InvalidSubmission with a formatted reason.
+// Invalidf builds an *InvalidSubmission with a formatted reason. Submitted
+// text never reaches a message whole: file, field and every string argument
+// are clipped to MaxEcho bytes (see Clip).
 func Invalidf(file, field, format string, args ...any) error {
-	return &InvalidSubmission{File: file, Field: field, Reason: fmt.Sprintf(format, args...)}
+	for i, a := range args {
+		if s, ok := a.(string); ok {
+			args[i] = Clip(s)
+		}
+	}
+	return &InvalidSubmission{File: Clip(file), Field: Clip(field), Reason: clipReason(fmt.Sprintf(format, args...))}
+}
+
+// maxReason bounds a whole reason, whatever was formatted into it (a long
+// list of ids, an error carrying a field).
+const maxReason = 4 * MaxEcho
+
+func clipReason(s string) string {
+	if len(s) <= maxReason {
+		return s
+	}
+	cut := maxReason
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… (%d bytes in all)", s[:cut], len(s))
 }
 
 // IsInvalid reports whether err is (or wraps) an *InvalidSubmission.

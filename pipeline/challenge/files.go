@@ -58,17 +58,19 @@ func OpenInside(root, rel, field string) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.Open(p)
+	f, err := OpenRegular(p)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
 			return nil, Invalidf(rel, field, "file not found in the submission folder")
+		case errors.Is(err, ErrNotRegular):
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				return nil, Invalidf(rel, field, "%v", pe.Err)
+			}
+			return nil, Invalidf(rel, field, "not a regular file")
 		}
 		return nil, Invalidf(rel, field, "cannot open: %v", err)
-	}
-	st, err := f.Stat()
-	if err != nil || !st.Mode().IsRegular() {
-		f.Close()
-		return nil, Invalidf(rel, field, "not a regular file")
 	}
 	return f, nil
 }
@@ -82,9 +84,10 @@ type Table struct {
 
 // ReadCSV reads a CSV with a header row. Blank lines are skipped (as pandas
 // does); every row must have as many fields as the header. Errors name the
-// file and the line.
+// file and the line. Only a regular file is opened (a FIFO or device is
+// refused before open), and the size caps of ParseCSV apply.
 func ReadCSV(path string) (*Table, error) {
-	f, err := os.Open(path)
+	f, err := OpenRegular(path)
 	if err != nil {
 		return nil, err
 	}
@@ -92,8 +95,16 @@ func ReadCSV(path string) (*Table, error) {
 	return ParseCSV(f, filepath.Base(path))
 }
 
-// ParseCSV is ReadCSV over a reader; name is used in messages.
+// ParseCSV is ReadCSV over a reader; name is used in messages. A file larger
+// than MaxCSVBytes is rejected from its size before it is read (when r is an
+// *os.File), a line longer than MaxLineBytes or a field longer than
+// MaxFieldBytes as soon as it is met; error messages never repeat more than
+// MaxEcho bytes of a field.
 func ParseCSV(r io.Reader, name string) (*Table, error) {
+	if err := checkSize(r, name, MaxCSVBytes); err != nil {
+		return nil, err
+	}
+	r = &boundedReader{r: r, name: name, max: MaxCSVBytes, maxLine: MaxLineBytes}
 	cr := csv.NewReader(r)
 	cr.FieldsPerRecord = -1
 	cr.ReuseRecord = false
@@ -104,7 +115,16 @@ func ParseCSV(r io.Reader, name string) (*Table, error) {
 			break
 		}
 		if err != nil {
+			if errors.Is(err, ErrTooLarge) {
+				return nil, err
+			}
 			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		for i, v := range rec {
+			if len(v) > MaxFieldBytes {
+				line, col := cr.FieldPos(i)
+				return nil, fmt.Errorf("%s: line %d, column %d: %w: a field of %d bytes, the limit is %d (starts %q)", name, line, col, ErrTooLarge, len(v), MaxFieldBytes, Clip(v[:min(len(v), 40)]))
+			}
 		}
 		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
 			continue
@@ -135,7 +155,7 @@ func (t *Table) Col(name string) (int, error) {
 			return i, nil
 		}
 	}
-	return -1, fmt.Errorf("%s: no column %q (columns: %s)", t.Path, name, strings.Join(t.Header, ", "))
+	return -1, fmt.Errorf("%s: no column %q (columns: %s)", t.Path, name, Clip(strings.Join(t.Header, ", ")))
 }
 
 // Column returns every value of a column.
@@ -174,7 +194,7 @@ func PandasIDs(values []string) []string {
 }
 
 // WriteFileAtomic writes data to path through a temporary file in the same
-// folder and a rename, creating parent folders.
+// folder and a rename, creating parent folders. The file ends up mode 0644.
 func WriteFileAtomic(path string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
@@ -189,6 +209,12 @@ func WriteFileAtomic(path string, data []byte) error {
 		return err
 	}
 	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	// CreateTemp makes the file 0600; a written result is readable by all,
+	// like any file os.Create makes.
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
 		os.Remove(tmp.Name())
 		return err
 	}
@@ -218,8 +244,9 @@ const ManifestName = "manifest.json"
 // Manifest lists the sha256 of every file under a prepared data folder.
 type Manifest struct {
 	Challenge string            `json:"challenge"`
-	InputHash string            `json:"input_hash"` // hash of what the preparation read (raw data listing, code version)
-	Files     map[string]string `json:"files"`      // slash path relative to the data folder → sha256
+	InputHash string            `json:"input_hash"`     // hash of what the preparation read (raw data listing, code version)
+	Data      string            `json:"data,omitempty"` // what the raw data was: "synthetic" (demo) or "fetched"
+	Files     map[string]string `json:"files"`          // slash path relative to the data folder → sha256
 }
 
 // HashTree returns the sha256 of every regular file under dir, keyed by slash
@@ -255,11 +282,16 @@ func HashTree(dir string) (map[string]string, error) {
 
 // WriteManifest hashes dataDir and writes dataDir/manifest.json atomically.
 func WriteManifest(dataDir, challengeID, inputHash string) (*Manifest, error) {
+	return WriteManifestData(dataDir, challengeID, inputHash, "")
+}
+
+// WriteManifestData is WriteManifest recording the kind of data prepared.
+func WriteManifestData(dataDir, challengeID, inputHash, kind string) (*Manifest, error) {
 	files, err := HashTree(dataDir)
 	if err != nil {
 		return nil, fmt.Errorf("manifest of %s: %w", dataDir, err)
 	}
-	m := &Manifest{Challenge: challengeID, InputHash: inputHash, Files: files}
+	m := &Manifest{Challenge: challengeID, InputHash: inputHash, Data: kind, Files: files}
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return nil, err
@@ -269,7 +301,7 @@ func WriteManifest(dataDir, challengeID, inputHash string) (*Manifest, error) {
 
 // ReadManifest reads dataDir/manifest.json.
 func ReadManifest(dataDir string) (*Manifest, error) {
-	b, err := os.ReadFile(filepath.Join(dataDir, ManifestName))
+	b, err := ReadFileMax(filepath.Join(dataDir, ManifestName), MaxJSONBytes)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package challenge
 
 import (
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -42,5 +43,16 @@ func TestPandasIDs(t *testing.T) {
 	}
 	if got := PandasIDs([]string{"0007", "x"}); !reflect.DeepEqual(got, []string{"0007", "x"}) {
 		t.Errorf("text ids: %v", got)
+	}
+}
+
+func TestWriteFileAtomicMode(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "r", "positions.csv")
+	if err := WriteCSV(p, []string{"a"}, [][]string{{"1"}}); err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(p)
+	if err != nil || st.Mode().Perm() != 0o644 {
+		t.Fatalf("mode %v, %v; want 0644", st.Mode(), err)
 	}
 }

@@ -91,7 +91,42 @@ func (c *checker) key(key string, from int) int {
 	return from
 }
 
-// decode reads TOML into v, reporting syntax errors and unknown keys.
+// positive reports a duration written in the file (set) as zero or
+// negative: a limit or a period must be longer than nothing (a missing key
+// keeps its default).
+func (c *checker) positive(d Duration, set bool, key string, from int, who string, args ...any) {
+	if set && d.Duration <= 0 {
+		c.addf(c.key(key, from), "%s: %s is %s, want a positive duration such as \"24h\" or \"90m\"", fmt.Sprintf(who, args...), key, d.Duration)
+	}
+}
+
+// nonNegative reports a negative duration (zero means none: no grace period,
+// no margin).
+func (c *checker) nonNegative(d Duration, key string, from int, who string, args ...any) {
+	if d.Duration < 0 {
+		c.addf(c.key(key, from), "%s: %s is %s, want zero or a positive duration", fmt.Sprintf(who, args...), key, d.Duration)
+	}
+}
+
+// writtenDurations records which of the durations that must be positive are
+// written in the file, so an explicit "0s" is told from a missing key.
+type writtenDurations struct {
+	Agents []struct {
+		TimeLimit *string `toml:"time_limit"`
+	} `toml:"agent"`
+	Judge struct {
+		Timeout *string `toml:"timeout"`
+	} `toml:"judge"`
+	Profiles map[string]struct {
+		TimeLimit      *string `toml:"time_limit"`
+		GPUSampleEvery *string `toml:"gpu_sample_every"`
+		Slurm          struct {
+			PollEvery *string `toml:"poll_every"`
+		} `toml:"slurm"`
+	} `toml:"profile"`
+}
+
+// decode reads TOML into v// decode reads TOML into v, reporting syntax errors and unknown keys.
 func (c *checker) decode(text []byte, v any) bool {
 	md, err := toml.Decode(string(text), v)
 	if err != nil {
@@ -127,7 +162,9 @@ func Load(path string) (*Benchmark, error) {
 		return nil, &Error{problems}
 	}
 	b.defaults()
-	b.validate(ck)
+	var written writtenDurations
+	toml.Decode(string(text), &written) // the file decoded above; only the keys' presence is read
+	b.validate(ck, &written)
 	files := []string{path}
 	seen := map[string]int{}
 	for i, id := range b.Meta.Challenges {
@@ -194,7 +231,7 @@ func (b *Benchmark) defaults() {
 
 var idPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
 
-func (b *Benchmark) validate(ck *checker) {
+func (b *Benchmark) validate(ck *checker, written *writtenDurations) {
 	if b.Meta.Name == "" {
 		ck.addf(ck.table("benchmark", 0), "benchmark.name is missing, want the benchmark's name")
 	}
@@ -270,6 +307,18 @@ func (b *Benchmark) validate(ck *checker) {
 		}
 		checkEgress(ck, line, fmt.Sprintf("agent %q", a.ID), a.Egress)
 	}
+	for i, a := range b.Agents {
+		line := ck.table("agent", i)
+		ck.positive(a.TimeLimit, i < len(written.Agents) && written.Agents[i].TimeLimit != nil, "time_limit", line, "agent %q", a.ID)
+		ck.nonNegative(a.GracePeriod, "grace_period", line, "agent %q", a.ID)
+	}
+	ck.positive(b.Judge.Timeout, written.Judge.Timeout != nil, "timeout", ck.table("judge", 0), "judge")
+	if b.Judge.Concurrency < 0 || b.Judge.Retries < 0 || b.Judge.MaxChars < 0 {
+		ck.addf(ck.table("judge", 0), "judge: concurrency, retries and max_chars must not be negative (have %d, %d, %d)", b.Judge.Concurrency, b.Judge.Retries, b.Judge.MaxChars)
+	}
+	if b.Grading.Workers < 0 {
+		ck.addf(ck.key("workers", ck.table("grading", 0)), "grading.workers is %d, want 0 (one per core) or more", b.Grading.Workers)
+	}
 	switch b.Judge.Kind {
 	case "heuristic", "openai":
 	default:
@@ -305,6 +354,19 @@ func (b *Benchmark) validate(ck *checker) {
 		}
 		if p.Workers < 0 {
 			ck.addf(ck.key("workers", line), "profile %q: workers is %d, want 0 (one per core) or more", n, p.Workers)
+		}
+		w := written.Profiles[n]
+		ck.positive(p.TimeLimit, w.TimeLimit != nil, "time_limit", line, "profile %q", n)
+		ck.positive(p.GPUSampleEvery, w.GPUSampleEvery != nil, "gpu_sample_every", line, "profile %q", n)
+		ck.positive(p.Slurm.PollEvery, w.Slurm.PollEvery != nil, "poll_every", line, "profile %q slurm", n)
+		ck.nonNegative(p.Slurm.TimeMargin, "time_margin", line, "profile %q slurm", n)
+		if p.Slurm.CPUsPerTask < 0 || p.Slurm.MaxParallel < 0 {
+			ck.addf(line, "profile %q: slurm cpus_per_task and max_parallel must not be negative", n)
+		}
+		for _, s := range p.Seeds {
+			if s < 0 {
+				ck.addf(ck.key("seeds", line), "profile %q: seed %d, want seeds of 0 or more", n, s)
+			}
 		}
 		if p.Scheduler != "" && p.Scheduler != "local" && p.Scheduler != "slurm" {
 			ck.addf(ck.key("scheduler", line), "profile %q: scheduler is %q, want \"local\" or \"slurm\"", n, p.Scheduler)

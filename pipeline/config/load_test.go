@@ -168,6 +168,18 @@ func TestBrokenConfigs(t *testing.T) {
 			[]string{"agent \"sample\": egress lists endpoints but network = true"}},
 		{"bad resume", goodBench + "resume = \"retry\"\n", goodChallenge,
 			[]string{"profile \"demo\": resume is \"retry\""}},
+		{"negative agent time limit", strings.Replace(goodBench, "builtin = \"sample\"\n", "builtin = \"sample\"\ntime_limit = \"-1h\"\n", 1), goodChallenge,
+			[]string{"benchmark.toml:9: agent \"sample\": time_limit is -1h0m0s, want a positive duration"}},
+		{"zero agent time limit", strings.Replace(goodBench, "builtin = \"sample\"\n", "builtin = \"sample\"\ntime_limit = \"0s\"\n", 1), goodChallenge,
+			[]string{"agent \"sample\": time_limit is 0s"}},
+		{"negative grace period", strings.Replace(goodBench, "builtin = \"sample\"\n", "builtin = \"sample\"\ngrace_period = \"-5m\"\n", 1), goodChallenge,
+			[]string{"agent \"sample\": grace_period is -5m0s, want zero or a positive duration"}},
+		{"zero profile time limit", goodBench + "time_limit = \"0h\"\n", goodChallenge,
+			[]string{"benchmark.toml:13: profile \"demo\": time_limit is 0s"}},
+		{"negative judge timeout", goodBench + "\n[judge]\ntimeout = \"-2s\"\n", goodChallenge,
+			[]string{"judge: timeout is -2s"}},
+		{"negative grading workers", goodBench + "\n[grading]\nworkers = -1\n", goodChallenge,
+			[]string{"grading.workers is -1"}},
 		{"bad duration", goodBench + "\n[profile.x]\ndata = \"fetched\"\ntime_limit = \"a day\"\n", goodChallenge,
 			[]string{"want a duration"}},
 	}
@@ -183,6 +195,16 @@ func TestBrokenConfigs(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestZeroGraceIsAllowed(t *testing.T) {
+	b, err := Load(write(t, strings.Replace(goodBench, "builtin = \"sample\"\n", "builtin = \"sample\"\ngrace_period = \"0s\"\ntime_limit = \"1m\"\n", 1), goodChallenge))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, _ := b.Agent("sample"); a.GracePeriod.Duration != 0 || a.TimeLimit.Minutes() != 1 {
+		t.Errorf("agent durations %+v %+v", a.GracePeriod, a.TimeLimit)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -89,6 +90,8 @@ type GradeLine struct {
 	GraderMS    float64            `json:"grader_ms"`
 	Submission  string             `json:"submission"`
 	SubmitHash  string             `json:"submission_sha256,omitempty"`
+	AnswersHash string             `json:"answers_sha256,omitempty"` // the private answers graded against
+	GraderVer   string             `json:"grader_version,omitempty"` // see graderVersion
 	GradedAt    string             `json:"graded_at"`
 	cases       []challenge.Case
 	raw         map[string]float64
@@ -110,11 +113,116 @@ func treeHash(dir string) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// gradeFolder grades dir in mode (and the other mode, to record differences)
-// and ranks the result on the challenge's leaderboard.
-func gradeFolder(ctx context.Context, c challenge.Challenge, cc *config.Challenge, dir, privateDir string, mode challenge.Mode) *GradeLine {
+// maxHashedFile is the largest submission file whose content is hashed for
+// the grade cache; a larger one (which no grader accepts anyway) enters the
+// key by its size, time and inode, so a sparse giant file cannot make the
+// stage read gigabytes before the grader rejects it.
+const maxHashedFile = 1 << 30
+
+// submissionHash is treeHash for a submission folder: regular files only,
+// none followed out through a link, giant files by their metadata.
+func submissionHash(dir string) (string, error) {
+	h := sha256.New()
+	var names []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.Type().IsRegular() {
+			names = append(names, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	sort.Strings(names)
+	for _, p := range names {
+		r, _ := filepath.Rel(dir, p)
+		info, err := os.Lstat(p)
+		if err != nil {
+			return "", err
+		}
+		if info.Size() > maxHashedFile {
+			fmt.Fprintf(h, "%s\x00size %d mtime %d\n", filepath.ToSlash(r), info.Size(), info.ModTime().UnixNano())
+			continue
+		}
+		f, err := challenge.OpenRegular(p)
+		if err != nil {
+			return "", err
+		}
+		fh := sha256.New()
+		_, err = io.Copy(fh, io.LimitReader(f, maxHashedFile+1))
+		f.Close()
+		if err != nil {
+			return "", fmt.Errorf("hash %s: %w", p, err)
+		}
+		fmt.Fprintf(h, "%s\x00%x\n", filepath.ToSlash(r), fh.Sum(nil))
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// gradersVersion is bumped when grading changes in a way neither the metric
+// cards nor the quirks show (a fixed bug in a metric): every grade is then
+// redone. A challenge may also version its own grader (GraderVersion).
+var gradersVersion = "2"
+
+// versioned is what a challenge implements to version its own grader.
+type versioned interface{ GraderVersion() string }
+
+// graderVersion identifies the grader of c: the common version, the
+// challenge's own if it has one, and every metric card and quirk text, so a
+// changed card (a changed convention) also regrades.
+func graderVersion(c challenge.Challenge) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "graders %s\n", gradersVersion)
+	if v, ok := c.(versioned); ok {
+		fmt.Fprintf(h, "challenge %s\n", v.GraderVersion())
+	}
+	for _, m := range c.Metrics() {
+		fmt.Fprintf(h, "metric %s\x00%s\x00%v\x00%s\n", m.Name, m.Direction, m.Ranked, m.Card)
+	}
+	for _, q := range c.Quirks() {
+		fmt.Fprintf(h, "quirk %s\x00%s\x00%s\x00%s\n", q.ID, strings.Join(q.Metrics, ","), q.Reference, q.Official)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+// answerHashes remembers the fingerprint of each private-answers folder
+// for one stage, so it is hashed once however many runs it grades.
+type answerHashes struct {
+	mu sync.Mutex
+	m  map[string]answerHash
+}
+
+type answerHash struct {
+	hash string
+	err  error
+}
+
+func (a *answerHashes) get(priv string) (string, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if v, ok := a.m[priv]; ok {
+		return v.hash, v.err
+	}
+	h, err := treeHash(priv)
+	if err != nil {
+		err = fmt.Errorf("fingerprint of the private answers %s: %w", rel(priv), err)
+	}
+	if a.m == nil {
+		a.m = map[string]answerHash{}
+	}
+	a.m[priv] = answerHash{h, err}
+	return h, err
+}
+
+// gradeFolder grades dir in mode (and, with both, the other mode too, to
+// record where they differ) and ranks the result on the challenge's
+// leaderboard.
+func gradeFolder(ctx context.Context, c challenge.Challenge, cc *config.Challenge, dir, privateDir string, mode challenge.Mode, both bool) *GradeLine {
 	line := &GradeLine{Challenge: c.ID(), Mode: string(mode), Submission: dir, GradedAt: store.Now()}
-	if h, err := treeHash(dir); err == nil {
+	if h, err := submissionHash(dir); err == nil {
 		line.SubmitHash = h
 	}
 	start := time.Now()
@@ -133,21 +241,8 @@ func gradeFolder(ctx context.Context, c challenge.Challenge, cc *config.Challeng
 	line.Metrics = res.Rounded()
 	line.Notes = res.Notes
 	line.cases = res.Cases
-	other := challenge.Official
-	if mode == challenge.Official {
-		other = challenge.Reference
-	}
-	if ores, err := challenge.SafeGrade(ctx, c, dir, privateDir, other); err == nil {
-		line.otherModeID = other
-		line.otherRaw = ores.Values
-		for k, v := range ores.Rounded() {
-			if mv, ok := line.Metrics[k]; !ok || (mv != v && !(math.IsNaN(mv) && math.IsNaN(v))) {
-				if line.OtherMode == nil {
-					line.OtherMode = map[string]float64{}
-				}
-				line.OtherMode[k] = v
-			}
-		}
+	if both {
+		line.gradeOther(ctx, c, dir, privateDir, mode)
 	}
 	if cc != nil {
 		r := rank.Rank(cc.Board(), res.Values)
@@ -159,6 +254,29 @@ func gradeFolder(ctx context.Context, c challenge.Challenge, cc *config.Challeng
 		}
 	}
 	return line
+}
+
+// gradeOther grades dir in the mode other than mode and keeps the values
+// that differ; a submission invalid in the other mode records nothing.
+func (line *GradeLine) gradeOther(ctx context.Context, c challenge.Challenge, dir, privateDir string, mode challenge.Mode) {
+	other := challenge.Official
+	if mode == challenge.Official {
+		other = challenge.Reference
+	}
+	ores, err := challenge.SafeGrade(ctx, c, dir, privateDir, other)
+	if err != nil {
+		return
+	}
+	line.otherModeID = other
+	line.otherRaw = ores.Values
+	for k, v := range ores.Rounded() {
+		if mv, ok := line.Metrics[k]; !ok || (mv != v && !(math.IsNaN(mv) && math.IsNaN(v))) {
+			if line.OtherMode == nil {
+				line.OtherMode = map[string]float64{}
+			}
+			line.OtherMode[k] = v
+		}
+	}
 }
 
 // marshal writes the line as JSON; values JSON cannot carry (NaN, ±Inf)
@@ -191,9 +309,11 @@ func (l *GradeLine) marshal() ([]byte, error) {
 	}{(*alias)(l), enc(l.Metrics), enc(l.OtherMode)})
 }
 
-// GradeOne grades one submission folder and prints its JSON line.
+// GradeOne grades one submission folder in the requested mode (both modes
+// with REXMLE_BOTH_MODES=1) and prints its JSON line. It writes nothing, so
+// it takes no checkout lock and can run beside a long stage.
 func GradeOne(ctx context.Context, o Options, challengeID, dir string) error {
-	e, err := load(o)
+	e, err := loadNoLock(o)
 	if err != nil {
 		return err
 	}
@@ -202,10 +322,11 @@ func GradeOne(ctx context.Context, o Options, challengeID, dir string) error {
 		return fmt.Errorf("gradeOne: unknown challenge %q (registered: %s)", challengeID, strings.Join(challenge.IDs(), ", "))
 	}
 	cc, _ := e.b.Challenge(challengeID)
-	priv := filepath.Join(e.b.Path(e.b.Paths.Data), challengeID, "private")
-	if _, err := os.Stat(priv); err != nil {
-		return fmt.Errorf("gradeOne %s: no prepared answers at %s: run `go run mage.go prepare` first (REXMLE_CHALLENGES=%s)", challengeID, rel(priv), challengeID)
+	dataDir := e.preparedDir(challengeID)
+	if err := checkPrepared(dataDir, e.profile.Data, e.opt.Profile); err != nil {
+		return fmt.Errorf("gradeOne %s: %w", challengeID, err)
 	}
+	priv := filepath.Join(dataDir, "private")
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return fmt.Errorf("gradeOne %s: submission folder %s: not a folder", challengeID, dir)
 	}
@@ -213,7 +334,7 @@ func GradeOne(ctx context.Context, o Options, challengeID, dir string) error {
 	if err != nil {
 		return err
 	}
-	line := gradeFolder(ctx, c, cc, dir, priv, mode)
+	line := gradeFolder(ctx, c, cc, dir, priv, mode, o.BothModes)
 	b, err := line.marshal()
 	if err != nil {
 		return err
@@ -249,19 +370,14 @@ func Grade(ctx context.Context, o Options) error {
 		return err
 	}
 	defer st.Close()
+	answers := &answerHashes{}
 	var todo []Submission
 	for _, s := range subs {
 		if !want[s.Challenge] {
 			continue
 		}
-		if !e.opt.Force {
-			var hash, m string
-			err := st.DB.QueryRowContext(ctx, `SELECT submission_hash, mode FROM grades WHERE run_id=?`, s.RunID).Scan(&hash, &m)
-			if err == nil && m == string(mode) {
-				if h, _ := treeHash(s.SubmissionDir()); h == hash {
-					continue
-				}
-			}
+		if !e.opt.Force && gradeIsCurrent(ctx, st, e, answers, s, mode) {
+			continue
 		}
 		todo = append(todo, s)
 	}
@@ -279,14 +395,14 @@ func Grade(ctx context.Context, o Options) error {
 	}
 	jf, err := os.OpenFile(jsonl, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {
-		return err
+		return fmt.Errorf("grade: %w", err)
 	}
 	defer jf.Close()
 	bar := newProgress("grade", len(todo))
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, workers)
-	var failures []string
+	var failures, errs []string
 	for _, s := range todo {
 		if ctx.Err() != nil {
 			break
@@ -296,28 +412,90 @@ func Grade(ctx context.Context, o Options) error {
 		go func(s Submission) {
 			defer wg.Done()
 			defer func() { <-sem }()
-			line := gradeSubmission(ctx, e, s, mode)
-			err := saveGrade(ctx, st, e, s, line)
+			line, key := gradeSubmission(ctx, e, answers, s, mode)
+			err := saveGrade(ctx, st, e, s, line, key)
 			mu.Lock()
 			defer mu.Unlock()
-			if err != nil {
-				failures = append(failures, fmt.Sprintf("%s: store: %v", s.RunID, err))
-			} else if !line.Valid {
+			switch {
+			case err != nil:
+				errs = append(errs, fmt.Sprintf("%s: %v", s.RunID, err))
+			case !line.Valid:
 				failures = append(failures, fmt.Sprintf("%s: %s", s.RunID, firstLine(line.Error)))
 			}
-			if b, err := line.marshal(); err == nil {
-				jf.Write(append(b, '\n'))
+			if err == nil {
+				b, err := line.marshal()
+				if err == nil {
+					_, err = jf.Write(append(b, '\n'))
+				}
+				if err != nil {
+					errs = append(errs, fmt.Sprintf("%s: append to %s: %v", s.RunID, rel(jsonl), err))
+				}
 			}
-			bar.step(s.RunID, line.Valid)
+			bar.step(s.RunID, line.Valid && err == nil)
 		}(s)
 	}
 	wg.Wait()
 	bar.finish()
-	fmt.Printf("grade: %d graded, %d invalid or failed (mode %s); lines appended to %s\n", len(todo)-len(failures), len(failures), mode, rel(jsonl))
+	fmt.Printf("grade: %d graded, %d invalid or failed (mode %s); lines appended to %s\n", len(todo)-len(failures)-len(errs), len(failures), mode, rel(jsonl))
 	for _, f := range failures {
 		fmt.Println("  " + f)
 	}
+	if err := jf.Close(); err != nil {
+		errs = append(errs, fmt.Sprintf("close %s: %v", rel(jsonl), err))
+	}
+	if len(errs) > 0 {
+		sort.Strings(errs)
+		return fmt.Errorf("grade: %d run(s) could not be graded or recorded:\n  %s", len(errs), strings.Join(errs, "\n  "))
+	}
 	return ctx.Err()
+}
+
+// gradeKey is what a stored grade must match to be reused.
+type gradeKey struct {
+	submission, answers, grader string
+}
+
+// keyOf computes the grade key of s, or an error saying what could not be read.
+func keyOf(e *env, answers *answerHashes, s Submission) (gradeKey, string, error) {
+	var k gradeKey
+	c, ok := challenge.Lookup(s.Challenge)
+	if !ok {
+		return k, "", fmt.Errorf("no grader registered for challenge %s", s.Challenge)
+	}
+	kind := e.kindOfGroup(s.Group)
+	_, root := dataRoots(e.b, kind)
+	dataDir := filepath.Join(root, s.Challenge)
+	profile := s.Group
+	if _, ok := e.b.Profiles[profile]; !ok {
+		profile = e.opt.Profile
+	}
+	if err := checkPrepared(dataDir, kind, profile); err != nil {
+		return k, "", err
+	}
+	priv := filepath.Join(dataDir, "private")
+	ah, err := answers.get(priv)
+	if err != nil {
+		return k, "", err
+	}
+	k.answers = ah
+	k.grader = graderVersion(c)
+	return k, priv, nil
+}
+
+// gradeIsCurrent reports whether the store holds a grade of s in mode for
+// the same submission, private answers and grader.
+func gradeIsCurrent(ctx context.Context, st *store.Store, e *env, answers *answerHashes, s Submission, mode challenge.Mode) bool {
+	var hash, m, ah, gv string
+	err := st.DB.QueryRowContext(ctx, `SELECT submission_hash, mode, answers_hash, grader_version FROM grades WHERE run_id=?`, s.RunID).Scan(&hash, &m, &ah, &gv)
+	if err != nil || m != string(mode) {
+		return false
+	}
+	k, _, err := keyOf(e, answers, s)
+	if err != nil || k.answers != ah || k.grader != gv {
+		return false
+	}
+	h, err := submissionHash(s.SubmissionDir())
+	return err == nil && h == hash
 }
 
 func firstLine(s string) string {
@@ -327,19 +505,22 @@ func firstLine(s string) string {
 	return s
 }
 
-func gradeSubmission(ctx context.Context, e *env, s Submission, mode challenge.Mode) *GradeLine {
-	c, ok := challenge.Lookup(s.Challenge)
-	if !ok {
-		return &GradeLine{RunID: s.RunID, Challenge: s.Challenge, Agent: s.Agent, Mode: string(mode), Error: "no grader registered for challenge " + s.Challenge, GradedAt: store.Now()}
+func gradeSubmission(ctx context.Context, e *env, answers *answerHashes, s Submission, mode challenge.Mode) (*GradeLine, gradeKey) {
+	fail := func(msg string) *GradeLine {
+		return &GradeLine{RunID: s.RunID, Challenge: s.Challenge, Agent: s.Agent, Mode: string(mode), Error: msg, Submission: s.SubmissionDir(), GradedAt: store.Now()}
 	}
+	k, priv, err := keyOf(e, answers, s)
+	if err != nil {
+		return fail(err.Error()), k
+	}
+	c, _ := challenge.Lookup(s.Challenge)
 	cc, _ := e.b.Challenge(s.Challenge)
-	priv := filepath.Join(e.b.Path(e.b.Paths.Data), s.Challenge, "private")
-	if _, err := os.Stat(priv); err != nil {
-		return &GradeLine{RunID: s.RunID, Challenge: s.Challenge, Agent: s.Agent, Mode: string(mode), Error: "challenge not prepared: run mage prepare", GradedAt: store.Now()}
-	}
-	line := gradeFolder(ctx, c, cc, s.SubmissionDir(), priv, mode)
+	// `mage grade` records both modes, so the site can show where they differ.
+	line := gradeFolder(ctx, c, cc, s.SubmissionDir(), priv, mode, true)
 	line.RunID, line.Agent = s.RunID, s.Agent
-	return line
+	line.AnswersHash, line.GraderVer = k.answers, k.grader
+	k.submission = line.SubmitHash
+	return line, k
 }
 
 // runMeta is the part of run.json the grade stage reads.
@@ -351,10 +532,28 @@ type runMeta struct {
 	End     string `json:"ended_at"`
 }
 
-func saveGrade(ctx context.Context, st *store.Store, e *env, s Submission, line *GradeLine) error {
+// readRunMeta reads the run folder's run.json; a missing one gives the
+// zero value, an unreadable or corrupt one an error.
+func readRunMeta(dir string) (runMeta, error) {
 	var meta runMeta
-	if b, err := os.ReadFile(filepath.Join(s.Dir, "run.json")); err == nil {
-		json.Unmarshal(b, &meta)
+	p := filepath.Join(dir, "run.json")
+	b, err := challenge.ReadFileMax(p, 16<<20)
+	if errors.Is(err, fs.ErrNotExist) {
+		return meta, nil
+	}
+	if err != nil {
+		return meta, fmt.Errorf("run.json: %w", err)
+	}
+	if err := json.Unmarshal(b, &meta); err != nil {
+		return meta, fmt.Errorf("%s is corrupt (%s): fix or remove it, or rerun the run", rel(p), challenge.Clip(err.Error()))
+	}
+	return meta, nil
+}
+
+func saveGrade(ctx context.Context, st *store.Store, e *env, s Submission, line *GradeLine, key gradeKey) error {
+	meta, err := readRunMeta(s.Dir)
+	if err != nil {
+		return err
 	}
 	if meta.Backend == "" {
 		if a, ok := e.b.Agent(s.Agent); ok {
@@ -387,8 +586,8 @@ func saveGrade(ctx context.Context, st *store.Store, e *env, s Submission, line 
 		if line.Valid {
 			valid = 1
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO grades(run_id, mode, valid, error, submission_hash, grader_ms, graded_at, notes) VALUES (?,?,?,?,?,?,?,?)`,
-			s.RunID, line.Mode, valid, line.Error, line.SubmitHash, line.GraderMS, line.GradedAt, strings.Join(line.Notes, "\n")); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO grades(run_id, mode, valid, error, submission_hash, grader_ms, graded_at, notes, answers_hash, grader_version) VALUES (?,?,?,?,?,?,?,?,?,?)`,
+			s.RunID, line.Mode, valid, line.Error, line.SubmitHash, line.GraderMS, line.GradedAt, strings.Join(line.Notes, "\n"), key.answers, key.grader); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM case_values WHERE run_id=?`, s.RunID); err != nil {

@@ -22,8 +22,9 @@ func Report(ctx context.Context, o Options) error {
 	defer st.Close()
 	start := time.Now()
 	out := e.b.Path(e.b.Paths.Site)
+	_, data := dataRoots(e.b, e.profile.Data)
 	res, err := report.Build(ctx, report.Options{DB: st.DB, Benchmark: e.b, OutDir: out,
-		ResultsDir: e.b.Path(e.b.Paths.Results), Logger: e.log})
+		ResultsDir: e.b.Path(e.b.Paths.Results), DataDir: data, Logger: e.log})
 	if err != nil {
 		return err
 	}

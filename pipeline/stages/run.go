@@ -52,14 +52,17 @@ func planRuns(e *env, agentBin string) (jobs []*runner.Job, unprepared int, err 
 		return nil, 0, err
 	}
 	for _, c := range e.challenges {
-		pub := filepath.Join(dataRoot, c.ID, "public")
+		pub := filepath.Join(e.preparedDir(c.ID), "public")
 		if _, err := os.Stat(pub); err != nil {
 			unprepared++
 			continue
 		}
+		if err := checkPrepared(e.preparedDir(c.ID), e.profile.Data, e.opt.Profile); err != nil {
+			return nil, 0, fmt.Errorf("run %s: %w", c.ID, err)
+		}
 		var check validate.CheckFunc
 		if ch, ok := challenge.Lookup(c.ID); ok {
-			check = validate.Check(ch, filepath.Join(dataRoot, c.ID, "private"), mode)
+			check = validate.Check(ch, filepath.Join(e.preparedDir(c.ID), "private"), mode)
 		}
 		for _, aid := range e.profile.Agents {
 			pa, err := e.b.ProfileAgent(e.profile, aid)

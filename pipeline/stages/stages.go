@@ -12,7 +12,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
+	"github.com/rexmle/rexmle/pipeline/challenge"
 	"github.com/rexmle/rexmle/pipeline/config"
 	"github.com/rexmle/rexmle/pipeline/rankstage"
 	"github.com/rexmle/rexmle/pipeline/store"
@@ -26,16 +28,45 @@ type Options struct {
 	Mode       string   // REXMLE_MODE: reference or official; default from config
 	Force      bool     // REXMLE_FORCE=1: redo work that is up to date
 	DryRun     bool     // REXMLE_DRY_RUN=1: say what would be done
+	BothModes  bool     // REXMLE_BOTH_MODES=1: gradeOne also grades the other mode and reports differences
+	// LockWait is how long a stage waits for another stage holding the
+	// checkout's lock (REXMLE_LOCK_WAIT, a duration; default DefaultLockWait;
+	// 0: fail at once).
+	LockWait time.Duration
+
+	problems []string // what FromEnv could not accept; reported by every stage before any work
 }
 
-// FromEnv reads the options.
+// DefaultLockWait is how long a stage waits for the checkout's lock by default.
+const DefaultLockWait = 2 * time.Hour
+
+// FromEnv reads the options. Values it cannot accept (a misspelt mode, a
+// flag that is neither true nor false, a bad duration) are kept and reported
+// by the first stage that runs, before it does any work (see Validate).
 func FromEnv() Options {
 	o := Options{
-		Config:  os.Getenv("REXMLE_CONFIG"),
-		Profile: os.Getenv("REXMLE_PROFILE"),
-		Mode:    os.Getenv("REXMLE_MODE"),
-		Force:   truthy(os.Getenv("REXMLE_FORCE")),
-		DryRun:  truthy(os.Getenv("REXMLE_DRY_RUN")),
+		Config:   os.Getenv("REXMLE_CONFIG"),
+		Profile:  os.Getenv("REXMLE_PROFILE"),
+		Mode:     strings.TrimSpace(os.Getenv("REXMLE_MODE")),
+		LockWait: DefaultLockWait,
+	}
+	flag := func(name string, dst *bool) {
+		v, ok := parseBool(os.Getenv(name))
+		if !ok {
+			o.problems = append(o.problems, fmt.Sprintf("%s=%q: want 1, true, yes or on (or 0, false, no, off)", name, clipEnv(os.Getenv(name))))
+		}
+		*dst = v
+	}
+	flag("REXMLE_FORCE", &o.Force)
+	flag("REXMLE_DRY_RUN", &o.DryRun)
+	flag("REXMLE_BOTH_MODES", &o.BothModes)
+	if s := strings.TrimSpace(os.Getenv("REXMLE_LOCK_WAIT")); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil || d < 0 {
+			o.problems = append(o.problems, fmt.Sprintf("REXMLE_LOCK_WAIT=%q: want a duration of 0 or more such as \"30m\" (0: do not wait)", clipEnv(s)))
+		} else {
+			o.LockWait = d
+		}
 	}
 	if o.Config == "" {
 		o.Config = "benchmark.toml"
@@ -49,16 +80,55 @@ func FromEnv() Options {
 				o.Challenges = append(o.Challenges, id)
 			}
 		}
+		if len(o.Challenges) == 0 {
+			o.problems = append(o.problems, fmt.Sprintf("REXMLE_CHALLENGES=%q names no challenge: want comma-separated ids, or leave it unset for all", clipEnv(s)))
+		}
 	}
 	return o
 }
 
-func truthy(s string) bool {
+// Validate checks the options that do not need the configuration: the
+// environment values FromEnv could not read and the grading mode. load
+// calls it, so every stage fails on a typo before doing anything.
+func (o Options) Validate() error {
+	probs := append([]string(nil), o.problems...)
+	if o.Mode != "" {
+		if _, err := challenge.ParseMode(o.Mode); err != nil {
+			probs = append(probs, fmt.Sprintf("REXMLE_MODE=%q: want \"reference\" or \"official\" (or unset: the configuration's grading.mode)", clipEnv(o.Mode)))
+		}
+	}
+	if o.LockWait < 0 {
+		probs = append(probs, fmt.Sprintf("lock wait %s: want 0 or more", o.LockWait))
+	}
+	if len(probs) == 0 {
+		return nil
+	}
+	return fmt.Errorf("invalid settings:\n  %s", strings.Join(probs, "\n  "))
+}
+
+// clipEnv shortens an environment value for a message.
+func clipEnv(s string) string {
+	if len(s) > 80 {
+		return s[:80] + "…"
+	}
+	return s
+}
+
+// parseBool reads a flag: empty is false; ok is false for a value that is
+// neither true nor false.
+func parseBool(s string) (v, ok bool) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "1", "true", "yes", "on":
-		return true
+		return true, true
+	case "", "0", "false", "no", "off":
+		return false, true
 	}
-	return false
+	return false, false
+}
+
+func truthy(s string) bool {
+	v, _ := parseBool(s)
+	return v
 }
 
 // env is what every stage needs: the configuration, the profile and the
@@ -71,14 +141,31 @@ type env struct {
 	log        *slog.Logger
 }
 
+// load validates the options, loads the configuration and takes the
+// checkout's lock: every stage calls it before doing anything.
 func load(o Options) (*env, error) {
+	e, err := loadNoLock(o)
+	if err != nil {
+		return nil, err
+	}
+	if err := lockCheckout(context.Background(), e.b.Root, e.opt.LockWait); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// loadNoLock is load for the stages that write nothing (gradeOne).
+func loadNoLock(o Options) (*env, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
 	b, err := config.Load(o.Config)
 	if err != nil {
 		return nil, err
 	}
 	p, err := b.Profile(o.Profile)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("REXMLE_PROFILE: %w", err)
 	}
 	ids := o.Challenges
 	if len(ids) == 0 {

@@ -44,7 +44,7 @@ func TestPrepareIsIdempotent(t *testing.T) {
 		t.Fatal(err)
 	}
 	root := filepath.Dir(o.Config)
-	m, err := challenge.ReadManifest(filepath.Join(root, "data", "isles22"))
+	m, err := challenge.ReadManifest(filepath.Join(root, "data", "synthetic", "isles22"))
 	if err != nil || len(m.Files) == 0 {
 		t.Fatalf("manifest: %v %v", m, err)
 	}
@@ -69,7 +69,7 @@ func TestPrepareIsIdempotent(t *testing.T) {
 		}
 	}
 	// A prepared file changed by hand is noticed and the challenge prepared again.
-	f := filepath.Join(root, "data", "isles22", "public", "sample_submission.csv")
+	f := filepath.Join(root, "data", "synthetic", "isles22", "public", "sample_submission.csv")
 	if err := os.WriteFile(f, []byte("tampered"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func TestGradeAndGradeOne(t *testing.T) {
 	root := filepath.Dir(o.Config)
 	// Lay out two run folders as the runner does: a perfect and a broken submission.
 	c, _ := challenge.Lookup("ldct-iqa")
-	pub, priv := filepath.Join(root, "data", "ldct-iqa", "public"), filepath.Join(root, "data", "ldct-iqa", "private")
+	pub, priv := filepath.Join(root, "data", "synthetic", "ldct-iqa", "public"), filepath.Join(root, "data", "synthetic", "ldct-iqa", "private")
 	good := filepath.Join(root, "results", "runs", "t", "ldct-iqa", "baseline", "seed-1")
 	bad := filepath.Join(root, "results", "runs", "t", "ldct-iqa", "sample", "seed-1")
 	for _, d := range []string{good, bad} {

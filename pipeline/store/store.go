@@ -8,7 +8,9 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -200,6 +202,12 @@ CREATE TABLE reproduction (      -- every number the paper printed, compared wit
 ALTER TABLE gpu_samples ADD COLUMN elapsed_s REAL; -- seconds since the run started: the charts' x-axis
 ALTER TABLE gpu_samples ADD COLUMN device TEXT;    -- GPU or MIG instance UUID
 `,
+	`
+-- A grade is reused only while the submission, the private answers and the
+-- grader are all unchanged (grade stage).
+ALTER TABLE grades ADD COLUMN answers_hash TEXT NOT NULL DEFAULT '';
+ALTER TABLE grades ADD COLUMN grader_version TEXT NOT NULL DEFAULT '';
+`,
 }
 
 // Open opens (creating if needed) the database at path, with WAL, foreign
@@ -207,6 +215,9 @@ ALTER TABLE gpu_samples ADD COLUMN device TEXT;    -- GPU or MIG instance UUID
 func Open(ctx context.Context, path string) (*Store, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("open store: %w", err)
+	}
+	if err := checkWritable(path); err != nil {
+		return nil, err
 	}
 	dsn := "file:" + path + "?_journal_mode=WAL&_foreign_keys=on&_busy_timeout=10000&_synchronous=NORMAL"
 	db, err := sql.Open("sqlite3", dsn)
@@ -220,6 +231,34 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
 	return s, nil
+}
+
+// checkWritable says plainly when the store cannot be written: SQLite itself
+// reports a read-only folder as "unable to open database file: no such file
+// or directory". The folder must take new files (SQLite's journal and WAL
+// files live beside the database) and the database file, if there, must open
+// for writing.
+func checkWritable(path string) error {
+	dir := filepath.Dir(path)
+	st, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("open store %s: %w", path, err)
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("open store %s: %s is not a folder", path, dir)
+	}
+	f, err := os.CreateTemp(dir, ".rexmle-write-check-*")
+	if err != nil {
+		return fmt.Errorf("open store %s: the folder %s is not writable (the store keeps its journal beside the database; make the folder writable or set paths.database elsewhere): %w", path, dir, err)
+	}
+	f.Close()
+	os.Remove(f.Name())
+	if db, err := os.OpenFile(path, os.O_RDWR, 0); err == nil {
+		db.Close()
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("open store %s: the database file cannot be opened for writing: %w", path, err)
+	}
+	return nil
 }
 
 // Close closes the database.

@@ -5,7 +5,9 @@ import (
 	"database/sql"
 	"errors"
 	"math"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/rexmle/rexmle/pipeline/rank"
@@ -126,5 +128,24 @@ func TestFailedTransactionLeavesNoTrace(t *testing.T) {
 	err = s.Tx(ctx, func(tx *sql.Tx) error { return PutMetricValues(ctx, tx, "nope", map[string]float64{"x": 1}) })
 	if err == nil {
 		t.Fatal("value for an unknown run accepted")
+	}
+}
+
+func TestOpenReadOnlyFolderSaysSo(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "results")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(dir, 0o555)
+	defer os.Chmod(dir, 0o755)
+	if f, err := os.CreateTemp(dir, "probe"); err == nil {
+		// Root ignores the mode bits; /proc takes no new files, even from root.
+		f.Close()
+		os.Remove(f.Name())
+		dir = "/proc/self"
+	}
+	_, err := Open(context.Background(), filepath.Join(dir, "rexmle.sqlite"))
+	if err == nil || !strings.Contains(err.Error(), "is not writable") || !strings.Contains(err.Error(), dir) {
+		t.Fatalf("read-only folder: %v", err)
 	}
 }

@@ -37,8 +37,14 @@ func (Challenge) Metrics() []challenge.MetricCard {
 }
 
 // Quirks lists where the reference departs from the official script.
-func (Challenge) Quirks() []challenge.Quirk {
+func (Challenge) quirks() []challenge.Quirk {
 	return []challenge.Quirk{{ID: "per-image-f1-rounding", Metrics: MetricNames,
 		Reference: "per-image F1 averaged unrounded",
 		Official:  "each image's F1 rounded with np.round(f1, 4) (compute_metric.py) before averaging"}}
+}
+
+// Quirks lists where the reference grader departs from the official
+// evaluation, the id rule included.
+func (c Challenge) Quirks() []challenge.Quirk {
+	return append(c.quirks(), challenge.IDRuleQuirk("every row is scored, so a repeated id weighs more; ids that are not test images and missing test images make the submission invalid", challenge.RankedNames(c.Metrics())))
 }

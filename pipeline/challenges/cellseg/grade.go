@@ -155,6 +155,16 @@ func (Challenge) Grade(ctx context.Context, subDir, privateDir string, mode chal
 			return nil, challenge.Invalidf(submissionFile, "image_id", "test image %q is missing", id)
 		}
 	}
+	if mode == challenge.Official {
+		// The common id rule: every test case exactly once, nothing else.
+		got := make([]string, len(rows))
+		for i, r := range rows {
+			got[i] = r.id
+		}
+		if err := challenge.CheckIDs(submissionFile, "image_id", got, nil, aids, challenge.StrictIDs); err != nil {
+			return nil, err
+		}
+	}
 	counts := make([]matching.InstanceCounts, len(rows))
 	err = challenge.ForEach(ctx, len(rows), func(i int) error {
 		r := rows[i]

@@ -111,7 +111,7 @@ func (Challenge) Metrics() []challenge.MetricCard {
 }
 
 // Quirks lists where the reference grader departs from DENTEX's evaluation.
-func (Challenge) Quirks() []challenge.Quirk {
+func (Challenge) quirks() []challenge.Quirk {
 	all := metricNames()
 	return []challenge.Quirk{
 		{ID: "category-ids", Metrics: all,
@@ -124,4 +124,10 @@ func (Challenge) Quirks() []challenge.Quirk {
 			Reference: "a submission with no prediction at all crashes pycocotools (indexing the first result) and is invalid",
 			Official:  "no predictions grade as AP = AR = 0 for every class with truth"},
 	}
+}
+
+// Quirks lists where the reference grader departs from the official
+// evaluation, the id rule included.
+func (c Challenge) Quirks() []challenge.Quirk {
+	return append(c.quirks(), challenge.IDRuleQuirk("the predictions of every row are pooled, so a repeated row adds its boxes again and rows for other images are accepted; only a missing test image makes the submission invalid", challenge.RankedNames(c.Metrics())))
 }

@@ -158,6 +158,16 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 	if len(missing) > 0 {
 		return nil, challenge.Invalidf(submissionFile, colID, "missing predictions for %d test images (first: %s)", len(missing), strings.Join(missing[:min(5, len(missing))], ", "))
 	}
+	if mode == challenge.Official {
+		// The common id rule: every test case exactly once, nothing else.
+		got := make([]string, len(sub.Rows))
+		for i, r := range sub.Rows {
+			got[i] = strings.TrimSpace(r[idCol])
+		}
+		if err := challenge.CheckIDs(submissionFile, colID, got, nil, ansIDs, challenge.StrictIDs); err != nil {
+			return nil, err
+		}
+	}
 
 	// Read and parse the prediction files in parallel; resolve them in row order.
 	type parsed struct {

@@ -68,6 +68,9 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 	if err != nil {
 		return nil, err
 	}
+	if err := medseg.CheckOfficialIDs(rows, colID, ids, medseg.Verbatim, mode); err != nil {
+		return nil, err
+	}
 	gtPath := map[string]string{}
 	for i, id := range ids {
 		gtPath[id] = maskPaths[i]

@@ -47,7 +47,7 @@ func (Challenge) Metrics() []challenge.MetricCard {
 const QuirkResize = "resize-mismatched-prediction"
 
 // Quirks lists where the reference grader departs from the official ISLES'22 evaluation.
-func (Challenge) Quirks() []challenge.Quirk {
+func (Challenge) quirks() []challenge.Quirk {
 	return []challenge.Quirk{{
 		ID:        QuirkResize,
 		Metrics:   []string{MetricDice, MetricLesionF1, MetricCountDiff, MetricVolDiff},
@@ -58,3 +58,9 @@ func (Challenge) Quirks() []challenge.Quirk {
 
 //go:embed description.md
 var description string
+
+// Quirks lists where the reference grader departs from the official
+// evaluation, the id rule included.
+func (c Challenge) Quirks() []challenge.Quirk {
+	return append(c.quirks(), challenge.IDRuleQuirk("every row is graded, so a repeated id is scored (and averaged) again; ids that are not test cases and missing test cases make the submission invalid", challenge.RankedNames(c.Metrics())))
+}

@@ -42,7 +42,8 @@ func parseScore(s string) (float64, error) {
 
 // Grade joins submission.csv with the private scores on image_id (pandas
 // id inference on both sides) and correlates the pooled predictions with the
-// truth. Both modes are identical for this challenge.
+// truth. Both modes score alike; official mode also refuses ids that are
+// not test cases (the common id rule, quirk "id-rule").
 func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mode challenge.Mode) (*challenge.Result, error) {
 	ans, err := challenge.ReadCSV(filepath.Join(privateDir, "test_labels.csv"))
 	if err != nil {
@@ -66,6 +67,9 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 	if err != nil {
 		return nil, challenge.Invalidf(submissionFile, "", "cannot parse CSV: %v", err)
 	}
+	if err := challenge.RequireRows(sub, submissionFile, len(ansIDsRaw)); err != nil {
+		return nil, err
+	}
 	subIDsRaw, err := sub.Column(colID)
 	if err != nil {
 		return nil, challenge.Invalidf(submissionFile, colID, "missing required column %q (columns: %s)", colID, strings.Join(sub.Header, ", "))
@@ -79,6 +83,12 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 	}
 	ansIDs := challenge.PandasIDs(ansIDsRaw)
 	subIDs := challenge.PandasIDs(subIDsRaw)
+	if mode == challenge.Official {
+		// The common id rule: every test case exactly once, nothing else.
+		if err := challenge.CheckIDs(submissionFile, colID, subIDs, subIDsRaw, ansIDs, challenge.StrictIDs); err != nil {
+			return nil, err
+		}
+	}
 
 	want := make(map[string]bool, len(ansIDs))
 	for _, id := range ansIDs {

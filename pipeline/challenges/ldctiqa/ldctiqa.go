@@ -51,4 +51,6 @@ func (Challenge) Metrics() []challenge.MetricCard {
 
 // Quirks is empty: the reference formula (absolute PLCC + SROCC + KROCC with
 // scipy defaults) is the challenge's own.
-func (Challenge) Quirks() []challenge.Quirk { return nil }
+func (c Challenge) Quirks() []challenge.Quirk {
+	return []challenge.Quirk{challenge.IDRuleQuirk("ids that are not test cases are ignored (an inner merge); a repeated or missing test id makes the submission invalid", challenge.RankedNames(c.Metrics()))}
+}

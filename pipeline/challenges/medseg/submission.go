@@ -119,6 +119,22 @@ func ReadSubmission(submissionDir, idCol, pathCol string, answerIDs []string, ke
 	return rows, nil
 }
 
+// CheckOfficialIDs applies the common id rule in official mode: every test
+// case exactly once (challenge.StrictIDs). ReadSubmission already rejects
+// missing and extra ids; what official mode adds is that a repeated id (which
+// the reference grades twice, weighting that case double) is refused.
+// Reference mode is left as the reference grader behaves.
+func CheckOfficialIDs(rows []Row, idCol string, answerIDs []string, key func([]string) []string, mode challenge.Mode) error {
+	if mode != challenge.Official {
+		return nil
+	}
+	got, raw := make([]string, len(rows)), make([]string, len(rows))
+	for i, r := range rows {
+		got[i], raw[i] = r.Key, r.ID
+	}
+	return challenge.CheckIDs(SubmissionFile, idCol, got, raw, key(answerIDs), challenge.StrictIDs)
+}
+
 // Verbatim is the identity key function: ids compared as written.
 func Verbatim(values []string) []string { return values }
 

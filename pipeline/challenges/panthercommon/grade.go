@@ -141,6 +141,9 @@ func (c Challenge) Grade(ctx context.Context, submissionDir, privateDir string, 
 	if err != nil {
 		return nil, err
 	}
+	if err := medseg.CheckOfficialIDs(rows, colID, ids, medseg.IDKeys, mode); err != nil {
+		return nil, err
+	}
 	keys := medseg.IDKeys(ids)
 	gtPath := map[string]string{}
 	for i, k := range keys {

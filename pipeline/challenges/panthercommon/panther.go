@@ -81,7 +81,7 @@ const (
 )
 
 // Quirks lists where the reference grader departs from the official PANTHER evaluation.
-func (Challenge) Quirks() []challenge.Quirk {
+func (Challenge) quirks() []challenge.Quirk {
 	return []challenge.Quirk{
 		{ID: QuirkSpacing, Metrics: []string{MetricMSD, MetricHD95, MetricMASD, MetricRMSE},
 			Reference: "voxel spacing is read from the prediction file and paired (sz, sx, sy) with the (z, y, x) array: the in-plane spacings are swapped when they differ",
@@ -93,4 +93,10 @@ func (Challenge) Quirks() []challenge.Quirk {
 			Reference: "a wrong-shaped prediction is resized to the GT shape by nearest-neighbour zoom (scipy order 0) and a differing spacing is ignored",
 			Official:  "a prediction whose shape or spacing differs from the GT's is an error (invalid submission)"},
 	}
+}
+
+// Quirks lists where the reference grader departs from the official
+// evaluation, the id rule included.
+func (c Challenge) Quirks() []challenge.Quirk {
+	return append(c.quirks(), challenge.IDRuleQuirk("every row is graded, so a repeated id is scored (and averaged) again; ids that are not test cases and missing test cases make the submission invalid", challenge.RankedNames(c.Metrics())))
 }

@@ -146,6 +146,9 @@ func (c Challenge) gradeTissue(ctx context.Context, subDir, privateDir string, m
 	if err := checkSameSet(rows, answers); err != nil {
 		return nil, err
 	}
+	if err := checkOfficialIDs(rows, answers, mode); err != nil {
+		return nil, err
+	}
 	labelOf := map[string]string{}
 	for _, a := range answers {
 		labelOf[a.id] = a.label
@@ -256,6 +259,31 @@ func (c Challenge) caseDice(p tissueCounts, mode challenge.Mode) float64 {
 		sum += (2*float64(p.inter[k]) + eps) / (float64(u) + eps)
 	}
 	return sum / 5
+}
+
+// referenceIDRule says what the reference does with the submission's ids.
+func (c Challenge) referenceIDRule() string {
+	if c.task == Tissue {
+		return "a repeated id is graded again; ids that are not test cases and missing test cases make the submission invalid"
+	}
+	return "only the submitted rows are graded: a missing test case is left out and a repeated id counts twice; ids that are not test cases make the submission invalid"
+}
+
+// checkOfficialIDs applies the common id rule in official mode: every test
+// case exactly once, nothing else (the reference accepts repeated ids and,
+// for nuclei, missing ones).
+func checkOfficialIDs(rows []row, answers []answer, mode challenge.Mode) error {
+	if mode != challenge.Official {
+		return nil
+	}
+	got, want := make([]string, len(rows)), make([]string, len(answers))
+	for i, r := range rows {
+		got[i] = r.id
+	}
+	for i, a := range answers {
+		want[i] = a.id
+	}
+	return challenge.CheckIDs(submissionFile, "case_id", got, nil, want, challenge.StrictIDs)
 }
 
 // checkSameSet requires the set of submitted ids to equal the answer ids

@@ -216,6 +216,10 @@ func (c Challenge) gradeNuclei(ctx context.Context, subDir, privateDir string, m
 			return nil, challenge.Invalidf(submissionFile, fmt.Sprintf("row %d case_id", r.line), "%q is not a test case", r.id)
 		}
 	}
+	// Official mode: a dropped test case is not left out of the scores.
+	if err := checkOfficialIDs(rows, answers, mode); err != nil {
+		return nil, err
+	}
 	adir := answerDir(privateDir, mode)
 	opt := matching.PointOptions{Radius: 15, RemoveFirstEqualCentroid: true, Inclusive: c.track == 2 && mode == challenge.Reference}
 	perCase := make([]map[string]matching.ClassCount, len(rows))

@@ -105,7 +105,7 @@ func (c Challenge) Metrics() []challenge.MetricCard {
 }
 
 // Quirks lists where the reference departs from the official evaluation.
-func (c Challenge) Quirks() []challenge.Quirk {
+func (c Challenge) quirks() []challenge.Quirk {
 	switch {
 	case c.task == Tissue:
 		q := []challenge.Quirk{{ID: "tissue-class-names", Metrics: []string{"dice"},
@@ -139,4 +139,10 @@ func (c Challenge) Quirks() []challenge.Quirk {
 				Official:  "unknown names are kept as classes of their own (false positives) and the macro runs over every class name seen"},
 		}
 	}
+}
+
+// Quirks lists where the reference grader departs from the official
+// evaluation, the id rule included.
+func (c Challenge) Quirks() []challenge.Quirk {
+	return append(c.quirks(), challenge.IDRuleQuirk(c.referenceIDRule(), challenge.RankedNames(c.Metrics())))
 }

@@ -46,7 +46,7 @@ const (
 )
 
 // Quirks lists where the reference grader departs from the official SEG.A. evaluation.
-func (Challenge) Quirks() []challenge.Quirk {
+func (Challenge) quirks() []challenge.Quirk {
 	return []challenge.Quirk{
 		{ID: QuirkDirected, Metrics: []string{MetricHD50},
 			Reference: "the Hausdorff distance is directed, prediction edges → GT edges only (a prediction inside the GT surface scores 0)",
@@ -62,3 +62,9 @@ func (Challenge) Quirks() []challenge.Quirk {
 
 //go:embed description.md
 var description string
+
+// Quirks lists where the reference grader departs from the official
+// evaluation, the id rule included.
+func (c Challenge) Quirks() []challenge.Quirk {
+	return append(c.quirks(), challenge.IDRuleQuirk("every row is graded, so a repeated id is scored (and averaged) again; ids that are not test cases and missing test cases make the submission invalid", challenge.RankedNames(c.Metrics())))
+}

@@ -52,7 +52,7 @@ func (c Challenge) Metrics() []challenge.MetricCard {
 }
 
 // Quirks lists where the reference grader departs from the official evaluation.
-func (c Challenge) Quirks() []challenge.Quirk {
+func (c Challenge) quirks() []challenge.Quirk {
 	switch {
 	case c.Task == Box:
 		return []challenge.Quirk{{
@@ -167,4 +167,10 @@ func (c Challenge) description(nTrain, nTest int) string {
 	}
 	b.WriteString("\nEach metric is ranked against the challenge leaderboard; the score is the mean rank position.\n")
 	return b.String()
+}
+
+// Quirks lists where the reference grader departs from the official
+// evaluation, the id rule included.
+func (c Challenge) Quirks() []challenge.Quirk {
+	return append(c.quirks(), challenge.IDRuleQuirk("every row is graded, so a repeated id is scored (and averaged) again; ids that are not test cases and missing test cases make the submission invalid", challenge.RankedNames(c.Metrics())))
 }

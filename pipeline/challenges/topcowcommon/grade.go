@@ -25,14 +25,18 @@ type gradeRow struct {
 // first answer row with the same pandas-normalised id). Ids are compared as
 // pandas reads them: an all-integer column is numeric on both sides ("001"
 // equals "1"); any other column keeps its text, so "1.0" or "topcow_001"
-// never match. Duplicated rows are kept and graded twice, as the reference does.
-func (c Challenge) readRows(submissionDir, privateDir string) ([]gradeRow, error) {
+// never match. Duplicated rows are kept and graded twice, as the reference
+// does (reference mode; official mode refuses them: quirk "id-rule").
+func (c Challenge) readRows(submissionDir, privateDir string, mode challenge.Mode) ([]gradeRow, error) {
 	ids, paths, err := medseg.Answers(privateDir, "image_id", "label_path")
 	if err != nil {
 		return nil, err
 	}
 	rows, err := medseg.ReadSubmission(submissionDir, "image_id", c.pathColumn(), ids, challenge.PandasIDs)
 	if err != nil {
+		return nil, err
+	}
+	if err := medseg.CheckOfficialIDs(rows, "image_id", ids, challenge.PandasIDs, mode); err != nil {
 		return nil, err
 	}
 	if len(rows) == 0 {
@@ -74,7 +78,7 @@ func (c Challenge) Grade(ctx context.Context, submissionDir, privateDir string, 
 	if mode != challenge.Reference && mode != challenge.Official {
 		return nil, fmt.Errorf("%s: unknown grading mode %q", c.Config.ID, mode)
 	}
-	rows, err := c.readRows(submissionDir, privateDir)
+	rows, err := c.readRows(submissionDir, privateDir, mode)
 	if err != nil {
 		return nil, err
 	}

@@ -71,7 +71,7 @@ func loadGray(path string) (quality.Image, error) {
 // onePNG reports whether path is a 1-bit grey-scale PNG (IHDR bit depth 1,
 // colour type 0).
 func onePNG(path string) bool {
-	f, err := os.Open(path)
+	f, err := challenge.OpenRegular(path)
 	if err != nil {
 		return false
 	}
@@ -87,7 +87,7 @@ func onePNG(path string) bool {
 // Pillow, whose IDCT can differ by a grey level) and converts it to grey
 // with Pillow's L weights.
 func loadJPEG(path string) (quality.Image, error) {
-	f, err := os.Open(path)
+	f, err := challenge.OpenRegular(path)
 	if err != nil {
 		return quality.Image{}, err
 	}
@@ -197,7 +197,7 @@ type scores struct {
 }
 
 // Grade matches submission rows to the answers by image_id and scores every
-// pair; both modes are identical for this challenge.
+// pair; both modes score alike (official mode also refuses ids that are not test cases: quirk "id-rule").
 func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mode challenge.Mode) (*challenge.Result, error) {
 	ans, err := challenge.ReadCSV(filepath.Join(privateDir, "test_labels.csv"))
 	if err != nil {
@@ -230,6 +230,12 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 	}
 	ansIDs := challenge.PandasIDs(ansIDsRaw)
 	subIDs := challenge.PandasIDs(subIDsRaw)
+	if mode == challenge.Official {
+		// The common id rule: every test case exactly once, nothing else.
+		if err := challenge.CheckIDs(submissionFile, colID, subIDs, subIDsRaw, ansIDs, challenge.StrictIDs); err != nil {
+			return nil, err
+		}
+	}
 	want := map[string]bool{}
 	for _, id := range ansIDs {
 		want[id] = true

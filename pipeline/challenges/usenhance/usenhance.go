@@ -46,4 +46,6 @@ func (Challenge) Metrics() []challenge.MetricCard {
 // departure can be implemented; the differences that are known (scored on
 // held-out training pairs, joint data range) are stated in the metric cards
 // and the description.
-func (Challenge) Quirks() []challenge.Quirk { return nil }
+func (c Challenge) Quirks() []challenge.Quirk {
+	return []challenge.Quirk{challenge.IDRuleQuirk("ids that are not test cases are ignored (an inner merge); a repeated or missing test id makes the submission invalid", challenge.RankedNames(c.Metrics()))}
+}

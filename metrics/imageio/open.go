@@ -1,0 +1,30 @@
+package imageio
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"syscall"
+)
+
+// openRegular opens path for reading only if it is a regular file: a FIFO
+// or device named like an image is refused before open (so nothing blocks
+// on it), and the open file is checked again.
+func openRegular(path string) (*os.File, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, &fs.PathError{Op: "open", Path: path, Err: fmt.Errorf("not a regular file (mode %s)", st.Mode().Type())}
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	if st, err = f.Stat(); err != nil || !st.Mode().IsRegular() {
+		f.Close()
+		return nil, &fs.PathError{Op: "open", Path: path, Err: fmt.Errorf("not a regular file")}
+	}
+	return f, nil
+}
