@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/rexmle/rexmle/pipeline/config"
 	"github.com/rexmle/rexmle/pipeline/fetch"
 )
 
@@ -18,30 +19,25 @@ func Fetch(ctx context.Context, o Options) error {
 		fmt.Printf("fetch: profile %q uses synthetic data; nothing to download (REXMLE_PROFILE=paper fetches the real datasets)\n", o.Profile)
 		return nil
 	}
-	var sources []fetch.Source
-	for _, c := range e.challenges {
-		for _, s := range c.Sources {
-			folder := c.ID
-			if s.Folder != "" {
-				folder = s.Folder
-			}
-			fs := fetch.Source{Challenge: folder, Kind: s.Kind, Record: s.Record, Files: s.Files, URL: s.URL, SHA256: s.SHA256, MD5: s.MD5,
-				Size: s.Size, Extract: s.Extract, ExtractToStem: s.ExtractToStem, Instructions: s.Instructions}
-			if s.Name != "" && len(fs.Files) == 0 {
-				fs.Files = []string{s.Name}
-			}
-			sources = append(sources, fs)
-		}
-	}
+	sources := fetchSources(e.challenges)
 	st, _ := os.Stderr.Stat()
 	opts := fetch.Options{RawRoot: e.b.Path(e.b.Paths.Data) + "/raw", Progress: os.Stderr, IsTTY: st != nil && st.Mode()&os.ModeCharDevice != 0,
 		Logger: e.log, TokenEnv: "REXMLE_FETCH_TOKEN"}
 	if o.DryRun {
 		p, err := fetch.Plan(ctx, sources, opts)
-		if p != nil {
-			p.Print(os.Stdout)
+		if err != nil {
+			return fmt.Errorf("fetch dry run: %w", err)
 		}
-		return err
+		if err := p.Print(os.Stdout); err != nil {
+			return fmt.Errorf("fetch dry run: %w", err)
+		}
+		if err := p.Err(); err != nil {
+			return fmt.Errorf("fetch dry run: %w", err)
+		}
+		if n := len(p.Failed()); n > 0 {
+			e.log.Warn("fetch dry run: some sources could not be planned", "failed", n, "sources", len(p.Challenges))
+		}
+		return nil
 	}
 	sum, err := fetch.Fetch(ctx, sources, opts)
 	if sum != nil {
@@ -51,4 +47,28 @@ func Fetch(ctx context.Context, o Options) error {
 		return fmt.Errorf("fetch: %w", err)
 	}
 	return sum.Err()
+}
+
+// fetchSources turns the challenges' [[source]] tables into fetch sources:
+// one per table, in challenge order, filling the table's raw folder (the
+// challenge id unless the table names a folder shared by several tasks).
+// Tasks of one competition list the same record; Plan shares the files they
+// have in common and downloads each once.
+func fetchSources(challenges []*config.Challenge) []fetch.Source {
+	var sources []fetch.Source
+	for _, c := range challenges {
+		for _, s := range c.Sources {
+			folder := c.ID
+			if s.Folder != "" {
+				folder = s.Folder
+			}
+			fs := fetch.Source{Challenge: folder, For: c.ID, Kind: s.Kind, Record: s.Record, Files: s.Files, URL: s.URL, SHA256: s.SHA256, MD5: s.MD5,
+				Size: s.Size, Extract: s.Extract, ExtractToStem: s.ExtractToStem, Instructions: s.Instructions}
+			if s.Name != "" && len(fs.Files) == 0 {
+				fs.Files = []string{s.Name}
+			}
+			sources = append(sources, fs)
+		}
+	}
+	return sources
 }
