@@ -149,19 +149,25 @@ func (p *DownloadPlan) Failed() []*ChallengePlan {
 	return out
 }
 
-// Err is nil when at least one source was planned, or when there were no
-// sources; otherwise it joins every source's error (a dry run whose every
-// source failed must not look like success).
+// Err joins the errors of the sources that could not be planned (nil when
+// every source was planned). A dry run reports it as its exit status, as
+// the real fetch does for these sources' failures: a plan that lists
+// errors must not look like success.
 func (p *DownloadPlan) Err() error {
 	failed := p.Failed()
-	if len(failed) == 0 || len(failed) < len(p.Challenges) {
+	if len(failed) == 0 {
 		return nil
 	}
 	errs := make([]error, 0, len(failed))
 	for _, c := range failed {
 		errs = append(errs, fmt.Errorf("%s: %w", c.Source.Label(), c.Err))
 	}
-	return fmt.Errorf("none of the %d sources could be planned: %w", len(p.Challenges), errors.Join(errs...))
+	what := fmt.Sprintf("%d of %d sources", len(failed), len(p.Challenges))
+	if len(failed) == len(p.Challenges) {
+		what = fmt.Sprintf("none of the %d sources", len(p.Challenges))
+		return fmt.Errorf("%s could be planned: %w", what, errors.Join(errs...))
+	}
+	return fmt.Errorf("%s could not be planned: %w", what, errors.Join(errs...))
 }
 
 // Files lists every planned file in challenge order.

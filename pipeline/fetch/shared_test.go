@@ -79,8 +79,8 @@ func TestSharedFolderFetchesEveryFileOnce(t *testing.T) {
 	}
 }
 
-// A dry run whose every source fails reports an error; one that plans at
-// least one source does not.
+// A dry run reports an error when a source cannot be planned (saying so
+// when none could), and none when every source was planned.
 func TestPlanErrWhenEverySourceFails(t *testing.T) {
 	srv := fetchtest.New()
 	defer srv.Close()
@@ -101,8 +101,15 @@ func TestPlanErrWhenEverySourceFails(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := p.Err(); err != nil || len(p.Failed()) != 2 {
+	if err := p.Err(); err == nil || !strings.Contains(err.Error(), "2 of 3 sources could not be planned") || len(p.Failed()) != 2 {
 		t.Errorf("partly planned: Err() = %v, %d failed", err, len(p.Failed()))
+	}
+	p, err = fetch.Plan(context.Background(), []fetch.Source{{Challenge: "c", Kind: fetch.KindZenodo, Record: "7"}}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Err(); err != nil {
+		t.Errorf("fully planned: Err() = %v", err)
 	}
 }
 

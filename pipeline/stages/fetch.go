@@ -34,9 +34,6 @@ func Fetch(ctx context.Context, o Options) error {
 		if err := p.Err(); err != nil {
 			return fmt.Errorf("fetch dry run: %w", err)
 		}
-		if n := len(p.Failed()); n > 0 {
-			e.log.Warn("fetch dry run: some sources could not be planned", "failed", n, "sources", len(p.Challenges))
-		}
 		return nil
 	}
 	sum, err := fetch.Fetch(ctx, sources, opts)
