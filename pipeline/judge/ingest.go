@@ -737,7 +737,9 @@ func parseMLMaster(r io.Reader, sk *sink) error {
 			endBlock()
 			capturing = true
 			an = &paraWriter{b: sk.builder(), keepCode: sk.opts.IncludeCode}
-			if rest := strings.TrimSpace(strings.Replace(l, "# Analysis", "", 1)); rest != "" && strings.TrimSpace(l) != "# Analysis" {
+			// The heading line itself is kept only when it is not a log
+			// record ("INFO:ml-master:prompt: # Analysis" is not analysis).
+			if strings.TrimSpace(l) != "# Analysis" && !mlMasterNoise(l) {
 				an.line(l)
 			}
 			continue
