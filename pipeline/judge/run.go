@@ -304,6 +304,10 @@ func Run(ctx context.Context, db *sql.DB, cfg Config, runs []RunLogs) (*Report, 
 		if r.Excluded() {
 			rep.Excluded[r.Key()] = r.Status
 			log.Info("judge: run excluded from capability profiles", "run", r.Key(), "status", r.Status)
+			// Scores stored before the run was known to have failed go.
+			if err := forgetRun(ctx, db, r.Key()); err != nil {
+				return rep, err
+			}
 			continue
 		}
 		runs = append(runs, r)

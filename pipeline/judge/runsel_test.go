@@ -103,6 +103,25 @@ func TestRunExcludesFailedRunsAndCountsThem(t *testing.T) {
 	if strings.Contains(csv, "demo") || strings.Count(csv, "\n") != 1+2*13 {
 		t.Errorf("CSV should hold 13 rows per agent:\n%s", csv)
 	}
+
+	// Scores stored while a run looked done are dropped once it is failed.
+	writeJournal(t, root, "paper", "seg_a", "aide", 0, "a search that later turned out failed")
+	setRunJSON(t, root, "paper", "seg_a", "aide", 0, map[string]any{"group": "paper", "status": "done", "backend": "gpt-5"})
+	runs, _ = DiscoverRuns(root)
+	if _, err := Run(context.Background(), db, Config{RubricPath: repoRubric}, FilterGroup(runs, "paper")); err != nil {
+		t.Fatal(err)
+	}
+	if n := countRows(t, db, `SELECT COUNT(DISTINCT run_key) FROM capability_scores`); n != 2 {
+		t.Fatalf("%d runs scored, want 2", n)
+	}
+	setRunJSON(t, root, "paper", "seg_a", "aide", 0, map[string]any{"group": "paper", "status": "failed", "backend": "gpt-5"})
+	runs, _ = DiscoverRuns(root)
+	if _, err := Run(context.Background(), db, Config{RubricPath: repoRubric}, FilterGroup(runs, "paper")); err != nil {
+		t.Fatal(err)
+	}
+	if n := countRows(t, db, `SELECT COUNT(*) FROM capability_scores WHERE run_key = 'paper/seg_a/aide/seed-0'`); n != 0 {
+		t.Errorf("a failed run keeps %d scores", n)
+	}
 }
 
 // A failing LLM judge reports an error and leaves the earlier scores of a

@@ -255,6 +255,25 @@ func storeCalls(ctx context.Context, db *sql.DB, run RunLogs, judgeName, judgeKi
 	return nil
 }
 
+// forgetRun deletes every judge's sections and scores of run key (a run
+// that failed has no capability profile; the cache is kept).
+func forgetRun(ctx context.Context, db *sql.DB, key string) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("drop judge results of %s: %w", key, err)
+	}
+	defer tx.Rollback() //nolint:errcheck // no-op after commit
+	for _, q := range []string{`DELETE FROM judge_sections WHERE run_key = ?`, `DELETE FROM capability_scores WHERE run_key = ?`} {
+		if _, err := tx.ExecContext(ctx, q, key); err != nil {
+			return fmt.Errorf("drop judge results of %s: %w", key, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("drop judge results of %s: %w", key, err)
+	}
+	return nil
+}
+
 // hasStoredRun reports whether run key holds scores of judge and rubric.
 func hasStoredRun(ctx context.Context, db *sql.DB, key, judgeName, rubricHash string) (bool, error) {
 	var n int
