@@ -313,12 +313,12 @@ func (l *lineReader) Next() bool {
 		if len(frag) > 0 {
 			got = true
 		}
-		if room := maxLineBytes - len(l.line); room > 0 {
-			l.line = append(l.line, frag[:min(len(frag), room)]...)
-		}
-		if len(l.line)+1 > maxLineBytes && errors.Is(err, bufio.ErrBufferFull) {
+		room := maxLineBytes - len(l.line)
+		if len(frag) > room {
 			l.long = true
+			frag = frag[:max(room, 0)]
 		}
+		l.line = append(l.line, frag...)
 		if errors.Is(err, bufio.ErrBufferFull) {
 			continue
 		}

@@ -284,3 +284,19 @@ func (o *oneByteReader) Read(p []byte) (int, error) {
 	}
 	return o.r.Read(p)
 }
+
+// A step-log line longer than the line cap is skipped as a bad line; the
+// lines around it are read.
+func TestStepLogLongLineSkipped(t *testing.T) {
+	var b bytes.Buffer
+	b.WriteString(`{"step":1,"kind":"plan","text":"before"}` + "\n")
+	b.WriteString(`{"step":2,"kind":"exec","text":"` + strings.Repeat("y", maxLineBytes+10) + `"}` + "\n")
+	b.WriteString(`{"step":3,"kind":"result","text":"after"}` + "\n")
+	got, err := ParseLog("s.jsonl", FormatAgentJSONL, b.Bytes(), IngestOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []labelText{{"s.jsonl#iter-1", "[step 1] PLAN\nbefore\n\n[step 3] RESULT\nafter"}}; !reflect.DeepEqual(sectionsOf(got), want) {
+		t.Fatalf("got %q", sectionsOf(got))
+	}
+}
