@@ -9,7 +9,9 @@ import (
 	"github.com/rexmle/rexmle/pipeline/fetch"
 )
 
-// Fetch downloads the selected challenges' raw data (REXMLE_DRY_RUN=1: print the plan).
+// Fetch downloads the selected challenges' raw data (REXMLE_DRY_RUN=1: print
+// the plan, exiting non-zero when a source cannot be planned; REXMLE_FORCE=1:
+// re-hash the recorded files too).
 func Fetch(ctx context.Context, o Options) error {
 	e, err := load(o)
 	if err != nil {
@@ -22,7 +24,11 @@ func Fetch(ctx context.Context, o Options) error {
 	sources := fetchSources(e.challenges)
 	st, _ := os.Stderr.Stat()
 	opts := fetch.Options{RawRoot: e.b.Path(e.b.Paths.Data) + "/raw", Progress: os.Stderr, IsTTY: st != nil && st.Mode()&os.ModeCharDevice != 0,
-		Logger: e.log, TokenEnv: "REXMLE_FETCH_TOKEN"}
+		Logger: e.log, TokenEnv: "REXMLE_FETCH_TOKEN",
+		// REXMLE_FORCE=1 re-hashes the files already recorded in FETCHED.lock
+		// (a file that changed on disk is fetched again) instead of
+		// trusting the record's size.
+		Verify: o.Force}
 	if o.DryRun {
 		p, err := fetch.Plan(ctx, sources, opts)
 		if err != nil {
