@@ -803,11 +803,12 @@ const rdMaxJSONBytes = 64 << 20
 // hypothesis_evaluation, new_hypothesis and problem_desc become the fields
 // "Reason:", "Code Change Summary:", "Observations:", "Hypothesis
 // Evaluation:", "New Hypothesis:" and "Target Problem:", as R&D-Agent's own
-// str() prints them.
+// str() prints them; a string at the top level (or in a top-level list) is
+// read as the text it holds.
 func parseRDAgentStream(r io.ReadSeeker, sk *sink) error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	first, _ := br.Peek(512)
-	if t := bytes.TrimLeft(first, " \t\r\n"); len(t) > 0 && (t[0] == '{' || t[0] == '[') {
+	if t := bytes.TrimLeft(first, " \t\r\n"); len(t) > 0 && (t[0] == '{' || t[0] == '[' || t[0] == '"') {
 		data, err := io.ReadAll(io.LimitReader(br, rdMaxJSONBytes+1))
 		if err != nil {
 			return err
@@ -836,6 +837,12 @@ func renderRDJSON(b *strings.Builder, v any, depth int) {
 		return
 	}
 	switch x := v.(type) {
+	case string:
+		// A logged text (an LLM answer, a message) at the top level or in a
+		// top-level list: its own lines, as str() would print it.
+		if depth <= 1 {
+			b.WriteString(x + "\n=====\n")
+		}
 	case []any:
 		for _, e := range x {
 			renderRDJSON(b, e, depth+1)

@@ -2,6 +2,7 @@ package judge
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -132,6 +133,12 @@ func TestParseRDAgentJSONRendering(t *testing.T) {
 	}
 	if !sameSet(sectionsOf(got), want) || !sameSet(sectionsOf(fromText), want) {
 		t.Fatalf("json: %q\ntext: %q\nwant %q", sectionsOf(got), sectionsOf(fromText), want)
+	}
+	// A pickled string (a logged LLM answer) rendered as a JSON string.
+	str, _ := json.Marshal(text)
+	fromString, err := ParseLog("rd-agent/trace/1.txt", FormatRDAgent, str, IngestOptions{})
+	if err != nil || !sameSet(sectionsOf(fromString), want) {
+		t.Fatalf("json string: %q (%v)", sectionsOf(fromString), err)
 	}
 }
 
