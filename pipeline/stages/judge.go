@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"encoding/csv"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/rexmle/rexmle/pipeline/judge"
@@ -22,7 +24,7 @@ import (
 // cannot be read, it exits non-zero and leaves capabilities.csv and the
 // runs' earlier scores as they were. Where the store holds scores of
 // another judge with the same rubric (or results/judge-labels.csv holds
-// human labels), their agreement is written to results/judge-agreement.txt.
+// human labels), their agreement is written to results/judge-agreement.csv.
 func Judge(ctx context.Context, o Options) error {
 	e, err := load(o)
 	if err != nil {
@@ -93,7 +95,8 @@ func Judge(ctx context.Context, o Options) error {
 
 // writeAgreement compares this judge's stored scores with every other
 // judge's under the same rubric, and with human labels from
-// results/judge-labels.csv if present, into results/judge-agreement.txt.
+// results/judge-labels.csv if present, into results/judge-agreement.csv
+// (one row per rater pair and strategy, and a pooled row "all").
 // Nothing to compare writes nothing.
 func writeAgreement(ctx context.Context, db *sql.DB, rep *judge.Report, results string) error {
 	others, err := judge.StoredJudges(ctx, db, rep.RubricHash)
@@ -104,8 +107,7 @@ func writeAgreement(ctx context.Context, db *sql.DB, rep *judge.Report, results 
 	if err != nil {
 		return err
 	}
-	var b bytes.Buffer
-	var lines []string
+	var reports []judge.AgreementReport
 	for _, other := range others {
 		if other == rep.Judge {
 			continue
@@ -114,11 +116,7 @@ func writeAgreement(ctx context.Context, db *sql.DB, rep *judge.Report, results 
 		if err != nil {
 			return err
 		}
-		if err := judge.PrintAgreement(&b, ag, rub); err != nil {
-			return err
-		}
-		b.WriteString("\n")
-		lines = append(lines, agreementLine(ag))
+		reports = append(reports, ag)
 	}
 	labels := filepath.Join(results, "judge-labels.csv")
 	if _, err := os.Stat(labels); err == nil {
@@ -130,18 +128,44 @@ func writeAgreement(ctx context.Context, db *sql.DB, rep *judge.Report, results 
 		if err != nil {
 			return err
 		}
-		ag := judge.Agreement(rep.Judge, judge.LabelsFromScores(mine), "human ("+rel(labels)+")", human)
-		if err := judge.PrintAgreement(&b, ag, rub); err != nil {
-			return err
-		}
-		lines = append(lines, agreementLine(ag))
+		reports = append(reports, judge.Agreement(rep.Judge, judge.LabelsFromScores(mine), "human", human))
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("read %s: %w", labels, err)
 	}
-	if b.Len() == 0 {
+	if len(reports) == 0 {
 		return nil
 	}
-	out := filepath.Join(results, "judge-agreement.txt")
+	var b bytes.Buffer
+	w := csv.NewWriter(&b)
+	w.Write([]string{"rater_a", "rater_b", "strategy_id", "strategy", "n", "n11", "n10", "n01", "n00", "agreement", "kappa"})
+	var lines []string
+	for _, ag := range reports {
+		row := func(id, name string, s judge.AgreementStat) {
+			agr, kappa := "", ""
+			if s.N > 0 {
+				agr = strconv.FormatFloat(s.Agreement, 'f', 6, 64)
+			}
+			if s.KappaDefined {
+				kappa = strconv.FormatFloat(s.Kappa, 'f', 6, 64)
+			}
+			w.Write([]string{ag.RaterA, ag.RaterB, id, name, strconv.Itoa(s.N), strconv.Itoa(s.N11), strconv.Itoa(s.N10),
+				strconv.Itoa(s.N01), strconv.Itoa(s.N00), agr, kappa})
+		}
+		for _, s := range ag.PerStrategy {
+			name := ""
+			if st, ok := rub.Strategy(s.StrategyID); ok {
+				name = st.Name
+			}
+			row(strconv.Itoa(s.StrategyID), name, s)
+		}
+		row("all", "(pooled)", ag.Pooled)
+		lines = append(lines, agreementLine(ag))
+	}
+	w.Flush()
+	if err := w.Error(); err != nil {
+		return err
+	}
+	out := filepath.Join(results, "judge-agreement.csv")
 	if err := writeFileAtomic(out, b.Bytes()); err != nil {
 		return err
 	}

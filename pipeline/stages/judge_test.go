@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 )
@@ -64,13 +63,21 @@ func TestJudgeStageProfileFailuresAndNoOverwrite(t *testing.T) {
 	if err := Judge(ctx, o); err != nil {
 		t.Fatal(err)
 	}
-	ag, err := os.ReadFile(filepath.Join(root, "results", "judge-agreement.txt"))
+	ag, err := os.ReadFile(filepath.Join(root, "results", "judge-agreement.csv"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The heuristic judge agrees on strategy 13 and not on 6 (no augmentation in the log).
-	if !strings.Contains(string(ag), "agreement: heuristic-v1 vs human") || !regexp.MustCompile(`all\s+\(pooled\)\s+2\s+0\.500`).Match(ag) {
-		t.Errorf("judge-agreement.txt:\n%s", ag)
+	// The heuristic judge agrees on strategy 13 (both 1) and not on 6 (no
+	// augmentation in the log: heuristic 0, human 1).
+	for _, want := range []string{
+		"rater_a,rater_b,strategy_id,strategy,n,n11,n10,n01,n00,agreement,kappa\n",
+		"heuristic-v1,human,13,Optimizing hyperparameters systematically,1,1,0,0,0,1.000000,\n",
+		"heuristic-v1,human,6,Optimizing the augmentation method,1,0,0,1,0,0.000000,",
+		"heuristic-v1,human,all,(pooled),2,1,0,1,0,0.500000,",
+	} {
+		if !strings.Contains(string(ag), want) {
+			t.Errorf("judge-agreement.csv lacks %q:\n%s", want, ag)
+		}
 	}
 
 	// A run whose log cannot be read: non-zero, capabilities.csv kept.
