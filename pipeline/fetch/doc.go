@@ -18,6 +18,21 @@
 //     was fetched, skipped, failed (with reasons) or waits for a manual
 //     download.
 //
+// Several sources may fill one raw folder (the tasks of one competition list
+// the same record, e.g. four PUMA tasks in "puma-shared"): a file already
+// planned by an earlier source of the folder is listed under the later one
+// as shared (ChallengePlan.Shared) and fetched once; two different remote
+// files under one name are refused. A record's metadata is read once.
+//
+// Sources without a published checksum (Google Drive files, plain URLs) are
+// trusted on first use: the lock entry records the first download's size,
+// MD5 and SHA-256 with trust "first-use", and later plans pin the file to
+// them (PlannedFile.Pinned), so a re-download or a copy on disk that differs
+// is refused or replaced, never silently accepted.
+//
+// DownloadPlan.Err is non-nil when a source could not be planned, so a dry
+// run that lists errors exits non-zero.
+//
 // Verify re-hashes every file recorded in the lock files.
 //
 // Tokens (Options.TokenEnv) are read from the environment, sent only to the

@@ -30,6 +30,8 @@ type ChecksumError struct {
 	What       string // "size", "md5" or "sha256"
 	Want, Got  string
 	PartRemove bool // the partial download was deleted
+	// Hint, when set, tells the user what the mismatch means and what to do.
+	Hint string
 }
 
 // Error names the file, the property that differs and both values.
@@ -37,6 +39,9 @@ func (e *ChecksumError) Error() string {
 	s := fmt.Sprintf("%s: %s mismatch: want %s, got %s", e.File, e.What, e.Want, e.Got)
 	if e.PartRemove {
 		s += " (partial download deleted)"
+	}
+	if e.Hint != "" {
+		s += ": " + e.Hint
 	}
 	return s
 }

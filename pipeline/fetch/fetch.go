@@ -465,6 +465,11 @@ func (f *fetcher) download(ctx context.Context, pf *PlannedFile, have *verified,
 	if ce := checkDigest(pf, d); ce != nil {
 		os.Remove(pf.Dest + ".part")
 		ce.PartRemove = true
+		if pf.Pinned {
+			ce.Hint = fmt.Sprintf("the source publishes no checksum and this differs from the first download of %s recorded in %s; "+
+				"if the file changed upstream on purpose, delete its entry there and fetch again",
+				pf.PinnedAt.UTC().Format(time.RFC3339), filepath.Join(filepath.Dir(pf.Dest), LockFileName))
+		}
 		res.Status, res.Err = StatusFailed, ce
 		f.log.Error("verification failed", "file", pf.Challenge+"/"+pf.Name, "err", ce.Error())
 		return res, nil
@@ -480,6 +485,13 @@ func (f *fetcher) download(ctx context.Context, pf *PlannedFile, have *verified,
 // record writes pf's lock entry and unpacks it if asked.
 func (f *fetcher) record(ctx context.Context, pf *PlannedFile, d digest, srcURL string, res FileResult, st Status) (FileResult, *verified) {
 	entry := LockEntry{Name: pf.Name, Size: d.size, SHA256: d.sha256, MD5: d.md5, URL: srcURL, FetchedAt: f.opts.Now().UTC()}
+	if pf.Pinned || pf.firstUse() {
+		first := entry.FetchedAt
+		if pf.Pinned && !pf.PinnedAt.IsZero() {
+			first = pf.PinnedAt.UTC()
+		}
+		entry.Trust, entry.FirstFetchedAt = TrustFirstUse, &first
+	}
 	if err := f.locks.update(pf.Challenge, func(lf *LockFile) { lf.upsert(entry) }); err != nil {
 		res.Status, res.Err = StatusFailed, err
 		return res, nil

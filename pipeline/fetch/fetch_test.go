@@ -404,7 +404,7 @@ func TestPlanDryRunOutput(t *testing.T) {
 		"ldct-iqa (gdrive 1DbZ)", "?  download",
 		"missing (zenodo 404404)", "ERROR: zenodo record 404404", "HTTP 404",
 		"hand (manual)", "manual download needed", "| Register at example.org", "| and download data.zip", "| then put data.zip in " + opts.RawDir("hand"),
-		"5 sources, 5 files, 3.0 MiB in all, 3.0 MiB to download (+2 files of unknown size)",
+		"5 sources (1 could not be planned), 5 files, 3.0 MiB in all, 3.0 MiB to download (+2 files of unknown size)",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("dry-run output lacks %q:\n%s", want, text)
@@ -683,7 +683,7 @@ func TestArchiveFormatSniffedFromContent(t *testing.T) {
 	}
 }
 
-func TestSameFileFromTwoSourcesIsRefused(t *testing.T) {
+func TestDifferentFilesUnderOneNameAreRefused(t *testing.T) {
 	srv := fetchtest.New()
 	defer srv.Close()
 	srv.AddZenodo("14", fetchtest.File{Name: "a.zip", Data: []byte("zenodo")})
@@ -699,7 +699,8 @@ func TestSameFileFromTwoSourcesIsRefused(t *testing.T) {
 	if r := resultOf(t, sum, "c", "a.zip"); r.Status != fetch.StatusFetched {
 		t.Errorf("first source: %+v", r)
 	}
-	if f := sum.Failed(); len(f) != 1 || f[0].Name != "" || !strings.Contains(f[0].Err.Error(), "a.zip already planned") {
+	if f := sum.Failed(); len(f) != 1 || f[0].Name != "" || !strings.Contains(f[0].Err.Error(), "a.zip (already planned by c from zenodo)") ||
+		!strings.Contains(f[0].Err.Error(), "different content") {
 		t.Errorf("failures %+v, want the second source refused", f)
 	}
 	if got := string(readFile(t, filepath.Join(opts.RawDir("c"), "a.zip"))); got != "zenodo" {

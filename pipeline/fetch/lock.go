@@ -24,7 +24,17 @@ type LockEntry struct {
 	// for itself) the archive was unpacked into; empty = not unpacked.
 	ExtractedTo string     `json:"extracted_to,omitempty"`
 	ExtractedAt *time.Time `json:"extracted_at,omitempty"`
+	// Trust is TrustFirstUse when the source publishes no checksum (a Google
+	// Drive file, a plain URL): Size, SHA256 and MD5 were recorded from the
+	// first download and every later download or check must match them.
+	Trust string `json:"trust,omitempty"`
+	// FirstFetchedAt is when a TrustFirstUse record was first made (kept
+	// across re-downloads that matched it).
+	FirstFetchedAt *time.Time `json:"first_fetched_at,omitempty"`
 }
+
+// TrustFirstUse marks a lock entry whose checksums come from the first download.
+const TrustFirstUse = "first-use"
 
 // LockFile is the content of <RawRoot>/<challenge>/FETCHED.lock.
 type LockFile struct {

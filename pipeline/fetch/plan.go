@@ -2,6 +2,7 @@ package fetch
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/url"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Action is what Fetch will do with one planned file.
@@ -76,6 +78,14 @@ type PlannedFile struct {
 	// SameAs names the challenge whose copy of the identical remote file
 	// (same URL and checksum) this one is linked from instead of downloaded.
 	SameAs string
+	// Source is the label (Source.Label) of the source that planned the file.
+	Source string
+	// Pinned is true when the expected size and checksums come from the lock
+	// file's record of the first download (trust on first use: a source with
+	// no published checksum, such as a Google Drive file), not from the source.
+	Pinned bool
+	// PinnedAt is when that first download was recorded.
+	PinnedAt time.Time
 }
 
 // ToDownload is the number of bytes Fetch expects to transfer for f (an
@@ -95,6 +105,13 @@ func (f *PlannedFile) ToDownload() int64 {
 	return 0
 }
 
+// firstUse reports whether f is a single-file download with no checksum
+// from its source (nor yet from a first download): its first download's
+// digest becomes the record later downloads must match.
+func (f *PlannedFile) firstUse() bool {
+	return (f.Kind == KindGDrive || f.Kind == KindURL) && f.MD5 == "" && f.SHA256 == ""
+}
+
 // extractDir is where f's archive is unpacked, relative to its raw folder.
 func (f *PlannedFile) extractDir() string {
 	if f.ExtractToStem {
@@ -107,6 +124,10 @@ func (f *PlannedFile) extractDir() string {
 type ChallengePlan struct {
 	Source Source
 	Files  []*PlannedFile
+	// Shared lists files this source needs that an earlier source of the
+	// same raw folder already planned (the same remote file): they are
+	// fetched once, by that source, and count as this source's too.
+	Shared []*PlannedFile
 	// Err is why the source could not be resolved (its files are then unknown).
 	Err error
 }
@@ -115,6 +136,38 @@ type ChallengePlan struct {
 type DownloadPlan struct {
 	Challenges []*ChallengePlan
 	rawRoot    string
+}
+
+// Failed lists the sources that could not be planned (ChallengePlan.Err set).
+func (p *DownloadPlan) Failed() []*ChallengePlan {
+	var out []*ChallengePlan
+	for _, c := range p.Challenges {
+		if c.Err != nil {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Err joins the errors of the sources that could not be planned (nil when
+// every source was planned). A dry run reports it as its exit status, as
+// the real fetch does for these sources' failures: a plan that lists
+// errors must not look like success.
+func (p *DownloadPlan) Err() error {
+	failed := p.Failed()
+	if len(failed) == 0 {
+		return nil
+	}
+	errs := make([]error, 0, len(failed))
+	for _, c := range failed {
+		errs = append(errs, fmt.Errorf("%s: %w", c.Source.Label(), c.Err))
+	}
+	what := fmt.Sprintf("%d of %d sources", len(failed), len(p.Challenges))
+	if len(failed) == len(p.Challenges) {
+		what = fmt.Sprintf("none of the %d sources", len(p.Challenges))
+		return fmt.Errorf("%s could be planned: %w", what, errors.Join(errs...))
+	}
+	return fmt.Errorf("%s could not be planned: %w", what, errors.Join(errs...))
 }
 
 // Files lists every planned file in challenge order.
@@ -140,10 +193,10 @@ func (p *DownloadPlan) ToDownload() int64 {
 func (p *DownloadPlan) Print(w io.Writer) error {
 	var b strings.Builder
 	var grand, grandDown int64
-	nFiles, unknown := 0, 0
+	nFiles, unknown, nShared, nFailed := 0, 0, 0, 0
 	for _, c := range p.Challenges {
 		s := c.Source
-		fmt.Fprintf(&b, "%s (%s", s.Challenge, s.Kind)
+		fmt.Fprintf(&b, "%s (%s", s.Label(), s.Kind)
 		if s.Record != "" {
 			fmt.Fprintf(&b, " %s", s.Record)
 		}
@@ -154,6 +207,7 @@ func (p *DownloadPlan) Print(w io.Writer) error {
 		}
 		fmt.Fprintf(&b, ") → %s\n", filepath.Join(p.rawRoot, s.Challenge))
 		if c.Err != nil {
+			nFailed++
 			fmt.Fprintf(&b, "  ERROR: %v\n\n", c.Err)
 			continue
 		}
@@ -177,8 +231,19 @@ func (p *DownloadPlan) Print(w io.Writer) error {
 			if f.Extract && f.Action != ActionSkip && f.Action != ActionExtract {
 				act += " + extract"
 			}
+			if f.Pinned {
+				act += fmt.Sprintf(" (checked against the first download of %s)", f.PinnedAt.UTC().Format("2006-01-02"))
+			}
 			fmt.Fprintf(&b, "  %-48s %10s  %s\n", f.Name, size, act)
 			down += f.ToDownload()
+		}
+		for _, f := range c.Shared {
+			nShared++
+			size := "?"
+			if f.Size > 0 {
+				size = FormatBytes(f.Size)
+			}
+			fmt.Fprintf(&b, "  %-48s %10s  shared: planned by %s\n", f.Name, size, f.Source)
 		}
 		if s.Kind == KindManual {
 			for _, line := range strings.Split(strings.TrimSpace(s.Instructions), "\n") {
@@ -192,9 +257,12 @@ func (p *DownloadPlan) Print(w io.Writer) error {
 		grand += total
 		grandDown += down
 	}
-	fmt.Fprintf(&b, "%d sources, %d files, %s in all, %s to download", len(p.Challenges), nFiles, FormatBytes(grand), FormatBytes(grandDown))
+	fmt.Fprintf(&b, "%d sources (%d could not be planned), %d files, %s in all, %s to download", len(p.Challenges), nFailed, nFiles, FormatBytes(grand), FormatBytes(grandDown))
 	if unknown > 0 {
 		fmt.Fprintf(&b, " (+%d files of unknown size)", unknown)
+	}
+	if nShared > 0 {
+		fmt.Fprintf(&b, "; %d files shared between sources of one folder, fetched once", nShared)
 	}
 	b.WriteString("\n")
 	_, err := io.WriteString(w, b.String())
@@ -258,7 +326,7 @@ func (f *fetcher) plan(ctx context.Context, sources []Source) *DownloadPlan {
 	}
 	wg.Wait()
 
-	dests := map[string]bool{}
+	dests := map[string]*PlannedFile{}
 	for _, s := range sources {
 		cp := &ChallengePlan{Source: s}
 		p.Challenges = append(p.Challenges, cp)
@@ -305,33 +373,87 @@ func (f *fetcher) plan(ctx context.Context, sources []Source) *DownloadPlan {
 			cp.Err = err
 			continue
 		}
-		var dup []string
+		// A file of the same folder already planned by an earlier source is
+		// shared when it is the same remote file (the PUMA, PANTHER, TopCoW
+		// and TopBrain tasks list one record each); a different file under
+		// the same name is a conflict.
+		var conflicts []string
+		var shared []*PlannedFile
+		var fresh []remoteFile
 		for _, r := range remote {
-			if dests[filepath.Join(s.Challenge, r.Name)] {
-				dup = append(dup, r.Name)
+			prev := dests[filepath.Join(s.Challenge, r.Name)]
+			switch {
+			case prev == nil:
+				fresh = append(fresh, r)
+			case sameRemote(prev, s.Kind, r):
+				shared = append(shared, prev)
+			default:
+				conflicts = append(conflicts, fmt.Sprintf("%s (already planned by %s from %s)", r.Name, prev.Source, prev.Kind))
 			}
 		}
-		if len(dup) > 0 {
-			cp.Err = fmt.Errorf("challenge %s: %s already planned from another source of the same folder", s.Challenge, strings.Join(dup, ", "))
+		if len(conflicts) > 0 {
+			cp.Err = fmt.Errorf("challenge %s: %s already planned from another source of the same folder with different content; give the files distinct names or drop one source",
+				s.Challenge, strings.Join(conflicts, ", "))
 			continue
 		}
-		for _, r := range remote {
-			dests[filepath.Join(s.Challenge, r.Name)] = true
+		cp.Shared = shared
+		for _, r := range fresh {
 			pf := &PlannedFile{
 				Challenge: s.Challenge, Kind: s.Kind, Name: r.Name, URL: r.URL, Size: r.Size, MD5: r.MD5,
 				Extract: s.Extract && isArchive(r.Name), ExtractToStem: s.ExtractToStem,
 				Dest:         filepath.Join(f.opts.RawDir(s.Challenge), r.Name),
 				Instructions: s.Instructions,
+				Source:       s.Label(),
 			}
 			if len(remote) == 1 && s.Kind != KindZenodo && s.Kind != KindFigshare {
 				pf.SHA256 = strings.ToLower(s.SHA256)
 			}
+			dests[filepath.Join(s.Challenge, r.Name)] = pf
+			pinFirstUse(pf, lf)
 			f.decide(pf, lf)
 			cp.Files = append(cp.Files, pf)
 		}
 	}
 	groupPlan(p) // marks SameAs
 	return p
+}
+
+// sameRemote reports whether r (from a source of kind) is the remote file
+// prev was planned from: the same kind and address, or, across kinds, the
+// same published size and MD5.
+func sameRemote(prev *PlannedFile, kind string, r remoteFile) bool {
+	if prev.Kind == KindManual || kind == KindManual {
+		return prev.Kind == kind
+	}
+	if prev.Kind == kind && prev.URL == r.URL {
+		return (prev.MD5 == "" || r.MD5 == "" || strings.EqualFold(prev.MD5, r.MD5)) &&
+			(prev.Size == 0 || r.Size == 0 || prev.Size == r.Size)
+	}
+	return prev.MD5 != "" && strings.EqualFold(prev.MD5, r.MD5) && prev.Size > 0 && prev.Size == r.Size
+}
+
+// pinFirstUse gives a single-file download whose source publishes no
+// checksum (a Google Drive file, a plain URL) the size and checksums its lock
+// entry recorded at the first download, so that later downloads and the
+// copy on disk are checked against them (trust on first use). A source that
+// states a size pins nothing when the record disagrees with it: the stated
+// size wins and the file is fetched again.
+func pinFirstUse(pf *PlannedFile, lf *LockFile) {
+	if pf.Kind != KindGDrive && pf.Kind != KindURL || pf.MD5 != "" || pf.SHA256 != "" {
+		return
+	}
+	e := lf.Entry(pf.Name)
+	if e == nil || e.SHA256 == "" || e.Size <= 0 || (e.URL != "" && e.URL != pf.URL) {
+		return
+	}
+	if pf.Size > 0 && pf.Size != e.Size {
+		return
+	}
+	pf.Size, pf.SHA256, pf.MD5 = e.Size, strings.ToLower(e.SHA256), strings.ToLower(e.MD5)
+	pf.Pinned, pf.PinnedAt = true, e.FetchedAt
+	if e.FirstFetchedAt != nil {
+		pf.PinnedAt = *e.FirstFetchedAt
+	}
 }
 
 // selectFiles keeps the record files named in want (all when want is empty);

@@ -24,6 +24,10 @@ type Source struct {
 	// Challenge (ldct-iqa: a Zenodo record plus a Drive file); they share its
 	// folder and lock file.
 	Challenge string
+	// For is the challenge the source is listed under when Challenge names a
+	// shared raw folder (e.g. "panther-task2" for "panther-shared"); it only
+	// labels the source in plans and messages ("" = Challenge).
+	For string
 	// Kind is one of KindZenodo, KindFigshare, KindURL, KindGDrive, KindManual.
 	Kind string
 	// Record is the Zenodo record id, Figshare article id or Google Drive file id.
@@ -48,6 +52,15 @@ type Source struct {
 	ExtractToStem bool
 	// Instructions tells the user what to download from where (KindManual).
 	Instructions string
+}
+
+// Label is the name a plan prints for s: the challenge it is listed under
+// (For), or else its folder.
+func (s Source) Label() string {
+	if s.For == "" {
+		return s.Challenge
+	}
+	return s.For
 }
 
 // validate reports the first structural problem of s.

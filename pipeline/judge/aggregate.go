@@ -50,6 +50,11 @@ type AgentStrategy struct {
 	Agent, Backend string
 	JudgeLabel
 	StrategyMean
+	// NRuns counts the runs whose sections are pooled here.
+	NRuns int
+	// NFailed counts the agent's runs left out of the profile because they
+	// failed, were interrupted or never finished (set by Run).
+	NFailed int
 }
 
 // ChallengeStrategy is a StrategyMean over all sections of one agent and
@@ -119,6 +124,7 @@ func Aggregate(rows []ScoreRow, r *Rubric) Profiles {
 	}
 	byRun := map[runK]map[int]*acc{}
 	byAgent := map[agentK]map[int]*acc{}
+	agentRuns := map[agentK]map[string]bool{}
 	byCh := map[chK]map[int]*acc{}
 	get := func(m map[int]*acc, id int) *acc {
 		if m[id] == nil {
@@ -139,7 +145,9 @@ func Aggregate(rows []ScoreRow, r *Rubric) Profiles {
 		}
 		if byAgent[ak] == nil {
 			byAgent[ak] = map[int]*acc{}
+			agentRuns[ak] = map[string]bool{}
 		}
+		agentRuns[ak][row.RunKey] = true
 		if byCh[ck] == nil {
 			byCh[ck] = map[int]*acc{}
 		}
@@ -155,7 +163,8 @@ func Aggregate(rows []ScoreRow, r *Rubric) Profiles {
 	}
 	for k, m := range byAgent {
 		for _, s := range r.Strategies {
-			p.ByAgent = append(p.ByAgent, AgentStrategy{k.agent, k.backend, k.j, m[s.ID].mean(s)})
+			p.ByAgent = append(p.ByAgent, AgentStrategy{Agent: k.agent, Backend: k.backend, JudgeLabel: k.j,
+				StrategyMean: m[s.ID].mean(s), NRuns: len(agentRuns[k])})
 		}
 	}
 	for k, m := range byCh {
@@ -173,19 +182,7 @@ func Aggregate(rows []ScoreRow, r *Rubric) Profiles {
 		}
 		return a.StrategyID < b.StrategyID
 	})
-	sort.Slice(p.ByAgent, func(i, j int) bool {
-		a, b := p.ByAgent[i], p.ByAgent[j]
-		if a.Agent != b.Agent {
-			return a.Agent < b.Agent
-		}
-		if a.Backend != b.Backend {
-			return a.Backend < b.Backend
-		}
-		if a.Judge != b.Judge {
-			return a.Judge < b.Judge
-		}
-		return a.StrategyID < b.StrategyID
-	})
+	sortByAgent(p.ByAgent)
 	sort.Slice(p.ByChallenge, func(i, j int) bool {
 		a, b := p.ByChallenge[i], p.ByChallenge[j]
 		if a.Challenge != b.Challenge {
@@ -205,14 +202,65 @@ func Aggregate(rows []ScoreRow, r *Rubric) Profiles {
 	return p
 }
 
+// sortByAgent orders per-agent rows by agent, backend, judge and strategy.
+func sortByAgent(rows []AgentStrategy) {
+	sort.Slice(rows, func(i, j int) bool {
+		a, b := rows[i], rows[j]
+		if a.Agent != b.Agent {
+			return a.Agent < b.Agent
+		}
+		if a.Backend != b.Backend {
+			return a.Backend < b.Backend
+		}
+		if a.Judge != b.Judge {
+			return a.Judge < b.Judge
+		}
+		return a.StrategyID < b.StrategyID
+	})
+}
+
+// addFailedRuns sets NFailed on the per-agent rows from the runs Run left
+// out (RunLogs.Excluded), adding rows with no mean for an agent and backend
+// whose every run was left out, so the failures still show.
+func addFailedRuns(p *Profiles, runs []RunLogs, r *Rubric, j JudgeLabel) {
+	type key struct{ agent, backend string }
+	failed := map[key]int{}
+	for _, run := range runs {
+		if run.Excluded() {
+			failed[key{run.Agent, run.Backend}]++
+		}
+	}
+	if len(failed) == 0 {
+		return
+	}
+	seen := map[key]bool{}
+	for i := range p.ByAgent {
+		k := key{p.ByAgent[i].Agent, p.ByAgent[i].Backend}
+		p.ByAgent[i].NFailed = failed[k]
+		seen[k] = true
+	}
+	for k, n := range failed {
+		if seen[k] {
+			continue
+		}
+		for _, s := range r.Strategies {
+			p.ByAgent = append(p.ByAgent, AgentStrategy{Agent: k.agent, Backend: k.backend, JudgeLabel: j,
+				StrategyMean: (*acc)(nil).mean(s), NFailed: n})
+		}
+	}
+	sortByAgent(p.ByAgent)
+}
+
 // CapabilitiesHeader is the header of the capabilities CSV.
-var CapabilitiesHeader = []string{"agent", "backend", "strategy_id", "strategy", "mean_score", "n_sections", "n_missing", "judge", "judge_kind"}
+var CapabilitiesHeader = []string{"agent", "backend", "strategy_id", "strategy", "mean_score", "n_sections", "n_missing", "judge", "judge_kind", "n_runs", "n_failed"}
 
 // WriteCapabilitiesCSV writes per-agent capability scores to path
 // atomically (a temporary file in the same directory, renamed over path).
 // Columns: agent,backend,strategy_id,strategy,mean_score,n_sections,n_missing,
 // then judge,judge_kind (the judge's name and "llm" or "heuristic", so a
-// heuristic profile is never mistaken for an LLM judge's);
+// heuristic profile is never mistaken for an LLM judge's), then n_runs (runs
+// pooled) and n_failed (runs left out because they failed, were interrupted
+// or never finished);
 // mean_score is rounded to 6 decimals and printed in its shortest form
 // (0.5, 0.333333, 1), empty when n_sections is 0 (no decided section).
 func WriteCapabilitiesCSV(path string, rows []AgentStrategy) error {
@@ -236,7 +284,8 @@ func WriteCapabilitiesCSV(path string, rows []AgentStrategy) error {
 			mean = formatMean(r.Mean)
 		}
 		rec := []string{r.Agent, r.Backend, strconv.Itoa(r.StrategyID), r.Strategy, mean,
-			strconv.Itoa(r.NSections), strconv.Itoa(r.NMissing), r.Judge, r.JudgeKind}
+			strconv.Itoa(r.NSections), strconv.Itoa(r.NMissing), r.Judge, r.JudgeKind,
+			strconv.Itoa(r.NRuns), strconv.Itoa(r.NFailed)}
 		if err := w.Write(rec); err != nil {
 			tmp.Close()
 			return fmt.Errorf("write %s: %w", path, err)

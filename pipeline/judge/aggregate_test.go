@@ -63,9 +63,9 @@ func TestAggregateAndCSV(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(path)
-	want := "agent,backend,strategy_id,strategy,mean_score,n_sections,n_missing,judge,judge_kind\n" +
-		"x,m,1,A,0.666667,3,1,h,heuristic\n" +
-		"x,m,2,B,0,1,0,h,heuristic\n"
+	want := "agent,backend,strategy_id,strategy,mean_score,n_sections,n_missing,judge,judge_kind,n_runs,n_failed\n" +
+		"x,m,1,A,0.666667,3,1,h,heuristic,2,0\n" +
+		"x,m,2,B,0,1,0,h,heuristic,2,0\n"
 	if string(b) != want {
 		t.Errorf("CSV\n%s\nwant\n%s", b, want)
 	}
@@ -75,7 +75,7 @@ func TestAggregateAndCSV(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, _ = os.ReadFile(path)
-	if string(b) != "agent,backend,strategy_id,strategy,mean_score,n_sections,n_missing,judge,judge_kind\nz,,1,A,,0,2,,\n" {
+	if string(b) != "agent,backend,strategy_id,strategy,mean_score,n_sections,n_missing,judge,judge_kind,n_runs,n_failed\nz,,1,A,,0,2,,,0,0\n" {
 		t.Errorf("empty-mean CSV %q", b)
 	}
 	entries, _ := os.ReadDir(filepath.Dir(path))

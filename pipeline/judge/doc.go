@@ -9,17 +9,21 @@
 //
 //   - Rubric (LoadRubric): rubrics/winning-strategies.toml, strictly
 //     validated; its SHA-256 is stored with every score.
-//   - Ingestion (ReadLogDir, ParseLog): the baseline agents' logs/agent.jsonl,
-//     plain text, AIDE's journal.json, ML-Master's console log, R&D-Agent's
-//     text dump; sections truncated to IngestOptions.MaxChars characters.
+//   - Ingestion (ReadLogDir, SelectLogFiles, ParseLog): per agent the files
+//     the paper's judge read (AIDE's journal.json, ML-Master's own log,
+//     R&D-Agent's text trace; step logs *.jsonl of other agents), streamed
+//     with memory bounded by the section cap; sections truncated to
+//     IngestOptions.MaxChars characters.
 //   - Judges (Judge): OpenAI (any OpenAI-compatible chat-completions endpoint,
 //     through github.com/openai/openai-go) and Heuristic (offline regular
 //     expressions from the rubric).
 //   - Store (Migrate): tables judge_calls (cache keyed by judge name, rubric
 //     hash and section hash), judge_sections and capability_scores, in the
 //     caller's *sql.DB.
-//   - Run: judges everything with progress, caching and retries, and
-//     aggregates (Aggregate, WriteCapabilitiesCSV).
+//   - Run: judges the finished runs (failed, interrupted and unfinished ones
+//     are left out and counted) with progress, caching and retries, and
+//     aggregates (Aggregate, WriteCapabilitiesCSV). A failing judge never
+//     replaces a run's earlier scores (Report.Err, Report.Unstored).
 //   - Agreement: per-strategy agreement and Cohen's kappa between two judges
 //     or a judge and human labels.
 //
@@ -38,9 +42,9 @@
 // kind is one of plan (what the agent intends to do next and why), code (the
 // source it is about to run), exec (a command or script being run, with its
 // console output), result (a metric, file written, or outcome), note (any
-// other remark); text is free text. Unknown fields and kinds make a line
-// invalid; invalid lines are skipped (a file with no valid line is an
-// error). Sections: each plan step starts a new section "iter-<k>" holding
+// other remark); text is free text. Unknown fields are ignored and other
+// kinds kept under their own name; a line that is not a JSON object with a
+// kind is skipped (a file with no valid line is an error). Sections: each plan step starts a new section "iter-<k>" holding
 // the steps up to the next plan; a log without plan steps gives one section
 // per step ("step-<n>"). Code steps and fenced code blocks are dropped unless
 // IngestOptions.IncludeCode is set, following the paper, which judges traces

@@ -91,13 +91,22 @@ func TestParseAgentJSONL(t *testing.T) {
 		t.Fatalf("flat: got %q", sectionsOf(got))
 	}
 	// Only bad lines: error naming the line.
-	_, err = ParseLog("f", FormatAgentJSONL, []byte("{\"step\":1,\"kind\":\"dance\",\"text\":\"x\",\"time\":\"t\"}\n"), IngestOptions{})
-	if err == nil || !strings.Contains(err.Error(), "line 1") || !strings.Contains(err.Error(), "dance") {
-		t.Fatalf("bad kind: %v", err)
+	_, err = ParseLog("f", FormatAgentJSONL, []byte("{\"step\":1,\"text\":\"x\"}\nnot json\n"), IngestOptions{})
+	if err == nil || !strings.Contains(err.Error(), "line 1") || !strings.Contains(err.Error(), `no "kind"`) || !strings.Contains(err.Error(), "2 bad lines") {
+		t.Fatalf("bad lines: %v", err)
 	}
-	_, err = ParseLog("f", FormatAgentJSONL, []byte(`{"step":1,"kind":"note","text":"x","time":"t","extra":1}`), IngestOptions{})
-	if err == nil {
-		t.Fatal("unknown field accepted")
+	// Unknown fields are ignored and unknown kinds kept under their own name
+	// (the stand-in agent logs "task" and "validate" steps with no step
+	// number); a bad line among good ones is skipped.
+	mixed := `{"time":"t","kind":"task","text":"read the task","agent_version":"1.2","tokens":{"in":3}}` + "\n" +
+		`garbage` + "\n" +
+		`{"time":"t","kind":"validate","text":"submission valid","extra":[1,2]}`
+	got, err = ParseLog("f", FormatAgentJSONL, []byte(mixed), IngestOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []labelText{{"f#step-0", "[step 0] TASK\nread the task"}, {"f#step-1", "[step 1] VALIDATE\nsubmission valid"}}; !reflect.DeepEqual(sectionsOf(got), want) {
+		t.Fatalf("unknown fields and kinds: got %q", sectionsOf(got))
 	}
 }
 
@@ -159,9 +168,16 @@ func TestParseRDAgent(t *testing.T) {
 }
 
 func TestReadLogDirDetectsFormats(t *testing.T) {
-	got, err := ReadLogDir(filepath.Join("testdata", "logs"), "", IngestOptions{MaxChars: 20})
-	if err != nil {
-		t.Fatal(err)
+	var got []Section
+	for _, sub := range []string{"aide", "baseline", "mlmaster", "plain", "rdagent"} {
+		secs, err := ReadLogDir(filepath.Join("testdata", "logs", sub), "", IngestOptions{MaxChars: 20})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range secs {
+			s.Label = sub + "/" + s.Label
+			got = append(got, s)
+		}
 	}
 	formats := map[string]Format{}
 	for _, s := range got {
@@ -195,7 +211,7 @@ func TestReadLogDirDetectsFormats(t *testing.T) {
 		}
 	}
 	// A forced format applies to every file; a file it cannot parse is an error naming it.
-	_, err = ReadLogDir(filepath.Join("testdata", "logs"), "", IngestOptions{Format: FormatAIDE})
+	_, err := ReadLogDir(filepath.Join("testdata", "logs", "baseline"), "", IngestOptions{Format: FormatAIDE})
 	if err == nil || !strings.Contains(err.Error(), "agent.jsonl") {
 		t.Fatalf("forced AIDE on jsonl: %v", err)
 	}

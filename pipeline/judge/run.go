@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -25,6 +26,38 @@ type RunLogs struct {
 	LogDir    string
 	// Format forces a log reader for this run ("" = Config.Ingest.Format).
 	Format Format
+	// Group is the run group (the profile the run belongs to) from
+	// run.json, else the run id.
+	Group string
+	// Status is the run's status from run.json (done, timed_out, failed,
+	// interrupted, running); "" when there is no readable run.json.
+	Status string
+}
+
+// Excluded reports whether the run is left out of capability profiles: it
+// failed, was interrupted, or never finished (run.json says so). Runs that
+// ended normally or at their time limit, and runs without run.json, are
+// judged.
+func (r RunLogs) Excluded() bool {
+	switch r.Status {
+	case "", "done", "timed_out":
+		return false
+	}
+	return true
+}
+
+// FilterGroup keeps the runs of one run group (profile); "" keeps all.
+func FilterGroup(runs []RunLogs, group string) []RunLogs {
+	if group == "" {
+		return runs
+	}
+	var out []RunLogs
+	for _, r := range runs {
+		if r.Group == group {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // Key identifies the run uniquely: "<run-id>/<challenge>/<agent>/seed-<n>".
@@ -34,10 +67,12 @@ func (r RunLogs) Key() string {
 
 // DiscoverRuns finds every log directory laid out as
 // <root>/<run-id>/<challenge>/<agent>/seed-<n>/logs/ and returns one RunLogs
-// each, sorted by Key. The backend is read from an optional
-// <root>/<run-id>/<challenge>/<agent>/seed-<n>/run.json ({"backend": "..."});
-// a missing or unreadable run.json leaves it empty. Directories that do not
-// fit the layout are ignored; a missing root is an error.
+// each, sorted by Key. Backend, group and status are read from an optional
+// <root>/<run-id>/<challenge>/<agent>/seed-<n>/run.json ({"backend": "...",
+// "group": "...", "status": "..."}, other fields ignored); a missing or
+// unreadable run.json leaves backend and status empty and the group the run
+// id. Directories that do not fit the layout are ignored; a missing root is
+// an error.
 func DiscoverRuns(root string) ([]RunLogs, error) {
 	if _, err := os.Stat(root); err != nil {
 		return nil, fmt.Errorf("discover runs: %w", err)
@@ -65,19 +100,42 @@ func DiscoverRuns(root string) ([]RunLogs, error) {
 			Agent:     filepath.Base(agentDir),
 			Seed:      seed,
 			LogDir:    m,
+			Group:     filepath.Base(runDir),
 		}
-		if b, err := os.ReadFile(filepath.Join(seedDir, "run.json")); err == nil {
+		if b, err := readSmallFile(filepath.Join(seedDir, "run.json"), 1<<20); err == nil {
 			var meta struct {
 				Backend string `json:"backend"`
+				Group   string `json:"group"`
+				Status  string `json:"status"`
 			}
 			if json.Unmarshal(b, &meta) == nil {
-				r.Backend = meta.Backend
+				r.Backend, r.Status = meta.Backend, meta.Status
+				if meta.Group != "" {
+					r.Group = meta.Group
+				}
 			}
 		}
 		out = append(out, r)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Key() < out[j].Key() })
 	return out, nil
+}
+
+// readSmallFile reads a regular file of at most limit bytes.
+func readSmallFile(p string, limit int64) ([]byte, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() || st.Size() > limit {
+		return nil, fmt.Errorf("%s: not a regular file of at most %d bytes", p, limit)
+	}
+	return io.ReadAll(io.LimitReader(f, limit))
 }
 
 // Judge selection values of Config.Judge.
@@ -126,8 +184,18 @@ type Report struct {
 	RubricPath string // rubric file used
 	RubricHash string // its SHA-256
 	Runs       int    // runs given
-	// RunErrors maps run keys to log-reading errors (those runs have no scores).
+	// Excluded maps the keys of runs left out of the profiles (failed,
+	// interrupted, unfinished: RunLogs.Excluded) to their status.
+	Excluded map[string]string
+	// RunErrors maps run keys to log-reading errors (those runs have no
+	// new scores; earlier ones are kept).
 	RunErrors map[string]string
+	// Unstored lists runs with a section the judge failed on that had been
+	// judged before: their new results were not stored, so their earlier
+	// scores stay (the complete answers among them are cached). A run judged
+	// for the first time is stored with its failed sections as missing
+	// coverage.
+	Unstored []string
 	// RunsWithoutSections lists run keys whose logs held no judgeable text.
 	RunsWithoutSections []string
 	Sections            int // sections found
@@ -142,6 +210,32 @@ type Report struct {
 	HTTPCalls         int   // requests made (LLM judge)
 	Usage             Usage // tokens and cost of this call's requests
 	Profiles          Profiles
+}
+
+// Err reports a judging that did not fully succeed: sections the judge
+// failed on, or runs whose logs could not be read. Callers exit non-zero
+// and keep earlier exports (capabilities.csv) when it is non-nil.
+func (r *Report) Err() error {
+	var parts []string
+	if r.Errors > 0 {
+		msg := fmt.Sprintf("the judge failed on %d of %d sections", r.Errors, r.Sections)
+		if len(r.Unstored) > 0 {
+			msg += fmt.Sprintf(" (%d runs kept their earlier scores)", len(r.Unstored))
+		}
+		parts = append(parts, msg)
+	}
+	if n := len(r.RunErrors); n > 0 {
+		keys := make([]string, 0, n)
+		for k := range r.RunErrors {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		parts = append(parts, fmt.Sprintf("the logs of %d runs could not be read (%s: %s)", n, keys[0], r.RunErrors[keys[0]]))
+	}
+	if len(parts) == 0 {
+		return nil
+	}
+	return fmt.Errorf("judge %s: %s", r.Judge, strings.Join(parts, "; "))
 }
 
 // buildJudge returns the judge Config asks for.
@@ -203,7 +297,21 @@ func Run(ctx context.Context, db *sql.DB, cfg Config, runs []RunLogs) (*Report, 
 		return nil, err
 	}
 	rep := &Report{Judge: j.Name(), JudgeKind: j.Kind(), RubricPath: path, RubricHash: rub.Hash,
-		Runs: len(runs), RunErrors: map[string]string{}}
+		Runs: len(runs), RunErrors: map[string]string{}, Excluded: map[string]string{}}
+	all := runs
+	runs = nil
+	for _, r := range all {
+		if r.Excluded() {
+			rep.Excluded[r.Key()] = r.Status
+			log.Info("judge: run excluded from capability profiles", "run", r.Key(), "status", r.Status)
+			// Scores stored before the run was known to have failed go.
+			if err := forgetRun(ctx, db, r.Key()); err != nil {
+				return rep, err
+			}
+			continue
+		}
+		runs = append(runs, r)
+	}
 
 	// Read every run's sections.
 	secs := make([][]Section, len(runs))
@@ -250,8 +358,23 @@ func Run(ctx context.Context, db *sql.DB, cfg Config, runs []RunLogs) (*Report, 
 	}
 	finishRun := func(i int) error {
 		js := make([]judgedSection, len(secs[i]))
+		failed := false
 		for k := range secs[i] {
 			js[k] = judgedSection{Section: secs[i][k], Score: scores[i][k]}
+			failed = failed || scores[i][k].Status == StatusError
+		}
+		if failed {
+			// Never replace a run's earlier scores with a failed judging;
+			// keep what was paid for in the cache. A run judged for the
+			// first time is stored, its failed sections as missing coverage.
+			earlier, err := hasStoredRun(ctx, db, runs[i].Key(), j.Name(), rub.Hash)
+			if err != nil {
+				return err
+			}
+			if earlier {
+				rep.Unstored = append(rep.Unstored, runs[i].Key())
+				return storeCalls(ctx, db, runs[i], j.Name(), j.Kind(), rub, js)
+			}
 		}
 		return storeRun(ctx, db, runs[i], j.Name(), j.Kind(), rub, js)
 	}
@@ -394,6 +517,8 @@ func Run(ctx context.Context, db *sql.DB, cfg Config, runs []RunLogs) (*Report, 
 		}
 	}
 	rep.Profiles = Aggregate(kept, rub)
+	addFailedRuns(&rep.Profiles, all, rub, JudgeLabel{j.Name(), j.Kind()})
+	sort.Strings(rep.Unstored)
 	log.Info("judge: done", "judge", rep.Judge, "kind", rep.JudgeKind, "sections", rep.Sections,
 		"cache_hits", rep.CacheHits, "judged", rep.Judged, "errors", rep.Errors, "partial", rep.Partial,
 		"http_calls", rep.HTTPCalls, "tokens", rep.Usage.TotalTokens)

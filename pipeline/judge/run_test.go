@@ -220,6 +220,9 @@ func TestRunCoverageAndNoKeyLeak(t *testing.T) {
 	if rep.OK != 1 || rep.Partial != 1 || rep.Errors != 2 || rep.MissingStrategies != 1+13+13 {
 		t.Errorf("coverage %+v", rep)
 	}
+	if err := rep.Err(); err == nil || !strings.Contains(err.Error(), "failed on 2 of 4 sections") {
+		t.Errorf("report error %v, want the 2 failed sections named", err)
+	}
 	if n := countRows(t, db, `SELECT COUNT(*) FROM capability_scores WHERE score IS NULL`); n != 27 {
 		t.Errorf("NULL scores %d want 27", n)
 	}
@@ -236,10 +239,10 @@ func TestRunCoverageAndNoKeyLeak(t *testing.T) {
 	}
 	csv, _ := os.ReadFile(csvPath)
 	for _, want := range []string{
-		"agent,backend,strategy_id,strategy,mean_score,n_sections,n_missing,judge,judge_kind\n",
-		"baseline,gpt-5,1,Analyzing and handling failure cases,1,2,2,fake-gpt,llm\n",
-		"baseline,gpt-5,2,Knowing the state of the art,0,2,2,fake-gpt,llm\n",
-		"baseline,gpt-5,13,Optimizing hyperparameters systematically,1,1,3,fake-gpt,llm\n",
+		"agent,backend,strategy_id,strategy,mean_score,n_sections,n_missing,judge,judge_kind,n_runs,n_failed\n",
+		"baseline,gpt-5,1,Analyzing and handling failure cases,1,2,2,fake-gpt,llm,2,0\n",
+		"baseline,gpt-5,2,Knowing the state of the art,0,2,2,fake-gpt,llm,2,0\n",
+		"baseline,gpt-5,13,Optimizing hyperparameters systematically,1,1,3,fake-gpt,llm,2,0\n",
 	} {
 		if !strings.Contains(string(csv), want) {
 			t.Errorf("CSV lacks %q:\n%s", want, csv)
@@ -375,7 +378,7 @@ func TestRunHeuristicPooledMeans(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(path)
-	if !strings.Contains(string(b), "a,,13,Optimizing hyperparameters systematically,0.666667,3,0,heuristic-v1,heuristic\n") {
+	if !strings.Contains(string(b), "a,,13,Optimizing hyperparameters systematically,0.666667,3,0,heuristic-v1,heuristic,2,0\n") {
 		t.Errorf("CSV:\n%s", b)
 	}
 	if len(strings.Split(strings.TrimSpace(string(b)), "\n")) != 14 {

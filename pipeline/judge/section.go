@@ -3,6 +3,7 @@ package judge
 import (
 	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -56,9 +57,19 @@ func truncateText(text string, max int, mode Truncation) (string, bool) {
 		return text, false
 	}
 	r := []rune(text)
+	return truncateParts(n, r, r, max, mode), true
+}
+
+// truncateParts is truncateText for a text of n > max characters known only
+// by its beginning (head: at least its first max characters) and its end
+// (tail: at least its last max characters), which is all a streamed section
+// keeps.
+func truncateParts(n int, head, tail []rune, max int, mode Truncation) string {
+	first := func(k int) string { return string(head[:min(k, len(head))]) }
+	last := func(k int) string { return string(tail[len(tail)-min(k, len(tail)):]) }
 	switch mode {
 	case TruncateTail:
-		return string(r[n-max:]), true
+		return last(max)
 	case TruncateMiddle:
 		// Find room (content characters kept) such that the marker naming
 		// n-room omitted characters plus room characters fill exactly max.
@@ -72,14 +83,99 @@ func truncateText(text string, max int, mode Truncation) (string, bool) {
 		}
 		marker := middleMarker(n - room)
 		if room >= 2 && room+utf8.RuneCountInString(marker) == max {
-			head := (room + 1) / 2
-			tail := room - head
-			return string(r[:head]) + marker + string(r[n-tail:]), true
+			h := (room + 1) / 2
+			return first(h) + marker + last(room-h)
 		}
-		return string(r[:max]), true
+		return first(max)
 	default:
-		return string(r[:max]), true
+		return first(max)
 	}
+}
+
+// capBuilder collects one section's text as it streams by, keeping only
+// what truncation can use: the first max characters and the last max
+// characters (as up to 4·max+4 bytes), plus the total count. Leading and
+// trailing white space is dropped, as strings.TrimSpace would. Memory is
+// O(max) however much is written; max <= 0 keeps everything.
+type capBuilder struct {
+	max       int
+	head      []byte // the first max characters (everything when max <= 0)
+	headRunes int
+	tail      []byte // the last bytes written, at most 2·tailCap
+	n         int    // characters written (after leading space)
+	started   bool
+}
+
+func newCapBuilder(max int) *capBuilder { return &capBuilder{max: max} }
+
+func (b *capBuilder) tailCap() int { return 4*b.max + 4 }
+
+// WriteString appends s (whole characters).
+func (b *capBuilder) WriteString(s string) {
+	if !b.started {
+		s = strings.TrimLeftFunc(s, unicode.IsSpace)
+		if s == "" {
+			return
+		}
+		b.started = true
+	}
+	if b.max <= 0 {
+		b.head = append(b.head, s...)
+		return
+	}
+	c := utf8.RuneCountInString(s)
+	if b.headRunes < b.max {
+		take := len(s)
+		if b.headRunes+c > b.max {
+			take, k := 0, 0
+			for i := range s {
+				if b.headRunes+k == b.max {
+					take = i
+					break
+				}
+				k++
+			}
+			b.head = append(b.head, s[:take]...)
+			b.headRunes = b.max
+		} else {
+			b.head = append(b.head, s[:take]...)
+			b.headRunes += c
+		}
+	}
+	tc := b.tailCap()
+	if len(s) >= tc {
+		b.tail = append(b.tail[:0], s[len(s)-tc:]...)
+	} else {
+		b.tail = append(b.tail, s...)
+		if len(b.tail) > 2*tc {
+			b.tail = append(b.tail[:0], b.tail[len(b.tail)-tc:]...)
+		}
+	}
+	b.n += c
+}
+
+// Empty reports whether nothing but white space was written.
+func (b *capBuilder) Empty() bool { return !b.started }
+
+// Finish returns the (truncated) text, its length before truncation in
+// characters, and whether it was cut.
+func (b *capBuilder) Finish(mode Truncation) (string, int, bool) {
+	if b.max <= 0 || b.n <= b.max {
+		t := strings.TrimRightFunc(string(b.head), unicode.IsSpace)
+		return t, utf8.RuneCountInString(t), false
+	}
+	tail := b.tail
+	for len(tail) > 0 && !utf8.RuneStart(tail[0]) {
+		tail = tail[1:] // a character cut by the window
+	}
+	ts := string(tail)
+	tt := strings.TrimRightFunc(ts, unicode.IsSpace)
+	n := b.n - (utf8.RuneCountInString(ts) - utf8.RuneCountInString(tt))
+	if n <= b.max {
+		r := []rune(string(b.head))
+		return strings.TrimRightFunc(string(r[:min(n, len(r))]), unicode.IsSpace), n, false
+	}
+	return truncateParts(n, []rune(string(b.head)), []rune(tt), b.max, mode), n, true
 }
 
 func middleMarker(omitted int) string {

@@ -221,6 +221,93 @@ func storeRun(ctx context.Context, db *sql.DB, run RunLogs, judgeName, judgeKind
 	return nil
 }
 
+// storeCalls caches the complete answers among secs (judge_calls rows)
+// without touching the run's stored sections and scores: used for a run
+// whose judging failed in part, so its earlier scores stay.
+func storeCalls(ctx context.Context, db *sql.DB, run RunLogs, judgeName, judgeKind string, rub *Rubric, secs []judgedSection) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("store judge cache of %s: %w", run.Key(), err)
+	}
+	defer tx.Rollback() //nolint:errcheck // no-op after commit
+	now := time.Now().UTC().Format(time.RFC3339)
+	for _, js := range secs {
+		sc := js.Score
+		if sc.Status != StatusOK || sc.CacheHit {
+			continue
+		}
+		b, err := json.Marshal(sc.Scores)
+		if err != nil {
+			return fmt.Errorf("store judge cache of %s: %w", run.Key(), err)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO judge_calls
+			(judge_name, judge_kind, rubric_hash, section_hash, scores_json, raw_response, attempts,
+			 prompt_tokens, completion_tokens, total_tokens, cost_usd, created_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			judgeName, judgeKind, rub.Hash, sc.SectionHash, string(b), sc.Raw, sc.Attempts,
+			sc.Usage.PromptTokens, sc.Usage.CompletionTokens, sc.Usage.TotalTokens, sc.Usage.CostUSD, now); err != nil {
+			return fmt.Errorf("store judge cache of %s: %w", run.Key(), err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("store judge cache of %s: %w", run.Key(), err)
+	}
+	return nil
+}
+
+// forgetRun deletes every judge's sections and scores of run key (a run
+// that failed has no capability profile; the cache is kept).
+func forgetRun(ctx context.Context, db *sql.DB, key string) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("drop judge results of %s: %w", key, err)
+	}
+	defer tx.Rollback() //nolint:errcheck // no-op after commit
+	for _, q := range []string{`DELETE FROM judge_sections WHERE run_key = ?`, `DELETE FROM capability_scores WHERE run_key = ?`} {
+		if _, err := tx.ExecContext(ctx, q, key); err != nil {
+			return fmt.Errorf("drop judge results of %s: %w", key, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("drop judge results of %s: %w", key, err)
+	}
+	return nil
+}
+
+// hasStoredRun reports whether run key holds scores of judge and rubric.
+func hasStoredRun(ctx context.Context, db *sql.DB, key, judgeName, rubricHash string) (bool, error) {
+	var n int
+	err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM judge_sections
+		WHERE run_key = ? AND judge_name = ? AND rubric_hash = ?`, key, judgeName, rubricHash).Scan(&n)
+	if err != nil {
+		return false, fmt.Errorf("read judge results of %s: %w", key, err)
+	}
+	return n > 0, nil
+}
+
+// StoredJudges lists the judge names that hold capability scores under
+// rubricHash ("" = any), sorted.
+func StoredJudges(ctx context.Context, db *sql.DB, rubricHash string) ([]string, error) {
+	rows, err := db.QueryContext(ctx, `SELECT DISTINCT judge_name FROM capability_scores
+		WHERE (? = '' OR rubric_hash = ?) ORDER BY judge_name`, rubricHash, rubricHash)
+	if err != nil {
+		return nil, fmt.Errorf("list judges: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return nil, fmt.Errorf("list judges: %w", err)
+		}
+		out = append(out, n)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list judges: %w", err)
+	}
+	return out, nil
+}
+
 func boolInt(b bool) int {
 	if b {
 		return 1

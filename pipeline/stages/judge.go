@@ -1,23 +1,43 @@
 package stages
 
 import (
+	"bytes"
 	"context"
+	"database/sql"
+	"encoding/csv"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/rexmle/rexmle/pipeline/judge"
 )
 
-// Judge scores every run's logs with the configured judge (heuristic on the
-// demo profile) and writes results/capabilities.csv.
+// Judge scores the logs of the profile's runs with the configured judge
+// (heuristic on the demo profile) and writes results/capabilities.csv.
+// Failed, interrupted and unfinished runs are left out of the profiles and
+// counted (n_failed). When the judge fails on a section, or a run's logs
+// cannot be read, it exits non-zero and leaves capabilities.csv and the
+// runs' earlier scores as they were. Where the store holds scores of
+// another judge with the same rubric (or results/judge-labels.csv holds
+// human labels), their agreement is written to results/judge-agreement.csv.
 func Judge(ctx context.Context, o Options) error {
 	e, err := load(o)
 	if err != nil {
 		return err
 	}
-	runs, err := judge.DiscoverRuns(e.b.Path(e.b.Paths.Runs))
+	all, err := judge.DiscoverRuns(e.b.Path(e.b.Paths.Runs))
 	if err != nil {
 		return fmt.Errorf("judge: no runs to judge (run `go run mage.go run` first): %w", err)
+	}
+	runs := judge.FilterGroup(all, o.Profile)
+	if len(runs) == 0 {
+		return fmt.Errorf("judge: no runs of profile %q under %s (%d runs of other profiles; run `REXMLE_PROFILE=%s go run mage.go run` first)",
+			o.Profile, rel(e.b.Path(e.b.Paths.Runs)), len(all), o.Profile)
 	}
 	kind := e.b.Judge.Kind
 	if e.profile.Judge != "" {
@@ -50,14 +70,145 @@ func Judge(ctx context.Context, o Options) error {
 	if err != nil {
 		return fmt.Errorf("judge: %w", err)
 	}
-	out := filepath.Join(e.b.Path(e.b.Paths.Results), "capabilities.csv")
+	results := e.b.Path(e.b.Paths.Results)
+	out := filepath.Join(results, "capabilities.csv")
+	fmt.Printf("judge (%s, %s, profile %s): %d runs (%d left out: failed, interrupted or unfinished), %d sections, %d judged, %d from cache, %d errors, %d strategies undecided\n",
+		rep.JudgeKind, rep.Judge, o.Profile, rep.Runs, len(rep.Excluded), rep.Sections, rep.Judged, rep.CacheHits, rep.Errors, rep.MissingStrategies)
+	for _, k := range sortedKeys(rep.Excluded) {
+		fmt.Printf("  left out %s: %s\n", k, rep.Excluded[k])
+	}
+	for _, k := range sortedKeys(rep.RunErrors) {
+		fmt.Printf("  %s: %s\n", k, rep.RunErrors[k])
+	}
+	if err := rep.Err(); err != nil {
+		return fmt.Errorf("%w; %s left as it was", err, rel(out))
+	}
 	if err := judge.WriteCapabilitiesCSV(out, rep.Profiles.ByAgent); err != nil {
 		return fmt.Errorf("judge: %w", err)
 	}
-	fmt.Printf("judge (%s, %s): %d runs, %d sections, %d judged, %d from cache, %d errors, %d strategies undecided; wrote %s\n",
-		rep.JudgeKind, rep.Judge, rep.Runs, rep.Sections, rep.Judged, rep.CacheHits, rep.Errors, rep.MissingStrategies, rel(out))
-	for k, v := range rep.RunErrors {
-		fmt.Printf("  %s: %s\n", k, v)
+	fmt.Printf("wrote %s\n", rel(out))
+	if err := writeAgreement(ctx, st.DB, rep, results); err != nil {
+		return fmt.Errorf("judge: %w", err)
+	}
+	return nil
+}
+
+// writeAgreement compares this judge's stored scores with every other
+// judge's under the same rubric, and with human labels from
+// results/judge-labels.csv if present, into results/judge-agreement.csv
+// (one row per rater pair and strategy, and a pooled row "all").
+// Nothing to compare writes nothing.
+func writeAgreement(ctx context.Context, db *sql.DB, rep *judge.Report, results string) error {
+	others, err := judge.StoredJudges(ctx, db, rep.RubricHash)
+	if err != nil {
+		return err
+	}
+	rub, err := judge.LoadRubric(rep.RubricPath)
+	if err != nil {
+		return err
+	}
+	var reports []judge.AgreementReport
+	for _, other := range others {
+		if other == rep.Judge {
+			continue
+		}
+		ag, err := judge.CompareJudges(ctx, db, rep.Judge, other, rep.RubricHash)
+		if err != nil {
+			return err
+		}
+		reports = append(reports, ag)
+	}
+	labels := filepath.Join(results, "judge-labels.csv")
+	if _, err := os.Stat(labels); err == nil {
+		human, err := judge.ReadLabelsCSV(labels)
+		if err != nil {
+			return err
+		}
+		mine, err := judge.LoadScores(ctx, db, rep.Judge, rep.RubricHash)
+		if err != nil {
+			return err
+		}
+		reports = append(reports, judge.Agreement(rep.Judge, judge.LabelsFromScores(mine), "human", human))
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("read %s: %w", labels, err)
+	}
+	if len(reports) == 0 {
+		return nil
+	}
+	var b bytes.Buffer
+	w := csv.NewWriter(&b)
+	w.Write([]string{"rater_a", "rater_b", "strategy_id", "strategy", "n", "n11", "n10", "n01", "n00", "agreement", "kappa"})
+	var lines []string
+	for _, ag := range reports {
+		row := func(id, name string, s judge.AgreementStat) {
+			agr, kappa := "", ""
+			if s.N > 0 {
+				agr = strconv.FormatFloat(s.Agreement, 'f', 6, 64)
+			}
+			if s.KappaDefined {
+				kappa = strconv.FormatFloat(s.Kappa, 'f', 6, 64)
+			}
+			w.Write([]string{ag.RaterA, ag.RaterB, id, name, strconv.Itoa(s.N), strconv.Itoa(s.N11), strconv.Itoa(s.N10),
+				strconv.Itoa(s.N01), strconv.Itoa(s.N00), agr, kappa})
+		}
+		for _, s := range ag.PerStrategy {
+			name := ""
+			if st, ok := rub.Strategy(s.StrategyID); ok {
+				name = st.Name
+			}
+			row(strconv.Itoa(s.StrategyID), name, s)
+		}
+		row("all", "(pooled)", ag.Pooled)
+		lines = append(lines, agreementLine(ag))
+	}
+	w.Flush()
+	if err := w.Error(); err != nil {
+		return err
+	}
+	out := filepath.Join(results, "judge-agreement.csv")
+	if err := writeFileAtomic(out, b.Bytes()); err != nil {
+		return err
+	}
+	fmt.Printf("wrote %s: %s\n", rel(out), strings.Join(lines, "; "))
+	return nil
+}
+
+func agreementLine(ag judge.AgreementReport) string {
+	s := fmt.Sprintf("%s vs %s: %d pairs", ag.RaterA, ag.RaterB, ag.Pooled.N)
+	if ag.Pooled.N > 0 {
+		s += fmt.Sprintf(", agreement %.3f", ag.Pooled.Agreement)
+	}
+	if ag.Pooled.KappaDefined {
+		s += fmt.Sprintf(", kappa %.3f", ag.Pooled.Kappa)
+	}
+	return s
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// writeFileAtomic replaces path with data through a temporary file in the
+// same folder (readers see the old or the new content, never a mix).
+func writeFileAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	_, werr := tmp.Write(data)
+	cerr := tmp.Close()
+	if err := errors.Join(werr, cerr, os.Chmod(tmp.Name(), 0o644)); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
 }

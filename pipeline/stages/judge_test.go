@@ -1,0 +1,101 @@
+package stages
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// writeJudgeRun lays out results/runs/<group>/<challenge>/<agent>/seed-0
+// with run.json and a step log of one plan.
+func writeJudgeRun(t *testing.T, root, group, challenge, agent, status, plan string) {
+	t.Helper()
+	d := filepath.Join(root, "results", "runs", group, challenge, agent, "seed-0")
+	if err := os.MkdirAll(filepath.Join(d, "logs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	meta, _ := json.Marshal(map[string]any{"group": group, "challenge": challenge, "agent": agent, "backend": "none", "status": status})
+	os.WriteFile(filepath.Join(d, "run.json"), meta, 0o644)
+	step, _ := json.Marshal(map[string]any{"step": 0, "kind": "plan", "text": plan, "tokens": 12})
+	os.WriteFile(filepath.Join(d, "logs", "agent.jsonl"), append(step, '\n'), 0o644)
+}
+
+// The judge stage judges only the profile's finished runs, counts the
+// failed ones, and on a failure exits non-zero leaving capabilities.csv.
+func TestJudgeStageProfileFailuresAndNoOverwrite(t *testing.T) {
+	o := testBench(t)
+	root := filepath.Dir(o.Config)
+	rubric, err := os.ReadFile(filepath.Join("..", "..", "rubrics", "winning-strategies.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Join(root, "rubrics"), 0o755)
+	if err := os.WriteFile(filepath.Join(root, "rubrics", "winning-strategies.toml"), rubric, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	writeJudgeRun(t, root, "demo", "isles22", "baseline", "done", "grid search over learning rates")
+	writeJudgeRun(t, root, "demo", "ldct-iqa", "baseline", "failed", "this failed run must not be judged")
+	writeJudgeRun(t, root, "other", "isles22", "baseline", "done", "a run of another profile")
+	ctx := context.Background()
+	if err := Judge(ctx, o); err != nil {
+		t.Fatal(err)
+	}
+	csvPath := filepath.Join(root, "results", "capabilities.csv")
+	var first []byte
+	first, err = os.ReadFile(csvPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(first), "agent,backend,strategy_id,strategy,mean_score,n_sections,n_missing,judge,judge_kind,n_runs,n_failed\n") ||
+		!strings.Contains(string(first), "baseline,none,13,Optimizing hyperparameters systematically,1,1,0,heuristic-v1,heuristic,1,1\n") {
+		t.Fatalf("capabilities.csv:\n%s", first)
+	}
+
+	// Human labels beside the results: the agreement report is written.
+	labels := "run_id,section,strategy_id,label\n" +
+		"demo/isles22/baseline/seed-0,agent.jsonl#iter-1,13,1\n" +
+		"demo/isles22/baseline/seed-0,agent.jsonl#iter-1,6,1\n"
+	os.WriteFile(filepath.Join(root, "results", "judge-labels.csv"), []byte(labels), 0o644)
+	if err := Judge(ctx, o); err != nil {
+		t.Fatal(err)
+	}
+	ag, err := os.ReadFile(filepath.Join(root, "results", "judge-agreement.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The heuristic judge agrees on strategy 13 (both 1) and not on 6 (no
+	// augmentation in the log: heuristic 0, human 1).
+	for _, want := range []string{
+		"rater_a,rater_b,strategy_id,strategy,n,n11,n10,n01,n00,agreement,kappa\n",
+		"heuristic-v1,human,13,Optimizing hyperparameters systematically,1,1,0,0,0,1.000000,\n",
+		"heuristic-v1,human,6,Optimizing the augmentation method,1,0,0,1,0,0.000000,",
+		"heuristic-v1,human,all,(pooled),2,1,0,1,0,0.500000,",
+	} {
+		if !strings.Contains(string(ag), want) {
+			t.Errorf("judge-agreement.csv lacks %q:\n%s", want, ag)
+		}
+	}
+
+	// A run whose log cannot be read: non-zero, capabilities.csv kept.
+	bad := filepath.Join(root, "results", "runs", "demo", "isles22", "sample", "seed-0")
+	os.MkdirAll(filepath.Join(bad, "logs"), 0o755)
+	os.WriteFile(filepath.Join(bad, "run.json"), []byte(`{"group":"demo","status":"done"}`), 0o644)
+	os.WriteFile(filepath.Join(bad, "logs", "agent.jsonl"), []byte("not json\n"), 0o644)
+	err = Judge(ctx, o)
+	if err == nil || !strings.Contains(err.Error(), "could not be read") || !strings.Contains(err.Error(), "capabilities.csv left as it was") {
+		t.Fatalf("unreadable log: %v", err)
+	}
+	if now, _ := os.ReadFile(csvPath); string(now) != string(first) {
+		t.Errorf("capabilities.csv rewritten by a failed judge:\n%s", now)
+	}
+
+	// No run of the profile: an error naming the profile.
+	o.Profile = "paper"
+	if err := Judge(ctx, o); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("no runs of profile %q", "paper")) {
+		t.Errorf("empty profile: %v", err)
+	}
+}
