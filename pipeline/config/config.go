@@ -340,6 +340,18 @@ func hashFiles(paths []string) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
+// DataRoots returns where raw and prepared data of a data kind live, the
+// one place that decides it. Fetched data: data/raw/<folder> → data/<id>.
+// Synthetic data, entirely apart, so the demo never touches a download:
+// data/synthetic/raw/<id> → data/synthetic/<id>.
+func (b *Benchmark) DataRoots(kind string) (raw, prepared string) {
+	root := b.Path(b.Paths.Data)
+	if kind == "synthetic" {
+		root = filepath.Join(root, "synthetic")
+	}
+	return filepath.Join(root, "raw"), root
+}
+
 // RawFolder is the folder under data/raw holding the challenge's downloaded
 // data: the first source's shared folder, or the challenge id.
 func (c *Challenge) RawFolder() string {

@@ -392,8 +392,8 @@ func checkJudge(r *Report, in Input, p Probe) {
 
 // synthetic reports whether a prepared data folder came from synthetic
 // data: its raw folder carries the demo's marker, or its manifest says so.
-func synthetic(dataRoot string, c *config.Challenge, dir string) bool {
-	for _, raw := range []string{filepath.Join(dataRoot, "raw", c.RawFolder()), filepath.Join(dataRoot, "raw", c.ID)} {
+func synthetic(rawRoot string, c *config.Challenge, dir string) bool {
+	for _, raw := range []string{filepath.Join(rawRoot, c.RawFolder()), filepath.Join(rawRoot, c.ID)} {
 		if _, err := os.Stat(filepath.Join(raw, ".rexmle-synthetic")); err == nil {
 			return true
 		}
@@ -415,7 +415,7 @@ func synthetic(dataRoot string, c *config.Challenge, dir string) bool {
 }
 
 func checkData(r *Report, in Input) {
-	dataRoot := in.Bench.Path(in.Bench.Paths.Data)
+	rawRoot, dataRoot := in.Bench.DataRoots(in.Profile.Data)
 	for _, c := range in.Challenges {
 		dir := filepath.Join(dataRoot, c.ID)
 		scope := []string{c.ID}
@@ -424,7 +424,7 @@ func checkData(r *Report, in Input) {
 			r.add(Check{Area: "data", Item: c.ID, Status: Fail, Detail: "not prepared (no public/ or manifest.json): run `go run mage.go prepare`", Challenges: scope})
 			continue
 		}
-		syn := synthetic(dataRoot, c, dir)
+		syn := synthetic(rawRoot, c, dir)
 		switch {
 		case in.Profile.Data != "synthetic" && syn:
 			r.add(Check{Area: "data", Item: c.ID, Status: Fail, Challenges: scope,

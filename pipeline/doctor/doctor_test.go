@@ -58,6 +58,23 @@ func prepare(t *testing.T, root, id, rawFolder string, synthetic bool) {
 	}
 }
 
+// prepareDemo writes a prepared folder of challenge id where the demo's
+// synthetic data lives (data/synthetic/<id>, raw data under
+// data/synthetic/raw/<id>).
+func prepareDemo(t *testing.T, root, id string) {
+	t.Helper()
+	dir := filepath.Join(root, "data", "synthetic", id)
+	if err := os.MkdirAll(filepath.Join(dir, "public"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := challenge.WriteManifest(dir, id, "x"); err != nil {
+		t.Fatal(err)
+	}
+	raw := filepath.Join(root, "data", "synthetic", "raw", id)
+	os.MkdirAll(raw, 0o755)
+	os.WriteFile(filepath.Join(raw, ".rexmle-synthetic"), []byte("seed 1\n"), 0o644)
+}
+
 type fakeHost struct {
 	paths  map[string]string
 	images map[string]bool
@@ -217,8 +234,10 @@ func TestGPUsAndImagesPresent(t *testing.T) {
 func TestDataAndDisk(t *testing.T) {
 	root := t.TempDir()
 	b := bench(root)
-	prepare(t, root, "c1", "c1", true)      // synthetic
+	prepare(t, root, "c1", "c1", true)      // synthetic data where fetched data belongs
 	prepare(t, root, "c2", "shared", false) // fetched
+	prepareDemo(t, root, "c1")
+	prepareDemo(t, root, "c2")
 	h := &fakeHost{paths: map[string]string{"bwrap": "/usr/bin/bwrap"}, devErr: errors.New("no driver"), free: 600 << 20}
 	demo := config.Profile{Data: "synthetic", Agents: []string{"sample"}}
 	r := Run(context.Background(), Input{Bench: b, ProfileName: "demo", Profile: demo, Challenges: b.Challenges}, h.probe())

@@ -109,17 +109,9 @@ const (
 // rexmle synthesized into data/raw) and is refused.
 const syntheticMarker = ".rexmle-synthetic"
 
-// dataRoots returns where raw and prepared data of a kind live. Fetched
-// data: data/raw/<folder> → data/<id>. Synthetic data, entirely apart, so
-// the demo never touches a download: data/synthetic/raw/<id> →
-// data/synthetic/<id>.
-func dataRoots(b *config.Benchmark, kind string) (raw, prepared string) {
-	root := b.Path(b.Paths.Data)
-	if kind == Synthetic {
-		root = filepath.Join(root, Synthetic)
-	}
-	return filepath.Join(root, "raw"), root
-}
+// dataRoots returns where raw and prepared data of a kind live (see
+// config.Benchmark.DataRoots).
+func dataRoots(b *config.Benchmark, kind string) (raw, prepared string) { return b.DataRoots(kind) }
 
 // preparedDir is where challenge id's prepared data of the profile's kind lives.
 func (e *env) preparedDir(id string) string {
