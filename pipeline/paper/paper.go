@@ -71,10 +71,29 @@ type OverallRow struct {
 	Printed string `toml:"printed"`
 }
 
+// Capabilities is results/paper/capabilities.toml: the capability scores
+// (paper Figure 4) the paper states as numbers in its text.
+type Capabilities struct {
+	Setting string          `toml:"setting"`
+	Backend string          `toml:"backend"`
+	Judge   string          `toml:"judge"`
+	Scores  []CapabilityRow `toml:"score"`
+}
+
+// CapabilityRow is one stated score: an agent's mean over challenges of one
+// strategy's binary judge score, as printed.
+type CapabilityRow struct {
+	Agent      string `toml:"agent"`
+	StrategyID int    `toml:"strategy_id"`
+	Strategy   string `toml:"strategy"`
+	Printed    string `toml:"printed"`
+}
+
 // Recorded is everything the paper recorded.
 type Recorded struct {
-	Appendix Appendix
-	Summary  Summary
+	Appendix     Appendix
+	Summary      Summary
+	Capabilities Capabilities // empty when capabilities.toml is absent
 }
 
 func decodeStrict(path string, v any) error {
@@ -99,6 +118,15 @@ func Load(dir string, b *config.Benchmark) (*Recorded, error) {
 	sp := filepath.Join(dir, "summary.toml")
 	if err := decodeStrict(sp, &r.Summary); err != nil {
 		return nil, err
+	}
+	cp := filepath.Join(dir, "capabilities.toml")
+	if _, err := os.Stat(cp); err == nil {
+		if err := decodeStrict(cp, &r.Capabilities); err != nil {
+			return nil, err
+		}
+		if err := checkCapabilities(cp, r.Capabilities, b); err != nil {
+			return nil, err
+		}
 	}
 	for i, run := range r.Appendix.Runs {
 		c, ok := b.Challenge(run.Challenge)
@@ -125,6 +153,60 @@ func Load(dir string, b *config.Benchmark) (*Recorded, error) {
 		}
 	}
 	return r, nil
+}
+
+// checkCapabilities checks the stated capability scores: known agents,
+// positive strategy ids, numbers in [0, 1], no duplicate agent × strategy.
+func checkCapabilities(path string, c Capabilities, b *config.Benchmark) error {
+	seen := map[string]bool{}
+	for i, s := range c.Scores {
+		if _, ok := b.Agent(s.Agent); !ok {
+			return fmt.Errorf("%s: score %d: unknown agent %q", path, i+1, s.Agent)
+		}
+		if s.StrategyID <= 0 || strings.TrimSpace(s.Strategy) == "" {
+			return fmt.Errorf("%s: score %d (%s): want a positive strategy_id and a strategy name, got %d %q", path, i+1, s.Agent, s.StrategyID, s.Strategy)
+		}
+		v, err := ParseValue(s.Printed)
+		if err != nil || v < 0 || v > 1 {
+			return fmt.Errorf("%s: score %d (%s, strategy %d): printed %q: want a number in [0, 1]", path, i+1, s.Agent, s.StrategyID, s.Printed)
+		}
+		k := s.Agent + "/" + strconv.Itoa(s.StrategyID)
+		if seen[k] {
+			return fmt.Errorf("%s: score %d: agent %s, strategy %d appears twice", path, i+1, s.Agent, s.StrategyID)
+		}
+		seen[k] = true
+	}
+	return nil
+}
+
+// CapabilitiesTable is the store table that holds the paper's stated
+// capability scores. Import creates it; it belongs to this package.
+const CapabilitiesTable = "paper_capabilities"
+
+const capabilitiesSchema = `CREATE TABLE IF NOT EXISTS paper_capabilities (
+	setting TEXT NOT NULL, backend TEXT NOT NULL, agent TEXT NOT NULL, judge TEXT NOT NULL,
+	strategy_id INTEGER NOT NULL, strategy TEXT NOT NULL, printed TEXT NOT NULL, value REAL NOT NULL,
+	PRIMARY KEY (setting, backend, agent, strategy_id))`
+
+// importCapabilities replaces the stored capability scores with c's.
+func importCapabilities(ctx context.Context, tx *sql.Tx, c Capabilities) error {
+	if _, err := tx.ExecContext(ctx, capabilitiesSchema); err != nil {
+		return fmt.Errorf("create %s: %w", CapabilitiesTable, err)
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM paper_capabilities`); err != nil {
+		return fmt.Errorf("clear %s: %w", CapabilitiesTable, err)
+	}
+	for _, s := range c.Scores {
+		v, err := ParseValue(s.Printed)
+		if err != nil {
+			return fmt.Errorf("capability %s/%d: %w", s.Agent, s.StrategyID, err)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO paper_capabilities(setting, backend, agent, judge, strategy_id, strategy, printed, value) VALUES (?,?,?,?,?,?,?,?)`,
+			c.Setting, c.Backend, s.Agent, c.Judge, s.StrategyID, s.Strategy, s.Printed, v); err != nil {
+			return fmt.Errorf("capability %s/%d: %w", s.Agent, s.StrategyID, err)
+		}
+	}
+	return nil
 }
 
 // ParseValue parses a printed number.
@@ -195,6 +277,11 @@ func Import(ctx context.Context, tx *sql.Tx, r *Recorded, b *config.Benchmark) (
 		if err := put("percentile", run.PrintedPercentile); err != nil {
 			return n, err
 		}
+		if run.PrintedOverall != "" {
+			if err := put("overall", run.PrintedOverall); err != nil {
+				return n, err
+			}
+		}
 		seen[id] = true
 		n++
 	}
@@ -222,6 +309,9 @@ func Import(ctx context.Context, tx *sql.Tx, r *Recorded, b *config.Benchmark) (
 		if err := store.PutPrinted(ctx, tx, id, cell.Table, "percentile", cell.PrintedPercentile); err != nil {
 			return n, err
 		}
+	}
+	if err := importCapabilities(ctx, tx, r.Capabilities); err != nil {
+		return n, err
 	}
 	for _, o := range r.Summary.Overall {
 		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO printed_overall(tbl, setting, backend, agent, text) VALUES (?,?,?,?,?)`,
