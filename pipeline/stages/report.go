@@ -23,7 +23,7 @@ func Report(ctx context.Context, o Options) error {
 	start := time.Now()
 	out := e.b.Path(e.b.Paths.Site)
 	res, err := report.Build(ctx, report.Options{DB: st.DB, Benchmark: e.b, OutDir: out,
-		ResultsDir: e.b.Path(e.b.Paths.Results), Logger: e.log})
+		ResultsDir: e.b.Path(e.b.Paths.Results), Profile: e.opt.Profile, Logger: e.log})
 	if err != nil {
 		return err
 	}
