@@ -17,7 +17,7 @@ const maxEvidence = 8
 // capProfile is one agent configuration's capability profile under one judge.
 type capProfile struct {
 	Agent, Backend, Judge, Kind, Rubric string
-	Synthetic                           bool // scored on runs on synthetic data
+	Synthetic                           bool  // scored on runs on synthetic data
 	Strategies                          []int // strategy ids, sorted
 	Names                               map[int]string
 	Mean                                map[int]float64 // NaN when no section decided it

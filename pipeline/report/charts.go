@@ -2,7 +2,7 @@ package report
 
 import (
 	"encoding/json"
-		"html/template"
+	"html/template"
 	"math"
 	"strings"
 )

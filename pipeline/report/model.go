@@ -6,7 +6,7 @@ import "html/template"
 type page struct {
 	Path      string // relative to the site root, e.g. "challenges/isles22.html"
 	Title     string
-	Root      string // relative prefix back to the site root: "" or "../"
+	Root      string          // relative prefix back to the site root: "" or "../"
 	Lead      []template.HTML // the opening sentences, with links (built with leadHTML)
 	Intro     []string
 	TOC       bool

@@ -45,7 +45,7 @@ type Options struct {
 	// when any run comes from a source that is not comparable with the
 	// human leaderboards).
 	Profile string
-	Logger     *slog.Logger      // nil: slog.Default()
+	Logger  *slog.Logger // nil: slog.Default()
 }
 
 // Result says what Build wrote.
@@ -66,9 +66,9 @@ type site struct {
 	// banner is the notice every page of a non-paper build carries ("" for none).
 	banner string
 	log    *slog.Logger
-	pages []*page
-	files map[string][]byte // extra files: PNG plots, copied exports
-	mu    sync.Mutex
+	pages  []*page
+	files  map[string][]byte // extra files: PNG plots, copied exports
+	mu     sync.Mutex
 }
 
 // Build reads the store and writes the site into opts.OutDir, replacing the
