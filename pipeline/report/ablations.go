@@ -77,7 +77,7 @@ func (s *site) ablationPanel(ovs []ablationOverall) *section {
 		if o.N == 0 {
 			continue
 		}
-		lbl := fmt.Sprintf("%s (%s), Table %s", s.agentName(o.Agent), o.V, o.Table)
+		lbl := fmt.Sprintf("%s %s %s (T%s)", s.agentName(o.Agent), o.V.Setting, o.V.Backend, o.Table)
 		b := pctBar{Label: lbl, Value: 100 * o.Lo, Hi: 100 * o.Hi, Printed: math.NaN()}
 		tip := lbl + ": "
 		if math.Abs(o.Hi-o.Lo) < 1e-12 {
@@ -103,7 +103,7 @@ func (s *site) ablationPanel(ovs []ablationOverall) *section {
 		sec.Paragraphs = []string{"Every ablation configuration is at 0 %: no chart is drawn."}
 	default:
 		sec.Paragraphs = []string{"Each bar is the mean percentile over the table's challenges: the darker part is the lowest reachable value and the lighter part the rest of the reachable range; the diamond is the paper's printed value. These means are over the ablation's 4 challenges, so they are not comparable with the 20-challenge ReX-MLE rank of Figure 1."}
-		sec.Charts = []chart{pctChart(chartID("ablations"), "Ablations: mean percentile over the table's challenges", "range = reachable values; diamond = the paper's print", bars,
+		sec.Charts = []chart{pctChart(chartID("ablations"), "Ablations: mean percentile", "over each table's challenges; diamond = the paper's print", bars,
 			"Bar chart of each ablation configuration's mean percentile range (%, axis 0–100 %) with the paper's printed value as a diamond")}
 	}
 	return sec

@@ -95,8 +95,11 @@ func (s *site) agentPage(g *group) *page {
 			}
 		}
 		mr := "—"
-		if r.ok() {
+		switch {
+		case r.ok():
 			mr = fmtMeanRank(r.MeanRank)
+		case failed:
+			mr = "FAIL"
 		}
 		// The paper's cell in the table that printed this run (Table 3, 4 or
 		// 5), with the stored checks of its value and percentile.

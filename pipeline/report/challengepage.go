@@ -472,9 +472,6 @@ func (s *site) printedSTable(c *config.Challenge) *section {
 		rw := row{Class: "agent", Cells: []cell{{Text: k.name}}, Data: []any{k.name}}
 		for _, cl := range cols {
 			v := cl.pr[k.key]
-			if v == "" && k.key == "percentile" {
-				v = "FAIL"
-			}
 			rw.Cells = append(rw.Cells, cell{Text: orDash(v), Class: "num", Printed: printedCount(v)})
 			rw.Data = append(rw.Data, plainValue(v))
 		}
@@ -563,6 +560,9 @@ func (s *site) caseSection(c *config.Challenge) *section {
 		t := &table{ID: "cases-" + c.ID + "-" + slug(m), Caption: "Per-case " + m, Head: []string{"Case"}}
 		for _, r := range runs {
 			h := s.label(groupKey{r.Source, r.Setting, r.Backend, r.Agent})
+			if !s.comparable(r.Source) {
+				h += " [synthetic]"
+			}
 			if s.multiSeed(runs, r) {
 				h += " seed " + strconv.Itoa(r.Seed)
 			}

@@ -121,6 +121,10 @@ func pctChart(id, name, sub string, bars []pctBar, alt string) chart {
 			anyFail = true
 		default:
 			val[i] = jnum(b.Value)
+			if b.Value == 0 && (math.IsNaN(b.Hi) || b.Hi <= 0) {
+				// A 0 % bar has no length: say 0 % in words, unlike FAIL.
+				val[i] = map[string]any{"value": 0, "label": map[string]any{"show": true, "position": "right", "formatter": "0 %", "color": "#4a525c"}}
+			}
 			fail[i] = nil
 			if !math.IsNaN(b.Hi) && b.Hi > b.Value {
 				rng[i] = jnum(b.Hi - b.Value)
@@ -152,10 +156,10 @@ func pctChart(id, name, sub string, bars []pctBar, alt string) chart {
 		"legend":    map[string]any{"show": len(series) > 1, "bottom": 0, "textStyle": map[string]any{"color": textColour}},
 		"grid":      map[string]any{"containLabel": true, "left": 4, "right": 40, "top": 48, "bottom": 36},
 		"xAxis":     map[string]any{"type": "value", "min": 0, "max": 100, "name": "%", "axisLabel": map[string]any{"formatter": "{value} %", "color": textColour}},
-		"yAxis":     map[string]any{"type": "category", "inverse": true, "data": cats, "axisLabel": map[string]any{"color": textColour, "width": 170, "overflow": "break"}},
+		"yAxis":     map[string]any{"type": "category", "inverse": true, "data": cats, "axisLabel": map[string]any{"color": textColour, "width": 170, "overflow": "break", "lineHeight": 13}},
 		"series":    series,
 	}
-	return chart{ID: id, Option: mustJSON(opt), Tips: mustJSON(tips), Height: 110 + 34*len(bars), Alt: alt}
+	return chart{ID: id, Option: mustJSON(opt), Tips: mustJSON(tips), Height: 110 + 40*len(bars), Alt: alt}
 }
 
 // scoreBars draws grouped horizontal bars of scores in [0, 1]: one
@@ -222,8 +226,8 @@ func heatMap(id, name string, rows, cols []string, val [][]float64, alt string) 
 		"animation": false,
 		"title":     title(name, ""),
 		"tooltip":   map[string]any{"confine": true},
-		"grid":      map[string]any{"containLabel": true, "left": 4, "right": 8, "top": 40, "bottom": 60},
-		"xAxis":     map[string]any{"type": "category", "data": cols, "axisLabel": map[string]any{"interval": 0, "rotate": 30, "color": textColour}},
+		"grid":      map[string]any{"containLabel": true, "left": 4, "right": 8, "top": 40, "bottom": 64},
+		"xAxis":     map[string]any{"type": "category", "data": cols, "axisLabel": map[string]any{"interval": 0, "rotate": 30, "color": textColour, "width": 110, "overflow": "truncate"}},
 		"yAxis":     map[string]any{"type": "category", "data": rows, "inverse": true, "axisLabel": map[string]any{"color": textColour, "width": 150, "overflow": "break"}},
 		"visualMap": map[string]any{"calculable": true, "min": 0, "max": 1, "orient": "horizontal", "left": "center", "bottom": 0,
 			"inRange": map[string]any{"color": []string{"#f7fbff", "#08306b"}}, "textStyle": map[string]any{"color": textColour}},

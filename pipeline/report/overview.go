@@ -66,6 +66,32 @@ func (s *site) headline() (headline, bool) {
 	return h, h.Agents > 0
 }
 
+// printedRange is the range of the paper's printed Table 3 overall means
+// ("4.53%–12.15%"), or "no overall means" when the store has none.
+func (s *site) printedRange() string {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	var los, his string
+	for _, o := range s.data.Overall {
+		if o.Table != "3" {
+			continue
+		}
+		v, err := strconv.ParseFloat(strings.TrimSuffix(o.Text, "%"), 64)
+		if err != nil {
+			continue
+		}
+		if v < lo {
+			lo, los = v, o.Text
+		}
+		if v > hi {
+			hi, his = v, o.Text
+		}
+	}
+	if los == "" {
+		return "no overall means"
+	}
+	return los + " to " + his
+}
+
 // headlineGroup reports whether a configuration belongs in Figure 1: a
 // comparable one, fully ranked on every challenge of the benchmark.
 func (s *site) headlineGroup(g *group) bool {
@@ -79,8 +105,8 @@ func (s *site) overviewPage() ([]*page, error) {
 	p := &page{Path: "index.html", Title: "ReX-MLE: autonomous ML agents against human experts in medical imaging", TOC: true}
 	p.Lead = append(p.Lead, leadHTML(fmt.Sprintf("ReX-MLE is a benchmark of %d challenges from medical-imaging competitions (CT, MRI, pathology, microscopy, dental X-ray and more) on which autonomous machine-learning agents must, on their own, preprocess the data, train models and submit predictions within a fixed compute and time budget; each submission is graded with the challenge's metrics and ranked against the human expert teams of its leaderboard.", len(s.b.Challenges))))
 	if h, ok := s.headline(); ok {
-		p.Lead = append(p.Lead, leadHTML(fmt.Sprintf("In the paper, the %d agents (%s, %s) reach a mean percentile of only %s (%s) to %s (%s) of the human teams over %d challenges, computed here from the paper's recorded values, and %d of their %d submissions rank at the 0th percentile or fail. ",
-			h.Agents, h.Setting, h.Back, fmtFrac(h.Lo, 2), h.LoName, fmtFrac(h.Hi, 2), h.HiName, h.Challenges, h.Zero, h.Runs),
+		p.Lead = append(p.Lead, leadHTML(fmt.Sprintf("In the paper, the %d agents (%s, %s) reach a mean percentile of only %s (%s) to %s (%s) of the human teams over %d challenges (computed here from the paper's recorded values; the paper prints %s), and %d of their %d submissions rank at the 0th percentile or fail. ",
+			h.Agents, h.Setting, h.Back, fmtFrac(h.Lo, 2), h.LoName, fmtFrac(h.Hi, 2), h.HiName, h.Challenges, s.printedRange(), h.Zero, h.Runs),
 			[2]string{"Paper (arXiv:2512.17838)", paperURL}, " · ", [2]string{"Code", codeURL}))
 	} else {
 		p.Lead = append(p.Lead, leadHTML("The store holds none of the paper's recorded runs, so its headline (agents reach 4.5–12 % of the human teams' mean percentile) cannot be recomputed here. ",
@@ -128,7 +154,7 @@ func (s *site) figure1Section() *section {
 	var bars []pctBar
 	nAbl := 0
 	t := &table{ID: "overall", Caption: "ReX-MLE rank per agent configuration (synthetic runs excluded)", Filter: true, FilterCols: "Backend,Setting,Source",
-		Head:     []string{"Agent", "Backend", "Setting", "Source", "Challenges", "ReX-MLE rank", "Paper", "Check"},
+		Head:     []string{"Agent", "ReX-MLE rank", "Paper", "Check", "Backend", "Setting", "Source", "Challenges"},
 		DataHead: []string{"agent", "backend", "setting", "source", "challenges", "rexmle_rank_pct", "rexmle_rank_lo_pct", "rexmle_rank_hi_pct", "paper_printed", "check"}}
 	for _, g := range gs {
 		if s.headlineGroup(g) {
@@ -143,11 +169,12 @@ func (s *site) figure1Section() *section {
 		printed, ck := s.printedOverall(g)
 		b, bc, bt := ck.badge()
 		t.Rows = append(t.Rows, row{Cells: []cell{
-			{Text: s.agentName(g.Agent), Href: "agents/" + groupSlug(g.groupKey) + ".html"}, {Text: g.Backend}, {Text: g.Setting}, {Text: shortSource(g.Source)},
-			{Text: strconv.Itoa(g.NChallenges), Class: "num"},
+			{Text: s.agentName(g.Agent), Href: "agents/" + groupSlug(g.groupKey) + ".html"},
 			{Text: val, Class: "num", Sort: sortKey(midpoint(g))},
 			{Text: printed, Class: "num"},
 			{Text: "", Badge: b, BadgeClass: bc, BadgeTitle: bt},
+			{Text: g.Backend}, {Text: g.Setting}, {Text: shortSource(g.Source)},
+			{Text: strconv.Itoa(g.NChallenges), Class: "num"},
 		}, Data: []any{g.Agent, g.Backend, g.Setting, g.Source, g.NChallenges, pctNum(g.Overall), pctNum(g.Lo), pctNum(g.Hi), printed, classOf(ck)}})
 	}
 	fig := &section{ID: "rank", Title: "ReX-MLE rank (paper Figure 1)", Tables: []*table{t}}
