@@ -200,7 +200,7 @@ func (s *site) challengePage(c *config.Challenge) *page {
 		rw := row{Class: "human", Cells: []cell{{Text: strconv.Itoa(h.Rank), Class: "num", Sort: strconv.Itoa(h.Rank)}, {Text: h.Team}, {Text: strconv.FormatFloat(h.MeanPosition, 'f', 2, 64), Class: "num", Sort: sortKey(h.MeanPosition)}}}
 		for _, m := range c.Metrics {
 			v, ok := h.Values[m.Name]
-			rw.Cells = append(rw.Cells, cell{Text: fmtValue(v, ok, decOf(m.Name)), Class: "num", Sort: sortKey(v)})
+			rw.Cells = append(rw.Cells, cell{Text: fmtStored(v, ok, decOf(m.Name)), Class: "num", Sort: sortKey(v)})
 		}
 		es = append(es, entry{h.MeanPosition, true, rw})
 	}

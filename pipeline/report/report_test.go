@@ -461,6 +461,14 @@ func TestFormatting(t *testing.T) {
 			t.Errorf("runPct(sum %d, %d) = %q, want %q", c.sum, c.digits, got, c.want)
 		}
 	}
+	for _, c := range []struct {
+		v    float64
+		want string
+	}{{0.87, "0.87"}, {4, "4"}, {0.78524, "0.7852"}, {2.12, "2.12"}} {
+		if got := fmtStored(c.v, true, 4); got != c.want {
+			t.Errorf("fmtStored(%g) = %q, want %q", c.v, got, c.want)
+		}
+	}
 	if got := runPct(&runData{Ranked: true, RankStatus: "fail"}, 1); got != "FAIL" {
 		t.Errorf("failed run prints %q", got)
 	}
