@@ -155,7 +155,7 @@ func pctChart(id, name, sub string, bars []pctBar, alt string) chart {
 		"tooltip":   map[string]any{"trigger": "axis", "axisPointer": map[string]any{"type": "shadow"}, "confine": true},
 		"legend":    map[string]any{"show": len(series) > 1, "bottom": 0, "textStyle": map[string]any{"color": textColour}},
 		"grid":      map[string]any{"containLabel": true, "left": 4, "right": 40, "top": 48, "bottom": 36},
-		"xAxis":     map[string]any{"type": "value", "min": 0, "max": 100, "name": "%", "axisLabel": map[string]any{"formatter": "{value} %", "color": textColour}},
+		"xAxis":     map[string]any{"type": "value", "min": 0, "max": 100, "axisLabel": map[string]any{"formatter": "{value} %", "color": textColour}},
 		"yAxis":     map[string]any{"type": "category", "inverse": true, "data": cats, "axisLabel": map[string]any{"color": textColour, "width": 170, "overflow": "break", "lineHeight": 13}},
 		"series":    series,
 	}
@@ -263,7 +263,7 @@ func lineChart(id, name string, series []lineSeries, alt string) chart {
 		"legend":    map[string]any{"show": len(series) > 1, "bottom": 0, "textStyle": map[string]any{"color": textColour}},
 		"grid":      map[string]any{"containLabel": true, "left": 4, "right": 24, "top": 48, "bottom": 40},
 		"xAxis":     map[string]any{"type": "value", "name": "elapsed (min)", "nameLocation": "middle", "nameGap": 24, "min": 0, "axisLabel": map[string]any{"color": textColour}},
-		"yAxis":     map[string]any{"type": "value", "name": "%", "min": 0, "max": 100, "axisLabel": map[string]any{"formatter": "{value} %", "color": textColour}},
+		"yAxis":     map[string]any{"type": "value", "min": 0, "max": 100, "axisLabel": map[string]any{"formatter": "{value} %", "color": textColour}},
 		"series":    ss,
 	}
 	return chart{ID: id, Option: mustJSON(opt), Tips: mustJSON([]string{}), Height: 320, Unit: "%", Alt: alt}

@@ -106,15 +106,31 @@
     } else if (unit) {
       opt.tooltip.valueFormatter = function (v) { return v === null || v === undefined || v === "-" ? "—" : Number(v).toFixed(1) + " " + unit; };
     }
+    fitTitle(opt, el);
     var c = echarts.init(el, null, { renderer: "canvas" });
     c.setOption(opt);
     charts.push(c);
   });
-  function resizeAll() { charts.forEach(function (c) { c.resize(); }); }
+  // A title wraps at its chart's width, not at a fixed one.
+  function fitTitle(opt, el) {
+    if (opt.title && opt.title.textStyle) opt.title.textStyle.width = Math.max(160, el.clientWidth - 24);
+  }
+  function resizeAll() {
+    charts.forEach(function (c) {
+      var el = c.getDom();
+      if (el && el.clientWidth) c.setOption({ title: { textStyle: { width: Math.max(160, el.clientWidth - 24) } } });
+      c.resize();
+    });
+  }
   window.addEventListener("resize", resizeAll);
   if (typeof ResizeObserver !== "undefined") {
     var ro = new ResizeObserver(function (entries) {
-      entries.forEach(function (e) { var c = echarts.getInstanceByDom(e.target); if (c) c.resize(); });
+      entries.forEach(function (e) {
+        var c = echarts.getInstanceByDom(e.target);
+        if (!c) return;
+        if (e.target.clientWidth) c.setOption({ title: { textStyle: { width: Math.max(160, e.target.clientWidth - 24) } } });
+        c.resize();
+      });
     });
     document.querySelectorAll(".chart-box").forEach(function (el) { ro.observe(el); });
   }

@@ -179,6 +179,9 @@ const sortJS = `(() => {
 // overflowJS is how far the page is wider than the viewport (px).
 const overflowJS = `Math.max(document.documentElement.scrollWidth, document.body.scrollWidth) - window.innerWidth`
 
+// table3FitsJS reports whether Table 3 fits its container (no scrolling).
+const table3FitsJS = `(() => { const t = document.getElementById('t-table3'); if (!t) { return false; } const w = t.parentElement; return w.scrollWidth <= w.clientWidth + 1; })()`
+
 // bannerJS reports whether the page carries the synthetic-data banner.
 const bannerJS = `(() => { const b = document.getElementById('data-banner'); return !!b && b.offsetHeight > 0 && /synthetic/i.test(b.textContent); })()`
 
@@ -349,6 +352,19 @@ func TestSiteInBrowser(t *testing.T) {
 			var n int
 			if n, err = chromedp.Run(pctx, chromedp.Evaluate[int](paperNumbersJS)); err == nil {
 				paperNumbers += n
+			}
+		}
+		if err == nil {
+			var over float64
+			if over, err = chromedp.Run(pctx, chromedp.Evaluate[float64](overflowJS)); err == nil && over > 0.5 {
+				t.Errorf("%s: scrolls sideways by %.0f px at 1440 px", p, over)
+			}
+		}
+		// Table 3 fits a 1440 px screen without scrolling in its container.
+		if err == nil && p == "index.html" {
+			var fits bool
+			if fits, err = chromedp.Run(pctx, chromedp.Evaluate[bool](table3FitsJS)); err == nil && !fits {
+				t.Errorf("%s: Table 3 is wider than its container at 1440 px", p)
 			}
 		}
 		if name, ok := shotPages[p]; ok && err == nil {
