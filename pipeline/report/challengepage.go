@@ -405,7 +405,7 @@ func (s *site) printedSTable(c *config.Challenge) *section {
 		DataHead: []string{"row"}}
 	for _, cl := range cols {
 		t.Head = append(t.Head, s.agentName(cl.agent))
-		t.DataHead = append(t.DataHead, cl.agent)
+		t.DataHead = append(t.DataHead, cl.agent, cl.agent+":position")
 	}
 	t.Head = append(t.Head, "Human")
 	t.DataHead = append(t.DataHead, "human")
@@ -437,7 +437,7 @@ func (s *site) printedSTable(c *config.Challenge) *section {
 				n = "2"
 			}
 			rw.Cells = append(rw.Cells, cell{Text: orDash(txt), Class: "num", Printed: n})
-			rw.Data = append(rw.Data, plainValue(v))
+			rw.Data = append(rw.Data, plainValue(v), plainValue(pos))
 		}
 		hv, hok := top.Values[m.Name]
 		ht := fmtValue(hv, hok && hasTop, decimalsOf(firstPrinted(cols[0].pr, m.Name)))
@@ -453,7 +453,7 @@ func (s *site) printedSTable(c *config.Challenge) *section {
 		for _, cl := range cols {
 			v := cl.pr["unranked:"+u]
 			rw.Cells = append(rw.Cells, cell{Text: orDash(v), Class: "num", Printed: printedCount(v)})
-			rw.Data = append(rw.Data, plainValue(v))
+			rw.Data = append(rw.Data, plainValue(v), nil)
 		}
 		rw.Cells = append(rw.Cells, cell{Text: "N/A", Class: "num"})
 		rw.Data = append(rw.Data, nil)
@@ -473,7 +473,7 @@ func (s *site) printedSTable(c *config.Challenge) *section {
 		for _, cl := range cols {
 			v := cl.pr[k.key]
 			rw.Cells = append(rw.Cells, cell{Text: orDash(v), Class: "num", Printed: printedCount(v)})
-			rw.Data = append(rw.Data, plainValue(v))
+			rw.Data = append(rw.Data, plainValue(v), nil)
 		}
 		switch k.key {
 		case "mean_rank":

@@ -155,7 +155,7 @@ func (s *site) figure1Section() *section {
 	nAbl := 0
 	t := &table{ID: "overall", Caption: "ReX-MLE rank per agent configuration (synthetic runs excluded)", Filter: true, FilterCols: "Backend,Setting,Source",
 		Head:     []string{"Agent", "ReX-MLE rank", "Paper", "Check", "Backend", "Setting", "Source", "Challenges"},
-		DataHead: []string{"agent", "backend", "setting", "source", "challenges", "rexmle_rank_pct", "rexmle_rank_lo_pct", "rexmle_rank_hi_pct", "paper_printed", "check"}}
+		DataHead: []string{"agent", "backend", "setting", "source", "challenges", "rexmle_rank_pct", "rexmle_rank_lo_pct", "rexmle_rank_hi_pct", "paper_pct", "paper_table", "check"}}
 	for _, g := range gs {
 		if s.headlineGroup(g) {
 			bars = append(bars, pctBar{Label: s.label(g.groupKey), Value: 100 * g.Overall, Hi: math.NaN(), Printed: s.printedPct(g), Tip: s.rankTip(g)})
@@ -175,7 +175,7 @@ func (s *site) figure1Section() *section {
 			{Text: "", Badge: b, BadgeClass: bc, BadgeTitle: bt},
 			{Text: g.Backend}, {Text: g.Setting}, {Text: shortSource(g.Source)},
 			{Text: strconv.Itoa(g.NChallenges), Class: "num"},
-		}, Data: []any{g.Agent, g.Backend, g.Setting, g.Source, g.NChallenges, pctNum(g.Overall), pctNum(g.Lo), pctNum(g.Hi), printed, classOf(ck)}})
+		}, Data: []any{g.Agent, g.Backend, g.Setting, g.Source, g.NChallenges, pctNum(g.Overall), pctNum(g.Lo), pctNum(g.Hi), jnum(s.printedPct(g)), s.printedTable(g), classOf(ck)}})
 	}
 	fig := &section{ID: "rank", Title: "ReX-MLE rank (paper Figure 1)", Tables: []*table{t}}
 	if len(bars) > 0 {
@@ -205,6 +205,19 @@ func (s *site) printedPct(g *group) float64 {
 		}
 	}
 	return math.NaN()
+}
+
+// printedTable names the table that printed a configuration's overall (nil for none).
+func (s *site) printedTable(g *group) any {
+	if g.Source != "paper" {
+		return nil
+	}
+	for _, o := range s.data.Overall {
+		if o.Setting == g.Setting && o.Backend == g.Backend && o.Agent == g.Agent {
+			return o.Table
+		}
+	}
+	return nil
 }
 
 // pctNum is a fraction as a plain percentage number for downloads (nil for NaN).

@@ -330,6 +330,13 @@ func (s *site) tables() []*table {
 // one, with badges as an extra "(check)" column holding the check's class.
 func tableFiles(t *table) ([]byte, []byte, error) {
 	cols, recs := exportRows(t)
+	if t.DataHead != nil {
+		for i, r := range recs {
+			if len(r) != len(cols) {
+				return nil, nil, fmt.Errorf("table %s: row %d has %d data values for %d columns", t.ID, i+1, len(r), len(cols))
+			}
+		}
+	}
 	var cb bytes.Buffer
 	w := csv.NewWriter(&cb)
 	if err := w.Write(cols); err != nil {

@@ -510,6 +510,11 @@ func TestTableFiles(t *testing.T) {
 	if !bytes.Contains(j, []byte(`"value": 0.0418`)) || !bytes.Contains(j, []byte(`"pct": null`)) {
 		t.Errorf("json = %s", j)
 	}
+	// A row whose data does not match the columns is an error, not a shifted file.
+	tb.Rows[0].Data = []any{1.0}
+	if _, _, err := tableFiles(tb); err == nil {
+		t.Error("no error for a row with too few data values")
+	}
 }
 
 func TestStaleFilesRemoved(t *testing.T) {
