@@ -42,6 +42,9 @@ type AppendixRun struct {
 	PrintedMeanRank   string            `toml:"printed_mean_rank"`
 	PrintedPercentile string            `toml:"printed_percentile"`
 	PrintedOverall    string            `toml:"printed_overall"`
+	// UnrankedOrder is the order of the Unranked keys in the file (the
+	// paper's row order); Load fills it.
+	UnrankedOrder []string `toml:"-"`
 }
 
 // Summary is results/paper/summary.toml: Tables 3, 4 and 5.
@@ -97,14 +100,33 @@ type Recorded struct {
 }
 
 func decodeStrict(path string, v any) error {
+	_, err := decodeStrictMeta(path, v)
+	return err
+}
+
+func decodeStrictMeta(path string, v any) (toml.MetaData, error) {
 	md, err := toml.DecodeFile(path, v)
 	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+		return md, fmt.Errorf("%s: %w", path, err)
 	}
 	if u := md.Undecoded(); len(u) > 0 {
-		return fmt.Errorf("%s: unknown key %q", path, u[0].String())
+		return md, fmt.Errorf("%s: unknown key %q", path, u[0].String())
 	}
-	return nil
+	return md, nil
+}
+
+// unrankedOrder sets each run's UnrankedOrder from the order of the keys
+// in the file (the decoder keeps it; maps do not).
+func unrankedOrder(md toml.MetaData, runs []AppendixRun) {
+	i := -1
+	for _, k := range md.Keys() {
+		switch {
+		case len(k) == 1 && k[0] == "run":
+			i++
+		case len(k) == 3 && k[0] == "run" && k[1] == "unranked" && i >= 0 && i < len(runs):
+			runs[i].UnrankedOrder = append(runs[i].UnrankedOrder, k[2])
+		}
+	}
 }
 
 // Load reads dir/appendix.toml and dir/summary.toml and checks them against
@@ -112,9 +134,11 @@ func decodeStrict(path string, v any) error {
 func Load(dir string, b *config.Benchmark) (*Recorded, error) {
 	r := &Recorded{}
 	ap := filepath.Join(dir, "appendix.toml")
-	if err := decodeStrict(ap, &r.Appendix); err != nil {
+	md, err := decodeStrictMeta(ap, &r.Appendix)
+	if err != nil {
 		return nil, err
 	}
+	unrankedOrder(md, r.Appendix.Runs)
 	sp := filepath.Join(dir, "summary.toml")
 	if err := decodeStrict(sp, &r.Summary); err != nil {
 		return nil, err
@@ -271,6 +295,12 @@ func Import(ctx context.Context, tx *sql.Tx, r *Recorded, b *config.Benchmark) (
 				return n, err
 			}
 		}
+		if len(run.UnrankedOrder) > 1 {
+			// Not a printed number: the order of the unranked rows.
+			if err := put(OrderKey, strings.Join(run.UnrankedOrder, "\t")); err != nil {
+				return n, err
+			}
+		}
 		if err := put("mean_rank", run.PrintedMeanRank); err != nil {
 			return n, err
 		}
@@ -321,6 +351,10 @@ func Import(ctx context.Context, tx *sql.Tx, r *Recorded, b *config.Benchmark) (
 	}
 	return n, nil
 }
+
+// OrderKey is the printed-table key that holds, tab-separated, the order of
+// a run's unranked rows as the paper prints them.
+const OrderKey = "order:unranked"
 
 // Exists reports whether dir holds the recorded results.
 func Exists(dir string) bool {

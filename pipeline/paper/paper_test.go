@@ -63,6 +63,14 @@ func TestCapabilitiesImported(t *testing.T) {
 	if n != 3 {
 		t.Errorf("S2 overall prints: %d, want 3", n)
 	}
+	// The unranked rows keep the paper's order (PLCC, SROCC, KROCC in S3).
+	var order string
+	if err := st.DB.QueryRowContext(ctx, `SELECT text FROM printed WHERE tbl='S3' AND key=? AND run_id=?`, OrderKey, RunID("24h", "gpt-5", "ldct-iqa", "aide")).Scan(&order); err != nil {
+		t.Fatal(err)
+	}
+	if order != "PLCC\tSROCC\tKROCC" {
+		t.Errorf("S3 unranked order %q", order)
+	}
 }
 
 func TestCapabilitiesRejected(t *testing.T) {

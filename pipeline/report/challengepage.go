@@ -9,6 +9,7 @@ import (
 
 	"github.com/rexmle/rexmle/pipeline/challenge"
 	"github.com/rexmle/rexmle/pipeline/config"
+	"github.com/rexmle/rexmle/pipeline/paper"
 	"github.com/rexmle/rexmle/pipeline/rank"
 )
 
@@ -416,17 +417,28 @@ func (s *site) printedSTable(c *config.Challenge) *section {
 		}
 		return "1"
 	}
+	// The unranked rows, in the paper's order where the store records it.
 	var unranked []string
 	seen := map[string]bool{}
 	for _, cl := range cols {
-		for k := range cl.pr {
-			if u, ok := strings.CutPrefix(k, "unranked:"); ok && !seen[u] {
+		for _, u := range strings.Split(cl.pr[paper.OrderKey], "\t") {
+			if u != "" && !seen[u] {
 				seen[u] = true
 				unranked = append(unranked, u)
 			}
 		}
 	}
-	sort.Strings(unranked)
+	var rest []string
+	for _, cl := range cols {
+		for k := range cl.pr {
+			if u, ok := strings.CutPrefix(k, "unranked:"); ok && !seen[u] {
+				seen[u] = true
+				rest = append(rest, u)
+			}
+		}
+	}
+	sort.Strings(rest)
+	unranked = append(unranked, rest...)
 	for _, m := range c.Metrics {
 		rw := row{Cells: []cell{{Text: m.Name}}, Data: []any{m.Name}}
 		for _, cl := range cols {
