@@ -191,7 +191,7 @@ func (s *site) computePage() ([]*page, error) {
 	t := &table{ID: "compute", Caption: "GPU use per run", Head: []string{"Run", "Challenge", "Seed", "GPUs", "GPU-hours", "Energy (Wh)", "Mean SM util (%)", "Peak memory (%)"}}
 	for _, rc := range rcs {
 		r := rc.Run
-		t.Rows = append(t.Rows, row{Cells: []cell{{Text: s.label(groupKey{r.Source, r.Setting, r.Backend, r.Agent})}, {Text: s.shortName(r.Challenge), Href: "challenges/" + r.Challenge + ".html"},
+		t.Rows = append(t.Rows, row{Cells: []cell{{Text: s.runLabel(r)}, {Text: s.shortName(r.Challenge), Href: "challenges/" + r.Challenge + ".html"},
 			{Text: strconv.Itoa(r.Seed), Class: "num"}, {Text: strconv.Itoa(rc.GPUs), Class: "num"}, {Text: fmt.Sprintf("%.3f", rc.Hours), Class: "num"},
 			{Text: numText(rc.EnergyWh, 1), Class: "num", Sort: sortKey(rc.EnergyWh)}, {Text: numText(rc.MeanUtil, 1), Class: "num", Sort: sortKey(rc.MeanUtil)},
 			{Text: numText(100*rc.PeakFrac, 1), Class: "num", Sort: sortKey(rc.PeakFrac)}}})
@@ -207,7 +207,7 @@ func (s *site) computePage() ([]*page, error) {
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	for i, rc := range rcs {
 		r := rc.Run
-		names[i] = s.label(groupKey{r.Source, r.Setting, r.Backend, r.Agent}) + ", " + s.shortName(r.Challenge) + ", seed " + strconv.Itoa(r.Seed)
+		names[i] = s.runLabel(r) + ", " + s.shortName(r.Challenge) + ", seed " + strconv.Itoa(r.Seed)
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
@@ -243,6 +243,15 @@ func (s *site) computePage() ([]*page, error) {
 }
 
 // allZeroOrNaN reports whether no series has a positive value.
+// runLabel names a run's configuration, marked when its data is synthetic.
+func (s *site) runLabel(r *runData) string {
+	l := s.label(groupKey{r.Source, r.Setting, r.Backend, r.Agent})
+	if !s.comparable(r.Source) {
+		l += " [synthetic]"
+	}
+	return l
+}
+
 func allZeroOrNaN(ss []lineSeries) bool {
 	for _, s := range ss {
 		for _, v := range s.Y {
