@@ -43,8 +43,9 @@ func (s *site) reproductionPage() ([]*page, error) {
 		p.Sections = append(p.Sections, sum)
 		return []*page{p}, nil
 	}
-	sum.Paragraphs = []string{fmt.Sprintf("%d comparisons: %d match, %d rounding, %d inconsistency, %d undetermined.",
-		len(s.repro.Checks), classes[classMatch], classes[classRounding], classes[classInconsistency], classes[classUndetermined])}
+	th := s.topHumanSection()
+	sum.Paragraphs = []string{fmt.Sprintf("%d comparisons: %d match, %d rounding, %d inconsistency, %d undetermined. Besides these, %s",
+		len(s.repro.Checks), classes[classMatch], classes[classRounding], classes[classInconsistency], classes[classUndetermined], th.Paragraphs[0])}
 	keys := make([]tk, 0, len(tally))
 	for k := range tally {
 		keys = append(keys, k)
@@ -75,7 +76,7 @@ func (s *site) reproductionPage() ([]*page, error) {
 	if len(t.Rows) == 0 {
 		dis.Paragraphs = []string{"None: every compared number matches."}
 	}
-	p.Sections = append(p.Sections, sum, dis, s.topHumanSection())
+	p.Sections = append(p.Sections, sum, dis, th)
 	return []*page{p}, nil
 }
 
@@ -107,7 +108,7 @@ func (s *site) topHumanSection() *section {
 			{Text: paperTopHumanPct, Class: "num"}, {Text: computed, Class: "num"}, ce},
 			Data: []any{c.ID, top.Team, valNum(res.MeanRank, true), 100.0, pctNum(res.Percentile), differs}})
 	}
-	sec.Paragraphs = []string{fmt.Sprintf("Every S-table prints 100.0%% for the top human team. Ranking that team's own values among the leaderboard rows gives another percentile in %d of %d tables (flagged ⚑ here and on the challenge pages): the paper's human column is a reference, not a ranked entry. These are not counted among the comparisons above.", flagged, n)}
+	sec.Paragraphs = []string{fmt.Sprintf("every S-table prints 100.0%% for the top human team; ranking that team's own values among the leaderboard rows gives another percentile in %d of %d tables (flagged ⚑ below and on the challenge pages): the paper's human column is a reference, not a ranked entry, so these are counted apart from the comparisons.", flagged, n)}
 	sec.Tables = []*table{t}
 	return sec
 }

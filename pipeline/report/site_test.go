@@ -149,3 +149,33 @@ func TestComputeElapsed(t *testing.T) {
 		t.Errorf("times %v, want the stored elapsed_s in minutes [0.5 2.5]", got)
 	}
 }
+
+// The paper prints 100.0% for the top human team in all 20 S-tables; in 11
+// of them that team's own values rank it lower among the leaderboard rows.
+// The reproduction page counts them, and the challenge page flags them.
+func TestTopHumanFlagged(t *testing.T) {
+	site := filepath.Join(paperSite(t), "site")
+	tj := readTable(t, site, "reproduction-top-human")
+	if len(tj.Rows) != 20 {
+		t.Fatalf("%d top-human rows, want 20", len(tj.Rows))
+	}
+	n := 0
+	for _, r := range tj.Rows {
+		if r["paper_pct"] != 100.0 {
+			t.Errorf("%v: paper %v, want 100", r["challenge"], r["paper_pct"])
+		}
+		if r["differs"] == true {
+			n++
+			if r["computed_pct"] == 100.0 {
+				t.Errorf("%v flagged though it computes 100", r["challenge"])
+			}
+		}
+	}
+	if n != 11 {
+		t.Errorf("%d flagged, want 11", n)
+	}
+	page, _ := os.ReadFile(filepath.Join(site, "challenges", "isles22.html"))
+	if !bytes.Contains(page, []byte("computed 75.0%")) || !bytes.Contains(page, []byte("100.0% (paper)")) {
+		t.Error("ISLES'22 top human row does not show the paper's 100.0% and the computed 75.0%")
+	}
+}
