@@ -42,6 +42,9 @@ type AppendixRun struct {
 	PrintedMeanRank   string            `toml:"printed_mean_rank"`
 	PrintedPercentile string            `toml:"printed_percentile"`
 	PrintedOverall    string            `toml:"printed_overall"`
+	// UnrankedOrder is the order of the Unranked keys in the file (the
+	// paper's row order); Load fills it.
+	UnrankedOrder []string `toml:"-"`
 }
 
 // Summary is results/paper/summary.toml: Tables 3, 4 and 5.
@@ -71,21 +74,59 @@ type OverallRow struct {
 	Printed string `toml:"printed"`
 }
 
+// Capabilities is results/paper/capabilities.toml: the capability scores
+// (paper Figure 4) the paper states as numbers in its text.
+type Capabilities struct {
+	Setting string          `toml:"setting"`
+	Backend string          `toml:"backend"`
+	Judge   string          `toml:"judge"`
+	Scores  []CapabilityRow `toml:"score"`
+}
+
+// CapabilityRow is one stated score: an agent's mean over challenges of one
+// strategy's binary judge score, as printed.
+type CapabilityRow struct {
+	Agent      string `toml:"agent"`
+	StrategyID int    `toml:"strategy_id"`
+	Strategy   string `toml:"strategy"`
+	Printed    string `toml:"printed"`
+}
+
 // Recorded is everything the paper recorded.
 type Recorded struct {
-	Appendix Appendix
-	Summary  Summary
+	Appendix     Appendix
+	Summary      Summary
+	Capabilities Capabilities // empty when capabilities.toml is absent
 }
 
 func decodeStrict(path string, v any) error {
+	_, err := decodeStrictMeta(path, v)
+	return err
+}
+
+func decodeStrictMeta(path string, v any) (toml.MetaData, error) {
 	md, err := toml.DecodeFile(path, v)
 	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+		return md, fmt.Errorf("%s: %w", path, err)
 	}
 	if u := md.Undecoded(); len(u) > 0 {
-		return fmt.Errorf("%s: unknown key %q", path, u[0].String())
+		return md, fmt.Errorf("%s: unknown key %q", path, u[0].String())
 	}
-	return nil
+	return md, nil
+}
+
+// unrankedOrder sets each run's UnrankedOrder from the order of the keys
+// in the file (the decoder keeps it; maps do not).
+func unrankedOrder(md toml.MetaData, runs []AppendixRun) {
+	i := -1
+	for _, k := range md.Keys() {
+		switch {
+		case len(k) == 1 && k[0] == "run":
+			i++
+		case len(k) == 3 && k[0] == "run" && k[1] == "unranked" && i >= 0 && i < len(runs):
+			runs[i].UnrankedOrder = append(runs[i].UnrankedOrder, k[2])
+		}
+	}
 }
 
 // Load reads dir/appendix.toml and dir/summary.toml and checks them against
@@ -93,12 +134,23 @@ func decodeStrict(path string, v any) error {
 func Load(dir string, b *config.Benchmark) (*Recorded, error) {
 	r := &Recorded{}
 	ap := filepath.Join(dir, "appendix.toml")
-	if err := decodeStrict(ap, &r.Appendix); err != nil {
+	md, err := decodeStrictMeta(ap, &r.Appendix)
+	if err != nil {
 		return nil, err
 	}
+	unrankedOrder(md, r.Appendix.Runs)
 	sp := filepath.Join(dir, "summary.toml")
 	if err := decodeStrict(sp, &r.Summary); err != nil {
 		return nil, err
+	}
+	cp := filepath.Join(dir, "capabilities.toml")
+	if _, err := os.Stat(cp); err == nil {
+		if err := decodeStrict(cp, &r.Capabilities); err != nil {
+			return nil, err
+		}
+		if err := checkCapabilities(cp, r.Capabilities, b); err != nil {
+			return nil, err
+		}
 	}
 	for i, run := range r.Appendix.Runs {
 		c, ok := b.Challenge(run.Challenge)
@@ -125,6 +177,60 @@ func Load(dir string, b *config.Benchmark) (*Recorded, error) {
 		}
 	}
 	return r, nil
+}
+
+// checkCapabilities checks the stated capability scores: known agents,
+// positive strategy ids, numbers in [0, 1], no duplicate agent × strategy.
+func checkCapabilities(path string, c Capabilities, b *config.Benchmark) error {
+	seen := map[string]bool{}
+	for i, s := range c.Scores {
+		if _, ok := b.Agent(s.Agent); !ok {
+			return fmt.Errorf("%s: score %d: unknown agent %q", path, i+1, s.Agent)
+		}
+		if s.StrategyID <= 0 || strings.TrimSpace(s.Strategy) == "" {
+			return fmt.Errorf("%s: score %d (%s): want a positive strategy_id and a strategy name, got %d %q", path, i+1, s.Agent, s.StrategyID, s.Strategy)
+		}
+		v, err := ParseValue(s.Printed)
+		if err != nil || v < 0 || v > 1 {
+			return fmt.Errorf("%s: score %d (%s, strategy %d): printed %q: want a number in [0, 1]", path, i+1, s.Agent, s.StrategyID, s.Printed)
+		}
+		k := s.Agent + "/" + strconv.Itoa(s.StrategyID)
+		if seen[k] {
+			return fmt.Errorf("%s: score %d: agent %s, strategy %d appears twice", path, i+1, s.Agent, s.StrategyID)
+		}
+		seen[k] = true
+	}
+	return nil
+}
+
+// CapabilitiesTable is the store table that holds the paper's stated
+// capability scores. Import creates it; it belongs to this package.
+const CapabilitiesTable = "paper_capabilities"
+
+const capabilitiesSchema = `CREATE TABLE IF NOT EXISTS paper_capabilities (
+	setting TEXT NOT NULL, backend TEXT NOT NULL, agent TEXT NOT NULL, judge TEXT NOT NULL,
+	strategy_id INTEGER NOT NULL, strategy TEXT NOT NULL, printed TEXT NOT NULL, value REAL NOT NULL,
+	PRIMARY KEY (setting, backend, agent, strategy_id))`
+
+// importCapabilities replaces the stored capability scores with c's.
+func importCapabilities(ctx context.Context, tx *sql.Tx, c Capabilities) error {
+	if _, err := tx.ExecContext(ctx, capabilitiesSchema); err != nil {
+		return fmt.Errorf("create %s: %w", CapabilitiesTable, err)
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM paper_capabilities`); err != nil {
+		return fmt.Errorf("clear %s: %w", CapabilitiesTable, err)
+	}
+	for _, s := range c.Scores {
+		v, err := ParseValue(s.Printed)
+		if err != nil {
+			return fmt.Errorf("capability %s/%d: %w", s.Agent, s.StrategyID, err)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO paper_capabilities(setting, backend, agent, judge, strategy_id, strategy, printed, value) VALUES (?,?,?,?,?,?,?,?)`,
+			c.Setting, c.Backend, s.Agent, c.Judge, s.StrategyID, s.Strategy, s.Printed, v); err != nil {
+			return fmt.Errorf("capability %s/%d: %w", s.Agent, s.StrategyID, err)
+		}
+	}
+	return nil
 }
 
 // ParseValue parses a printed number.
@@ -189,11 +295,22 @@ func Import(ctx context.Context, tx *sql.Tx, r *Recorded, b *config.Benchmark) (
 				return n, err
 			}
 		}
+		if len(run.UnrankedOrder) > 1 {
+			// Not a printed number: the order of the unranked rows.
+			if err := put(OrderKey, strings.Join(run.UnrankedOrder, "\t")); err != nil {
+				return n, err
+			}
+		}
 		if err := put("mean_rank", run.PrintedMeanRank); err != nil {
 			return n, err
 		}
 		if err := put("percentile", run.PrintedPercentile); err != nil {
 			return n, err
+		}
+		if run.PrintedOverall != "" {
+			if err := put("overall", run.PrintedOverall); err != nil {
+				return n, err
+			}
 		}
 		seen[id] = true
 		n++
@@ -223,6 +340,9 @@ func Import(ctx context.Context, tx *sql.Tx, r *Recorded, b *config.Benchmark) (
 			return n, err
 		}
 	}
+	if err := importCapabilities(ctx, tx, r.Capabilities); err != nil {
+		return n, err
+	}
 	for _, o := range r.Summary.Overall {
 		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO printed_overall(tbl, setting, backend, agent, text) VALUES (?,?,?,?,?)`,
 			o.Table, o.Setting, o.Backend, o.Agent, o.Printed); err != nil {
@@ -231,6 +351,10 @@ func Import(ctx context.Context, tx *sql.Tx, r *Recorded, b *config.Benchmark) (
 	}
 	return n, nil
 }
+
+// OrderKey is the printed-table key that holds, tab-separated, the order of
+// a run's unranked rows as the paper prints them.
+const OrderKey = "order:unranked"
 
 // Exists reports whether dir holds the recorded results.
 func Exists(dir string) bool {

@@ -4,15 +4,21 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
+	"strings"
 )
 
-// variant is one column family of an ablation table.
+// variant is one column of an ablation table: a time budget and a backend.
 type variant struct{ Setting, Backend string }
 
-// ablationsPage is Tables 4 (24 h vs 72 h) and 5 (LLM backends).
+func (v variant) String() string { return v.Setting + ", " + v.Backend }
+
+// ablationsPage is the ablations panel (each ablation configuration's mean
+// percentile range beside the paper's print) and Tables 4 (24 h vs 72 h)
+// and 5 (LLM backends), one row per challenge × agent.
 func (s *site) ablationsPage() ([]*page, error) {
 	p := &page{Path: "ablations.html", Title: "Ablations", TOC: true, Intro: []string{
-		"The paper's Tables 4 and 5 print only the primary metric for runs outside the S-tables, so their percentiles are known only as the range the unknown positions of the other metrics allow (shown as lo–hi). The paper's print is beside each computed cell with the reproduction check.",
+		"The paper's Tables 4 and 5 print only the primary metric for runs outside the S-tables, so their percentiles are known only as the range that the unknown positions of the other metrics allow (shown as lo–hi). Values are shown with the paper's 2 decimals and percentiles as whole numbers, as printed.",
 	}}
 	settings := map[string]bool{}
 	backends := map[string]bool{}
@@ -35,9 +41,9 @@ func (s *site) ablationsPage() ([]*page, error) {
 			vs5 = append(vs5, variant{"24h", b})
 		}
 	}
-	p.Sections = append(p.Sections,
-		s.ablation("table4", "Time limit: 24 h vs 72 h (paper Table 4)", "4", vs4),
-		s.ablation("table5", "LLM backend (paper Table 5)", "5", vs5))
+	t4, ov4 := s.ablation("table4", "Time limit: 24 h vs 72 h (paper Table 4)", "4", vs4)
+	t5, ov5 := s.ablation("table5", "LLM backend (paper Table 5)", "5", vs5)
+	p.Sections = append(p.Sections, s.ablationPanel(append(ov4, ov5...)), t4, t5)
 	return []*page{p}, nil
 }
 
@@ -50,129 +56,198 @@ func sortedKeys(m map[string]bool) []string {
 	return out
 }
 
-// ablation builds one table: rows are the challenges the table's runs
-// cover, columns every paper agent × variant, with the table's print.
-func (s *site) ablation(id, title, tbl string, vs []variant) *section {
+// ablationOverall is one agent × variant mean over an ablation table's challenges.
+type ablationOverall struct {
+	Table   string
+	Agent   string
+	V       variant
+	Lo, Hi  float64 // fractions
+	N       int
+	Printed string // the paper's print, "" for none
+	Check   *check
+}
+
+// ablationPanel charts every ablation configuration's mean percentile over
+// its table's challenges (a range where only primary metrics are known)
+// with the paper's printed value beside it.
+func (s *site) ablationPanel(ovs []ablationOverall) *section {
+	sec := &section{ID: "panel", Title: "Ablation configurations at a glance"}
+	var bars []pctBar
+	for _, o := range ovs {
+		if o.N == 0 {
+			continue
+		}
+		lbl := fmt.Sprintf("%s %s %s (T%s)", s.agentName(o.Agent), o.V.Setting, o.V.Backend, o.Table)
+		b := pctBar{Label: lbl, Value: 100 * o.Lo, Hi: 100 * o.Hi, Printed: math.NaN()}
+		tip := lbl + ": "
+		if math.Abs(o.Hi-o.Lo) < 1e-12 {
+			b.Hi = math.NaN()
+			tip += fmtFrac(o.Lo, 2)
+		} else {
+			tip += pctRange(o.Lo, o.Hi, 2) + " reachable"
+		}
+		tip += fmt.Sprintf(" over %d challenge(s)", o.N)
+		if o.Printed != "" {
+			if v, err := strconv.ParseFloat(strings.TrimSuffix(o.Printed, "%"), 64); err == nil {
+				b.Printed = v
+			}
+			tip += "; paper prints " + o.Printed
+		}
+		b.Tip = tip
+		bars = append(bars, b)
+	}
+	switch {
+	case len(bars) == 0:
+		sec.Paragraphs = []string{"The store holds no ablation runs."}
+	case !nonZero(bars):
+		sec.Paragraphs = []string{"Every ablation configuration is at 0 %: no chart is drawn."}
+	default:
+		sec.Paragraphs = []string{"Each bar is the mean percentile over the table's challenges: the darker part is the lowest reachable value and the lighter part the rest of the reachable range; the diamond is the paper's printed value. These means are over the ablation's 4 challenges, so they are not comparable with the 20-challenge ReX-MLE rank of Figure 1."}
+		sec.Charts = []chart{pctChart(chartID("ablations"), "Ablations: mean percentile", "over each table's challenges; diamond = the paper's print", bars,
+			"Bar chart of each ablation configuration's mean percentile range (%, axis 0–100 %) with the paper's printed value as a diamond")}
+	}
+	return sec
+}
+
+// ablation builds one table: a row per challenge × agent the table's
+// print covers, a column per variant with the computed value · percentile,
+// the stored checks of the paper's cell as a badge and the paper's cell
+// below where it differs; then a mean row per agent.
+func (s *site) ablation(id, title, tbl string, vs []variant) (*section, []ablationOverall) {
 	sec := &section{ID: id, Title: title}
 	if len(vs) < 2 {
 		sec.Paragraphs = []string{"The store holds no paper runs for this comparison."}
-		return sec
+		return sec, nil
 	}
-	// Agents and challenges that appear in the table's print.
 	agents := map[string]bool{}
 	chs := map[string]bool{}
 	for _, r := range s.data.Runs {
-		if _, ok := r.Printed[tbl]; ok {
+		if _, ok := r.Printed[tbl]; ok && r.Source == "paper" {
 			agents[r.Agent] = true
 			chs[r.Challenge] = true
 		}
 	}
 	if len(chs) == 0 {
 		sec.Paragraphs = []string{"The paper's Table " + tbl + " is not in the store."}
-		return sec
+		return sec, nil
 	}
 	as := sortedKeys(agents)
-	t := &table{ID: id, Caption: title + ": primary value · percentile; computed, then the paper's print", Head: []string{"Challenge"}}
-	type col struct {
-		g       *group
-		v       variant
-		printed bool // the table printed this configuration
+	t := &table{ID: id, Class: "compact", Caption: title + ": primary value · percentile, computed; the paper's cell below where it differs", Head: []string{"Challenge", "Agent"},
+		DataHead: []string{"challenge", "agent"}}
+	for _, v := range vs {
+		t.Head = append(t.Head, v.String())
+		k := v.Setting + ":" + v.Backend
+		t.DataHead = append(t.DataHead, k+":value", k+":pct", k+":pct_lo", k+":pct_hi", k+":paper_value", k+":paper_pct", k+":check")
 	}
-	var cols []col
-	for _, a := range as {
-		for _, v := range vs {
-			g := s.group(groupKey{"paper", v.Setting, v.Backend, a})
-			if g == nil {
-				continue
-			}
-			pr := false
-			for _, r := range g.Runs {
-				if _, ok := r.Printed[tbl]; ok {
-					pr = true
-				}
-			}
-			cols = append(cols, col{g, v, pr})
-			t.Head = append(t.Head, fmt.Sprintf("%s %s %s", s.agentName(a), v.Backend, v.Setting))
-			if pr {
-				t.Head = append(t.Head, "paper")
-			}
-		}
-	}
+	var ovs []ablationOverall
 	for _, c := range s.b.Challenges {
 		if !chs[c.ID] {
 			continue
 		}
-		rw := row{Cells: []cell{{Text: c.ShortName, Href: "challenges/" + c.ID + ".html"}}}
-		for _, cl := range cols {
-			rs := runsOf(cl.g, c.ID)
-			if len(rs) == 0 {
-				rw.Cells = append(rw.Cells, cell{Text: "—"})
-				if cl.printed {
+		for _, a := range as {
+			rw := row{Cells: []cell{{Text: c.ShortName, Href: "challenges/" + c.ID + ".html"}, {Text: s.agentName(a)}}, Data: []any{c.ID, a}}
+			present := false
+			for _, v := range vs {
+				g := s.group(groupKey{"paper", v.Setting, v.Backend, a})
+				if g == nil {
 					rw.Cells = append(rw.Cells, cell{Text: "—"})
+					rw.Data = append(rw.Data, nil, nil, nil, nil, nil, nil, nil)
+					continue
 				}
-				continue
+				// The printed cell: this table's, or Table 3's for the 24 h GPT-5 runs.
+				cv := s.cellOf(g, c.ID, c.PrimaryMetric, tbl)
+				ptable := tbl
+				if cv.PrintedValue == "" {
+					cv2 := s.cellOf(g, c.ID, c.PrimaryMetric, "3")
+					cv.PrintedValue, cv.PrintedPct, ptable = cv2.PrintedValue, cv2.PrintedPct, "3"
+				}
+				if len(cv.Runs) == 0 {
+					rw.Cells = append(rw.Cells, cell{Text: "—"})
+					rw.Data = append(rw.Data, nil, nil, nil, nil, nil, nil, nil)
+					continue
+				}
+				present = true
+				sk := cv.Pct
+				if !math.IsNaN(cv.Lo) {
+					sk = (cv.Lo + cv.Hi) / 2
+				}
+				ce := cell{Text: cv.Text, Class: "num", Sort: sortKey(sk), Href: "agents/" + groupSlug(g.groupKey) + ".html#" + c.ID}
+				vc, pc := s.repro.Value[cv.Runs[0].ID+"/"+ptable], s.repro.Primary[cv.Runs[0].ID+"/"+ptable]
+				ce.Badge, ce.BadgeClass, ce.BadgeTitle = cellBadge(vc, pc)
+				ce.Badge = shortBadge(ce.Badge)
+				if ce.BadgeTitle != "" {
+					ce.BadgeTitle = "Table " + ptable + ": " + ce.BadgeTitle
+				}
+				printed := ""
+				if cv.PrintedValue != "" {
+					printed = printedCell(cv.PrintedValue, cv.PrintedPct)
+					if printed != cv.Text {
+						ce.Note = "paper: " + printed
+					}
+				}
+				var cls any
+				if w := worse(vc, pc); w != nil {
+					cls = w.Class
+				}
+				rw.Cells = append(rw.Cells, ce)
+				rw.Data = append(rw.Data, valNum(cv.Value, cv.HasValue), pctNum(cv.Pct), pctNum(cv.Lo), pctNum(cv.Hi), plainValue(cv.PrintedValue), plainValue(cv.PrintedPct), cls)
 			}
-			r := rs[0]
-			v, ok := r.Values[c.PrimaryMetric]
-			sk := r.Pct
-			if r.partial() {
-				sk = (r.PctLo + r.PctHi) / 2
+			if present {
+				t.Rows = append(t.Rows, rw)
 			}
-			rw.Cells = append(rw.Cells, cell{Text: fmtValue(v, ok, 2) + " · " + runPct(r, 0), Class: "num", Sort: sortKey(sk)})
-			if !cl.printed {
-				continue
+		}
+	}
+	// Mean rows, one per agent.
+	for _, a := range as {
+		rw := row{Class: "agent", Cells: []cell{{Text: "Mean percentile"}, {Text: s.agentName(a)}}, Data: []any{"mean", a}}
+		for _, v := range vs {
+			g := s.group(groupKey{"paper", v.Setting, v.Backend, a})
+			o := ablationOverall{Table: tbl, Agent: a, V: v}
+			if g != nil {
+				for ch := range chs {
+					if pc, ok := g.PerChallenge[ch]; ok {
+						o.Lo += pc
+						o.Hi += pc
+						o.N++
+					} else if lh, ok := g.Partial[ch]; ok {
+						o.Lo += lh[0]
+						o.Hi += lh[1]
+						o.N++
+					}
+				}
 			}
-			pr := r.Printed[tbl]
-			if pr == nil {
-				rw.Cells = append(rw.Cells, cell{Text: "—"})
-				continue
+			txt := "—"
+			if o.N > 0 {
+				o.Lo, o.Hi = o.Lo/float64(o.N), o.Hi/float64(o.N)
+				if math.Abs(o.Hi-o.Lo) < 1e-12 {
+					txt = fmtFrac(o.Lo, 2)
+				} else {
+					txt = pctRange(o.Lo, o.Hi, 2)
+				}
 			}
-			b, bc, bt := s.repro.Primary[r.ID+"/"+tbl].badge()
-			rw.Cells = append(rw.Cells, cell{Text: pr["primary"] + " · " + orDash(pr["percentile"]), Class: "num", Badge: b, BadgeClass: bc, BadgeTitle: bt})
+			for _, x := range s.data.Overall {
+				if x.Table == tbl && x.Setting == v.Setting && x.Backend == v.Backend && x.Agent == a {
+					o.Printed, o.Check = x.Text, s.repro.Overall[x.Table+"/"+x.Setting+"/"+x.Backend+"/"+x.Agent]
+				}
+			}
+			ce := cell{Text: txt, Class: "num"}
+			b, bc, bt := o.Check.badge()
+			ce.Badge, ce.BadgeClass, ce.BadgeTitle = shortBadge(b), bc, bt
+			if o.Printed != "" {
+				ce.Note = "paper: " + o.Printed
+			}
+			rw.Cells = append(rw.Cells, ce)
+			var lo, hi any
+			if o.N > 0 {
+				lo, hi = pctNum(o.Lo), pctNum(o.Hi)
+			}
+			rw.Data = append(rw.Data, nil, nil, lo, hi, nil, plainValue(o.Printed), classOf(o.Check))
+			if v.Setting != "24h" || v.Backend != "gpt-5" || tbl == "5" {
+				ovs = append(ovs, o)
+			}
 		}
 		t.Rows = append(t.Rows, rw)
 	}
-	// Overall row.
-	rw := row{Class: "agent", Cells: []cell{{Text: "Mean percentile"}}}
-	for _, cl := range cols {
-		g := cl.g
-		// over this table's challenges only
-		var lo, hi float64
-		n := 0
-		for ch := range chs {
-			if pc, ok := g.PerChallenge[ch]; ok {
-				lo += pc
-				hi += pc
-				n++
-			} else if lh, ok := g.Partial[ch]; ok {
-				lo += lh[0]
-				hi += lh[1]
-				n++
-			}
-		}
-		txt := "—"
-		if n > 0 {
-			lo, hi = lo/float64(n), hi/float64(n)
-			if math.Abs(hi-lo) < 1e-12 {
-				txt = fmtFrac(lo, 2)
-			} else {
-				txt = pctRange(lo, hi, 2)
-			}
-		}
-		rw.Cells = append(rw.Cells, cell{Text: txt, Class: "num"})
-		if !cl.printed {
-			continue
-		}
-		pt, ck := "", (*check)(nil)
-		for _, o := range s.data.Overall {
-			if o.Table == tbl && o.Setting == cl.v.Setting && o.Backend == cl.v.Backend && o.Agent == g.Agent {
-				pt, ck = o.Text, s.repro.Overall[o.Table+"/"+o.Setting+"/"+o.Backend+"/"+o.Agent]
-			}
-		}
-		b, bc, bt := ck.badge()
-		rw.Cells = append(rw.Cells, cell{Text: pt, Class: "num", Badge: b, BadgeClass: bc, BadgeTitle: bt})
-	}
-	t.Rows = append(t.Rows, rw)
 	sec.Tables = []*table{t}
-	return sec
+	return sec, ovs
 }

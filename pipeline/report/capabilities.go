@@ -17,6 +17,7 @@ const maxEvidence = 8
 // capProfile is one agent configuration's capability profile under one judge.
 type capProfile struct {
 	Agent, Backend, Judge, Kind, Rubric string
+	Synthetic                           bool  // scored on runs on synthetic data
 	Strategies                          []int // strategy ids, sorted
 	Names                               map[int]string
 	Mean                                map[int]float64 // NaN when no section decided it
@@ -29,6 +30,9 @@ func (p *capProfile) label(s *site) string {
 	if p.Backend != "" && p.Backend != "none" {
 		l += " (" + p.Backend + ")"
 	}
+	if p.Synthetic {
+		l += " [synthetic demo]"
+	}
 	return l
 }
 
@@ -36,14 +40,21 @@ func (p *capProfile) label(s *site) string {
 // the mean over sections of each strategy's 0/1 score, undecided (NULL)
 // scores left out and counted as missing.
 func (s *site) capProfiles() []*capProfile {
-	type key struct{ a, b, j, k, r string }
+	type key struct {
+		a, b, j, k, r string
+		syn           bool
+	}
 	idx := map[key]*capProfile{}
 	var keys []key
 	for _, c := range s.data.Caps {
-		k := key{c.Agent, c.Backend, c.Judge, c.Kind, c.Rubric}
+		syn := true
+		if r := s.data.ByID[c.RunID]; r != nil {
+			syn = !s.comparable(r.Source)
+		}
+		k := key{c.Agent, c.Backend, c.Judge, c.Kind, c.Rubric, syn}
 		p := idx[k]
 		if p == nil {
-			p = &capProfile{Agent: c.Agent, Backend: c.Backend, Judge: c.Judge, Kind: c.Kind, Rubric: c.Rubric,
+			p = &capProfile{Agent: c.Agent, Backend: c.Backend, Judge: c.Judge, Kind: c.Kind, Rubric: c.Rubric, Synthetic: syn,
 				Names: map[int]string{}, Mean: map[int]float64{}, Decided: map[int]int{}, Missing: map[int]int{}, Evidence: map[int][]string{}}
 			idx[k] = p
 			keys = append(keys, k)
@@ -72,6 +83,9 @@ func (s *site) capProfiles() []*capProfile {
 		}
 		if a.j != b.j {
 			return a.j < b.j
+		}
+		if a.syn != b.syn {
+			return !a.syn
 		}
 		return a.r < b.r
 	})
@@ -161,10 +175,16 @@ func (s *site) capabilitiesPage() ([]*page, error) {
 		if err != nil && !os.IsNotExist(err) {
 			return nil, err
 		}
+		for _, x := range pp {
+			x.Synthetic = s.banner != ""
+		}
 		profiles, src = pp, "results/capabilities.csv"
 	}
+	if ps := s.paperCapSection(profiles); ps != nil {
+		p.Sections = append(p.Sections, ps)
+	}
 	if len(profiles) == 0 {
-		p.Sections = []*section{{ID: "none", Title: "No capability scores", Paragraphs: []string{"The judge stage has not run: the store holds no capability scores and there is no capabilities.csv."}}}
+		p.Sections = append(p.Sections, &section{ID: "none", Title: "No capability scores from new runs", Paragraphs: []string{"The judge stage has not run: the store holds no capability scores and there is no capabilities.csv."}})
 		return []*page{p}, nil
 	}
 	p.Intro = append(p.Intro, "Source: "+src+".")
@@ -185,7 +205,7 @@ func (s *site) capabilitiesPage() ([]*page, error) {
 		axes[i] = names[id]
 	}
 	// Radar per agent.
-	radar := &section{ID: "radar", Title: "Capability profile per agent (paper Figure 4)"}
+	radar := &section{ID: "radar", Title: "Capability profile per agent, new runs", Paragraphs: []string{"Profiles scored on runs on synthetic data are marked [synthetic demo]: they show that the judge works, not what the agents can do."}}
 	var rows []string
 	var grid [][]float64
 	multiJudge := false
@@ -243,6 +263,95 @@ func meanText(v float64) string {
 		return "undecided"
 	}
 	return strconv.FormatFloat(v, 'f', 2, 64)
+}
+
+// paperCapSection shows the capability scores the paper states (Figure 4)
+// as the paper's, with the new runs' mean scores on the same strategies
+// beside them (synthetic ones labelled); nil when the store has none.
+func (s *site) paperCapSection(profiles []*capProfile) *section {
+	pc := s.data.PaperCap
+	if len(pc) == 0 {
+		return nil
+	}
+	sec := &section{ID: "paper", Title: "The paper's capability scores (Figure 4)",
+		Paragraphs: []string{fmt.Sprintf("The paper states %d of Figure 4's scores as numbers in its text (the mean over the 20 challenges of GPT-5's 0/1 judgement per strategy, agents run %s with %s); the rest of the figure is drawn only, so it is not reproduced here. New runs' mean scores on the same strategies are beside them.", len(pc), pc[0].Setting, pc[0].Backend)}}
+	var ids []int
+	names := map[int]string{}
+	for _, c := range pc {
+		if _, ok := names[c.StrategyID]; !ok {
+			ids = append(ids, c.StrategyID)
+			names[c.StrategyID] = c.Strategy
+		}
+	}
+	sort.Ints(ids)
+	agents := []string{}
+	seenA := map[string]bool{}
+	for _, c := range pc {
+		if !seenA[c.Agent] {
+			seenA[c.Agent] = true
+			agents = append(agents, c.Agent)
+		}
+	}
+	cats := make([]string, len(ids))
+	for i, id := range ids {
+		cats[i] = names[id]
+	}
+	var series []string
+	var vals [][]float64
+	t := &table{ID: "capabilities-paper", Caption: "Capability scores the paper states, with new runs' scores on the same strategies", Head: []string{"Strategy"},
+		DataHead: []string{"strategy_id", "strategy"}}
+	for _, a := range agents {
+		row := make([]float64, len(ids))
+		for i, id := range ids {
+			row[i] = math.NaN()
+			for _, c := range pc {
+				if c.Agent == a && c.StrategyID == id {
+					row[i] = c.Value
+				}
+			}
+		}
+		series = append(series, s.agentName(a)+" (paper)")
+		vals = append(vals, row)
+		t.Head = append(t.Head, s.agentName(a)+" (paper)")
+		t.DataHead = append(t.DataHead, a+":paper")
+	}
+	for _, pr := range profiles {
+		row := make([]float64, len(ids))
+		for i, id := range ids {
+			row[i] = math.NaN()
+			if v, ok := pr.Mean[id]; ok {
+				row[i] = v
+			}
+		}
+		series = append(series, pr.label(s)+" · "+pr.Judge)
+		vals = append(vals, row)
+		t.Head = append(t.Head, pr.label(s)+" · "+pr.Judge)
+		t.DataHead = append(t.DataHead, pr.Agent+":"+pr.Backend+":"+pr.Judge)
+	}
+	for i, id := range ids {
+		rw := row{Cells: []cell{{Text: names[id]}}, Data: []any{id, names[id]}}
+		for j := range series {
+			v := vals[j][i]
+			txt := "—"
+			if !math.IsNaN(v) {
+				txt = strconv.FormatFloat(v, 'f', 3, 64)
+				if j < len(agents) {
+					for _, c := range pc {
+						if c.Agent == agents[j] && c.StrategyID == id {
+							txt = c.Printed
+						}
+					}
+				}
+			}
+			rw.Cells = append(rw.Cells, cell{Text: txt, Class: "num", Sort: sortKey(v)})
+			rw.Data = append(rw.Data, valNum(v, true))
+		}
+		t.Rows = append(t.Rows, rw)
+	}
+	sec.Charts = []chart{scoreBars(chartID("capabilities", "paper"), "Stated capability scores (0–1)", cats, series, vals,
+		"Grouped bar chart of the capability scores the paper states (0 to 1) beside the new runs' scores on the same strategies; a missing bar is a score the paper does not state")}
+	sec.Tables = []*table{t}
+	return sec
 }
 
 // judgeSection shows which judge scored and how much of the material it covered.

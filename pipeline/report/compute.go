@@ -46,6 +46,9 @@ func parseTime(s string) (time.Time, bool) {
 // computeRun summarises one run's samples. Energy is the increase of the
 // cumulative energy counter (mJ) per GPU when sampled, else the trapezoid
 // integral of power over time; samples with unparsable times are skipped.
+// Times are minutes elapsed since the run started (its started_at), or
+// since the first sample when the start is unknown or later; a sample's
+// stored elapsed_s, when the store has it, is used as is.
 func computeRun(r *runData, samples []gpuSample) *runCompute {
 	rc := &runCompute{Run: r, EnergyWh: math.NaN(), PeakFrac: math.NaN(), MeanUtil: math.NaN(), Util: map[int][]float64{}, Mem: map[int][]float64{}, Times: map[int][]float64{}}
 	byGPU := map[int][]gpuSample{}
@@ -59,6 +62,9 @@ func computeRun(r *runData, samples []gpuSample) *runCompute {
 			t0 = t
 		}
 		byGPU[g.GPU] = append(byGPU[g.GPU], g)
+	}
+	if st, ok := parseTime(r.StartedAt); ok && !st.After(t0) {
+		t0 = st
 	}
 	gpus := make([]int, 0, len(byGPU))
 	for id := range byGPU {
@@ -83,6 +89,9 @@ func computeRun(r *runData, samples []gpuSample) *runCompute {
 		for _, g := range ss {
 			t, _ := parseTime(g.At)
 			m := t.Sub(t0).Minutes()
+			if g.Elapsed.Valid {
+				m = g.Elapsed.Float64 / 60
+			}
 			rc.Times[id] = append(rc.Times[id], m)
 			u := math.NaN()
 			if g.SMUtil.Valid {
@@ -182,7 +191,7 @@ func (s *site) computePage() ([]*page, error) {
 	t := &table{ID: "compute", Caption: "GPU use per run", Head: []string{"Run", "Challenge", "Seed", "GPUs", "GPU-hours", "Energy (Wh)", "Mean SM util (%)", "Peak memory (%)"}}
 	for _, rc := range rcs {
 		r := rc.Run
-		t.Rows = append(t.Rows, row{Cells: []cell{{Text: s.label(groupKey{r.Source, r.Setting, r.Backend, r.Agent})}, {Text: s.shortName(r.Challenge), Href: "challenges/" + r.Challenge + ".html"},
+		t.Rows = append(t.Rows, row{Cells: []cell{{Text: s.runLabel(r)}, {Text: s.shortName(r.Challenge), Href: "challenges/" + r.Challenge + ".html"},
 			{Text: strconv.Itoa(r.Seed), Class: "num"}, {Text: strconv.Itoa(rc.GPUs), Class: "num"}, {Text: fmt.Sprintf("%.3f", rc.Hours), Class: "num"},
 			{Text: numText(rc.EnergyWh, 1), Class: "num", Sort: sortKey(rc.EnergyWh)}, {Text: numText(rc.MeanUtil, 1), Class: "num", Sort: sortKey(rc.MeanUtil)},
 			{Text: numText(100*rc.PeakFrac, 1), Class: "num", Sort: sortKey(rc.PeakFrac)}}})
@@ -198,7 +207,7 @@ func (s *site) computePage() ([]*page, error) {
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	for i, rc := range rcs {
 		r := rc.Run
-		names[i] = s.label(groupKey{r.Source, r.Setting, r.Backend, r.Agent}) + ", " + s.shortName(r.Challenge) + ", seed " + strconv.Itoa(r.Seed)
+		names[i] = s.runLabel(r) + ", " + s.shortName(r.Challenge) + ", seed " + strconv.Itoa(r.Seed)
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
@@ -215,14 +224,16 @@ func (s *site) computePage() ([]*page, error) {
 			return nil, fmt.Errorf("plot %s: %w", r.ID, errs[i])
 		}
 		gpus := gpuIDs(rc)
-		// The interactive chart uses the first GPU's time axis; every GPU is in the PNG.
-		xs := rc.Times[gpus[0]]
-		var series []barSeries
+		var series []lineSeries
 		for _, id := range gpus {
-			series = append(series, barSeries{Name: fmt.Sprintf("GPU %d SM util", id), Values: align(rc.Util[id], len(xs))},
-				barSeries{Name: fmt.Sprintf("GPU %d memory", id), Values: align(rc.Mem[id], len(xs))})
+			series = append(series, lineSeries{Name: fmt.Sprintf("GPU %d SM util", id), X: rc.Times[id], Y: rc.Util[id]},
+				lineSeries{Name: fmt.Sprintf("GPU %d memory", id), X: rc.Times[id], Y: rc.Mem[id]})
 		}
-		per.Charts = append(per.Charts, lineChart(chartID("gpu", r.ID), name, "%", xs, series, "Line chart of SM utilisation and memory use (% of device memory) over time for "+name))
+		if allZeroOrNaN(series) {
+			per.Paragraphs = append(per.Paragraphs, name+": every sample reads 0 % utilisation and 0 % memory (no chart drawn).")
+		} else {
+			per.Charts = append(per.Charts, lineChart(chartID("gpu", r.ID), name, series, "Line chart of SM utilisation and memory use (% of device memory) against minutes elapsed since the run started, for "+name))
+		}
 		path := "plots/gpu-" + slug(r.ID) + ".png"
 		s.addFile(path, pngs[i])
 		per.Images = append(per.Images, image{Src: path, Alt: "Static plot of SM utilisation and memory use over time for " + name, Width: 720, Height: 360})
@@ -231,16 +242,25 @@ func (s *site) computePage() ([]*page, error) {
 	return []*page{p}, nil
 }
 
-func align(v []float64, n int) []float64 {
-	out := make([]float64, n)
-	for i := range out {
-		if i < len(v) {
-			out[i] = v[i]
-		} else {
-			out[i] = math.NaN()
+// allZeroOrNaN reports whether no series has a positive value.
+// runLabel names a run's configuration, marked when its data is synthetic.
+func (s *site) runLabel(r *runData) string {
+	l := s.label(groupKey{r.Source, r.Setting, r.Backend, r.Agent})
+	if !s.comparable(r.Source) {
+		l += " [synthetic]"
+	}
+	return l
+}
+
+func allZeroOrNaN(ss []lineSeries) bool {
+	for _, s := range ss {
+		for _, v := range s.Y {
+			if v > 0 {
+				return false
+			}
 		}
 	}
-	return out
+	return true
 }
 
 func numText(v float64, dec int) string {
@@ -266,7 +286,7 @@ var lineColors = [2]color.RGBA{{R: 0x1f, G: 0x5f, B: 0xa8, A: 0xff}, {R: 0xd9, G
 func gpuPNG(title string, rc *runCompute, gpus []int) ([]byte, error) {
 	pl := plot.New()
 	pl.Title.Text = title
-	pl.X.Label.Text = "minutes"
+	pl.X.Label.Text = "minutes elapsed since the run started"
 	pl.Y.Label.Text = "%"
 	pl.Y.Min, pl.Y.Max = 0, 125 // headroom above 100 % for the legend
 	for i, id := range gpus {

@@ -81,6 +81,7 @@ type gpuSample struct {
 	SMUtil, Power               sql.NullFloat64
 	MemUsed, MemTotal, EnergyMJ sql.NullInt64
 	ProcMem                     sql.NullInt64
+	Elapsed                     sql.NullFloat64 // seconds since the run started, when the store records it
 }
 
 // caseValue is one per-case metric value.
@@ -103,6 +104,15 @@ type dataset struct {
 	GPU      map[string][]gpuSample
 	Cases    map[string][]caseValue // by challenge
 	Leader   map[string][]humanRow  // leaderboard as stored, by challenge
+	PaperCap []paperCap             // the paper's stated capability scores
+}
+
+// paperCap is one paper_capabilities row.
+type paperCap struct {
+	Setting, Backend, Agent, Judge string
+	StrategyID                     int
+	Strategy, Printed              string
+	Value                          float64
 }
 
 // humanRow is one stored leaderboard row.
@@ -127,6 +137,26 @@ func tableExists(ctx context.Context, db *sql.DB, name string) (bool, error) {
 		return false, fmt.Errorf("look up table %s: %w", name, err)
 	}
 	return n > 0, nil
+}
+
+// columnExists reports whether a table has a column (the GPU helper adds
+// gpu_samples.elapsed_s; older stores lack it).
+func columnExists(ctx context.Context, db *sql.DB, tbl, col string) (bool, error) {
+	rows, err := db.QueryContext(ctx, `SELECT name FROM pragma_table_info(?)`, tbl)
+	if err != nil {
+		return false, fmt.Errorf("look up columns of %s: %w", tbl, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return false, fmt.Errorf("look up columns of %s: %w", tbl, err)
+		}
+		if n == col {
+			return true, nil
+		}
+	}
+	return false, rows.Err()
 }
 
 // load reads the store.
@@ -270,10 +300,16 @@ func load(ctx context.Context, db *sql.DB) (*dataset, error) {
 	}); err != nil {
 		return nil, fmt.Errorf("read leaderboard values: %w", err)
 	}
-	if err := eachRow(ctx, db, `SELECT run_id, at, gpu, sm_util, mem_used_bytes, mem_total_bytes, power_w, energy_mj, proc_mem_bytes
+	elapsed := "NULL"
+	if ok, err := columnExists(ctx, db, "gpu_samples", "elapsed_s"); err != nil {
+		return nil, err
+	} else if ok {
+		elapsed = "elapsed_s"
+	}
+	if err := eachRow(ctx, db, `SELECT run_id, at, gpu, sm_util, mem_used_bytes, mem_total_bytes, power_w, energy_mj, proc_mem_bytes, `+elapsed+`
 		FROM gpu_samples ORDER BY run_id, gpu, at`, func(s scanner) error {
 		var g gpuSample
-		if err := s.Scan(&g.RunID, &g.At, &g.GPU, &g.SMUtil, &g.MemUsed, &g.MemTotal, &g.Power, &g.EnergyMJ, &g.ProcMem); err != nil {
+		if err := s.Scan(&g.RunID, &g.At, &g.GPU, &g.SMUtil, &g.MemUsed, &g.MemTotal, &g.Power, &g.EnergyMJ, &g.ProcMem, &g.Elapsed); err != nil {
 			return err
 		}
 		d.GPU[g.RunID] = append(d.GPU[g.RunID], g)
@@ -309,6 +345,20 @@ func load(ctx context.Context, db *sql.DB) (*dataset, error) {
 			return nil
 		}); err != nil {
 			return nil, fmt.Errorf("read judge sections: %w", err)
+		}
+	}
+	if ok, err := tableExists(ctx, db, "paper_capabilities"); err != nil {
+		return nil, err
+	} else if ok {
+		if err := eachRow(ctx, db, `SELECT setting, backend, agent, judge, strategy_id, strategy, printed, value FROM paper_capabilities ORDER BY agent, strategy_id`, func(s scanner) error {
+			var c paperCap
+			if err := s.Scan(&c.Setting, &c.Backend, &c.Agent, &c.Judge, &c.StrategyID, &c.Strategy, &c.Printed, &c.Value); err != nil {
+				return err
+			}
+			d.PaperCap = append(d.PaperCap, c)
+			return nil
+		}); err != nil {
+			return nil, fmt.Errorf("read the paper's capability scores: %w", err)
 		}
 	}
 	d.Groups = makeGroups(d.Runs)

@@ -84,3 +84,12 @@ func sortKey(v float64) string {
 	}
 	return strconv.FormatFloat(v, 'g', 10, 64)
 }
+
+// fmtStored prints a leaderboard value as stored: rounded to at most
+// decimals, without padding zeros ("0.87", "4", "0.7852").
+func fmtStored(v float64, ok bool, decimals int) string {
+	if !ok || math.IsNaN(v) || math.IsInf(v, 0) {
+		return fmtValue(v, ok, decimals)
+	}
+	return strconv.FormatFloat(num.Round(v, decimals), 'f', -1, 64)
+}

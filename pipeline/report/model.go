@@ -6,12 +6,14 @@ import "html/template"
 type page struct {
 	Path      string // relative to the site root, e.g. "challenges/isles22.html"
 	Title     string
-	Root      string // relative prefix back to the site root: "" or "../"
+	Root      string          // relative prefix back to the site root: "" or "../"
+	Lead      []template.HTML // the opening sentences, with links (built with leadHTML)
 	Intro     []string
 	TOC       bool
 	Sections  []*section
 	Nav       []navLink
 	HasCharts bool
+	Banner    string // the non-comparable-data notice; "" on a paper build
 }
 
 type navLink struct {
@@ -22,6 +24,7 @@ type navLink struct {
 // section is one titled part of a page.
 type section struct {
 	ID, Title  string
+	Class      string // "section-demo" marks synthetic runs
 	Paragraphs []string
 	Card       *taskCard
 	List       []listItem
@@ -32,12 +35,6 @@ type section struct {
 }
 
 type listItem struct{ Text, Href, Note string }
-
-// chart is a go-echarts snippet: the element and its script.
-type chart struct {
-	Element, Script template.HTML
-	Alt             string
-}
 
 // image is a static PNG plot with its alternative text.
 type image struct {
@@ -55,21 +52,34 @@ type detail struct {
 // data/<ID>.csv and data/<ID>.json and listed on the downloads page.
 type table struct {
 	ID, Caption string
+	Class       string // extra CSS classes ("compact")
 	Root        string // set when the page renders
 	Page        string // the page it appears on
 	Head        []string
 	Rows        []row
+	// Filter puts a text filter above the table; FilterCols names (comma
+	// separated) the columns that also get a drop-down of their values.
+	Filter     bool
+	FilterCols string
+	// DataHead and row.Data, when set, are what the downloads hold instead
+	// of the display cells: plain numbers (nil for none) and strings.
+	DataHead []string
 }
 
 type row struct {
+	ID    string // an anchor (permalink) on the row
 	Class string
 	Cells []cell
+	Data  []any
 }
 
 // cell is one table cell. Sort, when set, is the numeric sort key.
+// Printed, when set, marks a number the paper printed, shown in the cell
+// (the browser test counts them); Note is a second, smaller line.
 type cell struct {
-	Text, Href, Class, Title, Sort string
-	Badge, BadgeClass, BadgeTitle  string
+	ID, Text, Href, Class, Title, Sort string
+	Badge, BadgeClass, BadgeTitle      string
+	Printed, Note                      string
 }
 
 type fact struct{ Name, Text, Href string }

@@ -2,34 +2,165 @@ package report
 
 import (
 	"fmt"
+	"html/template"
 	"math"
 	"sort"
+	"strconv"
+	"strings"
 )
 
-// overviewPage is index.html: the ReX-MLE rank of every configuration
-// (paper Figure 1) and the Table 3 equivalent with the paper's prints.
+const (
+	paperURL = "https://arxiv.org/abs/2512.17838"
+	codeURL  = "https://github.com/rexmle/rexmle"
+)
+
+// leadHTML builds a sentence with links: parts alternate text and
+// [text, href] pairs; every text is escaped.
+func leadHTML(parts ...any) template.HTML {
+	var b strings.Builder
+	for _, p := range parts {
+		switch x := p.(type) {
+		case string:
+			b.WriteString(template.HTMLEscapeString(x))
+		case [2]string:
+			fmt.Fprintf(&b, `<a href="%s" rel="external">%s</a>`, template.HTMLEscapeString(x[1]), template.HTMLEscapeString(x[0]))
+		}
+	}
+	return template.HTML(b.String())
+}
+
+// headline is the paper's main result as computed from the store: the range
+// of the ReX-MLE rank of the paper's Table 3 configurations and how many of
+// their submissions sit at the 0th percentile.
+type headline struct {
+	Lo, Hi        float64 // fractions
+	LoName        string
+	HiName        string
+	Agents        int
+	Zero, Runs    int // runs at 0 % (failed ones included), all runs
+	Challenges    int
+	Setting, Back string
+}
+
+func (s *site) headline() (headline, bool) {
+	h := headline{Lo: math.Inf(1), Hi: math.Inf(-1)}
+	for _, g := range s.table3Groups() {
+		if g.Source != "paper" || math.IsNaN(g.Overall) {
+			continue
+		}
+		h.Agents++
+		h.Setting, h.Back, h.Challenges = g.Setting, g.Backend, g.NChallenges
+		if g.Overall < h.Lo {
+			h.Lo, h.LoName = g.Overall, s.agentName(g.Agent)
+		}
+		if g.Overall > h.Hi {
+			h.Hi, h.HiName = g.Overall, s.agentName(g.Agent)
+		}
+		for _, r := range g.Runs {
+			h.Runs++
+			if !r.ok() || r.Pct == 0 {
+				h.Zero++
+			}
+		}
+	}
+	return h, h.Agents > 0
+}
+
+// printedRange is the range of the paper's printed Table 3 overall means
+// ("4.53%–12.15%"), or "no overall means" when the store has none.
+func (s *site) printedRange() string {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	var los, his string
+	for _, o := range s.data.Overall {
+		if o.Table != "3" {
+			continue
+		}
+		v, err := strconv.ParseFloat(strings.TrimSuffix(o.Text, "%"), 64)
+		if err != nil {
+			continue
+		}
+		if v < lo {
+			lo, los = v, o.Text
+		}
+		if v > hi {
+			hi, his = v, o.Text
+		}
+	}
+	if los == "" {
+		return "no overall means"
+	}
+	return los + " to " + his
+}
+
+// headlineGroup reports whether a configuration belongs in Figure 1: a
+// comparable one, fully ranked on every challenge of the benchmark.
+func (s *site) headlineGroup(g *group) bool {
+	return s.comparable(g.Source) && len(g.Partial) == 0 && g.NChallenges == len(s.b.Challenges) && !math.IsNaN(g.Overall)
+}
+
+// overviewPage is index.html: what ReX-MLE is and what the paper found,
+// the ReX-MLE rank of the comparable configurations (paper Figure 1), the
+// Table 3 equivalent, and, apart, the synthetic runs.
 func (s *site) overviewPage() ([]*page, error) {
-	p := &page{Path: "index.html", Title: "ReX-MLE results", TOC: true, Intro: []string{
-		fmt.Sprintf("%s (%s): %d challenges, %d agent configurations with ranked runs. The ReX-MLE rank is the mean over challenges of each run's leaderboard percentile (a failed run counts 0; seeds are averaged).",
-			s.b.Meta.Name, s.b.Meta.Paper, len(s.b.Challenges), len(s.data.Groups)),
-	}}
-	// Figure 1.
-	gs := append([]*group(nil), s.data.Groups...)
+	p := &page{Path: "index.html", Title: "ReX-MLE: autonomous ML agents against human experts in medical imaging", TOC: true}
+	p.Lead = append(p.Lead, leadHTML(fmt.Sprintf("ReX-MLE is a benchmark of %d challenges from medical-imaging competitions (CT, MRI, pathology, microscopy, dental X-ray and more) on which autonomous machine-learning agents must, on their own, preprocess the data, train models and submit predictions within a fixed compute and time budget; each submission is graded with the challenge's metrics and ranked against the human expert teams of its leaderboard.", len(s.b.Challenges))))
+	if h, ok := s.headline(); ok {
+		p.Lead = append(p.Lead, leadHTML(fmt.Sprintf("In the paper, the %d agents (%s, %s) reach a mean percentile of only %s (%s) to %s (%s) of the human teams over %d challenges (computed here from the paper's recorded values; the paper prints %s), and %d of their %d submissions rank at the 0th percentile or fail. ",
+			h.Agents, h.Setting, h.Back, fmtFrac(h.Lo, 2), h.LoName, fmtFrac(h.Hi, 2), h.HiName, h.Challenges, s.printedRange(), h.Zero, h.Runs),
+			[2]string{"Paper (arXiv:2512.17838)", paperURL}, " · ", [2]string{"Code", codeURL}))
+	} else {
+		p.Lead = append(p.Lead, leadHTML("The store holds none of the paper's recorded runs, so its headline (agents reach 4.5–12 % of the human teams' mean percentile) cannot be recomputed here. ",
+			[2]string{"Paper (arXiv:2512.17838)", paperURL}, " · ", [2]string{"Code", codeURL}))
+	}
+	p.Intro = []string{"The ReX-MLE rank of a configuration is the mean over challenges of its leaderboard percentile (0 % = below every human team, 100 % = at the top; seeds averaged; a failed run counts 0)."}
+	p.Sections = append(p.Sections, s.figure1Section(), s.table3Section())
+	if demo := s.demoSection(); demo != nil {
+		p.Sections = append(p.Sections, demo)
+	}
+	links := &section{ID: "pages", Title: "Challenges"}
+	for _, c := range s.b.Challenges {
+		links.List = append(links.List, listItem{Text: c.ShortName, Href: "challenges/" + c.ID + ".html", Note: c.Modality + " · " + c.TaskType})
+	}
+	p.Sections = append(p.Sections, links)
+	return []*page{p}, nil
+}
+
+// rankTip is a configuration's tooltip: its rank with units and its print.
+func (s *site) rankTip(g *group) string {
+	t := s.label(g.groupKey) + ": "
+	if len(g.Partial) > 0 {
+		t += pctRange(g.Lo, g.Hi, 2) + " (reachable range)"
+	} else {
+		t += fmtFrac(g.Overall, 2)
+	}
+	t += fmt.Sprintf(" over %d challenge(s)", g.NChallenges)
+	if pr, _ := s.printedOverall(g); pr != "" {
+		t += "; paper prints " + pr
+	}
+	return t
+}
+
+// figure1Section is paper Figure 1: the comparable configurations ranked
+// on all the benchmark's challenges, and the table of every comparable
+// configuration (ablations included) with a filter.
+func (s *site) figure1Section() *section {
+	var gs []*group
+	for _, g := range s.data.Groups {
+		if s.comparable(g.Source) {
+			gs = append(gs, g)
+		}
+	}
 	sort.SliceStable(gs, func(i, j int) bool { return midpoint(gs[i]) > midpoint(gs[j]) })
-	var cats []string
-	exact := barSeries{Name: "ReX-MLE rank", Stack: "r"}
-	rng := barSeries{Name: "reachable range (partially recorded runs)", Stack: "r"}
-	t := &table{ID: "overall", Caption: "ReX-MLE rank per agent configuration", Head: []string{"Agent", "Backend", "Setting", "Source", "Challenges", "ReX-MLE rank", "Paper", "Check"}}
-	anyRange := false
+	var bars []pctBar
+	nAbl := 0
+	t := &table{ID: "overall", Caption: "ReX-MLE rank per agent configuration (synthetic runs excluded)", Filter: true, FilterCols: "Backend,Setting,Source",
+		Head:     []string{"Agent", "ReX-MLE rank", "Paper", "Check", "Backend", "Setting", "Source", "Challenges"},
+		DataHead: []string{"agent", "backend", "setting", "source", "challenges", "rexmle_rank_pct", "rexmle_rank_lo_pct", "rexmle_rank_hi_pct", "paper_pct", "paper_table", "check"}}
 	for _, g := range gs {
-		cats = append(cats, s.label(g.groupKey))
-		if len(g.Partial) > 0 {
-			exact.Values = append(exact.Values, 100*g.Lo)
-			rng.Values = append(rng.Values, 100*(g.Hi-g.Lo))
-			anyRange = true
+		if s.headlineGroup(g) {
+			bars = append(bars, pctBar{Label: s.label(g.groupKey), Value: 100 * g.Overall, Hi: math.NaN(), Printed: s.printedPct(g), Tip: s.rankTip(g)})
 		} else {
-			exact.Values = append(exact.Values, 100*g.Overall)
-			rng.Values = append(rng.Values, math.NaN())
+			nAbl++
 		}
 		val := fmtFrac(g.Overall, 2)
 		if len(g.Partial) > 0 {
@@ -38,33 +169,78 @@ func (s *site) overviewPage() ([]*page, error) {
 		printed, ck := s.printedOverall(g)
 		b, bc, bt := ck.badge()
 		t.Rows = append(t.Rows, row{Cells: []cell{
-			{Text: s.agentName(g.Agent)}, {Text: g.Backend}, {Text: g.Setting}, {Text: shortSource(g.Source)},
-			{Text: fmt.Sprint(g.NChallenges), Class: "num"},
+			{Text: s.agentName(g.Agent), Href: "agents/" + groupSlug(g.groupKey) + ".html"},
 			{Text: val, Class: "num", Sort: sortKey(midpoint(g))},
 			{Text: printed, Class: "num"},
 			{Text: "", Badge: b, BadgeClass: bc, BadgeTitle: bt},
-		}})
+			{Text: g.Backend}, {Text: g.Setting}, {Text: shortSource(g.Source)},
+			{Text: strconv.Itoa(g.NChallenges), Class: "num"},
+		}, Data: []any{g.Agent, g.Backend, g.Setting, g.Source, g.NChallenges, pctNum(g.Overall), pctNum(g.Lo), pctNum(g.Hi), jnum(s.printedPct(g)), s.printedTable(g), classOf(ck)}})
 	}
-	series := []barSeries{exact}
-	if anyRange {
-		series = append(series, rng)
-	}
-	fig := &section{ID: "rank", Title: "ReX-MLE rank (paper Figure 1)",
-		Paragraphs: []string{"Runs the paper recorded only by their primary metric (Tables 4 and 5) have a range: the bar shows the lowest reachable rank and the lighter part the rest of the range."},
-		Tables:     []*table{t}}
-	if len(cats) > 0 {
-		fig.Charts = []chart{barChart(chartID("overall"), "ReX-MLE rank", "%", cats, series, true,
-			"Bar chart of the ReX-MLE rank (mean percentile, %) of every agent configuration, best first")}
+	fig := &section{ID: "rank", Title: "ReX-MLE rank (paper Figure 1)", Tables: []*table{t}}
+	if len(bars) > 0 {
+		fig.Paragraphs = append(fig.Paragraphs, fmt.Sprintf("The chart shows the %d configuration(s) ranked on all %d challenges; the diamond is the paper's printed value.", len(bars), len(s.b.Challenges)))
+		fig.Charts = []chart{pctChart(chartID("overall"), "ReX-MLE rank, all challenges", "mean percentile of the human teams (%)", bars,
+			"Bar chart of the ReX-MLE rank (mean percentile, %, axis 0–100 %) of each configuration ranked on all challenges, best first")}
 	} else {
-		fig.Paragraphs = append(fig.Paragraphs, "No ranked runs in the store yet: run the rank stage.")
+		fig.Paragraphs = append(fig.Paragraphs, "No configuration is ranked on every challenge yet (run the rank stage), so there is no Figure 1 chart.")
 	}
-	p.Sections = append(p.Sections, fig, s.table3Section())
-	links := &section{ID: "pages", Title: "Challenges"}
-	for _, c := range s.b.Challenges {
-		links.List = append(links.List, listItem{Text: c.ShortName, Href: "challenges/" + c.ID + ".html", Note: c.Modality + " · " + c.TaskType})
+	if nAbl > 0 {
+		fig.Paragraphs = append(fig.Paragraphs, fmt.Sprintf("%d configuration(s) were run on fewer challenges or recorded only by their primary metric (the paper's ablations, Tables 4 and 5): they are in the table below but not in the chart, because their means are over other challenges; see the Ablations page.", nAbl))
 	}
-	p.Sections = append(p.Sections, links)
-	return []*page{p}, nil
+	return fig
+}
+
+// printedPct is the paper's printed overall for a configuration, percent;
+// NaN for none.
+func (s *site) printedPct(g *group) float64 {
+	if g.Source != "paper" {
+		return math.NaN()
+	}
+	for _, o := range s.data.Overall {
+		if o.Setting == g.Setting && o.Backend == g.Backend && o.Agent == g.Agent {
+			if v, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(o.Text), "%"), 64); err == nil {
+				return v
+			}
+		}
+	}
+	return math.NaN()
+}
+
+// printedTable names the table that printed a configuration's overall (nil for none).
+func (s *site) printedTable(g *group) any {
+	if g.Source != "paper" {
+		return nil
+	}
+	for _, o := range s.data.Overall {
+		if o.Setting == g.Setting && o.Backend == g.Backend && o.Agent == g.Agent {
+			return o.Table
+		}
+	}
+	return nil
+}
+
+// pctNum is a fraction as a plain percentage number for downloads (nil for NaN).
+func pctNum(f float64) any {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return nil
+	}
+	return round4(100 * f)
+}
+
+// valNum is a value for downloads (nil when absent or not finite).
+func valNum(v float64, ok bool) any {
+	if !ok || math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return v
+}
+
+func classOf(c *check) any {
+	if c == nil {
+		return nil
+	}
+	return c.Class
 }
 
 // midpoint orders configurations: the overall rank, or the middle of its range.
@@ -90,12 +266,18 @@ func (s *site) printedOverall(g *group) (string, *check) {
 }
 
 // table3Groups are the columns of the Table 3 equivalent: the paper's
-// S-table configuration (24 h, GPT-5) and every new configuration.
+// S-table configuration (24 h, GPT-5) and every new comparable
+// configuration ranked on every challenge. Synthetic runs never appear.
 func (s *site) table3Groups() []*group {
 	var out []*group
 	for _, g := range s.data.Groups {
+		if !s.comparable(g.Source) {
+			continue
+		}
 		if g.Source != "paper" {
-			out = append(out, g)
+			if len(g.Partial) == 0 && g.NChallenges == len(s.b.Challenges) {
+				out = append(out, g)
+			}
 			continue
 		}
 		for _, r := range g.Runs {
@@ -119,72 +301,241 @@ func runsOf(g *group, ch string) []*runData {
 	return out
 }
 
-// table3Section is the challenge × agent table of primary values and
-// percentiles with the paper's prints and a reproduction badge per cell.
+// cellValue is a configuration's primary value and percentile on one
+// challenge: means over seeds; pct NaN when unknown.
+type cellValue struct {
+	Value        float64
+	HasValue     bool
+	Pct, Lo, Hi  float64 // fractions; Lo/Hi NaN unless partial
+	Fail         bool    // every run failed
+	Text         string  // "0.04 · 0%", "FAIL", "—"
+	Runs         []*runData
+	PrintedValue string
+	PrintedPct   string
+}
+
+func (s *site) cellOf(g *group, ch, primary string, tbl string) cellValue {
+	cv := cellValue{Pct: math.NaN(), Lo: math.NaN(), Hi: math.NaN(), Text: "—"}
+	rs := runsOf(g, ch)
+	cv.Runs = rs
+	if len(rs) == 0 {
+		return cv
+	}
+	var vs float64
+	var nv, nfail int
+	for _, r := range rs {
+		if v, ok := r.Values[primary]; ok && !math.IsNaN(v) {
+			vs += v
+			nv++
+		}
+		if r.Ranked && !r.ok() && !r.partial() {
+			nfail++
+		}
+	}
+	if nv > 0 {
+		cv.Value, cv.HasValue = vs/float64(nv), true
+	}
+	cv.Fail = nfail == len(rs)
+	pct := "FAIL"
+	if pc, ok := g.PerChallenge[ch]; ok && !cv.Fail {
+		cv.Pct = pc
+		pct = fmtFrac(pc, 0)
+		if len(rs) == 1 {
+			pct = runPct(rs[0], 0)
+		}
+	} else if lh, ok := g.Partial[ch]; ok {
+		cv.Lo, cv.Hi = lh[0], lh[1]
+		pct = pctRange(lh[0], lh[1], 0)
+	}
+	if cv.Fail {
+		cv.Text = "FAIL"
+	} else {
+		cv.Text = fmtValue(cv.Value, cv.HasValue, 2) + " · " + pct
+	}
+	if tbl != "" && g.Source == "paper" {
+		if pr := rs[0].Printed[tbl]; pr != nil {
+			cv.PrintedValue, cv.PrintedPct = pr["primary"], pr["percentile"]
+		}
+	}
+	return cv
+}
+
+// printedCell is the paper's cell text: "FAIL" alone when it printed FAIL.
+func printedCell(v, pct string) string {
+	if v == "FAIL" {
+		return "FAIL"
+	}
+	return v + " · " + orDash(pct)
+}
+
+// table3Section is the challenge × configuration table: the top human's
+// primary value, then per configuration the computed value · percentile
+// with the reproduction badge (value and percentile checked) and, where
+// the paper's cell differs, its print on a second line; an overall row.
 func (s *site) table3Section() *section {
 	gs := s.table3Groups()
-	t := &table{ID: "table3", Caption: "Primary metric and percentile per challenge × agent (Table 3 equivalent); computed · paper", Head: []string{"Challenge", "Primary metric"}}
+	t := &table{ID: "table3", Class: "compact", Caption: "Primary metric value · percentile per challenge (Table 3 equivalent; synthetic runs excluded)",
+		Head: []string{"Challenge", "Metric", "Human (top team)"}, DataHead: []string{"challenge", "metric", "human_value", "human_pct"}}
 	for _, g := range gs {
 		t.Head = append(t.Head, s.label(g.groupKey))
+		k := groupSlug(g.groupKey)
+		t.DataHead = append(t.DataHead, k+":value", k+":pct", k+":pct_lo", k+":pct_hi", k+":failed")
 		if g.Source == "paper" {
-			t.Head = append(t.Head, s.agentName(g.Agent)+": paper")
+			t.DataHead = append(t.DataHead, k+":paper_value", k+":paper_pct", k+":check")
 		}
 	}
 	for _, c := range s.b.Challenges {
-		rw := row{Cells: []cell{{Text: c.ShortName, Href: "challenges/" + c.ID + ".html"}, {Text: c.PrimaryLabel}}}
-		if rw.Cells[1].Text == "" {
-			rw.Cells[1].Text = c.PrimaryMetric
+		metric := c.PrimaryLabel
+		if metric == "" {
+			metric = c.PrimaryMetric
 		}
+		hv, hok := math.NaN(), false
+		if len(c.Leaderboard) > 0 {
+			top := c.Leaderboard[0]
+			for _, h := range c.Leaderboard {
+				if h.Rank < top.Rank {
+					top = h
+				}
+			}
+			hv, hok = top.Values[c.PrimaryMetric]
+		}
+		rw := row{Cells: []cell{{Text: c.ShortName, Href: "challenges/" + c.ID + ".html"}, {Text: metric},
+			{Text: fmtValue(hv, hok, 2) + " · 100%", Class: "num", Sort: sortKey(hv)}},
+			Data: []any{c.ID, c.PrimaryMetric, valNum(hv, hok), 100}}
 		for _, g := range gs {
-			rs := runsOf(g, c.ID)
-			if len(rs) == 0 {
-				rw.Cells = append(rw.Cells, cell{Text: "—"})
-				if g.Source == "paper" {
-					rw.Cells = append(rw.Cells, cell{Text: "—"})
+			cv := s.cellOf(g, c.ID, c.PrimaryMetric, "3")
+			ce := cell{Text: cv.Text, Class: "num", Sort: sortKey(cv.Pct), Href: "agents/" + groupSlug(g.groupKey) + ".html#" + c.ID}
+			data := []any{valNum(cv.Value, cv.HasValue), pctNum(cv.Pct), pctNum(cv.Lo), pctNum(cv.Hi), cv.Fail}
+			if g.Source == "paper" && len(cv.Runs) > 0 {
+				id := cv.Runs[0].ID + "/3"
+				vc, pc := s.repro.Value[id], s.repro.Primary[id]
+				ce.Badge, ce.BadgeClass, ce.BadgeTitle = cellBadge(vc, pc)
+				ce.Badge = shortBadge(ce.Badge)
+				printed := printedCell(cv.PrintedValue, cv.PrintedPct)
+				if cv.PrintedValue != "" && printed != cv.Text {
+					ce.Note = "paper: " + printed
 				}
-				continue
-			}
-			// Mean over seeds of the primary value and percentile.
-			var vs, ps float64
-			var nv int
-			for _, r := range rs {
-				if v, ok := r.Values[c.PrimaryMetric]; ok && !math.IsNaN(v) {
-					vs += v
-					nv++
+				var cls any
+				if w := worse(vc, pc); w != nil {
+					cls = w.Class
 				}
-			}
-			pct := "FAIL"
-			if pc, ok := g.PerChallenge[c.ID]; ok {
-				ps = pc
-				pct = fmtFrac(ps, 0)
-				if len(rs) == 1 {
-					pct = runPct(rs[0], 0)
+				pv, _ := strconv.ParseFloat(cv.PrintedValue, 64)
+				var pvAny any
+				if cv.PrintedValue != "" && cv.PrintedValue != "FAIL" {
+					pvAny = pv
 				}
-			} else if lh, ok := g.Partial[c.ID]; ok {
-				pct = pctRange(lh[0], lh[1], 0)
-			}
-			val := "—"
-			if nv > 0 {
-				dec := 2
-				val = fmtValue(vs/float64(nv), true, dec)
-			}
-			rw.Cells = append(rw.Cells, cell{Text: val + " · " + pct, Class: "num", Sort: sortKey(ps)})
-			if g.Source == "paper" {
-				r := rs[0]
-				pr := r.Printed["3"]
-				txt := "—"
-				if pr != nil {
-					txt = pr["primary"] + " · " + orDash(pr["percentile"])
+				var ppAny any
+				if x, err := strconv.ParseFloat(strings.TrimSuffix(cv.PrintedPct, "%"), 64); err == nil {
+					ppAny = x
 				}
-				b, bc, bt := s.repro.Primary[r.ID+"/3"].badge()
-				rw.Cells = append(rw.Cells, cell{Text: txt, Class: "num", Badge: b, BadgeClass: bc, BadgeTitle: bt})
+				data = append(data, pvAny, ppAny, cls)
+			} else if g.Source == "paper" {
+				data = append(data, nil, nil, nil)
 			}
+			rw.Cells = append(rw.Cells, ce)
+			rw.Data = append(rw.Data, data...)
 		}
 		t.Rows = append(t.Rows, rw)
 	}
+	// The overall row.
+	orow := row{Class: "agent", Cells: []cell{{Text: "Overall mean percentile"}, {Text: ""}, {Text: "100%", Class: "num"}}, Data: []any{"overall", "", nil, 100}}
+	for _, g := range gs {
+		ce := cell{Text: fmtFrac(g.Overall, 2), Class: "num", Sort: sortKey(g.Overall)}
+		data := []any{nil, pctNum(g.Overall), nil, nil, nil}
+		if g.Source == "paper" {
+			var ck *check
+			var printed string
+			for _, o := range s.data.Overall {
+				if o.Table == "3" && o.Setting == g.Setting && o.Backend == g.Backend && o.Agent == g.Agent {
+					printed, ck = o.Text, s.repro.Overall[o.Table+"/"+o.Setting+"/"+o.Backend+"/"+o.Agent]
+				}
+			}
+			b, bc, bt := ck.badge()
+			ce.Badge, ce.BadgeClass, ce.BadgeTitle = shortBadge(b), bc, bt
+			if printed != "" && printed != ce.Text {
+				ce.Note = "paper: " + printed
+			}
+			var pp any
+			if x, err := strconv.ParseFloat(strings.TrimSuffix(printed, "%"), 64); err == nil {
+				pp = x
+			}
+			data = append(data, nil, pp, classOf(ck))
+		}
+		orow.Cells = append(orow.Cells, ce)
+		orow.Data = append(orow.Data, data...)
+	}
+	t.Rows = append(t.Rows, orow)
 	return &section{ID: "table3", Title: "Per challenge (paper Table 3)",
-		Paragraphs: []string{"Each computed cell is the primary metric value (2 decimals, as the paper prints it) and the whole-number percentile, half-up from the exact position sum; the paper's cell is beside it with the reproduction check (hover for the reason)."},
+		Paragraphs: []string{"Each cell is the primary metric value (2 decimals, as the paper prints it) and the whole-number percentile, half-up from the exact position sum, computed from the stored values. The mark beside a paper configuration's cell is the reproduction check of both the value and the percentile (✓ matches, ≈ rounding, ? undetermined, ✗ differs; hover for the reason); where the paper's cell differs it is shown below. The same checks are listed on the Reproduction page. Each cell links to the configuration's page."},
 		Tables:     []*table{t}}
+}
+
+// shortBadge keeps the symbol of a badge, for narrow tables.
+func shortBadge(b string) string {
+	if i := strings.IndexByte(b, ' '); i > 0 {
+		return b[:i]
+	}
+	return b
+}
+
+// worse is the worse of two checks (nil when both are).
+func worse(a, b *check) *check {
+	switch {
+	case a == nil:
+		return b
+	case b == nil:
+		return a
+	case classOrder[b.Class] > classOrder[a.Class]:
+		return b
+	}
+	return a
+}
+
+// demoSection shows the synthetic runs apart, clearly marked; nil when there are none.
+func (s *site) demoSection() *section {
+	gs := s.demoGroups()
+	if len(gs) == 0 {
+		return nil
+	}
+	sec := &section{ID: "synthetic", Title: "Synthetic runs (not comparable with the paper or the human teams)", Class: "section-demo",
+		Paragraphs: []string{"These runs are on synthetic data made by the prepare stage (the demo profile, or test fixtures). Their percentiles are against the real challenges' human leaderboards, which were built on the real test sets, so they show only that the pipeline works end to end: they are not results."}}
+	t := &table{ID: "synthetic-overall", Caption: "ReX-MLE rank of the synthetic runs (pipeline check only)", Filter: true, FilterCols: "Source",
+		Head:     []string{"Agent", "Backend", "Setting", "Source", "Data", "Challenges", "ReX-MLE rank (synthetic)"},
+		DataHead: []string{"agent", "backend", "setting", "source", "data", "challenges", "rexmle_rank_pct", "rexmle_rank_lo_pct", "rexmle_rank_hi_pct"}}
+	var bars []pctBar
+	for _, g := range gs {
+		val := fmtFrac(g.Overall, 2)
+		if len(g.Partial) > 0 {
+			val = pctRange(g.Lo, g.Hi, 2)
+		}
+		t.Rows = append(t.Rows, row{Cells: []cell{{Text: s.agentName(g.Agent), Href: "agents/" + groupSlug(g.groupKey) + ".html"}, {Text: g.Backend}, {Text: g.Setting}, {Text: g.Source},
+			{Text: s.dataKind(g.Source)}, {Text: strconv.Itoa(g.NChallenges), Class: "num"}, {Text: val, Class: "num", Sort: sortKey(midpoint(g))}},
+			Data: []any{g.Agent, g.Backend, g.Setting, g.Source, s.dataKind(g.Source), g.NChallenges, pctNum(g.Overall), pctNum(g.Lo), pctNum(g.Hi)}})
+		if !math.IsNaN(g.Overall) {
+			bars = append(bars, pctBar{Label: s.label(g.groupKey) + " [synthetic]", Value: 100 * g.Overall, Hi: math.NaN(), Printed: math.NaN(),
+				Tip: s.label(g.groupKey) + ": " + fmtFrac(g.Overall, 2) + " on synthetic data (not comparable)"})
+		}
+	}
+	if nonZero(bars) {
+		sec.Charts = []chart{pctChart(chartID("synthetic"), "Synthetic runs (pipeline check, not results)", "percentile on synthetic data (%)", bars,
+			"Bar chart of the mean percentile (%) of the synthetic runs; not comparable with the human leaderboards")}
+	} else if len(bars) > 0 {
+		sec.Paragraphs = append(sec.Paragraphs, "Every synthetic configuration is at 0 %: no chart is drawn.")
+	}
+	sec.Tables = []*table{t}
+	return sec
+}
+
+// groupSlug is the file name of a configuration's page.
+func groupSlug(k groupKey) string {
+	parts := []string{k.Source, k.Setting, k.Backend, k.Agent}
+	var out []string
+	for _, p := range parts {
+		if p != "" {
+			out = append(out, slug(p))
+		}
+	}
+	return strings.Join(out, "--")
 }
 
 func orDash(s string) string {

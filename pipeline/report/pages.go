@@ -43,8 +43,9 @@ func (s *site) reproductionPage() ([]*page, error) {
 		p.Sections = append(p.Sections, sum)
 		return []*page{p}, nil
 	}
-	sum.Paragraphs = []string{fmt.Sprintf("%d comparisons: %d match, %d rounding, %d inconsistency, %d undetermined.",
-		len(s.repro.Checks), classes[classMatch], classes[classRounding], classes[classInconsistency], classes[classUndetermined])}
+	th := s.topHumanSection()
+	sum.Paragraphs = []string{fmt.Sprintf("%d comparisons: %d match, %d rounding, %d inconsistency, %d undetermined. Besides these, %s",
+		len(s.repro.Checks), classes[classMatch], classes[classRounding], classes[classInconsistency], classes[classUndetermined], th.Paragraphs[0])}
 	keys := make([]tk, 0, len(tally))
 	for k := range tally {
 		keys = append(keys, k)
@@ -75,8 +76,55 @@ func (s *site) reproductionPage() ([]*page, error) {
 	if len(t.Rows) == 0 {
 		dis.Paragraphs = []string{"None: every compared number matches."}
 	}
-	p.Sections = append(p.Sections, sum, dis)
+	p.Sections = append(p.Sections, sum, dis, th)
 	return []*page{p}, nil
+}
+
+// topHumanSection counts the S-tables whose top human's printed 100.0%
+// differs from the percentile its own values reach among the leaderboard
+// rows, and lists every table's pair.
+func (s *site) topHumanSection() *section {
+	sec := &section{ID: "top-human", Title: "The top human team's percentile"}
+	t := &table{ID: "reproduction-top-human", Caption: "Top human team: the paper's 100.0% and the computed percentile", Head: []string{"Challenge", "Team", "Computed mean rank", "Paper", "Computed", "Check"},
+		DataHead: []string{"challenge", "team", "mean_rank", "paper_pct", "computed_pct", "differs"}}
+	flagged, n := 0, 0
+	for _, c := range s.b.Challenges {
+		if !s.hasSTable(c.ID) {
+			continue
+		}
+		top, res, ok := topHuman(c)
+		if !ok {
+			continue
+		}
+		n++
+		computed := runPct(&runData{Ranked: true, RankStatus: "ok", PosSum: res.PosSum, K: res.K, N: res.N, MeanRank: res.MeanRank, Pct: res.Percentile}, 1)
+		differs := computed != paperTopHumanPct
+		ce := cell{Text: "", Badge: "✓ matches", BadgeClass: "ok"}
+		if differs {
+			flagged++
+			ce = cell{Text: "", Badge: "⚑ differs", BadgeClass: "warn", BadgeTitle: "the paper prints 100.0% for the top team by convention"}
+		}
+		t.Rows = append(t.Rows, row{Cells: []cell{{Text: c.ShortName, Href: "challenges/" + c.ID + ".html#values"}, {Text: top.Team}, {Text: fmtMeanRank(res.MeanRank), Class: "num"},
+			{Text: paperTopHumanPct, Class: "num"}, {Text: computed, Class: "num"}, ce},
+			Data: []any{c.ID, top.Team, valNum(res.MeanRank, true), 100.0, pctNum(res.Percentile), differs}})
+	}
+	sec.Paragraphs = []string{fmt.Sprintf("every S-table prints 100.0%% for the top human team; ranking that team's own values among the leaderboard rows gives another percentile in %d of %d tables (flagged ⚑ below and on the challenge pages): the paper's human column is a reference, not a ranked entry, so these are counted apart from the comparisons.", flagged, n)}
+	sec.Tables = []*table{t}
+	return sec
+}
+
+// hasSTable reports whether the paper printed an S-table for a challenge.
+func (s *site) hasSTable(id string) bool {
+	for _, r := range s.data.Runs {
+		if r.Source == "paper" && r.Challenge == id {
+			for t := range r.Printed {
+				if strings.HasPrefix(t, "S") {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 func tableGroup(t string) string {
@@ -151,6 +199,22 @@ func (s *site) provenancePage() ([]*page, error) {
 	facts := &table{ID: "provenance", Caption: "Build inputs", Head: []string{"Item", "Value"}}
 	add := func(k, v string) { facts.Rows = append(facts.Rows, row{Cells: []cell{{Text: k}, {Text: v}}}) }
 	add("Benchmark", s.b.Meta.Name+" ("+s.b.Meta.Paper+")")
+	prof := s.buildProfile()
+	add("Profile", prof)
+	if pr, ok := s.b.Profiles[prof]; ok {
+		add("Data", orDash(pr.Data)+" (checksums of the prepared datasets below)")
+	} else if prof == "paper" {
+		add("Data", "the paper's recorded results (results/paper)")
+	} else {
+		add("Data", "synthetic (runs of sources not in benchmark.toml's profiles)")
+	}
+	for _, src := range s.sources() {
+		cmp := "comparable with the human leaderboards"
+		if !s.comparable(src) {
+			cmp = "NOT comparable with the human leaderboards"
+		}
+		add("Runs of source "+src, s.dataKind(src)+"; "+cmp)
+	}
 	add("benchmark.toml hash (with every challenge file)", s.b.Hash)
 	add("Git commit", commit)
 	add("Go version", runtime.Version())
@@ -228,6 +292,15 @@ func (s *site) provenancePage() ([]*page, error) {
 		{ID: "data", Title: "Datasets", Tables: []*table{dt}},
 	}
 	return []*page{p}, nil
+}
+
+// sources lists the run sources in the store, sorted.
+func (s *site) sources() []string {
+	m := map[string]bool{}
+	for _, r := range s.data.Runs {
+		m[r.Source] = true
+	}
+	return sortedKeys(m)
 }
 
 // gitCommit asks git for HEAD in dir; "unknown" when that fails.

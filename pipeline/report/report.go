@@ -17,9 +17,11 @@ import (
 	"html/template"
 	"io/fs"
 	"log/slog"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -37,7 +39,13 @@ type Options struct {
 	ResultsDir string            // the CSV exports folder; its *.csv files are offered as downloads ("" for none)
 	DataDir    string            // prepared data (data/<id>/manifest.json for checksums); default Benchmark.Paths.Data
 	GitCommit  string            // shown on the provenance page; empty: ask git (rev-parse HEAD), "unknown" if that fails
-	Logger     *slog.Logger      // nil: slog.Default()
+	// Profile is the benchmark.toml profile the site is built for (e.g.
+	// "demo", "paper"). A profile whose data is not "fetched" puts a banner
+	// on every page. Empty: inferred from the runs in the store (a banner
+	// when any run comes from a source that is not comparable with the
+	// human leaderboards).
+	Profile string
+	Logger  *slog.Logger // nil: slog.Default()
 }
 
 // Result says what Build wrote.
@@ -55,10 +63,12 @@ type site struct {
 	opts  Options
 	data  *dataset
 	repro *reproduction
-	log   *slog.Logger
-	pages []*page
-	files map[string][]byte // extra files: PNG plots, copied exports
-	mu    sync.Mutex
+	// banner is the notice every page of a non-paper build carries ("" for none).
+	banner string
+	log    *slog.Logger
+	pages  []*page
+	files  map[string][]byte // extra files: PNG plots, copied exports
+	mu     sync.Mutex
 }
 
 // Build reads the store and writes the site into opts.OutDir, replacing the
@@ -85,6 +95,7 @@ func Build(ctx context.Context, opts Options) (*Result, error) {
 		return nil, fmt.Errorf("report: %w", err)
 	}
 	s := &site{b: opts.Benchmark, opts: opts, data: data, log: opts.Logger, files: map[string][]byte{}}
+	s.banner = s.bannerText()
 	if s.repro, err = s.reproduce(ctx); err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}
@@ -107,7 +118,7 @@ func Build(ctx context.Context, opts Options) (*Result, error) {
 // buildPages assembles every page's content.
 func (s *site) buildPages(ctx context.Context) error {
 	builders := []func() ([]*page, error){
-		s.overviewPage, s.challengePages, s.capabilitiesPage, s.ablationsPage,
+		s.overviewPage, s.challengePages, s.agentPages, s.capabilitiesPage, s.ablationsPage,
 		s.computePage, s.reproductionPage, s.quirksPage, s.provenancePage,
 	}
 	out := make([][]*page, len(builders))
@@ -145,6 +156,7 @@ func (s *site) finish() {
 	nav := s.nav()
 	for _, p := range s.pages {
 		p.Nav = nil
+		p.Banner = s.banner
 		p.Root = strings.Repeat("../", strings.Count(p.Path, "/"))
 		for _, n := range nav {
 			p.Nav = append(p.Nav, navLink{Href: n.Href, Text: n.Text, Current: n.Href == p.Path})
@@ -164,6 +176,7 @@ func (s *site) nav() []navLink {
 	return []navLink{
 		{Href: "index.html", Text: "Overview"},
 		{Href: "challenges/index.html", Text: "Challenges"},
+		{Href: "agents/index.html", Text: "Agents"},
 		{Href: "capabilities.html", Text: "Capabilities"},
 		{Href: "ablations.html", Text: "Ablations"},
 		{Href: "compute.html", Text: "Compute"},
@@ -310,23 +323,18 @@ func (s *site) tables() []*table {
 	return out
 }
 
-// tableFiles renders a table as CSV (header + cell texts, badges as an
-// extra column where present) and as JSON (an array of objects keyed by header).
+// tableFiles renders a table as CSV and as JSON (an object with the
+// columns and an array of rows keyed by column). Downloads hold plain
+// values: a table with DataHead exports its rows' Data (numbers as numbers,
+// nil as empty / null); otherwise each cell's text, as a number when it is
+// one, with badges as an extra "(check)" column holding the check's class.
 func tableFiles(t *table) ([]byte, []byte, error) {
-	head := append([]string(nil), t.Head...)
-	hasBadge := make([]bool, len(head))
-	for _, r := range t.Rows {
-		for i, c := range r.Cells {
-			if c.Badge != "" && i < len(hasBadge) {
-				hasBadge[i] = true
+	cols, recs := exportRows(t)
+	if t.DataHead != nil {
+		for i, r := range recs {
+			if len(r) != len(cols) {
+				return nil, nil, fmt.Errorf("table %s: row %d has %d data values for %d columns", t.ID, i+1, len(r), len(cols))
 			}
-		}
-	}
-	var cols []string
-	for i, h := range head {
-		cols = append(cols, h)
-		if hasBadge[i] {
-			cols = append(cols, h+" (check)")
 		}
 	}
 	var cb bytes.Buffer
@@ -334,27 +342,19 @@ func tableFiles(t *table) ([]byte, []byte, error) {
 	if err := w.Write(cols); err != nil {
 		return nil, nil, err
 	}
-	var objs []map[string]string
-	for _, r := range t.Rows {
-		var rec []string
-		obj := map[string]string{}
-		for i := range head {
-			var c cell
-			if i < len(r.Cells) {
-				c = r.Cells[i]
+	objs := make([]map[string]any, 0, len(recs))
+	for _, rec := range recs {
+		line := make([]string, len(cols))
+		obj := map[string]any{}
+		for i, c := range cols {
+			var v any
+			if i < len(rec) {
+				v = rec[i]
 			}
-			rec = append(rec, c.Text)
-			obj[head[i]] = c.Text
-			if hasBadge[i] {
-				b := c.Badge
-				if c.BadgeTitle != "" && c.BadgeClass != "ok" {
-					b += ": " + c.BadgeTitle
-				}
-				rec = append(rec, b)
-				obj[head[i]+" (check)"] = b
-			}
+			obj[c] = v
+			line[i] = csvText(v)
 		}
-		if err := w.Write(rec); err != nil {
+		if err := w.Write(line); err != nil {
 			return nil, nil, err
 		}
 		objs = append(objs, obj)
@@ -363,14 +363,100 @@ func tableFiles(t *table) ([]byte, []byte, error) {
 	if err := w.Error(); err != nil {
 		return nil, nil, fmt.Errorf("table %s: %w", t.ID, err)
 	}
-	if objs == nil {
-		objs = []map[string]string{}
-	}
 	j, err := json.MarshalIndent(map[string]any{"id": t.ID, "caption": t.Caption, "columns": cols, "rows": objs}, "", " ")
 	if err != nil {
 		return nil, nil, fmt.Errorf("table %s: %w", t.ID, err)
 	}
 	return cb.Bytes(), append(j, '\n'), nil
+}
+
+// exportRows is a table's download columns and rows.
+func exportRows(t *table) ([]string, [][]any) {
+	if t.DataHead != nil {
+		recs := make([][]any, 0, len(t.Rows))
+		for _, r := range t.Rows {
+			recs = append(recs, r.Data)
+		}
+		return t.DataHead, recs
+	}
+	hasBadge := make([]bool, len(t.Head))
+	for _, r := range t.Rows {
+		for i, c := range r.Cells {
+			if c.Badge != "" && i < len(hasBadge) {
+				hasBadge[i] = true
+			}
+		}
+	}
+	var cols []string
+	for i, h := range t.Head {
+		cols = append(cols, h)
+		if hasBadge[i] {
+			cols = append(cols, h+" (check)")
+		}
+	}
+	var recs [][]any
+	for _, r := range t.Rows {
+		var rec []any
+		for i := range t.Head {
+			var c cell
+			if i < len(r.Cells) {
+				c = r.Cells[i]
+			}
+			rec = append(rec, plainValue(c.Text))
+			if hasBadge[i] {
+				rec = append(rec, badgeClass(c.Badge))
+			}
+		}
+		recs = append(recs, rec)
+	}
+	return cols, recs
+}
+
+// plainValue is a cell text as a number when it is one ("12.5", "12.5%"
+// → 12.5), nil for an empty or dash cell, else the text.
+func plainValue(s string) any {
+	s = strings.TrimSpace(s)
+	switch s {
+	case "", "—", "–":
+		return nil
+	}
+	if v, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64); err == nil && !math.IsNaN(v) && !math.IsInf(v, 0) {
+		return v
+	}
+	return s
+}
+
+// badgeClass names a badge's verdict for downloads.
+func badgeClass(b string) any {
+	switch {
+	case b == "":
+		return nil
+	case strings.HasPrefix(b, "✓"):
+		return classMatch
+	case strings.HasPrefix(b, "≈"):
+		return classRounding
+	case strings.HasPrefix(b, "?"):
+		return classUndetermined
+	case strings.HasPrefix(b, "✗"):
+		return classInconsistency
+	}
+	return b
+}
+
+func csvText(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	case int:
+		return strconv.Itoa(x)
+	case bool:
+		return strconv.FormatBool(x)
+	case string:
+		return x
+	}
+	return fmt.Sprint(v)
 }
 
 // addFile records an extra file (PNG plot, copied export) to write.

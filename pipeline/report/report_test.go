@@ -5,10 +5,12 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -96,9 +98,22 @@ func TestMain(m *testing.M) {
 }
 
 type tableJSON struct {
-	ID      string              `json:"id"`
-	Columns []string            `json:"columns"`
-	Rows    []map[string]string `json:"rows"`
+	ID      string           `json:"id"`
+	Columns []string         `json:"columns"`
+	Rows    []map[string]any `json:"rows"`
+}
+
+// str is a downloaded cell as text ("" for null).
+func str(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return x
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	}
+	return fmt.Sprint(v)
 }
 
 func readTable(t *testing.T, site, id string) tableJSON {
@@ -146,22 +161,47 @@ func TestTable3RowsAndPaperCells(t *testing.T) {
 	site := filepath.Join(paperSite(t), "site")
 	b := loadBenchmark(t)
 	tj := readTable(t, site, "table3")
-	if len(tj.Rows) != len(b.Challenges) {
-		t.Fatalf("table3 has %d rows, want %d", len(tj.Rows), len(b.Challenges))
+	if len(tj.Rows) != len(b.Challenges)+1 {
+		t.Fatalf("table3 has %d rows, want %d challenges and the overall row", len(tj.Rows), len(b.Challenges))
 	}
+	// Synthetic runs never get a column.
+	for _, c := range tj.Columns {
+		if strings.HasPrefix(c, "synthetic") {
+			t.Errorf("table3 has a synthetic column %q", c)
+		}
+	}
+	aide := groupSlug(groupKey{"paper", "24h", "gpt-5", "aide"})
+	rd := groupSlug(groupKey{"paper", "24h", "gpt-5", "rd-agent"})
 	// The paper's Table 3 prints ISLES'22, AIDE: Dice 0.04 at percentile 0 %.
 	row := tj.Rows[0]
-	if row["Challenge"] != "ISLES'22" {
-		t.Fatalf("first row is %q", row["Challenge"])
+	if row["challenge"] != "isles22" {
+		t.Fatalf("first row is %v", row["challenge"])
 	}
-	if got := row["AIDE (gpt-5, 24h, paper)"]; got != "0.04 · 0%" {
-		t.Errorf("computed ISLES'22 AIDE cell = %q, want %q", got, "0.04 · 0%")
+	if v, ok := row[aide+":value"].(float64); !ok || math.Abs(v-0.0418) > 1e-9 {
+		t.Errorf("ISLES'22 AIDE value = %v, want the number 0.0418", row[aide+":value"])
 	}
-	if got := row["AIDE: paper"]; got != "0.04 · 0%" {
-		t.Errorf("printed ISLES'22 AIDE cell = %q", got)
+	if row[aide+":pct"] != 0.0 || row[aide+":paper_value"] != 0.04 || row[aide+":paper_pct"] != 0.0 || row[aide+":check"] != "match" {
+		t.Errorf("ISLES'22 AIDE = %v %v %v %v", row[aide+":pct"], row[aide+":paper_value"], row[aide+":paper_pct"], row[aide+":check"])
 	}
-	if got := row["AIDE: paper (check)"]; got != "✓ matches" {
-		t.Errorf("check = %q", got)
+	// DENTEX, R&D-Agent: the S-table prints AP 0.0000, Table 3 prints 0.09,
+	// both at 0 %. The percentile agrees, the value does not: the cell's
+	// check is the worse of the two, as on the reproduction page.
+	for _, r := range tj.Rows {
+		if r["challenge"] == "dentex" {
+			if r[rd+":check"] != "inconsistency" {
+				t.Errorf("DENTEX R&D-Agent check = %v, want inconsistency (value 0.00 vs 0.09)", r[rd+":check"])
+			}
+		}
+	}
+	last := tj.Rows[len(tj.Rows)-1]
+	if last["challenge"] != "overall" || last[aide+":paper_pct"] != 9.05 {
+		t.Errorf("overall row = %v", last)
+	}
+	html, _ := os.ReadFile(filepath.Join(site, "index.html"))
+	for _, s := range []string{"arxiv.org/abs/2512.17838", "medical-imaging", "human", "data-banner"} {
+		if !bytes.Contains(html, []byte(s)) {
+			t.Errorf("overview lacks %q", s)
+		}
 	}
 }
 
@@ -172,9 +212,9 @@ func TestReproductionFindsKnownPaperInconsistency(t *testing.T) {
 	for _, r := range tj.Rows {
 		// The paper prints 3 % for ML-Master on TopCoW-CTA-Seg though its
 		// S-table positions give mean rank 11 of 10 rows: 0 %.
-		if r["Where"] == "Table 3, TopCoW-CTA-Seg, ML-Master, percentile" {
+		if r["Where"] == "Table 3 (24h, gpt-5), TopCoW-CTA-Seg, ML-Master, percentile" {
 			found = true
-			if r["Computed"] != "0%" || r["Printed"] != "3%" || r["Class"] != "inconsistency" {
+			if str(r["Computed"]) != "0" || str(r["Printed"]) != "3" || r["Class"] != "inconsistency" {
 				t.Errorf("row = %v", r)
 			}
 		}
@@ -183,7 +223,8 @@ func TestReproductionFindsKnownPaperInconsistency(t *testing.T) {
 		}
 		// Every Table 4/5 row recorded by its primary value only is consistent
 		// with some positions of the unrecorded metrics.
-		if (strings.HasPrefix(r["Where"], "Table 4,") || strings.HasPrefix(r["Where"], "Table 5,")) && strings.HasSuffix(r["Where"], ", percentile") && r["Class"] != "undetermined" {
+		w := str(r["Where"])
+		if (strings.HasPrefix(w, "Table 4 (") || strings.HasPrefix(w, "Table 5 (")) && strings.HasSuffix(w, ", percentile") && r["Class"] != "undetermined" {
 			t.Errorf("Table 4/5 percentile row %v", r)
 		}
 	}
@@ -204,18 +245,30 @@ func TestChallengePageTables(t *testing.T) {
 	b := loadBenchmark(t)
 	c, _ := b.Challenge("isles22")
 	st := readTable(t, site, "s-isles22")
-	// The top human row, 2 agents × 2 seeds synthetic, 3 paper S-table runs,
-	// and the Table 4/5 runs on ISLES'22 (2 backends × 2 agents + 3 at 72 h).
-	if len(st.Rows) < 1+4+3 {
-		t.Fatalf("S-table has %d rows", len(st.Rows))
+	// The top human row, 3 paper S-table runs and the Table 4/5 runs on
+	// ISLES'22 (2 backends × 2 agents + 3 at 72 h); the synthetic runs
+	// (2 agents × 2 seeds) are in their own table.
+	if len(st.Rows) != 1+3+4+3 {
+		t.Fatalf("S-table has %d rows, want 11", len(st.Rows))
 	}
-	if !strings.HasPrefix(st.Rows[0]["Run"], "Top human") {
-		t.Errorf("first row %q", st.Rows[0]["Run"])
+	if !strings.HasPrefix(str(st.Rows[0]["run"]), "top human") {
+		t.Errorf("first row %v", st.Rows[0]["run"])
+	}
+	for _, r := range st.Rows[1:] {
+		if r["source"] != "paper" {
+			t.Errorf("non-paper run %v in the comparable S-table", r["run"])
+		}
+	}
+	if syn := readTable(t, site, "synthetic-isles22"); len(syn.Rows) != 4 {
+		t.Errorf("synthetic table has %d rows, want 4", len(syn.Rows))
 	}
 	lb := readTable(t, site, "leaderboard-isles22")
 	humans := 0
 	for _, r := range lb.Rows {
-		if !strings.HasPrefix(r["Rank"], "(") {
+		if strings.Contains(str(r["Entry"]), "synthetic") {
+			t.Errorf("synthetic run inserted into the leaderboard: %v", r)
+		}
+		if !strings.HasPrefix(str(r["Rank"]), "(") {
 			humans++
 		}
 	}
@@ -226,8 +279,8 @@ func TestChallengePageTables(t *testing.T) {
 	prev := math.Inf(-1)
 	for _, r := range lb.Rows {
 		var v float64
-		if _, err := fmtSscan(r["Mean position"], &v); err != nil {
-			t.Fatalf("mean position %q", r["Mean position"])
+		if _, err := fmtSscan(str(r["Mean position"]), &v); err != nil {
+			t.Fatalf("mean position %v", r["Mean position"])
 		}
 		if v < prev {
 			t.Errorf("leaderboard not sorted at %v", r)
@@ -239,7 +292,7 @@ func TestChallengePageTables(t *testing.T) {
 		t.Errorf("per-case table has %d rows, want 3", len(cases.Rows))
 	}
 	html, _ := os.ReadFile(filepath.Join(site, "challenges", "isles22.html"))
-	for _, s := range []string{"resize-mismatched-prediction", "higher is better", "lower is better", "c_pct_isles22"} {
+	for _, s := range []string{"resize-mismatched-prediction", "higher is better", "lower is better", "The paper&#39;s Table S2 as printed"} {
 		if !bytes.Contains(html, []byte(s)) {
 			t.Errorf("isles22 page lacks %q", s)
 		}
@@ -294,7 +347,7 @@ func TestEmptyStore(t *testing.T) {
 		t.Errorf("%d pages", len(res.Pages))
 	}
 	idx, _ := os.ReadFile(filepath.Join(dir, "index.html"))
-	if !bytes.Contains(idx, []byte("No ranked runs")) {
+	if !bytes.Contains(idx, []byte("No configuration is ranked on every challenge")) {
 		t.Error("empty overview does not say there are no ranked runs")
 	}
 	cp, _ := os.ReadFile(filepath.Join(dir, "capabilities.html"))
@@ -363,11 +416,11 @@ func TestComputePageClaim(t *testing.T) {
 	}
 	for _, r := range tj.Rows {
 		// Synthetic telemetry: 3 samples a minute apart on one GPU.
-		if r["GPU-hours"] != "0.033" {
+		if r["GPU-hours"] != 0.033 {
 			t.Errorf("GPU-hours = %q, want 0.033", r["GPU-hours"])
 		}
 		// Energy counter rises 18e6 mJ a minute: 36e6 mJ = 10 Wh.
-		if r["Energy (Wh)"] != "10.0" {
+		if r["Energy (Wh)"] != 10.0 {
 			t.Errorf("energy = %q, want 10.0", r["Energy (Wh)"])
 		}
 	}
@@ -382,7 +435,7 @@ func TestCapabilitiesTable(t *testing.T) {
 	for _, r := range tj.Rows {
 		for s := 1; s <= 4; s++ {
 			v := r[reporttest.StrategyName(s)]
-			if v == "" {
+			if v == nil {
 				t.Errorf("no score for strategy %d in %v", s, r)
 			}
 		}
@@ -408,6 +461,14 @@ func TestFormatting(t *testing.T) {
 			t.Errorf("runPct(sum %d, %d) = %q, want %q", c.sum, c.digits, got, c.want)
 		}
 	}
+	for _, c := range []struct {
+		v    float64
+		want string
+	}{{0.87, "0.87"}, {4, "4"}, {0.78524, "0.7852"}, {2.12, "2.12"}} {
+		if got := fmtStored(c.v, true, 4); got != c.want {
+			t.Errorf("fmtStored(%g) = %q, want %q", c.v, got, c.want)
+		}
+	}
 	if got := runPct(&runData{Ranked: true, RankStatus: "fail"}, 1); got != "FAIL" {
 		t.Errorf("failed run prints %q", got)
 	}
@@ -425,7 +486,7 @@ func TestTableFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantCSV := "a,b,b (check)\n\"say \"\"hi\"\", ok\",1,✗ differs: why\nz,,\n"
+	wantCSV := "a,b,b (check)\n\"say \"\"hi\"\", ok\",1,inconsistency\nz,,\n"
 	if string(c) != wantCSV {
 		t.Errorf("csv = %q, want %q", c, wantCSV)
 	}
@@ -433,8 +494,26 @@ func TestTableFiles(t *testing.T) {
 	if err := json.Unmarshal(j, &tj); err != nil {
 		t.Fatal(err)
 	}
-	if len(tj.Rows) != 2 || tj.Rows[0]["b (check)"] != "✗ differs: why" || len(tj.Columns) != 3 {
+	// Numbers are JSON numbers, empty cells null, badges their class.
+	if len(tj.Rows) != 2 || tj.Rows[0]["b"] != 1.0 || tj.Rows[0]["b (check)"] != "inconsistency" || tj.Rows[1]["b"] != nil || len(tj.Columns) != 3 {
 		t.Errorf("json = %s", j)
+	}
+	// A table with DataHead exports its rows' data, not the display text.
+	tb = &table{ID: "y", Head: []string{"cell"}, DataHead: []string{"value", "pct"}, Rows: []row{{Cells: []cell{{Text: "0.04 · 0%"}}, Data: []any{0.0418, nil}}}}
+	c, j, err = tableFiles(tb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(c) != "value,pct\n0.0418,\n" {
+		t.Errorf("csv = %q", c)
+	}
+	if !bytes.Contains(j, []byte(`"value": 0.0418`)) || !bytes.Contains(j, []byte(`"pct": null`)) {
+		t.Errorf("json = %s", j)
+	}
+	// A row whose data does not match the columns is an error, not a shifted file.
+	tb.Rows[0].Data = []any{1.0}
+	if _, _, err := tableFiles(tb); err == nil {
+		t.Error("no error for a row with too few data values")
 	}
 }
 

@@ -22,6 +22,9 @@ type check struct {
 
 func (c check) where() string {
 	s := "Table " + c.Table
+	if !strings.HasPrefix(c.Table, "S") && (c.Setting != "" || c.Backend != "") {
+		s += " (" + c.Setting + ", " + c.Backend + ")"
+	}
 	if c.Challenge != "" {
 		s += ", " + c.Challenge
 	}
@@ -48,10 +51,42 @@ func (c *check) badge() (text, class, title string) {
 	return "✗ differs", "bad", why
 }
 
+// classOrder ranks verdicts from best to worst.
+var classOrder = map[string]int{classMatch: 0, classRounding: 1, classUndetermined: 2, classInconsistency: 3}
+
+// cellBadge is the badge of a table cell that shows a value and a
+// percentile: the worse of the stored value and percentile checks, its
+// title naming both. Every page uses it, so a cell gets the same verdict
+// wherever it appears, and that verdict is the stored one.
+func cellBadge(value, pct *check) (text, class, title string) {
+	var parts []string
+	worst := (*check)(nil)
+	for _, c := range []*check{value, pct} {
+		if c == nil {
+			continue
+		}
+		what := "percentile"
+		if c == value {
+			what = "value"
+		}
+		_, _, t := c.badge()
+		parts = append(parts, what+": "+c.Class+" ("+t+")")
+		if worst == nil || classOrder[c.Class] > classOrder[worst.Class] {
+			worst = c
+		}
+	}
+	if worst == nil {
+		return "", "", ""
+	}
+	text, class, _ = worst.badge()
+	return text, class, strings.Join(parts, "; ")
+}
+
 // reproduction is every comparison, indexed for the tables that show badges.
 type reproduction struct {
 	Checks  []check
 	Primary map[string]*check // run id + "/" + table → percentile check of Tables 3–5
+	Value   map[string]*check // run id + "/" + table → primary value check of Tables 3–5
 	STable  map[string]*check // run id → S-table percentile check
 	Overall map[string]*check // table/setting/backend/agent → overall check
 }
@@ -61,7 +96,7 @@ type reproduction struct {
 // that show badges: the S-table percentile of a run, the percentile of a run
 // in Tables 3–5, and the overall means.
 func (s *site) reproduce(ctx context.Context) (*reproduction, error) {
-	rp := &reproduction{Primary: map[string]*check{}, STable: map[string]*check{}, Overall: map[string]*check{}}
+	rp := &reproduction{Primary: map[string]*check{}, Value: map[string]*check{}, STable: map[string]*check{}, Overall: map[string]*check{}}
 	rows, err := s.opts.DB.QueryContext(ctx, `SELECT run_id, tbl, challenge_id, agent, setting, backend, what, computed, printed, class, why
 FROM reproduction ORDER BY seq`)
 	if err != nil {
@@ -88,6 +123,8 @@ FROM reproduction ORDER BY seq`)
 			k = key{"S", runID}
 		case c.What == "percentile":
 			k = key{"P", runID + "/" + c.Table}
+		case c.What == "primary_value" && !strings.HasPrefix(c.Table, "S"):
+			k = key{"V", runID + "/" + c.Table}
 		case c.What == "overall":
 			k = key{"O", c.Table + "/" + c.Setting + "/" + c.Backend + "/" + agentID}
 		}
@@ -105,6 +142,8 @@ FROM reproduction ORDER BY seq`)
 			rp.STable[k.key] = c
 		case "P":
 			rp.Primary[k.key] = c
+		case "V":
+			rp.Value[k.key] = c
 		case "O":
 			rp.Overall[k.key] = c
 		}
