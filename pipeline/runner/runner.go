@@ -300,6 +300,16 @@ func Execute(ctx context.Context, j *Job) (*Info, error) {
 	case <-ctx.Done():
 		interrupted = true
 		j.logger().Warn("run stage stopped; stopping the run", "run", j.ID(), "grace", grace)
+		// Record the interruption before the grace period: the process
+		// driving the stage may not outlive it (mage exits 5 s after
+		// Ctrl-C), and run.json must never be left saying "running" for a
+		// run that is being stopped. The final record below replaces it.
+		early := *in
+		early.Status, early.Error = StatusInterrupted, "the run stage was stopped (stopping the agent: SIGTERM, then SIGKILL after the grace period)"
+		early.EndedAt = time.Now().UTC().Format(time.RFC3339Nano)
+		if err := writeInfo(j.RunDir, &early); err != nil {
+			j.logger().Error("record the interruption", "run", j.ID(), "err", err)
+		}
 		werr = stop(cmd, spec, done, grace)
 	}
 	reapGroup(cmd.Process.Pid, spec)

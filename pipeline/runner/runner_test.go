@@ -182,3 +182,31 @@ func TestValidationFromInsideTheSandbox(t *testing.T) {
 		})
 	}
 }
+
+// Issue 13 #6: the process driving the stage may die soon after Ctrl-C
+// (mage exits 5 s after it), before a long grace period ends. run.json
+// says "interrupted" as soon as the stop begins, never "running".
+func TestCancelRecordsInterruptedBeforeTheGracePeriod(t *testing.T) {
+	j := newJob(t, t.TempDir(), "stubborn", "none", "sleep", "20", "ignore-term")
+	j.Grace = 3 * time.Second
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan *Info, 1)
+	go func() {
+		in, _ := Execute(ctx, j)
+		done <- in
+	}()
+	time.Sleep(500 * time.Millisecond)
+	cancel()
+	time.Sleep(700 * time.Millisecond) // well inside the 3 s grace period
+	mid, err := ReadInfo(j.RunDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mid.Status != StatusInterrupted {
+		t.Fatalf("during the grace period run.json says %q, want %q", mid.Status, StatusInterrupted)
+	}
+	in := <-done
+	if in == nil || in.Status != StatusInterrupted {
+		t.Fatalf("final record: %+v", in)
+	}
+}
