@@ -149,6 +149,11 @@ type Profile struct {
 	GPUSampleEvery Duration `toml:"gpu_sample_every"`
 	// Slurm configures scheduler = "slurm".
 	Slurm Slurm `toml:"slurm"`
+	// PaperPublicFolder gives agents the public folder the paper's agents
+	// had: besides the data, the human leaderboard, a description of how
+	// the task is graded and, for TopCoW/TopBrain, a README (package
+	// publicview). On for the paper's configurations.
+	PaperPublicFolder bool `toml:"paper_public_folder"`
 	// Backend runs the profile's agents with this LLM backend (one of each
 	// agent's backends) instead of their default; runs are recorded under it.
 	Backend string `toml:"backend"`

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/rexmle/rexmle/pipeline/publicview"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -35,16 +36,27 @@ func rawFingerprint(dir string) (string, error) {
 		mod  int64
 	}
 	var ents []ent
+	// Files unpacked from archives in the folder are determined by the
+	// archives (which are fingerprinted): leaving them out keeps a task's
+	// preparation up to date when it, or another task sharing the folder,
+	// unpacks an archive.
+	unpacked := challenge.ExtractedFiles(dir)
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if d.Type().IsRegular() {
+		r, _ := filepath.Rel(dir, p)
+		if r != "." && challenge.IsExtractionEntry(d.Name()) && filepath.Dir(r) == "." {
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.Type().IsRegular() && !unpacked[filepath.ToSlash(r)] {
 			info, err := d.Info()
 			if err != nil {
 				return err
 			}
-			r, _ := filepath.Rel(dir, p)
 			ents = append(ents, ent{filepath.ToSlash(r), info.Size(), info.ModTime().UnixNano()})
 		}
 		return nil
@@ -227,6 +239,11 @@ func prepareOne(ctx context.Context, e *env, c challenge.Challenge, cc *config.C
 		return false, fmt.Errorf("read raw data: %w", err)
 	}
 	inputHash := c.ID() + ":" + fp
+	if e.profile.PaperPublicFolder {
+		// The agents' public folder as the paper's had it (leaderboard,
+		// grading description, README): part of what was prepared.
+		inputHash += ":paper-public-v1:" + e.opt.Mode
+	}
 	if !e.opt.Force && upToDate(dataDir, inputHash, kind) {
 		return false, nil
 	}
@@ -239,6 +256,15 @@ func prepareOne(ctx context.Context, e *env, c challenge.Challenge, cc *config.C
 	defer os.RemoveAll(tmp)
 	if err := c.Prepare(ctx, raw, tmp); err != nil {
 		return false, err
+	}
+	if e.profile.PaperPublicFolder {
+		mode, err := challenge.ParseMode(e.opt.Mode)
+		if err != nil {
+			return false, err
+		}
+		if err := publicview.Write(filepath.Join(tmp, "public"), cc, c, mode); err != nil {
+			return false, err
+		}
 	}
 	if _, err := challenge.WriteManifestData(tmp, c.ID(), inputHash, kind); err != nil {
 		return false, err

@@ -171,3 +171,44 @@ func readLines(t *testing.T, path string) []map[string]any {
 	}
 	return out
 }
+
+// Issue 19: with paper_public_folder the public folder holds what the
+// paper's agents saw besides the data (the leaderboard except for
+// ISLES'22, a grading description), and turning it on re-prepares.
+func TestPaperPublicFolder(t *testing.T) {
+	o := testBench(t)
+	ctx := context.Background()
+	if err := Prepare(ctx, o); err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Dir(o.Config)
+	pub := func(id, f string) string { return filepath.Join(root, "data", "synthetic", id, "public", f) }
+	if _, err := os.Stat(pub("ldct-iqa", "leaderboard.csv")); err == nil {
+		t.Fatal("a leaderboard without paper_public_folder")
+	}
+	b, _ := os.ReadFile(o.Config)
+	text := strings.Replace(string(b), "[profile.demo]\n", "[profile.demo]\npaper_public_folder = true\n", 1)
+	if err := os.WriteFile(o.Config, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := Prepare(ctx, o); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"leaderboard.csv", "grading.md", "description.md"} {
+		if _, err := os.Stat(pub("ldct-iqa", f)); err != nil {
+			t.Errorf("ldct-iqa public/%s: %v", f, err)
+		}
+	}
+	if _, err := os.Stat(pub("isles22", "leaderboard.csv")); err == nil {
+		t.Error("isles22 got a leaderboard (the paper's folder had none)")
+	}
+	if _, err := os.Stat(pub("isles22", "grading.md")); err != nil {
+		t.Errorf("isles22 grading.md: %v", err)
+	}
+	// Private answers stay out of the public folder.
+	priv, _ := os.ReadFile(filepath.Join(root, "data", "synthetic", "ldct-iqa", "private", "test_labels.csv"))
+	g, _ := os.ReadFile(pub("ldct-iqa", "grading.md"))
+	if len(priv) > 0 && strings.Contains(string(g), strings.SplitN(string(priv), "\n", 3)[1]) {
+		t.Error("grading.md quotes the private answers")
+	}
+}

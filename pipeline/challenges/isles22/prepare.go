@@ -40,7 +40,7 @@ const archiveName = "ISLES-2022.zip"
 // extracting ISLES-2022.zip first when only the archive is there.
 func datasetDir(raw string) (string, error) {
 	if !isDir(filepath.Join(raw, "ISLES-2022")) {
-		if err := medseg.EnsureExtracted(raw, archiveName); err != nil {
+		if err := challenge.EnsureExtracted(raw, archiveName); err != nil {
 			return "", fmt.Errorf("isles22: %w", err)
 		}
 	}

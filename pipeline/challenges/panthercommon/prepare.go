@@ -29,7 +29,7 @@ func (t Task) Discover(rawDir string) ([]Case, error) {
 	labDir := filepath.Join(rawDir, "LabelsTr")
 	// Both PANTHER tasks unpack into the same shared raw folder: each task
 	// makes sure its own archive is unpacked, once, under the folder's lock.
-	if err := medseg.EnsureExtracted(rawDir, t.ArchiveName); err != nil {
+	if err := challenge.EnsureExtracted(rawDir, t.ArchiveName); err != nil {
 		return nil, fmt.Errorf("%s: %w", t.ID, err)
 	}
 	if !isDir(imgDir) || !isDir(labDir) {

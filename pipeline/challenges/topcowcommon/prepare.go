@@ -31,7 +31,7 @@ func (c Config) archiveStem() string {
 func (c Config) dataRoot(rawDir string) (string, error) {
 	// Several tracks share the raw folder and its archive: it is unpacked
 	// once, under the folder's lock, and never read half-written.
-	if err := medseg.EnsureExtracted(rawDir, c.archiveStem()+".zip"); err != nil {
+	if err := challenge.EnsureExtracted(rawDir, c.archiveStem()+".zip"); err != nil {
 		return "", fmt.Errorf("%s: %w", c.ID, err)
 	}
 	for _, root := range []string{rawDir, filepath.Join(rawDir, c.archiveStem())} {

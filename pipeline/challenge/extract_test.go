@@ -1,6 +1,8 @@
-package medseg
+package challenge
 
 import (
+	"archive/zip"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -18,7 +20,7 @@ func writeZip(t *testing.T, files map[string]string, zipPath string) {
 			t.Fatal(err)
 		}
 	}
-	if err := ZipDir(src, zipPath); err != nil {
+	if err := zipDir(t, src, zipPath); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -61,6 +63,15 @@ func TestEnsureExtracted(t *testing.T) {
 	if got, _ := os.ReadFile(filepath.Join(raw, "LabelsTr", "b.mha")); string(got) != "edited" {
 		t.Error("an archive marked complete was unpacked again")
 	}
+	got := ExtractedFiles(raw)
+	for _, p := range []string{"ImagesTr/a_0001_0000.mha", "LabelsTr/a_0001.mha", "ImagesTr/b_0000.mha", "LabelsTr/b.mha"} {
+		if !got[p] {
+			t.Errorf("ExtractedFiles lacks %s: %v", p, got)
+		}
+	}
+	if len(got) != 4 {
+		t.Errorf("ExtractedFiles = %v, want the 4 unpacked files", got)
+	}
 	entries, _ := os.ReadDir(raw)
 	for _, e := range entries {
 		if IsExtractionEntry(e.Name()) && e.Name() != extractLockName && e.Name() != extractDoneDir {
@@ -82,4 +93,38 @@ func TestEnsureExtractedTrustsFetch(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(raw, "x.txt")); err == nil {
 		t.Error("unpacked an archive fetch had already unpacked")
 	}
+}
+
+// zipDir zips every regular file under dir (the medseg test helper, here
+// without the import cycle).
+func zipDir(t *testing.T, dir, zipPath string) error {
+	t.Helper()
+	f, err := os.Create(zipPath)
+	if err != nil {
+		return err
+	}
+	zw := zip.NewWriter(f)
+	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		w, err := zw.Create(filepath.ToSlash(rel))
+		if err != nil {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(b)
+		return err
+	})
+	if cerr := zw.Close(); err == nil {
+		err = cerr
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }

@@ -1,9 +1,11 @@
-package medseg
+package challenge
 
 import (
+	"archive/zip"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -64,14 +66,15 @@ func EnsureExtracted(rawDir string, archives ...string) error {
 			os.RemoveAll(tmp)
 			return err
 		}
-		if err := mergeInto(tmp, rawDir); err != nil {
+		paths, err := mergeInto(tmp, rawDir)
+		if err != nil {
 			os.RemoveAll(tmp)
 			return fmt.Errorf("extract %s: %w", zipPath, err)
 		}
 		if err := os.RemoveAll(tmp); err != nil {
 			return fmt.Errorf("extract %s: %w", zipPath, err)
 		}
-		if err := writeMark(mark); err != nil {
+		if err := writeMark(mark, paths); err != nil {
 			return fmt.Errorf("extract %s: mark complete: %w", zipPath, err)
 		}
 	}
@@ -129,9 +132,11 @@ func lockDir(dir string) (unlock func(), err error) {
 }
 
 // mergeInto moves every file of src into the same relative place under dst,
-// creating folders as needed and replacing files already there.
-func mergeInto(src, dst string) error {
-	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+// creating folders as needed and replacing files already there; it returns
+// the slash paths (relative to dst) of the files it moved.
+func mergeInto(src, dst string) ([]string, error) {
+	var moved []string
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -152,19 +157,54 @@ func mergeInto(src, dst string) error {
 		if !d.Type().IsRegular() {
 			return nil
 		}
+		moved = append(moved, filepath.ToSlash(rel))
 		return os.Rename(p, target)
 	})
+	return moved, err
 }
 
-func writeMark(mark string) error {
+// writeMark records an archive as completely unpacked, with the paths of
+// the files it gave, one per line (see ExtractedFiles).
+func writeMark(mark string, paths []string) error {
 	if err := os.MkdirAll(filepath.Dir(mark), 0o755); err != nil {
 		return err
 	}
 	tmp := mark + ".tmp"
-	if err := os.WriteFile(tmp, []byte("complete\n"), 0o644); err != nil {
+	body := "complete\n"
+	for _, p := range paths {
+		body += p + "\n"
+	}
+	if err := os.WriteFile(tmp, []byte(body), 0o644); err != nil {
 		return err
 	}
 	return os.Rename(tmp, mark)
+}
+
+// ExtractedFiles returns the slash paths, relative to rawDir, of the files
+// EnsureExtracted unpacked there from archives (they are determined by the
+// archives, which stay in the folder). A raw folder's fingerprint leaves
+// them out, with EnsureExtracted's own bookkeeping, so that unpacking an
+// archive, by this task or by another task sharing the folder, does not
+// make a prepared challenge look out of date.
+func ExtractedFiles(rawDir string) map[string]bool {
+	out := map[string]bool{}
+	marks, _ := os.ReadDir(filepath.Join(rawDir, extractDoneDir))
+	for _, m := range marks {
+		b, err := os.ReadFile(filepath.Join(rawDir, extractDoneDir, m.Name()))
+		if err != nil {
+			continue
+		}
+		lines := strings.Split(string(b), "\n")
+		if len(lines) == 0 || lines[0] != "complete" {
+			continue
+		}
+		for _, l := range lines[1:] {
+			if l != "" {
+				out[l] = true
+			}
+		}
+	}
+	return out
 }
 
 func isRegular(p string) bool {
@@ -174,7 +214,61 @@ func isRegular(p string) bool {
 
 // IsExtractionEntry reports whether name (a base name inside a raw folder)
 // is one of EnsureExtracted's own bookkeeping entries, which preparers that
-// list a raw folder must ignore.
+// list a raw folder, and fingerprints of it, must ignore.
 func IsExtractionEntry(name string) bool {
 	return name == extractLockName || name == extractDoneDir || strings.HasPrefix(name, extractTmpPrefix)
+}
+
+// ExtractZip unpacks the archive at zipPath into dest. Entries whose names
+// are absolute or climb out of dest with ".." are refused (an error), and
+// symbolic-link entries are skipped, so a hostile archive cannot write
+// outside dest.
+func ExtractZip(zipPath, dest string) error {
+	zr, err := zip.OpenReader(zipPath)
+	if err != nil {
+		return fmt.Errorf("open zip %s: %w", zipPath, err)
+	}
+	defer zr.Close()
+	for _, f := range zr.File {
+		name := filepath.FromSlash(f.Name)
+		clean := filepath.Clean(name)
+		if filepath.IsAbs(name) || clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
+			return fmt.Errorf("zip %s: entry %q leaves the destination folder", zipPath, f.Name)
+		}
+		target := filepath.Join(dest, clean)
+		mode := f.Mode()
+		switch {
+		case mode.IsDir():
+			if err := os.MkdirAll(target, 0o755); err != nil {
+				return fmt.Errorf("zip %s: %w", zipPath, err)
+			}
+			continue
+		case !mode.IsRegular():
+			continue
+		}
+		if err := extractEntry(f, target); err != nil {
+			return fmt.Errorf("zip %s: entry %s: %w", zipPath, f.Name, err)
+		}
+	}
+	return nil
+}
+
+func extractEntry(f *zip.File, target string) error {
+	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+		return err
+	}
+	rc, err := f.Open()
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	out, err := os.Create(target)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, rc); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
 }
