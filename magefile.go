@@ -2,7 +2,9 @@
 
 // The rexmle pipeline: fetch → prepare → run → grade → rank → judge → report.
 // Options come from environment variables (see README.md): REXMLE_CONFIG,
-// REXMLE_PROFILE, REXMLE_CHALLENGES, REXMLE_MODE, REXMLE_FORCE, REXMLE_DRY_RUN.
+// REXMLE_PROFILE, REXMLE_CHALLENGES, REXMLE_MODE, REXMLE_FORCE,
+// REXMLE_RETRY_FAILED, REXMLE_DRY_RUN, REXMLE_BOTH_MODES, REXMLE_LOCK_WAIT,
+// REXMLE_ENGINE, REXMLE_AGENTS.
 package main
 
 import (

@@ -128,10 +128,17 @@ def pickle_to_text(obj, depth=0):
     return str(obj)
 
 
-def convert_logs(log_dir, out_dir):
-    """Copies the plain-text logs and writes a .txt beside every pickle."""
+def convert_logs(log_dir, out_dir, trace_path=None):
+    """Copies the plain-text logs and writes a .txt beside every pickle.
+
+    With trace_path it also writes one text file of every pickled record,
+    each as the object prints itself (str), in path order and separated by
+    lines of "=====": the session as the paper's judge read it."""
     n = 0
-    for dirpath, _dirs, files in os.walk(log_dir):
+    trace = []
+    for dirpath, dirs, files in os.walk(log_dir):
+        dirs.sort()
+        files.sort()
         rel = os.path.relpath(dirpath, log_dir)
         for f in files:
             src = os.path.join(dirpath, f)
@@ -142,12 +149,18 @@ def convert_logs(log_dir, out_dir):
                     with open(src, "rb") as fh:
                         obj = pickle.load(fh)
                     text = json.dumps(pickle_to_text(obj), indent=1, default=str)
+                    try:
+                        trace.append("%s\n%s" % (os.path.join(rel, f), str(obj)))
+                    except Exception as err:
+                        trace.append("%s\n%s" % (os.path.join(rel, f), text))
                 except Exception as err:  # keep going: one bad pickle must not lose the rest
                     text = "unreadable pickle %s: %s" % (f, err)
                 ak.write_text(os.path.join(dst_dir, f[:-4] + ".txt"), text)
                 n += 1
             elif f.endswith((".log", ".txt", ".json", ".md")):
                 ak.shutil.copyfile(src, os.path.join(dst_dir, f))
+    if trace_path and trace:
+        ak.write_text(trace_path, ("\n=====\n").join(trace) + "\n")
     return n
 
 
@@ -177,7 +190,7 @@ def main(argv=None):
 
     def collect():
         got = ak.collect_submission(sota_workspaces(log_dir, ws_root) + newest_with_submission(ws_root), task.submission)
-        n = convert_logs(log_dir, os.path.join(task.logs, "rd-agent"))
+        n = convert_logs(log_dir, os.path.join(task.logs, "rd-agent"), os.path.join(task.logs, "rdagent-trace.txt"))
         ak.log("converted %d pickled log record(s) to text", n)
         return got
 

@@ -116,6 +116,11 @@ func TestRecipesCollectWhereTheAgentsWrite(t *testing.T) {
 				if !strings.Contains(txt, `"note": "sota"`) {
 					t.Errorf("pickle converted to %q", txt)
 				}
+				// One trace of every pickled record, as the paper's judge read it.
+				trace := readFile(filepath.Join(w.logs, "rdagent-trace.txt"))
+				if !strings.Contains(trace, "sota_exp_to_submit") || !strings.Contains(trace, "sota") {
+					t.Errorf("rdagent-trace.txt = %q", trace)
+				}
 			}
 		})
 	}
