@@ -11,6 +11,8 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -257,39 +259,84 @@ func Summary(ctx context.Context, o Options) error {
 	return nil
 }
 
-// printStandings prints the ReX-MLE rank of every agent configuration in the
-// store beside the paper's agents, and how many runs were graded valid.
+// printStandings prints the ReX-MLE rank of every agent configuration as
+// the rank stage computed it (results/overall.csv: the one owner of that
+// number; nothing is recomputed here): the comparable configurations (the
+// paper's Table 3 and runs on fetched data) first, then the runs on
+// synthetic data, set apart because they are not comparable with the
+// human leaderboards.
 func printStandings(ctx context.Context, e *env) error {
-	st, err := e.open(ctx)
+	res := e.b.Path(e.b.Paths.Results)
+	overall, err := challenge.ReadCSV(filepath.Join(res, "overall.csv"))
 	if err != nil {
-		return err
+		return fmt.Errorf("standings: %w (run `go run mage.go rank`)", err)
 	}
-	defer st.Close()
-	rows, err := st.DB.QueryContext(ctx, `
-SELECT r.source, r.setting, r.backend, r.agent, count(DISTINCT r.challenge_id),
-       sum(CASE WHEN k.status = 'ok' THEN k.percentile ELSE 0 END) / count(*) * 1.0,
-       sum(CASE WHEN k.status = 'ok' THEN 1 ELSE 0 END), count(*)
-FROM runs r JOIN ranks k ON k.run_id = r.id
-WHERE r.source != 'paper' OR (r.setting = '24h' AND r.backend = 'gpt-5')
-GROUP BY r.source, r.setting, r.backend, r.agent
-ORDER BY r.source = 'paper', 6 DESC`)
+	ranks, err := challenge.ReadCSV(filepath.Join(res, "ranks.csv"))
 	if err != nil {
-		return err
+		return fmt.Errorf("standings: %w (run `go run mage.go rank`)", err)
 	}
-	defer rows.Close()
-	fmt.Println("ReX-MLE rank (mean percentile over challenges; failed runs count 0):")
-	for rows.Next() {
-		var src, setting, backend, agent string
-		var nch, ok, n int
-		var mean float64
-		if err := rows.Scan(&src, &setting, &backend, &agent, &nch, &mean, &ok, &n); err != nil {
-			return err
+	col := func(t *challenge.Table, name string) int {
+		for i, h := range t.Header {
+			if h == name {
+				return i
+			}
 		}
-		name := agent
-		if a, found := e.b.Agent(agent); found {
+		return -1
+	}
+	type key struct{ src, setting, backend, agent string }
+	okRuns, allRuns := map[key]int{}, map[key]int{}
+	rs, rse, rb, ra, rst := col(ranks, "source"), col(ranks, "setting"), col(ranks, "backend"), col(ranks, "agent"), col(ranks, "status")
+	for _, r := range ranks.Rows {
+		k := key{r[rs], r[rse], r[rb], r[ra]}
+		allRuns[k]++
+		if r[rst] == "ok" {
+			okRuns[k]++
+		}
+	}
+	osrc, ose, ob, oa, on, or, op := col(overall, "source"), col(overall, "setting"), col(overall, "backend"), col(overall, "agent"),
+		col(overall, "n_challenges"), col(overall, "rexmle_rank"), col(overall, "n_partial")
+	if osrc < 0 || ose < 0 || ob < 0 || oa < 0 || on < 0 || or < 0 || op < 0 || rs < 0 || rse < 0 || rb < 0 || ra < 0 || rst < 0 {
+		return fmt.Errorf("standings: %s or ranks.csv lacks a column this summary reads", filepath.Join(res, "overall.csv"))
+	}
+	type line struct {
+		text string
+		rank float64
+	}
+	var comparable, synthetic []line
+	for _, r := range overall.Rows {
+		if r[op] != "0" || r[or] == "" {
+			continue // a Table 4/5 configuration known by its primary metric only: a range, on the site
+		}
+		k := key{r[osrc], r[ose], r[ob], r[oa]}
+		v, err := strconv.ParseFloat(r[or], 64)
+		if err != nil {
+			return fmt.Errorf("standings: overall.csv rexmle_rank %q: %w", r[or], err)
+		}
+		name := k.agent
+		if a, found := e.b.Agent(k.agent); found {
 			name = a.Name
 		}
-		fmt.Printf("  %-20s %-10s %-6s %6.2f%%  (%d challenges, %d of %d runs ranked)\n", name, src, setting, 100*mean, nch, ok, n)
+		l := line{fmt.Sprintf("  %-20s %-10s %-6s %-18s %6.2f%%  (%s challenges, %d of %d runs ranked)", name, k.src, k.setting, k.backend, 100*v, r[on], okRuns[k], allRuns[k]), v}
+		if k.src == "paper" || e.b.Profiles[k.src].Data == "fetched" {
+			comparable = append(comparable, l)
+		} else {
+			synthetic = append(synthetic, l)
+		}
 	}
-	return rows.Err()
+	byRank := func(ls []line) {
+		sort.SliceStable(ls, func(i, j int) bool { return ls[i].rank > ls[j].rank })
+	}
+	byRank(comparable)
+	byRank(synthetic)
+	fmt.Println("ReX-MLE rank (mean percentile over challenges; failed runs count 0):")
+	for _, l := range comparable {
+		fmt.Println(l.text)
+	}
+	if len(synthetic) > 0 {
+		fmt.Println("On synthetic data (demo; not comparable with the human leaderboards):")
+		for _, l := range synthetic {
+			fmt.Println(l.text)
+		}
+	}
+	return nil
 }
