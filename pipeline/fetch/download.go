@@ -324,7 +324,7 @@ func (f *fetcher) attempt(ctx context.Context, pf *PlannedFile, rawURL, part str
 		h = newHashers()
 	}
 	if pf.Kind == KindGDrive && strings.HasPrefix(strings.ToLower(resp.Header.Get("Content-Type")), "text/html") {
-		return 0, digest{}, permanent(fmt.Errorf("Google Drive sent a web page instead of file %s (quota exceeded or access denied); "+
+		return 0, digest{}, permanent(fmt.Errorf("file %s: Google Drive sent a web page instead of the file (quota exceeded or access denied); "+
 			"download it by hand from https://drive.google.com/file/d/%s/view and save it as %s", pf.Name, gdriveID(pf.URL), pf.Dest))
 	}
 

@@ -467,7 +467,7 @@ func (x *extractor) tarFile(archive string, gz bool) error {
 			if err := x.mkdirInside(hdr.Name, dst); err != nil {
 				return err
 			}
-		case tar.TypeReg, tar.TypeRegA:
+		case tar.TypeReg: // the reader reports the old TypeRegA as TypeReg
 			remaining := x.lim.maxBytes - x.written.Load()
 			if hdr.Size > remaining {
 				return x.fail(hdr.Name, fmt.Errorf("%w: declares %d bytes, only %d of the %d-byte limit left", ErrExtractLimit, hdr.Size, remaining, x.lim.maxBytes))

@@ -51,7 +51,7 @@ func (f *fetcher) resolveGDrive(ctx context.Context, pf *PlannedFile) (string, e
 		}
 		u, ok := gdriveConfirmURL(resp.Request.URL, string(page))
 		if !ok {
-			return false, permanent(fmt.Errorf("Google Drive did not offer a download for file %s (quota exceeded or not shared publicly); "+
+			return false, permanent(fmt.Errorf("file %s: Google Drive did not offer a download (quota exceeded or not shared publicly); "+
 				"download it by hand from https://drive.google.com/file/d/%s/view and save it as %s",
 				pf.Name, gdriveID(pf.URL), pf.Dest))
 		}

@@ -168,9 +168,7 @@ func (p *ttyProgress) finish(id string, err error) {
 // log lines do not tear the in-place display.
 func (p *ttyProgress) Write(b []byte) (int, error) {
 	p.mu.Lock()
-	for _, line := range strings.Split(strings.TrimRight(string(b), "\n"), "\n") {
-		p.done = append(p.done, line)
-	}
+	p.done = append(p.done, strings.Split(strings.TrimRight(string(b), "\n"), "\n")...)
 	p.dirty = true
 	p.mu.Unlock()
 	return len(b), nil

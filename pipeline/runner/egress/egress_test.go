@@ -78,13 +78,13 @@ func TestProxyAllowsOnlyTheList(t *testing.T) {
 		t.Fatalf("socket: %v %v", fi, err)
 	}
 
-	resp, br, c := rawRequest(t, sock, "GET http://"+okAddr+"/v1/models HTTP/1.1\r\nHost: "+okAddr+"\r\nProxy-Authorization: Basic c2VjcmV0\r\n\r\n")
+	resp, _, c := rawRequest(t, sock, "GET http://"+okAddr+"/v1/models HTTP/1.1\r\nHost: "+okAddr+"\r\nProxy-Authorization: Basic c2VjcmV0\r\n\r\n")
 	b, _ := io.ReadAll(resp.Body)
 	c.Close()
 	if resp.StatusCode != 200 || string(b) != "ok GET /v1/models" {
 		t.Fatalf("plain http to the allowed server: %d %q", resp.StatusCode, b)
 	}
-	resp, br, c = rawRequest(t, sock, "CONNECT "+okAddr+" HTTP/1.1\r\nHost: "+okAddr+"\r\n\r\n")
+	resp, br, c := rawRequest(t, sock, "CONNECT "+okAddr+" HTTP/1.1\r\nHost: "+okAddr+"\r\n\r\n")
 	if resp.StatusCode != 200 {
 		t.Fatalf("CONNECT to the allowed server: %d", resp.StatusCode)
 	}
