@@ -47,6 +47,23 @@ func (s *site) ablationsPage() ([]*page, error) {
 	return []*page{p}, nil
 }
 
+// newSources lists the comparable sources other than the paper (profiles
+// run on fetched data) that hold a run of agent a in one of the variants.
+func (s *site) newSources(vs []variant, a string) []string {
+	seen := map[string]bool{}
+	for _, g := range s.data.Groups {
+		if g.Source == "paper" || g.Agent != a || !s.comparable(g.Source) {
+			continue
+		}
+		for _, v := range vs {
+			if g.Setting == v.Setting && g.Backend == v.Backend {
+				seen[g.Source] = true
+			}
+		}
+	}
+	return sortedKeys(seen)
+}
+
 func sortedKeys(m map[string]bool) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
@@ -194,6 +211,32 @@ func (s *site) ablation(id, title, tbl string, vs []variant) (*section, []ablati
 			}
 			if present {
 				t.Rows = append(t.Rows, rw)
+			}
+			// New runs of this configuration (a paper-72h, paper-claude,
+			// paper-gemini profile on fetched data) beside the paper's row.
+			for _, src := range s.newSources(vs, a) {
+				nr := row{Class: "new-run", Cells: []cell{{Text: c.ShortName}, {Text: s.agentName(a) + " (" + src + ")"}}, Data: []any{c.ID, a + "@" + src}}
+				found := false
+				for _, v := range vs {
+					g := s.group(groupKey{src, v.Setting, v.Backend, a})
+					if g == nil {
+						nr.Cells = append(nr.Cells, cell{Text: "—"})
+						nr.Data = append(nr.Data, nil, nil, nil, nil, nil, nil, nil)
+						continue
+					}
+					cv := s.cellOf(g, c.ID, c.PrimaryMetric, tbl)
+					if len(cv.Runs) == 0 {
+						nr.Cells = append(nr.Cells, cell{Text: "—"})
+						nr.Data = append(nr.Data, nil, nil, nil, nil, nil, nil, nil)
+						continue
+					}
+					found = true
+					nr.Cells = append(nr.Cells, cell{Text: cv.Text, Class: "num", Href: "agents/" + groupSlug(g.groupKey) + ".html#" + c.ID})
+					nr.Data = append(nr.Data, valNum(cv.Value, cv.HasValue), pctNum(cv.Pct), pctNum(cv.Lo), pctNum(cv.Hi), nil, nil, nil)
+				}
+				if found {
+					t.Rows = append(t.Rows, nr)
+				}
 			}
 		}
 	}
