@@ -50,7 +50,6 @@ func boxFMAOracle(x []float32, w, h, win int) []float32 {
 	return out
 }
 
-
 func randomImage32(rng *rand.Rand, w, h int) []float32 {
 	x := make([]float32, w*h)
 	for i := range x {
