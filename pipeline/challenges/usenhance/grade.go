@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"image/color"
-	"image/jpeg"
 	"io"
 	"io/fs"
 	"math"
@@ -22,21 +20,20 @@ import (
 // maxImageBytes bounds a decoded image (samples × channels × 8 bytes).
 const maxImageBytes = 512 << 20
 
-// loadGray reads an image as the reference does (Pillow, then mode "L"):
-// 8-bit grey as is; grey+alpha → the grey channel; RGB/RGBA →
-// (19595R + 38470G + 7471B + 32768) >> 16; 16-bit grey clipped to 255;
-// 16-bit colour reduced to 8 bits first (as Pillow does); palette via its colours.
+// loadGray reads an image as the reference does (Pillow's Image.open, which
+// identifies the format by content, then mode "L"): PNG, TIFF (first page),
+// BMP, JPEG or GIF whatever the file is called. 8-bit grey as is;
+// grey+alpha → the grey channel; RGB/RGBA → (19595R + 38470G + 7471B +
+// 32768) >> 16; 16-bit grey clipped to 255; 16-bit colour reduced to 8 bits
+// first (as Pillow does); palette images via their colours; 1-bit PNG as
+// 0/255.
 func loadGray(path string) (quality.Image, error) {
-	lower := strings.ToLower(path)
-	if strings.HasSuffix(lower, ".jpg") || strings.HasSuffix(lower, ".jpeg") {
-		return loadJPEG(path)
-	}
-	v, err := imageio.Read(path, imageio.Options{MaxBytes: maxImageBytes, ExpandPalette: true, FirstPage: true})
+	v, format, err := imageio.ReadPictureFile(path, imageio.Options{MaxBytes: maxImageBytes, ExpandPalette: true, FirstPage: true})
 	if err != nil {
 		return quality.Image{}, err
 	}
 	scale := 1.0
-	if onePNG(path) {
+	if format == imageio.FormatPNG && onePNG(path) {
 		scale = 255 // Pillow mode "1" converts to L as 0/255
 	}
 	if v.Grid.Shape[2] != 1 {
@@ -81,45 +78,6 @@ func onePNG(path string) bool {
 		return false
 	}
 	return string(h[1:4]) == "PNG" && h[24] == 1 && h[25] == 0
-}
-
-// loadJPEG decodes a JPEG with Go's decoder (the reference uses libjpeg via
-// Pillow, whose IDCT can differ by a grey level) and converts it to grey
-// with Pillow's L weights.
-func loadJPEG(path string) (quality.Image, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return quality.Image{}, err
-	}
-	defer f.Close()
-	cfg, err := jpeg.DecodeConfig(f)
-	if err != nil {
-		return quality.Image{}, fmt.Errorf("jpeg header: %w", err)
-	}
-	if int64(cfg.Width)*int64(cfg.Height)*8 > maxImageBytes {
-		return quality.Image{}, fmt.Errorf("jpeg of %d×%d pixels is too large", cfg.Width, cfg.Height)
-	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return quality.Image{}, err
-	}
-	img, err := jpeg.Decode(f)
-	if err != nil {
-		return quality.Image{}, fmt.Errorf("jpeg: %w", err)
-	}
-	b := img.Bounds()
-	im := quality.Image{W: b.Dx(), H: b.Dy(), Pix: make([]float64, b.Dx()*b.Dy())}
-	for y := 0; y < im.H; y++ {
-		for x := 0; x < im.W; x++ {
-			switch c := img.At(b.Min.X+x, b.Min.Y+y).(type) {
-			case color.Gray:
-				im.Pix[y*im.W+x] = float64(c.Y)
-			default:
-				r, g, bl, _ := c.RGBA()
-				im.Pix[y*im.W+x] = float64((19595*int64(r>>8) + 38470*int64(g>>8) + 7471*int64(bl>>8) + 32768) >> 16)
-			}
-		}
-	}
-	return im, nil
 }
 
 // resizeLinear is cv2.resize(…, INTER_LINEAR) of a float32 image to w×h:

@@ -1,14 +1,19 @@
 package usenhance
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"image"
+	stdpng "image/png"
 	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"golang.org/x/image/bmp"
 
 	"github.com/rexmle/rexmle/metrics/imageio"
 	"github.com/rexmle/rexmle/metrics/volume"
@@ -243,5 +248,55 @@ func TestLoadGrayConversions(t *testing.T) {
 	}
 	if im, err := loadGray(p); err != nil || im.Pix[0] != 100 || im.Pix[1] != 255 {
 		t.Errorf("16-bit → L = %v %v, want [100 255]", im.Pix, err)
+	}
+}
+
+// TestFormatsByContent: an enhanced image stored as BMP under a .png name,
+// or as PNG under a .tif name, is read by content (as Pillow does) and
+// scores exactly as the same pixels in a PNG.
+func TestFormatsByContent(t *testing.T) {
+	f := func(i, j int) float64 { return float64((i*7 + j*13) % 200) }
+	g := func(i, j int) float64 { return float64((i*5 + j*11) % 180) }
+	const n = 24
+	want, err := gradeFixture(t, map[string]func(i, j int) float64{"a": g}, map[string]func(i, j int) float64{"a": f}, n, []string{"a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ name, ext string }{{"bmp", ".png"}, {"png", ".tif"}} {
+		priv, sub := t.TempDir(), t.TempDir()
+		png(t, filepath.Join(priv, "test", highDir, "a.png"), n, n, g)
+		gray := image.NewGray(image.Rect(0, 0, n, n))
+		for i := 0; i < n; i++ {
+			for j := 0; j < n; j++ {
+				gray.Pix[i*n+j] = uint8(f(i, j))
+			}
+		}
+		var buf bytes.Buffer
+		var err error
+		if tc.name == "bmp" {
+			err = bmp.Encode(&buf, gray)
+		} else {
+			err = stdpng.Encode(&buf, gray)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Join(sub, "enhanced"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(sub, "enhanced", "a"+tc.ext), buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		challenge.WriteCSV(filepath.Join(priv, "test_labels.csv"), []string{colID, colGT}, [][]string{{"a", "test/high_quality/a.png"}})
+		challenge.WriteCSV(filepath.Join(sub, submissionFile), []string{colID, colEnhanced}, [][]string{{"a", "enhanced/a" + tc.ext}})
+		got, err := Challenge{}.Grade(context.Background(), sub, priv, challenge.Reference)
+		if err != nil {
+			t.Fatalf("%s as %s: %v", tc.name, tc.ext, err)
+		}
+		for _, k := range []string{"lncc", "ssim", "psnr"} {
+			if got.Values[k] != want.Values[k] {
+				t.Errorf("%s as %s: %s = %v, PNG %v", tc.name, tc.ext, k, got.Values[k], want.Values[k])
+			}
+		}
 	}
 }
