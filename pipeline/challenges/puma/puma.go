@@ -80,10 +80,10 @@ func (c Challenge) Metrics() []challenge.MetricCard {
 	switch {
 	case c.task == Tissue && c.track == 1:
 		return []challenge.MetricCard{{Name: "dice", Direction: challenge.HigherBetter, Ranked: true,
-			Card: "Micro Dice over classes 1–5 pooled over all test pixels, (2I+1e-5)/(G+S+1e-5), 0 when a class is absent from both, mean over 5 classes. REFERENCE MODE: truth is all background because " + namesNote + ", so every submission scores ≤ 1e-5 (paper: 0.0000); a class seen only on one side scores ε/(U+ε) > 0. OFFICIAL MODE: truth rasterised with the real names, class with no overlap scores 0."}}
+			Card: "Micro Dice over classes 1–5 pooled over all test pixels, (2I+1e-5)/(G+S+1e-5), 0 when a class is absent from both, mean over 5 classes. REFERENCE MODE: truth is all background because " + namesNote + ", so every submission scores ≤ 1e-5 (paper: 0.0000); a class seen only on one side scores ε/(U+ε) > 0. OFFICIAL MODE: truth rasterised with the real names, class with no overlap scores 0. " + maskFormats}}
 	case c.task == Tissue:
 		return []challenge.MetricCard{{Name: "dice", Direction: challenge.HigherBetter, Ranked: true,
-			Card: "Micro Dice over classes 1–5 pooled over all test pixels, (2I+1e-5)/(G+S+1e-5), 0 when the class has no overlap (I = 0), mean over 5 classes. REFERENCE MODE: truth is all background because " + namesNote + ", so every submission scores exactly 0 (paper: 0.0000). OFFICIAL MODE: truth rasterised with the real names."}}
+			Card: "Micro Dice over classes 1–5 pooled over all test pixels, (2I+1e-5)/(G+S+1e-5), 0 when the class has no overlap (I = 0), mean over 5 classes. REFERENCE MODE: truth is all background because " + namesNote + ", so every submission scores exactly 0 (paper: 0.0000). OFFICIAL MODE: truth rasterised with the real names. " + maskFormats}}
 	case c.track == 1:
 		cards := []challenge.MetricCard{{Name: "f1", Direction: challenge.HigherBetter, Ranked: true,
 			Card: "Macro F1 of nuclei detection (centroid within < 15 px, same class, greedy truth-driven matching): per image F1 per class (0 when absent from both), mean over images, then mean over tumor/TILs/other. REFERENCE MODE: truth has no TILs because " + namesNote + " (f1_TILs is always 0, macro ≤ 2/3). OFFICIAL MODE: real names mapped (lymphocyte, plasma cell → TILs); macro over every class name seen in any file."},
@@ -140,3 +140,6 @@ func (c Challenge) Quirks() []challenge.Quirk {
 		}
 	}
 }
+
+// maskFormats says how both modes read a predicted tissue mask.
+const maskFormats = "Both modes read a predicted mask by content, as Pillow's Image.open does (PNG, TIFF first page, BMP, JPEG, GIF first frame, whatever the file name; palette images as their indices, multi-channel images by their first channel); other formats are refused."
