@@ -75,6 +75,11 @@ func (c Challenge) normalise(v any, mode challenge.Mode) (string, bool, error) {
 		}
 	}
 	if mode == challenge.Official {
+		// The dataset's own names (nuclei_tumor, nuclei_stroma, …), which
+		// the organisers' evaluation matches exactly: preparation's table.
+		if k, ok := offNucleiTrack2[t]; ok {
+			return k, true, nil
+		}
 		return s, true, nil // kept as a stray class
 	}
 	return "", false, nil
@@ -214,6 +219,13 @@ func (c Challenge) gradeNuclei(ctx context.Context, subDir, privateDir string, m
 	for _, r := range rows {
 		if _, ok := labelOf[r.id]; !ok {
 			return nil, challenge.Invalidf(submissionFile, fmt.Sprintf("row %d case_id", r.line), "%q is not a test case", r.id)
+		}
+	}
+	if mode == challenge.Official {
+		// The organisers score every test image: a missing one is an
+		// incomplete submission, not a smaller test set.
+		if err := checkSameSet(rows, answers); err != nil {
+			return nil, err
 		}
 	}
 	adir := answerDir(privateDir, mode)

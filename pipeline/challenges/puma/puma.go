@@ -95,7 +95,7 @@ func (c Challenge) Metrics() []challenge.MetricCard {
 		return cards
 	default:
 		cards := []challenge.MetricCard{{Name: "f1", Direction: challenge.HigherBetter, Ranked: true,
-			Card: "Macro F1 over the 10 nuclei classes (centroid distance ≤ 15 px in reference mode, < 15 officially; greedy truth-driven matching). REFERENCE MODE: each class's F1 is averaged only over images where it occurs, and prediction names outside the accepted set (e.g. nuclei_tumor, TILs) are silently dropped. OFFICIAL MODE: per-class F1 summed over images divided by the number of images, macro over every class name seen."}}
+			Card: "Macro F1 over the 10 nuclei classes (centroid distance ≤ 15 px in reference mode, < 15 officially; greedy truth-driven matching). REFERENCE MODE: each class's F1 is averaged only over images where it occurs, and prediction names outside the accepted set (e.g. nuclei_tumor, TILs) are silently dropped. OFFICIAL MODE: per-class F1 summed over images divided by the number of images, macro over every class name seen; the dataset's own class names (nuclei_tumor, nuclei_stroma, nuclei_epithelium, …) count as their classes, as the organisers match them."}}
 		for _, k := range track2Classes {
 			cards = append(cards, challenge.MetricCard{Name: "f1_" + k, Direction: challenge.HigherBetter,
 				Card: "Per-class F1 for " + k + " (reference: mean over images where it occurs, 0 if none; official: sum over images / number of images)."})
@@ -125,6 +125,9 @@ func (c Challenge) Quirks() []challenge.Quirk {
 			{ID: "macro-over-fixed-classes", Metrics: []string{"f1", "macro_f1"},
 				Reference: "macro F1 = mean of the three fixed classes; unknown prediction names are ignored",
 				Official:  "macro F1 = mean over every class name seen in any truth or prediction file (stray names count as classes with F1 0)"},
+			{ID: "missing-cases", Metrics: []string{"f1", "macro_f1"},
+				Reference: "only the submitted rows are graded: a missing test case is not penalised (dropping a poorly predicted image can raise the score) and a duplicated one counts twice",
+				Official:  "the submission must cover every test case, as the organisers score every test image: a missing case makes it invalid"},
 		}
 	default:
 		return []challenge.Quirk{
@@ -136,7 +139,10 @@ func (c Challenge) Quirks() []challenge.Quirk {
 				Official:  "a prediction matches within distance < 15 px"},
 			{ID: "names-dropped", Metrics: []string{"f1"},
 				Reference: "prediction names outside the ten canonical names and the nuclei_<singular> aliases (nuclei_tumor, nuclei_epithelium, nuclei_endothelium, plural nuclei_…s, TILs, other, …) are silently dropped; macro over the ten fixed classes",
-				Official:  "unknown names are kept as classes of their own (false positives) and the macro runs over every class name seen"},
+				Official:  "the dataset's own names (nuclei_tumor, nuclei_stroma, nuclei_epithelium, …, the table preparation uses) count as their classes, as the organisers match them; other unknown names are kept as classes of their own (false positives) and the macro runs over every class name seen"},
+			{ID: "missing-cases", Metrics: []string{"f1"},
+				Reference: "only the submitted rows are graded: a missing test case is not penalised (dropping a poorly predicted image can raise the score) and a duplicated one counts twice",
+				Official:  "the submission must cover every test case, as the organisers score every test image: a missing case makes it invalid"},
 		}
 	}
 }
