@@ -90,7 +90,7 @@ func (c Challenge) Grade(ctx context.Context, submissionDir, privateDir string, 
 }
 
 // loadPair reads the answer and the prediction of a row.
-func (c Challenge) loadPair(submissionDir string, r gradeRow) (*labelMap, *labelMap, error) {
+func (c Challenge) loadPair(submissionDir string, r gradeRow, mode challenge.Mode) (*labelMap, *labelMap, error) {
 	gtVol, gt, err := readGT(r.answer)
 	if err != nil {
 		return nil, nil, err
@@ -105,7 +105,7 @@ func (c Challenge) loadPair(submissionDir string, r gradeRow) (*labelMap, *label
 		return nil, nil, err
 	}
 	f.Close()
-	pred, err := readPrediction(p, rel, field, gtVol)
+	pred, err := readPrediction(p, rel, field, gtVol, mode)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -119,7 +119,7 @@ func (c Challenge) gradeCoW(ctx context.Context, submissionDir string, rows []gr
 	var antTrue, antPred, posTrue, posPred []string
 	var antTopo, posTopo []string
 	for _, r := range rows {
-		gt, pred, err := c.loadPair(submissionDir, r)
+		gt, pred, err := c.loadPair(submissionDir, r, mode)
 		if err != nil {
 			return nil, err
 		}
@@ -185,7 +185,7 @@ func (c Challenge) gradeBrain(ctx context.Context, submissionDir string, rows []
 	var dice, cl, b0, hd, nb []float64
 	det := make([]topology.DetectionCounts, len(sideRoadLabels(c.Modality)))
 	for _, r := range rows {
-		gt, pred, err := c.loadPair(submissionDir, r)
+		gt, pred, err := c.loadPair(submissionDir, r, mode)
 		if err != nil {
 			return nil, err
 		}

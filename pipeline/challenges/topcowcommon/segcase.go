@@ -39,7 +39,8 @@ type cowCase struct {
 // Reference (C-6, topcow-track1-task1 §5): labels L_G of the GT only; dice
 // 2|G∩P|/(|G|+|P|+1e−7); merged clDice with Lee skeletons of the (z,y,x)
 // array; |ΔB0| (26-conn.); HD95 directed prediction→GT, 90 when the
-// prediction lacks the label; empty L_G → dice 1, the rest 0. Topology:
+// prediction lacks the label; empty L_G → dice 1, the rest 0 (official:
+// dice 0 too, as the organisers score a case with no label). Topology:
 // side matches iff every side label present in the GT has IoU ≥ 0.25 and
 // every absent one is absent from the prediction.
 //
@@ -82,7 +83,11 @@ func gradeCoWCase(ctx context.Context, gt, pred *labelMap, mode challenge.Mode) 
 	}
 	c := &cowCase{cldice: cl.v}
 	if len(labels) == 0 {
-		c.dice = 1
+		// No label on either side (official) or in the GT (reference): the
+		// reference scores Dice 1, the organisers' evaluation 0.
+		if mode == challenge.Reference {
+			c.dice = 1
+		}
 	} else {
 		var d, b, h []float64
 		for i, l := range labels {

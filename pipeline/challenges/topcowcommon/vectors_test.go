@@ -1,6 +1,7 @@
 package topcowcommon
 
 import (
+	"context"
 	"math"
 	"testing"
 
@@ -195,6 +196,23 @@ func TestResampleToGT(t *testing.T) {
 	rewriteGeometry(t, sub+"/predictions/topcow_ct_001_0000.nii.gz", [3]float64{0, 0, 0}, [3]float64{2, 1, 1})
 	r := topcowtest.Grade(t, c, sub, priv, challenge.Reference)
 	check(t, "resampled", r, map[string]float64{"dice": 6 / (7 + 1e-7)})
+}
+
+// Issue 15.5: official mode refuses a prediction on another grid (the
+// organisers stop on "gt pred not matching shapes"), reference mode
+// resamples it; a case with no label anywhere scores Dice 1 in reference
+// mode and 0 officially.
+func TestTopCoWOfficialShapeAndEmptyCase(t *testing.T) {
+	c := New(TopCoWT1T1)
+	sub, priv := topcowtest.MiniSeg(t, "topcow_ct", []topcowtest.Seg{{ID: "001", ZYX: [3]int{1, 1, 4}, Spacing: unit,
+		GT: line(0, 0, 0, 3, 1), Pred: []vox{pt(0, 0, 0, 1), pt(0, 0, 1, 1)}, PredShape: &[3]int{1, 1, 2}}})
+	if _, err := challenge.SafeGrade(context.Background(), c, sub, priv, challenge.Official); !challenge.IsInvalid(err) {
+		t.Errorf("official, wrong shape: err = %v, want invalid", err)
+	}
+	topcowtest.Grade(t, c, sub, priv, challenge.Reference) // resampled, graded
+	empty := seg("001", [3]int{1, 1, 4}, unit, nil, nil)
+	check(t, "empty ref", gradeSeg(t, c, challenge.Reference, empty), map[string]float64{"dice": 1})
+	check(t, "empty official", gradeSeg(t, c, challenge.Official, empty), map[string]float64{"dice": 0})
 }
 
 // TopBrain vectors (topbrain-track1 §7, topbrain-track2 §7).
