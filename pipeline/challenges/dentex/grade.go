@@ -194,8 +194,10 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 			preds = append(preds, p)
 		}
 	}
-	if len(preds) == 0 && mode != challenge.Official {
-		return nil, challenge.Invalidf(submissionFile, "", "the submission holds no prediction at all (the reference grader fails on an empty result list)")
+	if len(preds) == 0 {
+		// Both the reference and the organisers' evaluation hand the
+		// results to pycocotools' loadRes, which fails on an empty list.
+		return nil, challenge.Invalidf(submissionFile, "", "the submission holds no prediction at all (pycocotools' loadRes, used by the reference and by the organisers' evaluation, fails on an empty result list)")
 	}
 
 	res := &challenge.Result{Mode: mode}
