@@ -43,7 +43,7 @@ func categoryOf(obj map[string]json.RawMessage, a aspect) (int64, bool) {
 		}
 	}
 	var f float64
-	if err := json.Unmarshal(v, &f); err != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+	if err := decodeFloat(v, &f); err != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
 		return 0, false
 	}
 	return int64(f), true
@@ -361,11 +361,11 @@ func parsePrediction(obj map[string]json.RawMessage, rowImage any, truth *truthS
 		var s string
 		var f float64
 		switch {
-		case json.Unmarshal(raw, &s) == nil:
+		case decodeString(raw, &s) == nil:
 			if id, ok := truth.stemToID[strings.ReplaceAll(s, ".png", "")]; ok {
 				img = id
 			}
-		case json.Unmarshal(raw, &f) == nil && f == math.Trunc(f) && math.Abs(f) < 1<<53:
+		case decodeFloat(raw, &f) == nil && f == math.Trunc(f) && math.Abs(f) < 1<<53:
 			img = int64(f)
 		default:
 			return p, fmt.Errorf("image_id %s is neither a file stem nor an integer image id", raw)
@@ -382,7 +382,7 @@ func parsePrediction(obj map[string]json.RawMessage, rowImage any, truth *truthS
 		return p, fmt.Errorf("missing bbox")
 	}
 	var bb []float64
-	if err := json.Unmarshal(raw, &bb); err != nil {
+	if err := decodeFloats(raw, &bb); err != nil {
 		return p, fmt.Errorf("bbox %s is not a list of numbers", raw)
 	}
 	if len(bb) < 4 {
@@ -409,7 +409,7 @@ func parsePrediction(obj map[string]json.RawMessage, rowImage any, truth *truthS
 	p.score = 0.5
 	for _, k := range []string{"score", "confidence"} {
 		if raw, ok := obj[k]; ok {
-			if err := json.Unmarshal(raw, &p.score); err != nil || string(raw) == "null" {
+			if err := decodeFloat(raw, &p.score); err != nil || string(raw) == "null" {
 				return p, fmt.Errorf("%s %s is not a number", k, raw)
 			}
 			break
