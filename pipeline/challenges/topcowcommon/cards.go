@@ -17,6 +17,11 @@ func (c Challenge) Metrics() []challenge.MetricCard {
 	card := func(name string, d challenge.Direction, text string) challenge.MetricCard {
 		return challenge.MetricCard{Name: name, Direction: d, Ranked: true, Card: text}
 	}
+	// extra is an unranked output of the organisers' evaluation: official
+	// mode only (mean over rows), NaN in reference mode.
+	extra := func(name string, d challenge.Direction, text string) challenge.MetricCard {
+		return challenge.MetricCard{Name: name, Direction: d, Card: "UNRANKED, OFFICIAL MODE ONLY (NaN in reference mode, which does not compute it): mean over rows of the " + text + "; computed as the organisers' evaluation does"}
+	}
 	switch {
 	case c.Task == Box:
 		return []challenge.MetricCard{
@@ -48,6 +53,11 @@ func (c Challenge) Metrics() []challenge.MetricCard {
 		card("posterior_graph_acc", up, "posterior CoW graph accuracy (quirk simplified-topology)"),
 		card("anterior_topology", up, "fraction of rows whose labels 10, 11, 12, 15 are detected (IoU ≥ 0.25) or correctly absent (quirk simplified-topology)"),
 		card("posterior_topology", up, "fraction of rows whose labels 2, 3, 8, 9 are detected (IoU ≥ 0.25) or correctly absent (quirk simplified-topology)"),
+		extra("hd", down, "class-averaged symmetric Hausdorff distance (HD100) in mm over GT ∪ prediction labels, 90 when either side lacks a label"),
+		extra("dice_merged", up, "Dice of the merged binary masks (every CoW label as one foreground), 0 when either side is empty"),
+		extra("b0_error_merged", down, "|B0(pred) − B0(GT)| of the merged binary masks, 26-connectivity"),
+		extra("hd95_merged", down, "symmetric HD95 in mm of the merged binary masks, 90 when either side is empty"),
+		extra("hd_merged", down, "symmetric HD100 in mm of the merged binary masks, 90 when either side is empty"),
 	}
 }
 

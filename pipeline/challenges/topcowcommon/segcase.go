@@ -25,6 +25,9 @@ const (
 // cowCase is one graded TopCoW segmentation case.
 type cowCase struct {
 	dice, cldice, b0, hd95 float64
+	// official extras (NaN in reference mode): class-averaged HD100 and the
+	// merged-binary class's Dice, |ΔB0|, HD95 and HD100
+	hd, mDice, mB0, mHD95, mHD float64
 	// detection inputs for the group-2 labels, in group2Labels order
 	inGT, inPred [4]bool
 	iou          [4]float64
@@ -81,7 +84,14 @@ func gradeCoWCase(ctx context.Context, gt, pred *labelMap, mode challenge.Mode) 
 	if cl.err != nil {
 		return nil, cl.err
 	}
-	c := &cowCase{cldice: cl.v}
+	nan := math.NaN()
+	c := &cowCase{cldice: cl.v, hd: nan, mDice: nan, mB0: nan, mHD95: nan, mHD: nan}
+	if mode == challenge.Official {
+		if c.mDice, c.mB0, c.mHD95, c.mHD, err = mergedValues(gt, pred, st, topCoWHD95Bound); err != nil {
+			return nil, err
+		}
+		c.hd = topCoWHD95Bound // no label at all: as an empty side
+	}
 	if len(labels) == 0 {
 		// No label on either side (official) or in the GT (reference): the
 		// reference scores Dice 1, the organisers' evaluation 0.
@@ -89,9 +99,10 @@ func gradeCoWCase(ctx context.Context, gt, pred *labelMap, mode challenge.Mode) 
 			c.dice = 1
 		}
 	} else {
-		var d, b, h []float64
+		var d, b, h, h100 []float64
 		for i, l := range labels {
 			s := st[l]
+			h100 = append(h100, res[i].hd)
 			if mode == challenge.Official {
 				if s.g == 0 || s.p == 0 {
 					d = append(d, 0)
@@ -105,6 +116,9 @@ func gradeCoWCase(ctx context.Context, gt, pred *labelMap, mode challenge.Mode) 
 			h = append(h, res[i].hd95)
 		}
 		c.dice, c.b0, c.hd95 = mean(d), mean(b), mean(h)
+		if mode == challenge.Official {
+			c.hd = mean(h100)
+		}
 	}
 	for i, l := range group2Labels {
 		c.inGT[i], c.inPred[i], c.iou[i] = st[l].g > 0, st[l].p > 0, st[l].iou()
