@@ -74,11 +74,13 @@ func ReadPictureFile(path string, opts ...Options) (*volume.Volume, Format, erro
 //     3 RGB channels (Pillow reads 32-bit BI_RGB as RGB, the fourth byte
 //     being padding);
 //   - GIF: the first frame, as palette indices or (ExpandPalette) colours;
-//   - JPEG: grey → 1 channel, colour → 3 RGB channels, decoded by Go's
-//     image/jpeg. Pillow uses libjpeg(-turbo), whose integer IDCT and
-//     chroma upsampling differ from Go's by one grey level on a few per
-//     cent of pixels: JPEG samples are close to, not identical with,
-//     Pillow's.
+//   - JPEG: grey → 1 channel, colour → 3 RGB channels. Baseline files
+//     (sequential Huffman, 8-bit, grey or YCbCr 4:4:4/4:2:2/4:2:0) are
+//     decoded with libjpeg-turbo's default arithmetic (islow IDCT, fancy
+//     upsampling, its YCbCr tables), identical to Pillow's samples;
+//     progressive, 12-bit, CMYK, 4:4:0 and damaged files fall back to Go's
+//     image/jpeg, which can differ by a grey level on a few per cent of
+//     pixels.
 //
 // It fails with ErrUnknownPicture for any other content.
 func ReadPicture(r io.Reader, opts ...Options) (*volume.Volume, Format, error) {
@@ -125,6 +127,13 @@ func readStdPicture(br *bufio.Reader, format Format, o Options) (*volume.Volume,
 	}
 	if _, err := sampleCount(string(format)+" header: width × height × channels", o.MaxBytes, int64(cfg.Width), int64(cfg.Height), 4); err != nil {
 		return nil, err
+	}
+	if format == FormatJPEG {
+		// libjpeg-turbo's arithmetic for baseline files; anything else
+		// (progressive, 12-bit, CMYK, damaged) goes to Go's decoder.
+		if v, err := decodeJPEGTurbo(data); err == nil {
+			return v, nil
+		}
 	}
 	img, err := decode(bytes.NewReader(data))
 	if err != nil {
