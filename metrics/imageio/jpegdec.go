@@ -171,7 +171,7 @@ func (d *jpegDec) sof(s []byte) error {
 	d.mcuy = (d.h + 8*d.vmax - 1) / (8 * d.vmax)
 	for _, c := range d.comps {
 		c.bw, c.bh = d.mcux*c.h, d.mcuy*c.v
-		if int64(c.bw)*int64(c.bh)*64 > 1<<31 {
+		if int64(c.bw)*int64(c.bh)*64 > 1<<28 {
 			return errJPEGUnsupported
 		}
 		c.coef = make([]int32, c.bw*c.bh*64)
@@ -376,11 +376,9 @@ func (d *jpegDec) sos(s []byte) error {
 	var units [][3]int // (component, bx, by) per MCU, filled per MCU below
 	var nx, ny int
 	if ns == 1 {
+		// Non-interleaved: the component's own block grid.
 		c := sc[0]
-		nx = (d.w*c.h/d.hmax + 7) / 8
-		if (d.w*c.h)%d.hmax != 0 {
-			nx = ((d.w*c.h+d.hmax-1)/d.hmax + 7) / 8
-		}
+		nx = ((d.w*c.h+d.hmax-1)/d.hmax + 7) / 8
 		ny = ((d.h*c.v+d.vmax-1)/d.vmax + 7) / 8
 	} else {
 		nx, ny = d.mcux, d.mcuy
