@@ -23,7 +23,8 @@ func boxFilter(x []float32, w, h, win int) []float32 {
 	k := float32(1 / float64(win*win))
 	ew := w + 2*r
 	eh := h + 2*r
-	ext := make([]float32, ew*eh)
+	ext := getF32(ew * eh)
+	defer putF32(ext)
 	for py := 0; py < eh; py++ {
 		sy := reflect101(py-r, h)
 		src := x[sy*w : sy*w+w]
@@ -34,7 +35,7 @@ func boxFilter(x []float32, w, h, win int) []float32 {
 			dst[r+w+c] = src[reflect101(w+c, w)]
 		}
 	}
-	out := make([]float32, w*h)
+	out := getF32(w * h) // the caller gives it back
 	parallelLines(h, func(lo, hi int) {
 		for y := lo; y < hi; y++ {
 			boxRow(out[y*w:y*w+w], ext[y*ew:], ew, win, k)

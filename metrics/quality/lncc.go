@@ -40,9 +40,7 @@ func LNCC(a, b Image, win int) (float64, error) {
 	e := normalise32(a.Pix)
 	t := normalise32(b.Pix)
 	n := len(e)
-	ee := make([]float32, n)
-	tt := make([]float32, n)
-	et := make([]float32, n)
+	ee, tt, et := getF32(n), getF32(n), getF32(n)
 	for i := range e {
 		ee[i] = e[i] * e[i]
 		tt[i] = t[i] * t[i]
@@ -54,8 +52,10 @@ func LNCC(a, b Image, win int) (float64, error) {
 	m11 := boxFilter(ee, w, h, win)
 	m22 := boxFilter(tt, w, h, win)
 	m12 := boxFilter(et, w, h, win)
+	defer putF32(e, t, ee, tt, et, mu1, mu2, m11, m22, m12)
 	const thr = float32(1e-10)
-	q := make([]float32, 0, n)
+	q := getF32(n)[:0]
+	defer func() { putF32(q) }()
 	for i := 0; i < n; i++ {
 		s1 := m11[i] - float32(mu1[i]*mu1[i]) // explicit conversions forbid fusion
 		s2 := m22[i] - float32(mu2[i]*mu2[i])
@@ -86,7 +86,7 @@ func LNCC(a, b Image, win int) (float64, error) {
 
 // normalise32 is (X − min)/d in float32 with d = float32(max − min + 1e-8).
 func normalise32(p []float64) []float32 {
-	x := make([]float32, len(p))
+	x := getF32(len(p))
 	lo, hi := float32(math.Inf(1)), float32(math.Inf(-1))
 	for i, v := range p {
 		f := float32(v)

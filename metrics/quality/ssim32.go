@@ -16,11 +16,8 @@ import (
 func ssimUniform32(a, b Image, opt SSIMOptions) float64 {
 	w, h := a.W, a.H
 	n := w * h
-	x := make([]float32, n)
-	y := make([]float32, n)
-	xx := make([]float32, n)
-	yy := make([]float32, n)
-	xy := make([]float32, n)
+	x, y, xx, yy, xy := getF32(n), getF32(n), getF32(n), getF32(n), getF32(n)
+	defer putF32(x, y, xx, yy, xy)
 	for i := 0; i < n; i++ {
 		p, q := float32(a.Pix[i]), float32(b.Pix[i])
 		x[i], y[i] = p, q
@@ -39,6 +36,7 @@ func ssimUniform32(a, b Image, opt SSIMOptions) float64 {
 		go func() { defer wg.Done(); *job.out = uniform32(job.in, w, h, size) }()
 	}
 	wg.Wait()
+	defer putF32(ux, uy, uxx, uyy, uxy)
 
 	np := float64(size * size)
 	covNorm := float32(1.0)
@@ -53,13 +51,15 @@ func ssimUniform32(a, b Image, opt SSIMOptions) float64 {
 	// Explicit float32 conversions round every product before it is added,
 	// as numpy does, whatever the compiler's fused multiply-add policy.
 	for row := pad; row < h-pad; row++ {
-		for col := pad; col < w-pad; col++ {
-			i := row*w + col
-			mx, my := ux[i], uy[i]
+		lo, hi := row*w+pad, row*w+w-pad
+		rx, ry, rxx, ryy, rxy := ux[lo:hi], uy[lo:hi], uxx[lo:hi], uyy[lo:hi], uxy[lo:hi]
+		ry, rxx, ryy, rxy = ry[:len(rx)], rxx[:len(rx)], ryy[:len(rx)], rxy[:len(rx)]
+		for i, mx := range rx {
+			my := ry[i]
 			mxx, myy, mxy := float32(mx*mx), float32(my*my), float32(mx*my)
-			vx := float32(covNorm * float32(uxx[i]-mxx))
-			vy := float32(covNorm * float32(uyy[i]-myy))
-			vxy := float32(covNorm * float32(uxy[i]-mxy))
+			vx := float32(covNorm * float32(rxx[i]-mxx))
+			vy := float32(covNorm * float32(ryy[i]-myy))
+			vxy := float32(covNorm * float32(rxy[i]-mxy))
 			a1 := float32(float32(float32(2*mx)*my) + c1)
 			a2 := float32(float32(2*vxy) + c2)
 			b1 := float32(float32(mxx+myy) + c1)
@@ -77,7 +77,8 @@ func ssimUniform32(a, b Image, opt SSIMOptions) float64 {
 func uniform32(in []float32, w, h, size int) []float32 {
 	r := size / 2
 	fs := float64(size)
-	tmp := make([]float32, len(in))
+	tmp := getF32(len(in))
+	defer putF32(tmp)
 	rowAt := func(k int) []float32 { y := reflectIndex(k, h); return in[y*w : y*w+w] }
 	sum := make([]float64, w)
 	for k := -r; k < size-r; k++ {
@@ -98,27 +99,59 @@ func uniform32(in []float32, w, h, size int) []float32 {
 			dst[c] = float32(v / fs)
 		}
 	}
-	out := make([]float32, len(in))
-	ext := make([]float64, w+2*r)
-	for y := 0; y < h; y++ {
-		row := tmp[y*w : y*w+w]
+	out := getF32(len(in)) // the caller gives it back
+	// Row pass: each row's running sum is a serial chain of additions, so
+	// four rows are processed together to overlap their latencies (the
+	// per-row order of operations is unchanged).
+	const lanes = 4
+	var ext [lanes][]float64
+	for k := range ext {
+		ext[k] = make([]float64, w+2*r)
+	}
+	extend := func(e []float64, row []float32) {
 		for k := -r; k < 0; k++ {
-			ext[k+r] = float64(row[reflectIndex(k, w)])
+			e[k+r] = float64(row[reflectIndex(k, w)])
 		}
 		for k, v := range row {
-			ext[k+r] = float64(v)
+			e[k+r] = float64(v)
 		}
 		for k := w; k < w+r; k++ {
-			ext[k+r] = float64(row[reflectIndex(k, w)])
+			e[k+r] = float64(row[reflectIndex(k, w)])
 		}
+	}
+	y := 0
+	for ; y+lanes <= h; y += lanes {
+		var t [lanes]float64
+		for l := 0; l < lanes; l++ {
+			extend(ext[l], tmp[(y+l)*w:(y+l)*w+w])
+			for i := 0; i < size; i++ {
+				t[l] += ext[l][i]
+			}
+		}
+		e0, e1, e2, e3 := ext[0], ext[1], ext[2], ext[3]
+		d0, d1, d2, d3 := out[y*w:y*w+w], out[(y+1)*w:(y+1)*w+w], out[(y+2)*w:(y+2)*w+w], out[(y+3)*w:(y+3)*w+w]
+		t0, t1, t2, t3 := t[0], t[1], t[2], t[3]
+		d0[0], d1[0], d2[0], d3[0] = float32(t0/fs), float32(t1/fs), float32(t2/fs), float32(t3/fs)
+		for i := 1; i < w; i++ {
+			a, b := i+size-1, i-1
+			t0 += e0[a] - e0[b]
+			t1 += e1[a] - e1[b]
+			t2 += e2[a] - e2[b]
+			t3 += e3[a] - e3[b]
+			d0[i], d1[i], d2[i], d3[i] = float32(t0/fs), float32(t1/fs), float32(t2/fs), float32(t3/fs)
+		}
+	}
+	for ; y < h; y++ {
+		e := ext[0]
+		extend(e, tmp[y*w:y*w+w])
 		var t float64
 		for i := 0; i < size; i++ {
-			t += ext[i]
+			t += e[i]
 		}
 		dst := out[y*w : y*w+w]
 		dst[0] = float32(t / fs)
 		for i := 1; i < w; i++ {
-			t += ext[i+size-1] - ext[i-1]
+			t += e[i+size-1] - e[i-1]
 			dst[i] = float32(t / fs)
 		}
 	}
