@@ -32,6 +32,8 @@ func (c Challenge) Metrics() []challenge.MetricCard {
 		return []challenge.MetricCard{
 			card("anterior_acc", up, "balanced accuracy of the anterior CoW variant class Var_Ant_<L-A1>_<Acom>_<3rd-A2>_<R-A1> over GT classes; values rendered as parsed (quirk edge-values-as-parsed)"),
 			card("posterior_acc", up, "balanced accuracy of the posterior variant class Var_Pos_<L-Pcom>_<L-P1>_<R-P1>_<R-Pcom> over GT classes; values rendered as parsed (quirk edge-values-as-parsed)"),
+			extra("anterior_edge_distance", down, "Euclidean distance between the predicted and true anterior 4-edge vectors (values as integers)"),
+			extra("posterior_edge_distance", down, "Euclidean distance between the predicted and true posterior 4-edge vectors (values as integers)"),
 		}
 	case c.Family == TopBrain:
 		return []challenge.MetricCard{
