@@ -40,6 +40,10 @@ func loadGray(path string) (quality.Image, error) {
 		return quality.Image{}, fmt.Errorf("%d-D image, want a 2-D picture", v.Grid.Dims())
 	}
 	w, h, c := v.Grid.Shape[0], v.Grid.Shape[1], v.NumChannels()
+	if c == 1 && v.DType == "uint8" && scale == 1 && len(v.Data) == w*h {
+		// 8-bit grey (the usual case) is already mode "L": use the samples.
+		return quality.Image{W: w, H: h, Pix: v.Data}, nil
+	}
 	im := quality.Image{W: w, H: h, Pix: make([]float64, w*h)}
 	sixteen := v.DType == "uint16"
 	for i := 0; i < w*h; i++ {
