@@ -67,43 +67,64 @@ func loadTruth(privateDir string) (*truthSet, *challenge.Table, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	ts := &truthSet{stemToID: map[string]int64{}, isImageID: map[int64]bool{}, perImage: map[int64]int{}}
-	for _, row := range tab.Rows {
+	// Files are read and parsed in parallel, then merged in row order.
+	type parsed struct {
+		imgs []imageEntry
+		gts  []truthAnn
+		objs []map[string]json.RawMessage
+	}
+	per := make([]parsed, len(tab.Rows))
+	err = challenge.ForEach(context.Background(), len(tab.Rows), func(k int) error {
+		row := tab.Rows[k]
 		c, err := readCOCO(filepath.Join(privateDir, filepath.FromSlash(row[gtCol])))
 		if err != nil {
-			return nil, nil, fmt.Errorf("read ground truth: %w", err)
+			return fmt.Errorf("read ground truth: %w", err)
 		}
 		imgs, err := c.list("images")
 		if err != nil {
-			return nil, nil, err
+			return err
 		}
 		for _, r := range imgs {
 			var e imageEntry
 			if err := json.Unmarshal(r, &e); err != nil {
-				return nil, nil, fmt.Errorf("ground truth %s: %w", row[gtCol], err)
+				return fmt.Errorf("ground truth %s: %w", row[gtCol], err)
 			}
-			ts.imageIDs = append(ts.imageIDs, e.ID)
-			ts.isImageID[e.ID] = true
-			ts.stemToID[strings.ReplaceAll(e.FileName, ".png", "")] = e.ID
+			per[k].imgs = append(per[k].imgs, e)
 		}
 		anns, err := c.list("annotations")
 		if err != nil {
-			return nil, nil, err
+			return err
 		}
 		for _, r := range anns {
 			var a truthAnn
 			var obj map[string]json.RawMessage
 			if err := json.Unmarshal(r, &a); err != nil {
-				return nil, nil, fmt.Errorf("ground truth %s: %w", row[gtCol], err)
+				return fmt.Errorf("ground truth %s: %w", row[gtCol], err)
 			}
 			if err := json.Unmarshal(r, &obj); err != nil {
-				return nil, nil, err
+				return err
 			}
 			if len(a.BBox) != 4 {
-				return nil, nil, fmt.Errorf("ground truth %s: annotation %d has bbox %v", row[gtCol], a.ID, a.BBox)
+				return fmt.Errorf("ground truth %s: annotation %d has bbox %v", row[gtCol], a.ID, a.BBox)
 			}
+			per[k].gts = append(per[k].gts, a)
+			per[k].objs = append(per[k].objs, obj)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	ts := &truthSet{stemToID: map[string]int64{}, isImageID: map[int64]bool{}, perImage: map[int64]int{}}
+	for _, p := range per {
+		for _, e := range p.imgs {
+			ts.imageIDs = append(ts.imageIDs, e.ID)
+			ts.isImageID[e.ID] = true
+			ts.stemToID[strings.ReplaceAll(e.FileName, ".png", "")] = e.ID
+		}
+		for i, a := range p.gts {
 			ts.gts = append(ts.gts, a)
-			ts.anns = append(ts.anns, obj)
+			ts.anns = append(ts.anns, p.objs[i])
 			ts.perImage[a.ImageID]++
 		}
 	}
