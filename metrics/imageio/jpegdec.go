@@ -7,11 +7,11 @@ import (
 )
 
 // errJPEGUnsupported marks a JPEG this decoder leaves to Go's image/jpeg
-// (progressive or arithmetic coding, 12-bit samples, 2 or 4 components,
+// (arithmetic coding, lossless, 12-bit samples, 2 or 4 components,
 // unusual sampling factors).
 var errJPEGUnsupported = errors.New("jpeg: variant not handled by the libjpeg-compatible decoder")
 
-// decodeJPEGTurbo decodes a baseline (sequential Huffman, 8-bit) JPEG with
+// decodeJPEGTurbo decodes a sequential or progressive Huffman 8-bit JPEG with
 // libjpeg-turbo's default arithmetic: the accurate integer inverse DCT
 // (jidctint.c "islow", 13-bit constants, two passes, output range-limited
 // through libjpeg's wrap-around table), then for colour images fancy
@@ -46,6 +46,8 @@ type jpegDec struct {
 	dc, ac     [4]*huffTable
 	restart    int
 	frame      bool
+	prog       bool  // progressive (SOF2)
+	eobrun     int32 // progressive AC end-of-band run
 	// bit reader
 	bits  uint32
 	nbits int
@@ -110,7 +112,10 @@ func (d *jpegDec) parse() error {
 		switch {
 		case m == 0xC0 || m == 0xC1:
 			err = d.sof(seg)
-		case m >= 0xC2 && m <= 0xCF && m != 0xC4 && m != 0xC8 && m != 0xCC:
+		case m == 0xC2:
+			d.prog = true
+			err = d.sof(seg)
+		case m >= 0xC3 && m <= 0xCF && m != 0xC4 && m != 0xC8 && m != 0xCC:
 			return errJPEGUnsupported
 		case m == 0xC4:
 			err = d.dht(seg)
@@ -321,6 +326,13 @@ func (d *jpegDec) sos(s []byte) error {
 	if ns < 1 || len(s) < 1+2*ns+3 {
 		return errors.New("jpeg: bad SOS")
 	}
+	ss, se := int(s[1+2*ns]), int(s[2+2*ns])
+	ah, al := int(s[3+2*ns]>>4), uint(s[3+2*ns]&15)
+	if !d.prog {
+		ss, se, ah, al = 0, 63, 0, 0
+	} else if ss > se || se > 63 || (ss == 0 && se != 0) || (ss > 0 && ns != 1) || al > 13 {
+		return errors.New("jpeg: bad progressive scan parameters")
+	}
 	var sc []*jpegComp
 	for i := 0; i < ns; i++ {
 		id, tables := int(s[1+2*i]), s[2+2*i]
@@ -334,14 +346,17 @@ func (d *jpegDec) sos(s []byte) error {
 			return errors.New("jpeg: scan names an unknown component")
 		}
 		c.td, c.ta = int(tables>>4), int(tables&15)
-		if c.td > 3 || c.ta > 3 || d.dc[c.td] == nil || d.ac[c.ta] == nil || !d.qset[c.tq] {
+		needDC := ss == 0 && ah == 0
+		needAC := !d.prog || ss > 0
+		if c.td > 3 || c.ta > 3 || (needDC && d.dc[c.td] == nil) || (needAC && d.ac[c.ta] == nil) || !d.qset[c.tq] {
 			return errors.New("jpeg: scan uses a missing table")
 		}
 		c.pred = 0
 		sc = append(sc, c)
 	}
 	d.bits, d.nbits = 0, 0
-	block := func(c *jpegComp, bx, by int) error {
+	d.eobrun = 0
+	baseline := func(c *jpegComp, bx, by int) error {
 		blk := c.coef[(by*c.bw+bx)*64:][:64]
 		t, err := d.decodeHuff(d.dc[c.td])
 		if err != nil {
@@ -373,6 +388,133 @@ func (d *jpegDec) sos(s []byte) error {
 		}
 		return nil
 	}
+	// Progressive scans (libjpeg jdphuff.c): DC first / refine, AC first /
+	// refine with end-of-band runs.
+	dcFirst := func(c *jpegComp, bx, by int) error {
+		blk := c.coef[(by*c.bw+bx)*64:][:64]
+		t, err := d.decodeHuff(d.dc[c.td])
+		if err != nil {
+			return err
+		}
+		if t > 16 {
+			return errors.New("jpeg: bad DC size")
+		}
+		c.pred += extend(d.getBits(t), t)
+		blk[0] = c.pred << al
+		return nil
+	}
+	dcRefine := func(c *jpegComp, bx, by int) error {
+		if d.getBits(1) != 0 {
+			c.coef[(by*c.bw+bx)*64] |= 1 << al
+		}
+		return nil
+	}
+	acFirst := func(c *jpegComp, bx, by int) error {
+		blk := c.coef[(by*c.bw+bx)*64:][:64]
+		if d.eobrun > 0 {
+			d.eobrun--
+			return nil
+		}
+		for k := ss; k <= se; k++ {
+			rs, err := d.decodeHuff(d.ac[c.ta])
+			if err != nil {
+				return err
+			}
+			r, sz := rs>>4, rs&15
+			if sz != 0 {
+				k += r
+				if k > 63 {
+					return errors.New("jpeg: AC index out of range")
+				}
+				blk[jpegZigzag[k]] = extend(d.getBits(sz), sz) << al
+				continue
+			}
+			if r == 15 {
+				k += 15
+				continue
+			}
+			d.eobrun = 1 << r
+			if r > 0 {
+				d.eobrun += d.getBits(r)
+			}
+			d.eobrun--
+			break
+		}
+		return nil
+	}
+	acRefine := func(c *jpegComp, bx, by int) error {
+		blk := c.coef[(by*c.bw+bx)*64:][:64]
+		p1, m1 := int32(1)<<al, int32(-1)<<al
+		refine := func(k int) {
+			cf := &blk[jpegZigzag[k]]
+			if d.getBits(1) != 0 && *cf&p1 == 0 {
+				if *cf >= 0 {
+					*cf += p1
+				} else {
+					*cf += m1
+				}
+			}
+		}
+		k := ss
+		if d.eobrun == 0 {
+			for ; k <= se; k++ {
+				rs, err := d.decodeHuff(d.ac[c.ta])
+				if err != nil {
+					return err
+				}
+				r, sz := rs>>4, rs&15
+				var val int32
+				if sz != 0 {
+					if d.getBits(1) != 0 {
+						val = p1
+					} else {
+						val = m1
+					}
+				} else if r != 15 {
+					d.eobrun = 1 << r
+					if r > 0 {
+						d.eobrun += d.getBits(r)
+					}
+					break
+				}
+				for k <= se {
+					if blk[jpegZigzag[k]] != 0 {
+						refine(k)
+					} else {
+						r--
+						if r < 0 {
+							break
+						}
+					}
+					k++
+				}
+				if val != 0 && k <= 63 {
+					blk[jpegZigzag[k]] = val
+				}
+			}
+		}
+		if d.eobrun > 0 {
+			for ; k <= se; k++ {
+				if blk[jpegZigzag[k]] != 0 {
+					refine(k)
+				}
+			}
+			d.eobrun--
+		}
+		return nil
+	}
+	block := baseline
+	switch {
+	case !d.prog:
+	case ss == 0 && ah == 0:
+		block = dcFirst
+	case ss == 0:
+		block = dcRefine
+	case ah == 0:
+		block = acFirst
+	default:
+		block = acRefine
+	}
 	var units [][3]int // (component, bx, by) per MCU, filled per MCU below
 	var nx, ny int
 	if ns == 1 {
@@ -398,6 +540,7 @@ func (d *jpegDec) sos(s []byte) error {
 				for _, c := range sc {
 					c.pred = 0
 				}
+				d.eobrun = 0
 			}
 			mcu++
 			units = units[:0]

@@ -74,13 +74,13 @@ func ReadPictureFile(path string, opts ...Options) (*volume.Volume, Format, erro
 //     3 RGB channels (Pillow reads 32-bit BI_RGB as RGB, the fourth byte
 //     being padding);
 //   - GIF: the first frame, as palette indices or (ExpandPalette) colours;
-//   - JPEG: grey → 1 channel, colour → 3 RGB channels. Baseline files
-//     (sequential Huffman, 8-bit, grey or YCbCr 4:4:4/4:2:2/4:2:0) are
-//     decoded with libjpeg-turbo's default arithmetic (islow IDCT, fancy
-//     upsampling, its YCbCr tables), identical to Pillow's samples;
-//     progressive, 12-bit, CMYK, 4:4:0 and damaged files fall back to Go's
-//     image/jpeg, which can differ by a grey level on a few per cent of
-//     pixels.
+//   - JPEG: grey → 1 channel, colour → 3 RGB channels. Huffman-coded
+//     8-bit files, sequential or progressive, grey or YCbCr 4:4:4/4:2:2/
+//     4:2:0, are decoded with libjpeg-turbo's default arithmetic (islow
+//     IDCT, fancy upsampling, its YCbCr tables), identical to Pillow's
+//     samples; 12-bit, arithmetic-coded, CMYK, 4:4:0 and damaged files fall
+//     back to Go's image/jpeg, which can differ by a grey level on a few
+//     per cent of pixels.
 //
 // It fails with ErrUnknownPicture for any other content.
 func ReadPicture(r io.Reader, opts ...Options) (*volume.Volume, Format, error) {
@@ -129,8 +129,8 @@ func readStdPicture(br *bufio.Reader, format Format, o Options) (*volume.Volume,
 		return nil, err
 	}
 	if format == FormatJPEG {
-		// libjpeg-turbo's arithmetic for baseline files; anything else
-		// (progressive, 12-bit, CMYK, damaged) goes to Go's decoder.
+		// libjpeg-turbo's arithmetic for Huffman 8-bit files; anything
+		// else (12-bit, arithmetic coding, CMYK, damaged) goes to Go's.
 		if v, err := decodeJPEGTurbo(data); err == nil {
 			return v, nil
 		}
