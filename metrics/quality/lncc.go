@@ -40,22 +40,22 @@ func LNCC(a, b Image, win int) (float64, error) {
 	e := normalise32(a.Pix)
 	t := normalise32(b.Pix)
 	n := len(e)
-	ee := make([]float32, n)
-	tt := make([]float32, n)
-	et := make([]float32, n)
+	ee, tt, et := getF32(n), getF32(n), getF32(n)
 	for i := range e {
 		ee[i] = e[i] * e[i]
 		tt[i] = t[i] * t[i]
 		et[i] = e[i] * t[i]
 	}
 	w, h := a.W, a.H
-	mu1 := boxFMA(e, w, h, win)
-	mu2 := boxFMA(t, w, h, win)
-	m11 := boxFMA(ee, w, h, win)
-	m22 := boxFMA(tt, w, h, win)
-	m12 := boxFMA(et, w, h, win)
+	mu1 := boxFilter(e, w, h, win)
+	mu2 := boxFilter(t, w, h, win)
+	m11 := boxFilter(ee, w, h, win)
+	m22 := boxFilter(tt, w, h, win)
+	m12 := boxFilter(et, w, h, win)
+	defer putF32(e, t, ee, tt, et, mu1, mu2, m11, m22, m12)
 	const thr = float32(1e-10)
-	q := make([]float32, 0, n)
+	q := getF32(n)[:0]
+	defer func() { putF32(q) }()
 	for i := 0; i < n; i++ {
 		s1 := m11[i] - float32(mu1[i]*mu1[i]) // explicit conversions forbid fusion
 		s2 := m22[i] - float32(mu2[i]*mu2[i])
@@ -86,12 +86,19 @@ func LNCC(a, b Image, win int) (float64, error) {
 
 // normalise32 is (X − min)/d in float32 with d = float32(max − min + 1e-8).
 func normalise32(p []float64) []float32 {
-	x := make([]float32, len(p))
+	x := getF32(len(p))
 	lo, hi := float32(math.Inf(1)), float32(math.Inf(-1))
 	for i, v := range p {
-		x[i] = float32(v)
-		lo = min(lo, x[i])
-		hi = max(hi, x[i])
+		f := float32(v)
+		x[i] = f
+		// Plain comparisons (NaN-free pixel values): the min/max builtins
+		// would also propagate NaNs, at several times the cost.
+		if f < lo {
+			lo = f
+		}
+		if f > hi {
+			hi = f
+		}
 	}
 	d := float32(float64(hi-lo) + 1e-8)
 	for i := range x {
@@ -115,47 +122,6 @@ func reflect101(k, n int) int {
 		k = p - k
 	}
 	return k
-}
-
-// boxFMA is cv2.filter2D with a win×win kernel of float32(1/win²) on a float32
-// image, taps accumulated with float32-rounded fused multiply-adds in kernel
-// row-major order. Rows are first extended by the reflect-101 border; each
-// output row then takes the taps one at a time across the whole row, which
-// keeps every pixel's accumulation order while the inner loop stays linear.
-func boxFMA(x []float32, w, h, win int) []float32 {
-	r := win / 2
-	k := float64(float32(1 / float64(win*win)))
-	ew := w + 2*r
-	ext := make([]float64, h*ew) // float32 values held exactly in float64
-	for y := 0; y < h; y++ {
-		row := x[y*w : y*w+w]
-		e := ext[y*ew : y*ew+ew]
-		for c := -r; c < w+r; c++ {
-			e[c+r] = float64(row[reflect101(c, w)])
-		}
-	}
-	out := make([]float32, len(x))
-	parallelLines(h, func(lo, hi int) {
-		acc := make([]float64, w) // float32-rounded running sums
-		for y := lo; y < hi; y++ {
-			clear(acc)
-			for dy := -r; dy <= r; dy++ {
-				sy := reflect101(y+dy, h)
-				e := ext[sy*ew : sy*ew+ew]
-				for dx := 0; dx < win; dx++ {
-					src := e[dx : dx+w]
-					src = src[:len(acc)]
-					for i, v := range src {
-						acc[i] = float64(float32(math.FMA(k, v, acc[i])))
-					}
-				}
-			}
-			for i, v := range acc {
-				out[y*w+i] = float32(v)
-			}
-		}
-	})
-	return out
 }
 
 // mean32 is numpy's float32 mean: a float32 running total over 8192-element

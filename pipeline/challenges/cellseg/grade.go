@@ -13,6 +13,7 @@ import (
 	"github.com/rexmle/rexmle/metrics/imageio"
 	"github.com/rexmle/rexmle/metrics/matching"
 	"github.com/rexmle/rexmle/metrics/stats"
+	"github.com/rexmle/rexmle/metrics/volume"
 	"github.com/rexmle/rexmle/pipeline/challenge"
 )
 
@@ -33,17 +34,23 @@ type Mask struct {
 }
 
 // decodePrediction reads a submitted mask the reference's way: .tif/.tiff
-// with every page (tifffile; a multi-page file is 3-D and fails), other
-// files as images (PNG; Pillow also opens BMP/JPEG, which imageio does not
-// read). Samples are cast to int32 (floats truncated, wider integers wrap);
-// a multi-channel image is rejected (the reference fails in the resize).
+// with every page by tifffile (the content must be TIFF; a multi-page file
+// is 3-D and fails), other files by Pillow, which identifies the format by
+// content (PNG, TIFF first page, BMP, JPEG, GIF first frame; palette images
+// as indices). Samples are cast to int32 (floats truncated, wider integers
+// wrap); a multi-channel image is rejected (the reference fails in the
+// resize).
 func decodePrediction(path string) (*Mask, error) {
 	lower := strings.ToLower(path)
 	opt := imageio.Options{MaxBytes: maxImageBytes}
-	if !strings.HasSuffix(lower, ".tif") && !strings.HasSuffix(lower, ".tiff") {
+	var v *volume.Volume
+	var err error
+	if strings.HasSuffix(lower, ".tif") || strings.HasSuffix(lower, ".tiff") {
+		v, err = imageio.ReadTIFFFile(path, opt)
+	} else {
 		opt.FirstPage = true
+		v, _, err = imageio.ReadPictureFile(path, opt)
 	}
-	v, err := imageio.Read(path, opt)
 	if err != nil {
 		return nil, err
 	}

@@ -43,7 +43,7 @@ func categoryOf(obj map[string]json.RawMessage, a aspect) (int64, bool) {
 		}
 	}
 	var f float64
-	if err := json.Unmarshal(v, &f); err != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+	if err := decodeFloat(v, &f); err != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
 		return 0, false
 	}
 	return int64(f), true
@@ -67,43 +67,64 @@ func loadTruth(privateDir string) (*truthSet, *challenge.Table, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	ts := &truthSet{stemToID: map[string]int64{}, isImageID: map[int64]bool{}, perImage: map[int64]int{}}
-	for _, row := range tab.Rows {
+	// Files are read and parsed in parallel, then merged in row order.
+	type parsed struct {
+		imgs []imageEntry
+		gts  []truthAnn
+		objs []map[string]json.RawMessage
+	}
+	per := make([]parsed, len(tab.Rows))
+	err = challenge.ForEach(context.Background(), len(tab.Rows), func(k int) error {
+		row := tab.Rows[k]
 		c, err := readCOCO(filepath.Join(privateDir, filepath.FromSlash(row[gtCol])))
 		if err != nil {
-			return nil, nil, fmt.Errorf("read ground truth: %w", err)
+			return fmt.Errorf("read ground truth: %w", err)
 		}
 		imgs, err := c.list("images")
 		if err != nil {
-			return nil, nil, err
+			return err
 		}
 		for _, r := range imgs {
 			var e imageEntry
 			if err := json.Unmarshal(r, &e); err != nil {
-				return nil, nil, fmt.Errorf("ground truth %s: %w", row[gtCol], err)
+				return fmt.Errorf("ground truth %s: %w", row[gtCol], err)
 			}
-			ts.imageIDs = append(ts.imageIDs, e.ID)
-			ts.isImageID[e.ID] = true
-			ts.stemToID[strings.ReplaceAll(e.FileName, ".png", "")] = e.ID
+			per[k].imgs = append(per[k].imgs, e)
 		}
 		anns, err := c.list("annotations")
 		if err != nil {
-			return nil, nil, err
+			return err
 		}
 		for _, r := range anns {
 			var a truthAnn
 			var obj map[string]json.RawMessage
 			if err := json.Unmarshal(r, &a); err != nil {
-				return nil, nil, fmt.Errorf("ground truth %s: %w", row[gtCol], err)
+				return fmt.Errorf("ground truth %s: %w", row[gtCol], err)
 			}
 			if err := json.Unmarshal(r, &obj); err != nil {
-				return nil, nil, err
+				return err
 			}
 			if len(a.BBox) != 4 {
-				return nil, nil, fmt.Errorf("ground truth %s: annotation %d has bbox %v", row[gtCol], a.ID, a.BBox)
+				return fmt.Errorf("ground truth %s: annotation %d has bbox %v", row[gtCol], a.ID, a.BBox)
 			}
+			per[k].gts = append(per[k].gts, a)
+			per[k].objs = append(per[k].objs, obj)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	ts := &truthSet{stemToID: map[string]int64{}, isImageID: map[int64]bool{}, perImage: map[int64]int{}}
+	for _, p := range per {
+		for _, e := range p.imgs {
+			ts.imageIDs = append(ts.imageIDs, e.ID)
+			ts.isImageID[e.ID] = true
+			ts.stemToID[strings.ReplaceAll(e.FileName, ".png", "")] = e.ID
+		}
+		for i, a := range p.gts {
 			ts.gts = append(ts.gts, a)
-			ts.anns = append(ts.anns, obj)
+			ts.anns = append(ts.anns, p.objs[i])
 			ts.perImage[a.ImageID]++
 		}
 	}
@@ -204,8 +225,10 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 			preds = append(preds, p)
 		}
 	}
-	if len(preds) == 0 && mode != challenge.Official {
-		return nil, challenge.Invalidf(submissionFile, "", "the submission holds no prediction at all (the reference grader fails on an empty result list)")
+	if len(preds) == 0 {
+		// Both the reference and the organisers' evaluation hand the
+		// results to pycocotools' loadRes, which fails on an empty list.
+		return nil, challenge.Invalidf(submissionFile, "", "the submission holds no prediction at all (pycocotools' loadRes, used by the reference and by the organisers' evaluation, fails on an empty result list)")
 	}
 
 	res := &challenge.Result{Mode: mode}
@@ -369,11 +392,11 @@ func parsePrediction(obj map[string]json.RawMessage, rowImage any, truth *truthS
 		var s string
 		var f float64
 		switch {
-		case json.Unmarshal(raw, &s) == nil:
+		case decodeString(raw, &s) == nil:
 			if id, ok := truth.stemToID[strings.ReplaceAll(s, ".png", "")]; ok {
 				img = id
 			}
-		case json.Unmarshal(raw, &f) == nil && f == math.Trunc(f) && math.Abs(f) < 1<<53:
+		case decodeFloat(raw, &f) == nil && f == math.Trunc(f) && math.Abs(f) < 1<<53:
 			img = int64(f)
 		default:
 			return p, fmt.Errorf("image_id %s is neither a file stem nor an integer image id", raw)
@@ -390,7 +413,7 @@ func parsePrediction(obj map[string]json.RawMessage, rowImage any, truth *truthS
 		return p, fmt.Errorf("missing bbox")
 	}
 	var bb []float64
-	if err := json.Unmarshal(raw, &bb); err != nil {
+	if err := decodeFloats(raw, &bb); err != nil {
 		return p, fmt.Errorf("bbox %s is not a list of numbers", raw)
 	}
 	if len(bb) < 4 {
@@ -417,7 +440,7 @@ func parsePrediction(obj map[string]json.RawMessage, rowImage any, truth *truthS
 	p.score = 0.5
 	for _, k := range []string{"score", "confidence"} {
 		if raw, ok := obj[k]; ok {
-			if err := json.Unmarshal(raw, &p.score); err != nil || string(raw) == "null" {
+			if err := decodeFloat(raw, &p.score); err != nil || string(raw) == "null" {
 				return p, fmt.Errorf("%s %s is not a number", k, raw)
 			}
 			break

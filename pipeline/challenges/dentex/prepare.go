@@ -260,8 +260,9 @@ func (Challenge) Prepare(ctx context.Context, rawDir, dataDir string) error {
 		return err
 	}
 
-	// Test images and one ground-truth file per image, in ascending id order.
-	slices.Sort(testIDs)
+	// Test images and one ground-truth file per image, in the order the
+	// reference visits them: iteration over a Python set of the test ids.
+	testIDs = pySetOrder(testIDs)
 	entryOf := map[int64]int{}
 	for i := range entries {
 		entryOf[entries[i].ID] = i

@@ -14,17 +14,56 @@ import (
 
 const submissionFile = "submission.csv"
 
-// allInts reports whether pandas would parse the column as int64.
-func allInts(values []string) bool {
-	if len(values) == 0 {
-		return false
-	}
-	for _, v := range values {
-		if _, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err != nil {
-			return false
+// idKind is the dtype pandas' read_csv infers for an id column.
+type idKind int
+
+const (
+	idText    idKind = iota // object: compared as strings
+	idNumeric               // int64 or float64: compared as numbers
+)
+
+// mergeKeys turns an id column into merge keys the way pandas infers its
+// dtype and merges on it: a column whose every value parses as a number
+// (integers, decimals such as "0.0", exponents, "nan"/"inf"; blanks
+// trimmed) is numeric, and numeric keys match by value, so 7, 7.0 and
+// "0007" are one id while 7.5 is another (pandas merges int64 with float64
+// keys by value); any other column is text, matched exactly after trimming.
+func mergeKeys(values []string) ([]string, idKind) {
+	out := make([]string, len(values))
+	nums := make([]float64, len(values))
+	ints := make([]int64, len(values))
+	allInt, allNum := len(values) > 0, len(values) > 0
+	for i, v := range values {
+		out[i] = strings.TrimSpace(v)
+		if n, err := strconv.ParseInt(out[i], 10, 64); err == nil {
+			ints[i], nums[i] = n, float64(n)
+			continue
 		}
+		allInt = false
+		f, err := strconv.ParseFloat(out[i], 64)
+		if err != nil || out[i] == "" {
+			allNum = false
+			continue
+		}
+		nums[i] = f
 	}
-	return true
+	switch {
+	case allInt:
+		for i := range out {
+			out[i] = strconv.FormatInt(ints[i], 10)
+		}
+		return out, idNumeric
+	case allNum:
+		for i, f := range nums {
+			if f == math.Trunc(f) && math.Abs(f) < 1<<63 {
+				out[i] = strconv.FormatInt(int64(f), 10)
+			} else {
+				out[i] = strconv.FormatFloat(f, 'g', -1, 64)
+			}
+		}
+		return out, idNumeric
+	}
+	return out, idText
 }
 
 // parseScore parses a quality score as pandas' float parser would, refusing
@@ -78,11 +117,11 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 	if err != nil {
 		return nil, challenge.Invalidf(submissionFile, colScore, "missing required column %q (columns: %s)", colScore, strings.Join(sub.Header, ", "))
 	}
-	if allInts(ansIDsRaw) != allInts(subIDsRaw) {
-		return nil, challenge.Invalidf(submissionFile, colID, "image_id values must have the same form as the test ids (all integers: %v); pandas cannot merge integer with text ids", allInts(ansIDsRaw))
+	ansIDs, ansKind := mergeKeys(ansIDsRaw)
+	subIDs, subKind := mergeKeys(subIDsRaw)
+	if ansKind != subKind {
+		return nil, challenge.Invalidf(submissionFile, colID, "image_id values must have the same form as the test ids (numbers: %v); pandas cannot merge integer or decimal ids with text ids", ansKind == idNumeric)
 	}
-	ansIDs := challenge.PandasIDs(ansIDsRaw)
-	subIDs := challenge.PandasIDs(subIDsRaw)
 	if mode == challenge.Official {
 		// The common id rule: every test case exactly once, nothing else.
 		if err := challenge.CheckIDs(submissionFile, colID, subIDs, subIDsRaw, ansIDs, challenge.StrictIDs); err != nil {

@@ -85,6 +85,11 @@ func TestSpecVectors(t *testing.T) {
 		// Extra id ignored; submission rows in another order; numeric ids with
 		// leading zeros match numerically as pandas parses them.
 		{"extra-id", []string{"7", "8", "9"}, []string{"1", "2", "3"}, []string{"0009", "8", "10", "0007"}, []string{"3", "2", "9", "1"}, 1, 1, 1},
+		// Float-formatted ids (issue 15.3): pandas reads them as float64 and
+		// merges them with the int64 test ids by value (7.0 == 7); 7.5
+		// matches nothing. The values are L1's.
+		{"float-ids", []string{"7", "8", "9", "10", "11"}, []string{"2", "1", "4", "3", "5"},
+			[]string{"7.0", "8.0", "9.0", "1e1", "11.0", "7.5"}, []string{"1", "2", "3", "4", "5", "0"}, 0.8, 0.8, 0.6},
 	}
 	for _, c := range cases {
 		sub, priv := writeCase(t, c.ids, c.truth, c.subIDs, c.pred)
@@ -115,6 +120,7 @@ func TestSpecVectors(t *testing.T) {
 	}{
 		{"missing", []string{"a", "b"}},
 		{"duplicate", []string{"a", "a", "b", "c"}},
+		{"numeric-vs-text", []string{"1", "2", "3"}},
 	}
 	for _, c := range invalid {
 		pred := make([]string, len(c.subIDs))

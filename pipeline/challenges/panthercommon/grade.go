@@ -131,6 +131,63 @@ func PredictionMask(data []float64) ([]bool, error) {
 	return nil, fmt.Errorf("mask values %v%s: want {0, 1} (or two values one of which is 0, or labels including 1 = tumour and 2)", distinct, more)
 }
 
+// OfficialPredictionMask applies the organisers' rule (PANTHER evaluation
+// script): values {0}, {1} or {0, 1} are the mask as is; exactly two values
+// one of which is 0 → positive values are tumour; anything else ({0, 1, 2}, {1, 2},
+// {2}, …) is not a binary mask and is refused.
+func OfficialPredictionMask(data []float64) ([]bool, error) {
+	var distinct []float64
+	for _, x := range data {
+		if len(distinct) < 3 && !slices.Contains(distinct, x) {
+			distinct = append(distinct, x)
+		}
+	}
+	sort.Float64s(distinct)
+	ok := false
+	switch len(distinct) {
+	case 0:
+		ok = true
+	case 1:
+		ok = distinct[0] == 0 || distinct[0] == 1
+	case 2:
+		ok = slices.Contains(distinct, 0) // {0, 1} or {0, v}: v > 0 is tumour
+	}
+	if !ok {
+		more := ""
+		if len(distinct) == 3 {
+			more = " (and possibly more)"
+		}
+		return nil, fmt.Errorf("mask values %v%s: the official evaluation wants a binary mask ({0, 1}, or two values one of which is 0)", distinct, more)
+	}
+	// (mask > 0) for two values; {0}, {1}, {0, 1} cast to bool: the same.
+	m := make([]bool, len(data))
+	for i, x := range data {
+		m[i] = x > 0
+	}
+	return m, nil
+}
+
+// OfficialTruth is the tumour mask of a ground truth under PANTHER's label
+// convention: label 1 is tumour and label 2 pancreas (Task 1 training
+// labels carry both; the organisers' nnU-Net dataset lists tumour = 1), so a
+// mask whose values lie in {0, 1, 2} keeps label 1 only. Any other mask is
+// binarised as every non-zero voxel, as the organisers' evaluation script
+// does with its (tumour-only) test labels.
+func OfficialTruth(v *volume.Volume) []bool {
+	nc := v.NumChannels()
+	conventional := true
+	for i := 0; i < v.Len(); i++ {
+		if x := v.Data[i*nc]; x != 0 && x != 1 && x != 2 {
+			conventional = false
+			break
+		}
+	}
+	if conventional {
+		return v.LabelMask(1)
+	}
+	return v.Mask()
+}
+
 // Grade implements challenge.Challenge.
 func (c Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mode challenge.Mode) (*challenge.Result, error) {
 	ids, labelPaths, err := medseg.Answers(privateDir, colID, "label_path")
@@ -194,7 +251,7 @@ func gradeRow(submissionDir, gtFile string, row medseg.Row, mode challenge.Mode)
 	// before the prediction is decoded.
 	var truth []bool
 	if official {
-		truth = gt.Mask()
+		truth = OfficialTruth(gt)
 	} else {
 		truth = gt.LabelMask(1)
 	}
@@ -233,7 +290,11 @@ func gradeRow(submissionDir, gtFile string, row medseg.Row, mode challenge.Mode)
 		}
 		g.Spacing = pred.Spacing // the prediction's, x/y swapped by the loader
 	}
-	pm, err := PredictionMask(data)
+	maskOf := PredictionMask
+	if official {
+		maskOf = OfficialPredictionMask
+	}
+	pm, err := maskOf(data)
 	if err != nil {
 		return CaseValues{}, "", challenge.Invalidf(row.Path, colPath, "row %d (%s): %v", row.Line, row.ID, err)
 	}

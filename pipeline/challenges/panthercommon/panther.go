@@ -78,6 +78,7 @@ const (
 	QuirkSpacing = "prediction-spacing"
 	QuirkLabel   = "gt-label-one"
 	QuirkResize  = "resize-mismatched-prediction"
+	QuirkBinary  = "non-binary-prediction"
 )
 
 // Quirks lists where the reference grader departs from the official PANTHER evaluation.
@@ -88,7 +89,10 @@ func (Challenge) quirks() []challenge.Quirk {
 			Official:  "voxel spacing is read from the ground-truth image in SimpleITK (sx, sy, sz) order and paired with the (z, y, x) array (the organisers' script)"},
 		{ID: QuirkLabel, Metrics: []string{MetricDSC, MetricMSD, MetricHD95, MetricMASD, MetricRMSE},
 			Reference: "the ground truth is the voxels labelled exactly 1 (tumour); other labels are background",
-			Official:  "the ground truth is every non-zero label"},
+			Official:  "PANTHER's label convention: label 1 is tumour, label 2 pancreas (Task 1 training labels carry both; the organisers' baseline dataset lists background 0, tumor 1, and its Task 2 model is pre-trained on Task 1 labels as a tumour-and-pancreas model — DIAGNijmegen/PANTHER_baseline README and dataset.json), so a GT with values in {0, 1, 2} scores label 1 only; a GT with other values is binarised as every non-zero voxel, as the organisers' evaluation script (Evaluation/evaluate_local.py) does with its tumour-only test labels. Same as the reference on real masks"},
+		{ID: QuirkBinary, Metrics: []string{MetricDSC, MetricMSD, MetricHD95, MetricMASD, MetricRMSE},
+			Reference: "a prediction holding labels 1 and 2 (e.g. {0, 1, 2}) is graded with label 1 as tumour",
+			Official:  "a prediction must be binary: {0}, {1}, {0, 1}, or two values one of which is 0 (values > 0 are tumour); {0, 1, 2} and other multi-valued masks are refused, as the organisers' evaluation script does"},
 		{ID: QuirkResize, Metrics: []string{MetricDSC, MetricMSD, MetricHD95, MetricMASD, MetricRMSE},
 			Reference: "a wrong-shaped prediction is resized to the GT shape by nearest-neighbour zoom (scipy order 0) and a differing spacing is ignored",
 			Official:  "a prediction whose shape or spacing differs from the GT's is an error (invalid submission)"},

@@ -115,6 +115,46 @@ func TestPredictionMaskRules(t *testing.T) {
 	}
 }
 
+// The organisers' binary-mask rule (official mode).
+func TestOfficialPredictionMaskRules(t *testing.T) {
+	tests := []struct {
+		values []float64
+		want   []bool // nil = invalid
+	}{
+		{[]float64{0, 1}, []bool{false, true}},
+		{[]float64{0, 0}, []bool{false, false}},
+		{[]float64{1, 1}, []bool{true, true}},
+		{[]float64{0, 255}, []bool{false, true}},
+		{[]float64{0, -1}, []bool{false, false}}, // mask > 0
+		{[]float64{0, 0.5}, []bool{false, true}},
+		{[]float64{0, 1, 2}, nil},
+		{[]float64{1, 2}, nil},
+		{[]float64{2, 2}, nil},
+	}
+	for _, tc := range tests {
+		got, err := OfficialPredictionMask(tc.values)
+		if tc.want == nil {
+			if err == nil {
+				t.Errorf("values %v accepted, want invalid", tc.values)
+			}
+			continue
+		}
+		if err != nil || fmt.Sprint(got) != fmt.Sprint(tc.want) {
+			t.Errorf("values %v → %v (%v), want %v", tc.values, got, err, tc.want)
+		}
+	}
+	// Ground truth: {0,1,2} keeps label 1; {0,255} is every non-zero voxel.
+	v := volume.New(volume.NewGrid(4, 1, 1), volume.Uint8)
+	v.Data = []float64{0, 1, 2, 1}
+	if got := fmt.Sprint(OfficialTruth(v)); got != "[false true false true]" {
+		t.Errorf("OfficialTruth {0,1,2} = %s", got)
+	}
+	v.Data = []float64{0, 255, 255, 0}
+	if got := fmt.Sprint(OfficialTruth(v)); got != "[false true true false]" {
+		t.Errorf("OfficialTruth {0,255} = %s", got)
+	}
+}
+
 func TestSplitPinned(t *testing.T) {
 	for _, tc := range []struct {
 		n    int
@@ -229,8 +269,10 @@ func TestQuirkLabelOneAndResize(t *testing.T) {
 	if err := challenge.WriteCSV(filepath.Join(priv, "test_labels.csv"), []string{"image_id", "image_path", "label_path"}, [][]string{{"a", "", "test/labels/a.mha"}}); err != nil {
 		t.Fatal(err)
 	}
-	// Prediction = the tumour voxel only: perfect in the reference (GT == 1),
-	// P5-like subset in the official evaluation (GT != 0).
+	// Prediction = the tumour voxel only: perfect in both modes — the
+	// reference keeps GT == 1, official mode follows PANTHER's convention
+	// (1 tumour, 2 pancreas; issue 19), not "every non-zero label", which
+	// would give 2/3.
 	sub := writeSub(t, [][]string{{"a", "p.mha"}})
 	writeMHA(t, filepath.Join(sub, "p.mha"), [3]int{6, 6, 6}, [3]float64{1, 1, 1}, 1, [3]int{2, 2, 2})
 	ref, err := testChallenge.Grade(context.Background(), sub, priv, challenge.Reference)
@@ -241,8 +283,26 @@ func TestQuirkLabelOneAndResize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ref.Values[MetricDSC] != 1 || math.Abs(off.Values[MetricDSC]-2.0/3) > 1e-12 {
-		t.Errorf("dsc reference %v official %v, want 1 and 2/3", ref.Values[MetricDSC], off.Values[MetricDSC])
+	if ref.Values[MetricDSC] != 1 || off.Values[MetricDSC] != 1 {
+		t.Errorf("dsc reference %v official %v, want 1 and 1", ref.Values[MetricDSC], off.Values[MetricDSC])
+	}
+	// A prediction carrying tumour and pancreas ({0, 1, 2}): label 1 scored
+	// in the reference, refused officially (not binary; issue 15.5).
+	sub3 := writeSub(t, [][]string{{"a", "p.mha"}})
+	writeMHA(t, filepath.Join(sub3, "p.mha"), [3]int{6, 6, 6}, [3]float64{1, 1, 1}, 1, [3]int{2, 2, 2})
+	p3, err := imageio.ReadMetaImageFile(filepath.Join(sub3, "p.mha"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p3.Data[g.Index(2, 2, 3)] = 2
+	if err := imageio.WriteMetaImageFile(filepath.Join(sub3, "p.mha"), p3, volume.Uint8, true); err != nil {
+		t.Fatal(err)
+	}
+	if r3, err := testChallenge.Grade(context.Background(), sub3, priv, challenge.Reference); err != nil || r3.Values[MetricDSC] != 1 {
+		t.Errorf("reference {0,1,2} prediction: %v, dsc %v, want 1", err, r3)
+	}
+	if _, err := testChallenge.Grade(context.Background(), sub3, priv, challenge.Official); !challenge.IsInvalid(err) {
+		t.Errorf("official accepted a {0,1,2} mask: %v", err)
 	}
 	// A 3×3×3 prediction is zoomed in the reference and rejected officially.
 	sub2 := writeSub(t, [][]string{{"a", "p.mha"}})

@@ -2,7 +2,6 @@ package puma
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/rexmle/rexmle/metrics/imageio"
 )
@@ -17,10 +16,11 @@ type rawImage struct {
 	Pix     []float64
 }
 
-// readImageFile decodes a PNG or TIFF (by extension) with metrics/imageio,
-// first TIFF page only (as Pillow), palette images as their indices.
+// readImageFile decodes a picture by its content, as Pillow's Image.open
+// does (PNG, TIFF first page, BMP, JPEG, GIF first frame, whatever the
+// name), palette images as their indices (numpy.array of a "P" image).
 func readImageFile(path string) (*rawImage, error) {
-	v, err := imageio.Read(path, imageio.Options{MaxBytes: maxImageBytes, FirstPage: true})
+	v, _, err := imageio.ReadPictureFile(path, imageio.Options{MaxBytes: maxImageBytes, FirstPage: true})
 	if err != nil {
 		return nil, err
 	}
@@ -50,9 +50,4 @@ func resizeNearest[T any](pix []T, w, h, ow, oh int) []T {
 		}
 	}
 	return out
-}
-
-func isImageName(p string) bool {
-	l := strings.ToLower(p)
-	return strings.HasSuffix(l, ".png") || strings.HasSuffix(l, ".tif") || strings.HasSuffix(l, ".tiff")
 }

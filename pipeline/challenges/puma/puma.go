@@ -80,10 +80,10 @@ func (c Challenge) Metrics() []challenge.MetricCard {
 	switch {
 	case c.task == Tissue && c.track == 1:
 		return []challenge.MetricCard{{Name: "dice", Direction: challenge.HigherBetter, Ranked: true,
-			Card: "Micro Dice over classes 1–5 pooled over all test pixels, (2I+1e-5)/(G+S+1e-5), 0 when a class is absent from both, mean over 5 classes. REFERENCE MODE: truth is all background because " + namesNote + ", so every submission scores ≤ 1e-5 (paper: 0.0000); a class seen only on one side scores ε/(U+ε) > 0. OFFICIAL MODE: truth rasterised with the real names, class with no overlap scores 0."}}
+			Card: "Micro Dice over classes 1–5 pooled over all test pixels, (2I+1e-5)/(G+S+1e-5), 0 when a class is absent from both, mean over 5 classes. REFERENCE MODE: truth is all background because " + namesNote + ", so every submission scores ≤ 1e-5 (paper: 0.0000); a class seen only on one side scores ε/(U+ε) > 0. OFFICIAL MODE: truth rasterised with the real names, class with no overlap scores 0. " + maskFormats}}
 	case c.task == Tissue:
 		return []challenge.MetricCard{{Name: "dice", Direction: challenge.HigherBetter, Ranked: true,
-			Card: "Micro Dice over classes 1–5 pooled over all test pixels, (2I+1e-5)/(G+S+1e-5), 0 when the class has no overlap (I = 0), mean over 5 classes. REFERENCE MODE: truth is all background because " + namesNote + ", so every submission scores exactly 0 (paper: 0.0000). OFFICIAL MODE: truth rasterised with the real names."}}
+			Card: "Micro Dice over classes 1–5 pooled over all test pixels, (2I+1e-5)/(G+S+1e-5), 0 when the class has no overlap (I = 0), mean over 5 classes. REFERENCE MODE: truth is all background because " + namesNote + ", so every submission scores exactly 0 (paper: 0.0000). OFFICIAL MODE: truth rasterised with the real names. " + maskFormats}}
 	case c.track == 1:
 		cards := []challenge.MetricCard{{Name: "f1", Direction: challenge.HigherBetter, Ranked: true,
 			Card: "Macro F1 of nuclei detection (centroid within < 15 px, same class, greedy truth-driven matching): per image F1 per class (0 when absent from both), mean over images, then mean over tumor/TILs/other. REFERENCE MODE: truth has no TILs because " + namesNote + " (f1_TILs is always 0, macro ≤ 2/3). OFFICIAL MODE: real names mapped (lymphocyte, plasma cell → TILs); macro over every class name seen in any file."},
@@ -95,7 +95,7 @@ func (c Challenge) Metrics() []challenge.MetricCard {
 		return cards
 	default:
 		cards := []challenge.MetricCard{{Name: "f1", Direction: challenge.HigherBetter, Ranked: true,
-			Card: "Macro F1 over the 10 nuclei classes (centroid distance ≤ 15 px in reference mode, < 15 officially; greedy truth-driven matching). REFERENCE MODE: each class's F1 is averaged only over images where it occurs, and prediction names outside the accepted set (e.g. nuclei_tumor, TILs) are silently dropped. OFFICIAL MODE: per-class F1 summed over images divided by the number of images, macro over every class name seen."}}
+			Card: "Macro F1 over the 10 nuclei classes (centroid distance ≤ 15 px in reference mode, < 15 officially; greedy truth-driven matching). REFERENCE MODE: each class's F1 is averaged only over images where it occurs, and prediction names outside the accepted set (e.g. nuclei_tumor, TILs) are silently dropped. OFFICIAL MODE: per-class F1 summed over images divided by the number of images, macro over every class name seen; the dataset's own class names (nuclei_tumor, nuclei_stroma, nuclei_epithelium, …) count as their classes, as the organisers match them."}}
 		for _, k := range track2Classes {
 			cards = append(cards, challenge.MetricCard{Name: "f1_" + k, Direction: challenge.HigherBetter,
 				Card: "Per-class F1 for " + k + " (reference: mean over images where it occurs, 0 if none; official: sum over images / number of images)."})
@@ -125,6 +125,9 @@ func (c Challenge) quirks() []challenge.Quirk {
 			{ID: "macro-over-fixed-classes", Metrics: []string{"f1", "macro_f1"},
 				Reference: "macro F1 = mean of the three fixed classes; unknown prediction names are ignored",
 				Official:  "macro F1 = mean over every class name seen in any truth or prediction file (stray names count as classes with F1 0)"},
+			{ID: "missing-cases", Metrics: []string{"f1", "macro_f1"},
+				Reference: "only the submitted rows are graded: a missing test case is not penalised (dropping a poorly predicted image can raise the score) and a duplicated one counts twice",
+				Official:  "the submission must cover every test case, as the organisers score every test image: a missing case makes it invalid"},
 		}
 	default:
 		return []challenge.Quirk{
@@ -136,7 +139,10 @@ func (c Challenge) quirks() []challenge.Quirk {
 				Official:  "a prediction matches within distance < 15 px"},
 			{ID: "names-dropped", Metrics: []string{"f1"},
 				Reference: "prediction names outside the ten canonical names and the nuclei_<singular> aliases (nuclei_tumor, nuclei_epithelium, nuclei_endothelium, plural nuclei_…s, TILs, other, …) are silently dropped; macro over the ten fixed classes",
-				Official:  "unknown names are kept as classes of their own (false positives) and the macro runs over every class name seen"},
+				Official:  "the dataset's own names (nuclei_tumor, nuclei_stroma, nuclei_epithelium, …, the table preparation uses) count as their classes, as the organisers match them; other unknown names are kept as classes of their own (false positives) and the macro runs over every class name seen"},
+			{ID: "missing-cases", Metrics: []string{"f1"},
+				Reference: "only the submitted rows are graded: a missing test case is not penalised (dropping a poorly predicted image can raise the score) and a duplicated one counts twice",
+				Official:  "the submission must cover every test case, as the organisers score every test image: a missing case makes it invalid"},
 		}
 	}
 }
@@ -146,3 +152,6 @@ func (c Challenge) quirks() []challenge.Quirk {
 func (c Challenge) Quirks() []challenge.Quirk {
 	return append(c.quirks(), challenge.IDRuleQuirk(c.referenceIDRule(), challenge.RankedNames(c.Metrics())))
 }
+
+// maskFormats says how both modes read a predicted tissue mask.
+const maskFormats = "Both modes read a predicted mask by content, as Pillow's Image.open does (PNG, TIFF first page, BMP, JPEG, GIF first frame, whatever the file name; palette images as their indices, multi-channel images by their first channel); other formats are refused."

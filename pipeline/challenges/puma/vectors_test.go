@@ -379,6 +379,52 @@ func TestNucleiTrack2OfficialDiffers(t *testing.T) {
 	}
 }
 
+// Official mode scores the dataset's own class names (issue 15.4):
+// nuclei_tumor, nuclei_epithelium and nuclei_endothelium predictions match
+// tumor/epithelium/endothelium truth; the reference drops them.
+func TestNucleiTrack2OfficialDatasetNames(t *testing.T) {
+	truth := []string{nuclei(C("tumor", "[0,0]"), C("epithelium", "[100,100]"), C("endothelium", "[200,200]"))}
+	pred := []string{nuclei(C("nuclei_tumor", "[0,0]"), C("nuclei_epithelium", "[100,100]"), C("nuclei_endothelium", "[200,200]"))}
+	sub, priv := nucleiFixture(t, truth, pred, "predicted_nuclei_path")
+	off, err := Track2Task2.Grade(context.Background(), sub, priv, challenge.Official)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"f1_tumor", "f1_epithelium", "f1_endothelium", "f1"} {
+		if off.Values[k] != 1 {
+			t.Errorf("official %s = %v, want 1", k, off.Values[k])
+		}
+	}
+	ref, err := Track2Task2.Grade(context.Background(), sub, priv, challenge.Reference)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ref.Values["f1_tumor"] != 0 {
+		t.Errorf("reference f1_tumor = %v, want 0 (nuclei_tumor dropped)", ref.Values["f1_tumor"])
+	}
+}
+
+// Issue 15.7: official mode refuses a submission missing a test case; the
+// reference grades the rows it has (and here scores higher without the
+// bad image).
+func TestNucleiOfficialRejectsMissingCase(t *testing.T) {
+	truth := []string{nuclei(C("tumor", "[0,0]")), nuclei(C("tumor", "[50,50]"))}
+	pred := []string{nuclei(C("tumor", "[0,0]"))} // case b has no row
+	sub, priv := nucleiFixture(t, truth, pred, "predicted_nuclei_path")
+	for _, task := range []Challenge{Track1Task2, Track2Task2} {
+		if _, err := task.Grade(context.Background(), sub, priv, challenge.Official); !challenge.IsInvalid(err) {
+			t.Errorf("%s official: err = %v, want invalid (case missing)", task.ID(), err)
+		}
+		ref, err := task.Grade(context.Background(), sub, priv, challenge.Reference)
+		if err != nil {
+			t.Fatalf("%s reference: %v", task.ID(), err)
+		}
+		if ref.Values["f1_tumor"] != 1 {
+			t.Errorf("%s reference f1_tumor = %v, want 1 (only the submitted case)", task.ID(), ref.Values["f1_tumor"])
+		}
+	}
+}
+
 // puma-track1-task2: with the real names the reference truth has no TILs.
 func TestNucleiTILsQuirk(t *testing.T) {
 	p := gradeAll(t, Track1Task2, 1)

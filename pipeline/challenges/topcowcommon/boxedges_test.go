@@ -157,6 +157,13 @@ func TestEdgeGrading(t *testing.T) {
 	ok("T3-6", ref, map[string]float64{"anterior_acc": 0, "posterior_acc": 1}, cs{V1, V3, "p/e.yml", yes})
 	ok("T3-7", ref, map[string]float64{"anterior_acc": 1, "posterior_acc": 1}, cs{V1, V3, "p/e.yml", edgesYAML(V1, V3)})
 	ok("T3-8", ref, map[string]float64{"anterior_acc": 0, "posterior_acc": 0}, cs{V1, V3, "", j(V2, V4)}, cs{V2, V4, "", j(V1, V3)})
+	// Issue 15.9: official edge-vector distances, mean over rows: case 1
+	// anterior V1 vs V2 = 1, posterior V3 vs V4 = 2; case 2 exact → 0.
+	ok("edge distance", off, map[string]float64{"anterior_edge_distance": 0.5, "posterior_edge_distance": 1},
+		cs{V1, V3, "", j(V2, V4)}, cs{V1, V3, "", j(V1, V3)})
+	if r, err := run(ref, cs{V1, V3, "", j(V2, V4)}); err != nil || !math.IsNaN(r.Values["anterior_edge_distance"]) {
+		t.Errorf("reference edge distance: %v, %v (want NaN)", err, r)
+	}
 	// Path normalisation of task 3.
 	ok("dot-slash", ref, map[string]float64{"anterior_acc": 1}, cs{V1, V3, "./predictions/a.json", j(V1, V3)})
 	ok("working", ref, map[string]float64{"anterior_acc": 1}, cs{V1, V3, "working/predictions/a.json", j(V1, V3)})

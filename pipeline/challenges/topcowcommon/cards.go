@@ -17,6 +17,11 @@ func (c Challenge) Metrics() []challenge.MetricCard {
 	card := func(name string, d challenge.Direction, text string) challenge.MetricCard {
 		return challenge.MetricCard{Name: name, Direction: d, Ranked: true, Card: text}
 	}
+	// extra is an unranked output of the organisers' evaluation: official
+	// mode only (mean over rows), NaN in reference mode.
+	extra := func(name string, d challenge.Direction, text string) challenge.MetricCard {
+		return challenge.MetricCard{Name: name, Direction: d, Card: "UNRANKED, OFFICIAL MODE ONLY (NaN in reference mode, which does not compute it): mean over rows of the " + text + "; computed as the organisers' evaluation does"}
+	}
 	switch {
 	case c.Task == Box:
 		return []challenge.MetricCard{
@@ -27,6 +32,8 @@ func (c Challenge) Metrics() []challenge.MetricCard {
 		return []challenge.MetricCard{
 			card("anterior_acc", up, "balanced accuracy of the anterior CoW variant class Var_Ant_<L-A1>_<Acom>_<3rd-A2>_<R-A1> over GT classes; values rendered as parsed (quirk edge-values-as-parsed)"),
 			card("posterior_acc", up, "balanced accuracy of the posterior variant class Var_Pos_<L-Pcom>_<L-P1>_<R-P1>_<R-Pcom> over GT classes; values rendered as parsed (quirk edge-values-as-parsed)"),
+			extra("anterior_edge_distance", down, "Euclidean distance between the predicted and true anterior 4-edge vectors (values as integers)"),
+			extra("posterior_edge_distance", down, "Euclidean distance between the predicted and true posterior 4-edge vectors (values as integers)"),
 		}
 	case c.Family == TopBrain:
 		return []challenge.MetricCard{
@@ -48,6 +55,11 @@ func (c Challenge) Metrics() []challenge.MetricCard {
 		card("posterior_graph_acc", up, "posterior CoW graph accuracy (quirk simplified-topology)"),
 		card("anterior_topology", up, "fraction of rows whose labels 10, 11, 12, 15 are detected (IoU ≥ 0.25) or correctly absent (quirk simplified-topology)"),
 		card("posterior_topology", up, "fraction of rows whose labels 2, 3, 8, 9 are detected (IoU ≥ 0.25) or correctly absent (quirk simplified-topology)"),
+		extra("hd", down, "class-averaged symmetric Hausdorff distance (HD100) in mm over GT ∪ prediction labels, 90 when either side lacks a label"),
+		extra("dice_merged", up, "Dice of the merged binary masks (every CoW label as one foreground), 0 when either side is empty"),
+		extra("b0_error_merged", down, "|B0(pred) − B0(GT)| of the merged binary masks, 26-connectivity"),
+		extra("hd95_merged", down, "symmetric HD95 in mm of the merged binary masks, 90 when either side is empty"),
+		extra("hd_merged", down, "symmetric HD100 in mm of the merged binary masks, 90 when either side is empty"),
 	}
 }
 
@@ -76,19 +88,25 @@ func (c Challenge) quirks() []challenge.Quirk {
 				Official:  "averaged over the labels present in the prediction only"},
 			{ID: "hd95-directed", Metrics: []string{"hd95"},
 				Reference: "95th percentile of prediction-edge → GT-edge distances only (MONAI, 6-connected edges, float32)",
-				Official:  "symmetric: the larger of the two directed 95th percentiles (here on the same 6-connected edges, float64; SimpleITK contours are not reproduced)"},
+				Official:  "symmetric: the larger of the two directed 95th percentiles (on the same 6-connected (face-neighbour) edges, float64: the organisers' SimpleITK contour is that edge, measured to agree within 6e-9)"},
 		}
 	}
 	return []challenge.Quirk{
 		{ID: "gt-labels-only", Metrics: []string{"dice", "b0_error", "hd95"},
 			Reference: "class averages run over the labels present in the GT; labels only in the prediction are ignored",
 			Official:  "class averages run over GT ∪ prediction labels; a prediction-only label scores Dice 0, its full B0 as error and HD95 90"},
+		{ID: "prediction-shape", Metrics: []string{"dice", "cldice", "b0_error", "hd95"},
+			Reference: "a prediction on a different voxel grid is resampled onto the GT grid (nearest neighbour in physical space) and graded",
+			Official:  "a prediction whose voxel grid differs from the GT's is refused, as the organisers' evaluation stops on \"gt pred not matching shapes\""},
+		{ID: "no-label-case", Metrics: []string{"dice"},
+			Reference: "a case whose GT has no foreground label scores Dice 1",
+			Official:  "a case with no foreground label in GT or prediction scores Dice 0, as the organisers' evaluation gives it"},
 		{ID: "dice-epsilon", Metrics: []string{"dice"},
 			Reference: "Dice denominator |G|+|P|+1e−7",
 			Official:  "Dice without epsilon (0 when either side lacks the label)"},
 		{ID: "hd95-directed", Metrics: []string{"hd95"},
 			Reference: "95th percentile of prediction-edge → GT-edge distances only (MONAI, 6-connected edges, float32)",
-			Official:  "symmetric: the larger of the two directed 95th percentiles, 90 when either side lacks the label (here on 6-connected edges in float64; SimpleITK contours are not reproduced)"},
+			Official:  "symmetric: the larger of the two directed 95th percentiles, 90 when either side lacks the label (on the 6-connected (face-neighbour) edges, in float64: the organisers' SimpleITK contour is that edge, measured to agree within 6e-9)"},
 		{ID: "cldice-axis-order", Metrics: []string{"cldice"},
 			Reference: "Lee skeletons of the (z,y,x) array SimpleITK returns",
 			Official:  "Lee skeletons of the (x,y,z) array"},

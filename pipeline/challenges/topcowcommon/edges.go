@@ -364,6 +364,7 @@ func readEdgesFile(submissionDir, rel, field string, mode challenge.Mode) (edgeL
 func (c Challenge) gradeEdges(ctx context.Context, submissionDir string, rows []gradeRow, mode challenge.Mode) (*challenge.Result, error) {
 	res := &challenge.Result{Mode: mode}
 	var ta, pa, tp, pp []string
+	var antDist, posDist []float64
 	for _, r := range rows {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -394,9 +395,13 @@ func (c Challenge) gradeEdges(ctx context.Context, submissionDir string, rows []
 			return nil, challenge.Invalidf(rel, field, "%v", err)
 		}
 		ta, pa, tp, pp = append(ta, gA), append(pa, pA), append(tp, gP), append(pp, pP)
-		res.Cases = append(res.Cases, challenge.Case{ID: r.ID, Values: map[string]float64{
-			"anterior_correct": b2f(gA == pA), "posterior_correct": b2f(gP == pP),
-		}})
+		cv := map[string]float64{"anterior_correct": b2f(gA == pA), "posterior_correct": b2f(gP == pP)}
+		if mode == challenge.Official {
+			da, dp := variantDistance(gA, pA), variantDistance(gP, pP)
+			antDist, posDist = append(antDist, da), append(posDist, dp)
+			cv["anterior_edge_distance"], cv["posterior_edge_distance"] = da, dp
+		}
+		res.Cases = append(res.Cases, challenge.Case{ID: r.ID, Values: cv})
 	}
 	ant, err := stats.BalancedAccuracy(ta, pa)
 	if err != nil {
@@ -408,5 +413,48 @@ func (c Challenge) gradeEdges(ctx context.Context, submissionDir string, rows []
 	}
 	res.Set("anterior_acc", ant)
 	res.Set("posterior_acc", pos)
+	// Unranked organiser outputs (official mode; NaN in reference mode).
+	res.Set("anterior_edge_distance", meanOrNaN(antDist))
+	res.Set("posterior_edge_distance", meanOrNaN(posDist))
 	return res, nil
+}
+
+// variantDistance is the Euclidean distance between the 4-edge vectors of
+// two variant classes "Var_<side>_a_b_c_d" (NaN when either does not end
+// in four integers).
+func variantDistance(a, b string) float64 {
+	va, okA := variantVector(a)
+	vb, okB := variantVector(b)
+	if !okA || !okB {
+		return math.NaN()
+	}
+	s := 0.0
+	for i := range va {
+		d := va[i] - vb[i]
+		s += d * d
+	}
+	return math.Sqrt(s)
+}
+
+func variantVector(v string) ([4]float64, bool) {
+	var out [4]float64
+	parts := strings.Split(v, "_")
+	if len(parts) < 4 {
+		return out, false
+	}
+	for i, p := range parts[len(parts)-4:] {
+		n, err := strconv.Atoi(p)
+		if err != nil {
+			return out, false
+		}
+		out[i] = float64(n)
+	}
+	return out, true
+}
+
+func meanOrNaN(v []float64) float64 {
+	if len(v) == 0 {
+		return math.NaN()
+	}
+	return mean(v)
 }

@@ -94,7 +94,7 @@ func (c Challenge) Grade(ctx context.Context, submissionDir, privateDir string, 
 }
 
 // loadPair reads the answer and the prediction of a row.
-func (c Challenge) loadPair(submissionDir string, r gradeRow) (*labelMap, *labelMap, error) {
+func (c Challenge) loadPair(submissionDir string, r gradeRow, mode challenge.Mode) (*labelMap, *labelMap, error) {
 	gtVol, gt, err := readGT(r.answer)
 	if err != nil {
 		return nil, nil, err
@@ -109,7 +109,7 @@ func (c Challenge) loadPair(submissionDir string, r gradeRow) (*labelMap, *label
 		return nil, nil, err
 	}
 	f.Close()
-	pred, err := readPrediction(p, rel, field, gtVol)
+	pred, err := readPrediction(p, rel, field, gtVol, mode)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -119,11 +119,12 @@ func (c Challenge) loadPair(submissionDir string, r gradeRow) (*labelMap, *label
 func (c Challenge) gradeCoW(ctx context.Context, submissionDir string, rows []gradeRow, mode challenge.Mode) (*challenge.Result, error) {
 	res := &challenge.Result{Mode: mode}
 	var dice, cl, b0, hd []float64
+	var xHD, xDice, xB0, xHD95, xHDm []float64 // official extras
 	det := make([]topology.DetectionCounts, len(group2Labels))
 	var antTrue, antPred, posTrue, posPred []string
 	var antTopo, posTopo []string
 	for _, r := range rows {
-		gt, pred, err := c.loadPair(submissionDir, r)
+		gt, pred, err := c.loadPair(submissionDir, r, mode)
 		if err != nil {
 			return nil, err
 		}
@@ -137,6 +138,7 @@ func (c Challenge) gradeCoW(ctx context.Context, submissionDir string, rows []gr
 			return nil, fmt.Errorf("%s: case %s: %w", c.Config.ID, r.ID, err)
 		}
 		dice, cl, b0, hd = append(dice, cc.dice), append(cl, cc.cldice), append(b0, cc.b0), append(hd, cc.hd95)
+		xHD, xDice, xB0, xHD95, xHDm = append(xHD, cc.hd), append(xDice, cc.mDice), append(xB0, cc.mB0), append(xHD95, cc.mHD95), append(xHDm, cc.mHD)
 		for i := range det {
 			det[i].Add(cc.inGT[i], cc.inPred[i], cc.iou[i], detectionIoU)
 		}
@@ -154,10 +156,14 @@ func (c Challenge) gradeCoW(ctx context.Context, submissionDir string, rows []gr
 			antTrue, posTrue = append(antTrue, "correct"), append(posTrue, "correct")
 			antTopo, posTopo = append(antTopo, match(cc.antMatch, "correct")), append(posTopo, match(cc.posMatch, "correct"))
 		}
-		res.Cases = append(res.Cases, challenge.Case{ID: r.ID, Values: map[string]float64{
+		cv := map[string]float64{
 			"dice": cc.dice, "cldice": cc.cldice, "b0_error": cc.b0, "hd95": cc.hd95,
 			"anterior_topology": b2f(cc.antMatch), "posterior_topology": b2f(cc.posMatch),
-		}})
+		}
+		if mode == challenge.Official {
+			cv["hd"], cv["dice_merged"], cv["b0_error_merged"], cv["hd95_merged"], cv["hd_merged"] = cc.hd, cc.mDice, cc.mB0, cc.mHD95, cc.mHD
+		}
+		res.Cases = append(res.Cases, challenge.Case{ID: r.ID, Values: cv})
 	}
 	if mode != challenge.Official {
 		antPred, posPred = antTopo, posTopo
@@ -181,6 +187,13 @@ func (c Challenge) gradeCoW(ctx context.Context, submissionDir string, rows []gr
 	res.Set("posterior_graph_acc", posAcc)
 	res.Set("anterior_topology", antT)
 	res.Set("posterior_topology", posT)
+	// Unranked outputs of the organisers' evaluation (NaN in reference mode,
+	// which does not compute them).
+	res.Set("hd", mean(xHD))
+	res.Set("dice_merged", mean(xDice))
+	res.Set("b0_error_merged", mean(xB0))
+	res.Set("hd95_merged", mean(xHD95))
+	res.Set("hd_merged", mean(xHDm))
 	return res, nil
 }
 
@@ -189,7 +202,7 @@ func (c Challenge) gradeBrain(ctx context.Context, submissionDir string, rows []
 	var dice, cl, b0, hd, nb []float64
 	det := make([]topology.DetectionCounts, len(sideRoadLabels(c.Modality)))
 	for _, r := range rows {
-		gt, pred, err := c.loadPair(submissionDir, r)
+		gt, pred, err := c.loadPair(submissionDir, r, mode)
 		if err != nil {
 			return nil, err
 		}

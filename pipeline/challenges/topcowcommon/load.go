@@ -49,8 +49,10 @@ func readGT(path string) (*volume.Volume, *labelMap, error) {
 // grid the way the reference does (C-6.1): resampled with nearest
 // neighbour in physical space when the voxel counts differ (voxels falling
 // outside the prediction become 0), then cast to uint8; its own spacing and
-// placement are otherwise ignored. rel names the file in messages.
-func readPrediction(path, rel, field string, gt *volume.Volume) (*labelMap, error) {
+// placement are otherwise ignored. Official mode refuses a prediction whose
+// voxel grid differs from the GT's instead, as the organisers' evaluation
+// does ("gt pred not matching shapes"). rel names the file in messages.
+func readPrediction(path, rel, field string, gt *volume.Volume, mode challenge.Mode) (*labelMap, error) {
 	if _, err := imageio.FormatOf(path); err != nil {
 		return nil, challenge.Invalidf(rel, field, "not a readable label image: %v", err)
 	}
@@ -66,6 +68,9 @@ func readPrediction(path, rel, field string, gt *volume.Volume) (*labelMap, erro
 	}
 	if v.Dims() != gt.Dims() && v.Shape != gt.Shape {
 		return nil, challenge.Invalidf(rel, field, "image is %d-D (shape %v), the case is %d-D (shape %v)", v.Dims(), v.Shape, gt.Dims(), gt.Shape)
+	}
+	if mode == challenge.Official && v.Shape != gt.Shape {
+		return nil, challenge.Invalidf(rel, field, "image shape %v differs from the case's %v; the organisers' evaluation refuses mismatched shapes (reference mode resamples)", v.Shape, gt.Shape)
 	}
 	lm := &labelMap{shape: gt.Shape, spacing: gt.Spacing, labels: make([]uint8, gt.Len())}
 	bad := func(i int, x float64) error {

@@ -25,6 +25,9 @@ const (
 // cowCase is one graded TopCoW segmentation case.
 type cowCase struct {
 	dice, cldice, b0, hd95 float64
+	// official extras (NaN in reference mode): class-averaged HD100 and the
+	// merged-binary class's Dice, |ΔB0|, HD95 and HD100
+	hd, mDice, mB0, mHD95, mHD float64
 	// detection inputs for the group-2 labels, in group2Labels order
 	inGT, inPred [4]bool
 	iou          [4]float64
@@ -39,7 +42,8 @@ type cowCase struct {
 // Reference (C-6, topcow-track1-task1 §5): labels L_G of the GT only; dice
 // 2|G∩P|/(|G|+|P|+1e−7); merged clDice with Lee skeletons of the (z,y,x)
 // array; |ΔB0| (26-conn.); HD95 directed prediction→GT, 90 when the
-// prediction lacks the label; empty L_G → dice 1, the rest 0. Topology:
+// prediction lacks the label; empty L_G → dice 1, the rest 0 (official:
+// dice 0 too, as the organisers score a case with no label). Topology:
 // side matches iff every side label present in the GT has IoU ≥ 0.25 and
 // every absent one is absent from the prediction.
 //
@@ -80,13 +84,25 @@ func gradeCoWCase(ctx context.Context, gt, pred *labelMap, mode challenge.Mode) 
 	if cl.err != nil {
 		return nil, cl.err
 	}
-	c := &cowCase{cldice: cl.v}
+	nan := math.NaN()
+	c := &cowCase{cldice: cl.v, hd: nan, mDice: nan, mB0: nan, mHD95: nan, mHD: nan}
+	if mode == challenge.Official {
+		if c.mDice, c.mB0, c.mHD95, c.mHD, err = mergedValues(gt, pred, st, topCoWHD95Bound); err != nil {
+			return nil, err
+		}
+		c.hd = topCoWHD95Bound // no label at all: as an empty side
+	}
 	if len(labels) == 0 {
-		c.dice = 1
+		// No label on either side (official) or in the GT (reference): the
+		// reference scores Dice 1, the organisers' evaluation 0.
+		if mode == challenge.Reference {
+			c.dice = 1
+		}
 	} else {
-		var d, b, h []float64
+		var d, b, h, h100 []float64
 		for i, l := range labels {
 			s := st[l]
+			h100 = append(h100, res[i].hd)
 			if mode == challenge.Official {
 				if s.g == 0 || s.p == 0 {
 					d = append(d, 0)
@@ -100,6 +116,9 @@ func gradeCoWCase(ctx context.Context, gt, pred *labelMap, mode challenge.Mode) 
 			h = append(h, res[i].hd95)
 		}
 		c.dice, c.b0, c.hd95 = mean(d), mean(b), mean(h)
+		if mode == challenge.Official {
+			c.hd = mean(h100)
+		}
 	}
 	for i, l := range group2Labels {
 		c.inGT[i], c.inPred[i], c.iou[i] = st[l].g > 0, st[l].p > 0, st[l].iou()

@@ -142,6 +142,7 @@ func cropPair(gt, pred []uint8, shape [3]int, spacing [3]float64, b box, label u
 type labelResult struct {
 	b0Err  float64
 	hd95   float64
+	hd     float64 // official HD100 (NaN in reference mode)
 	clDice float64
 }
 
@@ -151,10 +152,32 @@ type labelResult struct {
 // interpolation); official = the larger of the two directed values in
 // float64.
 func hd95(p, g []bool, grid volume.Grid, mode challenge.Mode) (float64, error) {
-	if mode == challenge.Official {
-		return distance.MONAIHausdorff(p, g, grid, 95, distance.Symmetric, distance.MONAIOptions{})
+	h95, _, err := hausdorffs(p, g, grid, mode)
+	return h95, err
+}
+
+// hausdorffs returns HD95 (see hd95) and, in official mode, the symmetric
+// HD100 (the larger directed maximum) from the same edge distances; HD100
+// is NaN in reference mode.
+func hausdorffs(p, g []bool, grid volume.Grid, mode challenge.Mode) (h95, h100 float64, err error) {
+	if mode != challenge.Official {
+		h95, err = distance.MONAIHausdorff(p, g, grid, 95, distance.PredToTruth, distance.MONAIOptions{Float32: true})
+		return h95, math.NaN(), err
 	}
-	return distance.MONAIHausdorff(p, g, grid, 95, distance.PredToTruth, distance.MONAIOptions{Float32: true})
+	pg, err := distance.EdgeDistances(p, g, grid, distance.MONAIOptions{})
+	if err != nil {
+		return 0, 0, err
+	}
+	gp, err := distance.EdgeDistances(g, p, grid, distance.MONAIOptions{})
+	if err != nil {
+		return 0, 0, err
+	}
+	if len(pg) == 0 || len(gp) == 0 {
+		return math.NaN(), math.NaN(), nil
+	}
+	h95 = math.Max(distance.PercentileLinear(pg, 95), distance.PercentileLinear(gp, 95))
+	h100 = math.Max(distance.Max(pg), distance.Max(gp))
+	return h95, h100, nil
 }
 
 // perLabel evaluates the labels in parallel: B0 error (26-connectivity),
@@ -187,9 +210,12 @@ func perLabel(ctx context.Context, gt, pred *labelMap, st *[256]labelStat, label
 				errs[i] = err
 				return
 			}
-			r := labelResult{b0Err: math.Abs(float64(nb0p - nb0g)), hd95: bound}
+			r := labelResult{b0Err: math.Abs(float64(nb0p - nb0g)), hd95: bound, hd: bound}
+			if mode != challenge.Official {
+				r.hd = math.NaN()
+			}
 			if s.g > 0 && s.p > 0 {
-				if r.hd95, err = hd95(p, g, grid, mode); err != nil {
+				if r.hd95, r.hd, err = hausdorffs(p, g, grid, mode); err != nil {
 					errs[i] = err
 					return
 				}
@@ -223,6 +249,48 @@ func mergedClDice(ctx context.Context, gt, pred *labelMap, st *[256]labelStat, o
 	}
 	g, p, grid := cropPair(gt.labels, pred.labels, gt.shape, gt.spacing, b, 0)
 	return topology.ClDice(ctx, p, g, grid.Shape, order)
+}
+
+// mergedValues is the official evaluation's merged-binary class (every
+// foreground label as one): Dice (0 when either side is empty), |ΔB0|
+// (26-connectivity), symmetric HD95 and HD100 (bound when either side is
+// empty).
+func mergedValues(gt, pred *labelMap, st *[256]labelStat, bound float64) (dice, b0, h95, h100 float64, err error) {
+	b := emptyBox()
+	var ng, np, inter int
+	for l := 1; l < 256; l++ {
+		b = b.union(st[l].gBox).union(st[l].pBox)
+		ng += st[l].g
+		np += st[l].p
+	}
+	if b.empty() {
+		return 0, 0, bound, bound, nil
+	}
+	g, p, grid := cropPair(gt.labels, pred.labels, gt.shape, gt.spacing, b, 0)
+	for i := range g {
+		if g[i] && p[i] {
+			inter++
+		}
+	}
+	if ng > 0 && np > 0 {
+		dice = 2 * float64(inter) / float64(ng+np)
+	}
+	nb0g, err := components.Count(g, grid, 26)
+	if err != nil {
+		return 0, 0, 0, 0, err
+	}
+	nb0p, err := components.Count(p, grid, 26)
+	if err != nil {
+		return 0, 0, 0, 0, err
+	}
+	b0 = math.Abs(float64(nb0p - nb0g))
+	h95, h100 = bound, bound
+	if ng > 0 && np > 0 {
+		if h95, h100, err = hausdorffs(p, g, grid, challenge.Official); err != nil {
+			return 0, 0, 0, 0, err
+		}
+	}
+	return dice, b0, h95, h100, nil
 }
 
 // iou is |G∩P| / |G∪P| from the counts (0 when P is empty).

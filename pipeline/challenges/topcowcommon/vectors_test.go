@@ -1,6 +1,7 @@
 package topcowcommon
 
 import (
+	"context"
 	"math"
 	"testing"
 
@@ -174,7 +175,7 @@ func TestTopCoWTranslationAndGeometry(t *testing.T) {
 	rewriteGeometry(t, p, [3]float64{10, -20, 30}, [3]float64{0.3, 2, 5})
 	r1 := topcowtest.Grade(t, c, sub, priv, challenge.Reference)
 	for k, v := range r0.Values {
-		if r1.Values[k] != v {
+		if r1.Values[k] != v && !(math.IsNaN(v) && math.IsNaN(r1.Values[k])) {
 			t.Errorf("moved origin changes %s: %v → %v", k, v, r1.Values[k])
 		}
 	}
@@ -195,6 +196,44 @@ func TestResampleToGT(t *testing.T) {
 	rewriteGeometry(t, sub+"/predictions/topcow_ct_001_0000.nii.gz", [3]float64{0, 0, 0}, [3]float64{2, 1, 1})
 	r := topcowtest.Grade(t, c, sub, priv, challenge.Reference)
 	check(t, "resampled", r, map[string]float64{"dice": 6 / (7 + 1e-7)})
+}
+
+// Issue 15.5: official mode refuses a prediction on another grid (the
+// organisers stop on "gt pred not matching shapes"), reference mode
+// resamples it; a case with no label anywhere scores Dice 1 in reference
+// mode and 0 officially.
+func TestTopCoWOfficialShapeAndEmptyCase(t *testing.T) {
+	c := New(TopCoWT1T1)
+	sub, priv := topcowtest.MiniSeg(t, "topcow_ct", []topcowtest.Seg{{ID: "001", ZYX: [3]int{1, 1, 4}, Spacing: unit,
+		GT: line(0, 0, 0, 3, 1), Pred: []vox{pt(0, 0, 0, 1), pt(0, 0, 1, 1)}, PredShape: &[3]int{1, 1, 2}}})
+	if _, err := challenge.SafeGrade(context.Background(), c, sub, priv, challenge.Official); !challenge.IsInvalid(err) {
+		t.Errorf("official, wrong shape: err = %v, want invalid", err)
+	}
+	topcowtest.Grade(t, c, sub, priv, challenge.Reference) // resampled, graded
+	empty := seg("001", [3]int{1, 1, 4}, unit, nil, nil)
+	check(t, "empty ref", gradeSeg(t, c, challenge.Reference, empty), map[string]float64{"dice": 1})
+	check(t, "empty official", gradeSeg(t, c, challenge.Official, empty), map[string]float64{"dice": 0})
+}
+
+// Issue 15.9: the organisers' unranked outputs. Vector C3 (GT x 0..19,
+// prediction x 0..9, one label): HD100 = 10 (GT voxel 19 to prediction
+// voxel 9), symmetric HD95 9.05, merged Dice 2·10/30, merged |ΔB0| 0;
+// NaN in reference mode.
+func TestTopCoWOfficialExtras(t *testing.T) {
+	c := New(TopCoWT1T1)
+	c3 := seg("001", [3]int{1, 1, 20}, unit, line(0, 0, 0, 19, 1), line(0, 0, 0, 9, 1))
+	check(t, "C3 extras", gradeSeg(t, c, challenge.Official, c3), map[string]float64{
+		"hd": 10, "hd_merged": 10, "hd95_merged": 9.05, "dice_merged": 2.0 / 3.0, "b0_error_merged": 0,
+	})
+	// Two labels: the merged class ignores which label a voxel has.
+	swapped := seg("001", [3]int{1, 1, 20}, unit, cat(line(0, 0, 0, 9, 1), line(0, 0, 10, 19, 2)), cat(line(0, 0, 0, 9, 2), line(0, 0, 10, 19, 1)))
+	check(t, "swapped labels", gradeSeg(t, c, challenge.Official, swapped), map[string]float64{"dice_merged": 1, "hd_merged": 0, "dice": 0})
+	ref := gradeSeg(t, c, challenge.Reference, c3)
+	for _, k := range []string{"hd", "dice_merged", "b0_error_merged", "hd95_merged", "hd_merged"} {
+		if !math.IsNaN(ref.Values[k]) {
+			t.Errorf("reference %s = %v, want NaN", k, ref.Values[k])
+		}
+	}
 }
 
 // TopBrain vectors (topbrain-track1 §7, topbrain-track2 §7).

@@ -1,0 +1,177 @@
+package imageio
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"image"
+	"image/color"
+	"image/gif"
+	"image/jpeg"
+	"io"
+
+	"golang.org/x/image/bmp"
+
+	"github.com/rexmle/rexmle/metrics/volume"
+)
+
+// The 2-D picture formats recognised by their content (see SniffPicture).
+const (
+	FormatBMP  Format = "bmp"
+	FormatJPEG Format = "jpeg"
+	FormatGIF  Format = "gif"
+)
+
+// ErrUnknownPicture is returned (wrapped) by ReadPicture for content that
+// starts with none of the signatures SniffPicture knows.
+var ErrUnknownPicture = errors.New("not a PNG, TIFF, BMP, JPEG or GIF picture")
+
+// SniffPicture names the picture format whose signature starts head, as
+// Pillow's Image.open identifies a file by content, whatever its name:
+// PNG (89 50 4E 47 0D 0A 1A 0A), TIFF ("II*\0" or "MM\0*"), BMP ("BM"),
+// JPEG (FF D8 FF), GIF ("GIF87a"/"GIF89a"). It returns "" for anything else.
+func SniffPicture(head []byte) Format {
+	switch {
+	case bytes.HasPrefix(head, []byte("\x89PNG\r\n\x1a\n")):
+		return FormatPNG
+	case bytes.HasPrefix(head, []byte("II*\x00")), bytes.HasPrefix(head, []byte("MM\x00*")):
+		return FormatTIFF
+	case bytes.HasPrefix(head, []byte("\xff\xd8\xff")):
+		return FormatJPEG
+	case bytes.HasPrefix(head, []byte("GIF87a")), bytes.HasPrefix(head, []byte("GIF89a")):
+		return FormatGIF
+	case bytes.HasPrefix(head, []byte("BM")):
+		return FormatBMP
+	}
+	return ""
+}
+
+// ReadPictureFile decodes the 2-D picture at path by its content; see
+// ReadPicture.
+func ReadPictureFile(path string, opts ...Options) (*volume.Volume, Format, error) {
+	f, err := openRegular(path) // a FIFO named like a picture must not block
+	if err != nil {
+		return nil, "", err
+	}
+	defer f.Close()
+	v, format, err := ReadPicture(f, opts...)
+	if err != nil {
+		return nil, format, fmt.Errorf("%s: %w", path, err)
+	}
+	return v, format, nil
+}
+
+// ReadPicture decodes a PNG, TIFF, BMP, JPEG or GIF picture chosen by its
+// magic bytes (a file's name plays no part, as with Pillow), into a 2-D
+// volume laid out as ReadPNG's, with the samples numpy.array(Image.open(f))
+// gives:
+//   - PNG and TIFF as ReadPNG and ReadTIFF (Options apply);
+//   - BMP: 1–8-bit paletted files as palette indices (Pillow's "P", or "L"
+//     and "1" for a grey ramp palette, where the index is the value), the
+//     palette colours with Options.ExpandPalette; 24- and 32-bit files as
+//     3 RGB channels (Pillow reads 32-bit BI_RGB as RGB, the fourth byte
+//     being padding);
+//   - GIF: the first frame, as palette indices or (ExpandPalette) colours;
+//   - JPEG: grey → 1 channel, colour → 3 RGB channels. Huffman-coded
+//     8-bit files, sequential or progressive, grey or YCbCr 4:4:4/4:2:2/
+//     4:2:0, are decoded with libjpeg-turbo's default arithmetic (islow
+//     IDCT, fancy upsampling, its YCbCr tables), identical to Pillow's
+//     samples; 12-bit, arithmetic-coded, CMYK, 4:4:0 and damaged files fall
+//     back to Go's image/jpeg, which can differ by a grey level on a few
+//     per cent of pixels.
+//
+// It fails with ErrUnknownPicture for any other content.
+func ReadPicture(r io.Reader, opts ...Options) (*volume.Volume, Format, error) {
+	o := pickOptions(opts)
+	br := bufio.NewReaderSize(r, 1<<16)
+	head, _ := br.Peek(8)
+	format := SniffPicture(head)
+	var v *volume.Volume
+	var err error
+	switch format {
+	case FormatPNG:
+		v, err = ReadPNG(br, o)
+	case FormatTIFF:
+		v, err = ReadTIFF(br, o)
+	case FormatBMP, FormatGIF, FormatJPEG:
+		v, err = readStdPicture(br, format, o)
+	default:
+		return nil, "", ErrUnknownPicture
+	}
+	return v, format, err
+}
+
+// readStdPicture decodes BMP, GIF and JPEG with the Go decoders after a
+// size check on the header.
+func readStdPicture(br *bufio.Reader, format Format, o Options) (*volume.Volume, error) {
+	// Buffer the whole stream: DecodeConfig and Decode each need the start.
+	data, err := io.ReadAll(io.LimitReader(br, o.MaxBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", format, err)
+	}
+	var decodeConfig func(io.Reader) (image.Config, error)
+	var decode func(io.Reader) (image.Image, error)
+	switch format {
+	case FormatBMP:
+		decodeConfig, decode = bmp.DecodeConfig, bmp.Decode
+	case FormatGIF:
+		decodeConfig, decode = gif.DecodeConfig, gif.Decode
+	default:
+		decodeConfig, decode = jpeg.DecodeConfig, jpeg.Decode
+	}
+	cfg, err := decodeConfig(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("%s header: %w", format, err)
+	}
+	if _, err := sampleCount(string(format)+" header: width × height × channels", o.MaxBytes, int64(cfg.Width), int64(cfg.Height), 4); err != nil {
+		return nil, err
+	}
+	if format == FormatJPEG {
+		// libjpeg-turbo's arithmetic for Huffman 8-bit files; anything
+		// else (12-bit, arithmetic coding, CMYK, damaged) goes to Go's.
+		if v, err := decodeJPEGTurbo(data); err == nil {
+			return v, nil
+		}
+	}
+	img, err := decode(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", format, err)
+	}
+	switch m := img.(type) {
+	case *image.YCbCr:
+		return jpegRGBVolume(m), nil
+	case *image.CMYK:
+		return nil, fmt.Errorf("%s: CMYK pictures are not supported", format)
+	}
+	v, err := imageToVolume(img, o.ExpandPalette)
+	if err != nil {
+		return nil, err
+	}
+	if format == FormatBMP && v.NumChannels() == 4 && !isPaletted(img) {
+		keepChannels(v, 0, 1, 2)
+	}
+	return v, nil
+}
+
+func isPaletted(img image.Image) bool { _, ok := img.(*image.Paletted); return ok }
+
+// ycbcrVolume converts a decoded colour JPEG to 3 RGB channels with Go's
+// YCbCr→RGB rule.
+func ycbcrVolume(m *image.YCbCr) *volume.Volume {
+	b := m.Bounds()
+	w, h := b.Dx(), b.Dy()
+	v := &volume.Volume{Grid: volume.NewGrid(w, h), DType: volume.Uint8, Channels: 3, Data: make([]float64, w*h*3)}
+	parallelFor(h, func(lo, hi int) {
+		for y := lo; y < hi; y++ {
+			for x := 0; x < w; x++ {
+				yi := m.YOffset(b.Min.X+x, b.Min.Y+y)
+				ci := m.COffset(b.Min.X+x, b.Min.Y+y)
+				r, g, bl := color.YCbCrToRGB(m.Y[yi], m.Cb[ci], m.Cr[ci])
+				d := v.Data[(y*w+x)*3:]
+				d[0], d[1], d[2] = float64(r), float64(g), float64(bl)
+			}
+		}
+	})
+	return v
+}

@@ -1,0 +1,7 @@
+//go:build !amd64
+
+package quality
+
+// boxRowAsm has no vector kernel on this architecture: boxRow filters
+// every pixel with fma32.
+func boxRowAsm(dst, src []float32, stride, win int, k float32) int { return 0 }

@@ -1,0 +1,110 @@
+package dentex
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"unicode/utf8"
+)
+
+// The prediction fields are raw JSON values cut from an already validated
+// document; most are plain numbers or plain strings. These helpers decode
+// those directly and hand anything else (null, escapes, nested values) to
+// encoding/json, so the results and errors are encoding/json's.
+
+// jsonNumber parses raw when it is a JSON number (RFC 8259 grammar) that
+// fits a float64.
+func jsonNumber(raw []byte) (float64, bool) {
+	n := len(raw)
+	if n == 0 || n > 64 {
+		return 0, false
+	}
+	i := 0
+	if raw[i] == '-' {
+		i++
+	}
+	if i == n || raw[i] < '0' || raw[i] > '9' {
+		return 0, false
+	}
+	digits := func() int { // consumes digits, returns how many
+		start := i
+		for i < n && raw[i] >= '0' && raw[i] <= '9' {
+			i++
+		}
+		return i - start
+	}
+	if raw[i] == '0' {
+		i++
+	} else {
+		digits()
+	}
+	if i < n && raw[i] == '.' {
+		i++
+		if digits() == 0 {
+			return 0, false
+		}
+	}
+	if i < n && (raw[i] == 'e' || raw[i] == 'E') {
+		i++
+		if i < n && (raw[i] == '+' || raw[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return 0, false
+		}
+	}
+	if i != n {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(string(raw), 64)
+	if err != nil {
+		return 0, false
+	}
+	return f, true
+}
+
+// decodeFloat is json.Unmarshal(raw, f) with a fast path for numbers.
+func decodeFloat(raw []byte, f *float64) error {
+	if v, ok := jsonNumber(raw); ok {
+		*f = v
+		return nil
+	}
+	return json.Unmarshal(raw, f)
+}
+
+// decodeString is json.Unmarshal(raw, s) with a fast path for strings
+// without escapes.
+func decodeString(raw []byte, s *string) error {
+	if n := len(raw); n >= 2 && raw[0] == '"' && raw[n-1] == '"' && bytes.IndexByte(raw[1:n-1], '\\') < 0 && bytes.IndexByte(raw[1:n-1], '"') < 0 && utf8.Valid(raw) {
+		*s = string(raw[1 : n-1])
+		return nil
+	}
+	return json.Unmarshal(raw, s)
+}
+
+// decodeFloats is json.Unmarshal(raw, list) for a list of numbers, with a
+// fast path for a flat list of plain numbers.
+func decodeFloats(raw []byte, list *[]float64) error {
+	if n := len(raw); n >= 2 && raw[0] == '[' && raw[n-1] == ']' {
+		body := bytes.TrimSpace(raw[1 : n-1])
+		var out []float64
+		ok := true
+		if len(body) > 0 {
+			for _, part := range bytes.Split(body, []byte(",")) {
+				v, good := jsonNumber(bytes.TrimSpace(part))
+				if !good {
+					ok = false
+					break
+				}
+				out = append(out, v)
+			}
+		} else {
+			out = []float64{}
+		}
+		if ok {
+			*list = out
+			return nil
+		}
+	}
+	return json.Unmarshal(raw, list)
+}

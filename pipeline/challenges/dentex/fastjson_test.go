@@ -1,0 +1,39 @@
+package dentex
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"testing"
+)
+
+// The fast decoders agree with encoding/json on values and on failure.
+func TestFastJSONMatchesEncodingJSON(t *testing.T) {
+	nums := []string{"0", "-0", "1", "-12.5", "1e3", "1E-2", "2.5e+10", "01", "1.", ".5", "+1", "1e400", "-", "null", `"3"`, "true", "[1]", "Infinity", "0x10", "1_0", "123456789012345678901234567890"}
+	for _, n := range nums {
+		var a, b float64
+		ea := decodeFloat([]byte(n), &a)
+		eb := json.Unmarshal([]byte(n), &b)
+		if (ea == nil) != (eb == nil) || (ea == nil && math.Float64bits(a) != math.Float64bits(b)) {
+			t.Errorf("decodeFloat(%s) = %v, %v; encoding/json %v, %v", n, a, ea, b, eb)
+		}
+	}
+	strs := []string{`"train_7"`, `"a\"b"`, `"é"`, `"\u00e9"`, `""`, "7", "null", `"x\ny"`}
+	for _, s := range strs {
+		var a, b string
+		ea := decodeString([]byte(s), &a)
+		eb := json.Unmarshal([]byte(s), &b)
+		if (ea == nil) != (eb == nil) || a != b {
+			t.Errorf("decodeString(%s) = %q, %v; encoding/json %q, %v", s, a, ea, b, eb)
+		}
+	}
+	lists := []string{"[1,2,3,4]", "[ 1 , 2.5 ,3e1, -4 ]", "[]", "[1,,2]", "[1,\"2\"]", "[[1]]", "null", "[01]", "{}"}
+	for _, l := range lists {
+		var a, b []float64
+		ea := decodeFloats([]byte(l), &a)
+		eb := json.Unmarshal([]byte(l), &b)
+		if (ea == nil) != (eb == nil) || fmt.Sprint(a) != fmt.Sprint(b) || (a == nil) != (b == nil) {
+			t.Errorf("decodeFloats(%s) = %v, %v; encoding/json %v, %v", l, a, ea, b, eb)
+		}
+	}
+}
