@@ -31,6 +31,7 @@ type Ranked struct {
 	Partial        bool
 	PctLo, PctHi   float64
 	PrimaryMissing bool
+	Boot           *RunBoot // the case-level bootstrap (never nil after Run)
 }
 
 // Group is the runs of one agent configuration: (source, setting, backend, agent).
@@ -41,6 +42,7 @@ type Group struct {
 	Overall                         float64 // NaN when some challenge is only partially known
 	OverallLo, OverallHi            float64
 	PerChallenge                    map[string]float64 // mean percentile over seeds (fail = 0)
+	Boot                            *GroupBoot         // overall interval and seeds (never nil after Run)
 }
 
 // Outcome is what the stage computed.
@@ -48,10 +50,22 @@ type Outcome struct {
 	Runs   []*Ranked
 	Groups []*Group
 	Check  *Check // nil without recorded paper results
+	// Stability compares the configurations that have an overall bootstrap.
+	Stability *Stability
+	Options   Options
 }
 
-// Run executes the stage.
+// Run executes the stage with the options of the environment (OptionsFromEnv).
 func Run(ctx context.Context, b *config.Benchmark, st *store.Store) (*Outcome, error) {
+	opt, err := OptionsFromEnv()
+	if err != nil {
+		return nil, fmt.Errorf("rank: %w", err)
+	}
+	return RunWith(ctx, b, st, opt)
+}
+
+// RunWith executes the stage with explicit options.
+func RunWith(ctx context.Context, b *config.Benchmark, st *store.Store, opt Options) (*Outcome, error) {
 	var rec *paper.Recorded
 	if dir := b.Path(b.Paths.PaperResults); paper.Exists(dir) {
 		var err error
@@ -59,7 +73,7 @@ func Run(ctx context.Context, b *config.Benchmark, st *store.Store) (*Outcome, e
 			return nil, fmt.Errorf("rank: %w", err)
 		}
 	}
-	out := &Outcome{}
+	out := &Outcome{Options: opt}
 	err := st.Tx(ctx, func(tx *sql.Tx) error {
 		if err := store.SyncChallenges(ctx, tx, b.Challenges); err != nil {
 			return err
@@ -89,6 +103,12 @@ func Run(ctx context.Context, b *config.Benchmark, st *store.Store) (*Outcome, e
 			if err := putRank(ctx, tx, r.ID, rk); err != nil {
 				return err
 			}
+			if rk.Boot, err = bootRun(ctx, tx, opt, c, rk); err != nil {
+				return fmt.Errorf("bootstrap %s: %w", r.ID, err)
+			}
+			if err := putBoot(ctx, tx, r.ID, rk.Boot); err != nil {
+				return err
+			}
 			out.Runs = append(out.Runs, rk)
 		}
 		return nil
@@ -97,10 +117,15 @@ func Run(ctx context.Context, b *config.Benchmark, st *store.Store) (*Outcome, e
 		return nil, fmt.Errorf("rank: %w", err)
 	}
 	out.Groups = groups(out.Runs)
+	bootGroups(opt, out.Runs, out.Groups)
+	out.Stability = stability(opt, out.Groups)
 	if rec != nil {
 		out.Check = check(b, rec, out)
 	}
 	err = st.Tx(ctx, func(tx *sql.Tx) error {
+		if err := putStability(ctx, tx, out.Groups, out.Stability); err != nil {
+			return err
+		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM reproduction`); err != nil {
 			return err
 		}
@@ -116,7 +141,7 @@ VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`, c.RunID, c.Table, c.Challenge, c.Agent, c.Set
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("rank: store the reproduction check: %w", err)
+		return nil, fmt.Errorf("rank: store the bootstrap summaries and the reproduction check: %w", err)
 	}
 	return out, nil
 }
