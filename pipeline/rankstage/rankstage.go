@@ -287,7 +287,8 @@ func groups(runs []*Ranked) []*Group {
 	return out
 }
 
-// WriteCSVs writes results/positions.csv, ranks.csv and overall.csv.
+// WriteCSVs writes results/positions.csv, ranks.csv, overall.csv,
+// pairwise.csv and rank_counts.csv.
 func WriteCSVs(dir string, b *config.Benchmark, o *Outcome) error {
 	ff := func(v float64) string {
 		if math.IsNaN(v) {
@@ -311,7 +312,13 @@ func WriteCSVs(dir string, b *config.Benchmark, o *Outcome) error {
 			if okp {
 				ps = strconv.Itoa(p)
 			}
-			pos = append(pos, []string{r.Run.Source, r.Run.Setting, r.Run.Backend, r.Run.Challenge, r.Run.Agent, m.Name, val, ps})
+			row := []string{r.Run.Source, r.Run.Setting, r.Run.Backend, r.Run.Challenge, r.Run.Agent, m.Name, val, ps}
+			if mb := bootMetric(r, m.Name); mb != nil {
+				row = append(row, ff(mb.Value.Lo), ff(mb.Value.Hi), ff(mb.Position.Lo), ff(mb.Position.Hi), mb.Aggregation, mb.Note)
+			} else {
+				row = append(row, "", "", "", "", "", bootNote(r))
+			}
+			pos = append(pos, row)
 		}
 		status, mr, pct := r.Result.Status, "", "0"
 		if r.Partial {
@@ -320,21 +327,89 @@ func WriteCSVs(dir string, b *config.Benchmark, o *Outcome) error {
 		if r.Result.Status == rank.OK {
 			mr, pct = ff(r.Result.MeanRank), ff(r.Result.Percentile)
 		}
-		rks = append(rks, []string{r.Run.Source, r.Run.Setting, r.Run.Backend, r.Run.Challenge, r.Run.Agent, status, mr, pct, strconv.Itoa(r.Run.Seed), r.Result.Reason})
+		row := []string{r.Run.Source, r.Run.Setting, r.Run.Backend, r.Run.Challenge, r.Run.Agent, status, mr, pct, strconv.Itoa(r.Run.Seed), r.Result.Reason}
+		rb := r.Boot
+		if rb == nil {
+			rb = &RunBoot{MeanRank: noInterval, Pct: noInterval}
+		}
+		row = append(row, ff(rb.MeanRank.Lo), ff(rb.MeanRank.Hi), ff(rb.Pct.Lo), ff(rb.Pct.Hi), nboot(rb.NBoot), bseed(rb.NBoot, rb.BootSeed), strconv.Itoa(rb.NCases), rb.Note)
+		rks = append(rks, row)
 	}
 	var ov [][]string
 	for _, g := range o.Groups {
-		ov = append(ov, []string{g.Source, g.Setting, g.Backend, g.Agent, strconv.Itoa(g.NChallenges), ff(g.Overall),
-			strconv.Itoa(g.NPartial), ff(g.OverallLo), ff(g.OverallHi)})
+		row := []string{g.Source, g.Setting, g.Backend, g.Agent, strconv.Itoa(g.NChallenges), ff(g.Overall),
+			strconv.Itoa(g.NPartial), ff(g.OverallLo), ff(g.OverallHi)}
+		gb := g.Boot
+		if gb == nil {
+			gb = &GroupBoot{Overall: noInterval, SeedSummary: rank.SeedSummary{Mean: math.NaN(), SE: math.NaN()}}
+		}
+		ns := ""
+		if len(gb.Seeds) > 0 {
+			ns = strconv.Itoa(len(gb.Seeds))
+		}
+		row = append(row, ff(gb.Overall.Lo), ff(gb.Overall.Hi), nboot(gb.NBoot), bseed(gb.NBoot, gb.BootSeed), strconv.Itoa(gb.NFixed),
+			ns, ff(gb.SeedSummary.Mean), ff(gb.SeedSummary.SE), strconv.Itoa(gb.FailedRuns), seedValues(gb), gb.Note)
+		ov = append(ov, row)
 	}
 	if err := challenge.WriteCSV(filepath.Join(dir, "positions.csv"),
-		[]string{"source", "setting", "backend", "challenge", "agent", "metric", "value", "position"}, pos); err != nil {
+		[]string{"source", "setting", "backend", "challenge", "agent", "metric", "value", "position",
+			"value_lo", "value_hi", "position_lo", "position_hi", "aggregation", "boot_note"}, pos); err != nil {
 		return err
 	}
 	if err := challenge.WriteCSV(filepath.Join(dir, "ranks.csv"),
-		[]string{"source", "setting", "backend", "challenge", "agent", "status", "mean_rank", "percentile", "seed", "reason"}, rks); err != nil {
+		[]string{"source", "setting", "backend", "challenge", "agent", "status", "mean_rank", "percentile", "seed", "reason",
+			"mean_rank_lo", "mean_rank_hi", "percentile_lo", "percentile_hi", "n_boot", "boot_seed", "n_cases", "boot_note"}, rks); err != nil {
 		return err
 	}
-	return challenge.WriteCSV(filepath.Join(dir, "overall.csv"),
-		[]string{"source", "setting", "backend", "agent", "n_challenges", "rexmle_rank", "n_partial", "rexmle_rank_min", "rexmle_rank_max"}, ov)
+	if err := challenge.WriteCSV(filepath.Join(dir, "overall.csv"),
+		[]string{"source", "setting", "backend", "agent", "n_challenges", "rexmle_rank", "n_partial", "rexmle_rank_min", "rexmle_rank_max",
+			"rexmle_rank_lo", "rexmle_rank_hi", "n_boot", "boot_seed", "n_boot_fixed", "n_seeds", "seed_mean", "seed_se", "n_failed_seeds", "seed_values", "boot_note"}, ov); err != nil {
+		return err
+	}
+	var pw, rc [][]string
+	if s := o.Stability; s != nil {
+		for _, p := range s.Pairs {
+			pw = append(pw, []string{p.A, p.B, ff(p.PAbove), strconv.Itoa(s.NBoot), strconv.FormatUint(s.BootSeed, 10)})
+		}
+		for c, row := range s.Counts {
+			for r, n := range row {
+				rc = append(rc, []string{s.Configs[c], strconv.Itoa(r + 1), strconv.Itoa(n), strconv.Itoa(s.NBoot), strconv.FormatUint(s.BootSeed, 10)})
+			}
+		}
+	}
+	if err := challenge.WriteCSV(filepath.Join(dir, "pairwise.csv"),
+		[]string{"config_a", "config_b", "p_a_above_b", "n_boot", "boot_seed"}, pw); err != nil {
+		return err
+	}
+	return challenge.WriteCSV(filepath.Join(dir, "rank_counts.csv"),
+		[]string{"config", "rank", "count", "n_boot", "boot_seed"}, rc)
+}
+
+func bootMetric(r *Ranked, m string) *MetricBoot {
+	if r.Boot == nil {
+		return nil
+	}
+	return r.Boot.Metrics[m]
+}
+
+func bootNote(r *Ranked) string {
+	if r.Boot == nil {
+		return ""
+	}
+	return r.Boot.Note
+}
+
+// nboot prints B, empty when there was no bootstrap.
+func nboot(n int) string {
+	if n <= 0 {
+		return ""
+	}
+	return strconv.Itoa(n)
+}
+
+func bseed(n int, seed uint64) string {
+	if n <= 0 {
+		return ""
+	}
+	return strconv.FormatUint(seed, 10)
 }
