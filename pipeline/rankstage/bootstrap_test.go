@@ -278,7 +278,20 @@ func TestBootstrapStage(t *testing.T) {
 	if len(pw) != 7 || strings.Join(pw[0], ",") != "config_a,config_b,p_a_above_b,n_boot,boot_seed" {
 		t.Errorf("pairwise.csv: %v", pw)
 	}
-	files := []string{"positions.csv", "ranks.csv", "overall.csv", "pairwise.csv", "rank_counts.csv"}
+	mi := readCSV(t, filepath.Join(dir, "metric_intervals.csv"))
+	foundNote := false
+	for _, row := range mi[1:] {
+		if row[0] != "x" {
+			t.Errorf("metric_intervals.csv has a row for a run without per-case values: %v", row)
+		}
+		if row[4] == "c" && row[col(mi, "metric")] == "dice" {
+			foundNote = row[col(mi, "value_lo")] == "" && strings.Contains(row[col(mi, "note")], "not a mean over cases")
+		}
+	}
+	if !foundNote {
+		t.Error("metric_intervals.csv does not say why run c's dice has no interval")
+	}
+	files := []string{"positions.csv", "ranks.csv", "overall.csv", "metric_intervals.csv", "pairwise.csv", "rank_counts.csv"}
 	o2, err := RunWith(ctx, b, st, opt)
 	if err != nil {
 		t.Fatal(err)

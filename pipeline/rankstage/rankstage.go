@@ -287,8 +287,8 @@ func groups(runs []*Ranked) []*Group {
 	return out
 }
 
-// WriteCSVs writes results/positions.csv, ranks.csv, overall.csv,
-// pairwise.csv and rank_counts.csv.
+// WriteCSVs writes results/positions.csv, ranks.csv, overall.csv and, from
+// the bootstrap, metric_intervals.csv, pairwise.csv and rank_counts.csv.
 func WriteCSVs(dir string, b *config.Benchmark, o *Outcome) error {
 	ff := func(v float64) string {
 		if math.IsNaN(v) {
@@ -296,7 +296,7 @@ func WriteCSVs(dir string, b *config.Benchmark, o *Outcome) error {
 		}
 		return strconv.FormatFloat(v, 'g', -1, 64)
 	}
-	var pos, rks [][]string
+	var pos, rks, mi [][]string
 	for _, r := range o.Runs {
 		c, _ := b.Challenge(r.Run.Challenge)
 		for _, m := range c.Metrics {
@@ -312,13 +312,12 @@ func WriteCSVs(dir string, b *config.Benchmark, o *Outcome) error {
 			if okp {
 				ps = strconv.Itoa(p)
 			}
-			row := []string{r.Run.Source, r.Run.Setting, r.Run.Backend, r.Run.Challenge, r.Run.Agent, m.Name, val, ps}
+			pos = append(pos, []string{r.Run.Source, r.Run.Setting, r.Run.Backend, r.Run.Challenge, r.Run.Agent, m.Name, val, ps})
 			if mb := bootMetric(r, m.Name); mb != nil {
-				row = append(row, ff(mb.Value.Lo), ff(mb.Value.Hi), ff(mb.Position.Lo), ff(mb.Position.Hi), mb.Aggregation, mb.Note)
-			} else {
-				row = append(row, "", "", "", "", "", bootNote(r))
+				mi = append(mi, []string{r.Run.Source, r.Run.Setting, r.Run.Backend, r.Run.Challenge, r.Run.Agent, strconv.Itoa(r.Run.Seed), m.Name,
+					val, ff(mb.Value.Lo), ff(mb.Value.Hi), ps, ff(mb.Position.Lo), ff(mb.Position.Hi), mb.Aggregation,
+					nboot(r.Boot.NBoot), bseed(r.Boot.NBoot, r.Boot.BootSeed), mb.Note})
 			}
-			pos = append(pos, row)
 		}
 		status, mr, pct := r.Result.Status, "", "0"
 		if r.Partial {
@@ -352,8 +351,12 @@ func WriteCSVs(dir string, b *config.Benchmark, o *Outcome) error {
 		ov = append(ov, row)
 	}
 	if err := challenge.WriteCSV(filepath.Join(dir, "positions.csv"),
-		[]string{"source", "setting", "backend", "challenge", "agent", "metric", "value", "position",
-			"value_lo", "value_hi", "position_lo", "position_hi", "aggregation", "boot_note"}, pos); err != nil {
+		[]string{"source", "setting", "backend", "challenge", "agent", "metric", "value", "position"}, pos); err != nil {
+		return err
+	}
+	if err := challenge.WriteCSV(filepath.Join(dir, "metric_intervals.csv"),
+		[]string{"source", "setting", "backend", "challenge", "agent", "seed", "metric", "value", "value_lo", "value_hi",
+			"position", "position_lo", "position_hi", "aggregation", "n_boot", "boot_seed", "note"}, mi); err != nil {
 		return err
 	}
 	if err := challenge.WriteCSV(filepath.Join(dir, "ranks.csv"),
@@ -390,13 +393,6 @@ func bootMetric(r *Ranked, m string) *MetricBoot {
 		return nil
 	}
 	return r.Boot.Metrics[m]
-}
-
-func bootNote(r *Ranked) string {
-	if r.Boot == nil {
-		return ""
-	}
-	return r.Boot.Note
 }
 
 // nboot prints B, empty when there was no bootstrap.
