@@ -157,7 +157,7 @@ func statistic(impl challenge.Challenge, m string, cases []challenge.Case, value
 	for i, c := range cases {
 		v, ok := c.Values[m]
 		if !ok {
-			return nil, "", fmt.Errorf("interval unavailable: case %s has no per-case %s", c.ID, m)
+			return nil, "", fmt.Errorf("%w (the grader stores no per-case %s to recompute it from; first case without it: %s)", challenge.ErrNotAMean, m, c.ID)
 		}
 		col[i] = v
 		hasNaN = hasNaN || math.IsNaN(v)
