@@ -172,7 +172,7 @@ func statistic(impl challenge.Challenge, m string, cases []challenge.Case, value
 			return nm, AggNaNMean, nil
 		}
 	}
-	return nil, "", fmt.Errorf("%w (the mean of the per-case %s is %v, the grader reported %v)", challenge.ErrNotAMean, m, mean(all), value)
+	return nil, "", fmt.Errorf("%w (the mean of the %d stored per-case %s is %v, the grader reported %v: the grader aggregates otherwise, or graded cases the store keeps once, e.g. repeated case ids)", challenge.ErrNotAMean, len(cases), m, mean(all), value)
 }
 
 // loadCases reads a run's per-case values, cases ordered by id.
