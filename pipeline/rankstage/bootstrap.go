@@ -41,9 +41,9 @@ func OptionsFromEnv() (Options, error) {
 		o.Boot = n
 	}
 	if s := strings.TrimSpace(os.Getenv("REXMLE_BOOT_SEED")); s != "" {
-		n, err := strconv.ParseUint(s, 10, 64)
+		n, err := strconv.ParseUint(s, 10, 63)
 		if err != nil {
-			return o, fmt.Errorf("REXMLE_BOOT_SEED=%q: want a non-negative integer", s)
+			return o, fmt.Errorf("REXMLE_BOOT_SEED=%q: want an integer between 0 and 2^63−1", s)
 		}
 		o.BootSeed = n
 	}
