@@ -17,6 +17,24 @@ import (
 	"github.com/rexmle/rexmle/pipeline/rank"
 )
 
+// The case-level bootstrap (issue 18). For every new run with per-case
+// values, B resamples of its cases are drawn with replacement (indices from
+// rank.StreamRNG(boot seed, run id): independent of the order runs are
+// visited, byte-reproducible). Each ranked metric is recomputed per
+// resample the way the challenge aggregates it — numpy's mean of the
+// per-case values by default (nanmean where that is what reproduces the
+// graded value), or the challenge's challenge.CaseAggregator — and only if
+// the full sample reproduces the graded value (relative 1e-9): otherwise
+// the interval is unavailable and the note says why. Each resample is
+// ranked against the fixed human leaderboard (rank.Position), giving a
+// mean rank and a percentile per resample; the 95 % percentile intervals use
+// numpy's linear interpolation. The ReX-MLE rank of a configuration is
+// resampled by averaging, per resample index, the percentile of each
+// challenge (its seeds averaged; a failed run is 0 in every resample; a
+// successful run without an interval is held at its percentile and
+// counted in n_boot_fixed). Paper rows have no per-case values and no
+// intervals.
+
 // Options are the rank stage's settings.
 type Options struct {
 	Boot       int     // bootstrap resamples B; 0 turns the case-level bootstrap off
