@@ -346,6 +346,19 @@ type GroupBoot struct {
 	SeedValues  []float64
 	SeedSummary rank.SeedSummary
 	FailedRuns  int // runs (challenge × seed) that failed or are missing, counted 0
+	// Challenges: per challenge, the percentile averaged over seeds and its
+	// interval (error bars of the per-challenge and Figure 1 charts).
+	Challenges []ChallengeBoot
+}
+
+// ChallengeBoot is one configuration's standing on one challenge, seeds averaged.
+type ChallengeBoot struct {
+	Challenge  string
+	Percentile float64 // mean over the seeds' runs, a failed run counting 0
+	Pct        Interval
+	NSeeds     int // runs (seeds) averaged
+	NFixed     int // of them, successful runs without an interval, held fixed
+	Note       string
 }
 
 // Label is the configuration's name in exports: source/setting/backend/agent.
@@ -440,6 +453,35 @@ func bootGroups(opt Options, runs []*Ranked, groups []*Group) {
 			for k := range tot {
 				tot[k] += chSum[k] / float64(len(rs))
 			}
+			cb := ChallengeBoot{Challenge: ch, Pct: noInterval, NSeeds: len(rs)}
+			sampled := 0
+			for _, r := range rs {
+				if r.Result.Status == rank.OK {
+					cb.Percentile += r.Result.Percentile
+				}
+				switch {
+				case r.Boot != nil && r.Boot.samples != nil:
+					sampled++
+				case r.Result.Status == rank.OK:
+					cb.NFixed++
+				}
+			}
+			cb.Percentile /= float64(len(rs))
+			if sampled == 0 {
+				cb.Note = "no run of this challenge has an interval"
+				if r := rs[0]; r.Boot != nil && r.Boot.Note != "" && len(rs) == 1 {
+					cb.Note = r.Boot.Note
+				}
+			} else {
+				for k := range chSum {
+					chSum[k] /= float64(len(rs))
+				}
+				cb.Pct.Lo, cb.Pct.Hi = rank.PercentileInterval(chSum, opt.Confidence)
+				if cb.NFixed > 0 {
+					cb.Note = fmt.Sprintf("%d of %d seed run(s) have no interval and are held at their percentile", cb.NFixed, len(rs))
+				}
+			}
+			gb.Challenges = append(gb.Challenges, cb)
 		}
 		for k := range tot {
 			tot[k] /= float64(len(chs))
@@ -519,7 +561,7 @@ VALUES (?,?,?,?,?,?,?,?,?,?)`, runID, rb.NBoot, int64(rb.BootSeed), rb.NCases, n
 // putStability replaces the overall intervals, seed summaries, pairwise
 // probabilities and rank counts.
 func putStability(ctx context.Context, tx *sql.Tx, groups []*Group, s *Stability) error {
-	for _, t := range []string{"boot_overall", "boot_pairwise", "boot_rank_counts"} {
+	for _, t := range []string{"boot_overall", "boot_challenges", "boot_pairwise", "boot_rank_counts"} {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM `+t); err != nil {
 			return err
 		}
@@ -531,6 +573,13 @@ func putStability(ctx context.Context, tx *sql.Tx, groups []*Group, s *Stability
 			g.Source, g.Setting, g.Backend, g.Agent, nf(g.Overall), nf(gb.Overall.Lo), nf(gb.Overall.Hi), gb.NBoot, int64(gb.BootSeed), gb.NFixed,
 			len(gb.Seeds), nf(gb.SeedSummary.Mean), nf(gb.SeedSummary.SE), gb.FailedRuns, seedValues(gb), gb.Note); err != nil {
 			return fmt.Errorf("store overall bootstrap of %s: %w", g.Label(), err)
+		}
+		for _, cb := range gb.Challenges {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO boot_challenges(source, setting, backend, agent, challenge_id, percentile, percentile_lo, percentile_hi,
+ n_seeds, n_fixed, n_boot, boot_seed, note) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)`, g.Source, g.Setting, g.Backend, g.Agent, cb.Challenge, nf(cb.Percentile),
+				nf(cb.Pct.Lo), nf(cb.Pct.Hi), cb.NSeeds, cb.NFixed, gb.NBoot, int64(gb.BootSeed), cb.Note); err != nil {
+				return fmt.Errorf("store challenge bootstrap of %s/%s: %w", g.Label(), cb.Challenge, err)
+			}
 		}
 	}
 	for _, p := range s.Pairs {

@@ -214,6 +214,17 @@ func TestBootstrapStage(t *testing.T) {
 	if lo, hi := rank.PercentileInterval(want, 0.95); lo != ga.Boot.Overall.Lo || hi != ga.Boot.Overall.Hi {
 		t.Errorf("overall a [%v, %v], recomputed [%v, %v]", ga.Boot.Overall.Lo, ga.Boot.Overall.Hi, lo, hi)
 	}
+	// Per challenge: the seeds' percentiles averaged per resample.
+	if len(ga.Boot.Challenges) != 2 || ga.Boot.Challenges[0].Challenge != "isles22" || ga.Boot.Challenges[0].NSeeds != 2 {
+		t.Fatalf("per-challenge bootstrap of a: %+v", ga.Boot.Challenges)
+	}
+	isl := make([]float64, opt.Boot)
+	for k := range isl {
+		isl[k] = (runs["x/isles22/a/seed-1"].Boot.samples[k] + runs["x/isles22/a/seed-2"].Boot.samples[k]) / 2
+	}
+	if lo, hi := rank.PercentileInterval(isl, 0.95); ga.Boot.Challenges[0].Pct != (Interval{lo, hi}) || ga.Boot.Challenges[0].Percentile != ga.PerChallenge["isles22"] {
+		t.Errorf("isles22 of a: %+v, want [%v, %v] around %v", ga.Boot.Challenges[0], lo, hi, ga.PerChallenge["isles22"])
+	}
 	// b ran isles22 only: the overall over one challenge is that run's percentile.
 	if lo, hi := rank.PercentileInterval(runs["x/isles22/b/seed-1"].Boot.samples, 0.95); gb.Boot.Overall.Lo != lo || gb.Boot.Overall.Hi != hi {
 		t.Errorf("overall b [%v, %v], run [%v, %v]", gb.Boot.Overall.Lo, gb.Boot.Overall.Hi, lo, hi)
@@ -291,7 +302,7 @@ func TestBootstrapStage(t *testing.T) {
 	if !foundNote {
 		t.Error("metric_intervals.csv does not say why run c's dice has no interval")
 	}
-	files := []string{"positions.csv", "ranks.csv", "overall.csv", "metric_intervals.csv", "pairwise.csv", "rank_counts.csv"}
+	files := []string{"positions.csv", "ranks.csv", "overall.csv", "metric_intervals.csv", "challenge_intervals.csv", "pairwise.csv", "rank_counts.csv"}
 	o2, err := RunWith(ctx, b, st, opt)
 	if err != nil {
 		t.Fatal(err)

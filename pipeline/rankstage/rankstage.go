@@ -288,7 +288,8 @@ func groups(runs []*Ranked) []*Group {
 }
 
 // WriteCSVs writes results/positions.csv, ranks.csv, overall.csv and, from
-// the bootstrap, metric_intervals.csv, pairwise.csv and rank_counts.csv.
+// the bootstrap, metric_intervals.csv, challenge_intervals.csv, pairwise.csv
+// and rank_counts.csv.
 func WriteCSVs(dir string, b *config.Benchmark, o *Outcome) error {
 	ff := func(v float64) string {
 		if math.IsNaN(v) {
@@ -367,6 +368,21 @@ func WriteCSVs(dir string, b *config.Benchmark, o *Outcome) error {
 	if err := challenge.WriteCSV(filepath.Join(dir, "overall.csv"),
 		[]string{"source", "setting", "backend", "agent", "n_challenges", "rexmle_rank", "n_partial", "rexmle_rank_min", "rexmle_rank_max",
 			"rexmle_rank_lo", "rexmle_rank_hi", "n_boot", "boot_seed", "n_boot_fixed", "n_seeds", "seed_mean", "seed_se", "n_failed_seeds", "seed_values", "boot_note"}, ov); err != nil {
+		return err
+	}
+	var ci [][]string
+	for _, g := range o.Groups {
+		if g.Boot == nil {
+			continue
+		}
+		for _, cb := range g.Boot.Challenges {
+			ci = append(ci, []string{g.Source, g.Setting, g.Backend, g.Agent, cb.Challenge, ff(cb.Percentile), ff(cb.Pct.Lo), ff(cb.Pct.Hi),
+				strconv.Itoa(cb.NSeeds), strconv.Itoa(cb.NFixed), nboot(g.Boot.NBoot), bseed(g.Boot.NBoot, g.Boot.BootSeed), cb.Note})
+		}
+	}
+	if err := challenge.WriteCSV(filepath.Join(dir, "challenge_intervals.csv"),
+		[]string{"source", "setting", "backend", "agent", "challenge", "percentile", "percentile_lo", "percentile_hi",
+			"n_seeds", "n_boot_fixed", "n_boot", "boot_seed", "note"}, ci); err != nil {
 		return err
 	}
 	var pw, rc [][]string

@@ -282,7 +282,7 @@ func TestExportsAreByteIdentical(t *testing.T) {
 	b, st := setup(t)
 	bootFixture(t, b, st) // new runs with per-case values: the bootstrap exports too
 	ctx := context.Background()
-	files := []string{"positions.csv", "ranks.csv", "overall.csv", "metric_intervals.csv", "pairwise.csv", "rank_counts.csv"}
+	files := []string{"positions.csv", "ranks.csv", "overall.csv", "metric_intervals.csv", "challenge_intervals.csv", "pairwise.csv", "rank_counts.csv"}
 	var first map[string][]byte
 	for i := 0; i < 20; i++ {
 		o, err := Run(ctx, b, st)

@@ -230,6 +230,18 @@ CREATE TABLE boot_overall (      -- per agent configuration: ReX-MLE rank interv
   note TEXT NOT NULL DEFAULT '',
   PRIMARY KEY (source, setting, backend, agent)
 );
+CREATE TABLE boot_challenges (   -- per configuration and challenge: the percentile averaged over seeds, its interval
+  source TEXT NOT NULL, setting TEXT NOT NULL, backend TEXT NOT NULL, agent TEXT NOT NULL,
+  challenge_id TEXT NOT NULL,
+  percentile REAL,
+  percentile_lo REAL, percentile_hi REAL,
+  n_seeds INTEGER NOT NULL,
+  n_fixed INTEGER NOT NULL,
+  n_boot INTEGER NOT NULL,
+  boot_seed INTEGER NOT NULL,
+  note TEXT NOT NULL DEFAULT '',
+  PRIMARY KEY (source, setting, backend, agent, challenge_id)
+);
 CREATE TABLE boot_pairwise (     -- bootstrap probability that configuration a ranks above b (ties ½)
   config_a TEXT NOT NULL,        -- source/setting/backend/agent
   config_b TEXT NOT NULL,
