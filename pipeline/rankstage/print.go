@@ -110,11 +110,44 @@ func Print(w io.Writer, b *config.Benchmark, o *Outcome) {
 	if len(newGroups) > 0 {
 		fmt.Fprintln(w, "New runs:")
 		tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "source\tsetting\tagent\tchallenges\tReX-MLE rank")
+		fmt.Fprintln(tw, "source\tsetting\tagent\tchallenges\tReX-MLE rank\t95% bootstrap interval\tseeds (mean ± SE)")
 		for _, g := range newGroups {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.2f%%\n", g.Source, g.Setting, agentName(b, g.Agent), g.NChallenges, 100*g.Overall)
+			ci, seeds := "—", "—"
+			if gb := g.Boot; gb != nil {
+				if !math.IsNaN(gb.Overall.Lo) {
+					ci = fmt.Sprintf("%.2f–%.2f%% (B=%d, seed %d, %d run(s) fixed)", 100*gb.Overall.Lo, 100*gb.Overall.Hi, gb.NBoot, gb.BootSeed, gb.NFixed)
+				}
+				switch {
+				case len(gb.Seeds) > 1:
+					seeds = fmt.Sprintf("%d: %.2f ± %.2f%%, %d failed run(s)", len(gb.Seeds), 100*gb.SeedSummary.Mean, 100*gb.SeedSummary.SE, gb.FailedRuns)
+				case len(gb.Seeds) == 1:
+					seeds = "1"
+				}
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.2f%%\t%s\t%s\n", g.Source, g.Setting, agentName(b, g.Agent), g.NChallenges, 100*g.Overall, ci, seeds)
 		}
 		tw.Flush()
+		if s := o.Stability; s != nil && len(s.Pairs) > 0 {
+			fmt.Fprintln(w, "Bootstrap probability that the row ranks above the column (results/pairwise.csv):")
+			tw = tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "\t"+strings.Join(s.Configs, "\t"))
+			p := map[[2]string]float64{}
+			for _, x := range s.Pairs {
+				p[[2]string{x.A, x.B}] = x.PAbove
+			}
+			for _, a := range s.Configs {
+				row := []string{a}
+				for _, c := range s.Configs {
+					if a == c {
+						row = append(row, "—")
+						continue
+					}
+					row = append(row, fmt.Sprintf("%.3f", p[[2]string{a, c}]))
+				}
+				fmt.Fprintln(tw, strings.Join(row, "\t"))
+			}
+			tw.Flush()
+		}
 		fails := 0
 		for _, r := range o.Runs {
 			if r.Run.Source != paper.Source && r.Result.Status == rank.Fail {

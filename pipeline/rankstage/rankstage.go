@@ -31,6 +31,7 @@ type Ranked struct {
 	Partial        bool
 	PctLo, PctHi   float64
 	PrimaryMissing bool
+	Boot           *RunBoot // the case-level bootstrap (never nil after Run)
 }
 
 // Group is the runs of one agent configuration: (source, setting, backend, agent).
@@ -41,6 +42,7 @@ type Group struct {
 	Overall                         float64 // NaN when some challenge is only partially known
 	OverallLo, OverallHi            float64
 	PerChallenge                    map[string]float64 // mean percentile over seeds (fail = 0)
+	Boot                            *GroupBoot         // overall interval and seeds (never nil after Run)
 }
 
 // Outcome is what the stage computed.
@@ -48,10 +50,22 @@ type Outcome struct {
 	Runs   []*Ranked
 	Groups []*Group
 	Check  *Check // nil without recorded paper results
+	// Stability compares the configurations that have an overall bootstrap.
+	Stability *Stability
+	Options   Options
 }
 
-// Run executes the stage.
+// Run executes the stage with the options of the environment (OptionsFromEnv).
 func Run(ctx context.Context, b *config.Benchmark, st *store.Store) (*Outcome, error) {
+	opt, err := OptionsFromEnv()
+	if err != nil {
+		return nil, fmt.Errorf("rank: %w", err)
+	}
+	return RunWith(ctx, b, st, opt)
+}
+
+// RunWith executes the stage with explicit options.
+func RunWith(ctx context.Context, b *config.Benchmark, st *store.Store, opt Options) (*Outcome, error) {
 	var rec *paper.Recorded
 	if dir := b.Path(b.Paths.PaperResults); paper.Exists(dir) {
 		var err error
@@ -59,7 +73,7 @@ func Run(ctx context.Context, b *config.Benchmark, st *store.Store) (*Outcome, e
 			return nil, fmt.Errorf("rank: %w", err)
 		}
 	}
-	out := &Outcome{}
+	out := &Outcome{Options: opt}
 	err := st.Tx(ctx, func(tx *sql.Tx) error {
 		if err := store.SyncChallenges(ctx, tx, b.Challenges); err != nil {
 			return err
@@ -89,6 +103,12 @@ func Run(ctx context.Context, b *config.Benchmark, st *store.Store) (*Outcome, e
 			if err := putRank(ctx, tx, r.ID, rk); err != nil {
 				return err
 			}
+			if rk.Boot, err = bootRun(ctx, tx, opt, c, rk); err != nil {
+				return fmt.Errorf("bootstrap %s: %w", r.ID, err)
+			}
+			if err := putBoot(ctx, tx, r.ID, rk.Boot); err != nil {
+				return err
+			}
 			out.Runs = append(out.Runs, rk)
 		}
 		return nil
@@ -97,10 +117,15 @@ func Run(ctx context.Context, b *config.Benchmark, st *store.Store) (*Outcome, e
 		return nil, fmt.Errorf("rank: %w", err)
 	}
 	out.Groups = groups(out.Runs)
+	bootGroups(opt, out.Runs, out.Groups)
+	out.Stability = stability(opt, out.Groups)
 	if rec != nil {
 		out.Check = check(b, rec, out)
 	}
 	err = st.Tx(ctx, func(tx *sql.Tx) error {
+		if err := putStability(ctx, tx, out.Groups, out.Stability); err != nil {
+			return err
+		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM reproduction`); err != nil {
 			return err
 		}
@@ -116,7 +141,7 @@ VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`, c.RunID, c.Table, c.Challenge, c.Agent, c.Set
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("rank: store the reproduction check: %w", err)
+		return nil, fmt.Errorf("rank: store the bootstrap summaries and the reproduction check: %w", err)
 	}
 	return out, nil
 }
@@ -262,7 +287,9 @@ func groups(runs []*Ranked) []*Group {
 	return out
 }
 
-// WriteCSVs writes results/positions.csv, ranks.csv and overall.csv.
+// WriteCSVs writes results/positions.csv, ranks.csv, overall.csv and, from
+// the bootstrap, metric_intervals.csv, challenge_intervals.csv, pairwise.csv
+// and rank_counts.csv.
 func WriteCSVs(dir string, b *config.Benchmark, o *Outcome) error {
 	ff := func(v float64) string {
 		if math.IsNaN(v) {
@@ -270,7 +297,7 @@ func WriteCSVs(dir string, b *config.Benchmark, o *Outcome) error {
 		}
 		return strconv.FormatFloat(v, 'g', -1, 64)
 	}
-	var pos, rks [][]string
+	var pos, rks, mi [][]string
 	for _, r := range o.Runs {
 		c, _ := b.Challenge(r.Run.Challenge)
 		for _, m := range c.Metrics {
@@ -287,6 +314,11 @@ func WriteCSVs(dir string, b *config.Benchmark, o *Outcome) error {
 				ps = strconv.Itoa(p)
 			}
 			pos = append(pos, []string{r.Run.Source, r.Run.Setting, r.Run.Backend, r.Run.Challenge, r.Run.Agent, m.Name, val, ps})
+			if mb := bootMetric(r, m.Name); mb != nil {
+				mi = append(mi, []string{r.Run.Source, r.Run.Setting, r.Run.Backend, r.Run.Challenge, r.Run.Agent, strconv.Itoa(r.Run.Seed), m.Name,
+					val, ff(mb.Value.Lo), ff(mb.Value.Hi), ps, ff(mb.Position.Lo), ff(mb.Position.Hi), mb.Aggregation,
+					nboot(r.Boot.NBoot), bseed(r.Boot.NBoot, r.Boot.BootSeed), mb.Note})
+			}
 		}
 		status, mr, pct := r.Result.Status, "", "0"
 		if r.Partial {
@@ -295,21 +327,101 @@ func WriteCSVs(dir string, b *config.Benchmark, o *Outcome) error {
 		if r.Result.Status == rank.OK {
 			mr, pct = ff(r.Result.MeanRank), ff(r.Result.Percentile)
 		}
-		rks = append(rks, []string{r.Run.Source, r.Run.Setting, r.Run.Backend, r.Run.Challenge, r.Run.Agent, status, mr, pct, strconv.Itoa(r.Run.Seed), r.Result.Reason})
+		row := []string{r.Run.Source, r.Run.Setting, r.Run.Backend, r.Run.Challenge, r.Run.Agent, status, mr, pct, strconv.Itoa(r.Run.Seed), r.Result.Reason}
+		rb := r.Boot
+		if rb == nil {
+			rb = &RunBoot{MeanRank: noInterval, Pct: noInterval}
+		}
+		row = append(row, ff(rb.MeanRank.Lo), ff(rb.MeanRank.Hi), ff(rb.Pct.Lo), ff(rb.Pct.Hi), nboot(rb.NBoot), bseed(rb.NBoot, rb.BootSeed), strconv.Itoa(rb.NCases), rb.Note)
+		rks = append(rks, row)
 	}
 	var ov [][]string
 	for _, g := range o.Groups {
-		ov = append(ov, []string{g.Source, g.Setting, g.Backend, g.Agent, strconv.Itoa(g.NChallenges), ff(g.Overall),
-			strconv.Itoa(g.NPartial), ff(g.OverallLo), ff(g.OverallHi)})
+		row := []string{g.Source, g.Setting, g.Backend, g.Agent, strconv.Itoa(g.NChallenges), ff(g.Overall),
+			strconv.Itoa(g.NPartial), ff(g.OverallLo), ff(g.OverallHi)}
+		gb := g.Boot
+		if gb == nil {
+			gb = &GroupBoot{Overall: noInterval, SeedSummary: rank.SeedSummary{Mean: math.NaN(), SE: math.NaN()}}
+		}
+		ns := ""
+		if len(gb.Seeds) > 0 {
+			ns = strconv.Itoa(len(gb.Seeds))
+		}
+		row = append(row, ff(gb.Overall.Lo), ff(gb.Overall.Hi), nboot(gb.NBoot), bseed(gb.NBoot, gb.BootSeed), strconv.Itoa(gb.NFixed),
+			ns, ff(gb.SeedSummary.Mean), ff(gb.SeedSummary.SE), strconv.Itoa(gb.FailedRuns), seedValues(gb), gb.Note)
+		ov = append(ov, row)
 	}
 	if err := challenge.WriteCSV(filepath.Join(dir, "positions.csv"),
 		[]string{"source", "setting", "backend", "challenge", "agent", "metric", "value", "position"}, pos); err != nil {
 		return err
 	}
-	if err := challenge.WriteCSV(filepath.Join(dir, "ranks.csv"),
-		[]string{"source", "setting", "backend", "challenge", "agent", "status", "mean_rank", "percentile", "seed", "reason"}, rks); err != nil {
+	if err := challenge.WriteCSV(filepath.Join(dir, "metric_intervals.csv"),
+		[]string{"source", "setting", "backend", "challenge", "agent", "seed", "metric", "value", "value_lo", "value_hi",
+			"position", "position_lo", "position_hi", "aggregation", "n_boot", "boot_seed", "note"}, mi); err != nil {
 		return err
 	}
-	return challenge.WriteCSV(filepath.Join(dir, "overall.csv"),
-		[]string{"source", "setting", "backend", "agent", "n_challenges", "rexmle_rank", "n_partial", "rexmle_rank_min", "rexmle_rank_max"}, ov)
+	if err := challenge.WriteCSV(filepath.Join(dir, "ranks.csv"),
+		[]string{"source", "setting", "backend", "challenge", "agent", "status", "mean_rank", "percentile", "seed", "reason",
+			"mean_rank_lo", "mean_rank_hi", "percentile_lo", "percentile_hi", "n_boot", "boot_seed", "n_cases", "boot_note"}, rks); err != nil {
+		return err
+	}
+	if err := challenge.WriteCSV(filepath.Join(dir, "overall.csv"),
+		[]string{"source", "setting", "backend", "agent", "n_challenges", "rexmle_rank", "n_partial", "rexmle_rank_min", "rexmle_rank_max",
+			"rexmle_rank_lo", "rexmle_rank_hi", "n_boot", "boot_seed", "n_boot_fixed", "n_seeds", "seed_mean", "seed_se", "n_failed_seeds", "seed_values", "boot_note"}, ov); err != nil {
+		return err
+	}
+	var ci [][]string
+	for _, g := range o.Groups {
+		if g.Boot == nil {
+			continue
+		}
+		for _, cb := range g.Boot.Challenges {
+			ci = append(ci, []string{g.Source, g.Setting, g.Backend, g.Agent, cb.Challenge, ff(cb.Percentile), ff(cb.Pct.Lo), ff(cb.Pct.Hi),
+				strconv.Itoa(cb.NSeeds), strconv.Itoa(cb.NFixed), nboot(g.Boot.NBoot), bseed(g.Boot.NBoot, g.Boot.BootSeed), cb.Note})
+		}
+	}
+	if err := challenge.WriteCSV(filepath.Join(dir, "challenge_intervals.csv"),
+		[]string{"source", "setting", "backend", "agent", "challenge", "percentile", "percentile_lo", "percentile_hi",
+			"n_seeds", "n_boot_fixed", "n_boot", "boot_seed", "note"}, ci); err != nil {
+		return err
+	}
+	var pw, rc [][]string
+	if s := o.Stability; s != nil {
+		for _, p := range s.Pairs {
+			pw = append(pw, []string{p.A, p.B, ff(p.PAbove), strconv.Itoa(s.NBoot), strconv.FormatUint(s.BootSeed, 10)})
+		}
+		for c, row := range s.Counts {
+			for r, n := range row {
+				rc = append(rc, []string{s.Configs[c], strconv.Itoa(r + 1), strconv.Itoa(n), strconv.Itoa(s.NBoot), strconv.FormatUint(s.BootSeed, 10)})
+			}
+		}
+	}
+	if err := challenge.WriteCSV(filepath.Join(dir, "pairwise.csv"),
+		[]string{"config_a", "config_b", "p_a_above_b", "n_boot", "boot_seed"}, pw); err != nil {
+		return err
+	}
+	return challenge.WriteCSV(filepath.Join(dir, "rank_counts.csv"),
+		[]string{"config", "rank", "count", "n_boot", "boot_seed"}, rc)
+}
+
+func bootMetric(r *Ranked, m string) *MetricBoot {
+	if r.Boot == nil {
+		return nil
+	}
+	return r.Boot.Metrics[m]
+}
+
+// nboot prints B, empty when there was no bootstrap.
+func nboot(n int) string {
+	if n <= 0 {
+		return ""
+	}
+	return strconv.Itoa(n)
+}
+
+func bseed(n int, seed uint64) string {
+	if n <= 0 {
+		return ""
+	}
+	return strconv.FormatUint(seed, 10)
 }

@@ -1,0 +1,28 @@
+package challenge
+
+import "errors"
+
+// CaseAggregator is implemented by challenges of which some metric is not
+// the mean of a per-case value (correlations over pooled cases, F1 over
+// pooled detections, COCO AP): the rank stage's case-level bootstrap asks it
+// how to recompute such a metric from a resample of the graded cases.
+//
+// CaseStatistic receives the metric name and the run's graded cases (as
+// stored: Case.Values holds what Grade put there, extra sufficient
+// statistics included) and returns one of:
+//   - stat != nil: stat(idx) recomputes the metric over the multiset of
+//     cases idx (indices into cases, with repetition) exactly as Grade
+//     aggregates it. Per-case work is done once, before returning, so each
+//     call only re-accumulates; stat must not retain or modify idx.
+//   - stat == nil, err == nil: the metric is the mean over cases of
+//     cases[i].Values[metric] (the default aggregation).
+//   - err != nil: the metric cannot be recomputed from what is stored; the
+//     error says why (wrap ErrNotAMean when that is the reason).
+type CaseAggregator interface {
+	CaseStatistic(metric string, cases []Case) (stat func(idx []int) float64, err error)
+}
+
+// ErrNotAMean marks a metric whose interval is unavailable because it is not
+// a mean over cases and the per-case values stored do not suffice to
+// recompute it.
+var ErrNotAMean = errors.New("interval unavailable: not a mean over cases")
