@@ -10,7 +10,10 @@ best_solution.py, config.yaml, tree_plot.html) out at the end or on SIGTERM.
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# adaptkit.py sits beside this file in the image (/opt/rexmle) and one
+# folder up in the checkout (agents/adaptkit.py, shared by every recipe).
+_here = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [_here, os.path.dirname(_here)]
 import adaptkit as ak  # noqa: E402
 
 AGENT = "aide"

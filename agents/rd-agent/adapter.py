@@ -15,7 +15,10 @@ import pickle
 import re
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# adaptkit.py sits beside this file in the image (/opt/rexmle) and one
+# folder up in the checkout (agents/adaptkit.py, shared by every recipe).
+_here = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [_here, os.path.dirname(_here)]
 import adaptkit as ak  # noqa: E402
 
 AGENT = "rd-agent"

@@ -7,7 +7,9 @@ import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
+# adaptkit.py sits beside this file in the image (/opt/rexmle) and one
+# folder up in the checkout (agents/adaptkit.py, shared by every recipe).
+sys.path[:0] = [HERE, os.path.dirname(HERE)]
 import adaptkit as ak  # noqa: E402
 
 AGENT = "standin"

@@ -1,7 +1,9 @@
 // Package agentimage builds the agents' container images: every
-// agents/<id>/Containerfile, with the folder as the build context, by
+// agents/<id>/Containerfile, with agents/ as the build context (so that the
+// recipes share agents/adaptkit.py instead of each keeping a copy), by
 // docker or podman, tagged rexmle-<id>:<hash> and rexmle-<id>:latest where
-// <hash> is a digest of the folder's files. A folder whose hash tag already
+// <hash> is a digest of the recipe folder's files and of the files directly
+// in agents/ that every recipe may copy. A folder whose hash tag already
 // exists in the engine's store is up to date and is not rebuilt. Each build
 // is appended to results/agent-images.jsonl (agent, engine, tag, image id,
 // hash, time).
@@ -125,13 +127,42 @@ func Agents(dir string) ([]string, error) {
 }
 
 // Tag is the image tag of the recipe folder dir of agent id:
-// rexmle-<id>:<first 16 hex digits of the folder's hash>.
+// rexmle-<id>:<first 16 hex digits of the recipe's hash> (see RecipeHash).
 func Tag(id, dir string) (tag, hash string, err error) {
-	hash, err = HashDir(dir)
+	hash, err = RecipeHash(dir)
 	if err != nil {
 		return "", "", err
 	}
 	return Repository(id) + ":" + hash[:16], hash, nil
+}
+
+// RecipeHash digests what a recipe's build can read: the recipe folder dir
+// (HashDir) and the regular files directly in its parent, the build
+// context's shared files (agents/adaptkit.py, agents/README.md).
+func RecipeHash(dir string) (string, error) {
+	own, err := HashDir(dir)
+	if err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "recipe\x00%s\x00", own)
+	parent := filepath.Dir(dir)
+	ents, err := os.ReadDir(parent)
+	if err != nil {
+		return "", fmt.Errorf("hash %s: %w", parent, err)
+	}
+	for _, e := range ents { // ReadDir sorts by name
+		if !e.Type().IsRegular() {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(parent, e.Name()))
+		if err != nil {
+			return "", fmt.Errorf("hash %s: %w", parent, err)
+		}
+		fmt.Fprintf(h, "shared\x00%s\x00%d\x00", e.Name(), len(b))
+		h.Write(b)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // Repository is the image name of agent id, as benchmark.toml's image
@@ -272,7 +303,7 @@ func buildOne(ctx context.Context, bin, engine, id, dir string, force bool, log 
 	log.Info("building agent image", "agent", id, "engine", engine, "tag", tag)
 	start := time.Now()
 	args := []string{"build", "-f", filepath.Join(dir, Containerfile), "-t", tag, "-t", Repository(id) + ":latest",
-		"--label", "io.rexmle.agent=" + id, "--label", "io.rexmle.recipe-hash=" + hash, dir}
+		"--label", "io.rexmle.agent=" + id, "--label", "io.rexmle.recipe-hash=" + hash, filepath.Dir(dir)}
 	cmd := exec.CommandContext(ctx, bin, args...)
 	var buf tailBuffer
 	cmd.Stdout, cmd.Stderr = &buf, &buf

@@ -142,7 +142,7 @@ func TestBuildWithPodman(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("build the static fixture agent: %v\n%s", err, out)
 	}
-	write(t, filepath.Join(fixt, Containerfile), "FROM scratch\nCOPY agent /agent\nENTRYPOINT [\"/agent\"]\n", 0o644)
+	write(t, filepath.Join(fixt, Containerfile), "FROM scratch\nCOPY fixt/agent /agent\nENTRYPOINT [\"/agent\"]\n", 0o644)
 	write(t, filepath.Join(agents, "broken", Containerfile), "FROM scratch\nCOPY no-such-file /x\n", 0o644)
 	record := filepath.Join(t.TempDir(), "results", "agent-images.jsonl")
 	ctx := context.Background()

@@ -69,7 +69,7 @@ func TestStandinImageRunsEndToEnd(t *testing.T) {
 		t.Fatalf("python rootfs: %v\n%s", err, out)
 	}
 	podman("import", tarball, "localhost/rexmle-python-base:test")
-	podman("build", "-q", "--network", "none", "--build-arg", "BASE=localhost/rexmle-python-base:test", "-t", "localhost/rexmle-standin:test", filepath.Join(agentsDir, "standin"))
+	podman("build", "-q", "--network", "none", "--build-arg", "BASE=localhost/rexmle-python-base:test", "-t", "localhost/rexmle-standin:test", "-f", filepath.Join(agentsDir, "standin", "Containerfile"), agentsDir)
 
 	w := newWorld(t, "ldct-iqa")
 	// as the runner does: the host user, keys passed by name only
