@@ -6,10 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -375,21 +372,7 @@ func TestContainerExecutorHostileAgent(t *testing.T) {
 	})
 
 	t.Run("egress: the allowed endpoint only, through the proxy; validation over HTTP", func(t *testing.T) {
-		fake := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Content-Type", "application/json")
-			switch r.URL.Path {
-			case "/v1/chat/completions":
-				io.WriteString(w, `{"id":"c1","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"fake-completion"}}]}`)
-			case "/v1/models":
-				io.WriteString(w, `{"object":"list","data":[{"id":"gpt-5"}]}`)
-			default:
-				http.NotFound(w, r)
-			}
-		}))
-		defer fake.Close()
-		other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "other-server") }))
-		defer other.Close()
-		allowed, refused := strings.TrimPrefix(fake.URL, "http://"), strings.TrimPrefix(other.URL, "http://")
+		allowed, refused := fakeLLMAndOther(t)
 		j := containerRunJob(t, t.TempDir(), "llm", "egress", "/logs/egress.json", allowed, refused)
 		j.BridgeBin = testBridgeBin(podmanDir)
 		j.Agent.Egress = []string{allowed}
@@ -400,36 +383,10 @@ func TestContainerExecutorHostileAgent(t *testing.T) {
 			log, _ := os.ReadFile(filepath.Join(j.RunDir, "logs", "console.log"))
 			t.Fatalf("%+v %v\n%s", in, err, log)
 		}
-		b, err := os.ReadFile(filepath.Join(j.RunDir, "logs", "egress.json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var res map[string]string
-		if err := json.Unmarshal(b, &res); err != nil {
-			t.Fatal(err)
-		}
-		if !strings.HasPrefix(res["allowed_post"], "200 ") || !strings.Contains(res["allowed_post"], "fake-completion") {
-			t.Errorf("allowed server through the proxy: %q", res["allowed_post"])
-		}
-		if !strings.HasPrefix(res["allowed_connect"], "200 ") || !strings.Contains(res["allowed_connect"], "gpt-5") {
-			t.Errorf("allowed server through a CONNECT tunnel: %q", res["allowed_connect"])
-		}
-		if !strings.HasPrefix(res["refused_post"], "403 ") || strings.Contains(res["refused_post"], "other-server") {
-			t.Errorf("refused server through the proxy: %q", res["refused_post"])
-		}
-		if res["refused_connect"] != "403" {
-			t.Errorf("refused server through CONNECT: %q", res["refused_connect"])
-		}
-		for _, k := range []string{"direct_allowed", "direct_refused"} {
-			if !strings.HasPrefix(res[k], "error: ") {
-				t.Errorf("%s: %q, want a failed connection", k, res[k])
-			}
-		}
-		if res["validate"] != `{"valid":true}` || len(asked) != 1 {
-			t.Errorf("validation over HTTP: %q, asked %v", res["validate"], asked)
-		}
-		if res["health"] != `{"status":"ok"}` {
-			t.Errorf("health: %q", res["health"])
+		res := readEgressReport(t, j)
+		checkEgressReport(t, res)
+		if len(asked) != 1 {
+			t.Errorf("validation over HTTP asked %v", asked)
 		}
 		assertContainerGone(t, j)
 	})

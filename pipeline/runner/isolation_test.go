@@ -492,21 +492,7 @@ func egressAgent(args []string) int { return egressprobe.Main(args) }
 // dial anything directly, and reaches the validation endpoint over HTTP.
 func TestEgressAndValidationInsideTheSandbox(t *testing.T) {
 	needBwrap(t)
-	fake := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		switch r.URL.Path {
-		case "/v1/chat/completions":
-			io.WriteString(w, `{"id":"c1","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"fake-completion"}}]}`)
-		case "/v1/models":
-			io.WriteString(w, `{"object":"list","data":[{"id":"gpt-5"}]}`)
-		default:
-			http.NotFound(w, r)
-		}
-	}))
-	defer fake.Close()
-	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "other-server") }))
-	defer other.Close()
-	allowed, refused := strings.TrimPrefix(fake.URL, "http://"), strings.TrimPrefix(other.URL, "http://")
+	allowed, refused := fakeLLMAndOther(t)
 
 	j := newJob(t, t.TempDir(), "llm", "auto")
 	// A run folder too deep for a Unix socket address: both sockets fall
@@ -521,35 +507,11 @@ func TestEgressAndValidationInsideTheSandbox(t *testing.T) {
 		log, _ := os.ReadFile(filepath.Join(j.RunDir, "logs", "console.log"))
 		t.Fatalf("%+v %v\n%s", in, err, log)
 	}
-	b, err := os.ReadFile(filepath.Join(j.RunDir, "logs", "egress.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var res map[string]string
-	json.Unmarshal(b, &res)
-	t.Logf("isolation: %s\n%s", in.Isolation, b)
-	if !strings.HasPrefix(res["allowed_post"], "200 ") || !strings.Contains(res["allowed_post"], "fake-completion") {
-		t.Errorf("allowed server through the proxy: %q", res["allowed_post"])
-	}
-	if !strings.HasPrefix(res["allowed_connect"], "200 ") || !strings.Contains(res["allowed_connect"], "gpt-5") {
-		t.Errorf("allowed server through a CONNECT tunnel: %q", res["allowed_connect"])
-	}
-	if !strings.HasPrefix(res["refused_post"], "403 ") || strings.Contains(res["refused_post"], "other-server") {
-		t.Errorf("refused server through the proxy: %q", res["refused_post"])
-	}
-	if res["refused_connect"] != "403" {
-		t.Errorf("refused server through CONNECT: %q", res["refused_connect"])
-	}
-	for _, k := range []string{"direct_allowed", "direct_refused"} {
-		if !strings.HasPrefix(res[k], "error: ") {
-			t.Errorf("%s: %q, want a failed connection", k, res[k])
-		}
-	}
-	if res["validate"] != `{"valid":true}` || len(asked) != 1 || asked[0] != filepath.Join(j.RunDir, "submission") {
-		t.Errorf("validation over HTTP: %q, asked %v", res["validate"], asked)
-	}
-	if res["health"] != `{"status":"ok"}` {
-		t.Errorf("health: %q", res["health"])
+	res := readEgressReport(t, j)
+	t.Logf("isolation: %s", in.Isolation)
+	checkEgressReport(t, res)
+	if len(asked) != 1 || asked[0] != filepath.Join(j.RunDir, "submission") {
+		t.Errorf("validation over HTTP asked %v", asked)
 	}
 	if len(filepath.Join(j.RunDir, "validate.sock")) <= 100 || strings.HasPrefix(in.Validation, j.RunDir) {
 		t.Errorf("the validation socket %s did not take the long-path fallback", in.Validation)
@@ -610,5 +572,72 @@ func TestSandboxFailsClearly(t *testing.T) {
 	t.Setenv("PATH", path)
 	if in, err := Execute(context.Background(), j); err != nil || in.Status != StatusDone || !strings.HasPrefix(in.Isolation, "none:") {
 		t.Fatalf("sandbox = none: %+v %v", in, err)
+	}
+}
+
+// fakeLLMAndOther starts a fake OpenAI-compatible server (the agent's
+// allowed endpoint) and another server on loopback; it returns their
+// host:port addresses.
+func fakeLLMAndOther(t *testing.T) (allowed, refused string) {
+	t.Helper()
+	fake := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch r.URL.Path {
+		case "/v1/chat/completions":
+			io.WriteString(w, `{"id":"c1","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"fake-completion"}}]}`)
+		case "/v1/models":
+			io.WriteString(w, `{"object":"list","data":[{"id":"gpt-5"}]}`)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(fake.Close)
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "other-server") }))
+	t.Cleanup(other.Close)
+	return strings.TrimPrefix(fake.URL, "http://"), strings.TrimPrefix(other.URL, "http://")
+}
+
+// readEgressReport reads what the egress probe (package egressprobe) wrote
+// into the run's logs/egress.json.
+func readEgressReport(t *testing.T, j *Job) map[string]string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(j.RunDir, "logs", "egress.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res map[string]string
+	if err := json.Unmarshal(b, &res); err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// checkEgressReport: the allowed server answers through the proxy (plain
+// http and a CONNECT tunnel), the other server gets 403 both ways, direct
+// connections fail, and the validation endpoint answers over HTTP.
+func checkEgressReport(t *testing.T, res map[string]string) {
+	t.Helper()
+	if !strings.HasPrefix(res["allowed_post"], "200 ") || !strings.Contains(res["allowed_post"], "fake-completion") {
+		t.Errorf("allowed server through the proxy: %q", res["allowed_post"])
+	}
+	if !strings.HasPrefix(res["allowed_connect"], "200 ") || !strings.Contains(res["allowed_connect"], "gpt-5") {
+		t.Errorf("allowed server through a CONNECT tunnel: %q", res["allowed_connect"])
+	}
+	if !strings.HasPrefix(res["refused_post"], "403 ") || strings.Contains(res["refused_post"], "other-server") {
+		t.Errorf("refused server through the proxy: %q", res["refused_post"])
+	}
+	if res["refused_connect"] != "403" {
+		t.Errorf("refused server through CONNECT: %q", res["refused_connect"])
+	}
+	for _, k := range []string{"direct_allowed", "direct_refused"} {
+		if !strings.HasPrefix(res[k], "error: ") {
+			t.Errorf("%s: %q, want a failed connection", k, res[k])
+		}
+	}
+	if res["validate"] != `{"valid":true}` {
+		t.Errorf("validation over HTTP: %q", res["validate"])
+	}
+	if res["health"] != `{"status":"ok"}` {
+		t.Errorf("health: %q", res["health"])
 	}
 }
