@@ -3,6 +3,8 @@
 // _NEIGHBOUR_CODE_TO_NORMALS (Copyright 2018 Google Inc., Apache License 2.0).
 // The table is data, ported verbatim as the PANTHER specification requires; see NOTICE in this folder.
 
+//lint:file-ignore SA4026 the table is ported verbatim; its -0.0 entries are zeros in Go and in numpy alike
+
 package distance
 
 // neighbourCodeNormals[code] lists the scaled triangle normals of the marching-cubes

@@ -295,17 +295,17 @@ func (t *tiffFile) decodePage(ifd tiffIFD, o Options) (*volume.Volume, error) {
 	switch photometric {
 	case 0, 1, 2, 3:
 	default:
-		return nil, fmt.Errorf("PhotometricInterpretation = %d is not supported (want 0, 1, 2 or 3)", photometric)
+		return nil, fmt.Errorf("tiff: PhotometricInterpretation = %d is not supported (want 0, 1, 2 or 3)", photometric)
 	}
 	predictor := ifd.first(tagPredictor, 1)
 	if predictor != 1 && (predictor != 2 || format == 3 || bits < 8) {
-		return nil, fmt.Errorf("Predictor = %d with %d-bit samples of format %d is not supported", predictor, bits, format)
+		return nil, fmt.Errorf("tiff: Predictor = %d with %d-bit samples of format %d is not supported", predictor, bits, format)
 	}
 	compression := ifd.first(tagCompression, 1)
 	switch compression {
 	case 1, 5, 8, 32946, 32773:
 	default:
-		return nil, fmt.Errorf("Compression = %d is not supported (want none 1, LZW 5, Deflate 8/32946 or PackBits 32773)", compression)
+		return nil, fmt.Errorf("tiff: Compression = %d is not supported (want none 1, LZW 5, Deflate 8/32946 or PackBits 32773)", compression)
 	}
 	if _, err := sampleCount("tiff: ImageWidth × ImageLength × SamplesPerPixel", o.MaxBytes, int64(w), int64(h), int64(spp)); err != nil {
 		return nil, err

@@ -3,10 +3,8 @@ package puma
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -346,7 +344,3 @@ func testIDs(publicDir string) ([]string, error) {
 	}
 	return t.Column("case_id")
 }
-
-var errNotFound = errors.New("not found")
-
-var _ = fs.ErrNotExist

@@ -183,7 +183,7 @@ func TestYAMLScalars(t *testing.T) {
 			t.Errorf("yamlScalar(%q) = %q, want %q", in, got, want)
 		}
 	}
-	for in, want := range map[float64]string{1: "1.0", 0.5: "0.5", 1e16: "1e+16", 1e-5: "1e-05", -0.0: "0.0", 123456: "123456.0"} {
+	for in, want := range map[float64]string{1: "1.0", 0.5: "0.5", 1e16: "1e+16", 1e-5: "1e-05", math.Copysign(0, -1): "-0.0", 123456: "123456.0"} {
 		if got := pyFloatStr(in); got != want {
 			t.Errorf("pyFloatStr(%v) = %q, want %q", in, got, want)
 		}

@@ -146,19 +146,13 @@ type labelResult struct {
 	clDice float64
 }
 
-// hd95 is the TopCoW/TopBrain HD95 of one label pair (both non-empty):
-// reference = 95th percentile of the directed prediction-edge → GT-edge
-// distances (MONAI edges, float32 distances, numpy 1.x linear
-// interpolation); official = the larger of the two directed values in
-// float64.
-func hd95(p, g []bool, grid volume.Grid, mode challenge.Mode) (float64, error) {
-	h95, _, err := hausdorffs(p, g, grid, mode)
-	return h95, err
-}
-
-// hausdorffs returns HD95 (see hd95) and, in official mode, the symmetric
-// HD100 (the larger directed maximum) from the same edge distances; HD100
-// is NaN in reference mode.
+// hausdorffs returns the TopCoW/TopBrain HD95 of one label pair (both
+// non-empty) — reference: the 95th percentile of the directed
+// prediction-edge → GT-edge distances (MONAI edges, float32 distances,
+// numpy 1.x linear interpolation); official: the larger of the two
+// directed values in float64 — and, in official mode, the symmetric HD100
+// (the larger directed maximum) from the same edge distances; HD100 is NaN
+// in reference mode.
 func hausdorffs(p, g []bool, grid volume.Grid, mode challenge.Mode) (h95, h100 float64, err error) {
 	if mode != challenge.Official {
 		h95, err = distance.MONAIHausdorff(p, g, grid, 95, distance.PredToTruth, distance.MONAIOptions{Float32: true})
