@@ -479,7 +479,7 @@ func TestSiteInBrowser(t *testing.T) {
 // shot saves a full-page screenshot.
 func shot(t *testing.T, ctx context.Context, path string) {
 	t.Helper()
-	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100) // 100: PNG (any other quality gives JPEG))
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100)) // quality 100: PNG (any other quality gives JPEG)
 	if err != nil {
 		t.Errorf("screenshot %s: %v", path, err)
 		return
