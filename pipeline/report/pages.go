@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/rexmle/rexmle/pipeline/publicview"
 	"math"
 	"os"
 	"os/exec"
@@ -266,9 +267,9 @@ func (s *site) provenancePage() ([]*page, error) {
 		rt.Rows = append(rt.Rows, row{Cells: []cell{{Text: k}, {Text: strconv.Itoa(counts[k]), Class: "num"}, {Text: orDash(d.first)}, {Text: orDash(d.last)}}})
 	}
 	// Dataset checksums.
-	dt := &table{ID: "datasets", Caption: "Prepared datasets (data/<id>/manifest.json)", Head: []string{"Challenge", "Input hash", "Files", "Manifest sha256"}}
+	dt := &table{ID: "datasets", Caption: "Prepared datasets (data/<id>/manifest.json); the files the agents saw besides the data (paper_public_folder)", Head: []string{"Challenge", "Input hash", "Files", "Agents also saw", "Manifest sha256"}}
 	for _, c := range s.b.Challenges {
-		ih, nf, mh := "not prepared", "", ""
+		ih, nf, mh, extra := "not prepared", "", "", ""
 		if s.opts.DataDir != "" {
 			if b, err := os.ReadFile(filepath.Join(s.opts.DataDir, c.ID, "manifest.json")); err == nil {
 				sum := sha256.Sum256(b)
@@ -279,12 +280,22 @@ func (s *site) provenancePage() ([]*page, error) {
 				}
 				if json.Unmarshal(b, &m) == nil {
 					ih, nf = m.InputHash, strconv.Itoa(len(m.Files))
+					var seen []string
+					for _, f := range publicview.Files(c.ID) {
+						if _, ok := m.Files["public/"+f]; ok && (f != publicview.ReadmeFile || m.Files["public/"+publicview.GradingFile] != "") {
+							seen = append(seen, f)
+						}
+					}
+					extra = "data only"
+					if len(seen) > 0 {
+						extra = strings.Join(seen, ", ")
+					}
 				} else {
 					ih = "unreadable manifest"
 				}
 			}
 		}
-		dt.Rows = append(dt.Rows, row{Cells: []cell{{Text: c.ShortName, Href: "challenges/" + c.ID + ".html"}, {Text: ih}, {Text: nf, Class: "num"}, {Text: mh}}})
+		dt.Rows = append(dt.Rows, row{Cells: []cell{{Text: c.ShortName, Href: "challenges/" + c.ID + ".html"}, {Text: ih}, {Text: nf, Class: "num"}, {Text: extra}, {Text: mh}}})
 	}
 	p.Sections = []*section{
 		{ID: "build", Title: "Build", Tables: []*table{facts}},
