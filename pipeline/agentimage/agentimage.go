@@ -271,6 +271,9 @@ func buildOne(ctx context.Context, bin, engine, id, dir string, force bool, log 
 	}
 	log.Info("building agent image", "agent", id, "engine", engine, "tag", tag)
 	start := time.Now()
+	if err := ensureLocalBase(ctx, bin, dir, log); err != nil {
+		return fail(err)
+	}
 	args := []string{"build", "-f", filepath.Join(dir, Containerfile), "-t", tag, "-t", Repository(id) + ":latest",
 		"--label", "io.rexmle.agent=" + id, "--label", "io.rexmle.recipe-hash=" + hash, dir}
 	cmd := exec.CommandContext(ctx, bin, args...)
@@ -341,4 +344,45 @@ func (t *tailBuffer) tail(n int) string {
 		s = "…" + s[len(s)-n:]
 	}
 	return s
+}
+
+// LocalBase is the base image of a recipe that ships RootfsScript: an
+// image imported from this machine's own Python, so that it builds with no
+// registry (the stand-in's default BASE).
+const (
+	LocalBase    = "localhost/rexmle-python-base:latest"
+	RootfsScript = "python-rootfs.sh"
+)
+
+// ensureLocalBase imports LocalBase from the tar that dir's RootfsScript
+// writes, when the recipe has such a script and the engine lacks the image.
+// Recipes without the script are left alone.
+func ensureLocalBase(ctx context.Context, bin, dir string, log *slog.Logger) error {
+	script := filepath.Join(dir, RootfsScript)
+	if _, err := os.Stat(script); err != nil {
+		return nil
+	}
+	if _, err := inspect(ctx, bin, LocalBase); err == nil {
+		return nil
+	}
+	tmp, err := os.MkdirTemp("", "rexmle-base-")
+	if err != nil {
+		return fmt.Errorf("base image %s: %w", LocalBase, err)
+	}
+	defer os.RemoveAll(tmp)
+	tarball := filepath.Join(tmp, "rootfs.tar")
+	log.Info("importing the local base image", "image", LocalBase, "from", script)
+	var buf tailBuffer
+	cmd := exec.CommandContext(ctx, "sh", script, tarball)
+	cmd.Stdout, cmd.Stderr = &buf, &buf
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("base image %s: %s: %w: %s", LocalBase, script, err, buf.tail(2000))
+	}
+	buf = tailBuffer{}
+	cmd = exec.CommandContext(ctx, bin, "import", tarball, LocalBase)
+	cmd.Stdout, cmd.Stderr = &buf, &buf
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("base image %s: import: %w: %s", LocalBase, err, buf.tail(2000))
+	}
+	return nil
 }
