@@ -25,6 +25,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/rexmle/rexmle/pipeline/config"
 )
 
 // Containerfile is the recipe's file name in agents/<id>/.
@@ -56,8 +58,9 @@ type Result struct {
 
 // FromEnv builds the images of the checkout holding $REXMLE_CONFIG
 // (default benchmark.toml): its agents/ folder, the engine from
-// $REXMLE_ENGINE, the agents from $REXMLE_AGENTS (comma-separated; default
-// all), a rebuild with REXMLE_FORCE=1; the record goes to
+// $REXMLE_ENGINE, the agents from $REXMLE_AGENTS (comma-separated; else
+// those of $REXMLE_PROFILE that have a recipe, when it is set; else all),
+// a rebuild with REXMLE_FORCE=1; the record goes to
 // results/agent-images.jsonl. This is `mage agents`.
 func FromEnv(ctx context.Context) error {
 	cfg := os.Getenv("REXMLE_CONFIG")
@@ -71,6 +74,17 @@ func FromEnv(ctx context.Context) error {
 		if id = strings.TrimSpace(id); id != "" {
 			o.IDs = append(o.IDs, id)
 		}
+	}
+	if prof := strings.TrimSpace(os.Getenv("REXMLE_PROFILE")); len(o.IDs) == 0 && prof != "" {
+		ids, err := ProfileRecipes(cfg, prof, o.AgentsDir)
+		if err != nil {
+			return err
+		}
+		if len(ids) == 0 {
+			slog.Info("agent images: the profile's agents need no image", "profile", prof)
+			return nil
+		}
+		o.IDs = ids
 	}
 	res, err := Build(ctx, o)
 	built := 0
@@ -385,4 +399,24 @@ func ensureLocalBase(ctx context.Context, bin, dir string, log *slog.Logger) err
 		return fmt.Errorf("base image %s: import: %w: %s", LocalBase, err, buf.tail(2000))
 	}
 	return nil
+}
+
+// ProfileRecipes lists the agents of profile prof in the benchmark file cfg
+// that have a recipe under agentsDir, in the profile's order.
+func ProfileRecipes(cfg, prof, agentsDir string) ([]string, error) {
+	b, err := config.Load(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("agent images: %w", err)
+	}
+	p, err := b.Profile(prof)
+	if err != nil {
+		return nil, fmt.Errorf("agent images: %w", err)
+	}
+	var ids []string
+	for _, id := range p.Agents {
+		if _, err := os.Stat(filepath.Join(agentsDir, id, Containerfile)); err == nil {
+			ids = append(ids, id)
+		}
+	}
+	return ids, nil
 }

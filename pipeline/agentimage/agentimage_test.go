@@ -224,3 +224,18 @@ func TestBuildImportsTheLocalBase(t *testing.T) {
 		t.Errorf("the base image was imported again: %s → %s", baseID, again)
 	}
 }
+
+// `REXMLE_PROFILE=standin mage agents` builds the stand-in only (it
+// builds offline), not the paper's CUDA recipes, which need a registry.
+func TestProfileRecipes(t *testing.T) {
+	cfg, agents := filepath.Join("..", "..", "benchmark.toml"), filepath.Join("..", "..", "agents")
+	for prof, want := range map[string]string{"standin": "standin", "paper": "aide,ml-master,rd-agent", "paper-claude": "aide,ml-master", "demo": ""} {
+		ids, err := ProfileRecipes(cfg, prof, agents)
+		if err != nil || strings.Join(ids, ",") != want {
+			t.Errorf("profile %s: %q %v, want %q", prof, ids, err, want)
+		}
+	}
+	if _, err := ProfileRecipes(cfg, "papper", agents); err == nil || !strings.Contains(err.Error(), "papper") {
+		t.Errorf("an unknown profile: %v", err)
+	}
+}
