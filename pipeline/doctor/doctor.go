@@ -177,13 +177,28 @@ func Run(ctx context.Context, in Input, p Probe) *Report {
 	r := &Report{Profile: in.ProfileName}
 	var agents []config.Agent
 	gpuAgents := []string{}
+	getenv := func(n string) string { v, _ := p.LookupEnv(n); return v }
 	for _, id := range in.Profile.Agents {
-		a, ok := in.Bench.Agent(id)
-		if !ok {
+		if _, ok := in.Bench.Agent(id); !ok {
 			r.add(Check{Area: "config", Item: "agent " + id, Status: Fail, Detail: "the profile lists an agent benchmark.toml does not define", Agents: []string{id}})
 			continue
 		}
-		agents = append(agents, *a)
+		// As the run stage sees it: the profile's backend applied (its key,
+		// URL and version variables, its egress destinations resolved).
+		a, err := in.Bench.ProfileAgentEnv(in.Profile, id, getenv)
+		if err != nil {
+			r.add(Check{Area: "config", Item: "agent " + id + " backend", Status: Fail, Detail: err.Error(), Agents: []string{id}})
+			// Go on with the variables' names, so each missing one is listed too.
+			if a, err = in.Bench.ProfileAgentEnv(in.Profile, id, func(n string) string {
+				if v := getenv(n); v != "" {
+					return v
+				}
+				return "http://unset.invalid"
+			}); err != nil {
+				continue
+			}
+		}
+		agents = append(agents, a)
 		if a.GPUs > 0 {
 			gpuAgents = append(gpuAgents, a.ID)
 		}
@@ -235,6 +250,11 @@ func checkAgent(ctx context.Context, r *Report, in Input, p Probe, a config.Agen
 			break
 		}
 		out, err := p.Output(ctx, engine, "image", "inspect", "--format", "{{.Id}}", a.Image)
+		if err != nil && strings.Contains(string(out), "Cannot connect to the Docker daemon") {
+			r.add(Check{Area: "executor", Item: a.ID + ": " + engine + " daemon", Status: Fail,
+				Detail: fmt.Sprintf("%s is installed but its daemon does not answer (start it, or set REXMLE_ENGINE=podman): %s", engine, firstLine(out, err)), Agents: scope})
+			break
+		}
 		if err != nil {
 			r.add(Check{Area: "image", Item: a.ID + ": " + a.Image, Status: Fail,
 				Detail: fmt.Sprintf("%s has no image %s (build it: `go run mage.go agents`): %s", engine, a.Image, firstLine(out, err)), Agents: scope})

@@ -306,3 +306,62 @@ func TestTimeLimit(t *testing.T) {
 		t.Fatalf("%+v", c)
 	}
 }
+
+// The backend a profile picks brings its own variables: the API key, and
+// the endpoint URL the egress allowlist is resolved from. The doctor checks
+// them as the run stage will use them (the stand-in and paper profiles
+// said "every run can start" with neither set).
+func TestBackendVariables(t *testing.T) {
+	root := t.TempDir()
+	b := bench(root)
+	b.Agents = append(b.Agents, config.Agent{ID: "llm", Backend: "fake", Executor: "podman", Image: "rexmle-llm", TimeLimit: dur("10m"),
+		Backends: map[string]config.AgentBackend{"fake": {Model: "m", Endpoint: "openai-compatible", APIKeyEnv: "REXMLE_T_API_KEY",
+			BaseURLEnv: "REXMLE_T_BASE_URL", Egress: []string{"$REXMLE_T_BASE_URL"}}}})
+	prepareDemo(t, root, "c1")
+	p := config.Profile{Data: "synthetic", Agents: []string{"llm"}, Backend: "fake", Judge: "heuristic"}
+	in := Input{Bench: b, ProfileName: "standin", Profile: p, Challenges: b.Challenges[:1]}
+	h := &fakeHost{paths: map[string]string{"podman": "/usr/bin/podman"}, images: map[string]bool{"podman:rexmle-llm": true}, free: 500 << 30}
+	r := Run(context.Background(), in, h.probe())
+	var out bytes.Buffer
+	r.Print(&out)
+	if c := find(r, "config", "agent llm backend"); c == nil || c.Status != Fail || !strings.Contains(c.Detail, "REXMLE_T_BASE_URL is not set") {
+		t.Errorf("unset endpoint variable: %+v\n%s", c, out.String())
+	}
+	if c := find(r, "key", "llm: REXMLE_T_API_KEY"); c == nil || c.Status != Fail {
+		t.Errorf("unset backend key: %+v\n%s", c, out.String())
+	}
+	if why := Reasons(r.Blocking("llm", "c1")); !strings.Contains(why, "REXMLE_T_API_KEY") || !strings.Contains(why, "REXMLE_T_BASE_URL") || r.Err() == nil {
+		t.Errorf("the llm runs are stopped by:\n%s (err %v)", why, r.Err())
+	}
+	h.env = map[string]string{"REXMLE_T_API_KEY": "sk-secret-abc", "REXMLE_T_BASE_URL": "http://127.0.0.1:9/v1"}
+	r = Run(context.Background(), in, h.probe())
+	out.Reset()
+	r.Print(&out)
+	if len(r.Blocking("llm", "c1")) != 0 || strings.Contains(out.String(), "sk-secret-abc") {
+		t.Errorf("with both set:\n%s", out.String())
+	}
+	if c := find(r, "key", "llm: REXMLE_T_API_KEY"); c == nil || c.Status != OK {
+		t.Errorf("set backend key: %+v", c)
+	}
+}
+
+// An installed docker whose daemon is not running is not "no image".
+func TestDockerDaemonDown(t *testing.T) {
+	root := t.TempDir()
+	b := bench(root)
+	prepare(t, root, "c1", "c1", false)
+	h := &fakeHost{paths: map[string]string{"docker": "/usr/bin/docker"}, free: 500 << 30}
+	pr := h.probe()
+	pr.Output = func(ctx context.Context, name string, args ...string) ([]byte, error) {
+		return []byte("Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?\n"), errors.New("exit status 1")
+	}
+	p := config.Profile{Data: "fetched", Agents: []string{"boxed"}, Judge: "heuristic"}
+	r := Run(context.Background(), Input{Bench: b, ProfileName: "paper", Profile: p, Challenges: b.Challenges[:1]}, pr)
+	c := find(r, "executor", "boxed: docker daemon")
+	if c == nil || c.Status != Fail || !strings.Contains(c.Detail, "REXMLE_ENGINE=podman") {
+		t.Errorf("daemon down: %+v", c)
+	}
+	if c := find(r, "image", "boxed: rexmle-boxed"); c != nil {
+		t.Errorf("reported as a missing image: %+v", c)
+	}
+}
