@@ -2,6 +2,9 @@ package stages
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -17,5 +20,50 @@ func TestRunFailsOnUnpreparedChallenges(t *testing.T) {
 	err := Run(context.Background(), o)
 	if err == nil || !strings.Contains(err.Error(), "1 challenge(s) of profile demo not prepared") || !strings.Contains(err.Error(), "mage.go prepare") {
 		t.Fatalf("run before prepare: %v", err)
+	}
+}
+
+// A run the stage was stopped during (Ctrl-C) is restarted by the next run
+// stage: its partial submission is not graded (it was graded, stored as
+// done and ranked). Nor is a run still running. A profile that keeps
+// interrupted runs (resume = "mark") has them graded.
+func TestGradeSkipsRunsNotEnded(t *testing.T) {
+	o := testBench(t)
+	f, err := os.OpenFile(o.Config, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("\n[profile.keep]\ndescription = \"keeps interrupted runs\"\ndata = \"synthetic\"\nagents = [\"sample\"]\nseeds = [1]\nsetting = \"demo\"\njudge = \"heuristic\"\nscheduler = \"local\"\nresume = \"mark\"\n")
+	f.Close()
+	o.Challenges = []string{"ldct-iqa"}
+	ctx := context.Background()
+	if err := Prepare(ctx, o); err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Dir(o.Config)
+	sample, err := os.ReadFile(filepath.Join(root, "data", "synthetic", "ldct-iqa", "public", "sample_submission.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mk := func(group string, seed int, status string) string {
+		dir := filepath.Join(root, "results", "runs", group, "ldct-iqa", "sample", fmt.Sprintf("seed-%d", seed))
+		if err := os.MkdirAll(filepath.Join(dir, "submission"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dir, "submission", "submission.csv"), sample, 0o644)
+		os.WriteFile(filepath.Join(dir, "run.json"), []byte(`{"status":"`+status+`","setting":"demo","backend":"none"}`), 0o644)
+		return group + "/ldct-iqa/sample/" + fmt.Sprintf("seed-%d", seed)
+	}
+	done, stopped, running := mk("demo", 1, "done"), mk("demo", 2, "interrupted"), mk("demo", 3, "running")
+	kept := mk("keep", 1, "interrupted")
+	if err := Grade(ctx, o); err != nil {
+		t.Fatal(err)
+	}
+	graded := map[string]bool{}
+	for _, l := range readLines(t, filepath.Join(root, "results", "grades.jsonl")) {
+		graded[l["run_id"].(string)] = true
+	}
+	if !graded[done] || !graded[kept] || graded[stopped] || graded[running] {
+		t.Fatalf("graded %v: want %s and %s only", graded, done, kept)
 	}
 }
