@@ -4,9 +4,12 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // A run stage whose challenges are not prepared started nothing and must
@@ -65,5 +68,30 @@ func TestGradeSkipsRunsNotEnded(t *testing.T) {
 	}
 	if !graded[done] || !graded[kept] || graded[stopped] || graded[running] {
 		t.Fatalf("graded %v: want %s and %s only", graded, done, kept)
+	}
+}
+
+// Ctrl-C under mage: the stage's context is cancelled and mage's own
+// handler (which exits 5 s later, cutting the agents' grace periods) never
+// sees the signal.
+func TestInterruptibleTakesCtrlCFromMage(t *testing.T) {
+	mage := make(chan os.Signal, 1)
+	signal.Notify(mage, os.Interrupt) // as mage's generated main does
+	ctx := Interruptible(context.Background())
+	if again := Interruptible(ctx); again != ctx {
+		t.Error("a second call installed another handler")
+	}
+	if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-ctx.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("SIGINT did not cancel the stage's context")
+	}
+	select {
+	case <-mage:
+		t.Error("mage's handler got the signal too (it would exit 5 s later)")
+	case <-time.After(200 * time.Millisecond):
 	}
 }
