@@ -196,7 +196,11 @@ func Run(ctx context.Context, o Options) error {
 	var unpreparedErr error
 	if unprepared > 0 {
 		fmt.Printf("run: %d challenge(s) not prepared, skipped (run `go run mage.go prepare`)\n", unprepared)
-		unpreparedErr = fmt.Errorf("run: %d challenge(s) of profile %s not prepared, their runs not started (run `go run mage.go prepare` first; `go run mage.go doctor` lists them)", unprepared, o.Profile)
+		first := "`go run mage.go prepare`"
+		if e.profile.Data == "fetched" {
+			first = "`go run mage.go fetch`, then " + first
+		}
+		unpreparedErr = fmt.Errorf("run: %d challenge(s) of profile %s not prepared, their runs not started (run %s first; `go run mage.go doctor` lists them)", unprepared, o.Profile, first)
 	}
 	jobs, kept, err := runner.Pending(all, e.profile.Resume, o.Force, retryFailed())
 	if err != nil {
