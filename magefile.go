@@ -27,7 +27,7 @@ func Fetch(ctx context.Context) error { return stages.Fetch(ctx, stages.FromEnv(
 func Prepare(ctx context.Context) error { return stages.Prepare(ctx, stages.FromEnv()) }
 
 // Run runs the profile's agents on every prepared challenge, with GPU telemetry where available.
-func Run(ctx context.Context) error { return stages.Run(ctx, stages.FromEnv()) }
+func Run(ctx context.Context) error { return stages.Run(stages.Interruptible(ctx), stages.FromEnv()) }
 
 // Doctor checks that the profile's runs can start (engines, images, GPUs through NVML, API keys by name, prepared data, disk) and prints a table; any problem exits non-zero.
 func Doctor(ctx context.Context) error { return stages.Doctor(ctx, stages.FromEnv()) }
@@ -51,6 +51,7 @@ func Report(ctx context.Context) error { return stages.Report(ctx, stages.FromEn
 
 // All runs every stage on the active profile (offline demo by default): prepare, run, grade, rank, judge, report.
 func All(ctx context.Context) error {
+	ctx = stages.Interruptible(ctx) // Ctrl-C waits for the agents' grace periods (mage alone gives 5 s)
 	mg.SerialCtxDeps(ctx, Prepare, Run, Grade, Rank, Judge, Report)
 	return stages.Summary(ctx, stages.FromEnv())
 }

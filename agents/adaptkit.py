@@ -251,6 +251,22 @@ def _kill_group(proc, sig):
         pass
 
 
+def _exempt_from_proxy(env, port):
+    """Lets the agent reach the adapter's own validation server directly
+    when rexmle's NO_PROXY does not exempt all of loopback (it narrows it
+    when the LLM endpoint itself is on the host's loopback, reachable only
+    through the proxy)."""
+    for k in ("NO_PROXY", "no_proxy"):
+        cur = env.get(k)
+        if cur is None:
+            continue
+        entries = [e.strip() for e in cur.split(",") if e.strip()]
+        if "127.0.0.1" in entries:
+            continue
+        entries += ["127.0.0.1:%d" % port, "localhost:%d" % port]
+        env[k] = ",".join(entries)
+
+
 def run(agent, task, plan, collect, bridge=None, stop_wait=30):
     """Runs plan until it ends, the deadline passes or SIGTERM arrives; then
     collect() copies the outputs. Returns the exit status for the adapter."""
@@ -277,6 +293,8 @@ def run(agent, task, plan, collect, bridge=None, stop_wait=30):
         # containers run as the host user, whose home does not exist there
         env["HOME"] = os.path.join(task.workspace, "home")
         os.makedirs(env["HOME"], exist_ok=True)
+    if bridge:
+        _exempt_from_proxy(env, bridge.port)
     os.makedirs(plan.cwd, exist_ok=True)
     log("%s: %s", agent, " ".join(plan.argv))
     try:

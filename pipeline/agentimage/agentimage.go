@@ -27,6 +27,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/rexmle/rexmle/pipeline/config"
 )
 
 // Containerfile is the recipe's file name in agents/<id>/.
@@ -58,8 +60,9 @@ type Result struct {
 
 // FromEnv builds the images of the checkout holding $REXMLE_CONFIG
 // (default benchmark.toml): its agents/ folder, the engine from
-// $REXMLE_ENGINE, the agents from $REXMLE_AGENTS (comma-separated; default
-// all), a rebuild with REXMLE_FORCE=1; the record goes to
+// $REXMLE_ENGINE, the agents from $REXMLE_AGENTS (comma-separated; else
+// those of $REXMLE_PROFILE that have a recipe, when it is set; else all),
+// a rebuild with REXMLE_FORCE=1; the record goes to
 // results/agent-images.jsonl. This is `mage agents`.
 func FromEnv(ctx context.Context) error {
 	cfg := os.Getenv("REXMLE_CONFIG")
@@ -73,6 +76,17 @@ func FromEnv(ctx context.Context) error {
 		if id = strings.TrimSpace(id); id != "" {
 			o.IDs = append(o.IDs, id)
 		}
+	}
+	if prof := strings.TrimSpace(os.Getenv("REXMLE_PROFILE")); len(o.IDs) == 0 && prof != "" {
+		ids, err := ProfileRecipes(cfg, prof, o.AgentsDir)
+		if err != nil {
+			return err
+		}
+		if len(ids) == 0 {
+			slog.Info("agent images: the profile's agents need no image", "profile", prof)
+			return nil
+		}
+		o.IDs = ids
 	}
 	res, err := Build(ctx, o)
 	built := 0
@@ -302,6 +316,9 @@ func buildOne(ctx context.Context, bin, engine, id, dir string, force bool, log 
 	}
 	log.Info("building agent image", "agent", id, "engine", engine, "tag", tag)
 	start := time.Now()
+	if err := ensureLocalBase(ctx, bin, dir, log); err != nil {
+		return fail(err)
+	}
 	args := []string{"build", "-f", filepath.Join(dir, Containerfile), "-t", tag, "-t", Repository(id) + ":latest",
 		"--label", "io.rexmle.agent=" + id, "--label", "io.rexmle.recipe-hash=" + hash, filepath.Dir(dir)}
 	cmd := exec.CommandContext(ctx, bin, args...)
@@ -372,4 +389,65 @@ func (t *tailBuffer) tail(n int) string {
 		s = "…" + s[len(s)-n:]
 	}
 	return s
+}
+
+// LocalBase is the base image of a recipe that ships RootfsScript: an
+// image imported from this machine's own Python, so that it builds with no
+// registry (the stand-in's default BASE).
+const (
+	LocalBase    = "localhost/rexmle-python-base:latest"
+	RootfsScript = "python-rootfs.sh"
+)
+
+// ensureLocalBase imports LocalBase from the tar that dir's RootfsScript
+// writes, when the recipe has such a script and the engine lacks the image.
+// Recipes without the script are left alone.
+func ensureLocalBase(ctx context.Context, bin, dir string, log *slog.Logger) error {
+	script := filepath.Join(dir, RootfsScript)
+	if _, err := os.Stat(script); err != nil {
+		return nil
+	}
+	if _, err := inspect(ctx, bin, LocalBase); err == nil {
+		return nil
+	}
+	tmp, err := os.MkdirTemp("", "rexmle-base-")
+	if err != nil {
+		return fmt.Errorf("base image %s: %w", LocalBase, err)
+	}
+	defer os.RemoveAll(tmp)
+	tarball := filepath.Join(tmp, "rootfs.tar")
+	log.Info("importing the local base image", "image", LocalBase, "from", script)
+	var buf tailBuffer
+	cmd := exec.CommandContext(ctx, "sh", script, tarball)
+	cmd.Stdout, cmd.Stderr = &buf, &buf
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("base image %s: %s: %w: %s", LocalBase, script, err, buf.tail(2000))
+	}
+	buf = tailBuffer{}
+	cmd = exec.CommandContext(ctx, bin, "import", tarball, LocalBase)
+	cmd.Stdout, cmd.Stderr = &buf, &buf
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("base image %s: import: %w: %s", LocalBase, err, buf.tail(2000))
+	}
+	return nil
+}
+
+// ProfileRecipes lists the agents of profile prof in the benchmark file cfg
+// that have a recipe under agentsDir, in the profile's order.
+func ProfileRecipes(cfg, prof, agentsDir string) ([]string, error) {
+	b, err := config.Load(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("agent images: %w", err)
+	}
+	p, err := b.Profile(prof)
+	if err != nil {
+		return nil, fmt.Errorf("agent images: %w", err)
+	}
+	var ids []string
+	for _, id := range p.Agents {
+		if _, err := os.Stat(filepath.Join(agentsDir, id, Containerfile)); err == nil {
+			ids = append(ids, id)
+		}
+	}
+	return ids, nil
 }

@@ -190,3 +190,52 @@ func TestBuildWithPodman(t *testing.T) {
 		t.Fatal("an id outside the agents folder was accepted")
 	}
 }
+
+// A recipe that ships the local-base script (the stand-in's) builds on a
+// fresh engine: the base image it starts FROM is imported first, once.
+func TestBuildImportsTheLocalBase(t *testing.T) {
+	setupPodman(t)
+	agents := t.TempDir()
+	rec := filepath.Join(agents, "standin")
+	// The script's contract: write a rootfs tar to $1. Here a tiny one.
+	write(t, filepath.Join(rec, RootfsScript), "set -eu\nd=$(mktemp -d)\necho base-marker > \"$d/marker\"\ntar -C \"$d\" -cf \"$1\" .\nrm -rf \"$d\"\n", 0o755)
+	write(t, filepath.Join(rec, Containerfile), "FROM "+LocalBase+"\nCOPY standin/"+RootfsScript+" /recipe.sh\n", 0o644)
+	ctx := context.Background()
+	if _, err := inspect(ctx, "podman", LocalBase); err == nil {
+		t.Fatal("the private storage already holds the base image")
+	}
+	res, err := Build(ctx, Options{AgentsDir: agents, Engine: "podman"})
+	if err != nil || len(res) != 1 || !res[0].Built {
+		t.Fatalf("build on a fresh engine: %+v %v", res, err)
+	}
+	baseID, err := inspect(ctx, "podman", LocalBase)
+	if err != nil {
+		t.Fatalf("the base image was not imported: %v", err)
+	}
+	out, err := exec.Command("podman", "image", "inspect", "--format", "{{.Parent}} {{len .RootFS.Layers}}", res[0].Tag).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), " 2") {
+		t.Errorf("the agent image is not the base plus one layer: %v %s", err, out)
+	}
+	// A forced rebuild keeps the imported base.
+	if _, err := Build(ctx, Options{AgentsDir: agents, Engine: "podman", Force: true}); err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := inspect(ctx, "podman", LocalBase); again != baseID {
+		t.Errorf("the base image was imported again: %s → %s", baseID, again)
+	}
+}
+
+// `REXMLE_PROFILE=standin mage agents` builds the stand-in only (it
+// builds offline), not the paper's CUDA recipes, which need a registry.
+func TestProfileRecipes(t *testing.T) {
+	cfg, agents := filepath.Join("..", "..", "benchmark.toml"), filepath.Join("..", "..", "agents")
+	for prof, want := range map[string]string{"standin": "standin", "paper": "aide,ml-master,rd-agent", "paper-claude": "aide,ml-master", "demo": ""} {
+		ids, err := ProfileRecipes(cfg, prof, agents)
+		if err != nil || strings.Join(ids, ",") != want {
+			t.Errorf("profile %s: %q %v, want %q", prof, ids, err, want)
+		}
+	}
+	if _, err := ProfileRecipes(cfg, "papper", agents); err == nil || !strings.Contains(err.Error(), "papper") {
+		t.Errorf("an unknown profile: %v", err)
+	}
+}

@@ -17,6 +17,12 @@ func (b *Benchmark) ProfileAgent(p Profile, id string) (Agent, error) {
 	return b.profileAgent(p, id, os.Getenv)
 }
 
+// ProfileAgentEnv is ProfileAgent reading variables through getenv (the
+// doctor's probe).
+func (b *Benchmark) ProfileAgentEnv(p Profile, id string, getenv func(string) string) (Agent, error) {
+	return b.profileAgent(p, id, getenv)
+}
+
 func (b *Benchmark) profileAgent(p Profile, id string, getenv func(string) string) (Agent, error) {
 	src, ok := b.Agent(id)
 	if !ok {

@@ -120,6 +120,8 @@ type Report struct {
 	// applied); NoGPU says why there are none or why the list stops short.
 	GPUs  []gpu.Device
 	NoGPU string
+
+	probed map[string]int // engine and image → index in Checks of its start probe
 }
 
 func (r *Report) add(c Check) { r.Checks = append(r.Checks, c) }
@@ -177,13 +179,28 @@ func Run(ctx context.Context, in Input, p Probe) *Report {
 	r := &Report{Profile: in.ProfileName}
 	var agents []config.Agent
 	gpuAgents := []string{}
+	getenv := func(n string) string { v, _ := p.LookupEnv(n); return v }
 	for _, id := range in.Profile.Agents {
-		a, ok := in.Bench.Agent(id)
-		if !ok {
+		if _, ok := in.Bench.Agent(id); !ok {
 			r.add(Check{Area: "config", Item: "agent " + id, Status: Fail, Detail: "the profile lists an agent benchmark.toml does not define", Agents: []string{id}})
 			continue
 		}
-		agents = append(agents, *a)
+		// As the run stage sees it: the profile's backend applied (its key,
+		// URL and version variables, its egress destinations resolved).
+		a, err := in.Bench.ProfileAgentEnv(in.Profile, id, getenv)
+		if err != nil {
+			r.add(Check{Area: "config", Item: "agent " + id + " backend", Status: Fail, Detail: err.Error(), Agents: []string{id}})
+			// Go on with the variables' names, so each missing one is listed too.
+			if a, err = in.Bench.ProfileAgentEnv(in.Profile, id, func(n string) string {
+				if v := getenv(n); v != "" {
+					return v
+				}
+				return "http://unset.invalid"
+			}); err != nil {
+				continue
+			}
+		}
+		agents = append(agents, a)
 		if a.GPUs > 0 {
 			gpuAgents = append(gpuAgents, a.ID)
 		}
@@ -235,6 +252,11 @@ func checkAgent(ctx context.Context, r *Report, in Input, p Probe, a config.Agen
 			break
 		}
 		out, err := p.Output(ctx, engine, "image", "inspect", "--format", "{{.Id}}", a.Image)
+		if err != nil && strings.Contains(string(out), "Cannot connect to the Docker daemon") {
+			r.add(Check{Area: "executor", Item: a.ID + ": " + engine + " daemon", Status: Fail,
+				Detail: fmt.Sprintf("%s is installed but its daemon does not answer (start it, or set REXMLE_ENGINE=podman): %s", engine, firstLine(out, err)), Agents: scope})
+			break
+		}
 		if err != nil {
 			r.add(Check{Area: "image", Item: a.ID + ": " + a.Image, Status: Fail,
 				Detail: fmt.Sprintf("%s has no image %s (build it: `go run mage.go agents`): %s", engine, a.Image, firstLine(out, err)), Agents: scope})
@@ -245,6 +267,7 @@ func checkAgent(ctx context.Context, r *Report, in Input, p Probe, a config.Agen
 			id = id[:12]
 		}
 		r.add(Check{Area: "image", Item: a.ID + ": " + a.Image, Status: OK, Detail: "built (" + id + ")"})
+		checkEngineStarts(ctx, r, p, engine, a.Image, a.ID)
 	case "apptainer":
 		path, err := p.LookPath("apptainer")
 		if err != nil {
@@ -282,6 +305,40 @@ func checkAgent(ctx context.Context, r *Report, in Input, p Probe, a config.Agen
 			r.add(Check{Area: "key", Item: a.ID + ": " + name, Status: Warn, Detail: "not set: passed to the agent only when set"})
 		}
 	}
+}
+
+// probeEntrypoint is a path no image holds: a container started with it as
+// its entrypoint gets through the runtime's setup (namespaces, cgroups,
+// rlimits) and fails only at exec, with "not found".
+const probeEntrypoint = "/nonexistent-rexmle-probe"
+
+// checkEngineStarts starts one throw-away container from image, once per
+// engine and image: an engine that lists images but cannot start containers
+// (podman with crun or systemd cgroups where they fail, default ulimits it
+// may not raise) would fail every run; the doctor says so and what to set.
+func checkEngineStarts(ctx context.Context, r *Report, p Probe, engine, image, agent string) {
+	key := engine + " " + image
+	if r.probed == nil {
+		r.probed = map[string]int{}
+	}
+	if i, ok := r.probed[key]; ok {
+		if c := &r.Checks[i]; c.Status == Fail {
+			c.Agents = append(c.Agents, agent)
+		}
+		return
+	}
+	out, err := p.Output(ctx, engine, "run", "--rm", "--pull", "never", "--network", "none", "--entrypoint", probeEntrypoint, image)
+	text := string(out)
+	c := Check{Area: "engine", Item: engine + " runs " + image, Status: OK, Detail: "starts containers"}
+	if err == nil || !strings.Contains(text, probeEntrypoint) || !(strings.Contains(text, "not found") || strings.Contains(text, "no such file")) {
+		c.Status, c.Agents = Fail, []string{agent}
+		c.Detail = fmt.Sprintf("%s cannot start a container here: %s", engine, firstLine(out, err))
+		if engine == "podman" {
+			c.Detail += ` (where crun or systemd cgroups fail, set in containers.conf or $CONTAINERS_CONF: [engine] runtime = "runc", cgroup_manager = "cgroupfs"; [containers] default_ulimits = [])`
+		}
+	}
+	r.add(c)
+	r.probed[key] = len(r.Checks) - 1
 }
 
 func firstLine(out []byte, err error) string {

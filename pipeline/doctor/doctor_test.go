@@ -78,6 +78,7 @@ func prepareDemo(t *testing.T, root, id string) {
 type fakeHost struct {
 	paths  map[string]string
 	images map[string]bool
+	runErr string // what the engine says when it cannot start a container; empty: it can
 	env    map[string]string
 	devs   []gpu.Device
 	devErr error
@@ -98,6 +99,13 @@ func (h *fakeHost) probe() Probe {
 			img := args[len(args)-1]
 			if len(args) >= 2 && args[0] == "image" && args[1] == "inspect" && h.images[name+":"+img] {
 				return []byte("sha256:0123456789abcdef0123\n"), nil
+			}
+			if len(args) >= 1 && args[0] == "run" && h.images[name+":"+img] {
+				if h.runErr != "" {
+					return []byte(h.runErr), errors.New("exit status 126")
+				}
+				// what runc says when the probe's entrypoint is not in the image
+				return []byte(`Error: runc: runc create failed: unable to start container process: exec: "` + probeEntrypoint + `": stat ` + probeEntrypoint + `: no such file or directory`), errors.New("exit status 127")
 			}
 			return []byte("Error: " + img + ": image not known\n"), errors.New("exit status 125")
 		},
@@ -304,5 +312,103 @@ func TestTimeLimit(t *testing.T) {
 	r := Run(context.Background(), Input{Bench: b, ProfileName: "demo", Profile: config.Profile{Data: "synthetic", Agents: []string{"sample"}}}, h.probe())
 	if c := find(r, "config", "agent sample"); c == nil || c.Status != Fail {
 		t.Fatalf("%+v", c)
+	}
+}
+
+// The backend a profile picks brings its own variables: the API key, and
+// the endpoint URL the egress allowlist is resolved from. The doctor checks
+// them as the run stage will use them (the stand-in and paper profiles
+// said "every run can start" with neither set).
+func TestBackendVariables(t *testing.T) {
+	root := t.TempDir()
+	b := bench(root)
+	b.Agents = append(b.Agents, config.Agent{ID: "llm", Backend: "fake", Executor: "podman", Image: "rexmle-llm", TimeLimit: dur("10m"),
+		Backends: map[string]config.AgentBackend{"fake": {Model: "m", Endpoint: "openai-compatible", APIKeyEnv: "REXMLE_T_API_KEY",
+			BaseURLEnv: "REXMLE_T_BASE_URL", Egress: []string{"$REXMLE_T_BASE_URL"}}}})
+	prepareDemo(t, root, "c1")
+	p := config.Profile{Data: "synthetic", Agents: []string{"llm"}, Backend: "fake", Judge: "heuristic"}
+	in := Input{Bench: b, ProfileName: "standin", Profile: p, Challenges: b.Challenges[:1]}
+	h := &fakeHost{paths: map[string]string{"podman": "/usr/bin/podman"}, images: map[string]bool{"podman:rexmle-llm": true}, free: 500 << 30}
+	r := Run(context.Background(), in, h.probe())
+	var out bytes.Buffer
+	r.Print(&out)
+	if c := find(r, "config", "agent llm backend"); c == nil || c.Status != Fail || !strings.Contains(c.Detail, "REXMLE_T_BASE_URL is not set") {
+		t.Errorf("unset endpoint variable: %+v\n%s", c, out.String())
+	}
+	if c := find(r, "key", "llm: REXMLE_T_API_KEY"); c == nil || c.Status != Fail {
+		t.Errorf("unset backend key: %+v\n%s", c, out.String())
+	}
+	if why := Reasons(r.Blocking("llm", "c1")); !strings.Contains(why, "REXMLE_T_API_KEY") || !strings.Contains(why, "REXMLE_T_BASE_URL") || r.Err() == nil {
+		t.Errorf("the llm runs are stopped by:\n%s (err %v)", why, r.Err())
+	}
+	h.env = map[string]string{"REXMLE_T_API_KEY": "sk-secret-abc", "REXMLE_T_BASE_URL": "http://127.0.0.1:9/v1"}
+	r = Run(context.Background(), in, h.probe())
+	out.Reset()
+	r.Print(&out)
+	if len(r.Blocking("llm", "c1")) != 0 || strings.Contains(out.String(), "sk-secret-abc") {
+		t.Errorf("with both set:\n%s", out.String())
+	}
+	if c := find(r, "key", "llm: REXMLE_T_API_KEY"); c == nil || c.Status != OK {
+		t.Errorf("set backend key: %+v", c)
+	}
+}
+
+// An installed docker whose daemon is not running is not "no image".
+func TestDockerDaemonDown(t *testing.T) {
+	root := t.TempDir()
+	b := bench(root)
+	prepare(t, root, "c1", "c1", false)
+	h := &fakeHost{paths: map[string]string{"docker": "/usr/bin/docker"}, free: 500 << 30}
+	pr := h.probe()
+	pr.Output = func(ctx context.Context, name string, args ...string) ([]byte, error) {
+		return []byte("Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?\n"), errors.New("exit status 1")
+	}
+	p := config.Profile{Data: "fetched", Agents: []string{"boxed"}, Judge: "heuristic"}
+	r := Run(context.Background(), Input{Bench: b, ProfileName: "paper", Profile: p, Challenges: b.Challenges[:1]}, pr)
+	c := find(r, "executor", "boxed: docker daemon")
+	if c == nil || c.Status != Fail || !strings.Contains(c.Detail, "REXMLE_ENGINE=podman") {
+		t.Errorf("daemon down: %+v", c)
+	}
+	if c := find(r, "image", "boxed: rexmle-boxed"); c != nil {
+		t.Errorf("reported as a missing image: %+v", c)
+	}
+}
+
+// An engine that lists the image but cannot start a container (podman here
+// with the default containers.conf: runc may not set the default
+// ulimits) fails every run: the doctor starts one throw-away container per
+// engine and image and says what to set.
+func TestEngineCannotStartContainers(t *testing.T) {
+	root := t.TempDir()
+	b := bench(root)
+	b.Agents = append(b.Agents, config.Agent{ID: "pair2", Executor: "podman", Image: "rexmle-pair", TimeLimit: dur("1h")})
+	prepare(t, root, "c1", "c1", false)
+	h := &fakeHost{paths: map[string]string{"podman": "/usr/bin/podman"}, images: map[string]bool{"podman:rexmle-pair": true}, free: 500 << 30,
+		devs: []gpu.Device{{Index: 0, UUID: "GPU-a"}, {Index: 1, UUID: "GPU-b"}}}
+	p := config.Profile{Data: "fetched", Agents: []string{"pair", "pair2"}, Judge: "heuristic"}
+	in := Input{Bench: b, ProfileName: "p", Profile: p, Challenges: b.Challenges[:1]}
+	r := Run(context.Background(), in, h.probe())
+	if c := find(r, "engine", "podman runs rexmle-pair"); c == nil || c.Status != OK {
+		t.Fatalf("working engine: %+v", c)
+	}
+	runs := 0
+	for _, c := range h.calls {
+		if strings.HasPrefix(c, "podman run ") {
+			runs++
+		}
+	}
+	if runs != 1 {
+		t.Errorf("%d probe containers for one engine and image, want 1: %q", runs, h.calls)
+	}
+	h.runErr = "Error: runc: runc create failed: unable to start container process: error during container init: error setting rlimits for ready process: error setting rlimit type 7: operation not permitted: OCI permission denied\n"
+	r = Run(context.Background(), in, h.probe())
+	c := find(r, "engine", "podman runs rexmle-pair")
+	if c == nil || c.Status != Fail || !strings.Contains(c.Detail, "rlimit") || !strings.Contains(c.Detail, "default_ulimits = []") {
+		t.Fatalf("broken engine: %+v", c)
+	}
+	for _, a := range []string{"pair", "pair2"} {
+		if !strings.Contains(Reasons(r.Blocking(a, "c1")), "cannot start a container") {
+			t.Errorf("the %s runs are not stopped by the broken engine", a)
+		}
 	}
 }

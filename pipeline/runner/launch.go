@@ -219,7 +219,7 @@ func (j *Job) buildBwrap(socket, egressSock string) (*launch, error) {
 	}
 	if egressSock != "" {
 		fw = append(fw, egress.Forward{Listen: proxyAddr, Socket: SandboxEgressSock})
-		env = append(env, egress.ProxyEnv(proxyAddr)...)
+		env = append(env, egress.ProxyEnv(proxyAddr, j.Agent.Egress, valAddr)...)
 		l.egress = append([]string{}, j.Agent.Egress...)
 	} else if socket != "" {
 		env = append(env, "NO_PROXY=localhost,127.0.0.1", "no_proxy=localhost,127.0.0.1")

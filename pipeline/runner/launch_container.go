@@ -237,7 +237,7 @@ func (j *Job) containerBridge(socket, egressSock string) (flags, env []string, f
 	if egressSock != "" {
 		flags = append(flags, "-v", egressSock+":"+SandboxEgressSock)
 		fw = append(fw, egress.Forward{Listen: SandboxProxyAddr, Socket: SandboxEgressSock})
-		env = append(env, egress.ProxyEnv(SandboxProxyAddr)...)
+		env = append(env, egress.ProxyEnv(SandboxProxyAddr, j.Agent.Egress, SandboxValidateAddr)...)
 	} else if socket != "" {
 		env = append(env, "NO_PROXY=localhost,127.0.0.1", "no_proxy=localhost,127.0.0.1")
 	}

@@ -25,6 +25,7 @@ import (
 	_ "github.com/rexmle/rexmle/pipeline/challenges/all" // every challenge registers itself
 	"github.com/rexmle/rexmle/pipeline/config"
 	"github.com/rexmle/rexmle/pipeline/rank"
+	"github.com/rexmle/rexmle/pipeline/runner"
 	"github.com/rexmle/rexmle/pipeline/store"
 )
 
@@ -372,14 +373,22 @@ func Grade(ctx context.Context, o Options) error {
 	defer st.Close()
 	answers := &answerHashes{}
 	var todo []Submission
+	unended := 0
 	for _, s := range subs {
 		if !want[s.Challenge] {
+			continue
+		}
+		if !runEnded(e.b, s) {
+			unended++
 			continue
 		}
 		if !e.opt.Force && gradeIsCurrent(ctx, st, e, answers, s, mode) {
 			continue
 		}
 		todo = append(todo, s)
+	}
+	if unended > 0 {
+		fmt.Printf("grade: %d run(s) not ended (running, or interrupted and to be restarted by the run stage) left ungraded\n", unended)
 	}
 	if len(todo) == 0 {
 		fmt.Printf("grade: nothing to grade (%d submissions, all graded)\n", len(subs))
@@ -521,6 +530,26 @@ func gradeSubmission(ctx context.Context, e *env, answers *answerHashes, s Submi
 	line.AnswersHash, line.GraderVer = k.answers, k.grader
 	k.submission = line.SubmitHash
 	return line, k
+}
+
+// runEnded: the run's submission is final. A run still running (another
+// stage or a Slurm job writes it) is not; nor is one a stopped stage left
+// interrupted, which the next run stage restarts from a clean folder,
+// unless its profile keeps interrupted runs (resume = "mark"). A Ctrl-C'd
+// run's partial submission was graded and ranked as done.
+func runEnded(b *config.Benchmark, s Submission) bool {
+	meta, err := readRunMeta(s.Dir)
+	if err != nil {
+		return true // graded, and the corrupt run.json reported there
+	}
+	switch meta.Status {
+	case runner.StatusRunning:
+		return false
+	case runner.StatusInterrupted:
+		p, ok := b.Profiles[s.Group]
+		return ok && p.Resume == "mark"
+	}
+	return true
 }
 
 // runMeta is the part of run.json the grade stage reads.

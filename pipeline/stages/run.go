@@ -2,6 +2,7 @@ package stages
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -189,8 +190,17 @@ func Run(ctx context.Context, o Options) error {
 	if _, err := buildAgent(ctx, e.b.Root); err != nil {
 		return err
 	}
+	// Runs of unprepared challenges cannot start: the others go ahead, and
+	// the stage then exits non-zero (a paper run on a host that never
+	// fetched said "nothing to run" and exited 0).
+	var unpreparedErr error
 	if unprepared > 0 {
 		fmt.Printf("run: %d challenge(s) not prepared, skipped (run `go run mage.go prepare`)\n", unprepared)
+		first := "`go run mage.go prepare`"
+		if e.profile.Data == "fetched" {
+			first = "`go run mage.go fetch`, then " + first
+		}
+		unpreparedErr = fmt.Errorf("run: %d challenge(s) of profile %s not prepared, their runs not started (run %s first; `go run mage.go doctor` lists them)", unprepared, o.Profile, first)
 	}
 	jobs, kept, err := runner.Pending(all, e.profile.Resume, o.Force, retryFailed())
 	if err != nil {
@@ -223,7 +233,7 @@ func Run(ctx context.Context, o Options) error {
 			msg += fmt.Sprintf("; %d of them failed: REXMLE_RETRY_FAILED=1 reruns those", f)
 		}
 		fmt.Println(msg)
-		return nil
+		return unpreparedErr
 	}
 	rep := preflight(ctx, e)
 	if f := rep.Failures(); len(f) > 0 {
@@ -330,9 +340,9 @@ func Run(ctx context.Context, o Options) error {
 			len(refused), strings.Join(firstIDs(refused, 5), ", "))
 	}
 	if done == 0 && len(outs) > 0 {
-		return fmt.Errorf("run: none of %d run(s) ended done", len(outs))
+		return errors.Join(fmt.Errorf("run: none of %d run(s) ended done", len(outs)), unpreparedErr)
 	}
-	return nil
+	return unpreparedErr
 }
 
 // firstIDs returns the run ids of the first n summary lines.

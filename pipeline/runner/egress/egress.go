@@ -267,14 +267,38 @@ func splice(a, b net.Conn) {
 
 // ProxyEnv is the environment that points an agent at the bridge's proxy
 // port on loopback (addr, e.g. 127.0.0.1:3128), with loopback itself
-// (the validation endpoint) reached directly.
-func ProxyEnv(addr string) []string {
+// (the validation endpoint) reached directly. When one of the allowed
+// destinations (host:port) is itself on loopback (a local gateway or a
+// fake server), only the bridge's own addresses in direct are exempt from
+// the proxy: inside the agent's network namespace that loopback is not the
+// host's, so the endpoint is reachable through the proxy only.
+func ProxyEnv(addr string, allowed []string, direct ...string) []string {
 	u := "http://" + addr
 	var env []string
 	for _, k := range []string{"HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY"} {
 		env = append(env, k+"="+u, strings.ToLower(k)+"="+u)
 	}
-	return append(env, "NO_PROXY=localhost,127.0.0.1", "no_proxy=localhost,127.0.0.1")
+	noProxy := "localhost,127.0.0.1"
+	for _, a := range allowed {
+		if isLoopback(a) {
+			noProxy = strings.Join(direct, ",")
+			break
+		}
+	}
+	return append(env, "NO_PROXY="+noProxy, "no_proxy="+noProxy)
+}
+
+// isLoopback: host:port names localhost or a loopback address.
+func isLoopback(hostport string) bool {
+	h, _, err := net.SplitHostPort(hostport)
+	if err != nil {
+		h = hostport
+	}
+	if strings.EqualFold(h, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
 }
 
 // errNoAnswer: the proxy closed without an HTTP answer.

@@ -204,3 +204,39 @@ func freeTCP(t *testing.T) int {
 	defer ln.Close()
 	return ln.Addr().(*net.TCPAddr).Port
 }
+
+// An LLM endpoint on the host's loopback (a local gateway, a fake server)
+// is reachable only through the proxy: NO_PROXY then exempts just the
+// bridge's own addresses; a remote endpoint keeps all of loopback direct.
+// Checked with Python's own proxy rules, which the agents use.
+func TestProxyEnvLoopbackEndpoint(t *testing.T) {
+	noProxy := func(env []string) string {
+		for _, kv := range env {
+			if v, ok := strings.CutPrefix(kv, "NO_PROXY="); ok {
+				return v
+			}
+		}
+		t.Fatalf("no NO_PROXY in %q", env)
+		return ""
+	}
+	if got := noProxy(ProxyEnv("127.0.0.1:3128", []string{"api.openai.com:443"}, "127.0.0.1:5000")); got != "localhost,127.0.0.1" {
+		t.Errorf("remote endpoint: NO_PROXY=%q", got)
+	}
+	for _, dest := range []string{"127.0.0.1:18431", "localhost:8000", "[::1]:9000"} {
+		env := ProxyEnv("127.0.0.1:3128", []string{"api.openai.com:443", dest}, "127.0.0.1:5000")
+		if got := noProxy(env); got != "127.0.0.1:5000" {
+			t.Errorf("loopback endpoint %s: NO_PROXY=%q, want the bridge's address only", dest, got)
+		}
+	}
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 absent: Python's reading of NO_PROXY not checked")
+	}
+	env := ProxyEnv("127.0.0.1:3128", []string{"127.0.0.1:18431"}, "127.0.0.1:5000")
+	cmd := exec.Command(py, "-c", "import urllib.request as u; print(bool(u.proxy_bypass('127.0.0.1:5000')), bool(u.proxy_bypass('127.0.0.1:18431')))")
+	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH")}, env...)
+	out, err := cmd.CombinedOutput()
+	if err != nil || strings.TrimSpace(string(out)) != "True False" {
+		t.Errorf("Python: bypass validate, bypass endpoint = %q (%v), want True False", out, err)
+	}
+}
