@@ -176,8 +176,8 @@ func (s *site) agentCapSection(g *group) *section {
 			per[c.StrategyID] = a
 			order = append(order, c.StrategyID)
 		}
-		if c.Score.Valid {
-			a.sum += float64(c.Score.Int64)
+		if c.Score != nil {
+			a.sum += float64(*c.Score)
 			a.n++
 		} else {
 			a.undecided++

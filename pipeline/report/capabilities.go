@@ -63,12 +63,12 @@ func (s *site) capProfiles() []*capProfile {
 			p.Strategies = append(p.Strategies, c.StrategyID)
 			p.Names[c.StrategyID] = c.Strategy
 		}
-		if !c.Score.Valid {
+		if c.Score == nil {
 			p.Missing[c.StrategyID]++
 			continue
 		}
 		p.Decided[c.StrategyID]++
-		p.Mean[c.StrategyID] += float64(c.Score.Int64)
+		p.Mean[c.StrategyID] += float64(*c.Score)
 		if ev := strings.TrimSpace(c.Evidence); ev != "" && len(p.Evidence[c.StrategyID]) < maxEvidence {
 			p.Evidence[c.StrategyID] = append(p.Evidence[c.StrategyID], fmt.Sprintf("%s, seed %d, %s: %s", s.shortName(c.Challenge), c.Seed, c.Section, ev))
 		}
@@ -385,8 +385,12 @@ func (s *site) judgeSection() *section {
 		if x.NMissing > 0 {
 			a.missing++
 		}
-		a.cached += x.CacheHit
-		a.trunc += x.Truncated
+		if x.CacheHit {
+			a.cached++
+		}
+		if x.Truncated {
+			a.trunc++
+		}
 		if x.JudgedAt < a.first {
 			a.first = x.JudgedAt
 		}

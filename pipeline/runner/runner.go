@@ -50,15 +50,16 @@ import (
 	"github.com/rexmle/rexmle/pipeline/config"
 	"github.com/rexmle/rexmle/pipeline/gpu"
 	"github.com/rexmle/rexmle/pipeline/runner/egress"
+	"github.com/rexmle/rexmle/pipeline/store"
 )
 
-// Run statuses in run.json.
+// Run statuses in run.json: the words of the store's runs table.
 const (
-	StatusRunning     = "running"
-	StatusDone        = "done"
-	StatusFailed      = "failed"
-	StatusTimedOut    = "timed_out"
-	StatusInterrupted = "interrupted"
+	StatusRunning     = string(store.RunRunning)
+	StatusDone        = string(store.RunDone)
+	StatusFailed      = string(store.RunFailed)
+	StatusTimedOut    = string(store.RunTimedOut)
+	StatusInterrupted = string(store.RunInterrupted)
 )
 
 // Job is one (challenge, agent, seed) run.

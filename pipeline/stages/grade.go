@@ -3,7 +3,6 @@ package stages
 import (
 	"context"
 	"crypto/sha256"
-	"database/sql"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -485,17 +484,16 @@ func keyOf(e *env, answers *answerHashes, s Submission) (gradeKey, string, error
 // gradeIsCurrent reports whether the store holds a grade of s in mode for
 // the same submission, private answers and grader.
 func gradeIsCurrent(ctx context.Context, st *store.Store, e *env, answers *answerHashes, s Submission, mode challenge.Mode) bool {
-	var hash, m, ah, gv string
-	err := st.DB.QueryRowContext(ctx, `SELECT submission_hash, mode, answers_hash, grader_version FROM grades WHERE run_id=?`, s.RunID).Scan(&hash, &m, &ah, &gv)
-	if err != nil || m != string(mode) {
+	g, ok, err := st.GradeKeyOf(ctx, s.RunID)
+	if err != nil || !ok || g.Mode != string(mode) {
 		return false
 	}
 	k, _, err := keyOf(e, answers, s)
-	if err != nil || k.answers != ah || k.grader != gv {
+	if err != nil || k.answers != g.AnswersHash || k.grader != g.GraderVersion {
 		return false
 	}
 	h, err := submissionHash(s.SubmissionDir())
-	return err == nil && h == hash
+	return err == nil && h == g.SubmissionHash
 }
 
 func firstLine(s string) string {
@@ -565,12 +563,16 @@ func saveGrade(ctx context.Context, st *store.Store, e *env, s Submission, line 
 	if meta.Setting == "" {
 		meta.Setting = e.profile.Setting
 	}
-	status := "done"
+	status := store.RunDone
 	if !line.Valid {
-		status = "invalid"
+		status = store.RunInvalid
 	}
-	return st.Tx(ctx, func(tx *sql.Tx) error {
-		if err := store.PutRun(ctx, tx, store.Run{ID: s.RunID, Source: s.Group, Setting: meta.Setting, Backend: meta.Backend,
+	cases := make([]store.CaseValues, len(line.cases))
+	for i, cs := range line.cases {
+		cases[i] = store.CaseValues{Case: cs.ID, Values: cs.Values}
+	}
+	return st.Update(ctx, func(tx *store.Tx) error {
+		if err := tx.PutRun(ctx, store.Run{ID: s.RunID, Source: s.Group, Setting: meta.Setting, Backend: meta.Backend,
 			Challenge: s.Challenge, Agent: s.Agent, Seed: s.Seed, Status: status, Detail: firstLine(line.Error),
 			SubmissionDir: s.SubmissionDir(), StartedAt: meta.Start, EndedAt: meta.End}); err != nil {
 			return err
@@ -579,47 +581,23 @@ func saveGrade(ctx context.Context, st *store.Store, e *env, s Submission, line 
 		if vals == nil {
 			vals = map[string]float64{}
 		}
-		if err := store.PutMetricValues(ctx, tx, s.RunID, vals); err != nil {
+		if err := tx.PutMetricValues(ctx, s.RunID, vals); err != nil {
 			return err
 		}
-		valid := 0
-		if line.Valid {
-			valid = 1
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO grades(run_id, mode, valid, error, submission_hash, grader_ms, graded_at, notes, answers_hash, grader_version) VALUES (?,?,?,?,?,?,?,?,?,?)`,
-			s.RunID, line.Mode, valid, line.Error, line.SubmitHash, line.GraderMS, line.GradedAt, strings.Join(line.Notes, "\n"), key.answers, key.grader); err != nil {
+		if err := tx.PutGrade(ctx, store.Grade{RunID: s.RunID, Mode: line.Mode, Valid: line.Valid, Error: line.Error,
+			SubmissionHash: line.SubmitHash, GraderMS: line.GraderMS, GradedAt: line.GradedAt, Notes: strings.Join(line.Notes, "\n"),
+			AnswersHash: key.answers, GraderVersion: key.grader}); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM case_values WHERE run_id=?`, s.RunID); err != nil {
+		if err := tx.PutCaseValues(ctx, s.RunID, cases); err != nil {
 			return err
 		}
-		for _, cs := range line.cases {
-			for k, v := range cs.Values {
-				var val any = v
-				if math.IsNaN(v) {
-					val = nil
-				}
-				if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO case_values(run_id, case_id, metric, value) VALUES (?,?,?,?)`, s.RunID, cs.ID, k, val); err != nil {
-					return err
-				}
-			}
-		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM mode_values WHERE run_id=?`, s.RunID); err != nil {
+		if err := tx.PutModeValues(ctx, s.RunID, string(line.otherModeID), line.otherRaw); err != nil {
 			return err
-		}
-		for k, v := range line.otherRaw {
-			var val any = v
-			if math.IsNaN(v) {
-				val = nil
-			}
-			if _, err := tx.ExecContext(ctx, `INSERT INTO mode_values(run_id, mode, metric, value) VALUES (?,?,?,?)`, s.RunID, string(line.otherModeID), k, val); err != nil {
-				return err
-			}
 		}
 		if line.rank != nil {
-			return store.PutRank(ctx, tx, s.RunID, *line.rank)
+			return tx.PutRank(ctx, s.RunID, *line.rank)
 		}
-		_, err := tx.ExecContext(ctx, `DELETE FROM ranks WHERE run_id=?`, s.RunID)
-		return err
+		return tx.DeleteRank(ctx, s.RunID)
 	})
 }

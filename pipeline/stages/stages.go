@@ -5,7 +5,6 @@ package stages
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -188,7 +187,7 @@ func (e *env) open(ctx context.Context) (*store.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := st.Tx(ctx, func(tx *sql.Tx) error { return store.SyncChallenges(ctx, tx, e.b.Challenges) }); err != nil {
+	if err := st.Update(ctx, func(tx *store.Tx) error { return tx.SyncChallenges(ctx, e.b.Challenges) }); err != nil {
 		st.Close()
 		return nil, fmt.Errorf("store challenges: %w", err)
 	}
@@ -265,31 +264,17 @@ func printStandings(ctx context.Context, e *env) error {
 		return err
 	}
 	defer st.Close()
-	rows, err := st.DB.QueryContext(ctx, `
-SELECT r.source, r.setting, r.backend, r.agent, count(DISTINCT r.challenge_id),
-       sum(CASE WHEN k.status = 'ok' THEN k.percentile ELSE 0 END) / count(*) * 1.0,
-       sum(CASE WHEN k.status = 'ok' THEN 1 ELSE 0 END), count(*)
-FROM runs r JOIN ranks k ON k.run_id = r.id
-WHERE r.source != 'paper' OR (r.setting = '24h' AND r.backend = 'gpt-5')
-GROUP BY r.source, r.setting, r.backend, r.agent
-ORDER BY r.source = 'paper', 6 DESC`)
+	sums, err := st.ConfigSummaries(ctx)
 	if err != nil {
 		return err
 	}
-	defer rows.Close()
 	fmt.Println("ReX-MLE rank (mean percentile over challenges; failed runs count 0):")
-	for rows.Next() {
-		var src, setting, backend, agent string
-		var nch, ok, n int
-		var mean float64
-		if err := rows.Scan(&src, &setting, &backend, &agent, &nch, &mean, &ok, &n); err != nil {
-			return err
-		}
-		name := agent
-		if a, found := e.b.Agent(agent); found {
+	for _, c := range sums {
+		name := c.Agent
+		if a, found := e.b.Agent(c.Agent); found {
 			name = a.Name
 		}
-		fmt.Printf("  %-20s %-10s %-6s %6.2f%%  (%d challenges, %d of %d runs ranked)\n", name, src, setting, 100*mean, nch, ok, n)
+		fmt.Printf("  %-20s %-10s %-6s %6.2f%%  (%d challenges, %d of %d runs ranked)\n", name, c.Source, c.Setting, 100*c.MeanPercentile, c.Challenges, c.RankedOK, c.Runs)
 	}
-	return rows.Err()
+	return nil
 }

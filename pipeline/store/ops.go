@@ -61,7 +61,7 @@ type Run struct {
 	Challenge     string
 	Agent         string
 	Seed          int
-	Status        string
+	Status        RunStatus
 	Detail        string
 	SubmissionDir string
 	StartedAt     string
