@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/rexmle/rexmle/pipeline/binaries"
 	"github.com/rexmle/rexmle/pipeline/challenge"
 	"github.com/rexmle/rexmle/pipeline/config"
 	"github.com/rexmle/rexmle/pipeline/doctor"
@@ -19,28 +19,6 @@ import (
 	"github.com/rexmle/rexmle/pipeline/runner/record"
 	"github.com/rexmle/rexmle/pipeline/runner/validate"
 )
-
-// buildAgent compiles the rexmle-agent binary (built-in agents, sandbox
-// bridge, validate client) and the static rexmle-bridge (the bridge inside
-// containers, whatever their libc) into bin/.
-func buildAgent(ctx context.Context, root string) (string, error) {
-	bin := filepath.Join(root, "bin", "rexmle-agent")
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/rexmle-agent")
-	cmd.Dir = root
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("build the built-in agents: %v\n%s", err, out)
-	}
-	bridge := exec.CommandContext(ctx, "go", "build", "-o", bridgeBin(root), "./cmd/rexmle-bridge")
-	bridge.Dir = root
-	bridge.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := bridge.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("build the container bridge: %v\n%s", err, out)
-	}
-	return bin, nil
-}
-
-// bridgeBin is where buildAgent puts the static rexmle-bridge.
-func bridgeBin(root string) string { return filepath.Join(root, "bin", "rexmle-bridge") }
 
 // planRuns makes the (challenge, agent, seed) jobs of the profile for the
 // prepared challenges and says how many challenges are not prepared.
@@ -82,7 +60,7 @@ func planRuns(e *env, agentBin string) (jobs []*runner.Job, unprepared int, err 
 				jobs = append(jobs, &runner.Job{Group: e.opt.Profile, Challenge: c.ID, Agent: *a, Seed: seed, PublicDir: pub,
 					RunDir:  filepath.Join(e.b.Path(e.b.Paths.Runs), e.opt.Profile, c.ID, a.ID, "seed-"+strconv.Itoa(seed)),
 					Setting: e.profile.Setting, TimeLimit: limit, Grace: a.GracePeriod.Duration, BenchHash: e.b.Hash,
-					AgentBin: agentBin, BridgeBin: bridgeBin(e.b.Root), Hide: hide, Validate: check, SampleEvery: e.profile.GPUSampleEvery.Duration, Log: e.log})
+					AgentBin: agentBin, BridgeBin: binaries.Bridge(e.b.Root), Hide: hide, Validate: check, SampleEvery: e.profile.GPUSampleEvery.Duration, Log: e.log})
 			}
 		}
 	}
@@ -182,12 +160,12 @@ func Run(ctx context.Context, o Options) error {
 	if err != nil {
 		return err
 	}
-	all, unprepared, err := planRuns(e, filepath.Join(e.b.Root, "bin", "rexmle-agent"))
+	all, unprepared, err := planRuns(e, binaries.Agent(e.b.Root))
 	if err != nil {
 		return err
 	}
-	if _, err := buildAgent(ctx, e.b.Root); err != nil {
-		return err
+	if err := binaries.Check(ctx, e.b.Root); err != nil {
+		return fmt.Errorf("run: %w", err)
 	}
 	if unprepared > 0 {
 		fmt.Printf("run: %d challenge(s) not prepared, skipped (run `go run mage.go prepare`)\n", unprepared)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rexmle/rexmle/pipeline/binaries"
 	"github.com/rexmle/rexmle/pipeline/config"
 	"github.com/rexmle/rexmle/pipeline/gpu"
 	"github.com/rexmle/rexmle/pipeline/runner"
@@ -15,7 +16,7 @@ import (
 )
 
 // runBench is testBench plus what the run stage needs: the module linked
-// into the temporary checkout (the stage builds cmd/rexmle-agent there) and
+// into the temporary checkout (binaries.Build builds the agent binaries there) and
 // extra agents and a profile appended to benchmark.toml.
 func runBench(t *testing.T, extra string) Options {
 	t.Helper()
@@ -99,6 +100,13 @@ func TestRunRecordsRunsThatCannotStart(t *testing.T) {
 		t.Fatal(err)
 	}
 	o.Profile = "refusals"
+	// The stage never compiles: without the binaries it says how to build them.
+	if err := Run(ctx, o); err == nil || !strings.Contains(err.Error(), "go run mage.go binaries") {
+		t.Fatalf("run without the agent binaries: %v", err)
+	}
+	if err := binaries.Build(ctx, filepath.Dir(o.Config)); err != nil {
+		t.Fatal(err)
+	}
 	err := Run(ctx, o)
 	if err == nil || !strings.Contains(err.Error(), "2 run(s) could not start") ||
 		!strings.Contains(err.Error(), "refusals/ldct-iqa/needs-key/seed-1") || !strings.Contains(err.Error(), "refusals/ldct-iqa/needs-gpus/seed-1") {
