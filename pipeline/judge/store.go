@@ -120,3 +120,19 @@ type ScoreRow = store.CapabilityScore
 func LoadScores(ctx context.Context, st *store.Store, judgeName, rubricHash string) ([]ScoreRow, error) {
 	return st.CapabilityScores(ctx, judgeName, rubricHash)
 }
+
+// StoreProfiles replaces the stored capability profiles of run group
+// source under rep's judge and rubric with rep's per-agent profiles: the
+// one computation the results site reads.
+func StoreProfiles(ctx context.Context, st *store.Store, source string, rep *Report) error {
+	rows := make([]store.CapabilityProfile, 0, len(rep.Profiles.ByAgent))
+	for _, a := range rep.Profiles.ByAgent {
+		if a.Judge != rep.Judge {
+			continue
+		}
+		rows = append(rows, store.CapabilityProfile{Source: source, JudgeName: a.Judge, JudgeKind: a.JudgeKind, RubricHash: rep.RubricHash,
+			Agent: a.Agent, Backend: a.Backend, StrategyID: a.StrategyID, Strategy: a.Strategy, Mean: a.Mean,
+			NSections: a.NSections, NMissing: a.NMissing, NRuns: a.NRuns, NFailed: a.NFailed, Evidence: a.Evidence})
+	}
+	return st.ReplaceCapabilityProfiles(ctx, source, rep.Judge, rep.RubricHash, rows)
+}

@@ -96,6 +96,7 @@ type dataset struct {
 	Cases      map[string][]caseValue      // by challenge
 	Leader     map[string][]humanRow       // leaderboard as stored, by challenge
 	PaperCap   []paperCap                  // the paper's stated capability scores
+	Profiles   []store.CapabilityProfile   // the judge stage's capability profiles
 }
 
 // paperCap is one paper_capabilities row.
@@ -208,6 +209,9 @@ func load(ctx context.Context, st *store.Store) (*dataset, error) {
 			NMissing: x.NMissing, CacheHit: x.CacheHit, Truncated: x.Truncated, JudgedAt: x.JudgedAt})
 	}
 	if d.PaperCap, err = st.PaperCapabilities(ctx); err != nil {
+		return nil, err
+	}
+	if d.Profiles, err = st.CapabilityProfiles(ctx); err != nil {
 		return nil, err
 	}
 	d.Groups = makeGroups(d.Runs)

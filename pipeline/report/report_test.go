@@ -561,3 +561,53 @@ func TestStaleFilesRemoved(t *testing.T) {
 		t.Errorf("a file the site did not write was removed: %v", err)
 	}
 }
+
+// The capabilities page shows the judge stage's stored profiles of the
+// site's profile only, not every run group's scores pooled.
+func TestCapabilitiesShowOnlyTheProfilesRuns(t *testing.T) {
+	ctx := context.Background()
+	b := loadBenchmark(t)
+	st := openStore(t)
+	if err := reporttest.Fill(ctx, st, b, reporttest.Spec{Source: "demo", Agents: 1, Seeds: 1, Strategies: 3, RandSeed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := reporttest.Fill(ctx, st, b, reporttest.Spec{Source: "other", Agents: 3, Seeds: 1, Strategies: 3, RandSeed: 2}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rankstage.Run(ctx, b, st); err != nil {
+		t.Fatal(err)
+	}
+	profiles, err := st.CapabilityProfiles(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[int]float64{} // the demo group's stored mean per strategy
+	for _, p := range profiles {
+		if p.Source == "demo" {
+			want[p.StrategyID] = p.Mean
+		}
+	}
+	if len(want) != 3 {
+		t.Fatalf("stored demo profile %v, want 3 strategies", want)
+	}
+	dir := t.TempDir()
+	if _, err := Build(ctx, Options{Store: st, Benchmark: b, OutDir: dir, GitCommit: "x", Profile: "demo"}); err != nil {
+		t.Fatal(err)
+	}
+	tj := readTable(t, dir, "capabilities")
+	if len(tj.Rows) != 1 {
+		t.Fatalf("%d capability rows, want 1 (the demo group's one agent; the other group's 3 agents left out): %v", len(tj.Rows), tj.Rows)
+	}
+	for id, m := range want {
+		got, err := strconv.ParseFloat(str(tj.Rows[0][reporttest.StrategyName(id)]), 64)
+		if math.IsNaN(m) {
+			if err == nil {
+				t.Errorf("%s = %v, want none (undecided)", reporttest.StrategyName(id), got)
+			}
+			continue
+		}
+		if err != nil || math.Abs(got-m) > 0.005 {
+			t.Errorf("%s = %v (%v), want the stored %.2f", reporttest.StrategyName(id), got, err, m)
+		}
+	}
+}

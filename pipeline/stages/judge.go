@@ -86,6 +86,9 @@ func Judge(ctx context.Context, o Options) error {
 	if err := judge.WriteCapabilitiesCSV(out, rep.Profiles.ByAgent); err != nil {
 		return fmt.Errorf("judge: %w", err)
 	}
+	if err := judge.StoreProfiles(ctx, st, o.Profile, rep); err != nil {
+		return fmt.Errorf("judge: %w", err)
+	}
 	fmt.Printf("wrote %s\n", rel(out))
 	if err := writeAgreement(ctx, st, rep, results); err != nil {
 		return fmt.Errorf("judge: %w", err)

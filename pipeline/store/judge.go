@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 )
@@ -271,4 +272,72 @@ func (s *Store) capabilityScores(ctx context.Context, tail string, args ...any) 
 		return nil, fmt.Errorf("load capability scores: %w", err)
 	}
 	return out, nil
+}
+
+// CapabilityProfile is one strategy of one agent configuration's capability
+// profile (table capability_profiles), as the judge stage computed it over a
+// run group's judged runs.
+type CapabilityProfile struct {
+	Source                           string // the run group (profile)
+	JudgeName, JudgeKind, RubricHash string
+	Agent, Backend                   string
+	StrategyID                       int
+	Strategy                         string
+	Mean                             float64 // NaN when no section decided it
+	NSections, NMissing              int
+	NRuns, NFailed                   int
+	Evidence                         []string
+}
+
+// ReplaceCapabilityProfiles replaces the profiles of a run group under one
+// judge and rubric with ps, in one transaction.
+func (s *Store) ReplaceCapabilityProfiles(ctx context.Context, source, judge, rubricHash string, ps []CapabilityProfile) error {
+	err := s.Update(ctx, func(tx *Tx) error {
+		if _, err := tx.tx.ExecContext(ctx, `DELETE FROM capability_profiles WHERE source = ? AND judge_name = ? AND rubric_hash = ?`, source, judge, rubricHash); err != nil {
+			return err
+		}
+		for _, p := range ps {
+			ev := p.Evidence
+			if ev == nil {
+				ev = []string{}
+			}
+			b, err := json.Marshal(ev)
+			if err != nil {
+				return err
+			}
+			if _, err := tx.tx.ExecContext(ctx, `INSERT INTO capability_profiles(source, judge_name, judge_kind, rubric_hash, agent, backend, strategy_id,
+				strategy, mean, n_sections, n_missing, n_runs, n_failed, evidence) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+				source, judge, p.JudgeKind, rubricHash, p.Agent, p.Backend, p.StrategyID, p.Strategy, nullF(p.Mean),
+				p.NSections, p.NMissing, p.NRuns, p.NFailed, string(b)); err != nil {
+				return fmt.Errorf("%s/%s strategy %d: %w", p.Agent, p.Backend, p.StrategyID, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("store capability profiles of %s (%s): %w", source, judge, err)
+	}
+	return nil
+}
+
+// CapabilityProfiles returns every stored profile row, by run group, agent,
+// backend, judge, rubric and strategy.
+func (s *Store) CapabilityProfiles(ctx context.Context) ([]CapabilityProfile, error) {
+	return list(ctx, s.DB, "capability profiles", `SELECT source, judge_name, judge_kind, rubric_hash, agent, backend, strategy_id, strategy,
+		mean, n_sections, n_missing, n_runs, n_failed, evidence FROM capability_profiles
+		ORDER BY source, agent, backend, judge_name, rubric_hash, strategy_id`,
+		func(rows *sql.Rows) (CapabilityProfile, error) {
+			var p CapabilityProfile
+			var mean sql.NullFloat64
+			var ev string
+			if err := rows.Scan(&p.Source, &p.JudgeName, &p.JudgeKind, &p.RubricHash, &p.Agent, &p.Backend, &p.StrategyID, &p.Strategy,
+				&mean, &p.NSections, &p.NMissing, &p.NRuns, &p.NFailed, &ev); err != nil {
+				return p, err
+			}
+			p.Mean = nf(mean)
+			if err := json.Unmarshal([]byte(ev), &p.Evidence); err != nil {
+				return p, fmt.Errorf("evidence of %s/%s strategy %d: %w", p.Agent, p.Backend, p.StrategyID, err)
+			}
+			return p, nil
+		})
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/rexmle/rexmle/pipeline/config"
 	"github.com/rexmle/rexmle/pipeline/gpu"
+	"github.com/rexmle/rexmle/pipeline/judge"
 	"github.com/rexmle/rexmle/pipeline/rank"
 	"github.com/rexmle/rexmle/pipeline/store"
 )
@@ -36,7 +37,7 @@ func StrategyName(i int) string { return fmt.Sprintf("Strategy %d", i) }
 // Fill writes, for every challenge of b, Agents × Seeds runs with random
 // values near the human leaderboard's range, ranks them with rank.Rank, and
 // adds the optional per-case values, official-mode values, capability
-// scores, GPU samples and their summaries (one GPU over the run's
+// scores with the judge's profiles of them, GPU samples and their summaries (one GPU over the run's
 // one-minute wall time). Every fifth run (by index) fails with no values.
 func Fill(ctx context.Context, st *store.Store, b *config.Benchmark, sp Spec) error {
 	if sp.Source == "" {
@@ -44,7 +45,7 @@ func Fill(ctx context.Context, st *store.Store, b *config.Benchmark, sp Spec) er
 	}
 	rng := rand.New(rand.NewPCG(sp.RandSeed, 7))
 	t0 := time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC)
-	return st.Update(ctx, func(tx *store.Tx) error {
+	err := st.Update(ctx, func(tx *store.Tx) error {
 		if err := tx.SyncChallenges(ctx, b.Challenges); err != nil {
 			return err
 		}
@@ -136,4 +137,18 @@ func Fill(ctx context.Context, st *store.Store, b *config.Benchmark, sp Spec) er
 		}
 		return nil
 	})
+	if err != nil || sp.Strategies == 0 {
+		return err
+	}
+	// The judge stage's profiles of these scores, as it stores them.
+	rub := &judge.Rubric{Hash: "sha256:abc"}
+	for i := 1; i <= sp.Strategies; i++ {
+		rub.Strategies = append(rub.Strategies, judge.Strategy{ID: i, Name: StrategyName(i)})
+	}
+	rows, err := st.CapabilityScores(ctx, "test-judge", rub.Hash)
+	if err != nil {
+		return err
+	}
+	rep := &judge.Report{Judge: "test-judge", JudgeKind: "heuristic", RubricHash: rub.Hash, Profiles: judge.Aggregate(rows, rub)}
+	return judge.StoreProfiles(ctx, st, sp.Source, rep)
 }
