@@ -232,7 +232,7 @@ func TestRunCoverageAndNoKeyLeak(t *testing.T) {
 	}
 	// CSV: strategy 1 decided in 2 sections (both 1), missing in 2; strategy 13 decided once.
 	csvPath := filepath.Join(dir, "out", "capabilities.csv")
-	if err := rep.WriteCapabilitiesCSV(csvPath); err != nil {
+	if err := WriteCapabilitiesCSV(csvPath, rep.Profiles.ByAgent); err != nil {
 		t.Fatal(err)
 	}
 	csv, _ := os.ReadFile(csvPath)
@@ -372,7 +372,7 @@ func TestRunHeuristicPooledMeans(t *testing.T) {
 		t.Errorf("challenge means %v", byCh)
 	}
 	path := filepath.Join(dir, "cap.csv")
-	if err := rep.WriteCapabilitiesCSV(path); err != nil {
+	if err := WriteCapabilitiesCSV(path, rep.Profiles.ByAgent); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(path)

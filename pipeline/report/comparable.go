@@ -91,17 +91,6 @@ func (s *site) countSources(srcs []string) int {
 	return n
 }
 
-// headlineGroups are the comparable configurations, in store order.
-func (s *site) comparableGroups() []*group {
-	var out []*group
-	for _, g := range s.data.Groups {
-		if s.comparable(g.Source) {
-			out = append(out, g)
-		}
-	}
-	return out
-}
-
 // demoGroups are the configurations that are not comparable.
 func (s *site) demoGroups() []*group {
 	var out []*group

@@ -133,15 +133,6 @@ func printedSTableNumbers(t *testing.T) int {
 	return n + len(tables)
 }
 
-// pageProblems is what one page's check found.
-type pageProblems struct {
-	Console []string
-	Charts  []string
-	Anchors []string
-	Links   []string // absolute URLs of links and resources on the page
-	NCharts int
-}
-
 const chartsJS = `(() => {
   const items = Array.from(document.querySelectorAll('figure.chart .chart-box'));
   const bad = [];
