@@ -117,7 +117,8 @@ func (s *Store) GPUSummaries(ctx context.Context) (map[string]GPUSummary, error)
 }
 
 // GPUSamples returns every stored sample, by run id, ordered by GPU and
-// time (unknown readings NaN or -1, as gpu.Sample has them).
+// time (unknown readings NaN or -1, as gpu.Sample has them); a sample whose
+// time does not parse is left out.
 func (s *Store) GPUSamples(ctx context.Context) (map[string][]gpu.Sample, error) {
 	rows, err := s.DB.QueryContext(ctx, `SELECT run_id, at, gpu, sm_util, mem_used_bytes, mem_total_bytes, power_w, energy_mj, temp_c, proc_mem_bytes, elapsed_s, device
 		FROM gpu_samples ORDER BY run_id, gpu, at`)
@@ -137,7 +138,7 @@ func (s *Store) GPUSamples(ctx context.Context) (map[string][]gpu.Sample, error)
 		}
 		t, err := time.Parse(time.RFC3339Nano, at)
 		if err != nil {
-			return nil, fmt.Errorf("read GPU samples of %s: time %q: %w", id, at, err)
+			continue // not a time this package wrote: the sample cannot be placed on a chart
 		}
 		x.At, x.Device = t, device.String
 		x.SMUtil, x.PowerW, x.TempC, x.ElapsedS = nf(sm), nf(pw), nf(temp), nf(el)
