@@ -58,10 +58,15 @@ func Build(ctx context.Context, root string) error {
 	return nil
 }
 
-// Check returns nil when both binaries are in root/bin and none is older
-// than a Go source file (tests aside), go.mod or go.sum of the packages it
-// is built from; otherwise an error naming the binary and the fix.
+// Check returns nil when both binaries are in root/bin and neither is older
+// than a Go source file (tests aside), go.mod or go.sum of the packages they
+// are built from; otherwise an error naming the binary and the fix.
 func Check(ctx context.Context, root string) error {
+	pkgs := make([]string, len(all))
+	for i, b := range all {
+		pkgs[i] = b.pkg
+	}
+	var newer *source
 	var probs []string
 	for _, b := range all {
 		p := b.out(root)
@@ -70,12 +75,15 @@ func Check(ctx context.Context, root string) error {
 			probs = append(probs, fmt.Sprintf("%s is missing", p))
 			continue
 		}
-		newer, err := newestSource(ctx, root, b.pkg)
-		if err != nil {
-			return fmt.Errorf("check %s: %w", b.name, err)
+		if newer == nil { // one look-up for both: the sources of either count for each
+			n, err := newestSource(ctx, root, pkgs...)
+			if err != nil {
+				return fmt.Errorf("check the agent binaries: %w", err)
+			}
+			newer = &n
 		}
 		if newer.mod.After(st.ModTime()) {
-			probs = append(probs, fmt.Sprintf("%s is older than its source %s", p, newer.path))
+			probs = append(probs, fmt.Sprintf("%s is older than the source %s", p, newer.path))
 		}
 	}
 	if len(probs) > 0 {
@@ -89,11 +97,11 @@ type source struct {
 	mod  time.Time
 }
 
-// newestSource is the most recently modified source of pkg: its non-test Go
-// files and those of every package of the module it imports, and go.mod
+// newestSource is the most recently modified source of pkgs: their non-test
+// Go files and those of every package of the module they import, and go.mod
 // and go.sum. The package list comes from `go list -deps`; without a Go
 // toolchain every Go file of the module counts.
-func newestSource(ctx context.Context, root, pkg string) (source, error) {
+func newestSource(ctx context.Context, root string, pkgs ...string) (source, error) {
 	var newest source
 	consider := func(p string) error {
 		st, err := os.Stat(p)
@@ -113,7 +121,8 @@ func newestSource(ctx context.Context, root, pkg string) (source, error) {
 			return newest, err
 		}
 	}
-	cmd := exec.CommandContext(ctx, "go", "list", "-deps", "-f", `{{if not .Standard}}{{if .Module}}{{if .Module.Main}}{{.Dir}}{{end}}{{end}}{{end}}`, pkg)
+	args := append([]string{"list", "-deps", "-f", `{{if not .Standard}}{{if .Module}}{{if .Module.Main}}{{.Dir}}{{end}}{{end}}{{end}}`}, pkgs...)
+	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = root
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -121,7 +130,7 @@ func newestSource(ctx context.Context, root, pkg string) (source, error) {
 	if err != nil {
 		var ee *exec.Error
 		if !errors.As(err, &ee) {
-			return newest, fmt.Errorf("go list %s: %v: %s", pkg, err, strings.TrimSpace(stderr.String()))
+			return newest, fmt.Errorf("go list %s: %v: %s", strings.Join(pkgs, " "), err, strings.TrimSpace(stderr.String()))
 		}
 		// No toolchain: every Go file of the checkout counts.
 		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {

@@ -56,7 +56,7 @@ func TestBuildAndCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = Check(ctx, root)
-	if err == nil || !strings.Contains(err.Error(), "rexmle-bridge is older than its source") || strings.Contains(err.Error(), "rexmle-agent is") {
+	if err == nil || !strings.Contains(err.Error(), "rexmle-bridge is older than the source") || strings.Contains(err.Error(), "rexmle-agent is") {
 		t.Fatalf("check with an old bridge: %v, want only the bridge out of date", err)
 	}
 	// Building again (nothing changed, so go build rewrites nothing) makes it
