@@ -16,6 +16,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -54,9 +55,17 @@ func Build(ctx context.Context, root string) error {
 		if err := os.Chtimes(b.out(root), now, now); err != nil {
 			return fmt.Errorf("build %s: %w", b.name, err)
 		}
+		if st, err := os.Stat(b.out(root)); err == nil {
+			builtAt.Store(b.out(root), st.ModTime())
+		}
 	}
 	return nil
 }
+
+// builtAt maps the binaries this process built to their times then: a
+// binary untouched since needs no look at its sources (the mage process
+// that runs the Binaries target and then the run stage).
+var builtAt sync.Map
 
 // Check returns nil when both binaries are in root/bin and neither is older
 // than a Go source file (tests aside), go.mod or go.sum of the packages they
@@ -74,6 +83,9 @@ func Check(ctx context.Context, root string) error {
 		if err != nil {
 			probs = append(probs, fmt.Sprintf("%s is missing", p))
 			continue
+		}
+		if t, ok := builtAt.Load(p); ok && st.ModTime().Equal(t.(time.Time)) {
+			continue // built by this process and untouched since
 		}
 		if newer == nil { // one look-up for both: the sources of either count for each
 			n, err := newestSource(ctx, root, pkgs...)
