@@ -403,7 +403,10 @@ func (s *Store) migrate(ctx context.Context) error {
 	return nil
 }
 
-// Tx runs fn in a transaction, committing if it returns nil and rolling back otherwise.
+// Tx runs fn in a raw transaction, committing if it returns nil and rolling
+// back otherwise. Only pipeline/rankstage still uses it (with the package
+// functions that take a *sql.Tx); every other package uses Update and the
+// typed methods of Tx.
 func (s *Store) Tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	tx, err := s.DB.BeginTx(ctx, nil)
 	if err != nil {
