@@ -98,11 +98,7 @@ func TestDemoAndFetchedDataStayApart(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "holds fetched data, but profile demo uses synthetic data") {
 		t.Fatalf("demo gradeOne on fetched data: %v", err)
 	}
-	e, err := load(paper)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, _, err := planRuns(e, "agent-bin"); err == nil || !strings.Contains(err.Error(), "holds synthetic data") {
+	if err := Run(ctx, paper); err == nil || !strings.Contains(err.Error(), "holds synthetic data") {
 		t.Fatalf("paper run on synthetic data: %v", err)
 	}
 }
