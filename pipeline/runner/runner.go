@@ -50,16 +50,16 @@ import (
 	"github.com/rexmle/rexmle/pipeline/config"
 	"github.com/rexmle/rexmle/pipeline/gpu"
 	"github.com/rexmle/rexmle/pipeline/runner/egress"
-	"github.com/rexmle/rexmle/pipeline/store"
+	"github.com/rexmle/rexmle/pipeline/runstatus"
 )
 
-// Run statuses in run.json: the words of the store's runs table.
+// Run statuses in run.json: the words of pipeline/runstatus.
 const (
-	StatusRunning     = string(store.RunRunning)
-	StatusDone        = string(store.RunDone)
-	StatusFailed      = string(store.RunFailed)
-	StatusTimedOut    = string(store.RunTimedOut)
-	StatusInterrupted = string(store.RunInterrupted)
+	StatusRunning     = string(runstatus.Running)
+	StatusDone        = string(runstatus.Done)
+	StatusFailed      = string(runstatus.Failed)
+	StatusTimedOut    = string(runstatus.TimedOut)
+	StatusInterrupted = string(runstatus.Interrupted)
 )
 
 // Job is one (challenge, agent, seed) run.

@@ -1,20 +1,23 @@
 package store
 
-import "github.com/rexmle/rexmle/pipeline/rank"
+import (
+	"github.com/rexmle/rexmle/pipeline/rank"
+	"github.com/rexmle/rexmle/pipeline/runstatus"
+)
 
-// RunStatus is the status of a runs row: every value a stage writes is one
-// of the constants below (run.json uses the same words; see runner.Status*).
-type RunStatus string
+// RunStatus is the status of a runs row (see pipeline/runstatus, where the
+// words are defined once).
+type RunStatus = runstatus.Status
 
-// Run statuses.
+// Run statuses, as the store's API names them.
 const (
-	RunRunning     RunStatus = "running"     // the agent is working
-	RunDone        RunStatus = "done"        // the agent finished in time
-	RunFailed      RunStatus = "failed"      // the agent or its sandbox failed
-	RunTimedOut    RunStatus = "timed_out"   // stopped at the time limit
-	RunInterrupted RunStatus = "interrupted" // the stage was stopped
-	RunInvalid     RunStatus = "invalid"     // graded: the submission could not be scored
-	RunRecorded    RunStatus = "recorded"    // a result the paper printed (no run here)
+	RunRunning     = runstatus.Running
+	RunDone        = runstatus.Done
+	RunFailed      = runstatus.Failed
+	RunTimedOut    = runstatus.TimedOut
+	RunInterrupted = runstatus.Interrupted
+	RunInvalid     = runstatus.Invalid
+	RunRecorded    = runstatus.Recorded
 )
 
 // Statuses of a ranks row: rank.OK and rank.Fail from the ranking, and
