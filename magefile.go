@@ -9,11 +9,14 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"os/exec"
 
 	"github.com/magefile/mage/mg"
 	"github.com/magefile/mage/sh"
 
 	"github.com/rexmle/rexmle/pipeline/agentimage"
+	"github.com/rexmle/rexmle/pipeline/binaries"
 	"github.com/rexmle/rexmle/pipeline/stages"
 )
 
@@ -23,14 +26,26 @@ var Default = All
 // Fetch downloads the challenges' raw data from their sources of record, verified and resumable (REXMLE_DRY_RUN=1 lists the plan).
 func Fetch(ctx context.Context) error { return stages.Fetch(ctx, stages.FromEnv()) }
 
+// FetchVerify re-hashes every downloaded file against its FETCHED.lock record (size, SHA-256, MD5) and exits non-zero naming any that changed; it downloads nothing.
+func FetchVerify(ctx context.Context) error { return stages.FetchVerify(ctx, stages.FromEnv()) }
+
 // Prepare builds each challenge's public and private data (synthetic data on the demo profile).
 func Prepare(ctx context.Context) error { return stages.Prepare(ctx, stages.FromEnv()) }
 
-// Run runs the profile's agents on every prepared challenge, with GPU telemetry where available.
-func Run(ctx context.Context) error { return stages.Run(stages.Interruptible(ctx), stages.FromEnv()) }
+// Run runs the profile's agents on every prepared challenge, with GPU telemetry where available (builds the agent binaries first).
+func Run(ctx context.Context) error {
+	mg.CtxDeps(ctx, Binaries)
+	return stages.Run(stages.Interruptible(ctx), stages.FromEnv()) // Ctrl-C waits for the agents' grace periods
+}
+
+// Binaries builds bin/rexmle-agent (built-in agents, sandbox bridge, validate client) and the static bin/rexmle-bridge; run, all and doctor build them first.
+func Binaries(ctx context.Context) error { return binaries.Build(ctx, ".") }
 
 // Doctor checks that the profile's runs can start (engines, images, GPUs through NVML, API keys by name, prepared data, disk) and prints a table; any problem exits non-zero.
-func Doctor(ctx context.Context) error { return stages.Doctor(ctx, stages.FromEnv()) }
+func Doctor(ctx context.Context) error {
+	mg.CtxDeps(ctx, Binaries)
+	return stages.Doctor(ctx, stages.FromEnv())
+}
 
 // Grade grades every submission under results/runs that has no grade yet.
 func Grade(ctx context.Context) error { return stages.Grade(ctx, stages.FromEnv()) }
@@ -51,6 +66,7 @@ func Report(ctx context.Context) error { return stages.Report(ctx, stages.FromEn
 
 // All runs every stage on the active profile (offline demo by default): prepare, run, grade, rank, judge, report.
 func All(ctx context.Context) error {
+	mg.CtxDeps(ctx, Binaries)
 	ctx = stages.Interruptible(ctx) // Ctrl-C waits for the agents' grace periods (mage alone gives 5 s)
 	mg.SerialCtxDeps(ctx, Prepare, Run, Grade, Rank, Judge, Report)
 	return stages.Summary(ctx, stages.FromEnv())
@@ -61,3 +77,18 @@ func Agents(ctx context.Context) error { return agentimage.FromEnv(ctx) }
 
 // Test runs the test suite (the same command as CI).
 func Test() error { return sh.RunV("go", "test", "./...") }
+
+// Check runs go vet, staticcheck when it is installed (CI pins it), and the test suite.
+func Check() error {
+	if err := sh.RunV("go", "vet", "./..."); err != nil {
+		return err
+	}
+	if _, err := exec.LookPath("staticcheck"); err == nil {
+		if err := sh.RunV("staticcheck", "./..."); err != nil {
+			return err
+		}
+	} else {
+		fmt.Println("check: staticcheck not installed (go install honnef.co/go/tools/cmd/staticcheck@<the version .ci/run pins>); skipped")
+	}
+	return Test()
+}

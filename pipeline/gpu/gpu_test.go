@@ -3,11 +3,8 @@ package gpu
 import (
 	"context"
 	"math"
-	"path/filepath"
 	"testing"
 	"time"
-
-	"github.com/rexmle/rexmle/pipeline/store"
 )
 
 func TestPercentile(t *testing.T) {
@@ -78,54 +75,6 @@ func TestCounterWrapFallsBackToPower(t *testing.T) {
 	s := Summarize(samples, 1, time.Minute)
 	if want := 200 * 36 / 3.6e6; math.Abs(s.EnergyKWh-want) > 1e-12 {
 		t.Fatalf("energy %v, want %v", s.EnergyKWh, want)
-	}
-}
-
-func TestStoreSamplesAndSummary(t *testing.T) {
-	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "db.sqlite"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	if _, err := st.DB.Exec(`INSERT INTO challenges VALUES ('c',0,'c','c','segmentation','CT','seg','dice',0)`); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := st.DB.Exec(`INSERT INTO runs(id, source, setting, backend, challenge_id, agent, status) VALUES ('g/c/a/seed-1','g','demo','none','c','a','running')`); err != nil {
-		t.Fatal(err)
-	}
-	f := &Fake{Batches: [][]Sample{{{At: at(0), GPU: 0, SMUtil: 40, MemUsedBytes: 1 << 30, MemTotalBytes: 80 << 30, PowerW: math.NaN(), EnergyMJ: -1, TempC: 55, ProcMemBytes: 1 << 29, ElapsedS: 12.5, Device: "MIG-x"}}}}
-	b, _ := f.Sample(ctx, []int{1})
-	if err := InsertSamples(ctx, st.DB, "g/c/a/seed-1", b); err != nil {
-		t.Fatal(err)
-	}
-	var n int
-	var power, util any
-	if err := st.DB.QueryRow(`SELECT count(*), max(power_w), max(sm_util) FROM gpu_samples WHERE run_id='g/c/a/seed-1'`).Scan(&n, &power, &util); err != nil {
-		t.Fatal(err)
-	}
-	if n != 1 || power != nil || util.(float64) != 40 {
-		t.Fatalf("rows %d power %v util %v", n, power, util)
-	}
-	var elapsed float64
-	var device string
-	if err := st.DB.QueryRow(`SELECT elapsed_s, device FROM gpu_samples WHERE run_id='g/c/a/seed-1'`).Scan(&elapsed, &device); err != nil {
-		t.Fatal(err)
-	}
-	if elapsed != 12.5 || device != "MIG-x" {
-		t.Fatalf("elapsed_s %v device %q", elapsed, device)
-	}
-	err = PutSummary(ctx, st.DB, RunTelemetry{RunID: "g/c/a/seed-1", Telemetry: "nvml", WallSeconds: 3600, WorkingSeconds: math.NaN(), Summary: Summarize(b, 1, time.Hour)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var hours float64
-	var working, energy any
-	if err := st.DB.QueryRow(`SELECT gpu_hours, working_seconds, energy_kwh FROM gpu_summaries`).Scan(&hours, &working, &energy); err != nil {
-		t.Fatal(err)
-	}
-	if hours != 1 || working != nil || energy != nil {
-		t.Fatalf("hours %v working %v energy %v", hours, working, energy)
 	}
 }
 

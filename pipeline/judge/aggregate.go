@@ -316,9 +316,3 @@ func WriteCapabilitiesCSV(path string, rows []AgentStrategy) error {
 func formatMean(m float64) string {
 	return strconv.FormatFloat(math.Round(m*1e6)/1e6, 'f', -1, 64)
 }
-
-// WriteCapabilitiesCSV writes the report's per-agent profile (see the
-// package function of the same name).
-func (r *Report) WriteCapabilitiesCSV(path string) error {
-	return WriteCapabilitiesCSV(path, r.Profiles.ByAgent)
-}

@@ -2,7 +2,6 @@ package judge
 
 import (
 	"context"
-	"database/sql"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -13,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/rexmle/rexmle/pipeline/store"
 )
 
 // Label is one binary verdict of a rater (a judge or a human) on one
@@ -237,12 +238,12 @@ func PrintAgreement(w io.Writer, rep AgreementReport, r *Rubric) error {
 // CompareJudges computes the agreement of two judges' stored scores made
 // with the same rubric (rubricHash; "" matches any), pairing them on run,
 // section and strategy. Missing scores are left out.
-func CompareJudges(ctx context.Context, db *sql.DB, judgeA, judgeB, rubricHash string) (AgreementReport, error) {
-	a, err := LoadScores(ctx, db, judgeA, rubricHash)
+func CompareJudges(ctx context.Context, st *store.Store, judgeA, judgeB, rubricHash string) (AgreementReport, error) {
+	a, err := LoadScores(ctx, st, judgeA, rubricHash)
 	if err != nil {
 		return AgreementReport{}, err
 	}
-	b, err := LoadScores(ctx, db, judgeB, rubricHash)
+	b, err := LoadScores(ctx, st, judgeB, rubricHash)
 	if err != nil {
 		return AgreementReport{}, err
 	}

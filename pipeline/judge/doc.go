@@ -17,9 +17,9 @@
 //   - Judges (Judge): OpenAI (any OpenAI-compatible chat-completions endpoint,
 //     through github.com/openai/openai-go) and Heuristic (offline regular
 //     expressions from the rubric).
-//   - Store (Migrate): tables judge_calls (cache keyed by judge name, rubric
-//     hash and section hash), judge_sections and capability_scores, in the
-//     caller's *sql.DB.
+//   - Store: tables judge_calls (cache keyed by judge name, rubric hash and
+//     section hash), judge_sections and capability_scores, part of the
+//     store's versioned schema (pipeline/store, judge.go there).
 //   - Run: judges the finished runs (failed, interrupted and unfinished ones
 //     are left out and counted) with progress, caching and retries, and
 //     aggregates (Aggregate, WriteCapabilitiesCSV). A failing judge never

@@ -2,7 +2,6 @@ package judge
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -14,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/rexmle/rexmle/pipeline/store"
 )
 
 // RunLogs describes one agent run whose logs are judged.
@@ -268,15 +269,15 @@ type result struct {
 	score SectionScore
 }
 
-// Run judges every section of every run's logs, stores the results in db
-// (creating the tables if needed), and returns a report with the capability
+// Run judges every section of every run's logs, stores the results in the
+// store, and returns a report with the capability
 // profiles of these runs. Sections already in the cache (same judge, rubric
 // hash and section text) cost no call unless cfg.Force; identical texts are
 // judged once per call. A run whose logs cannot be read is reported in
 // RunErrors and skipped; a section whose judging fails is stored with status
 // error and its strategies as missing coverage. Each run's rows are written
 // in one transaction once all its sections are done.
-func Run(ctx context.Context, db *sql.DB, cfg Config, runs []RunLogs) (*Report, error) {
+func Run(ctx context.Context, st *store.Store, cfg Config, runs []RunLogs) (*Report, error) {
 	log := cfg.Logger
 	if log == nil {
 		log = slog.Default()
@@ -293,9 +294,6 @@ func Run(ctx context.Context, db *sql.DB, cfg Config, runs []RunLogs) (*Report, 
 	if err != nil {
 		return nil, err
 	}
-	if err := Migrate(ctx, db); err != nil {
-		return nil, err
-	}
 	rep := &Report{Judge: j.Name(), JudgeKind: j.Kind(), RubricPath: path, RubricHash: rub.Hash,
 		Runs: len(runs), RunErrors: map[string]string{}, Excluded: map[string]string{}}
 	all := runs
@@ -305,7 +303,7 @@ func Run(ctx context.Context, db *sql.DB, cfg Config, runs []RunLogs) (*Report, 
 			rep.Excluded[r.Key()] = r.Status
 			log.Info("judge: run excluded from capability profiles", "run", r.Key(), "status", r.Status)
 			// Scores stored before the run was known to have failed go.
-			if err := forgetRun(ctx, db, r.Key()); err != nil {
+			if err := st.ForgetJudgedRun(ctx, r.Key()); err != nil {
 				return rep, err
 			}
 			continue
@@ -367,16 +365,16 @@ func Run(ctx context.Context, db *sql.DB, cfg Config, runs []RunLogs) (*Report, 
 			// Never replace a run's earlier scores with a failed judging;
 			// keep what was paid for in the cache. A run judged for the
 			// first time is stored, its failed sections as missing coverage.
-			earlier, err := hasStoredRun(ctx, db, runs[i].Key(), j.Name(), rub.Hash)
+			earlier, err := st.HasJudgedRun(ctx, runs[i].Key(), j.Name(), rub.Hash)
 			if err != nil {
 				return err
 			}
 			if earlier {
 				rep.Unstored = append(rep.Unstored, runs[i].Key())
-				return storeCalls(ctx, db, runs[i], j.Name(), j.Kind(), rub, js)
+				return storeCalls(ctx, st, runs[i], j.Name(), j.Kind(), rub, js)
 			}
 		}
-		return storeRun(ctx, db, runs[i], j.Name(), j.Kind(), rub, js)
+		return storeRun(ctx, st, runs[i], j.Name(), j.Kind(), rub, js)
 	}
 	place := func(i, k int, sc SectionScore) error {
 		scores[i][k] = sc
@@ -407,7 +405,7 @@ func Run(ctx context.Context, db *sql.DB, cfg Config, runs []RunLogs) (*Report, 
 		for k, s := range secs[i] {
 			h := s.Hash()
 			if !cfg.Force {
-				sc, ok, err := cachedCall(ctx, db, j.Name(), rub.Hash, h)
+				sc, ok, err := cachedCall(ctx, st, j.Name(), rub.Hash, h)
 				if err != nil {
 					return rep, err
 				}
@@ -506,7 +504,7 @@ func Run(ctx context.Context, db *sql.DB, cfg Config, runs []RunLogs) (*Report, 
 	for _, r := range runs {
 		keys[r.Key()] = true
 	}
-	rows, err := LoadScores(ctx, db, j.Name(), rub.Hash)
+	rows, err := LoadScores(ctx, st, j.Name(), rub.Hash)
 	if err != nil {
 		return rep, err
 	}

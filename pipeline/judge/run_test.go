@@ -13,31 +13,29 @@ import (
 	"strings"
 	"testing"
 
-	_ "github.com/mattn/go-sqlite3"
-
 	"github.com/rexmle/rexmle/pipeline/judge/judgetest"
+	"github.com/rexmle/rexmle/pipeline/store"
 )
 
-func openDB(t *testing.T, dir string) *sql.DB {
+// openDB opens a store (with the judge's tables, among the store's
+// migrations) in dir.
+func openDB(t *testing.T, dir string) *store.Store {
 	t.Helper()
-	db, err := sql.Open("sqlite3", filepath.Join(dir, "judge.sqlite")+"?_foreign_keys=on&_busy_timeout=5000&_journal_mode=WAL")
+	st, err := store.Open(context.Background(), filepath.Join(dir, "judge.sqlite"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { db.Close() })
-	return db
+	t.Cleanup(func() { st.Close() })
+	return st
 }
 
-func openDBb(b *testing.B, dir string) *sql.DB {
+func openDBb(b *testing.B, dir string) *store.Store {
 	b.Helper()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		b.Fatal(err)
-	}
-	db, err := sql.Open("sqlite3", filepath.Join(dir, "judge.sqlite")+"?_busy_timeout=5000&_journal_mode=WAL")
+	st, err := store.Open(context.Background(), filepath.Join(dir, "judge.sqlite"))
 	if err != nil {
 		b.Fatal(err)
 	}
-	return db
+	return st
 }
 
 // writeRun lays out root/<run>/<challenge>/<agent>/seed-<n>/logs/agent.jsonl
@@ -65,10 +63,10 @@ func writeRun(t testing.TB, root, runID, challenge, agent string, seed int, back
 	}
 }
 
-func countRows(t *testing.T, db *sql.DB, q string, args ...any) int {
+func countRows(t *testing.T, st *store.Store, q string, args ...any) int {
 	t.Helper()
 	var n int
-	if err := db.QueryRow(q, args...).Scan(&n); err != nil {
+	if err := st.DB.QueryRow(q, args...).Scan(&n); err != nil {
 		t.Fatalf("%s: %v", q, err)
 	}
 	return n
@@ -234,7 +232,7 @@ func TestRunCoverageAndNoKeyLeak(t *testing.T) {
 	}
 	// CSV: strategy 1 decided in 2 sections (both 1), missing in 2; strategy 13 decided once.
 	csvPath := filepath.Join(dir, "out", "capabilities.csv")
-	if err := rep.WriteCapabilitiesCSV(csvPath); err != nil {
+	if err := WriteCapabilitiesCSV(csvPath, rep.Profiles.ByAgent); err != nil {
 		t.Fatal(err)
 	}
 	csv, _ := os.ReadFile(csvPath)
@@ -262,7 +260,7 @@ func TestRunCoverageAndNoKeyLeak(t *testing.T) {
 	if strings.Contains(logs.String(), testKey) {
 		t.Error("API key in log output")
 	}
-	tables, err := db.Query(`SELECT name FROM sqlite_master WHERE type = 'table'`)
+	tables, err := db.DB.Query(`SELECT name FROM sqlite_master WHERE type = 'table'`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -275,7 +273,7 @@ func TestRunCoverageAndNoKeyLeak(t *testing.T) {
 	tables.Close()
 	scanned := 0
 	for _, n := range names {
-		rows, err := db.Query(`SELECT * FROM ` + n)
+		rows, err := db.DB.Query(`SELECT * FROM ` + n)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -374,7 +372,7 @@ func TestRunHeuristicPooledMeans(t *testing.T) {
 		t.Errorf("challenge means %v", byCh)
 	}
 	path := filepath.Join(dir, "cap.csv")
-	if err := rep.WriteCapabilitiesCSV(path); err != nil {
+	if err := WriteCapabilitiesCSV(path, rep.Profiles.ByAgent); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(path)
@@ -396,14 +394,12 @@ func TestRunRejectsBadConfig(t *testing.T) {
 	}
 }
 
-func TestMigrateIdempotent(t *testing.T) {
-	db := openDB(t, t.TempDir())
-	for i := 0; i < 2; i++ {
-		if err := Migrate(context.Background(), db); err != nil {
-			t.Fatal(err)
+func TestStoreHasJudgeTables(t *testing.T) {
+	dir := t.TempDir()
+	for i := 0; i < 2; i++ { // reopening migrates nothing twice
+		st := openDB(t, dir)
+		if n := countRows(t, st, `SELECT COUNT(*) FROM sqlite_master WHERE type='table' AND name IN ('judge_calls','judge_sections','capability_scores')`); n != 3 {
+			t.Fatalf("open %d: judge tables %d, want 3", i+1, n)
 		}
-	}
-	if n := countRows(t, db, `SELECT COUNT(*) FROM sqlite_master WHERE type='table' AND name IN ('judge_calls','judge_sections','capability_scores')`); n != 3 {
-		t.Fatalf("tables %d", n)
 	}
 }

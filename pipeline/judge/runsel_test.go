@@ -88,7 +88,7 @@ func TestRunExcludesFailedRunsAndCountsThem(t *testing.T) {
 		t.Errorf("%d runs scored, want only the done one", n)
 	}
 	csvPath := filepath.Join(dir, "capabilities.csv")
-	if err := rep.WriteCapabilitiesCSV(csvPath); err != nil {
+	if err := WriteCapabilitiesCSV(csvPath, rep.Profiles.ByAgent); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(csvPath)

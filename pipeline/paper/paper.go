@@ -203,34 +203,18 @@ func checkCapabilities(path string, c Capabilities, b *config.Benchmark) error {
 	return nil
 }
 
-// CapabilitiesTable is the store table that holds the paper's stated
-// capability scores. Import creates it; it belongs to this package.
-const CapabilitiesTable = "paper_capabilities"
-
-const capabilitiesSchema = `CREATE TABLE IF NOT EXISTS paper_capabilities (
-	setting TEXT NOT NULL, backend TEXT NOT NULL, agent TEXT NOT NULL, judge TEXT NOT NULL,
-	strategy_id INTEGER NOT NULL, strategy TEXT NOT NULL, printed TEXT NOT NULL, value REAL NOT NULL,
-	PRIMARY KEY (setting, backend, agent, strategy_id))`
-
-// importCapabilities replaces the stored capability scores with c's.
-func importCapabilities(ctx context.Context, tx *sql.Tx, c Capabilities) error {
-	if _, err := tx.ExecContext(ctx, capabilitiesSchema); err != nil {
-		return fmt.Errorf("create %s: %w", CapabilitiesTable, err)
-	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM paper_capabilities`); err != nil {
-		return fmt.Errorf("clear %s: %w", CapabilitiesTable, err)
-	}
+// capabilities returns c's scores as store rows.
+func capabilities(c Capabilities) ([]store.PaperCapability, error) {
+	out := make([]store.PaperCapability, 0, len(c.Scores))
 	for _, s := range c.Scores {
 		v, err := ParseValue(s.Printed)
 		if err != nil {
-			return fmt.Errorf("capability %s/%d: %w", s.Agent, s.StrategyID, err)
+			return nil, fmt.Errorf("capability %s/%d: %w", s.Agent, s.StrategyID, err)
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO paper_capabilities(setting, backend, agent, judge, strategy_id, strategy, printed, value) VALUES (?,?,?,?,?,?,?,?)`,
-			c.Setting, c.Backend, s.Agent, c.Judge, s.StrategyID, s.Strategy, s.Printed, v); err != nil {
-			return fmt.Errorf("capability %s/%d: %w", s.Agent, s.StrategyID, err)
-		}
+		out = append(out, store.PaperCapability{Setting: c.Setting, Backend: c.Backend, Agent: s.Agent, Judge: c.Judge,
+			StrategyID: s.StrategyID, Strategy: s.Strategy, Printed: s.Printed, Value: v})
 	}
-	return nil
+	return out, nil
 }
 
 // ParseValue parses a printed number.
@@ -251,11 +235,12 @@ func RunID(setting, backend, challenge, agent string) string {
 // S1–S20 (every ranked metric value), and one per Table 4 / Table 5 row not
 // already covered (the primary metric only). What the paper printed goes to
 // the printed tables.
-func Import(ctx context.Context, tx *sql.Tx, r *Recorded, b *config.Benchmark) (int, error) {
-	if err := store.DeleteSource(ctx, tx, Source); err != nil {
-		return 0, err
-	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM printed_overall`); err != nil {
+//
+// It takes the rank stage's raw transaction (see store.WrapTx); the writes
+// are the store's.
+func Import(ctx context.Context, sqlTx *sql.Tx, r *Recorded, b *config.Benchmark) (int, error) {
+	tx := store.WrapTx(sqlTx)
+	if err := tx.DeleteSource(ctx, Source); err != nil {
 		return 0, err
 	}
 	a := r.Appendix
@@ -263,18 +248,18 @@ func Import(ctx context.Context, tx *sql.Tx, r *Recorded, b *config.Benchmark) (
 	n := 0
 	for _, run := range a.Runs {
 		id := RunID(a.Setting, a.Backend, run.Challenge, run.Agent)
-		if err := store.PutRun(ctx, tx, store.Run{ID: id, Source: Source, Setting: a.Setting, Backend: a.Backend,
-			Challenge: run.Challenge, Agent: run.Agent, Seed: 1, Status: "recorded", Detail: "Table " + run.Table}); err != nil {
+		if err := tx.PutRun(ctx, store.Run{ID: id, Source: Source, Setting: a.Setting, Backend: a.Backend,
+			Challenge: run.Challenge, Agent: run.Agent, Seed: 1, Status: store.RunRecorded, Detail: "Table " + run.Table}); err != nil {
 			return n, err
 		}
 		vals := map[string]float64{}
 		for k, s := range run.Values {
 			vals[k], _ = ParseValue(s)
 		}
-		if err := store.PutMetricValues(ctx, tx, id, vals); err != nil {
+		if err := tx.PutMetricValues(ctx, id, vals); err != nil {
 			return n, err
 		}
-		put := func(key, text string) error { return store.PutPrinted(ctx, tx, id, run.Table, key, text) }
+		put := func(key, text string) error { return tx.PutPrinted(ctx, id, run.Table, key, text) }
 		for k, s := range run.Values {
 			if err := put(k, s); err != nil {
 				return n, err
@@ -319,35 +304,40 @@ func Import(ctx context.Context, tx *sql.Tx, r *Recorded, b *config.Benchmark) (
 		id := RunID(cell.Setting, cell.Backend, cell.Challenge, cell.Agent)
 		if !seen[id] {
 			c, _ := b.Challenge(cell.Challenge)
-			if err := store.PutRun(ctx, tx, store.Run{ID: id, Source: Source, Setting: cell.Setting, Backend: cell.Backend,
-				Challenge: cell.Challenge, Agent: cell.Agent, Seed: 1, Status: "recorded", Detail: "Table " + cell.Table + " (primary metric only)"}); err != nil {
+			if err := tx.PutRun(ctx, store.Run{ID: id, Source: Source, Setting: cell.Setting, Backend: cell.Backend,
+				Challenge: cell.Challenge, Agent: cell.Agent, Seed: 1, Status: store.RunRecorded, Detail: "Table " + cell.Table + " (primary metric only)"}); err != nil {
 				return n, err
 			}
 			vals := map[string]float64{}
 			if cell.Value != "FAIL" {
 				vals[c.PrimaryMetric], _ = ParseValue(cell.Value)
 			}
-			if err := store.PutMetricValues(ctx, tx, id, vals); err != nil {
+			if err := tx.PutMetricValues(ctx, id, vals); err != nil {
 				return n, err
 			}
 			seen[id] = true
 			n++
 		}
-		if err := store.PutPrinted(ctx, tx, id, cell.Table, "primary", cell.Value); err != nil {
+		if err := tx.PutPrinted(ctx, id, cell.Table, "primary", cell.Value); err != nil {
 			return n, err
 		}
-		if err := store.PutPrinted(ctx, tx, id, cell.Table, "percentile", cell.PrintedPercentile); err != nil {
+		if err := tx.PutPrinted(ctx, id, cell.Table, "percentile", cell.PrintedPercentile); err != nil {
 			return n, err
 		}
 	}
-	if err := importCapabilities(ctx, tx, r.Capabilities); err != nil {
+	caps, err := capabilities(r.Capabilities)
+	if err != nil {
 		return n, err
 	}
-	for _, o := range r.Summary.Overall {
-		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO printed_overall(tbl, setting, backend, agent, text) VALUES (?,?,?,?,?)`,
-			o.Table, o.Setting, o.Backend, o.Agent, o.Printed); err != nil {
-			return n, err
-		}
+	if err := tx.ReplacePaperCapabilities(ctx, caps); err != nil {
+		return n, err
+	}
+	overall := make([]store.PrintedOverall, len(r.Summary.Overall))
+	for i, o := range r.Summary.Overall {
+		overall[i] = store.PrintedOverall{Table: o.Table, Setting: o.Setting, Backend: o.Backend, Agent: o.Agent, Text: o.Printed}
+	}
+	if err := tx.ReplacePrintedOverall(ctx, overall); err != nil {
+		return n, err
 	}
 	return n, nil
 }

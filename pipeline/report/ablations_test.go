@@ -49,7 +49,7 @@ func TestAblationsShowNewRunsBesideThePaper(t *testing.T) {
 		t.Fatal(err)
 	}
 	site := filepath.Join(dir, "site")
-	if _, err := Build(ctx, Options{DB: st.DB, Benchmark: b, OutDir: site, GitCommit: "test", Profile: "paper-claude"}); err != nil {
+	if _, err := Build(ctx, Options{Store: st, Benchmark: b, OutDir: site, GitCommit: "test", Profile: "paper-claude"}); err != nil {
 		t.Fatal(err)
 	}
 	tj := readTable(t, site, "table5")

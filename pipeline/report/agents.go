@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -151,37 +152,35 @@ func (s *site) agentPage(g *group) *page {
 	return p
 }
 
-// agentCapSection is the mean judge score per strategy over the
-// configuration's runs (and the paper's stated scores for its agent).
+// agentCapSection is the configuration's capability profile as the judge
+// stage stored it (mean judge score per strategy over its runs' sections),
+// and the paper's stated scores for its agent.
 func (s *site) agentCapSection(g *group) *section {
 	sec := &section{ID: "capabilities", Title: "Capability scores from the logs"}
-	ids := map[string]bool{}
-	for _, r := range g.Runs {
-		ids[r.ID] = true
-	}
 	type acc struct {
 		name         string
-		sum          float64
+		mean         float64
 		n, undecided int
 	}
 	per := map[int]*acc{}
 	var order []int
-	for _, c := range s.data.Caps {
-		if !ids[c.RunID] {
+	var judges []string
+	for _, c := range s.data.Profiles {
+		if c.Source == g.Source && c.Agent == g.Agent && c.Backend == g.Backend && !slices.Contains(judges, c.JudgeName) {
+			judges = append(judges, c.JudgeName)
+		}
+	}
+	sort.Strings(judges)
+	if len(judges) > 1 {
+		sec.Paragraphs = append(sec.Paragraphs, fmt.Sprintf("Judges with a profile of this configuration: %s; shown: %s (the capabilities page shows every judge).",
+			strings.Join(judges, ", "), judges[0]))
+	}
+	for _, c := range s.data.Profiles {
+		if len(judges) == 0 || c.Source != g.Source || c.Agent != g.Agent || c.Backend != g.Backend || c.JudgeName != judges[0] || per[c.StrategyID] != nil {
 			continue
 		}
-		a := per[c.StrategyID]
-		if a == nil {
-			a = &acc{name: c.Strategy}
-			per[c.StrategyID] = a
-			order = append(order, c.StrategyID)
-		}
-		if c.Score.Valid {
-			a.sum += float64(c.Score.Int64)
-			a.n++
-		} else {
-			a.undecided++
-		}
+		per[c.StrategyID] = &acc{name: c.Strategy, mean: c.Mean, n: c.NSections, undecided: c.NMissing}
+		order = append(order, c.StrategyID)
 	}
 	sort.Ints(order)
 	paper := map[int]string{}
@@ -207,7 +206,7 @@ func (s *site) agentCapSection(g *group) *section {
 		a := per[id]
 		m := math.NaN()
 		if a.n > 0 {
-			m = a.sum / float64(a.n)
+			m = a.mean
 		}
 		t.Rows = append(t.Rows, row{Cells: []cell{{Text: a.name}, {Text: meanText(m), Class: "num", Sort: sortKey(m)}, {Text: strconv.Itoa(a.n), Class: "num"},
 			{Text: strconv.Itoa(a.undecided), Class: "num"}, {Text: orDash(paper[id]), Class: "num"}},

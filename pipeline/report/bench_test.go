@@ -23,7 +23,7 @@ func BenchmarkBuild(b *testing.B) {
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	b.ResetTimer()
 	for b.Loop() {
-		if _, err := Build(ctx, Options{DB: st.DB, Benchmark: bm, OutDir: out, GitCommit: "bench", Logger: log}); err != nil {
+		if _, err := Build(ctx, Options{Store: st, Benchmark: bm, OutDir: out, GitCommit: "bench", Logger: log}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -11,9 +11,6 @@ import (
 	"strings"
 )
 
-// maxEvidence is how many evidence snippets the drill-down shows per agent × strategy.
-const maxEvidence = 8
-
 // capProfile is one agent configuration's capability profile under one judge.
 type capProfile struct {
 	Agent, Backend, Judge, Kind, Rubric string
@@ -36,41 +33,37 @@ func (p *capProfile) label(s *site) string {
 	return l
 }
 
-// capProfiles aggregates capability_scores: per agent, backend and judge,
-// the mean over sections of each strategy's 0/1 score, undecided (NULL)
-// scores left out and counted as missing.
+// capProfiles are the capability profiles the judge stage stored
+// (capability_profiles): per run group, agent, backend and judge, the mean
+// over sections of each strategy's 0/1 score, undecided scores left out and
+// counted as missing. Only the site's profile's run group is shown (every
+// group when the profile is not given).
 func (s *site) capProfiles() []*capProfile {
 	type key struct {
-		a, b, j, k, r string
-		syn           bool
+		src, a, b, j, k, r string
 	}
 	idx := map[key]*capProfile{}
 	var keys []key
-	for _, c := range s.data.Caps {
-		syn := true
-		if r := s.data.ByID[c.RunID]; r != nil {
-			syn = !s.comparable(r.Source)
+	for _, c := range s.data.Profiles {
+		if s.opts.Profile != "" && c.Source != s.opts.Profile {
+			continue
 		}
-		k := key{c.Agent, c.Backend, c.Judge, c.Kind, c.Rubric, syn}
+		k := key{c.Source, c.Agent, c.Backend, c.JudgeName, c.JudgeKind, c.RubricHash}
 		p := idx[k]
 		if p == nil {
-			p = &capProfile{Agent: c.Agent, Backend: c.Backend, Judge: c.Judge, Kind: c.Kind, Rubric: c.Rubric, Synthetic: syn,
+			p = &capProfile{Agent: c.Agent, Backend: c.Backend, Judge: c.JudgeName, Kind: c.JudgeKind, Rubric: c.RubricHash, Synthetic: !s.comparable(c.Source),
 				Names: map[int]string{}, Mean: map[int]float64{}, Decided: map[int]int{}, Missing: map[int]int{}, Evidence: map[int][]string{}}
 			idx[k] = p
 			keys = append(keys, k)
 		}
-		if _, ok := p.Names[c.StrategyID]; !ok {
-			p.Strategies = append(p.Strategies, c.StrategyID)
-			p.Names[c.StrategyID] = c.Strategy
-		}
-		if !c.Score.Valid {
-			p.Missing[c.StrategyID]++
-			continue
-		}
-		p.Decided[c.StrategyID]++
-		p.Mean[c.StrategyID] += float64(c.Score.Int64)
-		if ev := strings.TrimSpace(c.Evidence); ev != "" && len(p.Evidence[c.StrategyID]) < maxEvidence {
-			p.Evidence[c.StrategyID] = append(p.Evidence[c.StrategyID], fmt.Sprintf("%s, seed %d, %s: %s", s.shortName(c.Challenge), c.Seed, c.Section, ev))
+		p.Strategies = append(p.Strategies, c.StrategyID)
+		p.Names[c.StrategyID] = c.Strategy
+		p.Mean[c.StrategyID] = c.Mean
+		p.Decided[c.StrategyID], p.Missing[c.StrategyID] = c.NSections, c.NMissing
+		for _, ev := range c.Evidence {
+			if ev = strings.TrimSpace(ev); ev != "" {
+				p.Evidence[c.StrategyID] = append(p.Evidence[c.StrategyID], ev)
+			}
 		}
 	}
 	sort.Slice(keys, func(i, j int) bool {
@@ -84,8 +77,8 @@ func (s *site) capProfiles() []*capProfile {
 		if a.j != b.j {
 			return a.j < b.j
 		}
-		if a.syn != b.syn {
-			return !a.syn
+		if a.src != b.src {
+			return a.src < b.src
 		}
 		return a.r < b.r
 	})
@@ -93,13 +86,6 @@ func (s *site) capProfiles() []*capProfile {
 	for _, k := range keys {
 		p := idx[k]
 		sort.Ints(p.Strategies)
-		for _, id := range p.Strategies {
-			if n := p.Decided[id]; n > 0 {
-				p.Mean[id] /= float64(n)
-			} else {
-				p.Mean[id] = math.NaN()
-			}
-		}
 		out = append(out, p)
 	}
 	return out
@@ -169,7 +155,7 @@ func (s *site) capabilitiesPage() ([]*page, error) {
 		"An LLM judge (or the offline heuristic judge) reads each run's logs and code and scores, per section, whether the agent used each strategy of the rubric (1 used, 0 not used, undecided left out). Scores are means over sections.",
 	}}
 	profiles := s.capProfiles()
-	src := "the store (capability_scores)"
+	src := "the judge stage's capability profiles in the store"
 	if len(profiles) == 0 && s.opts.ResultsDir != "" {
 		pp, err := capProfilesFromCSV(filepath.Join(s.opts.ResultsDir, "capabilities.csv"))
 		if err != nil && !os.IsNotExist(err) {
@@ -248,7 +234,7 @@ func (s *site) capabilitiesPage() ([]*page, error) {
 		t.Rows = append(t.Rows, rw)
 	}
 	heat.Tables = []*table{t}
-	ev := &section{ID: "evidence", Title: "Evidence", Paragraphs: []string{fmt.Sprintf("Up to %d evidence snippets per agent and strategy, as the judge quoted them.", maxEvidence)}}
+	ev := &section{ID: "evidence", Title: "Evidence", Paragraphs: []string{"The first evidence snippets (up to three) per agent and strategy, as the judge quoted them."}}
 	for _, pr := range profiles {
 		for _, id := range pr.Strategies {
 			ev.Details = append(ev.Details, detail{Summary: fmt.Sprintf("%s · %s: %s (%d decided, %d undecided)", pr.label(s), pr.Names[id], meanText(pr.Mean[id]), pr.Decided[id], pr.Missing[id]), Items: pr.Evidence[id]})
@@ -385,8 +371,12 @@ func (s *site) judgeSection() *section {
 		if x.NMissing > 0 {
 			a.missing++
 		}
-		a.cached += x.CacheHit
-		a.trunc += x.Truncated
+		if x.CacheHit {
+			a.cached++
+		}
+		if x.Truncated {
+			a.trunc++
+		}
 		if x.JudgedAt < a.first {
 			a.first = x.JudgedAt
 		}

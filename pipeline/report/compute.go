@@ -17,6 +17,9 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
+
+	"github.com/rexmle/rexmle/pipeline/gpu"
+	"github.com/rexmle/rexmle/pipeline/store"
 )
 
 // The paper's claim about GPU memory use, tested on the runs with telemetry.
@@ -27,15 +30,14 @@ const (
 
 // runCompute is what a run's GPU telemetry says.
 type runCompute struct {
-	Run       *runData
-	GPUs      int
-	Hours     float64 // GPU-hours: per GPU, last minus first sample time
-	EnergyWh  float64 // NaN when neither energy counters nor power are sampled
-	PeakFrac  float64 // max over samples of used / total device memory; NaN without memory samples
-	MeanUtil  float64 // mean SM utilisation, %; NaN without samples
-	Minutes   []float64
-	Util, Mem map[int][]float64 // per GPU, aligned with that GPU's samples
-	Times     map[int][]float64
+	Run        *runData
+	GPUs       int
+	Hours      float64           // GPU-hours: GPUs × wall time (gpu.Summarize)
+	EnergyWh   float64           // NaN when neither energy counters nor power are sampled
+	PeakFrac   float64           // max over samples of used / total device memory; NaN without memory samples
+	MedianUtil float64           // median SM utilisation, %; NaN without samples
+	Util, Mem  map[int][]float64 // per GPU, aligned with that GPU's samples
+	Times      map[int][]float64
 }
 
 func parseTime(s string) (time.Time, bool) {
@@ -43,99 +45,65 @@ func parseTime(s string) (time.Time, bool) {
 	return t, err == nil
 }
 
-// computeRun summarises one run's samples. Energy is the increase of the
-// cumulative energy counter (mJ) per GPU when sampled, else the trapezoid
-// integral of power over time; samples with unparsable times are skipped.
-// Times are minutes elapsed since the run started (its started_at), or
-// since the first sample when the start is unknown or later; a sample's
-// stored elapsed_s, when the store has it, is used as is.
-func computeRun(r *runData, samples []gpuSample) *runCompute {
-	rc := &runCompute{Run: r, EnergyWh: math.NaN(), PeakFrac: math.NaN(), MeanUtil: math.NaN(), Util: map[int][]float64{}, Mem: map[int][]float64{}, Times: map[int][]float64{}}
-	byGPU := map[int][]gpuSample{}
-	var t0 time.Time
+// computeRun gathers one run's telemetry. The numbers (GPU-hours, energy,
+// peak memory, median utilisation) are the run's gpu_summaries row, which
+// gpu.Summarize computed when the run ended; a run without one (a store
+// filled by other means) is summarised the same way here, over the wall time
+// from started_at to ended_at (or the samples' span when those are unknown).
+// The series' times are minutes elapsed since the run started (its
+// started_at), or since the first sample when the start is unknown or later;
+// a sample's stored elapsed_s, when known, is used as is.
+func computeRun(r *runData, samples []gpu.Sample, sum *store.GPUSummary) *runCompute {
+	rc := &runCompute{Run: r, Util: map[int][]float64{}, Mem: map[int][]float64{}, Times: map[int][]float64{}}
+	byGPU := map[int][]gpu.Sample{}
+	var t0, tEnd time.Time
 	for _, g := range samples {
-		t, ok := parseTime(g.At)
-		if !ok {
-			continue
+		if t0.IsZero() || g.At.Before(t0) {
+			t0 = g.At
 		}
-		if t0.IsZero() || t.Before(t0) {
-			t0 = t
+		if g.At.After(tEnd) {
+			tEnd = g.At
 		}
 		byGPU[g.GPU] = append(byGPU[g.GPU], g)
 	}
-	if st, ok := parseTime(r.StartedAt); ok && !st.After(t0) {
-		t0 = st
+	start, okStart := parseTime(r.StartedAt)
+	if okStart && !start.After(t0) {
+		t0 = start
 	}
 	gpus := make([]int, 0, len(byGPU))
 	for id := range byGPU {
 		gpus = append(gpus, id)
 	}
 	sort.Ints(gpus)
-	rc.GPUs = len(gpus)
-	var utilSum float64
-	var utilN int
-	energy, haveEnergy := 0.0, false
 	for _, id := range gpus {
 		ss := byGPU[id]
-		sort.SliceStable(ss, func(i, j int) bool { return ss[i].At < ss[j].At })
-		first, _ := parseTime(ss[0].At)
-		last, _ := parseTime(ss[len(ss)-1].At)
-		rc.Hours += last.Sub(first).Hours()
-		var e0, e1 int64
-		haveCounter := false
-		var prevT time.Time
-		prevP := math.NaN()
-		integral := 0.0
+		sort.SliceStable(ss, func(i, j int) bool { return ss[i].At.Before(ss[j].At) })
 		for _, g := range ss {
-			t, _ := parseTime(g.At)
-			m := t.Sub(t0).Minutes()
-			if g.Elapsed.Valid {
-				m = g.Elapsed.Float64 / 60
+			m := g.At.Sub(t0).Minutes()
+			if !math.IsNaN(g.ElapsedS) {
+				m = g.ElapsedS / 60
 			}
 			rc.Times[id] = append(rc.Times[id], m)
-			u := math.NaN()
-			if g.SMUtil.Valid {
-				u = g.SMUtil.Float64
-				utilSum += u
-				utilN++
-			}
-			rc.Util[id] = append(rc.Util[id], u)
+			rc.Util[id] = append(rc.Util[id], g.SMUtil)
 			mf := math.NaN()
-			if g.MemUsed.Valid && g.MemTotal.Valid && g.MemTotal.Int64 > 0 {
-				mf = float64(g.MemUsed.Int64) / float64(g.MemTotal.Int64)
-				if math.IsNaN(rc.PeakFrac) || mf > rc.PeakFrac {
-					rc.PeakFrac = mf
-				}
+			if g.MemUsedBytes >= 0 && g.MemTotalBytes > 0 {
+				mf = float64(g.MemUsedBytes) / float64(g.MemTotalBytes)
 			}
 			rc.Mem[id] = append(rc.Mem[id], 100*mf)
-			if g.EnergyMJ.Valid {
-				if !haveCounter {
-					e0, haveCounter = g.EnergyMJ.Int64, true
-				}
-				e1 = g.EnergyMJ.Int64
-			}
-			if g.Power.Valid {
-				if !math.IsNaN(prevP) {
-					integral += (prevP + g.Power.Float64) / 2 * t.Sub(prevT).Hours()
-				}
-				prevP, prevT = g.Power.Float64, t
-			}
-		}
-		switch {
-		case haveCounter:
-			energy += float64(e1-e0) / 3.6e6 // mJ → Wh
-			haveEnergy = true
-		case !math.IsNaN(prevP):
-			energy += integral
-			haveEnergy = true
 		}
 	}
-	if haveEnergy {
-		rc.EnergyWh = energy
+	var s gpu.Summary
+	if sum != nil {
+		s = sum.Summary
+	} else {
+		wall := tEnd.Sub(t0)
+		if end, ok := parseTime(r.EndedAt); ok && okStart && end.After(start) {
+			wall = end.Sub(start)
+		}
+		s = gpu.Summarize(samples, len(gpus), wall)
 	}
-	if utilN > 0 {
-		rc.MeanUtil = utilSum / float64(utilN)
-	}
+	rc.GPUs, rc.Hours = s.GPUs, s.GPUHours
+	rc.EnergyWh, rc.PeakFrac, rc.MedianUtil = 1000*s.EnergyKWh, s.PeakMemFraction, s.SMUtilMedian
 	return rc
 }
 
@@ -150,7 +118,11 @@ func (s *site) computePage() ([]*page, error) {
 			continue
 		}
 		if ss := s.data.GPU[r.ID]; len(ss) > 0 {
-			rcs = append(rcs, computeRun(r, ss))
+			var sum *store.GPUSummary
+			if g, ok := s.data.GPUSummary[r.ID]; ok {
+				sum = &g
+			}
+			rcs = append(rcs, computeRun(r, ss, sum))
 		} else {
 			without++
 		}
@@ -188,12 +160,12 @@ func (s *site) computePage() ([]*page, error) {
 			100*med, len(peaks), 100*peaks[0], 100*peaks[len(peaks)-1], in, verdict))
 	}
 	sum.Paragraphs = append(sum.Paragraphs, fmt.Sprintf("In all: %.2f GPU-hours, %.1f Wh.", hours, wh))
-	t := &table{ID: "compute", Caption: "GPU use per run", Head: []string{"Run", "Challenge", "Seed", "GPUs", "GPU-hours", "Energy (Wh)", "Mean SM util (%)", "Peak memory (%)"}}
+	t := &table{ID: "compute", Caption: "GPU use per run", Head: []string{"Run", "Challenge", "Seed", "GPUs", "GPU-hours", "Energy (Wh)", "Median SM util (%)", "Peak memory (%)"}}
 	for _, rc := range rcs {
 		r := rc.Run
 		t.Rows = append(t.Rows, row{Cells: []cell{{Text: s.runLabel(r)}, {Text: s.shortName(r.Challenge), Href: "challenges/" + r.Challenge + ".html"},
 			{Text: strconv.Itoa(r.Seed), Class: "num"}, {Text: strconv.Itoa(rc.GPUs), Class: "num"}, {Text: fmt.Sprintf("%.3f", rc.Hours), Class: "num"},
-			{Text: numText(rc.EnergyWh, 1), Class: "num", Sort: sortKey(rc.EnergyWh)}, {Text: numText(rc.MeanUtil, 1), Class: "num", Sort: sortKey(rc.MeanUtil)},
+			{Text: numText(rc.EnergyWh, 1), Class: "num", Sort: sortKey(rc.EnergyWh)}, {Text: numText(rc.MedianUtil, 1), Class: "num", Sort: sortKey(rc.MedianUtil)},
 			{Text: numText(100*rc.PeakFrac, 1), Class: "num", Sort: sortKey(rc.PeakFrac)}}})
 	}
 	sum.Tables = []*table{t}

@@ -9,7 +9,6 @@ package report
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
@@ -27,13 +26,14 @@ import (
 
 	_ "github.com/rexmle/rexmle/pipeline/challenges/all" // register every challenge: metric cards and quirks
 	"github.com/rexmle/rexmle/pipeline/config"
+	"github.com/rexmle/rexmle/pipeline/store"
 	"github.com/rexmle/rexmle/templates"
 	"github.com/rexmle/rexmle/third_party/echarts"
 )
 
 // Options configures Build.
 type Options struct {
-	DB         *sql.DB           // the pipeline store, opened by the caller
+	Store      *store.Store      // the pipeline store, opened by the caller
 	Benchmark  *config.Benchmark // the loaded benchmark.toml
 	OutDir     string            // where the site goes; default "site"
 	ResultsDir string            // the CSV exports folder; its *.csv files are offered as downloads ("" for none)
@@ -75,8 +75,8 @@ type site struct {
 // files it writes (other files in the folder are left alone). Output is
 // deterministic: the same store gives byte-identical files.
 func Build(ctx context.Context, opts Options) (*Result, error) {
-	if opts.DB == nil {
-		return nil, errors.New("report: no database")
+	if opts.Store == nil {
+		return nil, errors.New("report: no store")
 	}
 	if opts.Benchmark == nil {
 		return nil, errors.New("report: no benchmark")
@@ -90,7 +90,7 @@ func Build(ctx context.Context, opts Options) (*Result, error) {
 	if opts.DataDir == "" && opts.Benchmark.Paths.Data != "" {
 		opts.DataDir = opts.Benchmark.Path(opts.Benchmark.Paths.Data)
 	}
-	data, err := load(ctx, opts.DB)
+	data, err := load(ctx, opts.Store)
 	if err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}

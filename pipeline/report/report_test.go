@@ -3,7 +3,6 @@ package report
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/rexmle/rexmle/pipeline/config"
+	"github.com/rexmle/rexmle/pipeline/gpu"
 	"github.com/rexmle/rexmle/pipeline/rankstage"
 	"github.com/rexmle/rexmle/pipeline/report/reporttest"
 	"github.com/rexmle/rexmle/pipeline/store"
@@ -84,7 +84,7 @@ func buildPaperSite(dir string) error {
 	if _, err := rankstage.Run(ctx, b, st); err != nil {
 		return err
 	}
-	_, err = Build(ctx, Options{DB: st.DB, Benchmark: b, OutDir: filepath.Join(dir, "site"), GitCommit: "test"})
+	_, err = Build(ctx, Options{Store: st, Benchmark: b, OutDir: filepath.Join(dir, "site"), GitCommit: "test"})
 	return err
 }
 
@@ -320,7 +320,7 @@ func TestDeterministic(t *testing.T) {
 	var sites []map[string][]byte
 	for i := 0; i < 2; i++ {
 		dir := t.TempDir()
-		if _, err := Build(ctx, Options{DB: st.DB, Benchmark: b, OutDir: dir, GitCommit: "x"}); err != nil {
+		if _, err := Build(ctx, Options{Store: st, Benchmark: b, OutDir: dir, GitCommit: "x"}); err != nil {
 			t.Fatal(err)
 		}
 		sites = append(sites, read(dir))
@@ -339,7 +339,7 @@ func TestEmptyStore(t *testing.T) {
 	ctx := context.Background()
 	st := openStore(t)
 	dir := t.TempDir()
-	res, err := Build(ctx, Options{DB: st.DB, Benchmark: loadBenchmark(t), OutDir: dir, GitCommit: "x"})
+	res, err := Build(ctx, Options{Store: st, Benchmark: loadBenchmark(t), OutDir: dir, GitCommit: "x"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -361,26 +361,28 @@ func TestEmptyStore(t *testing.T) {
 
 func TestBuildRejectsMissingInputs(t *testing.T) {
 	if _, err := Build(context.Background(), Options{}); err == nil {
-		t.Error("no error without a database")
+		t.Error("no error without a store")
 	}
-	if _, err := Build(context.Background(), Options{DB: &sql.DB{}}); err == nil {
+	if _, err := Build(context.Background(), Options{Store: &store.Store{}}); err == nil {
 		t.Error("no error without a benchmark")
 	}
 }
 
 func TestComputeRun(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	at := func(min int) string { return t0.Add(time.Duration(min) * time.Minute).Format(time.RFC3339) }
-	f := func(v float64) sql.NullFloat64 { return sql.NullFloat64{Float64: v, Valid: true} }
-	i := func(v int64) sql.NullInt64 { return sql.NullInt64{Int64: v, Valid: true} }
-	samples := []gpuSample{
-		{At: at(0), GPU: 0, SMUtil: f(20), MemUsed: i(10), MemTotal: i(100), EnergyMJ: i(0)},
-		{At: at(30), GPU: 0, SMUtil: f(60), MemUsed: i(15), MemTotal: i(100), EnergyMJ: i(7_200_000)},
+	at := func(min int) time.Time { return t0.Add(time.Duration(min) * time.Minute) }
+	nan := math.NaN()
+	samples := []gpu.Sample{
+		{At: at(0), GPU: 0, SMUtil: 20, MemUsedBytes: 10, MemTotalBytes: 100, EnergyMJ: 0, PowerW: nan, ProcMemBytes: -1, ElapsedS: nan},
+		{At: at(30), GPU: 0, SMUtil: 60, MemUsedBytes: 15, MemTotalBytes: 100, EnergyMJ: 7_200_000, PowerW: nan, ProcMemBytes: -1, ElapsedS: nan},
 		// GPU 1 has power only: 100 W then 300 W over 30 min → 100 Wh.
-		{At: at(0), GPU: 1, SMUtil: f(40), MemUsed: i(50), MemTotal: i(200), Power: f(100)},
-		{At: at(30), GPU: 1, Power: f(300)},
+		{At: at(0), GPU: 1, SMUtil: 40, MemUsedBytes: 50, MemTotalBytes: 200, EnergyMJ: -1, PowerW: 100, ProcMemBytes: -1, ElapsedS: nan},
+		{At: at(30), GPU: 1, SMUtil: nan, MemUsedBytes: -1, MemTotalBytes: -1, EnergyMJ: -1, PowerW: 300, ProcMemBytes: -1, ElapsedS: nan},
 	}
-	rc := computeRun(&runData{ID: "r"}, samples)
+	// Without a stored summary the run is summarised as gpu.Summarize does,
+	// over its wall time.
+	r := &runData{ID: "r", StartedAt: at(0).Format(time.RFC3339), EndedAt: at(30).Format(time.RFC3339)}
+	rc := computeRun(r, samples, nil)
 	if rc.GPUs != 2 {
 		t.Errorf("GPUs = %d", rc.GPUs)
 	}
@@ -393,10 +395,19 @@ func TestComputeRun(t *testing.T) {
 	if math.Abs(rc.PeakFrac-0.25) > 1e-12 { // 50 / 200
 		t.Errorf("peak = %g, want 0.25", rc.PeakFrac)
 	}
-	if math.Abs(rc.MeanUtil-40) > 1e-12 { // (20 + 60 + 40) / 3
-		t.Errorf("mean util = %g, want 40", rc.MeanUtil)
+	if math.Abs(rc.MedianUtil-40) > 1e-12 { // median of 20, 60, 40
+		t.Errorf("median util = %g, want 40", rc.MedianUtil)
 	}
-	empty := computeRun(&runData{ID: "e"}, nil)
+	if got := rc.Mem[1]; len(got) != 2 || got[0] != 25 || !math.IsNaN(got[1]) {
+		t.Errorf("GPU 1 memory series %v, want [25 NaN]", got)
+	}
+	// A stored summary is read, never recomputed.
+	stored := &store.GPUSummary{RunID: "r", Summary: gpu.Summary{GPUs: 4, GPUHours: 7.5, EnergyKWh: 0.25, SMUtilMedian: 33, PeakMemFraction: 0.5}}
+	rc = computeRun(r, samples, stored)
+	if rc.GPUs != 4 || rc.Hours != 7.5 || rc.EnergyWh != 250 || rc.MedianUtil != 33 || rc.PeakFrac != 0.5 {
+		t.Errorf("with a stored summary: %+v, want its numbers", rc)
+	}
+	empty := computeRun(&runData{ID: "e"}, nil, nil)
 	if empty.GPUs != 0 || !math.IsNaN(empty.EnergyWh) || !math.IsNaN(empty.PeakFrac) {
 		t.Errorf("empty = %+v", empty)
 	}
@@ -415,13 +426,14 @@ func TestComputePageClaim(t *testing.T) {
 		t.Fatal("no compute rows")
 	}
 	for _, r := range tj.Rows {
-		// Synthetic telemetry: 3 samples a minute apart on one GPU.
-		if r["GPU-hours"] != 0.033 {
-			t.Errorf("GPU-hours = %q, want 0.033", r["GPU-hours"])
+		// Synthetic telemetry: 3 samples a minute apart on one GPU, read
+		// from the stored summary: 1 GPU × the run's 1-minute wall time.
+		if r["GPU-hours"] != 0.017 {
+			t.Errorf("GPU-hours = %v, want 0.017", r["GPU-hours"])
 		}
 		// Energy counter rises 18e6 mJ a minute: 36e6 mJ = 10 Wh.
 		if r["Energy (Wh)"] != 10.0 {
-			t.Errorf("energy = %q, want 10.0", r["Energy (Wh)"])
+			t.Errorf("energy = %v, want 10.0", r["Energy (Wh)"])
 		}
 	}
 }
@@ -529,7 +541,7 @@ func TestStaleFilesRemoved(t *testing.T) {
 	if err := reporttest.Fill(ctx, st, b, reporttest.Spec{Agents: 1, Seeds: 1, Cases: 2, RandSeed: 1}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Build(ctx, Options{DB: st.DB, Benchmark: b, OutDir: dir, GitCommit: "x"}); err != nil {
+	if _, err := Build(ctx, Options{Store: st, Benchmark: b, OutDir: dir, GitCommit: "x"}); err != nil {
 		t.Fatal(err)
 	}
 	caseTable := filepath.Join(dir, "data", "cases-isles22-"+slug(b.Challenges[0].Metrics[0].Name)+".csv")
@@ -539,7 +551,7 @@ func TestStaleFilesRemoved(t *testing.T) {
 	if _, err := st.DB.Exec(`DELETE FROM case_values`); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Build(ctx, Options{DB: st.DB, Benchmark: b, OutDir: dir, GitCommit: "x"}); err != nil {
+	if _, err := Build(ctx, Options{Store: st, Benchmark: b, OutDir: dir, GitCommit: "x"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(caseTable); !os.IsNotExist(err) {
@@ -547,5 +559,55 @@ func TestStaleFilesRemoved(t *testing.T) {
 	}
 	if _, err := os.Stat(mine); err != nil {
 		t.Errorf("a file the site did not write was removed: %v", err)
+	}
+}
+
+// The capabilities page shows the judge stage's stored profiles of the
+// site's profile only, not every run group's scores pooled.
+func TestCapabilitiesShowOnlyTheProfilesRuns(t *testing.T) {
+	ctx := context.Background()
+	b := loadBenchmark(t)
+	st := openStore(t)
+	if err := reporttest.Fill(ctx, st, b, reporttest.Spec{Source: "demo", Agents: 1, Seeds: 1, Strategies: 3, RandSeed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := reporttest.Fill(ctx, st, b, reporttest.Spec{Source: "other", Agents: 3, Seeds: 1, Strategies: 3, RandSeed: 2}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rankstage.Run(ctx, b, st); err != nil {
+		t.Fatal(err)
+	}
+	profiles, err := st.CapabilityProfiles(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[int]float64{} // the demo group's stored mean per strategy
+	for _, p := range profiles {
+		if p.Source == "demo" {
+			want[p.StrategyID] = p.Mean
+		}
+	}
+	if len(want) != 3 {
+		t.Fatalf("stored demo profile %v, want 3 strategies", want)
+	}
+	dir := t.TempDir()
+	if _, err := Build(ctx, Options{Store: st, Benchmark: b, OutDir: dir, GitCommit: "x", Profile: "demo"}); err != nil {
+		t.Fatal(err)
+	}
+	tj := readTable(t, dir, "capabilities")
+	if len(tj.Rows) != 1 {
+		t.Fatalf("%d capability rows, want 1 (the demo group's one agent; the other group's 3 agents left out): %v", len(tj.Rows), tj.Rows)
+	}
+	for id, m := range want {
+		got, err := strconv.ParseFloat(str(tj.Rows[0][reporttest.StrategyName(id)]), 64)
+		if math.IsNaN(m) {
+			if err == nil {
+				t.Errorf("%s = %v, want none (undecided)", reporttest.StrategyName(id), got)
+			}
+			continue
+		}
+		if err != nil || math.Abs(got-m) > 0.005 {
+			t.Errorf("%s = %v (%v), want the stored %.2f", reporttest.StrategyName(id), got, err, m)
+		}
 	}
 }

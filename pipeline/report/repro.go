@@ -2,7 +2,6 @@ package report
 
 import (
 	"context"
-	"fmt"
 	"strings"
 )
 
@@ -97,22 +96,17 @@ type reproduction struct {
 // in Tables 3–5, and the overall means.
 func (s *site) reproduce(ctx context.Context) (*reproduction, error) {
 	rp := &reproduction{Primary: map[string]*check{}, Value: map[string]*check{}, STable: map[string]*check{}, Overall: map[string]*check{}}
-	rows, err := s.opts.DB.QueryContext(ctx, `SELECT run_id, tbl, challenge_id, agent, setting, backend, what, computed, printed, class, why
-FROM reproduction ORDER BY seq`)
+	checks, err := s.opts.Store.Reproduction(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("read the reproduction check (run the rank stage): %w", err)
+		return nil, err
 	}
-	defer rows.Close()
 	type key struct {
 		kind, key string
 	}
 	var keys []key
-	for rows.Next() {
-		var runID, challengeID, agentID string
-		var c check
-		if err := rows.Scan(&runID, &c.Table, &challengeID, &agentID, &c.Setting, &c.Backend, &c.What, &c.Computed, &c.Printed, &c.Class, &c.Why); err != nil {
-			return nil, err
-		}
+	for _, x := range checks {
+		runID, challengeID, agentID := x.RunID, x.Challenge, x.Agent
+		c := check{Table: x.Table, Setting: x.Setting, Backend: x.Backend, What: x.What, Computed: x.Computed, Printed: x.Printed, Class: x.Class, Why: x.Why}
 		if challengeID != "" {
 			c.Challenge = s.shortName(challengeID)
 		}
@@ -131,9 +125,6 @@ FROM reproduction ORDER BY seq`)
 		c.What = whatText(c.What, c.Setting, c.Backend)
 		rp.Checks = append(rp.Checks, c)
 		keys = append(keys, k)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
 	}
 	for i, k := range keys {
 		c := &rp.Checks[i]

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rexmle/rexmle/pipeline/gpu"
 	"github.com/rexmle/rexmle/pipeline/rankstage"
 )
 
@@ -47,7 +48,7 @@ func TestBannerAndSyntheticRunsApart(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	if _, err := Build(ctx, Options{DB: st.DB, Benchmark: b, OutDir: dir, GitCommit: "x", Profile: "paper"}); err != nil {
+	if _, err := Build(ctx, Options{Store: st, Benchmark: b, OutDir: dir, GitCommit: "x", Profile: "paper"}); err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range []string{"index.html", "challenges/isles22.html", "provenance.html"} {
@@ -65,7 +66,7 @@ func TestBannerAndSyntheticRunsApart(t *testing.T) {
 	}
 	// The demo profile on a store of paper runs only still says what it is.
 	dir2 := t.TempDir()
-	if _, err := Build(ctx, Options{DB: st.DB, Benchmark: b, OutDir: dir2, GitCommit: "x", Profile: "demo"}); err != nil {
+	if _, err := Build(ctx, Options{Store: st, Benchmark: b, OutDir: dir2, GitCommit: "x", Profile: "demo"}); err != nil {
 		t.Fatal(err)
 	}
 	idx, _ := os.ReadFile(filepath.Join(dir2, "index.html"))
@@ -135,16 +136,15 @@ func TestPctChartOption(t *testing.T) {
 // GPU times are minutes since the run started, or the stored elapsed_s.
 func TestComputeElapsed(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	at := func(min int) string { return t0.Add(time.Duration(min) * time.Minute).Format(time.RFC3339) }
-	r := &runData{ID: "r", StartedAt: at(0)}
-	rc := computeRun(r, []gpuSample{{At: at(10), GPU: 0}, {At: at(12), GPU: 0}})
+	at := func(min int) time.Time { return t0.Add(time.Duration(min) * time.Minute) }
+	r := &runData{ID: "r", StartedAt: at(0).Format(time.RFC3339)}
+	nan := math.NaN()
+	rc := computeRun(r, []gpu.Sample{{At: at(10), GPU: 0, ElapsedS: nan}, {At: at(12), GPU: 0, ElapsedS: nan}}, nil)
 	if got := rc.Times[0]; len(got) != 2 || got[0] != 10 || got[1] != 12 {
 		t.Errorf("times %v, want [10 12] minutes since the start", got)
 	}
-	s := []gpuSample{{At: at(10), GPU: 0}, {At: at(12), GPU: 0}}
-	s[0].Elapsed.Float64, s[0].Elapsed.Valid = 30, true
-	s[1].Elapsed.Float64, s[1].Elapsed.Valid = 150, true
-	rc = computeRun(r, s)
+	s := []gpu.Sample{{At: at(10), GPU: 0, ElapsedS: 30}, {At: at(12), GPU: 0, ElapsedS: 150}}
+	rc = computeRun(r, s, nil)
 	if got := rc.Times[0]; got[0] != 0.5 || got[1] != 2.5 {
 		t.Errorf("times %v, want the stored elapsed_s in minutes [0.5 2.5]", got)
 	}

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/rexmle/rexmle/pipeline/config"
-	"github.com/rexmle/rexmle/pipeline/judge"
 	"github.com/rexmle/rexmle/pipeline/rankstage"
 	"github.com/rexmle/rexmle/pipeline/report/reporttest"
 	"github.com/rexmle/rexmle/pipeline/store"
@@ -53,10 +52,7 @@ func TestBuildFromStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	if err := judge.Migrate(ctx, st.DB); err != nil {
-		t.Fatal(err)
-	}
-	res, err := Build(ctx, Options{DB: st.DB, Benchmark: b, OutDir: out, ResultsDir: "../../results", DataDir: dataDir})
+	res, err := Build(ctx, Options{Store: st, Benchmark: b, OutDir: out, ResultsDir: "../../results", DataDir: dataDir})
 	if err != nil {
 		t.Fatal(err)
 	}

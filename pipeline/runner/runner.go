@@ -50,15 +50,16 @@ import (
 	"github.com/rexmle/rexmle/pipeline/config"
 	"github.com/rexmle/rexmle/pipeline/gpu"
 	"github.com/rexmle/rexmle/pipeline/runner/egress"
+	"github.com/rexmle/rexmle/pipeline/runstatus"
 )
 
-// Run statuses in run.json.
+// Run statuses in run.json: the words of pipeline/runstatus.
 const (
-	StatusRunning     = "running"
-	StatusDone        = "done"
-	StatusFailed      = "failed"
-	StatusTimedOut    = "timed_out"
-	StatusInterrupted = "interrupted"
+	StatusRunning     = string(runstatus.Running)
+	StatusDone        = string(runstatus.Done)
+	StatusFailed      = string(runstatus.Failed)
+	StatusTimedOut    = string(runstatus.TimedOut)
+	StatusInterrupted = string(runstatus.Interrupted)
 )
 
 // Job is one (challenge, agent, seed) run.

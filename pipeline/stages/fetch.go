@@ -52,6 +52,33 @@ func Fetch(ctx context.Context, o Options) error {
 	return sum.Err()
 }
 
+// FetchVerify re-hashes every file recorded in the selected challenges'
+// FETCHED.lock files and compares size and checksums with the record,
+// printing one line per file; any file that fails makes it exit non-zero.
+// It downloads nothing.
+func FetchVerify(ctx context.Context, o Options) error {
+	e, err := load(o)
+	if err != nil {
+		return err
+	}
+	if e.profile.Data == "synthetic" {
+		fmt.Printf("fetchVerify: profile %q uses synthetic data; nothing was downloaded to verify (REXMLE_PROFILE=paper)\n", o.Profile)
+		return nil
+	}
+	opts := fetch.Options{RawRoot: e.b.Path(e.b.Paths.Data) + "/raw", Logger: e.log, TokenEnv: "REXMLE_FETCH_TOKEN"}
+	rep, err := fetch.Verify(ctx, fetchSources(e.challenges), opts)
+	if err != nil {
+		return fmt.Errorf("fetch verify: %w", err)
+	}
+	if err := rep.Print(os.Stdout); err != nil {
+		return fmt.Errorf("fetch verify: %w", err)
+	}
+	if err := rep.Err(); err != nil {
+		return fmt.Errorf("fetch verify: %w", err)
+	}
+	return nil
+}
+
 // fetchSources turns the challenges' [[source]] tables into fetch sources:
 // one per table, in challenge order, filling the table's raw folder (the
 // challenge id unless the table names a folder shared by several tasks).

@@ -2,7 +2,12 @@ package stages
 
 import (
 	"context"
+	"crypto/md5"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -130,4 +135,45 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// TestFetchVerifyRehashesRecordedFiles: fetchVerify passes while the raw
+// files match their FETCHED.lock records and fails naming a changed file.
+func TestFetchVerifyRehashesRecordedFiles(t *testing.T) {
+	o := testBench(t)
+	o.Profile, o.Challenges = "paper", []string{"ldct-iqa"}
+	root := filepath.Dir(o.Config)
+	b, err := config.Load(o.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := b.Challenge("ldct-iqa")
+	srcs := fetchSources([]*config.Challenge{c})
+	if len(srcs) == 0 {
+		t.Fatal("ldct-iqa has no source")
+	}
+	dir := filepath.Join(root, "data", "raw", srcs[0].Challenge)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	data := []byte("recorded bytes")
+	if err := os.WriteFile(filepath.Join(dir, "a.zip"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sha, md := sha256.Sum256(data), md5.Sum(data)
+	lock, _ := json.Marshal(fetch.LockFile{Version: 1, Challenge: srcs[0].Challenge, Files: []fetch.LockEntry{
+		{Name: "a.zip", Size: int64(len(data)), SHA256: hex.EncodeToString(sha[:]), MD5: hex.EncodeToString(md[:])}}})
+	if err := os.WriteFile(filepath.Join(dir, fetch.LockFileName), lock, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := FetchVerify(ctx, o); err != nil {
+		t.Fatalf("intact file: %v", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "a.zip"), []byte("recorded bytez"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := FetchVerify(ctx, o); err == nil || !strings.Contains(err.Error(), "a.zip") || !strings.Contains(err.Error(), "1 files fail verification") {
+		t.Fatalf("changed file: %v, want an error naming it", err)
+	}
 }

@@ -98,11 +98,7 @@ func TestDemoAndFetchedDataStayApart(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "holds fetched data, but profile demo uses synthetic data") {
 		t.Fatalf("demo gradeOne on fetched data: %v", err)
 	}
-	e, err := load(paper)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, _, err := planRuns(e, "agent-bin"); err == nil || !strings.Contains(err.Error(), "holds synthetic data") {
+	if err := Run(ctx, paper); err == nil || !strings.Contains(err.Error(), "holds synthetic data") {
 		t.Fatalf("paper run on synthetic data: %v", err)
 	}
 }
@@ -348,12 +344,7 @@ func TestGradeCacheFollowsAnswersAndGrader(t *testing.T) {
 		t.Errorf("score %v unchanged after the answers changed", after)
 	}
 	grade(2)
-	// A new grader version regrades too.
-	old := gradersVersion
-	gradersVersion += "-test"
-	defer func() { gradersVersion = old }()
-	grade(3)
-	grade(3)
+	// A new grader version regrades too: see pipeline/grade's tests.
 }
 
 func TestGradeStageHostileFilesAndBrokenRecords(t *testing.T) {

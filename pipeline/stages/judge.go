@@ -3,7 +3,6 @@ package stages
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -15,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/rexmle/rexmle/pipeline/judge"
+	"github.com/rexmle/rexmle/pipeline/store"
 )
 
 // Judge scores the logs of the profile's runs with the configured judge
@@ -63,7 +63,7 @@ func Judge(ctx context.Context, o Options) error {
 		}
 		bar.step(fmt.Sprintf("%s (cache hits %d, errors %d)", p.Run, p.CacheHits, p.Errors), true)
 	}
-	rep, err := judge.Run(ctx, st.DB, cfg, runs)
+	rep, err := judge.Run(ctx, st, cfg, runs)
 	if bar != nil {
 		bar.finish()
 	}
@@ -86,8 +86,11 @@ func Judge(ctx context.Context, o Options) error {
 	if err := judge.WriteCapabilitiesCSV(out, rep.Profiles.ByAgent); err != nil {
 		return fmt.Errorf("judge: %w", err)
 	}
+	if err := judge.StoreProfiles(ctx, st, o.Profile, rep); err != nil {
+		return fmt.Errorf("judge: %w", err)
+	}
 	fmt.Printf("wrote %s\n", rel(out))
-	if err := writeAgreement(ctx, st.DB, rep, results); err != nil {
+	if err := writeAgreement(ctx, st, rep, results); err != nil {
 		return fmt.Errorf("judge: %w", err)
 	}
 	return nil
@@ -98,8 +101,8 @@ func Judge(ctx context.Context, o Options) error {
 // results/judge-labels.csv if present, into results/judge-agreement.csv
 // (one row per rater pair and strategy, and a pooled row "all").
 // Nothing to compare writes nothing.
-func writeAgreement(ctx context.Context, db *sql.DB, rep *judge.Report, results string) error {
-	others, err := judge.StoredJudges(ctx, db, rep.RubricHash)
+func writeAgreement(ctx context.Context, st *store.Store, rep *judge.Report, results string) error {
+	others, err := st.StoredJudges(ctx, rep.RubricHash)
 	if err != nil {
 		return err
 	}
@@ -112,7 +115,7 @@ func writeAgreement(ctx context.Context, db *sql.DB, rep *judge.Report, results 
 		if other == rep.Judge {
 			continue
 		}
-		ag, err := judge.CompareJudges(ctx, db, rep.Judge, other, rep.RubricHash)
+		ag, err := judge.CompareJudges(ctx, st, rep.Judge, other, rep.RubricHash)
 		if err != nil {
 			return err
 		}
@@ -124,7 +127,7 @@ func writeAgreement(ctx context.Context, db *sql.DB, rep *judge.Report, results 
 		if err != nil {
 			return err
 		}
-		mine, err := judge.LoadScores(ctx, db, rep.Judge, rep.RubricHash)
+		mine, err := judge.LoadScores(ctx, st, rep.Judge, rep.RubricHash)
 		if err != nil {
 			return err
 		}

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rexmle/rexmle/pipeline/store"
 )
 
 // writeJudgeRun lays out results/runs/<group>/<challenge>/<agent>/seed-0
@@ -53,6 +55,28 @@ func TestJudgeStageProfileFailuresAndNoOverwrite(t *testing.T) {
 	if !strings.HasPrefix(string(first), "agent,backend,strategy_id,strategy,mean_score,n_sections,n_missing,judge,judge_kind,n_runs,n_failed\n") ||
 		!strings.Contains(string(first), "baseline,none,13,Optimizing hyperparameters systematically,1,1,0,heuristic-v1,heuristic,1,1\n") {
 		t.Fatalf("capabilities.csv:\n%s", first)
+	}
+	// The same profile is in the store, under the profile's run group only.
+	st, err := store.Open(ctx, filepath.Join(root, "results", "rexmle.sqlite"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	profiles, err := st.CapabilityProfiles(ctx)
+	st.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, p := range profiles {
+		if p.Source != "demo" || p.Agent != "baseline" || p.JudgeName != "heuristic-v1" {
+			t.Errorf("stored profile row %+v: want only demo's baseline under heuristic-v1", p)
+		}
+		if p.StrategyID == 13 {
+			found = p.Mean == 1 && p.NSections == 1 && p.NMissing == 0 && p.NRuns == 1 && p.NFailed == 1
+		}
+	}
+	if !found {
+		t.Errorf("stored profiles %+v lack strategy 13 as capabilities.csv has it", profiles)
 	}
 
 	// Human labels beside the results: the agreement report is written.

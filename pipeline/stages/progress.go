@@ -75,3 +75,9 @@ func (p *progress) finish() {
 		fmt.Fprintln(p.w)
 	}
 }
+
+// Step and Finish make a progress bar a grade.Progress.
+func (p *progress) Step(item string, ok bool) { p.step(item, ok) }
+
+// Finish ends the bar's line.
+func (p *progress) Finish() { p.finish() }

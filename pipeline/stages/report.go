@@ -23,7 +23,7 @@ func Report(ctx context.Context, o Options) error {
 	start := time.Now()
 	out := e.b.Path(e.b.Paths.Site)
 	_, data := dataRoots(e.b, e.profile.Data)
-	res, err := report.Build(ctx, report.Options{DB: st.DB, Benchmark: e.b, OutDir: out,
+	res, err := report.Build(ctx, report.Options{Store: st, Benchmark: e.b, OutDir: out,
 		ResultsDir: e.b.Path(e.b.Paths.Results), DataDir: data, Profile: e.opt.Profile, Logger: e.log})
 	if err != nil {
 		return err

@@ -2,20 +2,18 @@ package stages
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/rexmle/rexmle/pipeline/config"
-	"github.com/rexmle/rexmle/pipeline/gpu"
+	"github.com/rexmle/rexmle/pipeline/binaries"
 	"github.com/rexmle/rexmle/pipeline/runner"
 	"github.com/rexmle/rexmle/pipeline/store"
 )
 
 // runBench is testBench plus what the run stage needs: the module linked
-// into the temporary checkout (the stage builds cmd/rexmle-agent there) and
+// into the temporary checkout (binaries.Build builds the agent binaries there) and
 // extra agents and a profile appended to benchmark.toml.
 func runBench(t *testing.T, extra string) Options {
 	t.Helper()
@@ -99,6 +97,13 @@ func TestRunRecordsRunsThatCannotStart(t *testing.T) {
 		t.Fatal(err)
 	}
 	o.Profile = "refusals"
+	// The stage never compiles: without the binaries it says how to build them.
+	if err := Run(ctx, o); err == nil || !strings.Contains(err.Error(), "go run mage.go binaries") {
+		t.Fatalf("run without the agent binaries: %v", err)
+	}
+	if err := binaries.Build(ctx, filepath.Dir(o.Config)); err != nil {
+		t.Fatal(err)
+	}
 	err := Run(ctx, o)
 	if err == nil || !strings.Contains(err.Error(), "2 run(s) could not start") ||
 		!strings.Contains(err.Error(), "refusals/ldct-iqa/needs-key/seed-1") || !strings.Contains(err.Error(), "refusals/ldct-iqa/needs-gpus/seed-1") {
@@ -204,28 +209,5 @@ scheduler = "local"
 				t.Fatal("a run folder was made")
 			}
 		})
-	}
-}
-
-func TestDevicesOfAndGPUEnv(t *testing.T) {
-	devs := []gpu.Device{
-		{Index: 0, MIG: -1, UUID: "GPU-a"},
-		{Index: 1, MIG: 0, UUID: "MIG-b", ParentUUID: "GPU-p"},
-		{Index: 1, MIG: 1, UUID: "MIG-c", ParentUUID: "GPU-p"},
-	}
-	idx, ds := devicesOf([]int{2, 1, 0}, devs)
-	if fmt.Sprint(idx) != "[1 0]" || len(ds) != 3 || ds[0].UUID != "MIG-c" {
-		t.Fatalf("indices %v devices %+v", idx, ds)
-	}
-	orig := config.Agent{ID: "a", SetEnv: map[string]string{"X": "1", "CUDA_VISIBLE_DEVICES": "7"}}
-	a := withGPUEnv(orig, ds[:2])
-	if a.SetEnv["CUDA_VISIBLE_DEVICES"] != "MIG-c,MIG-b" || a.SetEnv["CUDA_DEVICE_ORDER"] != "PCI_BUS_ID" || a.SetEnv["X"] != "1" {
-		t.Fatalf("env %v", a.SetEnv)
-	}
-	if orig.SetEnv["CUDA_VISIBLE_DEVICES"] != "7" || len(orig.SetEnv) != 2 {
-		t.Fatalf("the agent's shared set_env was changed: %v", orig.SetEnv)
-	}
-	if cpu := withGPUEnv(orig, nil); cpu.SetEnv["CUDA_VISIBLE_DEVICES"] != "" || cpu.SetEnv["CUDA_DEVICE_ORDER"] != "PCI_BUS_ID" {
-		t.Fatalf("no GPU: %v", cpu.SetEnv)
 	}
 }

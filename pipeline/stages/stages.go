@@ -5,7 +5,6 @@ package stages
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -190,7 +189,7 @@ func (e *env) open(ctx context.Context) (*store.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := st.Tx(ctx, func(tx *sql.Tx) error { return store.SyncChallenges(ctx, tx, e.b.Challenges) }); err != nil {
+	if err := st.Update(ctx, func(tx *store.Tx) error { return tx.SyncChallenges(ctx, e.b.Challenges) }); err != nil {
 		st.Close()
 		return nil, fmt.Errorf("store challenges: %w", err)
 	}

@@ -61,7 +61,7 @@ type Run struct {
 	Challenge     string
 	Agent         string
 	Seed          int
-	Status        string
+	Status        RunStatus
 	Detail        string
 	SubmissionDir string
 	StartedAt     string
@@ -167,28 +167,6 @@ VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`, runID, r.Status, r.Reason, r.PosSum, r.K, r.N
 func PutPrinted(ctx context.Context, tx *sql.Tx, runID, table, key, text string) error {
 	_, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO printed(run_id, tbl, key, text) VALUES (?,?,?,?)`, runID, table, key, text)
 	return err
-}
-
-// ListRuns returns the runs matching a WHERE clause (empty: all), ordered by id.
-func (s *Store) ListRuns(ctx context.Context, where string, args ...any) ([]Run, error) {
-	q := `SELECT id, source, setting, backend, challenge_id, agent, seed, status, detail, submission_dir, started_at, ended_at FROM runs`
-	if where != "" {
-		q += " WHERE " + where
-	}
-	rows, err := s.DB.QueryContext(ctx, q+" ORDER BY id", args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []Run
-	for rows.Next() {
-		var r Run
-		if err := rows.Scan(&r.ID, &r.Source, &r.Setting, &r.Backend, &r.Challenge, &r.Agent, &r.Seed, &r.Status, &r.Detail, &r.SubmissionDir, &r.StartedAt, &r.EndedAt); err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
 }
 
 // Now is the timestamp format stored in the database.

@@ -1,6 +1,8 @@
 // Package store keeps the pipeline's state in one SQLite file: challenges,
 // metrics and leaderboards, runs, metric values, positions and ranks, grades
-// and per-case values, run events and GPU samples. The schema is versioned
+// and per-case values, run events, GPU samples and summaries, the judge's
+// cache, sections and capability scores, and the paper's capability scores.
+// The schema is versioned
 // and migrated in code; every stage writes in one transaction, so an
 // interrupted stage leaves the database as it was.
 package store
@@ -17,8 +19,12 @@ import (
 	_ "github.com/mattn/go-sqlite3" // the SQLite driver
 )
 
-// Store is an open database.
+// Store is an open database. Every SQL statement of the pipeline lives in
+// this package, behind typed methods (one file per area).
 type Store struct {
+	// DB is exported only because pipeline/rankstage still runs its own
+	// queries; it is to be unexported once the rank work is merged. Other
+	// packages use the typed methods.
 	DB   *sql.DB
 	Path string
 }
@@ -270,6 +276,109 @@ CREATE TABLE boot_rank_counts (  -- overall rank of each configuration across re
   PRIMARY KEY (config, rank)
 );
 `,
+	// The judge's tables (see judge.go). IF NOT EXISTS: stores made before
+	// this migration already hold them, created by the judge itself.
+	`
+-- judge_calls: the cache, one row per (judge, rubric hash, section hash)
+-- with a complete answer. Re-running finds it and makes no call.
+CREATE TABLE IF NOT EXISTS judge_calls (
+  judge_name        TEXT NOT NULL,
+  judge_kind        TEXT NOT NULL,
+  rubric_hash       TEXT NOT NULL,
+  section_hash      TEXT NOT NULL,
+  scores_json       TEXT NOT NULL,
+  raw_response      TEXT NOT NULL DEFAULT '',
+  attempts          INTEGER NOT NULL DEFAULT 0,
+  prompt_tokens     INTEGER NOT NULL DEFAULT 0,
+  completion_tokens INTEGER NOT NULL DEFAULT 0,
+  total_tokens      INTEGER NOT NULL DEFAULT 0,
+  cost_usd          REAL NOT NULL DEFAULT 0,
+  created_at        TEXT NOT NULL,
+  PRIMARY KEY (judge_name, rubric_hash, section_hash)
+);
+-- judge_sections: one row per judged section of a run (latest judging), with
+-- its status, coverage, whether it came from the cache, and the requests,
+-- tokens and cost this judging spent (0 for a cache hit).
+CREATE TABLE IF NOT EXISTS judge_sections (
+  run_key       TEXT NOT NULL,
+  run_id        TEXT NOT NULL,
+  challenge     TEXT NOT NULL,
+  agent         TEXT NOT NULL,
+  backend       TEXT NOT NULL,
+  seed          INTEGER NOT NULL,
+  section       TEXT NOT NULL,
+  source        TEXT NOT NULL,
+  format        TEXT NOT NULL,
+  judge_name    TEXT NOT NULL,
+  judge_kind    TEXT NOT NULL,
+  rubric_hash   TEXT NOT NULL,
+  section_hash  TEXT NOT NULL,
+  orig_chars    INTEGER NOT NULL,
+  sent_chars    INTEGER NOT NULL,
+  truncated     INTEGER NOT NULL,
+  status        TEXT NOT NULL,
+  n_missing     INTEGER NOT NULL,
+  error         TEXT NOT NULL DEFAULT '',
+  cache_hit     INTEGER NOT NULL,
+  attempts      INTEGER NOT NULL,
+  prompt_tokens     INTEGER NOT NULL DEFAULT 0,
+  completion_tokens INTEGER NOT NULL DEFAULT 0,
+  cost_usd          REAL NOT NULL DEFAULT 0,
+  judged_at     TEXT NOT NULL,
+  PRIMARY KEY (run_key, section, judge_name, rubric_hash)
+);
+-- capability_scores: one row per run x section x strategy; score is NULL
+-- when the judge left the strategy undecided (missing coverage), never 0.
+CREATE TABLE IF NOT EXISTS capability_scores (
+  run_key      TEXT NOT NULL,
+  run_id       TEXT NOT NULL,
+  challenge    TEXT NOT NULL,
+  agent        TEXT NOT NULL,
+  backend      TEXT NOT NULL,
+  seed         INTEGER NOT NULL,
+  section      TEXT NOT NULL,
+  judge_name   TEXT NOT NULL,
+  judge_kind   TEXT NOT NULL,
+  rubric_hash  TEXT NOT NULL,
+  strategy_id  INTEGER NOT NULL,
+  strategy     TEXT NOT NULL,
+  score        INTEGER CHECK (score IS NULL OR score IN (0, 1)),
+  evidence     TEXT NOT NULL DEFAULT '',
+  PRIMARY KEY (run_key, section, judge_name, rubric_hash, strategy_id)
+);
+CREATE INDEX IF NOT EXISTS capability_scores_judge ON capability_scores (judge_name, rubric_hash);
+`,
+	// The paper's stated capability scores (Figure 3), imported with the
+	// paper's results by the rank stage; IF NOT EXISTS as for the judge's.
+	`
+CREATE TABLE IF NOT EXISTS paper_capabilities (
+  setting TEXT NOT NULL, backend TEXT NOT NULL, agent TEXT NOT NULL, judge TEXT NOT NULL,
+  strategy_id INTEGER NOT NULL, strategy TEXT NOT NULL, printed TEXT NOT NULL, value REAL NOT NULL,
+  PRIMARY KEY (setting, backend, agent, strategy_id)
+);
+`,
+	`
+-- The judge's capability profiles (judge.Aggregate), one row per run group
+-- (profile) x judge x rubric x agent and backend x strategy: computed once
+-- by the judge stage over that group's judged runs, read by the site.
+CREATE TABLE capability_profiles (
+  source      TEXT NOT NULL,    -- the run group (profile) whose runs were judged
+  judge_name  TEXT NOT NULL,
+  judge_kind  TEXT NOT NULL,
+  rubric_hash TEXT NOT NULL,
+  agent       TEXT NOT NULL,
+  backend     TEXT NOT NULL,
+  strategy_id INTEGER NOT NULL,
+  strategy    TEXT NOT NULL,
+  mean        REAL,             -- sections scored 1 / decided sections; NULL when none decided
+  n_sections  INTEGER NOT NULL, -- decided sections
+  n_missing   INTEGER NOT NULL, -- undecided sections
+  n_runs      INTEGER NOT NULL, -- judged runs pooled
+  n_failed    INTEGER NOT NULL, -- runs left out (failed, interrupted, unfinished)
+  evidence    TEXT NOT NULL DEFAULT '[]', -- JSON array of evidence texts
+  PRIMARY KEY (source, judge_name, rubric_hash, agent, backend, strategy_id)
+);
+`,
 }
 
 // Open opens (creating if needed) the database at path, with WAL, foreign
@@ -356,7 +465,10 @@ func (s *Store) migrate(ctx context.Context) error {
 	return nil
 }
 
-// Tx runs fn in a transaction, committing if it returns nil and rolling back otherwise.
+// Tx runs fn in a raw transaction, committing if it returns nil and rolling
+// back otherwise. Only pipeline/rankstage still uses it (with the package
+// functions that take a *sql.Tx); every other package uses Update and the
+// typed methods of Tx.
 func (s *Store) Tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	tx, err := s.DB.BeginTx(ctx, nil)
 	if err != nil {

@@ -149,3 +149,52 @@ func TestOpenReadOnlyFolderSaysSo(t *testing.T) {
 		t.Fatalf("read-only folder: %v", err)
 	}
 }
+
+// A store made before the judge's and the paper's tables became migrations
+// already holds them (the judge created its own): opening it migrates
+// without error and keeps their rows.
+func TestMigrateOverOldJudgeTables(t *testing.T) {
+	ctx := context.Background()
+	p := filepath.Join(t.TempDir(), "old.sqlite")
+	db, err := sql.Open("sqlite3", "file:"+p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range migrations[:5] {
+		if _, err := db.Exec(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old := []string{
+		`CREATE TABLE judge_calls (judge_name TEXT NOT NULL, judge_kind TEXT NOT NULL, rubric_hash TEXT NOT NULL, section_hash TEXT NOT NULL,
+		  scores_json TEXT NOT NULL, raw_response TEXT NOT NULL DEFAULT '', attempts INTEGER NOT NULL DEFAULT 0, prompt_tokens INTEGER NOT NULL DEFAULT 0,
+		  completion_tokens INTEGER NOT NULL DEFAULT 0, total_tokens INTEGER NOT NULL DEFAULT 0, cost_usd REAL NOT NULL DEFAULT 0, created_at TEXT NOT NULL,
+		  PRIMARY KEY (judge_name, rubric_hash, section_hash))`,
+		`INSERT INTO judge_calls(judge_name, judge_kind, rubric_hash, section_hash, scores_json, created_at) VALUES ('j','llm','r','s','[]','t')`,
+		`PRAGMA user_version = 5`,
+	}
+	for _, q := range old {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	s, err := Open(ctx, p)
+	if err != nil {
+		t.Fatalf("open a version-5 store with the judge's own tables: %v", err)
+	}
+	defer s.Close()
+	if v, _ := s.Version(ctx); v != len(migrations) {
+		t.Errorf("version %d, want %d", v, len(migrations))
+	}
+	c, ok, err := s.JudgeCall(ctx, "j", "r", "s")
+	if err != nil || !ok || c.Kind != "llm" {
+		t.Errorf("cached call after migration: %+v %v %v", c, ok, err)
+	}
+	if _, err := s.PaperCapabilities(ctx); err != nil {
+		t.Errorf("paper_capabilities after migration: %v", err)
+	}
+	if _, err := s.AllJudgeSections(ctx); err != nil {
+		t.Errorf("judge_sections after migration: %v", err)
+	}
+}

@@ -64,7 +64,7 @@ func buildSite(t *testing.T) (string, []string) {
 		t.Fatal(err)
 	}
 	site := filepath.Join(dir, "site")
-	res, err := report.Build(ctx, report.Options{DB: st.DB, Benchmark: b, OutDir: site, GitCommit: "test", Profile: "demo",
+	res, err := report.Build(ctx, report.Options{Store: st, Benchmark: b, OutDir: site, GitCommit: "test", Profile: "demo",
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
@@ -91,7 +91,7 @@ func buildPaperSite(t *testing.T) string {
 		t.Fatal(err)
 	}
 	site := filepath.Join(dir, "site")
-	if _, err := report.Build(ctx, report.Options{DB: st.DB, Benchmark: b, OutDir: site, GitCommit: "test", Profile: "paper",
+	if _, err := report.Build(ctx, report.Options{Store: st, Benchmark: b, OutDir: site, GitCommit: "test", Profile: "paper",
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}); err != nil {
 		t.Fatal(err)
 	}

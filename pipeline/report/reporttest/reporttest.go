@@ -5,13 +5,13 @@ package reporttest
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"time"
 
 	"github.com/rexmle/rexmle/pipeline/config"
+	"github.com/rexmle/rexmle/pipeline/gpu"
 	"github.com/rexmle/rexmle/pipeline/judge"
 	"github.com/rexmle/rexmle/pipeline/rank"
 	"github.com/rexmle/rexmle/pipeline/store"
@@ -37,18 +37,16 @@ func StrategyName(i int) string { return fmt.Sprintf("Strategy %d", i) }
 // Fill writes, for every challenge of b, Agents × Seeds runs with random
 // values near the human leaderboard's range, ranks them with rank.Rank, and
 // adds the optional per-case values, official-mode values, capability
-// scores and GPU samples. Every fifth run (by index) fails with no values.
+// scores with the judge's profiles of them, GPU samples and their summaries (one GPU over the run's
+// one-minute wall time). Every fifth run (by index) fails with no values.
 func Fill(ctx context.Context, st *store.Store, b *config.Benchmark, sp Spec) error {
 	if sp.Source == "" {
 		sp.Source = "synthetic"
 	}
-	if err := judge.Migrate(ctx, st.DB); err != nil {
-		return err
-	}
 	rng := rand.New(rand.NewPCG(sp.RandSeed, 7))
 	t0 := time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC)
-	return st.Tx(ctx, func(tx *sql.Tx) error {
-		if err := store.SyncChallenges(ctx, tx, b.Challenges); err != nil {
+	err := st.Update(ctx, func(tx *store.Tx) error {
+		if err := tx.SyncChallenges(ctx, b.Challenges); err != nil {
 			return err
 		}
 		n := 0
@@ -58,17 +56,17 @@ func Fill(ctx context.Context, st *store.Store, b *config.Benchmark, sp Spec) er
 				for seed := 1; seed <= sp.Seeds; seed++ {
 					n++
 					id := fmt.Sprintf("%s/%s/%s/%d", sp.Source, c.ID, AgentID(a), seed)
-					status := "done"
+					status := store.RunDone
 					if n%5 == 0 {
-						status = "failed"
+						status = store.RunFailed
 					}
 					r := store.Run{ID: id, Source: sp.Source, Setting: "24h", Backend: "test-llm", Challenge: c.ID, Agent: AgentID(a), Seed: seed, Status: status,
 						StartedAt: t0.Add(time.Duration(n) * time.Minute).Format(time.RFC3339), EndedAt: t0.Add(time.Duration(n+1) * time.Minute).Format(time.RFC3339)}
-					if err := store.PutRun(ctx, tx, r); err != nil {
+					if err := tx.PutRun(ctx, r); err != nil {
 						return err
 					}
 					vals := map[string]float64{}
-					if status == "done" {
+					if status == store.RunDone {
 						for _, m := range c.Metrics {
 							lo, hi := math.Inf(1), math.Inf(-1)
 							for _, e := range c.Leaderboard {
@@ -81,50 +79,57 @@ func Fill(ctx context.Context, st *store.Store, b *config.Benchmark, sp Spec) er
 							vals[m.Name] = lo - span/2 + 2*span*rng.Float64()
 						}
 					}
-					if err := store.PutMetricValues(ctx, tx, id, vals); err != nil {
+					if err := tx.PutMetricValues(ctx, id, vals); err != nil {
 						return err
 					}
-					if err := store.PutRank(ctx, tx, id, rank.Rank(lb, vals)); err != nil {
+					if err := tx.PutRank(ctx, id, rank.Rank(lb, vals)); err != nil {
 						return err
 					}
-					if status != "done" {
+					if status != store.RunDone {
 						continue
 					}
+					var cases []store.CaseValues
 					for k := 0; k < sp.Cases; k++ {
 						for _, m := range c.Metrics[:1] {
-							if _, err := tx.ExecContext(ctx, `INSERT INTO case_values(run_id, case_id, metric, value) VALUES (?,?,?,?)`,
-								id, fmt.Sprintf("case%03d", k), m.Name, rng.Float64()); err != nil {
-								return err
-							}
+							cases = append(cases, store.CaseValues{Case: fmt.Sprintf("case%03d", k), Values: map[string]float64{m.Name: rng.Float64()}})
 						}
+					}
+					if err := tx.PutCaseValues(ctx, id, cases); err != nil {
+						return err
 					}
 					if m := c.Metrics[0]; a%2 == 0 {
-						if _, err := tx.ExecContext(ctx, `INSERT INTO mode_values(run_id, mode, metric, value) VALUES (?,?,?,?)`,
-							id, "official", m.Name, vals[m.Name]+0.01); err != nil {
+						if err := tx.PutModeValues(ctx, id, "official", map[string]float64{m.Name: vals[m.Name] + 0.01}); err != nil {
 							return err
 						}
 					}
+					var scores []store.CapabilityScore
 					for s := 1; s <= sp.Strategies; s++ {
-						var score any
-						switch rng.IntN(3) {
-						case 0:
-							score = 0
-						case 1:
-							score = 1
+						var score *int
+						switch v := rng.IntN(3); v {
+						case 0, 1:
+							score = &v
 						}
-						if _, err := tx.ExecContext(ctx, `INSERT INTO capability_scores(run_key, run_id, challenge, agent, backend, seed, section, judge_name, judge_kind, rubric_hash, strategy_id, strategy, score, evidence)
-							VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`, id, id, c.ID, AgentID(a), "test-llm", seed, "code", "test-judge", "heuristic", "sha256:abc",
-							s, StrategyName(s), score, fmt.Sprintf("line %d uses strategy %d", s, s)); err != nil {
-							return err
-						}
+						scores = append(scores, store.CapabilityScore{RunKey: id, RunID: id, Challenge: c.ID, Agent: AgentID(a), Backend: "test-llm",
+							Seed: seed, Section: "code", JudgeName: "test-judge", JudgeKind: "heuristic", RubricHash: "sha256:abc",
+							StrategyID: s, Strategy: StrategyName(s), Score: score, Evidence: fmt.Sprintf("line %d uses strategy %d", s, s)})
+					}
+					if err := tx.PutCapabilityScores(ctx, scores); err != nil {
+						return err
 					}
 					if ci == 0 {
+						var samples []gpu.Sample
 						for k := 0; k < sp.GPUSamples; k++ {
-							at := t0.Add(time.Duration(k) * time.Minute).Format(time.RFC3339)
-							if _, err := tx.ExecContext(ctx, `INSERT INTO gpu_samples(run_id, at, gpu, sm_util, mem_used_bytes, mem_total_bytes, power_w, energy_mj, temp_c, proc_mem_bytes)
-								VALUES (?,?,?,?,?,?,?,?,?,?)`, id, at, 0, 100*rng.Float64(), int64(8e9*rng.Float64()), int64(80e9), 300.0, int64(k)*18_000_000, 60.0, int64(4e9)); err != nil {
-								return err
-							}
+							samples = append(samples, gpu.Sample{At: t0.Add(time.Duration(k) * time.Minute), GPU: 0, SMUtil: 100 * rng.Float64(),
+								MemUsedBytes: int64(8e9 * rng.Float64()), MemTotalBytes: int64(80e9), PowerW: 300, EnergyMJ: int64(k) * 18_000_000,
+								TempC: 60, ProcMemBytes: int64(4e9), ElapsedS: math.NaN()})
+						}
+						if err := tx.InsertGPUSamples(ctx, id, samples); err != nil {
+							return err
+						}
+						// The summary the run stage stores at a run's end.
+						if err := tx.PutGPUSummary(ctx, store.GPUSummary{RunID: id, Telemetry: "nvml", WallSeconds: 60,
+							WorkingSeconds: math.NaN(), Summary: gpu.Summarize(samples, 1, time.Minute)}); err != nil {
+							return err
 						}
 					}
 				}
@@ -132,4 +137,18 @@ func Fill(ctx context.Context, st *store.Store, b *config.Benchmark, sp Spec) er
 		}
 		return nil
 	})
+	if err != nil || sp.Strategies == 0 {
+		return err
+	}
+	// The judge stage's profiles of these scores, as it stores them.
+	rub := &judge.Rubric{Hash: "sha256:abc"}
+	for i := 1; i <= sp.Strategies; i++ {
+		rub.Strategies = append(rub.Strategies, judge.Strategy{ID: i, Name: StrategyName(i)})
+	}
+	rows, err := st.CapabilityScores(ctx, "test-judge", rub.Hash)
+	if err != nil {
+		return err
+	}
+	rep := &judge.Report{Judge: "test-judge", JudgeKind: "heuristic", RubricHash: rub.Hash, Profiles: judge.Aggregate(rows, rub)}
+	return judge.StoreProfiles(ctx, st, sp.Source, rep)
 }

@@ -6,7 +6,6 @@ package record
 
 import (
 	"context"
-	"database/sql"
 	"log/slog"
 	"math"
 	"sync"
@@ -59,9 +58,9 @@ func New(st *store.Store, log *slog.Logger) *Recorder {
 
 func runRow(j *runner.Job, in *runner.Info) store.Run {
 	r := store.Run{ID: j.ID(), Source: j.Group, Setting: j.Setting, Backend: j.Agent.Backend, Challenge: j.Challenge,
-		Agent: j.Agent.ID, Seed: j.Seed, Status: runner.StatusRunning, SubmissionDir: j.RunDir + "/submission"}
+		Agent: j.Agent.ID, Seed: j.Seed, Status: store.RunRunning, SubmissionDir: j.RunDir + "/submission"}
 	if in != nil {
-		r.Status, r.Detail, r.StartedAt, r.EndedAt = in.Status, in.Error, in.StartedAt, in.EndedAt
+		r.Status, r.Detail, r.StartedAt, r.EndedAt = store.RunStatus(in.Status), in.Error, in.StartedAt, in.EndedAt
 	}
 	return r
 }
@@ -69,18 +68,17 @@ func runRow(j *runner.Job, in *runner.Info) store.Run {
 // Start records that the job is starting (the row gpu_samples point at)
 // and drops the samples of an earlier attempt of the same run.
 func (r *Recorder) Start(ctx context.Context, j *runner.Job) error {
-	return r.st.Tx(ctx, func(tx *sql.Tx) error {
+	return r.st.Update(ctx, func(tx *store.Tx) error {
 		row := runRow(j, nil)
 		row.StartedAt = store.Now()
-		if err := store.PutRun(ctx, tx, row); err != nil {
+		if err := tx.PutRun(ctx, row); err != nil {
 			return err
 		}
 		// A restarted run replaces the samples of its earlier attempt.
-		if _, err := tx.ExecContext(ctx, `DELETE FROM gpu_samples WHERE run_id=?`, j.ID()); err != nil {
+		if err := tx.DeleteGPUSamples(ctx, j.ID()); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO run_events(run_id, at, kind, detail) VALUES (?,?,?,?)`, j.ID(), store.Now(), "start", j.Agent.Executor)
-		return err
+		return tx.AddRunEvent(ctx, j.ID(), "start", j.Agent.Executor)
 	})
 }
 
@@ -105,9 +103,9 @@ func (r *Recorder) Flush(ctx context.Context) {
 	if len(p) == 0 {
 		return
 	}
-	err := r.st.Tx(ctx, func(tx *sql.Tx) error {
+	err := r.st.Update(ctx, func(tx *store.Tx) error {
 		for id, xs := range p {
-			if err := gpu.InsertSamples(ctx, tx, id, xs); err != nil {
+			if err := tx.InsertGPUSamples(ctx, id, xs); err != nil {
 				return err
 			}
 		}
@@ -125,20 +123,20 @@ func (r *Recorder) End(ctx context.Context, j *runner.Job, in *runner.Info) erro
 	if in == nil {
 		return nil
 	}
-	return r.st.Tx(ctx, func(tx *sql.Tx) error {
-		if err := store.PutRun(ctx, tx, runRow(j, in)); err != nil {
+	return r.st.Update(ctx, func(tx *store.Tx) error {
+		if err := tx.PutRun(ctx, runRow(j, in)); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO run_events(run_id, at, kind, detail) VALUES (?,?,?,?)`, j.ID(), store.Now(), in.Status, in.Error); err != nil {
+		if err := tx.AddRunEvent(ctx, j.ID(), in.Status, in.Error); err != nil {
 			return err
 		}
-		return gpu.PutSummary(ctx, tx, Telemetry(j.ID(), in))
+		return tx.PutGPUSummary(ctx, Telemetry(j.ID(), in))
 	})
 }
 
 // Telemetry is run.json's telemetry in gpu_summaries' form.
-func Telemetry(runID string, in *runner.Info) gpu.RunTelemetry {
-	t := gpu.RunTelemetry{RunID: runID, Telemetry: in.Telemetry, WallSeconds: in.WallSeconds, WorkingSeconds: math.NaN()}
+func Telemetry(runID string, in *runner.Info) store.GPUSummary {
+	t := store.GPUSummary{RunID: runID, Telemetry: in.Telemetry, WallSeconds: in.WallSeconds, WorkingSeconds: math.NaN()}
 	if in.WorkingSeconds != nil {
 		t.WorkingSeconds = *in.WorkingSeconds
 	}
@@ -176,7 +174,7 @@ func (r *Recorder) Ingest(ctx context.Context, j *runner.Job, why string) (*runn
 		r.log.Warn("telemetry.jsonl unreadable", "run", j.ID(), "err", err)
 	}
 	if len(samples) > 0 {
-		if err := r.st.Tx(ctx, func(tx *sql.Tx) error { return gpu.InsertSamples(ctx, tx, j.ID(), samples) }); err != nil {
+		if err := r.st.Update(ctx, func(tx *store.Tx) error { return tx.InsertGPUSamples(ctx, j.ID(), samples) }); err != nil {
 			return in, err
 		}
 	}
@@ -186,9 +184,8 @@ func (r *Recorder) Ingest(ctx context.Context, j *runner.Job, why string) (*runn
 // Recorded reports whether the store already holds the run as run.json
 // describes it (same status and end time).
 func (r *Recorder) Recorded(ctx context.Context, j *runner.Job, in *runner.Info) bool {
-	var status, ended string
-	err := r.st.DB.QueryRowContext(ctx, `SELECT status, ended_at FROM runs WHERE id=?`, j.ID()).Scan(&status, &ended)
-	return err == nil && in != nil && status == in.Status && ended == in.EndedAt
+	status, ended, ok, err := r.st.RunState(ctx, j.ID())
+	return err == nil && ok && in != nil && string(status) == in.Status && ended == in.EndedAt
 }
 
 // CatchUp ingests every finished run folder of jobs the store does not

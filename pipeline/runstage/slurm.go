@@ -1,4 +1,4 @@
-package stages
+package runstage
 
 import (
 	"context"
@@ -48,7 +48,7 @@ func runSlurm(ctx context.Context, e *env, rec *record.Recorder, jobs []*runner.
 		}
 		var todo []*runner.Job
 		for _, j := range jobs {
-			if in, done := runner.Finished(j.RunDir); done && !(retryFailed() && in.Status == runner.StatusFailed) {
+			if in, done := runner.Finished(j.RunDir); done && !(e.o.RetryFailed && in.Status == runner.StatusFailed) {
 				late = append(late, j) // finished by an earlier array: only ingested
 				continue
 			}
@@ -110,14 +110,14 @@ func runSlurm(ctx context.Context, e *env, rec *record.Recorder, jobs []*runner.
 			return err
 		}
 		if e.opt.DryRun {
-			fmt.Printf("would submit %s (%d tasks):\n%s\n", rel(path), len(js), script)
+			fmt.Printf("would submit %s (%d tasks):\n%s\n", e.rel(path), len(js), script)
 			continue
 		}
 		id, err := slurm.Submit(ctx, path)
 		if err != nil {
 			return err
 		}
-		fmt.Printf("run: submitted Slurm array %s: %d run(s), %d GPU(s) each (script %s)\n", id, len(js), g, rel(path))
+		fmt.Printf("run: submitted Slurm array %s: %d run(s), %d GPU(s) each (script %s)\n", id, len(js), g, e.rel(path))
 		arrays = append(arrays, array{id, js})
 	}
 	if e.opt.DryRun {
@@ -169,7 +169,7 @@ func runSlurm(ctx context.Context, e *env, rec *record.Recorder, jobs []*runner.
 			}
 			if in.Status != runner.StatusDone {
 				notDone++
-				fmt.Printf("  %s: %s %s (log: %s)\n", j.ID(), in.Status, in.Error, rel(filepath.Join(j.RunDir, "logs", "console.log")))
+				fmt.Printf("  %s: %s %s (log: %s)\n", j.ID(), in.Status, in.Error, e.rel(filepath.Join(j.RunDir, "logs", "console.log")))
 			}
 		}
 	}
