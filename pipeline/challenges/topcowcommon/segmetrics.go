@@ -3,6 +3,7 @@ package topcowcommon
 import (
 	"context"
 	"fmt"
+	"github.com/rexmle/rexmle/metrics/stats"
 	"math"
 	"runtime"
 	"sync"
@@ -295,15 +296,15 @@ func (s labelStat) iou() float64 {
 	return float64(s.inter) / float64(s.g+s.p-s.inter)
 }
 
+// mean is np.mean of v as the reference computes every TopCoW/TopBrain
+// average (over classes, then over cases): numpy's pairwise summation
+// (stats.Mean), which differs from a running sum in the last bits from 8
+// values on; 0 for no values (the callers' convention; meanOrNaN gives NaN).
 func mean(v []float64) float64 {
 	if len(v) == 0 {
 		return 0
 	}
-	s := 0.0
-	for _, x := range v {
-		s += x
-	}
-	return s / float64(len(v))
+	return stats.Mean(v)
 }
 
 func checkSameGrid(gt, pred *labelMap) error {
