@@ -101,14 +101,24 @@ func (r *Result) Rounded() map[string]float64 {
 	return out
 }
 
-// Challenge is one benchmark task.
-type Challenge interface {
+// Grader is what grading needs of a challenge: its metrics, the
+// reference's departures from the official evaluation, and the grader.
+type Grader interface {
 	// ID is the challenge id used everywhere (benchmark.toml, data folders), e.g. "isles22".
 	ID() string
 	// Metrics lists every metric Grade returns, ranked ones first.
 	Metrics() []MetricCard
 	// Quirks lists where the reference grader departs from the official evaluation.
 	Quirks() []Quirk
+	// Grade scores the submission folder against the private answers.
+	// Problems with the submission are returned as *InvalidSubmission.
+	Grade(ctx context.Context, submissionDir, privateDir string, mode Mode) (*Result, error)
+}
+
+// Preparer is what preparation needs: the demo's synthetic raw data and the
+// reference's split into public and private folders.
+type Preparer interface {
+	ID() string
 	// Synthesize writes a tiny deterministic dataset for seed into rawDir, in
 	// the layout and formats the real download has.
 	Synthesize(ctx context.Context, rawDir string, seed int64) error
@@ -116,10 +126,11 @@ type Challenge interface {
 	// inputs and labels, test inputs, sample_submission.csv, description.md)
 	// and dataDir/private (the answers), as the reference preparer does.
 	Prepare(ctx context.Context, rawDir, dataDir string) error
-	// Grade scores the submission folder against the private answers.
-	// Problems with the submission are returned as *InvalidSubmission.
-	Grade(ctx context.Context, submissionDir, privateDir string, mode Mode) (*Result, error)
+}
 
+// BuiltinAgents is what the demo's built-in agents need.
+type BuiltinAgents interface {
+	ID() string
 	// SampleSubmission writes into outDir what the reference's dummy agent
 	// submits: public/sample_submission.csv and whatever files it names.
 	SampleSubmission(ctx context.Context, publicDir, outDir string) error
@@ -127,10 +138,26 @@ type Challenge interface {
 	// writes a valid submission for the test inputs into outDir, narrating
 	// what it does, one line per step, to log (the built-in demo agent).
 	Baseline(ctx context.Context, publicDir, outDir string, log io.Writer) error
-	// Perfect writes the submission built from the private answers (tests).
+}
+
+// Challenge is one benchmark task: everything a registered challenge
+// provides. Consumers take the narrower interface they use (Grader,
+// Preparer, BuiltinAgents).
+type Challenge interface {
+	Grader
+	Preparer
+	BuiltinAgents
+}
+
+// Oracle is an optional extension for tests, found by type assertion (as
+// database/sql/driver's optional interfaces are): submissions built from
+// the private answers and uninformed ones. The conformance kit
+// (challengetest) requires it of every registered challenge.
+type Oracle interface {
+	// Perfect writes the submission built from the private answers.
 	Perfect(ctx context.Context, publicDir, privateDir, outDir string) error
 	// Trivial writes a valid but uninformed submission: all background,
-	// no detections, a constant score (tests).
+	// no detections, a constant score.
 	Trivial(ctx context.Context, publicDir, outDir string) error
 }
 

@@ -76,7 +76,7 @@ func (e *GraderError) Error() string {
 
 // SafeGrade calls c.Grade and turns a panic into a *GraderError carrying the
 // stack, so that one broken grader never stops a batch.
-func SafeGrade(ctx context.Context, c Challenge, submissionDir, privateDir string, mode Mode) (res *Result, err error) {
+func SafeGrade(ctx context.Context, c Grader, submissionDir, privateDir string, mode Mode) (res *Result, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			res = nil

@@ -211,7 +211,7 @@ type versioned interface{ GraderVersion() string }
 // graderVersion identifies the grader of c: the common version, the
 // challenge's own if it has one, and every metric card and quirk text, so a
 // changed card (a changed convention) also regrades.
-func graderVersion(c challenge.Challenge) string {
+func graderVersion(c challenge.Grader) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "graders %s\n", gradersVersion)
 	if v, ok := c.(versioned); ok {
@@ -258,7 +258,7 @@ func (a *answerHashes) get(priv string, rel func(string) string) (string, error)
 // Folder grades dir in mode (and, with both, the other mode too, to record
 // where they differ) and ranks the result on the challenge's leaderboard
 // (cc; nil: not ranked). It writes nothing.
-func Folder(ctx context.Context, c challenge.Challenge, cc *config.Challenge, dir, privateDir string, mode challenge.Mode, both bool) *Line {
+func Folder(ctx context.Context, c challenge.Grader, cc *config.Challenge, dir, privateDir string, mode challenge.Mode, both bool) *Line {
 	line := &Line{Challenge: c.ID(), Mode: string(mode), Submission: dir, GradedAt: store.Now()}
 	if h, err := submissionHash(dir); err == nil {
 		line.SubmitHash = h
@@ -296,7 +296,7 @@ func Folder(ctx context.Context, c challenge.Challenge, cc *config.Challenge, di
 
 // gradeOther grades dir in the mode other than mode and keeps the values
 // that differ; a submission invalid in the other mode records nothing.
-func (line *Line) gradeOther(ctx context.Context, c challenge.Challenge, dir, privateDir string, mode challenge.Mode) {
+func (line *Line) gradeOther(ctx context.Context, c challenge.Grader, dir, privateDir string, mode challenge.Mode) {
 	other := challenge.Official
 	if mode == challenge.Official {
 		other = challenge.Reference

@@ -60,7 +60,7 @@ func Files(id string) []string {
 // cc) to publicDir, a prepared public folder. mode is the grading mode the
 // runs will be graded in; the description says which. Files already in the
 // folder that the preparer wrote itself (a README) are left as they are.
-func Write(publicDir string, cc *config.Challenge, c challenge.Challenge, mode challenge.Mode) error {
+func Write(publicDir string, cc *config.Challenge, c challenge.Grader, mode challenge.Mode) error {
 	if !noLeaderboard[cc.ID] {
 		if err := writeLeaderboard(filepath.Join(publicDir, LeaderboardFile), cc); err != nil {
 			return fmt.Errorf("public view %s: %w", cc.ID, err)
@@ -106,7 +106,7 @@ func writeLeaderboard(path string, cc *config.Challenge) error {
 }
 
 // gradingText describes how submissions to the task are graded and ranked.
-func gradingText(cc *config.Challenge, c challenge.Challenge, mode challenge.Mode) string {
+func gradingText(cc *config.Challenge, c challenge.Grader, mode challenge.Mode) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# How %s is graded\n\n", cc.Name)
 	fmt.Fprintf(&b, "Your submission folder is graded against the hidden test answers in %s mode", mode)

@@ -3,6 +3,7 @@ package stages
 import (
 	"context"
 	"encoding/json"
+	"github.com/rexmle/rexmle/pipeline/challenge/challengetest"
 	"io"
 	"os"
 	"os/exec"
@@ -82,7 +83,7 @@ func TestDemoAndFetchedDataStayApart(t *testing.T) {
 	// of the other kind.
 	sub := t.TempDir()
 	c, _ := challenge.Lookup("ldct-iqa")
-	if err := c.Perfect(ctx, filepath.Join(fetched, "public"), filepath.Join(fetched, "private"), sub); err != nil {
+	if err := challengetest.MustOracle(t, c).Perfect(ctx, filepath.Join(fetched, "public"), filepath.Join(fetched, "private"), sub); err != nil {
 		t.Fatal(err)
 	}
 	if err := GradeOne(ctx, paper, "ldct-iqa", sub); err != nil {
@@ -264,7 +265,7 @@ func TestGradeOneGradesOnlyTheRequestedMode(t *testing.T) {
 	src := filepath.Join(root, "data", "synthetic", "ldct-iqa")
 	copyTree(t, src, filepath.Join(root, "data", "synthetic", counting.id))
 	sub := t.TempDir()
-	if err := counting.Perfect(ctx, filepath.Join(src, "public"), filepath.Join(src, "private"), sub); err != nil {
+	if err := challengetest.MustOracle(t, counting.Challenge).Perfect(ctx, filepath.Join(src, "public"), filepath.Join(src, "private"), sub); err != nil {
 		t.Fatal(err)
 	}
 	reset := func() { counting.mu.Lock(); counting.calls = map[challenge.Mode]int{}; counting.mu.Unlock() }
@@ -295,7 +296,7 @@ func layRun(t *testing.T, root, challengeID, agent string) string {
 	if err := os.MkdirAll(filepath.Join(dir, "submission"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Perfect(context.Background(), filepath.Join(data, "public"), filepath.Join(data, "private"), filepath.Join(dir, "submission")); err != nil {
+	if err := challengetest.MustOracle(t, c).Perfect(context.Background(), filepath.Join(data, "public"), filepath.Join(data, "private"), filepath.Join(dir, "submission")); err != nil {
 		t.Fatal(err)
 	}
 	return dir

@@ -2,6 +2,7 @@ package stages
 
 import (
 	"context"
+	"github.com/rexmle/rexmle/pipeline/challenge/challengetest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,7 +38,7 @@ func TestOneIDRuleInOfficialMode(t *testing.T) {
 		}
 		t.Run(id, func(t *testing.T) {
 			sub := t.TempDir()
-			if err := c.Perfect(ctx, filepath.Join(data, "public"), filepath.Join(data, "private"), sub); err != nil {
+			if err := challengetest.MustOracle(t, c).Perfect(ctx, filepath.Join(data, "public"), filepath.Join(data, "private"), sub); err != nil {
 				t.Fatal(err)
 			}
 			csvPath := filepath.Join(sub, "submission.csv")

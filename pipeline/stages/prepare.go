@@ -164,7 +164,7 @@ func checkPrepared(dataDir, kind, profile string) error {
 // synthesize writes the demo's raw data of c into raw unless it is there
 // already (same seed and version), through a temporary folder and a rename,
 // so a raw folder is never seen half-written.
-func synthesize(ctx context.Context, c challenge.Challenge, raw string, force bool) error {
+func synthesize(ctx context.Context, c challenge.Preparer, raw string, force bool) error {
 	marker := filepath.Join(raw, syntheticMarker)
 	want := fmt.Sprintf("seed %d version %s\n", SynthSeed, prepareVersion)
 	if b, err := os.ReadFile(marker); err == nil && string(b) == want && !force {

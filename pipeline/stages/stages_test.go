@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"github.com/rexmle/rexmle/pipeline/challenge/challengetest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -98,7 +99,7 @@ func TestGradeAndGradeOne(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := c.Perfect(ctx, pub, priv, filepath.Join(good, "submission")); err != nil {
+	if err := challengetest.MustOracle(t, c).Perfect(ctx, pub, priv, filepath.Join(good, "submission")); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(bad, "submission", "submission.csv"), []byte("nope\n"), 0o644); err != nil {
@@ -134,7 +135,7 @@ func TestGradeAndGradeOne(t *testing.T) {
 	if n := len(readLines(t, filepath.Join(root, "results", "grades.jsonl"))); n != 2 {
 		t.Fatalf("grading twice appended %d lines", n-2)
 	}
-	if err := c.Perfect(ctx, pub, priv, filepath.Join(bad, "submission")); err != nil {
+	if err := challengetest.MustOracle(t, c).Perfect(ctx, pub, priv, filepath.Join(bad, "submission")); err != nil {
 		t.Fatal(err)
 	}
 	if err := Grade(ctx, o); err != nil {

@@ -54,7 +54,7 @@ func TestPerfectSubmissionsRankFirst(t *testing.T) {
 			}
 			p := challengetest.Prepare(t, c, 3)
 			dir := p.Submit(t, "perfect", func(ctx context.Context, out string) error {
-				return c.Perfect(ctx, p.Public(), p.Private(), out)
+				return challengetest.MustOracle(t, c).Perfect(ctx, p.Public(), p.Private(), out)
 			})
 			for _, mode := range []challenge.Mode{challenge.Reference, challenge.Official} {
 				res := p.Grade(t, dir, mode)

@@ -245,7 +245,7 @@ func Ask(ctx context.Context, socket, dir string) (*Response, error) {
 
 // Check is the CheckFunc for challenge c with its private answers in
 // privateDir, grading in mode.
-func Check(c challenge.Challenge, privateDir string, mode challenge.Mode) CheckFunc {
+func Check(c challenge.Grader, privateDir string, mode challenge.Mode) CheckFunc {
 	return func(ctx context.Context, dir string) error {
 		_, err := challenge.SafeGrade(ctx, c, dir, privateDir, mode)
 		return err

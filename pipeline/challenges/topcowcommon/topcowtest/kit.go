@@ -16,7 +16,7 @@ func Run(t *testing.T, c challenge.Challenge, kind string, perfect map[string]fl
 	t.Helper()
 	p := challengetest.Conformance(t, c)
 	valid := p.Submit(t, "valid", func(ctx context.Context, out string) error {
-		return c.Perfect(ctx, p.Public(), p.Private(), out)
+		return challengetest.MustOracle(t, c).Perfect(ctx, p.Public(), p.Private(), out)
 	})
 	challengetest.CheckMalformed(t, p, valid, Malformed(kind))
 	for _, mode := range []challenge.Mode{challenge.Reference, challenge.Official} {
@@ -33,7 +33,7 @@ func Run(t *testing.T, c challenge.Challenge, kind string, perfect map[string]fl
 func BenchmarkGrade(b *testing.B, c challenge.Challenge) {
 	p := challengetest.Prepare(b, c, 1)
 	dir := p.Submit(b, "perfect", func(ctx context.Context, out string) error {
-		return c.Perfect(ctx, p.Public(), p.Private(), out)
+		return challengetest.MustOracle(b, c).Perfect(ctx, p.Public(), p.Private(), out)
 	})
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
