@@ -72,7 +72,7 @@ func Judge(ctx context.Context, o Options) error {
 	}
 	results := e.b.Path(e.b.Paths.Results)
 	out := filepath.Join(results, "capabilities.csv")
-	fmt.Printf("judge (%s, %s, profile %s): %d runs (%d left out: failed, interrupted or unfinished), %d sections, %d judged, %d from cache, %d errors, %d strategies undecided\n",
+	fmt.Printf("judge (%s, %s, profile %s): %d runs (%d left out: failed, interrupted or unfinished), %d sections, %d sent to the judge, %d from cache, %d failed, %d strategies undecided\n",
 		rep.JudgeKind, rep.Judge, o.Profile, rep.Runs, len(rep.Excluded), rep.Sections, rep.Judged, rep.CacheHits, rep.Errors, rep.MissingStrategies)
 	for _, k := range sortedKeys(rep.Excluded) {
 		fmt.Printf("  left out %s: %s\n", k, rep.Excluded[k])
