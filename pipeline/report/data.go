@@ -105,6 +105,7 @@ type dataset struct {
 	Cases    map[string][]caseValue // by challenge
 	Leader   map[string][]humanRow  // leaderboard as stored, by challenge
 	PaperCap []paperCap             // the paper's stated capability scores
+	Boot     *bootData              // bootstrap intervals and GPU summaries (uncertainty.go)
 }
 
 // paperCap is one paper_capabilities row.
