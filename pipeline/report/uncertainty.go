@@ -225,13 +225,16 @@ func (s *site) challengeCINote(ch string, comparable bool) string {
 // the synthetic runs apart, with their own percentile chart and error bars.
 func (s *site) challengeUncertainty(c *config.Challenge) []*section {
 	var runs, demo []*runData
+	nPaper := 0
 	for _, r := range s.challengeRuns(c.ID) {
-		if !r.Ranked {
+		switch {
+		case !r.Ranked:
 			continue
-		}
-		if s.comparable(r.Source) {
+		case r.Source == "paper":
+			nPaper++
+		case s.comparable(r.Source):
 			runs = append(runs, r)
-		} else {
+		default:
 			demo = append(demo, r)
 		}
 	}
@@ -239,8 +242,11 @@ func (s *site) challengeUncertainty(c *config.Challenge) []*section {
 	sec := &section{ID: "intervals", Title: "How sure: bootstrap intervals per metric"}
 	sec.Paragraphs = []string{"The rank stage resamples each run's test cases with replacement, recomputes every ranked metric the way the challenge aggregates it, and ranks each resample against the fixed human leaderboard: the 95 % percentile intervals of the value, the position and the percentile are below. Runs without per-case values (the paper's rows) have none, and the note says why."}
 	sec.Tables = s.intervalTables("int-"+c.ID, c, runs, dec)
+	if nPaper > 0 {
+		sec.Paragraphs = append(sec.Paragraphs, fmt.Sprintf("The paper's %d recorded run(s) on this challenge have no intervals: paper row: no per-case values recorded.", nPaper))
+	}
 	if len(runs) == 0 {
-		sec.Paragraphs = append(sec.Paragraphs, "No comparable ranked runs on this challenge yet.")
+		sec.Paragraphs = append(sec.Paragraphs, "No run graded by rexmle on the real data of this challenge yet.")
 		sec.Tables = nil
 	}
 	out := []*section{sec}
@@ -554,7 +560,7 @@ func (s *site) blobChart(id, name string, cfgs []string, byLabel map[string]stor
 		"title":     title(name, "blob area ∝ share of resamples at that rank"),
 		"tooltip":   map[string]any{"trigger": "item", "confine": true},
 		"grid":      map[string]any{"containLabel": true, "left": 4, "right": 24, "top": 56, "bottom": 40},
-		"xAxis": map[string]any{"type": "value", "name": "overall rank (1 = best)", "nameLocation": "middle", "nameGap": 24, "min": 0.5, "max": float64(maxRank) + 0.5,
+		"xAxis": map[string]any{"type": "value", "name": "overall rank (1 = best)", "nameLocation": "middle", "nameGap": 24, "min": 0, "max": maxRank + 1,
 			"interval": 1, "axisLabel": map[string]any{"color": textColour, "showMinLabel": false, "showMaxLabel": false}},
 		"yAxis":  map[string]any{"type": "category", "data": names, "inverse": true, "axisLabel": map[string]any{"color": textColour, "width": 170, "overflow": "break"}},
 		"series": []any{map[string]any{"name": "share of resamples", "type": "scatter", "data": data, "itemStyle": map[string]any{"color": seriesColours[0], "opacity": 0.8}, "tooltip": map[string]any{"formatter": "{b}"}}},
@@ -757,6 +763,14 @@ func (s *site) computeNormOf(g *group) computeNorm {
 	return cn
 }
 
+// unitText prints v with its unit, or "unavailable".
+func unitText(v float64, unit string) string {
+	if math.IsNaN(v) {
+		return "unavailable"
+	}
+	return strconv.FormatFloat(v, 'f', 2, 64) + " " + unit
+}
+
 func normText(v float64) string {
 	if math.IsNaN(v) {
 		return "unavailable"
@@ -817,17 +831,23 @@ func (s *site) agentComputeSection(g *group) *section {
 		sec.Class = "section-demo"
 	}
 	cn := s.computeNormOf(g)
-	txt := fmt.Sprintf("ReX-MLE rank %s; per GPU-hour: %s %%/GPU-h; per kWh: %s %%/kWh (%d of %d run(s) with GPU-hours, %d with energy).",
-		fmtFrac(g.Overall, 2), normText(cn.PerHour), normText(cn.PerKWh), cn.WithHours, cn.Runs, cn.WithEnergy)
+	txt := fmt.Sprintf("ReX-MLE rank %s; per GPU-hour: %s; per kWh: %s (%d of %d run(s) with GPU-hours, %d with energy).",
+		fmtFrac(g.Overall, 2), unitText(cn.PerHour, "% / GPU-h"), unitText(cn.PerKWh, "% / kWh"), cn.WithHours, cn.Runs, cn.WithEnergy)
 	if cn.Why != "" {
 		txt += " " + strings.ToUpper(cn.Why[:1]) + cn.Why[1:] + "."
 	}
-	sec.Paragraphs = []string{txt, "Per run: the percentile divided by the run's GPU-hours and kWh."}
+	sec.Paragraphs = []string{txt}
+	if cn.WithHours > 0 {
+		sec.Paragraphs = append(sec.Paragraphs, fmt.Sprintf("Per run with telemetry: the percentile divided by the run's GPU-hours and kWh (%d run(s) without telemetry are left out of the table).", cn.Runs-cn.WithHours))
+	}
 	t := &table{ID: "compute-" + groupSlug(g.groupKey), Caption: "Percentile per GPU-hour and per kWh, per run", Class: "compact",
 		Head:     []string{"Challenge", "Seed", "Percentile", "GPU-hours", "kWh", "% / GPU-h", "% / kWh", "Note"},
 		DataHead: []string{"challenge", "seed", "percentile_pct", "gpu_hours", "kwh", "pct_per_gpu_hour", "pct_per_kwh", "note"}}
 	for _, r := range g.Runs {
 		h, e, why := s.runEnergy(r)
+		if math.IsNaN(h) {
+			continue
+		}
 		pct := 0.0
 		if r.ok() {
 			pct = r.Pct
