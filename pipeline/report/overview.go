@@ -522,6 +522,7 @@ func (s *site) demoSection() *section {
 	if nonZero(bars) {
 		sec.Charts = []chart{pctChart(chartID("synthetic"), "Synthetic runs (pipeline check, not results)", "percentile on synthetic data (%)", bars,
 			"Bar chart of the mean percentile (%) of the synthetic runs; not comparable with the human leaderboards")}
+		sec.Paragraphs = append(sec.Paragraphs, s.demoCINote())
 	} else if len(bars) > 0 {
 		sec.Paragraphs = append(sec.Paragraphs, "Every synthetic configuration is at 0 %: no chart is drawn.")
 	}

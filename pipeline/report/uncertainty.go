@@ -181,12 +181,31 @@ func ciNote(bars []pctBar, why map[string]int) string {
 
 // figure1CINote explains Figure 1's error bars.
 func (s *site) figure1CINote() string {
+	var gs []*group
+	for _, g := range s.data.Groups {
+		if s.headlineGroup(g) {
+			gs = append(gs, g)
+		}
+	}
+	return s.overallCINote(gs)
+}
+
+// demoCINote explains the synthetic runs' chart's error bars.
+func (s *site) demoCINote() string {
+	var gs []*group
+	for _, g := range s.demoGroups() {
+		if !math.IsNaN(g.Overall) {
+			gs = append(gs, g)
+		}
+	}
+	return s.overallCINote(gs)
+}
+
+// overallCINote explains the error bars of a chart of configurations' ReX-MLE ranks.
+func (s *site) overallCINote(gs []*group) string {
 	var bars []pctBar
 	why := map[string]int{}
-	for _, g := range s.data.Groups {
-		if !s.headlineGroup(g) {
-			continue
-		}
+	for _, g := range gs {
 		b := s.overallCI(pctBar{}, g)
 		bars = append(bars, b)
 		if !b.CI {
@@ -427,7 +446,11 @@ func (s *site) stabilitySections() (main, demo []*section) {
 	}
 	mixed := len(comp) > 0 && len(synth) > 0
 	ms := &section{ID: "stability", Title: "How sure is the order? Significance map and rank blobs"}
-	ms.Paragraphs = []string{fmt.Sprintf("From the rank stage's case-level bootstrap (n_boot = %d resamples, boot_seed = %d): each resample recomputes every run's percentile and every configuration's ReX-MLE rank. The significance map gives, for each pair, the share of resamples in which the row's configuration ranks above the column's (ties count ½), in the style of challengeR; ≥ 95 %% or ≤ 5 %% marks an order the resampling does not shake. The blob plot shows how often each configuration takes each overall place.", nBoot, seed)}
+	src := "From the rank stage's case-level bootstrap (no configuration was bootstrapped: the store holds no resamples)"
+	if nBoot > 0 {
+		src = fmt.Sprintf("From the rank stage's case-level bootstrap (n_boot = %d resamples, boot_seed = %d)", nBoot, seed)
+	}
+	ms.Paragraphs = []string{src + ": each resample recomputes every run's percentile and every configuration's ReX-MLE rank. The significance map gives, for each pair, the share of resamples in which the row's configuration ranks above the column's (ties count ½), in the style of challengeR; ≥ 95 %% or ≤ 5 %% marks an order the resampling does not shake. The blob plot shows how often each configuration takes each overall place."}
 	if len(comp) < 2 {
 		ms.Paragraphs = append(ms.Paragraphs, fmt.Sprintf("Comparable configurations with a bootstrap: %d. The paper's recorded rows have no per-case values, so they cannot be resampled; the map needs at least two configurations run and graded by rexmle on the real data.", len(comp)))
 	} else {
@@ -514,8 +537,15 @@ func (s *site) sigMap(id, name string, cfgs []string, byLabel map[string]store.B
 			if math.IsNaN(p) {
 				continue
 			}
-			data = append(data, map[string]any{"value": []any{j, i, round4(100 * p)},
-				"name": fmt.Sprintf("%s ranks above %s in %.1f %% of %d resamples", names[i], names[j], 100*p, nBoot)})
+			cell := map[string]any{"value": []any{j, i, round4(100 * p)},
+				"name": fmt.Sprintf("%s ranks above %s in %.1f %% of %d resamples", names[i], names[j], 100*p, nBoot)}
+			if p >= 0.95 || p <= 0.05 {
+				// An order the resampling does not shake: outlined, bold.
+				cell["name"] = cell["name"].(string) + " (stable order)"
+				cell["itemStyle"] = map[string]any{"borderColor": textColour, "borderWidth": 2}
+				cell["label"] = map[string]any{"fontWeight": "bold"}
+			}
+			data = append(data, cell)
 		}
 	}
 	opt := map[string]any{
