@@ -44,9 +44,11 @@ func loadBoot(ctx context.Context, db *sql.DB) (*bootData, error) {
 	bd := &bootData{Runs: map[string]store.BootRun{}, Metrics: map[string]map[string]store.BootMetric{}, Overall: map[groupKey]store.BootOverall{},
 		Challenges: map[groupKey]map[string]store.BootChallenge{}, GPU: map[string]store.GPUSummary{}}
 	st := &store.Store{DB: db}
-	if ok, err := tableExists(ctx, db, "gpu_summaries"); err != nil {
+	hasBoot, hasGPU, err := st.BootTablesPresent(ctx)
+	if err != nil {
 		return nil, err
-	} else if ok {
+	}
+	if hasGPU {
 		gs, err := st.GPUSummaries(ctx)
 		if err != nil {
 			return nil, err
@@ -55,8 +57,8 @@ func loadBoot(ctx context.Context, db *sql.DB) (*bootData, error) {
 			bd.GPU[g.RunID] = g
 		}
 	}
-	if ok, err := tableExists(ctx, db, "boot_rank_counts"); err != nil || !ok {
-		return bd, err
+	if !hasBoot {
+		return bd, nil
 	}
 	runs, err := st.BootRuns(ctx)
 	if err != nil {

@@ -91,15 +91,15 @@ type GPUSummary struct {
 	EnergyKWh        float64 // NaN when not measured
 }
 
-func nan(v sql.NullFloat64) float64 {
+func nullNaN(v sql.NullFloat64) float64 {
 	if !v.Valid {
 		return math.NaN()
 	}
 	return v.Float64
 }
 
-// query runs q and calls scan for every row.
-func (s *Store) query(ctx context.Context, what, q string, scan func(*sql.Rows) error) error {
+// bootQuery runs q and calls scan for every row.
+func (s *Store) bootQuery(ctx context.Context, what, q string, scan func(*sql.Rows) error) error {
 	rows, err := s.DB.QueryContext(ctx, q)
 	if err != nil {
 		return fmt.Errorf("read %s: %w", what, err)
@@ -119,14 +119,14 @@ func (s *Store) query(ctx context.Context, what, q string, scan func(*sql.Rows) 
 // BootRuns returns every run's bootstrap, by run id.
 func (s *Store) BootRuns(ctx context.Context) ([]BootRun, error) {
 	var out []BootRun
-	err := s.query(ctx, "boot_runs", `SELECT run_id, n_boot, boot_seed, n_cases, mean_rank_lo, mean_rank_hi, percentile_lo, percentile_hi, n_undefined, note
+	err := s.bootQuery(ctx, "boot_runs", `SELECT run_id, n_boot, boot_seed, n_cases, mean_rank_lo, mean_rank_hi, percentile_lo, percentile_hi, n_undefined, note
 FROM boot_runs ORDER BY run_id`, func(r *sql.Rows) error {
 		var b BootRun
 		var mlo, mhi, plo, phi sql.NullFloat64
 		if err := r.Scan(&b.RunID, &b.NBoot, &b.BootSeed, &b.NCases, &mlo, &mhi, &plo, &phi, &b.NUndefined, &b.Note); err != nil {
 			return err
 		}
-		b.MeanRankLo, b.MeanRankHi, b.PctLo, b.PctHi = nan(mlo), nan(mhi), nan(plo), nan(phi)
+		b.MeanRankLo, b.MeanRankHi, b.PctLo, b.PctHi = nullNaN(mlo), nullNaN(mhi), nullNaN(plo), nullNaN(phi)
 		out = append(out, b)
 		return nil
 	})
@@ -136,14 +136,14 @@ FROM boot_runs ORDER BY run_id`, func(r *sql.Rows) error {
 // BootMetrics returns every run's per-metric intervals, by run and metric.
 func (s *Store) BootMetrics(ctx context.Context) ([]BootMetric, error) {
 	var out []BootMetric
-	err := s.query(ctx, "boot_metrics", `SELECT run_id, metric, aggregation, value_lo, value_hi, position_lo, position_hi, note
+	err := s.bootQuery(ctx, "boot_metrics", `SELECT run_id, metric, aggregation, value_lo, value_hi, position_lo, position_hi, note
 FROM boot_metrics ORDER BY run_id, metric`, func(r *sql.Rows) error {
 		var b BootMetric
 		var vlo, vhi, plo, phi sql.NullFloat64
 		if err := r.Scan(&b.RunID, &b.Metric, &b.Aggregation, &vlo, &vhi, &plo, &phi, &b.Note); err != nil {
 			return err
 		}
-		b.ValueLo, b.ValueHi, b.PositionLo, b.PositionHi = nan(vlo), nan(vhi), nan(plo), nan(phi)
+		b.ValueLo, b.ValueHi, b.PositionLo, b.PositionHi = nullNaN(vlo), nullNaN(vhi), nullNaN(plo), nullNaN(phi)
 		out = append(out, b)
 		return nil
 	})
@@ -153,7 +153,7 @@ FROM boot_metrics ORDER BY run_id, metric`, func(r *sql.Rows) error {
 // BootOverall returns every configuration's overall interval and seed summary.
 func (s *Store) BootOverall(ctx context.Context) ([]BootOverall, error) {
 	var out []BootOverall
-	err := s.query(ctx, "boot_overall", `SELECT source, setting, backend, agent, rexmle_rank, rexmle_rank_lo, rexmle_rank_hi, n_boot, boot_seed,
+	err := s.bootQuery(ctx, "boot_overall", `SELECT source, setting, backend, agent, rexmle_rank, rexmle_rank_lo, rexmle_rank_hi, n_boot, boot_seed,
  n_fixed, n_seeds, seed_mean, seed_se, n_failed_seeds, seed_values, note FROM boot_overall ORDER BY source, setting, backend, agent`, func(r *sql.Rows) error {
 		var b BootOverall
 		var rk, lo, hi, mean, se sql.NullFloat64
@@ -162,7 +162,7 @@ func (s *Store) BootOverall(ctx context.Context) ([]BootOverall, error) {
 			&mean, &se, &b.NFailed, &sv, &b.Note); err != nil {
 			return err
 		}
-		b.Rank, b.Lo, b.Hi, b.SeedMean, b.SeedSE = nan(rk), nan(lo), nan(hi), nan(mean), nan(se)
+		b.Rank, b.Lo, b.Hi, b.SeedMean, b.SeedSE = nullNaN(rk), nullNaN(lo), nullNaN(hi), nullNaN(mean), nullNaN(se)
 		seeds, err := parseSeedValues(sv)
 		if err != nil {
 			return fmt.Errorf("%s: seed_values: %w", b.Label(), err)
@@ -201,14 +201,14 @@ func parseSeedValues(s string) ([]SeedValue, error) {
 // BootChallenges returns every configuration's per-challenge percentile intervals.
 func (s *Store) BootChallenges(ctx context.Context) ([]BootChallenge, error) {
 	var out []BootChallenge
-	err := s.query(ctx, "boot_challenges", `SELECT source, setting, backend, agent, challenge_id, percentile, percentile_lo, percentile_hi,
+	err := s.bootQuery(ctx, "boot_challenges", `SELECT source, setting, backend, agent, challenge_id, percentile, percentile_lo, percentile_hi,
  n_seeds, n_fixed, n_boot, boot_seed, note FROM boot_challenges ORDER BY source, setting, backend, agent, challenge_id`, func(r *sql.Rows) error {
 		var b BootChallenge
 		var p, lo, hi sql.NullFloat64
 		if err := r.Scan(&b.Source, &b.Setting, &b.Backend, &b.Agent, &b.Challenge, &p, &lo, &hi, &b.NSeeds, &b.NFixed, &b.NBoot, &b.BootSeed, &b.Note); err != nil {
 			return err
 		}
-		b.Pct, b.PctLo, b.PctHi = nan(p), nan(lo), nan(hi)
+		b.Pct, b.PctLo, b.PctHi = nullNaN(p), nullNaN(lo), nullNaN(hi)
 		out = append(out, b)
 		return nil
 	})
@@ -218,13 +218,13 @@ func (s *Store) BootChallenges(ctx context.Context) ([]BootChallenge, error) {
 // BootPairwise returns the pairwise probabilities, by configuration pair.
 func (s *Store) BootPairwise(ctx context.Context) ([]BootPair, error) {
 	var out []BootPair
-	err := s.query(ctx, "boot_pairwise", `SELECT config_a, config_b, p_above, n_boot, boot_seed FROM boot_pairwise ORDER BY config_a, config_b`, func(r *sql.Rows) error {
+	err := s.bootQuery(ctx, "boot_pairwise", `SELECT config_a, config_b, p_above, n_boot, boot_seed FROM boot_pairwise ORDER BY config_a, config_b`, func(r *sql.Rows) error {
 		var b BootPair
 		var p sql.NullFloat64
 		if err := r.Scan(&b.A, &b.B, &p, &b.NBoot, &b.BootSeed); err != nil {
 			return err
 		}
-		b.PAbove = nan(p)
+		b.PAbove = nullNaN(p)
 		out = append(out, b)
 		return nil
 	})
@@ -234,7 +234,7 @@ func (s *Store) BootPairwise(ctx context.Context) ([]BootPair, error) {
 // BootRankCounts returns the overall rank counts across resamples, by configuration and rank.
 func (s *Store) BootRankCounts(ctx context.Context) ([]BootRankCount, error) {
 	var out []BootRankCount
-	err := s.query(ctx, "boot_rank_counts", `SELECT config, rank, count, n_boot FROM boot_rank_counts ORDER BY config, rank`, func(r *sql.Rows) error {
+	err := s.bootQuery(ctx, "boot_rank_counts", `SELECT config, rank, count, n_boot FROM boot_rank_counts ORDER BY config, rank`, func(r *sql.Rows) error {
 		var b BootRankCount
 		if err := r.Scan(&b.Config, &b.Rank, &b.Count, &b.NBoot); err != nil {
 			return err
@@ -248,15 +248,33 @@ func (s *Store) BootRankCounts(ctx context.Context) ([]BootRankCount, error) {
 // GPUSummaries returns every run's GPU summary, by run id.
 func (s *Store) GPUSummaries(ctx context.Context) ([]GPUSummary, error) {
 	var out []GPUSummary
-	err := s.query(ctx, "gpu_summaries", `SELECT run_id, telemetry, gpus, samples, wall_seconds, gpu_hours, energy_kwh FROM gpu_summaries ORDER BY run_id`, func(r *sql.Rows) error {
+	err := s.bootQuery(ctx, "gpu_summaries", `SELECT run_id, telemetry, gpus, samples, wall_seconds, gpu_hours, energy_kwh FROM gpu_summaries ORDER BY run_id`, func(r *sql.Rows) error {
 		var g GPUSummary
 		var e sql.NullFloat64
 		if err := r.Scan(&g.RunID, &g.Telemetry, &g.GPUs, &g.Samples, &g.WallSeconds, &g.GPUHours, &e); err != nil {
 			return err
 		}
-		g.EnergyKWh = nan(e)
+		g.EnergyKWh = nullNaN(e)
 		out = append(out, g)
 		return nil
 	})
 	return out, err
+}
+
+// BootTablesPresent reports whether the database holds the bootstrap
+// tables and gpu_summaries (a database opened without migrating, e.g. an
+// older file, may lack them).
+func (s *Store) BootTablesPresent(ctx context.Context) (boot, gpu bool, err error) {
+	has := func(name string) (bool, error) {
+		var n int
+		if err := s.DB.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type='table' AND name=?`, name).Scan(&n); err != nil {
+			return false, fmt.Errorf("look up table %s: %w", name, err)
+		}
+		return n > 0, nil
+	}
+	if boot, err = has("boot_rank_counts"); err != nil {
+		return false, false, err
+	}
+	gpu, err = has("gpu_summaries")
+	return boot, gpu, err
 }
