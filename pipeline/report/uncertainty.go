@@ -785,10 +785,10 @@ func (s *site) computeNormOf(g *group) computeNorm {
 		}
 	}
 	switch {
-	case math.IsNaN(g.Overall):
-		cn.Why = "no exact ReX-MLE rank (a challenge is known only by its primary metric)"
 	case cn.WithHours < cn.Runs:
 		cn.Why = "unavailable: " + strings.Join(parts, "; ")
+	case math.IsNaN(g.Overall):
+		cn.Why = "no exact ReX-MLE rank (a challenge is known only by its primary metric)"
 	case cn.WithEnergy < cn.Runs:
 		cn.Why = "per kWh unavailable: some runs measured no energy"
 	}
