@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"html"
+	"io"
+	"log/slog"
 	"math"
 	"os"
 	"path/filepath"
@@ -336,6 +338,35 @@ func TestCISeries(t *testing.T) {
 			if o.Data[i][k] != want[i][k] {
 				t.Errorf("bar %d: %v, want %v", i, o.Data[i], want[i])
 			}
+		}
+	}
+}
+
+// BenchmarkBuildBoot is BenchmarkBuild's store (20 challenges × 10 agents ×
+// 3 seeds) with every metric the mean of its 10 per-case values, ranked by
+// the rank stage (the paper's rows imported too) with its bootstrap
+// (REXMLE_BOOT resamples, default 1000) stored: the site with every
+// uncertainty view filled (10 configurations in the significance map).
+func BenchmarkBuildBoot(b *testing.B) {
+	ctx := context.Background()
+	bm := loadBenchmark(b)
+	st := openStore(b)
+	if err := reporttest.Fill(ctx, st, bm, reporttest.Spec{Agents: 10, Seeds: 3, Cases: 10, MeanCases: true, Strategies: 12, GPUSamples: 30, RandSeed: 1}); err != nil {
+		b.Fatal(err)
+	}
+	opt, err := rankstage.OptionsFromEnv()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := rankstage.RunWith(ctx, bm, st, opt); err != nil {
+		b.Fatal(err)
+	}
+	out := b.TempDir()
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := Build(ctx, Options{DB: st.DB, Benchmark: bm, OutDir: out, GitCommit: "bench", Logger: log}); err != nil {
+			b.Fatal(err)
 		}
 	}
 }
