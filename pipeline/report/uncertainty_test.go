@@ -370,3 +370,57 @@ func BenchmarkBuildBoot(b *testing.B) {
 		}
 	}
 }
+
+// Without synthetic runs, the blob plot and the rank table sit in the main
+// section, and P(rank 1) is the stored count over n_boot.
+func TestRankBlobsComparableOnly(t *testing.T) {
+	ctx := context.Background()
+	b := loadBenchmark(t)
+	b.Profiles["realtest"] = config.Profile{Data: "fetched"}
+	st := openStore(t)
+	if err := reporttest.Fill(ctx, st, b, reporttest.Spec{Source: "realtest", Agents: 3, Seeds: 1, Cases: 5, MeanCases: true, RandSeed: 8}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rankstage.RunWith(ctx, b, st, rankstage.Options{Boot: 100, BootSeed: 3, Confidence: 0.95}); err != nil {
+		t.Fatal(err)
+	}
+	site := filepath.Join(t.TempDir(), "site")
+	if _, err := Build(ctx, Options{DB: st.DB, Benchmark: b, OutDir: site, GitCommit: "x", Profile: "realtest"}); err != nil {
+		t.Fatal(err)
+	}
+	blobs, ok := chartOf(t, filepath.Join(site, "index.html"), "c_blobs")
+	if !ok || len(blobs.YAxis.Data) != 3 {
+		t.Fatalf("blob plot %v (present %v), want 3 configurations", blobs.YAxis.Data, ok)
+	}
+	if _, ok := chartOf(t, filepath.Join(site, "index.html"), "c_blobs_synthetic"); ok {
+		t.Error("a synthetic blob plot on a build without synthetic runs")
+	}
+	counts, err := st.BootRankCounts(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := map[string]float64{}
+	for _, c := range counts {
+		if c.Rank == 1 {
+			first[c.Config] = float64(c.Count) / float64(c.NBoot)
+		}
+	}
+	tb := readTable(t, site, "rank-stability")
+	if len(tb.Rows) != 3 {
+		t.Fatalf("%d rows in the rank table", len(tb.Rows))
+	}
+	sum := 0.0
+	for _, r := range tb.Rows {
+		p := r["p_rank_1"].(float64)
+		if !near(p, first[str(r["config"])]) {
+			t.Errorf("%v: P(rank 1) %v, stored %v", r["config"], p, first[str(r["config"])])
+		}
+		if r["n_boot"].(float64) != 100 || r["boot_seed"].(float64) != 3 {
+			t.Errorf("%v: n_boot %v, boot_seed %v", r["config"], r["n_boot"], r["boot_seed"])
+		}
+		sum += p
+	}
+	if !near(sum, 1) {
+		t.Errorf("P(rank 1) sums to %v over the configurations", sum)
+	}
+}
