@@ -452,7 +452,7 @@ func (s *site) stabilitySections() (main, demo []*section) {
 	if nBoot > 0 {
 		src = fmt.Sprintf("From the rank stage's case-level bootstrap (n_boot = %d resamples, boot_seed = %d)", nBoot, seed)
 	}
-	ms.Paragraphs = []string{src + ": each resample recomputes every run's percentile and every configuration's ReX-MLE rank. The significance map gives, for each pair, the share of resamples in which the row's configuration ranks above the column's (ties count ½), in the style of challengeR; ≥ 95 %% or ≤ 5 %% marks an order the resampling does not shake. The blob plot shows how often each configuration takes each overall place."}
+	ms.Paragraphs = []string{src + ": each resample recomputes every run's percentile and every configuration's ReX-MLE rank. The significance map gives, for each pair, the share of resamples in which the row's configuration ranks above the column's (ties count ½), in the style of challengeR; ≥ 95 % or ≤ 5 % marks an order the resampling does not shake (outlined cells). The blob plot shows how often each configuration takes each overall place."}
 	if len(comp) < 2 {
 		ms.Paragraphs = append(ms.Paragraphs, fmt.Sprintf("Comparable configurations with a bootstrap: %d. The paper's recorded rows have no per-case values, so they cannot be resampled; the map needs at least two configurations run and graded by rexmle on the real data.", len(comp)))
 	} else {
