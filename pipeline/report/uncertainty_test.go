@@ -254,6 +254,9 @@ func TestUncertaintyOnSite(t *testing.T) {
 	if !strings.Contains(string(idx), "n_boot = 200") || !strings.Contains(string(idx), "boot_seed = 11") {
 		t.Error("the overview does not state n_boot and boot_seed")
 	}
+	if strings.Contains(string(idx), "%%") {
+		t.Error("the overview shows a literal %%")
+	}
 	// Agent pages: the per-seed values as stored.
 	for _, o := range ov {
 		if o.Source != "realtest" {
