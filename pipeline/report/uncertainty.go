@@ -712,7 +712,7 @@ func (s *site) agentUncertainty(g *group) []*section {
 		if len(o.Seeds) > 0 {
 			sec.Tables = []*table{t}
 		}
-		if nonZero(bars) {
+		if nonZero(bars) && (len(o.Seeds) > 1 || anyCI(bars)) { // one seed and no interval: the intro says it all
 			sec.Charts = []chart{pctChart(chartID("seeds", groupSlug(g.groupKey)), "ReX-MLE rank per seed", "mean percentile (%); error bar: 95 % bootstrap interval", bars,
 				"Bar chart of the ReX-MLE rank (%, axis 0–100 %) of each seed and of all seeds together, with its 95 % bootstrap interval")}
 		}
