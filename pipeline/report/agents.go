@@ -148,6 +148,7 @@ func (s *site) agentPage(g *group) *page {
 	}
 	sec.Tables = []*table{t}
 	p.Sections = append(p.Sections, sec)
+	p.Sections = append(p.Sections, s.agentUncertainty(g)...)
 	p.Sections = append(p.Sections, s.agentCapSection(g))
 	return p
 }

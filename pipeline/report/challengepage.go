@@ -258,7 +258,7 @@ func (s *site) challengePage(c *config.Challenge) *page {
 			b.Value = 100 * cv.Pct
 			b.Tip = b.Label + ": " + fmtFrac(cv.Pct, 1)
 		}
-		bars = append(bars, b)
+		bars = append(bars, s.challengeCI(b, g, c.ID))
 	}
 	ps := &section{ID: "percentiles", Title: "Percentile per agent configuration"}
 	switch {
@@ -269,6 +269,7 @@ func (s *site) challengePage(c *config.Challenge) *page {
 	default:
 		ps.Charts = []chart{pctChart(chartID("pct", c.ID), "Percentile on "+c.ShortName, "0 % = below every human team; FAIL = no valid submission", bars,
 			"Bar chart of the percentile (%, axis 0–100 %) each comparable agent configuration reaches on "+c.ShortName+" (mean over seeds, failed runs 0, FAIL in red)")}
+		ps.Paragraphs = append(ps.Paragraphs, s.challengeCINote(c.ID, true))
 	}
 	p.Sections = append(p.Sections, ps)
 	if len(demo) > 0 {
@@ -277,6 +278,7 @@ func (s *site) challengePage(c *config.Challenge) *page {
 			Paragraphs: []string{"Runs on synthetic data, ranked against the real leaderboard only to check the pipeline: these numbers are not results and are not inserted into the leaderboard above."},
 			Tables:     []*table{dt}})
 	}
+	p.Sections = append(p.Sections, s.challengeUncertainty(c)...)
 	p.Sections = append(p.Sections, s.caseSection(c))
 	return p
 }

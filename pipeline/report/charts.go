@@ -88,6 +88,10 @@ type pctBar struct {
 	Fail    bool    // no valid submission: drawn as a FAIL label, not a bar
 	Printed float64 // the paper's printed value, percent; NaN for none
 	Tip     string  // the tooltip text, with units
+	// CI marks a 95 % bootstrap interval [CILo, CIHi] (percent), drawn as
+	// an error bar (see ciSeries).
+	CI         bool
+	CILo, CIHi float64
 }
 
 // nonZero reports whether any bar has something to draw (a positive value,
@@ -148,6 +152,9 @@ func pctChart(id, name, sub string, bars []pctBar, alt string) chart {
 	if len(printed) > 0 {
 		series = append(series, map[string]any{"name": "paper's printed value", "type": "scatter", "data": printed, "symbol": "diamond", "symbolSize": 12,
 			"itemStyle": map[string]any{"color": "#d96c00", "borderColor": textColour, "borderWidth": 1}})
+	}
+	if ci := ciSeries(bars); ci != nil {
+		series = append(series, ci)
 	}
 	opt := map[string]any{
 		"animation": false,

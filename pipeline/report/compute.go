@@ -129,6 +129,7 @@ func (s *site) computePage() ([]*page, error) {
 	}
 	sum := &section{ID: "summary", Title: "Summary"}
 	p.Sections = append(p.Sections, sum)
+	p.Sections = append(p.Sections, s.computeNormSections()...)
 	sum.Paragraphs = append(sum.Paragraphs, fmt.Sprintf("%d run(s) have GPU telemetry; %d run(s) have none (no GPU, or telemetry off). The paper's recorded runs carry no telemetry.", len(rcs), without))
 	if len(rcs) == 0 {
 		sum.Paragraphs = append(sum.Paragraphs, "The paper reports that agents used only about 10–20 % of GPU memory; with no telemetry here that claim cannot be tested.")

@@ -97,6 +97,7 @@ type dataset struct {
 	Leader     map[string][]humanRow       // leaderboard as stored, by challenge
 	PaperCap   []paperCap                  // the paper's stated capability scores
 	Profiles   []store.CapabilityProfile   // the judge stage's capability profiles
+	Boot       *bootData                   // bootstrap intervals and GPU summaries (uncertainty.go)
 }
 
 // paperCap is one paper_capabilities row.

@@ -114,9 +114,12 @@ func (s *site) overviewPage() ([]*page, error) {
 	}
 	p.Intro = []string{"The ReX-MLE rank of a configuration is the mean over challenges of its leaderboard percentile (0 % = below every human team, 100 % = at the top; seeds averaged; a failed run counts 0)."}
 	p.Sections = append(p.Sections, s.figure1Section(), s.table3Section())
+	stab, stabDemo := s.stabilitySections()
+	p.Sections = append(p.Sections, stab...)
 	if demo := s.demoSection(); demo != nil {
 		p.Sections = append(p.Sections, demo)
 	}
+	p.Sections = append(p.Sections, stabDemo...)
 	links := &section{ID: "pages", Title: "Challenges"}
 	for _, c := range s.b.Challenges {
 		links.List = append(links.List, listItem{Text: c.ShortName, Href: "challenges/" + c.ID + ".html", Note: c.Modality + " · " + c.TaskType})
@@ -166,7 +169,7 @@ func (s *site) figure1Section() *section {
 		DataHead: []string{"agent", "backend", "setting", "source", "challenges", "rexmle_rank_pct", "rexmle_rank_lo_pct", "rexmle_rank_hi_pct", "paper_pct", "paper_table", "check"}}
 	for _, g := range gs {
 		if s.headlineGroup(g) {
-			bars = append(bars, pctBar{Label: s.label(g.groupKey), Value: 100 * g.Overall, Hi: math.NaN(), Printed: s.printedPct(g), Tip: s.rankTip(g)})
+			bars = append(bars, s.overallCI(pctBar{Label: s.label(g.groupKey), Value: 100 * g.Overall, Hi: math.NaN(), Printed: s.printedPct(g), Tip: s.rankTip(g)}, g))
 		} else {
 			nAbl++
 		}
@@ -187,7 +190,7 @@ func (s *site) figure1Section() *section {
 	}
 	fig := &section{ID: "rank", Title: "ReX-MLE rank (paper Figure 1)", Tables: []*table{t}}
 	if len(bars) > 0 {
-		fig.Paragraphs = append(fig.Paragraphs, fmt.Sprintf("The chart shows the %d configuration(s) ranked on all %d challenges; the diamond is the paper's printed value.", len(bars), len(s.b.Challenges)))
+		fig.Paragraphs = append(fig.Paragraphs, fmt.Sprintf("The chart shows the %d configuration(s) ranked on all %d challenges; the diamond is the paper's printed value.", len(bars), len(s.b.Challenges)), s.figure1CINote())
 		fig.Charts = []chart{pctChart(chartID("overall"), "ReX-MLE rank, all challenges", "mean percentile of the human teams (%)", bars,
 			"Bar chart of the ReX-MLE rank (mean percentile, %, axis 0–100 %) of each configuration ranked on all challenges, best first")}
 	} else {
@@ -520,13 +523,14 @@ func (s *site) demoSection() *section {
 			{Text: s.dataKind(g.Source)}, {Text: strconv.Itoa(g.NChallenges), Class: "num"}, {Text: val, Class: "num", Sort: sortKey(midpoint(g))}},
 			Data: []any{g.Agent, g.Backend, g.Setting, g.Source, s.dataKind(g.Source), g.NChallenges, pctNum(g.Overall), pctNum(g.Lo), pctNum(g.Hi)}})
 		if !math.IsNaN(g.Overall) {
-			bars = append(bars, pctBar{Label: s.label(g.groupKey) + " [synthetic]", Value: 100 * g.Overall, Hi: math.NaN(), Printed: math.NaN(),
-				Tip: s.label(g.groupKey) + ": " + fmtFrac(g.Overall, 2) + " on synthetic data (not comparable)"})
+			bars = append(bars, s.overallCI(pctBar{Label: s.label(g.groupKey) + " [synthetic]", Value: 100 * g.Overall, Hi: math.NaN(), Printed: math.NaN(),
+				Tip: s.label(g.groupKey) + ": " + fmtFrac(g.Overall, 2) + " on synthetic data (not comparable)"}, g))
 		}
 	}
 	if nonZero(bars) {
 		sec.Charts = []chart{pctChart(chartID("synthetic"), "Synthetic runs (pipeline check, not results)", "percentile on synthetic data (%)", bars,
 			"Bar chart of the mean percentile (%) of the synthetic runs; not comparable with the human leaderboards")}
+		sec.Paragraphs = append(sec.Paragraphs, s.demoCINote())
 	} else if len(bars) > 0 {
 		sec.Paragraphs = append(sec.Paragraphs, "Every synthetic configuration is at 0 %: no chart is drawn.")
 	}

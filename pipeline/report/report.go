@@ -94,6 +94,9 @@ func Build(ctx context.Context, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}
+	if data.Boot, err = loadBoot(ctx, opts.Store); err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
 	s := &site{b: opts.Benchmark, opts: opts, data: data, log: opts.Logger, files: map[string][]byte{}}
 	s.banner = s.bannerText()
 	if s.repro, err = s.reproduce(ctx); err != nil {

@@ -57,7 +57,7 @@ func buildSite(t *testing.T) (string, []string) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	if err := reporttest.Fill(ctx, st, b, reporttest.Spec{Source: "demo", Agents: 2, Seeds: 2, Cases: 3, Strategies: 5, GPUSamples: 5, RandSeed: 2}); err != nil {
+	if err := reporttest.Fill(ctx, st, b, reporttest.Spec{Source: "demo", Agents: 2, Seeds: 2, Cases: 6, MeanCases: true, Strategies: 5, GPUSamples: 5, RandSeed: 2}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := rankstage.Run(ctx, b, st); err != nil {
@@ -224,6 +224,17 @@ const chartAuditJS = `(() => {
   return out;
 })()`
 
+// bootDrawnJS checks that chart %q is drawn with its uncertainty series:
+// error bars (a boxplot with at least one interval), heat-map cells or blobs.
+const bootDrawnJS = `(() => {
+  const el = document.getElementById(%q);
+  const c = el && echarts.getInstanceByDom(el);
+  if (!c || !el.querySelector('canvas')) { return false; }
+  return (c.getOption().series || []).some(s =>
+    (s.type === 'boxplot' && (s.data || []).some(d => Array.isArray(d) && d.length === 5)) ||
+    ((s.type === 'heatmap' || s.type === 'scatter') && (s.data || []).some(d => d && Array.isArray(d.value))));
+})()`
+
 // resizeJS reads the first chart's canvas width.
 const resizeJS = `(() => { const el = document.querySelector('.chart-box'); if (!el) { return -1; } const c = el.querySelector('canvas'); return c ? c.getBoundingClientRect().width : -1; })()`
 
@@ -280,7 +291,10 @@ func TestSiteInBrowser(t *testing.T) {
 	// Screenshots at both widths of these pages.
 	shotPages := map[string]string{"index.html": "overview", "challenges/isles22.html": "challenge-isles22", "challenges/puma-track1-task1.html": "challenge-puma-t1-seg",
 		"capabilities.html": "capabilities", "ablations.html": "ablations", "reproduction.html": "reproduction", "agents/paper--24h--gpt-5--rd-agent.html": "agent-rd-agent",
-		"compute.html": "compute", "challenges/ldct-iqa.html": "challenge-ldct-iqa"}
+		"compute.html": "compute", "challenges/ldct-iqa.html": "challenge-ldct-iqa", "agents/demo--24h--test-llm--agent-00.html": "agent-demo"}
+	// The bootstrap views (issue 18) drawn: error bars, significance map, rank blobs.
+	bootCharts := map[string][]string{"index.html": {"c_synthetic", "c_sigmap_synthetic", "c_blobs_synthetic"},
+		"challenges/isles22.html": {"c_synthetic_pct_isles22"}, "agents/demo--24h--test-llm--agent-00.html": {"c_seeds_demo__24h__test_llm__agent_00"}}
 	links := map[string][]string{} // URL → pages linking to it
 	totalCharts, paperNumbers := 0, 0
 	for _, p := range pages {
@@ -337,6 +351,15 @@ func TestSiteInBrowser(t *testing.T) {
 				for _, z := range a.Zero {
 					t.Errorf("%s: chart %s", p, z)
 				}
+			}
+		}
+		for _, id := range bootCharts[p] {
+			if err != nil {
+				break
+			}
+			var drawn bool
+			if drawn, err = chromedp.Run(pctx, chromedp.Evaluate[bool](fmt.Sprintf(bootDrawnJS, id))); err == nil && !drawn {
+				t.Errorf("%s: bootstrap chart %s not drawn (or without its error bars / cells)", p, id)
 			}
 		}
 		if err == nil && strings.HasPrefix(p, "challenges/") {

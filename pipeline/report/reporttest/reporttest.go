@@ -19,10 +19,15 @@ import (
 
 // Spec says how much synthetic data Fill writes.
 type Spec struct {
-	Source     string // runs.source; default "synthetic"
-	Agents     int    // agent ids "agent-00", "agent-01", …
-	Seeds      int
-	Cases      int // per-case values per run (0 for none)
+	Source string // runs.source; default "synthetic"
+	Agents int    // agent ids "agent-00", "agent-01", …
+	Seeds  int
+	Cases  int // per-case values per run (0 for none)
+	// MeanCases stores per-case values for every ranked metric, with the
+	// run's value their mean (so the rank stage's bootstrap gives
+	// intervals wherever the challenge aggregates by a mean); otherwise
+	// only the first metric gets per-case values, unrelated to its value.
+	MeanCases  bool
 	Strategies int // capability strategies per run (0 for no judge rows)
 	GPUSamples int // telemetry samples per run on the first challenge (0 for none)
 	RandSeed   uint64
@@ -66,6 +71,7 @@ func Fill(ctx context.Context, st *store.Store, b *config.Benchmark, sp Spec) er
 						return err
 					}
 					vals := map[string]float64{}
+					cases := map[string][]float64{}
 					if status == store.RunDone {
 						for _, m := range c.Metrics {
 							lo, hi := math.Inf(1), math.Inf(-1)
@@ -77,6 +83,16 @@ func Fill(ctx context.Context, st *store.Store, b *config.Benchmark, sp Spec) er
 							}
 							span := hi - lo
 							vals[m.Name] = lo - span/2 + 2*span*rng.Float64()
+							if sp.MeanCases && sp.Cases > 0 {
+								cs := make([]float64, sp.Cases)
+								sum := 0.0
+								for k := range cs {
+									cs[k] = vals[m.Name] + span*(rng.Float64()-0.5)
+									sum += cs[k]
+								}
+								vals[m.Name] = sum / float64(sp.Cases)
+								cases[m.Name] = cs
+							}
 						}
 					}
 					if err := tx.PutMetricValues(ctx, id, vals); err != nil {
@@ -88,13 +104,25 @@ func Fill(ctx context.Context, st *store.Store, b *config.Benchmark, sp Spec) er
 					if status != store.RunDone {
 						continue
 					}
-					var cases []store.CaseValues
-					for k := 0; k < sp.Cases; k++ {
-						for _, m := range c.Metrics[:1] {
-							cases = append(cases, store.CaseValues{Case: fmt.Sprintf("case%03d", k), Values: map[string]float64{m.Name: rng.Float64()}})
+					var caseRows []store.CaseValues
+					if sp.MeanCases {
+						// Every metric's per-case values, whose mean is the run's value.
+						for k := 0; k < sp.Cases; k++ {
+							vs := map[string]float64{}
+							for _, m := range c.Metrics {
+								if k < len(cases[m.Name]) {
+									vs[m.Name] = cases[m.Name][k]
+								}
+							}
+							caseRows = append(caseRows, store.CaseValues{Case: fmt.Sprintf("case%03d", k), Values: vs})
 						}
 					}
-					if err := tx.PutCaseValues(ctx, id, cases); err != nil {
+					for k := 0; k < sp.Cases && !sp.MeanCases; k++ {
+						for _, m := range c.Metrics[:1] {
+							caseRows = append(caseRows, store.CaseValues{Case: fmt.Sprintf("case%03d", k), Values: map[string]float64{m.Name: rng.Float64()}})
+						}
+					}
+					if err := tx.PutCaseValues(ctx, id, caseRows); err != nil {
 						return err
 					}
 					if m := c.Metrics[0]; a%2 == 0 {
