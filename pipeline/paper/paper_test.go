@@ -2,7 +2,6 @@ package paper
 
 import (
 	"context"
-	"database/sql"
 	"os"
 	"path/filepath"
 	"strings"
@@ -38,8 +37,8 @@ func TestCapabilitiesImported(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	if err := st.Tx(ctx, func(tx *sql.Tx) error {
-		if err := store.SyncChallenges(ctx, tx, b.Challenges); err != nil {
+	if err := st.Update(ctx, func(tx *store.Tx) error {
+		if err := tx.SyncChallenges(ctx, b.Challenges); err != nil {
 			return err
 		}
 		_, err := Import(ctx, tx, rec, b)
