@@ -48,7 +48,7 @@ func TestCapabilitiesImported(t *testing.T) {
 	}
 	var printed string
 	var v float64
-	if err := st.DB.QueryRowContext(ctx, `SELECT printed, value FROM paper_capabilities WHERE agent='rd-agent' AND strategy_id=4`).Scan(&printed, &v); err != nil {
+	if err := st.RawQueryRow(ctx, `SELECT printed, value FROM paper_capabilities WHERE agent='rd-agent' AND strategy_id=4`).Scan(&printed, &v); err != nil {
 		t.Fatal(err)
 	}
 	if printed != "0.663" || v != 0.663 {
@@ -56,7 +56,7 @@ func TestCapabilitiesImported(t *testing.T) {
 	}
 	// S2 prints an Overall row; it is kept as a print.
 	var n int
-	if err := st.DB.QueryRowContext(ctx, `SELECT count(*) FROM printed WHERE tbl='S2' AND key='overall'`).Scan(&n); err != nil {
+	if err := st.RawQueryRow(ctx, `SELECT count(*) FROM printed WHERE tbl='S2' AND key='overall'`).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
 	if n != 3 {
@@ -64,7 +64,7 @@ func TestCapabilitiesImported(t *testing.T) {
 	}
 	// The unranked rows keep the paper's order (PLCC, SROCC, KROCC in S3).
 	var order string
-	if err := st.DB.QueryRowContext(ctx, `SELECT text FROM printed WHERE tbl='S3' AND key=? AND run_id=?`, OrderKey, RunID("24h", "gpt-5", "ldct-iqa", "aide")).Scan(&order); err != nil {
+	if err := st.RawQueryRow(ctx, `SELECT text FROM printed WHERE tbl='S3' AND key=? AND run_id=?`, OrderKey, RunID("24h", "gpt-5", "ldct-iqa", "aide")).Scan(&order); err != nil {
 		t.Fatal(err)
 	}
 	if order != "PLCC\tSROCC\tKROCC" {

@@ -316,11 +316,11 @@ func TestBootstrapStage(t *testing.T) {
 	}
 	// Stored: one row per run and configuration.
 	var n int
-	st.DB.QueryRow(`SELECT count(*) FROM boot_runs WHERE n_boot = 400 AND boot_seed = 77 AND percentile_lo IS NOT NULL`).Scan(&n)
+	st.RawQueryRow(context.Background(), `SELECT count(*) FROM boot_runs WHERE n_boot = 400 AND boot_seed = 77 AND percentile_lo IS NOT NULL`).Scan(&n)
 	if n != 5 {
 		t.Errorf("%d bootstrapped runs stored, want 5", n)
 	}
-	st.DB.QueryRow(`SELECT count(*) FROM boot_pairwise`).Scan(&n)
+	st.RawQueryRow(context.Background(), `SELECT count(*) FROM boot_pairwise`).Scan(&n)
 	if n != 6 {
 		t.Errorf("%d pairwise rows stored", n)
 	}

@@ -113,7 +113,7 @@ func TestRankTwiceIsIdempotent(t *testing.T) {
 			`SELECT id, status FROM runs ORDER BY 1`,
 			`SELECT challenge_id, rank, metric, value FROM leaderboard_values ORDER BY 1,2,3`,
 		} {
-			rows, err := st.DB.QueryContext(ctx, q)
+			rows, err := st.RawQuery(ctx, q)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -144,7 +144,7 @@ func TestRankTwiceIsIdempotent(t *testing.T) {
 		t.Fatal("ranking twice changed the database")
 	}
 	var n int
-	st.DB.QueryRow(`SELECT count(*) FROM runs`).Scan(&n)
+	st.RawQueryRow(context.Background(), `SELECT count(*) FROM runs`).Scan(&n)
 	if n < 60 {
 		t.Fatalf("%d runs", n)
 	}
