@@ -273,7 +273,7 @@ func TestRunCoverageAndNoKeyLeak(t *testing.T) {
 	tables.Close()
 	scanned := 0
 	for _, n := range names {
-		rows, err := db.RawQuery(context.Background(), `SELECT * FROM ` + n)
+		rows, err := db.RawQuery(context.Background(), `SELECT * FROM `+n)
 		if err != nil {
 			t.Fatal(err)
 		}
