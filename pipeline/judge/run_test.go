@@ -66,7 +66,7 @@ func writeRun(t testing.TB, root, runID, challenge, agent string, seed int, back
 func countRows(t *testing.T, st *store.Store, q string, args ...any) int {
 	t.Helper()
 	var n int
-	if err := st.DB.QueryRow(q, args...).Scan(&n); err != nil {
+	if err := st.RawQueryRow(context.Background(), q, args...).Scan(&n); err != nil {
 		t.Fatalf("%s: %v", q, err)
 	}
 	return n
@@ -260,7 +260,7 @@ func TestRunCoverageAndNoKeyLeak(t *testing.T) {
 	if strings.Contains(logs.String(), testKey) {
 		t.Error("API key in log output")
 	}
-	tables, err := db.DB.Query(`SELECT name FROM sqlite_master WHERE type = 'table'`)
+	tables, err := db.RawQuery(context.Background(), `SELECT name FROM sqlite_master WHERE type = 'table'`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -273,7 +273,7 @@ func TestRunCoverageAndNoKeyLeak(t *testing.T) {
 	tables.Close()
 	scanned := 0
 	for _, n := range names {
-		rows, err := db.DB.Query(`SELECT * FROM ` + n)
+		rows, err := db.RawQuery(context.Background(), `SELECT * FROM `+n)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,7 +6,6 @@ package paper
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -235,11 +234,8 @@ func RunID(setting, backend, challenge, agent string) string {
 // S1–S20 (every ranked metric value), and one per Table 4 / Table 5 row not
 // already covered (the primary metric only). What the paper printed goes to
 // the printed tables.
-//
-// It takes the rank stage's raw transaction (see store.WrapTx); the writes
-// are the store's.
-func Import(ctx context.Context, sqlTx *sql.Tx, r *Recorded, b *config.Benchmark) (int, error) {
-	tx := store.WrapTx(sqlTx)
+// The writes join the caller's transaction tx.
+func Import(ctx context.Context, tx *store.Tx, r *Recorded, b *config.Benchmark) (int, error) {
 	if err := tx.DeleteSource(ctx, Source); err != nil {
 		return 0, err
 	}

@@ -2,7 +2,6 @@ package paper
 
 import (
 	"context"
-	"database/sql"
 	"os"
 	"path/filepath"
 	"strings"
@@ -38,8 +37,8 @@ func TestCapabilitiesImported(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	if err := st.Tx(ctx, func(tx *sql.Tx) error {
-		if err := store.SyncChallenges(ctx, tx, b.Challenges); err != nil {
+	if err := st.Update(ctx, func(tx *store.Tx) error {
+		if err := tx.SyncChallenges(ctx, b.Challenges); err != nil {
 			return err
 		}
 		_, err := Import(ctx, tx, rec, b)
@@ -49,7 +48,7 @@ func TestCapabilitiesImported(t *testing.T) {
 	}
 	var printed string
 	var v float64
-	if err := st.DB.QueryRowContext(ctx, `SELECT printed, value FROM paper_capabilities WHERE agent='rd-agent' AND strategy_id=4`).Scan(&printed, &v); err != nil {
+	if err := st.RawQueryRow(ctx, `SELECT printed, value FROM paper_capabilities WHERE agent='rd-agent' AND strategy_id=4`).Scan(&printed, &v); err != nil {
 		t.Fatal(err)
 	}
 	if printed != "0.663" || v != 0.663 {
@@ -57,7 +56,7 @@ func TestCapabilitiesImported(t *testing.T) {
 	}
 	// S2 prints an Overall row; it is kept as a print.
 	var n int
-	if err := st.DB.QueryRowContext(ctx, `SELECT count(*) FROM printed WHERE tbl='S2' AND key='overall'`).Scan(&n); err != nil {
+	if err := st.RawQueryRow(ctx, `SELECT count(*) FROM printed WHERE tbl='S2' AND key='overall'`).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
 	if n != 3 {
@@ -65,7 +64,7 @@ func TestCapabilitiesImported(t *testing.T) {
 	}
 	// The unranked rows keep the paper's order (PLCC, SROCC, KROCC in S3).
 	var order string
-	if err := st.DB.QueryRowContext(ctx, `SELECT text FROM printed WHERE tbl='S3' AND key=? AND run_id=?`, OrderKey, RunID("24h", "gpt-5", "ldct-iqa", "aide")).Scan(&order); err != nil {
+	if err := st.RawQueryRow(ctx, `SELECT text FROM printed WHERE tbl='S3' AND key=? AND run_id=?`, OrderKey, RunID("24h", "gpt-5", "ldct-iqa", "aide")).Scan(&order); err != nil {
 		t.Fatal(err)
 	}
 	if order != "PLCC\tSROCC\tKROCC" {

@@ -2,7 +2,7 @@ package rankstage
 
 import (
 	"context"
-	"database/sql"
+
 	"fmt"
 	"math"
 	"os"
@@ -15,6 +15,7 @@ import (
 	"github.com/rexmle/rexmle/pipeline/config"
 	"github.com/rexmle/rexmle/pipeline/paper"
 	"github.com/rexmle/rexmle/pipeline/rank"
+	"github.com/rexmle/rexmle/pipeline/store"
 )
 
 // The case-level bootstrap (issue 18). For every new run with per-case
@@ -193,35 +194,9 @@ func statistic(impl challenge.Challenge, m string, cases []challenge.Case, value
 	return nil, "", fmt.Errorf("%w (the mean of the %d stored per-case %s is %v, the grader reported %v: the grader aggregates otherwise, or graded cases the store keeps once, e.g. repeated case ids)", challenge.ErrNotAMean, len(cases), m, mean(all), value)
 }
 
-// loadCases reads a run's per-case values, cases ordered by id.
-func loadCases(ctx context.Context, tx *sql.Tx, runID string) ([]challenge.Case, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT case_id, metric, value FROM case_values WHERE run_id=? ORDER BY case_id, metric`, runID)
-	if err != nil {
-		return nil, fmt.Errorf("read per-case values of %s: %w", runID, err)
-	}
-	defer rows.Close()
-	var out []challenge.Case
-	for rows.Next() {
-		var id, m string
-		var v sql.NullFloat64
-		if err := rows.Scan(&id, &m, &v); err != nil {
-			return nil, fmt.Errorf("read per-case values of %s: %w", runID, err)
-		}
-		if len(out) == 0 || out[len(out)-1].ID != id {
-			out = append(out, challenge.Case{ID: id, Values: map[string]float64{}})
-		}
-		x := math.NaN()
-		if v.Valid {
-			x = v.Float64
-		}
-		out[len(out)-1].Values[m] = x
-	}
-	return out, rows.Err()
-}
-
 // bootRun resamples a run's cases, recomputes every ranked metric, ranks
 // each resample against the fixed leaderboard and takes percentile intervals.
-func bootRun(ctx context.Context, tx *sql.Tx, opt Options, c *config.Challenge, rk *Ranked) (*RunBoot, error) {
+func bootRun(ctx context.Context, tx *store.Tx, opt Options, c *config.Challenge, rk *Ranked) (*RunBoot, error) {
 	rb := &RunBoot{BootSeed: opt.BootSeed, Metrics: map[string]*MetricBoot{}, MeanRank: noInterval, Pct: noInterval}
 	switch {
 	case rk.Run.Source == paper.Source:
@@ -234,7 +209,7 @@ func bootRun(ctx context.Context, tx *sql.Tx, opt Options, c *config.Challenge, 
 		rb.Note = "the run failed: it counts 0 in every resample"
 		return rb, nil
 	}
-	cases, err := loadCases(ctx, tx, rk.Run.ID)
+	cases, err := tx.CaseValues(ctx, rk.Run.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -532,78 +507,47 @@ func stability(opt Options, groups []*Group) *Stability {
 }
 
 // putBoot stores a run's bootstrap (replacing what was there).
-func putBoot(ctx context.Context, tx *sql.Tx, runID string, rb *RunBoot) error {
-	if _, err := tx.ExecContext(ctx, `DELETE FROM boot_runs WHERE run_id=?`, runID); err != nil {
-		return err
-	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM boot_metrics WHERE run_id=?`, runID); err != nil {
-		return err
-	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO boot_runs(run_id, n_boot, boot_seed, n_cases, mean_rank_lo, mean_rank_hi, percentile_lo, percentile_hi, n_undefined, note)
-VALUES (?,?,?,?,?,?,?,?,?,?)`, runID, rb.NBoot, int64(rb.BootSeed), rb.NCases, nf(rb.MeanRank.Lo), nf(rb.MeanRank.Hi), nf(rb.Pct.Lo), nf(rb.Pct.Hi), rb.Undefined, rb.Note); err != nil {
-		return fmt.Errorf("store bootstrap of %s: %w", runID, err)
-	}
+func putBoot(ctx context.Context, tx *store.Tx, runID string, rb *RunBoot) error {
 	names := make([]string, 0, len(rb.Metrics))
 	for m := range rb.Metrics {
 		names = append(names, m)
 	}
 	sort.Strings(names)
-	for _, m := range names {
+	ms := make([]store.MetricBootRecord, len(names))
+	for i, m := range names {
 		mb := rb.Metrics[m]
-		if _, err := tx.ExecContext(ctx, `INSERT INTO boot_metrics(run_id, metric, aggregation, value_lo, value_hi, position_lo, position_hi, note) VALUES (?,?,?,?,?,?,?,?)`,
-			runID, m, mb.Aggregation, nf(mb.Value.Lo), nf(mb.Value.Hi), nf(mb.Position.Lo), nf(mb.Position.Hi), mb.Note); err != nil {
-			return fmt.Errorf("store bootstrap of %s/%s: %w", runID, m, err)
-		}
+		ms[i] = store.MetricBootRecord{Metric: m, Aggregation: mb.Aggregation, ValueLo: mb.Value.Lo, ValueHi: mb.Value.Hi,
+			PositionLo: mb.Position.Lo, PositionHi: mb.Position.Hi, Note: mb.Note}
 	}
-	return nil
+	return tx.PutRunBoot(ctx, runID, store.RunBootRecord{NBoot: rb.NBoot, BootSeed: int64(rb.BootSeed), NCases: rb.NCases,
+		MeanRankLo: rb.MeanRank.Lo, MeanRankHi: rb.MeanRank.Hi, PctLo: rb.Pct.Lo, PctHi: rb.Pct.Hi, Undefined: rb.Undefined, Note: rb.Note}, ms)
 }
 
 // putStability replaces the overall intervals, seed summaries, pairwise
 // probabilities and rank counts.
-func putStability(ctx context.Context, tx *sql.Tx, groups []*Group, s *Stability) error {
-	for _, t := range []string{"boot_overall", "boot_challenges", "boot_pairwise", "boot_rank_counts"} {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM `+t); err != nil {
-			return err
-		}
-	}
+func putStability(ctx context.Context, tx *store.Tx, groups []*Group, s *Stability) error {
+	rec := store.StabilityRecord{NBoot: s.NBoot, BootSeed: int64(s.BootSeed)}
 	for _, g := range groups {
 		gb := g.Boot
-		if _, err := tx.ExecContext(ctx, `INSERT INTO boot_overall(source, setting, backend, agent, rexmle_rank, rexmle_rank_lo, rexmle_rank_hi, n_boot, boot_seed, n_fixed,
- n_seeds, seed_mean, seed_se, n_failed_seeds, seed_values, note) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
-			g.Source, g.Setting, g.Backend, g.Agent, nf(g.Overall), nf(gb.Overall.Lo), nf(gb.Overall.Hi), gb.NBoot, int64(gb.BootSeed), gb.NFixed,
-			len(gb.Seeds), nf(gb.SeedSummary.Mean), nf(gb.SeedSummary.SE), gb.FailedRuns, seedValues(gb), gb.Note); err != nil {
-			return fmt.Errorf("store overall bootstrap of %s: %w", g.Label(), err)
-		}
+		o := store.OverallBootRecord{Source: g.Source, Setting: g.Setting, Backend: g.Backend, Agent: g.Agent,
+			Rank: g.Overall, RankLo: gb.Overall.Lo, RankHi: gb.Overall.Hi, NBoot: gb.NBoot, BootSeed: int64(gb.BootSeed), NFixed: gb.NFixed,
+			NSeeds: len(gb.Seeds), SeedMean: gb.SeedSummary.Mean, SeedSE: gb.SeedSummary.SE, NFailedSeeds: gb.FailedRuns,
+			SeedValues: seedValues(gb), Note: gb.Note}
 		for _, cb := range gb.Challenges {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO boot_challenges(source, setting, backend, agent, challenge_id, percentile, percentile_lo, percentile_hi,
- n_seeds, n_fixed, n_boot, boot_seed, note) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)`, g.Source, g.Setting, g.Backend, g.Agent, cb.Challenge, nf(cb.Percentile),
-				nf(cb.Pct.Lo), nf(cb.Pct.Hi), cb.NSeeds, cb.NFixed, gb.NBoot, int64(gb.BootSeed), cb.Note); err != nil {
-				return fmt.Errorf("store challenge bootstrap of %s/%s: %w", g.Label(), cb.Challenge, err)
-			}
+			o.Challenges = append(o.Challenges, store.ChallengeBootRecord{Challenge: cb.Challenge, Percentile: cb.Percentile,
+				PctLo: cb.Pct.Lo, PctHi: cb.Pct.Hi, NSeeds: cb.NSeeds, NFixed: cb.NFixed, Note: cb.Note})
 		}
+		rec.Overall = append(rec.Overall, o)
 	}
 	for _, p := range s.Pairs {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO boot_pairwise(config_a, config_b, p_above, n_boot, boot_seed) VALUES (?,?,?,?,?)`,
-			p.A, p.B, nf(p.PAbove), s.NBoot, int64(s.BootSeed)); err != nil {
-			return fmt.Errorf("store pairwise %s/%s: %w", p.A, p.B, err)
-		}
+		rec.Pairs = append(rec.Pairs, store.PairwiseRecord{A: p.A, B: p.B, PAbove: p.PAbove})
 	}
 	for c, row := range s.Counts {
 		for r, n := range row {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO boot_rank_counts(config, rank, count, n_boot) VALUES (?,?,?,?)`, s.Configs[c], r+1, n, s.NBoot); err != nil {
-				return fmt.Errorf("store rank counts of %s: %w", s.Configs[c], err)
-			}
+			rec.Counts = append(rec.Counts, store.RankCountRecord{Config: s.Configs[c], Rank: r + 1, Count: n})
 		}
 	}
-	return nil
-}
-
-// nf stores NaN as NULL.
-func nf(v float64) any {
-	if math.IsNaN(v) {
-		return nil
-	}
-	return v
+	return tx.ReplaceStability(ctx, rec)
 }
 
 // seedValues prints the per-seed ReX-MLE ranks as "seed:value;…".

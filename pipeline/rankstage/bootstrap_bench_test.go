@@ -2,7 +2,6 @@ package rankstage
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
@@ -30,16 +29,17 @@ func BenchmarkBootRun(b *testing.B) {
 	gen := rand.New(rand.NewPCG(1, 1))
 	const n = 1000
 	var p, g []float64
-	err = st.Tx(ctx, func(tx *sql.Tx) error {
-		if err := store.SyncChallenges(ctx, tx, bm.Challenges); err != nil {
+	err = st.Update(ctx, func(tx *store.Tx) error {
+		if err := tx.SyncChallenges(ctx, bm.Challenges); err != nil {
 			return err
 		}
 		for _, ch := range []string{"isles22", "ldct-iqa"} {
 			id := "x/" + ch
-			if err := store.PutRun(ctx, tx, store.Run{ID: id, Source: "x", Setting: "demo", Backend: "none", Challenge: ch, Agent: "a", Status: "done"}); err != nil {
+			if err := tx.PutRun(ctx, store.Run{ID: id, Source: "x", Setting: "demo", Backend: "none", Challenge: ch, Agent: "a", Status: "done"}); err != nil {
 				return err
 			}
 			sums := map[string]float64{}
+			cvs := make([]store.CaseValues, n)
 			for i := 0; i < n; i++ {
 				vals := map[string]float64{"dice": gen.Float64(), "lesion_f1": gen.Float64(), "lesion_count_diff": float64(gen.IntN(5)), "abs_volume_diff": 10 * gen.Float64()}
 				if ch == "ldct-iqa" {
@@ -49,10 +49,11 @@ func BenchmarkBootRun(b *testing.B) {
 				}
 				for k, v := range vals {
 					sums[k] += v
-					if _, err := tx.ExecContext(ctx, `INSERT INTO case_values(run_id, case_id, metric, value) VALUES (?,?,?,?)`, id, fmt.Sprintf("c%04d", i), k, v); err != nil {
-						return err
-					}
 				}
+				cvs[i] = store.CaseValues{Case: fmt.Sprintf("c%04d", i), Values: vals}
+			}
+			if err := tx.PutCaseValues(ctx, id, cvs); err != nil {
+				return err
 			}
 			vals := map[string]float64{}
 			if ch == "isles22" {
@@ -66,7 +67,7 @@ func BenchmarkBootRun(b *testing.B) {
 				}
 				vals["score"] = ldctScore(cs)
 			}
-			if err := store.PutMetricValues(ctx, tx, id, vals); err != nil {
+			if err := tx.PutMetricValues(ctx, id, vals); err != nil {
 				return err
 			}
 		}
@@ -79,8 +80,8 @@ func BenchmarkBootRun(b *testing.B) {
 	for _, ch := range []string{"isles22", "ldct-iqa"} {
 		b.Run(ch, func(b *testing.B) {
 			c, _ := bm.Challenge(ch)
-			err := st.Tx(ctx, func(tx *sql.Tx) error {
-				vals, err := store.MetricValues(ctx, tx, "x/"+ch)
+			err := st.Update(ctx, func(tx *store.Tx) error {
+				vals, err := tx.MetricValues(ctx, "x/"+ch)
 				if err != nil {
 					return err
 				}

@@ -3,7 +3,6 @@ package rankstage
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/csv"
 	"fmt"
 	"math"
@@ -30,25 +29,22 @@ func bootFixture(t *testing.T, b *config.Benchmark, st *store.Store) {
 	t.Helper()
 	ctx := context.Background()
 	gen := rand.New(rand.NewPCG(3, 4))
-	err := st.Tx(ctx, func(tx *sql.Tx) error {
-		if err := store.SyncChallenges(ctx, tx, b.Challenges); err != nil {
+	err := st.Update(ctx, func(tx *store.Tx) error {
+		if err := tx.SyncChallenges(ctx, b.Challenges); err != nil {
 			return err
 		}
 		put := func(id, ch, agent string, seed int, cases []map[string]float64, vals map[string]float64) error {
-			if err := store.PutRun(ctx, tx, store.Run{ID: id, Source: "x", Setting: "demo", Backend: "none", Challenge: ch, Agent: agent, Seed: seed, Status: "done"}); err != nil {
+			if err := tx.PutRun(ctx, store.Run{ID: id, Source: "x", Setting: "demo", Backend: "none", Challenge: ch, Agent: agent, Seed: seed, Status: "done"}); err != nil {
 				return err
 			}
-			if err := store.PutMetricValues(ctx, tx, id, vals); err != nil {
+			if err := tx.PutMetricValues(ctx, id, vals); err != nil {
 				return err
 			}
+			cvs := make([]store.CaseValues, len(cases))
 			for i, c := range cases {
-				for k, v := range c {
-					if _, err := tx.ExecContext(ctx, `INSERT INTO case_values(run_id, case_id, metric, value) VALUES (?,?,?,?)`, id, fmt.Sprintf("case%03d", i), k, v); err != nil {
-						return err
-					}
-				}
+				cvs[i] = store.CaseValues{Case: fmt.Sprintf("case%03d", i), Values: c}
 			}
-			return nil
+			return tx.PutCaseValues(ctx, id, cvs)
 		}
 		isles := func(quality float64) ([]map[string]float64, map[string]float64) {
 			var cases []map[string]float64
@@ -320,11 +316,11 @@ func TestBootstrapStage(t *testing.T) {
 	}
 	// Stored: one row per run and configuration.
 	var n int
-	st.DB.QueryRow(`SELECT count(*) FROM boot_runs WHERE n_boot = 400 AND boot_seed = 77 AND percentile_lo IS NOT NULL`).Scan(&n)
+	st.RawQueryRow(context.Background(), `SELECT count(*) FROM boot_runs WHERE n_boot = 400 AND boot_seed = 77 AND percentile_lo IS NOT NULL`).Scan(&n)
 	if n != 5 {
 		t.Errorf("%d bootstrapped runs stored, want 5", n)
 	}
-	st.DB.QueryRow(`SELECT count(*) FROM boot_pairwise`).Scan(&n)
+	st.RawQueryRow(context.Background(), `SELECT count(*) FROM boot_pairwise`).Scan(&n)
 	if n != 6 {
 		t.Errorf("%d pairwise rows stored", n)
 	}

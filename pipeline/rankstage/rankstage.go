@@ -6,7 +6,6 @@ package rankstage
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -74,8 +73,8 @@ func RunWith(ctx context.Context, b *config.Benchmark, st *store.Store, opt Opti
 		}
 	}
 	out := &Outcome{Options: opt}
-	err := st.Tx(ctx, func(tx *sql.Tx) error {
-		if err := store.SyncChallenges(ctx, tx, b.Challenges); err != nil {
+	err := st.Update(ctx, func(tx *store.Tx) error {
+		if err := tx.SyncChallenges(ctx, b.Challenges); err != nil {
 			return err
 		}
 		if rec != nil {
@@ -83,7 +82,7 @@ func RunWith(ctx context.Context, b *config.Benchmark, st *store.Store, opt Opti
 				return fmt.Errorf("import paper results: %w", err)
 			}
 		}
-		runs, err := listRuns(ctx, tx)
+		runs, err := tx.Runs(ctx)
 		if err != nil {
 			return err
 		}
@@ -92,7 +91,7 @@ func RunWith(ctx context.Context, b *config.Benchmark, st *store.Store, opt Opti
 			if !ok {
 				continue // a challenge no longer in benchmark.toml
 			}
-			vals, err := store.MetricValues(ctx, tx, r.ID)
+			vals, err := tx.MetricValues(ctx, r.ID)
 			if err != nil {
 				return err
 			}
@@ -122,45 +121,23 @@ func RunWith(ctx context.Context, b *config.Benchmark, st *store.Store, opt Opti
 	if rec != nil {
 		out.Check = check(b, rec, out)
 	}
-	err = st.Tx(ctx, func(tx *sql.Tx) error {
+	err = st.Update(ctx, func(tx *store.Tx) error {
 		if err := putStability(ctx, tx, out.Groups, out.Stability); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM reproduction`); err != nil {
-			return err
-		}
-		if out.Check == nil {
-			return nil
-		}
-		for _, c := range out.Check.Comparisons {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO reproduction(run_id, tbl, challenge_id, agent, setting, backend, what, place, computed, printed, class, why)
-VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`, c.RunID, c.Table, c.Challenge, c.Agent, c.Setting, c.Backend, c.What, c.Where, c.Computed, c.Printed, c.Class, c.Why); err != nil {
-				return err
+		var cs []store.Reproduced
+		if out.Check != nil {
+			for _, c := range out.Check.Comparisons {
+				cs = append(cs, store.Reproduced{Check: store.Check{RunID: c.RunID, Table: c.Table, Challenge: c.Challenge, Agent: c.Agent,
+					Setting: c.Setting, Backend: c.Backend, What: c.What, Computed: c.Computed, Printed: c.Printed, Class: c.Class, Why: c.Why}, Where: c.Where})
 			}
 		}
-		return nil
+		return tx.ReplaceReproduction(ctx, cs)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("rank: store the bootstrap summaries and the reproduction check: %w", err)
 	}
 	return out, nil
-}
-
-func listRuns(ctx context.Context, tx *sql.Tx) ([]store.Run, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT id, source, setting, backend, challenge_id, agent, seed, status, detail FROM runs ORDER BY id`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []store.Run
-	for rows.Next() {
-		var r store.Run
-		if err := rows.Scan(&r.ID, &r.Source, &r.Setting, &r.Backend, &r.Challenge, &r.Agent, &r.Seed, &r.Status, &r.Detail); err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
 }
 
 // primaryOnly reports a recorded run of which the paper printed only the primary metric.
@@ -196,13 +173,12 @@ func rankRun(c *config.Challenge, r store.Run, vals map[string]float64) *Ranked 
 	return rk
 }
 
-func putRank(ctx context.Context, tx *sql.Tx, runID string, rk *Ranked) error {
-	if err := store.PutRank(ctx, tx, runID, rk.Result); err != nil {
+func putRank(ctx context.Context, tx *store.Tx, runID string, rk *Ranked) error {
+	if err := tx.PutRank(ctx, runID, rk.Result); err != nil {
 		return err
 	}
 	if rk.Partial {
-		_, err := tx.ExecContext(ctx, `UPDATE ranks SET status='partial', percentile_lo=?, percentile_hi=? WHERE run_id=?`, rk.PctLo, rk.PctHi, runID)
-		return err
+		return tx.MarkRankPartial(ctx, runID, rk.PctLo, rk.PctHi)
 	}
 	return nil
 }

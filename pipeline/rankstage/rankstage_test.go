@@ -3,7 +3,6 @@ package rankstage
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -114,7 +113,7 @@ func TestRankTwiceIsIdempotent(t *testing.T) {
 			`SELECT id, status FROM runs ORDER BY 1`,
 			`SELECT challenge_id, rank, metric, value FROM leaderboard_values ORDER BY 1,2,3`,
 		} {
-			rows, err := st.DB.QueryContext(ctx, q)
+			rows, err := st.RawQuery(ctx, q)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -145,7 +144,7 @@ func TestRankTwiceIsIdempotent(t *testing.T) {
 		t.Fatal("ranking twice changed the database")
 	}
 	var n int
-	st.DB.QueryRow(`SELECT count(*) FROM runs`).Scan(&n)
+	st.RawQueryRow(context.Background(), `SELECT count(*) FROM runs`).Scan(&n)
 	if n < 60 {
 		t.Fatalf("%d runs", n)
 	}
@@ -164,17 +163,17 @@ func TestRankTwiceIsIdempotent(t *testing.T) {
 func TestFailedRunCountsZero(t *testing.T) {
 	b, st := setup(t)
 	ctx := context.Background()
-	err := st.Tx(ctx, func(tx *sql.Tx) error {
-		if err := store.SyncChallenges(ctx, tx, b.Challenges); err != nil {
+	err := st.Update(ctx, func(tx *store.Tx) error {
+		if err := tx.SyncChallenges(ctx, b.Challenges); err != nil {
 			return err
 		}
-		if err := store.PutRun(ctx, tx, store.Run{ID: "x/ldct-iqa/a", Source: "x", Setting: "demo", Backend: "none", Challenge: "ldct-iqa", Agent: "a", Status: "done"}); err != nil {
+		if err := tx.PutRun(ctx, store.Run{ID: "x/ldct-iqa/a", Source: "x", Setting: "demo", Backend: "none", Challenge: "ldct-iqa", Agent: "a", Status: "done"}); err != nil {
 			return err
 		}
-		if err := store.PutMetricValues(ctx, tx, "x/ldct-iqa/a", map[string]float64{"score": 2.7}); err != nil {
+		if err := tx.PutMetricValues(ctx, "x/ldct-iqa/a", map[string]float64{"score": 2.7}); err != nil {
 			return err
 		}
-		if err := store.PutRun(ctx, tx, store.Run{ID: "x/usenhance/a", Source: "x", Setting: "demo", Backend: "none", Challenge: "usenhance", Agent: "a", Status: "invalid"}); err != nil {
+		if err := tx.PutRun(ctx, store.Run{ID: "x/usenhance/a", Source: "x", Setting: "demo", Backend: "none", Challenge: "usenhance", Agent: "a", Status: "invalid"}); err != nil {
 			return err
 		}
 		return nil

@@ -2,7 +2,6 @@ package report
 
 import (
 	"context"
-	"database/sql"
 	"path/filepath"
 	"testing"
 
@@ -35,12 +34,12 @@ func TestAblationsShowNewRunsBesideThePaper(t *testing.T) {
 		vals[m.Name] = c.Leaderboard[len(c.Leaderboard)-1].Values[m.Name]
 	}
 	id := "paper-claude/dentex/aide/seed-1"
-	err = st.Tx(ctx, func(tx *sql.Tx) error {
-		if err := store.PutRun(ctx, tx, store.Run{ID: id, Source: "paper-claude", Setting: "24h", Backend: "claude-sonnet-4.5",
+	err = st.Update(ctx, func(tx *store.Tx) error {
+		if err := tx.PutRun(ctx, store.Run{ID: id, Source: "paper-claude", Setting: "24h", Backend: "claude-sonnet-4.5",
 			Challenge: "dentex", Agent: "aide", Seed: 1, Status: "done", StartedAt: "2026-01-01T00:00:00Z", EndedAt: "2026-01-02T00:00:00Z"}); err != nil {
 			return err
 		}
-		return store.PutMetricValues(ctx, tx, id, vals)
+		return tx.PutMetricValues(ctx, id, vals)
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -548,7 +548,18 @@ func TestStaleFilesRemoved(t *testing.T) {
 	if _, err := os.Stat(caseTable); err != nil {
 		t.Fatalf("per-case table not written: %v", err)
 	}
-	if _, err := st.DB.Exec(`DELETE FROM case_values`); err != nil {
+	if err := st.Update(ctx, func(tx *store.Tx) error {
+		runs, err := tx.Runs(ctx)
+		if err != nil {
+			return err
+		}
+		for _, r := range runs {
+			if err := tx.PutCaseValues(ctx, r.ID, nil); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := Build(ctx, Options{Store: st, Benchmark: b, OutDir: dir, GitCommit: "x"}); err != nil {

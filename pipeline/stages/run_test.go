@@ -136,7 +136,7 @@ func TestRunRecordsRunsThatCannotStart(t *testing.T) {
 		t.Fatal(err)
 	}
 	rows := map[string]string{}
-	r, err := st.DB.Query(`SELECT agent, status, detail FROM runs WHERE source = 'refusals'`)
+	r, err := st.RawQuery(context.Background(), `SELECT agent, status, detail FROM runs WHERE source = 'refusals'`)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -114,13 +114,13 @@ func TestGradeAndGradeOne(t *testing.T) {
 	}
 	defer st.Close()
 	var valid, invalid int
-	st.DB.QueryRow(`SELECT count(*) FROM grades WHERE valid=1`).Scan(&valid)
-	st.DB.QueryRow(`SELECT count(*) FROM grades WHERE valid=0 AND error LIKE '%submission.csv%'`).Scan(&invalid)
+	st.RawQueryRow(context.Background(), `SELECT count(*) FROM grades WHERE valid=1`).Scan(&valid)
+	st.RawQueryRow(context.Background(), `SELECT count(*) FROM grades WHERE valid=0 AND error LIKE '%submission.csv%'`).Scan(&invalid)
 	if valid != 1 || invalid != 1 {
 		t.Fatalf("grades: %d valid, %d invalid naming the file", valid, invalid)
 	}
 	var pos int
-	st.DB.QueryRow(`SELECT position FROM positions WHERE run_id='t/ldct-iqa/baseline/seed-1' AND metric='score'`).Scan(&pos)
+	st.RawQueryRow(context.Background(), `SELECT position FROM positions WHERE run_id='t/ldct-iqa/baseline/seed-1' AND metric='score'`).Scan(&pos)
 	if pos != 1 {
 		t.Errorf("perfect ldct-iqa submission ranks %d, want 1", pos)
 	}

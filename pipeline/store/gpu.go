@@ -91,7 +91,7 @@ func (t *Tx) PutGPUSummary(ctx context.Context, g GPUSummary) error {
 
 // GPUSummaries returns every run's gpu_summaries row, by run id.
 func (s *Store) GPUSummaries(ctx context.Context) (map[string]GPUSummary, error) {
-	rows, err := s.DB.QueryContext(ctx, `SELECT run_id, telemetry, gpus, samples, wall_seconds, working_seconds, gpu_hours, energy_kwh,
+	rows, err := s.db.QueryContext(ctx, `SELECT run_id, telemetry, gpus, samples, wall_seconds, working_seconds, gpu_hours, energy_kwh,
 		sm_util_median, sm_util_p95, peak_mem_fraction, peak_proc_mem_fraction FROM gpu_summaries ORDER BY run_id`)
 	if err != nil {
 		return nil, fmt.Errorf("read GPU summaries: %w", err)
@@ -120,7 +120,7 @@ func (s *Store) GPUSummaries(ctx context.Context) (map[string]GPUSummary, error)
 // time (unknown readings NaN or -1, as gpu.Sample has them); a sample whose
 // time does not parse is left out.
 func (s *Store) GPUSamples(ctx context.Context) (map[string][]gpu.Sample, error) {
-	rows, err := s.DB.QueryContext(ctx, `SELECT run_id, at, gpu, sm_util, mem_used_bytes, mem_total_bytes, power_w, energy_mj, temp_c, proc_mem_bytes, elapsed_s, device
+	rows, err := s.db.QueryContext(ctx, `SELECT run_id, at, gpu, sm_util, mem_used_bytes, mem_total_bytes, power_w, energy_mj, temp_c, proc_mem_bytes, elapsed_s, device
 		FROM gpu_samples ORDER BY run_id, gpu, at`)
 	if err != nil {
 		return nil, fmt.Errorf("read GPU samples: %w", err)
@@ -162,7 +162,7 @@ func (t *Tx) AddRunEvent(ctx context.Context, runID, kind, detail string) error 
 // RunState returns a run's status and end time; ok is false when the store
 // has no such run.
 func (s *Store) RunState(ctx context.Context, runID string) (status RunStatus, endedAt string, ok bool, err error) {
-	err = s.DB.QueryRowContext(ctx, `SELECT status, ended_at FROM runs WHERE id=?`, runID).Scan(&status, &endedAt)
+	err = s.db.QueryRowContext(ctx, `SELECT status, ended_at FROM runs WHERE id=?`, runID).Scan(&status, &endedAt)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", "", false, nil
 	}

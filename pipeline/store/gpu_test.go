@@ -12,10 +12,10 @@ import (
 func TestGPUSamplesAndSummaryRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	st := open(t)
-	if _, err := st.DB.Exec(`INSERT INTO challenges VALUES ('c',0,'c','c','segmentation','CT','seg','dice',0)`); err != nil {
+	if _, err := st.db.Exec(`INSERT INTO challenges VALUES ('c',0,'c','c','segmentation','CT','seg','dice',0)`); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.DB.Exec(`INSERT INTO runs(id, source, setting, backend, challenge_id, agent, status) VALUES ('g/c/a/seed-1','g','demo','none','c','a','running')`); err != nil {
+	if _, err := st.db.Exec(`INSERT INTO runs(id, source, setting, backend, challenge_id, agent, status) VALUES ('g/c/a/seed-1','g','demo','none','c','a','running')`); err != nil {
 		t.Fatal(err)
 	}
 	t0 := time.Unix(1_700_000_000, 0).UTC()
@@ -28,7 +28,7 @@ func TestGPUSamplesAndSummaryRoundTrip(t *testing.T) {
 	}
 	var n int
 	var power, util any
-	if err := st.DB.QueryRow(`SELECT count(*), min(power_w), min(sm_util) FROM gpu_samples WHERE run_id='g/c/a/seed-1'`).Scan(&n, &power, &util); err != nil {
+	if err := st.db.QueryRow(`SELECT count(*), min(power_w), min(sm_util) FROM gpu_samples WHERE run_id='g/c/a/seed-1'`).Scan(&n, &power, &util); err != nil {
 		t.Fatal(err)
 	}
 	if n != 2 || power.(float64) != 300 || util.(float64) != 40 {
@@ -57,7 +57,7 @@ func TestGPUSamplesAndSummaryRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	var working any
-	if err := st.DB.QueryRow(`SELECT working_seconds FROM gpu_summaries`).Scan(&working); err != nil {
+	if err := st.db.QueryRow(`SELECT working_seconds FROM gpu_summaries`).Scan(&working); err != nil {
 		t.Fatal(err)
 	}
 	if working != nil {

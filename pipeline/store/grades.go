@@ -27,7 +27,7 @@ type GradeKey struct{ Mode, SubmissionHash, AnswersHash, GraderVersion string }
 // GradeKeyOf returns the key of run's stored grade; ok is false when the
 // run has no grade.
 func (s *Store) GradeKeyOf(ctx context.Context, runID string) (k GradeKey, ok bool, err error) {
-	err = s.DB.QueryRowContext(ctx, `SELECT mode, submission_hash, answers_hash, grader_version FROM grades WHERE run_id=?`, runID).
+	err = s.db.QueryRowContext(ctx, `SELECT mode, submission_hash, answers_hash, grader_version FROM grades WHERE run_id=?`, runID).
 		Scan(&k.Mode, &k.SubmissionHash, &k.AnswersHash, &k.GraderVersion)
 	if errors.Is(err, sql.ErrNoRows) {
 		return k, false, nil

@@ -69,7 +69,7 @@ func boolInt(b bool) int {
 
 // JudgeCall reads a cached answer; ok is false when none exists.
 func (s *Store) JudgeCall(ctx context.Context, judge, rubricHash, sectionHash string) (c JudgeCall, ok bool, err error) {
-	err = s.DB.QueryRowContext(ctx, `SELECT judge_kind, scores_json, raw_response, attempts, prompt_tokens, completion_tokens, total_tokens, cost_usd, created_at
+	err = s.db.QueryRowContext(ctx, `SELECT judge_kind, scores_json, raw_response, attempts, prompt_tokens, completion_tokens, total_tokens, cost_usd, created_at
 		FROM judge_calls WHERE judge_name = ? AND rubric_hash = ? AND section_hash = ?`,
 		judge, rubricHash, sectionHash).Scan(&c.Kind, &c.ScoresJSON, &c.Raw, &c.Attempts, &c.PromptTokens, &c.CompletionTokens, &c.TotalTokens, &c.CostUSD, &c.CreatedAt)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -206,7 +206,7 @@ func (s *Store) ForgetJudgedRun(ctx context.Context, runKey string) error {
 // HasJudgedRun reports whether a run key holds sections of judge and rubric.
 func (s *Store) HasJudgedRun(ctx context.Context, runKey, judge, rubricHash string) (bool, error) {
 	var n int
-	err := s.DB.QueryRowContext(ctx, `SELECT COUNT(*) FROM judge_sections
+	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM judge_sections
 		WHERE run_key = ? AND judge_name = ? AND rubric_hash = ?`, runKey, judge, rubricHash).Scan(&n)
 	if err != nil {
 		return false, fmt.Errorf("read judge results of %s: %w", runKey, err)
@@ -217,7 +217,7 @@ func (s *Store) HasJudgedRun(ctx context.Context, runKey, judge, rubricHash stri
 // StoredJudges lists the judge names that hold capability scores under
 // rubricHash ("" = any), sorted.
 func (s *Store) StoredJudges(ctx context.Context, rubricHash string) ([]string, error) {
-	rows, err := s.DB.QueryContext(ctx, `SELECT DISTINCT judge_name FROM capability_scores
+	rows, err := s.db.QueryContext(ctx, `SELECT DISTINCT judge_name FROM capability_scores
 		WHERE (? = '' OR rubric_hash = ?) ORDER BY judge_name`, rubricHash, rubricHash)
 	if err != nil {
 		return nil, fmt.Errorf("list judges: %w", err)
@@ -246,7 +246,7 @@ func (s *Store) CapabilityScores(ctx context.Context, judge, rubricHash string) 
 }
 
 func (s *Store) capabilityScores(ctx context.Context, tail string, args ...any) ([]CapabilityScore, error) {
-	rows, err := s.DB.QueryContext(ctx, `SELECT run_key, run_id, challenge, agent, backend, seed,
+	rows, err := s.db.QueryContext(ctx, `SELECT run_key, run_id, challenge, agent, backend, seed,
 		section, judge_name, judge_kind, rubric_hash, strategy_id, strategy, score, evidence
 		FROM capability_scores `+tail, args...)
 	if err != nil {
@@ -323,7 +323,7 @@ func (s *Store) ReplaceCapabilityProfiles(ctx context.Context, source, judge, ru
 // CapabilityProfiles returns every stored profile row, by run group, agent,
 // backend, judge, rubric and strategy.
 func (s *Store) CapabilityProfiles(ctx context.Context) ([]CapabilityProfile, error) {
-	return list(ctx, s.DB, "capability profiles", `SELECT source, judge_name, judge_kind, rubric_hash, agent, backend, strategy_id, strategy,
+	return list(ctx, s.db, "capability profiles", `SELECT source, judge_name, judge_kind, rubric_hash, agent, backend, strategy_id, strategy,
 		mean, n_sections, n_missing, n_runs, n_failed, evidence FROM capability_profiles
 		ORDER BY source, agent, backend, judge_name, rubric_hash, strategy_id`,
 		func(rows *sql.Rows) (CapabilityProfile, error) {

@@ -2,14 +2,8 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 )
-
-// WrapTx gives the typed write methods to a raw transaction: for
-// pipeline/rankstage, the one package that still opens its own (see
-// Store.DB), until the rank work moves to Store.Update.
-func WrapTx(tx *sql.Tx) *Tx { return &Tx{tx: tx} }
 
 // PaperCapability is one of the paper's stated capability scores (table
 // paper_capabilities).

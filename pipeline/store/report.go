@@ -45,7 +45,7 @@ type RankedRun struct {
 // RankedRuns returns every run with its rank, the paper's runs first, then
 // by setting, backend (descending), agent, challenge, seed and id.
 func (s *Store) RankedRuns(ctx context.Context) ([]RankedRun, error) {
-	return list(ctx, s.DB, "runs", `SELECT r.id, r.source, r.setting, r.backend, r.challenge_id, r.agent, r.seed, r.status, r.detail,
+	return list(ctx, s.db, "runs", `SELECT r.id, r.source, r.setting, r.backend, r.challenge_id, r.agent, r.seed, r.status, r.detail,
 		r.submission_dir, r.started_at, r.ended_at, k.status, k.reason, k.pos_sum, k.n_metrics, k.n_leaderboard, k.mean_rank, k.percentile, k.percentile_lo, k.percentile_hi
 		FROM runs r LEFT JOIN ranks k ON k.run_id = r.id ORDER BY r.source DESC, r.setting, r.backend DESC, r.agent, r.challenge_id, r.seed, r.id`,
 		func(rows *sql.Rows) (RankedRun, error) {
@@ -71,7 +71,7 @@ type MetricValue struct {
 
 // AllMetricValues returns every run's metric values.
 func (s *Store) AllMetricValues(ctx context.Context) ([]MetricValue, error) {
-	return list(ctx, s.DB, "metric values", `SELECT run_id, metric, value FROM metric_values ORDER BY run_id, metric`,
+	return list(ctx, s.db, "metric values", `SELECT run_id, metric, value FROM metric_values ORDER BY run_id, metric`,
 		func(rows *sql.Rows) (MetricValue, error) {
 			var m MetricValue
 			var v sql.NullFloat64
@@ -89,7 +89,7 @@ type Position struct {
 
 // AllPositions returns every run's positions.
 func (s *Store) AllPositions(ctx context.Context) ([]Position, error) {
-	return list(ctx, s.DB, "positions", `SELECT run_id, metric, position FROM positions ORDER BY run_id, metric`,
+	return list(ctx, s.db, "positions", `SELECT run_id, metric, position FROM positions ORDER BY run_id, metric`,
 		func(rows *sql.Rows) (Position, error) {
 			var p Position
 			return p, rows.Scan(&p.RunID, &p.Metric, &p.Position)
@@ -101,7 +101,7 @@ type Printed struct{ RunID, Table, Key, Text string }
 
 // AllPrinted returns every printed number of every run.
 func (s *Store) AllPrinted(ctx context.Context) ([]Printed, error) {
-	return list(ctx, s.DB, "printed", `SELECT run_id, tbl, key, text FROM printed ORDER BY run_id, tbl, key`,
+	return list(ctx, s.db, "printed", `SELECT run_id, tbl, key, text FROM printed ORDER BY run_id, tbl, key`,
 		func(rows *sql.Rows) (Printed, error) {
 			var p Printed
 			return p, rows.Scan(&p.RunID, &p.Table, &p.Key, &p.Text)
@@ -116,7 +116,7 @@ type ModeValue struct {
 
 // AllModeValues returns every other-mode value.
 func (s *Store) AllModeValues(ctx context.Context) ([]ModeValue, error) {
-	return list(ctx, s.DB, "mode values", `SELECT run_id, mode, metric, value FROM mode_values ORDER BY run_id, mode, metric`,
+	return list(ctx, s.db, "mode values", `SELECT run_id, mode, metric, value FROM mode_values ORDER BY run_id, mode, metric`,
 		func(rows *sql.Rows) (ModeValue, error) {
 			var m ModeValue
 			var v sql.NullFloat64
@@ -129,7 +129,7 @@ func (s *Store) AllModeValues(ctx context.Context) ([]ModeValue, error) {
 // AllPrintedOverall returns the printed overall means, by table, setting,
 // backend and agent.
 func (s *Store) AllPrintedOverall(ctx context.Context) ([]PrintedOverall, error) {
-	return list(ctx, s.DB, "printed overall", `SELECT tbl, setting, backend, agent, text FROM printed_overall ORDER BY tbl, setting, backend, agent`,
+	return list(ctx, s.db, "printed overall", `SELECT tbl, setting, backend, agent, text FROM printed_overall ORDER BY tbl, setting, backend, agent`,
 		func(rows *sql.Rows) (PrintedOverall, error) {
 			var o PrintedOverall
 			return o, rows.Scan(&o.Table, &o.Setting, &o.Backend, &o.Agent, &o.Text)
@@ -145,7 +145,7 @@ type CaseValue struct {
 // KnownCaseValues returns every non-NULL per-case value, by challenge,
 // metric, case and run.
 func (s *Store) KnownCaseValues(ctx context.Context) ([]CaseValue, error) {
-	return list(ctx, s.DB, "case values", `SELECT c.run_id, r.challenge_id, c.case_id, c.metric, c.value FROM case_values c JOIN runs r ON r.id = c.run_id
+	return list(ctx, s.db, "case values", `SELECT c.run_id, r.challenge_id, c.case_id, c.metric, c.value FROM case_values c JOIN runs r ON r.id = c.run_id
 		WHERE c.value IS NOT NULL ORDER BY r.challenge_id, c.metric, c.case_id, c.run_id`,
 		func(rows *sql.Rows) (CaseValue, error) {
 			var c CaseValue
@@ -164,7 +164,7 @@ type LeaderboardRow struct {
 
 // Leaderboards returns every stored leaderboard row, by challenge and rank.
 func (s *Store) Leaderboards(ctx context.Context) ([]LeaderboardRow, error) {
-	lb, err := list(ctx, s.DB, "leaderboard", `SELECT challenge_id, rank, team, mean_position FROM leaderboard ORDER BY challenge_id, rank`,
+	lb, err := list(ctx, s.db, "leaderboard", `SELECT challenge_id, rank, team, mean_position FROM leaderboard ORDER BY challenge_id, rank`,
 		func(rows *sql.Rows) (LeaderboardRow, error) {
 			h := LeaderboardRow{Values: map[string]float64{}}
 			return h, rows.Scan(&h.Challenge, &h.Rank, &h.Team, &h.Mean)
@@ -185,7 +185,7 @@ func (s *Store) Leaderboards(ctx context.Context) ([]LeaderboardRow, error) {
 		metric string
 		v      float64
 	}
-	vals, err := list(ctx, s.DB, "leaderboard values", `SELECT challenge_id, rank, metric, value FROM leaderboard_values`,
+	vals, err := list(ctx, s.db, "leaderboard values", `SELECT challenge_id, rank, metric, value FROM leaderboard_values`,
 		func(rows *sql.Rows) (value, error) {
 			var v value
 			return v, rows.Scan(&v.ch, &v.rank, &v.metric, &v.v)
@@ -210,7 +210,7 @@ func (s *Store) AllCapabilityScores(ctx context.Context) ([]CapabilityScore, err
 // AllJudgeSections returns every judged section, by judge, rubric, run and
 // section.
 func (s *Store) AllJudgeSections(ctx context.Context) ([]JudgeSection, error) {
-	return list(ctx, s.DB, "judge sections", `SELECT run_key, run_id, challenge, agent, backend, seed, section, source, format, judge_name,
+	return list(ctx, s.db, "judge sections", `SELECT run_key, run_id, challenge, agent, backend, seed, section, source, format, judge_name,
 		judge_kind, rubric_hash, section_hash, orig_chars, sent_chars, truncated, status, n_missing, error, cache_hit, attempts,
 		prompt_tokens, completion_tokens, cost_usd, judged_at
 		FROM judge_sections ORDER BY judge_name, rubric_hash, run_key, section`,
@@ -226,7 +226,7 @@ func (s *Store) AllJudgeSections(ctx context.Context) ([]JudgeSection, error) {
 // PaperCapabilities returns the paper's stated capability scores, by agent
 // and strategy.
 func (s *Store) PaperCapabilities(ctx context.Context) ([]PaperCapability, error) {
-	return list(ctx, s.DB, "the paper's capability scores", `SELECT setting, backend, agent, judge, strategy_id, strategy, printed, value FROM paper_capabilities ORDER BY agent, strategy_id`,
+	return list(ctx, s.db, "the paper's capability scores", `SELECT setting, backend, agent, judge, strategy_id, strategy, printed, value FROM paper_capabilities ORDER BY agent, strategy_id`,
 		func(rows *sql.Rows) (PaperCapability, error) {
 			var c PaperCapability
 			return c, rows.Scan(&c.Setting, &c.Backend, &c.Agent, &c.Judge, &c.StrategyID, &c.Strategy, &c.Printed, &c.Value)
@@ -242,7 +242,7 @@ type Check struct {
 
 // Reproduction returns the rank stage's reproduction check, in its order.
 func (s *Store) Reproduction(ctx context.Context) ([]Check, error) {
-	return list(ctx, s.DB, "the reproduction check (run the rank stage)", `SELECT run_id, tbl, challenge_id, agent, setting, backend, what, computed, printed, class, why
+	return list(ctx, s.db, "the reproduction check (run the rank stage)", `SELECT run_id, tbl, challenge_id, agent, setting, backend, what, computed, printed, class, why
 		FROM reproduction ORDER BY seq`,
 		func(rows *sql.Rows) (Check, error) {
 			var c Check

@@ -22,10 +22,7 @@ import (
 // Store is an open database. Every SQL statement of the pipeline lives in
 // this package, behind typed methods (one file per area).
 type Store struct {
-	// DB is exported only because pipeline/rankstage still runs its own
-	// queries; it is to be unexported once the rank work is merged. Other
-	// packages use the typed methods.
-	DB   *sql.DB
+	db   *sql.DB
 	Path string
 }
 
@@ -396,7 +393,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
 	db.SetMaxOpenConns(1) // one writer; SQLite serialises anyway
-	s := &Store{DB: db, Path: path}
+	s := &Store{db: db, Path: path}
 	if err := s.migrate(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open store %s: %w", path, err)
@@ -433,12 +430,12 @@ func checkWritable(path string) error {
 }
 
 // Close closes the database.
-func (s *Store) Close() error { return s.DB.Close() }
+func (s *Store) Close() error { return s.db.Close() }
 
 // Version returns the schema version.
 func (s *Store) Version(ctx context.Context) (int, error) {
 	var v int
-	err := s.DB.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&v)
+	err := s.db.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&v)
 	return v, err
 }
 
@@ -451,7 +448,7 @@ func (s *Store) migrate(ctx context.Context) error {
 		return fmt.Errorf("database schema version %d is newer than this program knows (%d)", v, len(migrations))
 	}
 	for ; v < len(migrations); v++ {
-		err := s.Tx(ctx, func(tx *sql.Tx) error {
+		err := s.rawTx(ctx, func(tx *sql.Tx) error {
 			if _, err := tx.ExecContext(ctx, migrations[v]); err != nil {
 				return fmt.Errorf("migration %d: %w", v+1, err)
 			}
@@ -465,12 +462,10 @@ func (s *Store) migrate(ctx context.Context) error {
 	return nil
 }
 
-// Tx runs fn in a raw transaction, committing if it returns nil and rolling
-// back otherwise. Only pipeline/rankstage still uses it (with the package
-// functions that take a *sql.Tx); every other package uses Update and the
-// typed methods of Tx.
-func (s *Store) Tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	tx, err := s.DB.BeginTx(ctx, nil)
+// rawTx runs fn in a raw transaction, committing if it returns nil and
+// rolling back otherwise (Update gives the typed methods of Tx).
+func (s *Store) rawTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}

@@ -36,9 +36,9 @@ func TestMigrateAndReopen(t *testing.T) {
 		t.Fatalf("version %d, want %d", v, len(migrations))
 	}
 	var mode string
-	s.DB.QueryRow(`PRAGMA journal_mode`).Scan(&mode)
+	s.db.QueryRow(`PRAGMA journal_mode`).Scan(&mode)
 	var fk int
-	s.DB.QueryRow(`PRAGMA foreign_keys`).Scan(&fk)
+	s.db.QueryRow(`PRAGMA foreign_keys`).Scan(&fk)
 	if mode != "wal" || fk != 1 {
 		t.Errorf("journal_mode %s, foreign_keys %d", mode, fk)
 	}
@@ -51,7 +51,7 @@ func TestMigrateAndReopen(t *testing.T) {
 	if v2, _ := s.Version(ctx); v2 != v {
 		t.Fatalf("version changed on reopen: %d", v2)
 	}
-	if _, err := s.DB.Exec(`PRAGMA user_version = 99`); err != nil {
+	if _, err := s.db.Exec(`PRAGMA user_version = 99`); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()
@@ -63,7 +63,7 @@ func TestMigrateAndReopen(t *testing.T) {
 func seed(t *testing.T, s *Store) {
 	t.Helper()
 	ctx := context.Background()
-	err := s.Tx(ctx, func(tx *sql.Tx) error {
+	err := s.rawTx(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.Exec(`INSERT INTO challenges(id, ord, name, short_name, category, modality, task_type, primary_metric, n_leaderboard) VALUES ('c',0,'C','C','segmentation','MRI','Seg','dice',1)`); err != nil {
 			return err
 		}
@@ -78,7 +78,7 @@ func TestValuesRanksAndCascade(t *testing.T) {
 	s := open(t)
 	seed(t, s)
 	ctx := context.Background()
-	err := s.Tx(ctx, func(tx *sql.Tx) error {
+	err := s.rawTx(ctx, func(tx *sql.Tx) error {
 		if err := PutMetricValues(ctx, tx, "r1", map[string]float64{"dice": 0.123456789, "hd": math.NaN(), "psnr": math.Inf(1)}); err != nil {
 			return err
 		}
@@ -87,20 +87,20 @@ func TestValuesRanksAndCascade(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	vals, err := MetricValues(ctx, s.DB, "r1")
+	vals, err := MetricValues(ctx, s.db, "r1")
 	if err != nil || vals["dice"] != 0.123456789 || !math.IsNaN(vals["hd"]) || !math.IsInf(vals["psnr"], 1) {
 		t.Fatalf("values %v %v", vals, err)
 	}
 	var rounded float64
-	s.DB.QueryRow(`SELECT rounded FROM metric_values WHERE run_id='r1' AND metric='dice'`).Scan(&rounded)
+	s.db.QueryRow(`SELECT rounded FROM metric_values WHERE run_id='r1' AND metric='dice'`).Scan(&rounded)
 	if rounded != 0.12346 {
 		t.Errorf("rounded %v", rounded)
 	}
-	if err := s.Tx(ctx, func(tx *sql.Tx) error { return DeleteSource(ctx, tx, "s") }); err != nil {
+	if err := s.rawTx(ctx, func(tx *sql.Tx) error { return DeleteSource(ctx, tx, "s") }); err != nil {
 		t.Fatal(err)
 	}
 	var n int
-	s.DB.QueryRow(`SELECT (SELECT count(*) FROM metric_values) + (SELECT count(*) FROM positions) + (SELECT count(*) FROM ranks)`).Scan(&n)
+	s.db.QueryRow(`SELECT (SELECT count(*) FROM metric_values) + (SELECT count(*) FROM positions) + (SELECT count(*) FROM ranks)`).Scan(&n)
 	if n != 0 {
 		t.Errorf("%d dependent rows left after deleting the run", n)
 	}
@@ -111,7 +111,7 @@ func TestFailedTransactionLeavesNoTrace(t *testing.T) {
 	seed(t, s)
 	ctx := context.Background()
 	boom := errors.New("interrupted")
-	err := s.Tx(ctx, func(tx *sql.Tx) error {
+	err := s.rawTx(ctx, func(tx *sql.Tx) error {
 		if err := PutMetricValues(ctx, tx, "r1", map[string]float64{"dice": 0.5}); err != nil {
 			return err
 		}
@@ -120,12 +120,12 @@ func TestFailedTransactionLeavesNoTrace(t *testing.T) {
 	if !errors.Is(err, boom) {
 		t.Fatalf("err = %v", err)
 	}
-	vals, _ := MetricValues(ctx, s.DB, "r1")
+	vals, _ := MetricValues(ctx, s.db, "r1")
 	if len(vals) != 0 {
 		t.Fatalf("a rolled-back stage left values: %v", vals)
 	}
 	// Foreign keys hold: a value for an unknown run is refused.
-	err = s.Tx(ctx, func(tx *sql.Tx) error { return PutMetricValues(ctx, tx, "nope", map[string]float64{"x": 1}) })
+	err = s.rawTx(ctx, func(tx *sql.Tx) error { return PutMetricValues(ctx, tx, "nope", map[string]float64{"x": 1}) })
 	if err == nil {
 		t.Fatal("value for an unknown run accepted")
 	}
@@ -196,5 +196,42 @@ func TestMigrateOverOldJudgeTables(t *testing.T) {
 	}
 	if _, err := s.AllJudgeSections(ctx); err != nil {
 		t.Errorf("judge_sections after migration: %v", err)
+	}
+}
+
+func TestRawQueryIsReadOnly(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(ctx, filepath.Join(t.TempDir(), "s.sqlite"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var n int
+	if err := s.RawQueryRow(ctx, " select count(*) from runs;").Scan(&n); err != nil {
+		t.Fatalf("a SELECT was refused: %v", err)
+	}
+	var v int
+	if err := s.RawQueryRow(ctx, "PRAGMA user_version").Scan(&v); err != nil || v != len(migrations) {
+		t.Fatalf("PRAGMA user_version = %d, %v; want %d", v, err, len(migrations))
+	}
+	for _, q := range []string{
+		"DELETE FROM runs",
+		"INSERT INTO runs(id) VALUES ('x')",
+		"SELECT 1; DELETE FROM runs",
+		"PRAGMA user_version = 99",
+		"PRAGMA journal_mode(DELETE)",
+		"UPDATE runs SET status='done'",
+		"",
+	} {
+		if rows, err := s.RawQuery(ctx, q); err == nil {
+			rows.Close()
+			t.Errorf("RawQuery(%q) ran", q)
+		}
+		if err := s.RawQueryRow(ctx, q).Scan(&n); err == nil {
+			t.Errorf("RawQueryRow(%q) ran", q)
+		}
+	}
+	if v, _ := s.Version(ctx); v != len(migrations) {
+		t.Errorf("schema version changed to %d", v)
 	}
 }

@@ -16,7 +16,7 @@ type Tx struct{ tx *sql.Tx }
 // Update runs fn in one transaction, committing if it returns nil and
 // rolling back otherwise: an interrupted stage leaves the store as it was.
 func (s *Store) Update(ctx context.Context, fn func(tx *Tx) error) error {
-	return s.Tx(ctx, func(tx *sql.Tx) error { return fn(&Tx{tx: tx}) })
+	return s.rawTx(ctx, func(tx *sql.Tx) error { return fn(&Tx{tx: tx}) })
 }
 
 // SyncChallenges writes the challenges, their ranked metrics and

@@ -22,7 +22,8 @@ func openStore(t *testing.T) *store.Store {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	if _, err := st.DB.Exec(`INSERT INTO challenges VALUES ('c1',0,'c1','C1','segmentation','CT','seg','dice',0)`); err != nil {
+	c1 := &config.Challenge{ID: "c1", Name: "c1", ShortName: "C1", Category: "segmentation", Modality: "CT", TaskType: "seg", PrimaryMetric: "dice"}
+	if err := st.Update(ctx, func(tx *store.Tx) error { return tx.SyncChallenges(ctx, []*config.Challenge{c1}) }); err != nil {
 		t.Fatal(err)
 	}
 	return st
@@ -40,7 +41,7 @@ func sample(sec float64, util float64, energy int64) gpu.Sample {
 
 func count(t *testing.T, st *store.Store, q string) int {
 	var n int
-	if err := st.DB.QueryRow(q).Scan(&n); err != nil {
+	if err := st.RawQueryRow(context.Background(), q).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
 	return n
@@ -76,7 +77,7 @@ func TestLiveRecording(t *testing.T) {
 	var status string
 	var hours, working, median float64
 	var energy float64
-	if err := st.DB.QueryRow(`SELECT r.status, s.gpu_hours, s.working_seconds, s.sm_util_median, s.energy_kwh FROM runs r JOIN gpu_summaries s ON s.run_id=r.id`).Scan(&status, &hours, &working, &median, &energy); err != nil {
+	if err := st.RawQueryRow(context.Background(), `SELECT r.status, s.gpu_hours, s.working_seconds, s.sm_util_median, s.energy_kwh FROM runs r JOIN gpu_summaries s ON s.run_id=r.id`).Scan(&status, &hours, &working, &median, &energy); err != nil {
 		t.Fatal(err)
 	}
 	// energy: counter 0 → 3.6e6 mJ = 3600 J = 0.001 kWh
@@ -114,7 +115,7 @@ func TestUnavailableTelemetryRecordsNoNumbers(t *testing.T) {
 	var hours float64
 	var samples int
 	var energy, util, peak, working any
-	if err := st.DB.QueryRow(`SELECT telemetry, gpu_hours, samples, energy_kwh, sm_util_median, peak_mem_fraction, working_seconds FROM gpu_summaries`).Scan(&tel, &hours, &samples, &energy, &util, &peak, &working); err != nil {
+	if err := st.RawQueryRow(context.Background(), `SELECT telemetry, gpu_hours, samples, energy_kwh, sm_util_median, peak_mem_fraction, working_seconds FROM gpu_summaries`).Scan(&tel, &hours, &samples, &energy, &util, &peak, &working); err != nil {
 		t.Fatal(err)
 	}
 	if tel != in.Telemetry || hours != 1 || samples != 0 || energy != nil || util != nil || peak != nil || working != nil {
@@ -165,7 +166,7 @@ func TestIngest(t *testing.T) {
 		t.Fatalf("%+v %v", in, err)
 	}
 	var statuses string
-	st.DB.QueryRow(`SELECT group_concat(agent || '=' || status, ',') FROM (SELECT agent, status FROM runs ORDER BY agent)`).Scan(&statuses)
+	st.RawQueryRow(context.Background(), `SELECT group_concat(agent || '=' || status, ',') FROM (SELECT agent, status FROM runs ORDER BY agent)`).Scan(&statuses)
 	if statuses != "a=done,b=interrupted,c=failed" {
 		t.Fatalf("runs: %s", statuses)
 	}

@@ -128,11 +128,9 @@ func TestRealSlurm(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	tx, _ := st.DB.Begin()
-	if err := store.SyncChallenges(ctx, tx, b.Challenges); err != nil {
+	if err := st.Update(ctx, func(tx *store.Tx) error { return tx.SyncChallenges(ctx, b.Challenges) }); err != nil {
 		t.Fatal(err)
 	}
-	tx.Commit()
 	rec := record.New(st, nil)
 	defer rec.Close()
 	for i, j := range jobs {
@@ -149,8 +147,8 @@ func TestRealSlurm(t *testing.T) {
 		}
 	}
 	var done, summaries int
-	st.DB.QueryRow(`SELECT count(*) FROM runs WHERE source='slurmtest' AND status='done'`).Scan(&done)
-	st.DB.QueryRow(`SELECT count(*) FROM gpu_summaries`).Scan(&summaries)
+	st.RawQueryRow(context.Background(), `SELECT count(*) FROM runs WHERE source='slurmtest' AND status='done'`).Scan(&done)
+	st.RawQueryRow(context.Background(), `SELECT count(*) FROM gpu_summaries`).Scan(&summaries)
 	if done != len(jobs) || summaries != len(jobs) {
 		t.Fatalf("store: %d done runs, %d summaries, want %d", done, summaries, len(jobs))
 	}
