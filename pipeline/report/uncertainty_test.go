@@ -3,6 +3,7 @@ package report
 import (
 	"context"
 	"encoding/json"
+	"github.com/rexmle/rexmle/pipeline/gpu"
 	"html"
 	"io"
 	"log/slog"
@@ -36,8 +37,30 @@ func bootSite(t *testing.T) (*store.Store, string) {
 	if err := reporttest.Fill(ctx, st, b, reporttest.Spec{Source: "demo", Agents: 2, Seeds: 1, Cases: 6, MeanCases: true, RandSeed: 6}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.DB.ExecContext(ctx, `INSERT OR REPLACE INTO gpu_summaries(run_id, telemetry, gpus, samples, wall_seconds, gpu_hours, energy_kwh)
-		SELECT id, 'nvml', 1, 10, 1800, 0.5, 0.2 FROM runs WHERE source='realtest' AND agent='agent-01'`); err != nil {
+	rows, err := st.RawQuery(ctx, `SELECT id FROM runs WHERE source='realtest' AND agent='agent-01' ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	err = st.Update(ctx, func(tx *store.Tx) error {
+		for _, id := range ids {
+			if err := tx.PutGPUSummary(ctx, store.GPUSummary{RunID: id, Telemetry: "nvml", WallSeconds: 1800, WorkingSeconds: math.NaN(),
+				Summary: gpu.Summary{GPUs: 1, Samples: 10, GPUHours: 0.5, EnergyKWh: 0.2, SMUtilMedian: math.NaN(), SMUtilP95: math.NaN(),
+					PeakMemFraction: math.NaN(), PeakProcMemFrac: math.NaN()}}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := rankstage.RunWith(ctx, b, st, rankstage.Options{Boot: 200, BootSeed: 11, Confidence: 0.95}); err != nil {

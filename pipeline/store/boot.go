@@ -91,7 +91,7 @@ func nullNaN(v sql.NullFloat64) float64 {
 
 // bootQuery runs q and calls scan for every row.
 func (s *Store) bootQuery(ctx context.Context, what, q string, scan func(*sql.Rows) error) error {
-	rows, err := s.DB.QueryContext(ctx, q)
+	rows, err := s.db.QueryContext(ctx, q)
 	if err != nil {
 		return fmt.Errorf("read %s: %w", what, err)
 	}
@@ -242,7 +242,7 @@ func (s *Store) BootRankCounts(ctx context.Context) ([]BootRankCount, error) {
 func (s *Store) BootTablesPresent(ctx context.Context) (boot, gpu bool, err error) {
 	has := func(name string) (bool, error) {
 		var n int
-		if err := s.DB.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type='table' AND name=?`, name).Scan(&n); err != nil {
+		if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type='table' AND name=?`, name).Scan(&n); err != nil {
 			return false, fmt.Errorf("look up table %s: %w", name, err)
 		}
 		return n > 0, nil

@@ -13,7 +13,7 @@ func TestBootReads(t *testing.T) {
 	ctx := context.Background()
 	exec := func(q string, args ...any) {
 		t.Helper()
-		if _, err := s.DB.ExecContext(ctx, q, args...); err != nil {
+		if _, err := s.db.ExecContext(ctx, q, args...); err != nil {
 			t.Fatal(err)
 		}
 	}
