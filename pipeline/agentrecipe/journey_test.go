@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"github.com/rexmle/rexmle/pipeline/binaries"
 	"io"
 	"io/fs"
 	"net/http"
@@ -133,6 +134,9 @@ func TestStandinProfileJourney(t *testing.T) {
 	}
 	if err := stages.Doctor(ctx, o); err != nil {
 		t.Fatalf("doctor: %v", err)
+	}
+	if err := binaries.Build(ctx, root); err != nil { // what `mage run` does first (its Binaries dependency)
+		t.Fatal(err)
 	}
 	if err := stages.Run(ctx, o); err != nil {
 		t.Fatalf("run: %v", err)

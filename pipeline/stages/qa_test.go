@@ -3,6 +3,7 @@ package stages
 import (
 	"context"
 	"fmt"
+	"github.com/rexmle/rexmle/pipeline/binaries"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -20,6 +21,9 @@ func TestRunFailsOnUnpreparedChallenges(t *testing.T) {
 		t.Skip("builds rexmle-agent")
 	}
 	o := runBench(t, "")
+	if err := binaries.Build(context.Background(), filepath.Dir(o.Config)); err != nil {
+		t.Fatal(err)
+	}
 	err := Run(context.Background(), o)
 	if err == nil || !strings.Contains(err.Error(), "1 challenge(s) of profile demo not prepared") || !strings.Contains(err.Error(), "mage.go prepare") {
 		t.Fatalf("run before prepare: %v", err)
