@@ -249,12 +249,12 @@ func Summary(ctx context.Context, o Options) error {
 		return err
 	}
 	fmt.Println("Outputs:")
-	fmt.Printf("  database         %s\n", rel(e.b.Path(e.b.Paths.Database)))
-	for _, f := range []string{"positions.csv", "ranks.csv", "overall.csv", "grades.jsonl", "capabilities.csv"} {
-		fmt.Printf("  %-16s %s\n", f, rel(filepath.Join(res, f)))
+	fmt.Printf("  %-23s %s\n", "database", rel(e.b.Path(e.b.Paths.Database)))
+	for _, f := range []string{"positions.csv", "ranks.csv", "overall.csv", "metric_intervals.csv", "challenge_intervals.csv", "pairwise.csv", "rank_counts.csv", "grades.jsonl", "capabilities.csv"} {
+		fmt.Printf("  %-23s %s\n", f, rel(filepath.Join(res, f)))
 	}
-	fmt.Printf("  runs             %s\n", rel(e.b.Path(e.b.Paths.Runs)))
-	fmt.Printf("  site             %s (open in a browser)\n", rel(filepath.Join(e.b.Path(e.b.Paths.Site), "index.html")))
+	fmt.Printf("  %-23s %s\n", "runs", rel(e.b.Path(e.b.Paths.Runs)))
+	fmt.Printf("  %-23s %s (open in a browser)\n", "site", rel(filepath.Join(e.b.Path(e.b.Paths.Site), "index.html")))
 	return nil
 }
 
