@@ -41,6 +41,9 @@ type Group struct {
 	Overall                         float64 // NaN when some challenge is only partially known
 	OverallLo, OverallHi            float64
 	PerChallenge                    map[string]float64 // mean percentile over seeds (fail = 0)
+	// PartialChallenge holds the reachable percentile range of each
+	// challenge known by its primary metric only.
+	PartialChallenge map[string][2]float64
 	Boot                            *GroupBoot         // overall interval and seeds (never nil after Run)
 }
 
@@ -132,12 +135,43 @@ func RunWith(ctx context.Context, b *config.Benchmark, st *store.Store, opt Opti
 					Setting: c.Setting, Backend: c.Backend, What: c.What, Computed: c.Computed, Printed: c.Printed, Class: c.Class, Why: c.Why}, Where: c.Where})
 			}
 		}
-		return tx.ReplaceReproduction(ctx, cs)
+		if err := tx.ReplaceReproduction(ctx, cs); err != nil {
+			return err
+		}
+		return tx.ReplaceStandings(ctx, standings(out.Groups))
 	})
 	if err != nil {
 		return nil, fmt.Errorf("rank: store the bootstrap summaries and the reproduction check: %w", err)
 	}
 	return out, nil
+}
+
+// standings are the groups as the store keeps them: the one computation of
+// every configuration's ReX-MLE rank, which the site reads.
+func standings(gs []*Group) []store.Standing {
+	out := make([]store.Standing, 0, len(gs))
+	for _, g := range gs {
+		st := store.Standing{Source: g.Source, Setting: g.Setting, Backend: g.Backend, Agent: g.Agent, NChallenges: g.NChallenges,
+			NPartial: g.NPartial, Overall: g.Overall, Lo: g.OverallLo, Hi: g.OverallHi}
+		chs := make([]string, 0, len(g.PerChallenge)+len(g.PartialChallenge))
+		for ch := range g.PerChallenge {
+			chs = append(chs, ch)
+		}
+		for ch := range g.PartialChallenge {
+			chs = append(chs, ch)
+		}
+		sort.Strings(chs)
+		for _, ch := range chs {
+			if r, ok := g.PartialChallenge[ch]; ok {
+				st.Challenges = append(st.Challenges, store.StandingChallenge{Challenge: ch, Pct: math.NaN(), Lo: r[0], Hi: r[1], Partial: true})
+				continue
+			}
+			p := g.PerChallenge[ch]
+			st.Challenges = append(st.Challenges, store.StandingChallenge{Challenge: ch, Pct: p, Lo: p, Hi: p})
+		}
+		out = append(out, st)
+	}
+	return out
 }
 
 // primaryOnly reports a recorded run of which the paper printed only the primary metric.
@@ -196,7 +230,7 @@ func groups(runs []*Ranked) []*Group {
 	for _, r := range runs {
 		k := key{r.Run.Source, r.Run.Setting, r.Run.Backend, r.Run.Agent}
 		if idx[k] == nil {
-			idx[k] = &Group{Source: k.s, Setting: k.set, Backend: k.b, Agent: k.a, PerChallenge: map[string]float64{}}
+			idx[k] = &Group{Source: k.s, Setting: k.set, Backend: k.b, Agent: k.a, PerChallenge: map[string]float64{}, PartialChallenge: map[string][2]float64{}}
 			per[k] = map[string]*acc{}
 			order = append(order, k)
 		}
@@ -234,6 +268,7 @@ func groups(runs []*Ranked) []*Group {
 			hi += a.hi / float64(a.n)
 			if a.partial {
 				g.NPartial++
+				g.PartialChallenge[ch] = [2]float64{a.lo / float64(a.n), a.hi / float64(a.n)}
 				continue
 			}
 			exact[ch] = a.sum / float64(a.n)

@@ -2,6 +2,7 @@ package report
 
 import (
 	"context"
+	"github.com/rexmle/rexmle/pipeline/rankstage"
 	"io"
 	"log/slog"
 	"testing"
@@ -17,6 +18,9 @@ func BenchmarkBuild(b *testing.B) {
 	bm := loadBenchmark(b)
 	st := openStore(b)
 	if err := reporttest.Fill(ctx, st, bm, reporttest.Spec{Agents: 10, Seeds: 3, Cases: 10, Strategies: 12, GPUSamples: 30, RandSeed: 1}); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := rankstage.Run(ctx, bm, st); err != nil {
 		b.Fatal(err)
 	}
 	out := b.TempDir()

@@ -2,7 +2,7 @@ package report
 
 import (
 	"context"
-	"math"
+	"fmt"
 	"sort"
 	"strings"
 
@@ -215,15 +215,28 @@ func load(ctx context.Context, st *store.Store) (*dataset, error) {
 	if d.Profiles, err = st.CapabilityProfiles(ctx); err != nil {
 		return nil, err
 	}
-	d.Groups = makeGroups(d.Runs)
+	ss, err := st.Standings(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if d.Groups, err = makeGroups(d.Runs, ss); err != nil {
+		return nil, err
+	}
 	return d, nil
 }
 
-// makeGroups gathers ranked runs by agent configuration. Per challenge the
-// percentile is the mean over seeds (a failed run counts 0); the ReX-MLE
-// rank is the mean over the group's challenges (rank.Overall). A challenge
-// known only partially makes the overall a range [Lo, Hi] and Overall NaN.
-func makeGroups(runs []*runData) []*group {
+// makeGroups gathers ranked runs by agent configuration and takes each
+// configuration's numbers from the rank stage's standings (its one
+// computation: per challenge the mean percentile over seeds, a failed run
+// 0; the ReX-MLE rank the mean over challenges; a challenge known only
+// partially makes the overall a range [Lo, Hi] and Overall NaN). The site
+// never recomputes them; a configuration the rank stage has not stood is an
+// error telling to run the rank stage.
+func makeGroups(runs []*runData, standings []store.Standing) ([]*group, error) {
+	byKey := map[groupKey]store.Standing{}
+	for _, st := range standings {
+		byKey[groupKey{st.Source, st.Setting, st.Backend, st.Agent}] = st
+	}
 	idx := map[groupKey]*group{}
 	var keys []groupKey
 	for _, r := range runs {
@@ -243,56 +256,22 @@ func makeGroups(runs []*runData) []*group {
 	out := make([]*group, 0, len(keys))
 	for _, k := range keys {
 		g := idx[k]
-		type acc struct {
-			sum, lo, hi float64
-			n           int
-			partial     bool
+		st, ok := byKey[k]
+		if !ok {
+			return nil, fmt.Errorf("no standing for %s/%s/%s/%s: run `go run mage.go rank` before the report", k.Source, k.Setting, k.Backend, k.Agent)
 		}
-		per := map[string]*acc{}
-		for _, r := range g.Runs {
-			a := per[r.Challenge]
-			if a == nil {
-				a = &acc{}
-				per[r.Challenge] = a
-			}
-			a.n++
-			switch {
-			case r.partial():
-				a.partial = true
-				a.lo += r.PctLo
-				a.hi += r.PctHi
-			case r.ok():
-				a.sum += r.Pct
-				a.lo += r.Pct
-				a.hi += r.Pct
-			}
-		}
-		chs := make([]string, 0, len(per))
-		for ch := range per {
-			chs = append(chs, ch)
-		}
-		sort.Strings(chs)
-		var lo, hi float64
-		for _, ch := range chs {
-			a := per[ch]
-			lo += a.lo / float64(a.n)
-			hi += a.hi / float64(a.n)
-			if a.partial {
-				g.Partial[ch] = [2]float64{a.lo / float64(a.n), a.hi / float64(a.n)}
+		for _, c := range st.Challenges {
+			if c.Partial {
+				g.Partial[c.Challenge] = [2]float64{c.Lo, c.Hi}
 				continue
 			}
-			g.PerChallenge[ch] = a.sum / float64(a.n)
+			g.PerChallenge[c.Challenge] = c.Pct
 		}
-		g.NChallenges = len(chs)
-		g.Lo, g.Hi = lo/float64(g.NChallenges), hi/float64(g.NChallenges)
-		if len(g.Partial) == 0 {
-			g.Overall = rank.Overall(g.PerChallenge, g.NChallenges)
-		} else {
-			g.Overall = math.NaN()
-		}
+		g.NChallenges = st.NChallenges
+		g.Lo, g.Hi, g.Overall = st.Lo, st.Hi, st.Overall
 		out = append(out, g)
 	}
-	return out
+	return out, nil
 }
 
 // groupLess orders the paper's configurations first, then by setting,

@@ -306,6 +306,9 @@ func TestDeterministic(t *testing.T) {
 	if err := reporttest.Fill(ctx, st, b, reporttest.Spec{Agents: 2, Seeds: 2, Cases: 2, Strategies: 3, GPUSamples: 2, RandSeed: 3}); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := rankstage.Run(ctx, b, st); err != nil {
+		t.Fatal(err)
+	}
 	read := func(dir string) map[string][]byte {
 		out := map[string][]byte{}
 		filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
@@ -539,6 +542,9 @@ func TestStaleFilesRemoved(t *testing.T) {
 	}
 	st := openStore(t)
 	if err := reporttest.Fill(ctx, st, b, reporttest.Spec{Agents: 1, Seeds: 1, Cases: 2, RandSeed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rankstage.Run(ctx, b, st); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := Build(ctx, Options{Store: st, Benchmark: b, OutDir: dir, GitCommit: "x"}); err != nil {
