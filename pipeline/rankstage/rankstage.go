@@ -44,7 +44,7 @@ type Group struct {
 	// PartialChallenge holds the reachable percentile range of each
 	// challenge known by its primary metric only.
 	PartialChallenge map[string][2]float64
-	Boot                            *GroupBoot         // overall interval and seeds (never nil after Run)
+	Boot             *GroupBoot // overall interval and seeds (never nil after Run)
 }
 
 // Outcome is what the stage computed.
