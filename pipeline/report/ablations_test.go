@@ -65,3 +65,23 @@ func TestAblationsShowNewRunsBesideThePaper(t *testing.T) {
 		t.Fatalf("no row for the paper-claude run in Table 5: %d rows", len(tj.Rows))
 	}
 }
+
+// Issue 14: the known-issues page lists where the paper's harness departs
+// from the paper (benchmark/known-issues.toml), every entry of it.
+func TestKnownIssuesListTheHarness(t *testing.T) {
+	site := filepath.Join(paperSite(t), "site")
+	b := loadBenchmark(t)
+	issues, err := config.LoadKnownIssues(b.Path(knownIssuesFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tj := readTable(t, site, "harness-issues")
+	if len(tj.Rows) != len(issues) || len(issues) == 0 {
+		t.Fatalf("%d rows, want the %d entries of %s", len(tj.Rows), len(issues), knownIssuesFile)
+	}
+	for i, k := range issues {
+		if str(tj.Rows[i]["id"]) != k.ID || str(tj.Rows[i]["rexmle"]) != k.Rexmle {
+			t.Errorf("row %d = %v, want %s", i, tj.Rows[i], k.ID)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/rexmle/rexmle/pipeline/config"
 	"github.com/rexmle/rexmle/pipeline/publicview"
 	"math"
 	"os"
@@ -148,7 +149,7 @@ func kindOf(what string) string {
 // quirksPage lists every known departure of the reference graders from the
 // official evaluations, with the size of the difference on the stored runs.
 func (s *site) quirksPage() ([]*page, error) {
-	p := &page{Path: "known-issues.html", Title: "Known issues of the reference graders", TOC: true, Intro: []string{
+	p := &page{Path: "known-issues.html", Title: "Known issues: the paper's harness and the reference graders", TOC: true, Intro: []string{
 		"The pipeline grades in reference mode to stay comparable with the paper, and where the reference grader departs from the challenge's official evaluation it also records the official mode's values. Each quirk below shows how far the two modes' values lie apart on the runs graded both ways.",
 	}}
 	total := 0
@@ -178,7 +179,46 @@ func (s *site) quirksPage() ([]*page, error) {
 		p.Sections = append(p.Sections, sec)
 	}
 	p.Intro = append(p.Intro, fmt.Sprintf("%d quirks in all. A mode's values are stored only where they differ from the reference mode's, so runs not graded in the other mode, or graded identically, show no difference; NaN and infinite values are left out of the means.", total))
+	harness, err := s.harnessIssues()
+	if err != nil {
+		return nil, err
+	}
+	if harness != nil {
+		p.Sections = append([]*section{harness}, p.Sections...)
+	}
 	return []*page{p}, nil
+}
+
+// knownIssuesFile is where the benchmark records how the paper's own
+// harness departs from the paper when running the agents.
+const knownIssuesFile = "benchmark/known-issues.toml"
+
+// harnessIssues is the section of the known-issues page on the paper's
+// harness (benchmark/known-issues.toml); nil when the file is absent.
+func (s *site) harnessIssues() (*section, error) {
+	path := s.b.Path(knownIssuesFile)
+	if _, err := os.Stat(path); err != nil {
+		return nil, nil
+	}
+	issues, err := config.LoadKnownIssues(path)
+	if err != nil {
+		return nil, err
+	}
+	sec := &section{ID: "harness", Title: "Where the paper's harness departs from the paper", Paragraphs: []string{
+		"How the paper's own harness ran the agents, where it differs from what the paper says, and what rexmle's profiles do instead (they follow the paper). The graders' quirks follow, per challenge.",
+	}}
+	t := &table{ID: "harness-issues", Caption: "The paper's harness and rexmle", Head: []string{"Issue", "Agents", "The paper", "The harness", "rexmle", "Sources"}}
+	for _, k := range issues {
+		agents := "all"
+		if len(k.Agents) > 0 {
+			agents = strings.Join(k.Agents, ", ")
+		}
+		t.Rows = append(t.Rows, row{Cells: []cell{{Text: k.Title}, {Text: agents}, {Text: k.Paper}, {Text: k.Harness}, {Text: k.Rexmle}, {Text: strings.Join(k.Sources, "; ")}},
+			Data: []any{k.ID, agents, k.Paper, k.Harness, k.Rexmle, strings.Join(k.Sources, "; ")}})
+	}
+	t.DataHead = []string{"id", "agents", "paper", "harness", "rexmle", "sources"}
+	sec.Tables = []*table{t}
+	return sec, nil
 }
 
 func sortedModes(m map[string]map[string]float64) []string {
