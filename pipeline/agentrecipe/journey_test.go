@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"github.com/rexmle/rexmle/pipeline/binaries"
+	"github.com/rexmle/rexmle/pipeline/internal/checkouttest"
 	"io"
 	"io/fs"
 	"net/http"
@@ -32,27 +33,14 @@ func journeyCheckout(t *testing.T) string {
 		t.Fatal(err)
 	}
 	root := t.TempDir()
-	ents, err := os.ReadDir(repo)
+	b, err := os.ReadFile(filepath.Join(repo, "benchmark.toml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, e := range ents {
-		switch f := e.Name(); f {
-		case "data", "results", "bin", "site", ".git", ".rexmle.lock":
-		case "benchmark.toml":
-			b, err := os.ReadFile(filepath.Join(repo, f))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(filepath.Join(root, f), b, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		default:
-			if err := os.Symlink(filepath.Join(repo, f), filepath.Join(root, f)); err != nil {
-				t.Fatal(err)
-			}
-		}
+	if err := os.WriteFile(filepath.Join(root, "benchmark.toml"), b, 0o644); err != nil {
+		t.Fatal(err)
 	}
+	checkouttest.Link(t, repo, root)
 	if err := os.MkdirAll(filepath.Join(root, "results"), 0o755); err != nil {
 		t.Fatal(err)
 	}

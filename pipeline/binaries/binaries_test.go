@@ -2,6 +2,7 @@ package binaries
 
 import (
 	"context"
+	"github.com/rexmle/rexmle/pipeline/internal/checkouttest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,19 +19,7 @@ func checkout(t *testing.T) string {
 		t.Fatal(err)
 	}
 	root := t.TempDir()
-	ents, err := os.ReadDir(repo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range ents {
-		switch e.Name() {
-		case "bin", "data", "results", "site", ".git":
-			continue
-		}
-		if err := os.Symlink(filepath.Join(repo, e.Name()), filepath.Join(root, e.Name())); err != nil {
-			t.Fatal(err)
-		}
-	}
+	checkouttest.Link(t, repo, root)
 	return root
 }
 

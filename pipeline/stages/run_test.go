@@ -2,6 +2,7 @@ package stages
 
 import (
 	"context"
+	"github.com/rexmle/rexmle/pipeline/internal/checkouttest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,19 +21,7 @@ func runBench(t *testing.T, extra string) Options {
 	o := testBench(t)
 	root := filepath.Dir(o.Config)
 	repo, _ := filepath.Abs(filepath.Join("..", ".."))
-	ents, err := os.ReadDir(repo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range ents {
-		switch f := e.Name(); f {
-		case "benchmark.toml", "data", "results", "bin", "site", ".git", LockName: // a checkout lock linked in would be shared with the real checkout
-		default:
-			if err := os.Symlink(filepath.Join(repo, f), filepath.Join(root, f)); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
+	checkouttest.Link(t, repo, root) // benchmark.toml is testBench's
 	f, err := os.OpenFile(o.Config, os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)
