@@ -65,9 +65,17 @@ type Quirk struct {
 }
 
 // Case holds the per-case metric values of one graded case (image, volume).
+//
+// Detail is optional, grader-defined and opaque to everything but the
+// grader's own challenge.CaseAggregator: what a metric that is not a mean
+// over cases (COCO AP, F1 over pooled detections, accuracies over pooled
+// outcomes) needs to be recomputed from a resample of cases — e.g. the
+// case's scored detections and their matches. The store keeps it beside the
+// values; keep it compact (a few hundred bytes per case).
 type Case struct {
 	ID     string
 	Values map[string]float64
+	Detail []byte
 }
 
 // Result is what a grader returns: unrounded values (positions are computed

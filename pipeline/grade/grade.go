@@ -203,7 +203,7 @@ func submissionHash(dir string) (string, error) {
 // gradersVersion is bumped when grading changes in a way neither the metric
 // cards nor the quirks show (a fixed bug in a metric): every grade is then
 // redone. A challenge may also version its own grader (GraderVersion).
-var gradersVersion = "2"
+var gradersVersion = "3" // 3: per-case details (challenge.Case.Detail)
 
 // versioned is what a challenge implements to version its own grader.
 type versioned interface{ GraderVersion() string }
@@ -599,7 +599,7 @@ func saveGrade(ctx context.Context, st *store.Store, e *Options, s Submission, l
 	}
 	cases := make([]store.CaseValues, len(line.cases))
 	for i, cs := range line.cases {
-		cases[i] = store.CaseValues{Case: cs.ID, Values: cs.Values}
+		cases[i] = store.CaseValues{Case: cs.ID, Values: cs.Values, Detail: cs.Detail}
 	}
 	return st.Update(ctx, func(tx *store.Tx) error {
 		if err := tx.PutRun(ctx, store.Run{ID: s.RunID, Source: s.Group, Setting: meta.Setting, Backend: meta.Backend,

@@ -38,10 +38,12 @@ func (s *Store) GradeKeyOf(ctx context.Context, runID string) (k GradeKey, ok bo
 	return k, true, nil
 }
 
-// CaseValues is one case's per-metric values (NaN stored as NULL).
+// CaseValues is one case's per-metric values (NaN stored as NULL) and its
+// grader-defined detail (challenge.Case.Detail; nil: none).
 type CaseValues struct {
 	Case   string
 	Values map[string]float64
+	Detail []byte
 }
 
 // PutGrade replaces a run's grades row.
@@ -57,12 +59,21 @@ func (t *Tx) PutGrade(ctx context.Context, g Grade) error {
 	return nil
 }
 
-// PutCaseValues replaces a run's per-case values.
+// PutCaseValues replaces a run's per-case values and details.
 func (t *Tx) PutCaseValues(ctx context.Context, runID string, cases []CaseValues) error {
 	if _, err := t.tx.ExecContext(ctx, `DELETE FROM case_values WHERE run_id=?`, runID); err != nil {
 		return fmt.Errorf("drop case values of %s: %w", runID, err)
 	}
+	if _, err := t.tx.ExecContext(ctx, `DELETE FROM case_details WHERE run_id=?`, runID); err != nil {
+		return fmt.Errorf("drop case details of %s: %w", runID, err)
+	}
 	for _, cs := range cases {
+		if cs.Detail != nil {
+			if _, err := t.tx.ExecContext(ctx, `INSERT OR REPLACE INTO case_details(run_id, case_id, detail) VALUES (?,?,?)`,
+				runID, cs.Case, cs.Detail); err != nil {
+				return fmt.Errorf("store case detail %s/%s: %w", runID, cs.Case, err)
+			}
+		}
 		for k, v := range cs.Values {
 			if _, err := t.tx.ExecContext(ctx, `INSERT OR REPLACE INTO case_values(run_id, case_id, metric, value) VALUES (?,?,?,?)`,
 				runID, cs.Case, k, nullable(v)); err != nil {

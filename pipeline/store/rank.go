@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"math"
+	"sort"
 
 	"github.com/rexmle/rexmle/pipeline/challenge"
 )
@@ -70,7 +71,47 @@ func (t *Tx) CaseValues(ctx context.Context, runID string) ([]challenge.Case, er
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("read per-case values of %s: %w", runID, err)
 	}
-	return out, nil
+	rows.Close()
+	return t.attachDetails(ctx, runID, out)
+}
+
+// attachDetails adds a run's stored case details to its cases (a case known
+// only by its detail is added with no values), keeping the cases ordered by
+// id as SQLite orders them (byte-wise).
+func (t *Tx) attachDetails(ctx context.Context, runID string, cases []challenge.Case) ([]challenge.Case, error) {
+	rows, err := t.tx.QueryContext(ctx, `SELECT case_id, detail FROM case_details WHERE run_id=? ORDER BY case_id`, runID)
+	if err != nil {
+		return nil, fmt.Errorf("read case details of %s: %w", runID, err)
+	}
+	defer rows.Close()
+	at := make(map[string]int, len(cases))
+	for i, c := range cases {
+		at[c.ID] = i
+	}
+	added := false
+	for rows.Next() {
+		var id string
+		var d []byte
+		if err := rows.Scan(&id, &d); err != nil {
+			return nil, fmt.Errorf("read case details of %s: %w", runID, err)
+		}
+		if d == nil {
+			d = []byte{}
+		}
+		if i, ok := at[id]; ok {
+			cases[i].Detail = d
+			continue
+		}
+		cases = append(cases, challenge.Case{ID: id, Values: map[string]float64{}, Detail: d})
+		added = true
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read case details of %s: %w", runID, err)
+	}
+	if added {
+		sort.Slice(cases, func(i, j int) bool { return cases[i].ID < cases[j].ID })
+	}
+	return cases, nil
 }
 
 // MarkRankPartial marks a stored rank as RankPartial, with the percentile

@@ -164,3 +164,49 @@ func TestReplaceReproductionKeepsOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestCaseDetailsRoundTrip stores grader details beside case values: they
+// come back on their cases (a case known only by its detail too, in id
+// order), and a regrade replaces them.
+func TestCaseDetailsRoundTrip(t *testing.T) {
+	s, ctx := rankFixture(t)
+	err := s.Update(ctx, func(tx *Tx) error {
+		if err := tx.PutCaseValues(ctx, "r1", []CaseValues{
+			{Case: "b", Values: map[string]float64{"dice": 0.5}, Detail: []byte(`{"tp":3}`)},
+			{Case: "a", Values: map[string]float64{"dice": 0.25}},
+			{Case: "0", Detail: []byte{}},
+		}); err != nil {
+			return err
+		}
+		cases, err := tx.CaseValues(ctx, "r1")
+		if err != nil {
+			return err
+		}
+		if len(cases) != 3 || cases[0].ID != "0" || cases[1].ID != "a" || cases[2].ID != "b" {
+			t.Fatalf("cases %+v, want 0, a, b", cases)
+		}
+		if cases[0].Detail == nil || len(cases[0].Detail) != 0 || len(cases[0].Values) != 0 {
+			t.Errorf("detail-only case %+v, want an empty non-nil detail and no values", cases[0])
+		}
+		if cases[1].Detail != nil {
+			t.Errorf("case a has detail %q, want none", cases[1].Detail)
+		}
+		if string(cases[2].Detail) != `{"tp":3}` || cases[2].Values["dice"] != 0.5 {
+			t.Errorf("case b %+v, want its detail and value", cases[2])
+		}
+		if err := tx.PutCaseValues(ctx, "r1", []CaseValues{{Case: "b", Values: map[string]float64{"dice": 1}}}); err != nil {
+			return err
+		}
+		cases, err = tx.CaseValues(ctx, "r1")
+		if err != nil {
+			return err
+		}
+		if len(cases) != 1 || cases[0].Detail != nil {
+			t.Errorf("after a regrade without details: %+v, want one case without detail", cases)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -397,6 +397,16 @@ CREATE TABLE standing_challenges (
   PRIMARY KEY (source, setting, backend, agent, challenge_id)
 );
 `,
+	// Grader-defined details of a graded case (challenge.Case.Detail): what
+	// the case-level bootstrap needs to recompute a pooled metric.
+	`
+CREATE TABLE case_details (
+  run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  case_id TEXT NOT NULL,
+  detail BLOB NOT NULL,
+  PRIMARY KEY (run_id, case_id)
+);
+`,
 }
 
 // Open opens (creating if needed) the database at path, with WAL, foreign
