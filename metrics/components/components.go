@@ -8,8 +8,8 @@ package components
 
 import (
 	"fmt"
-	"runtime"
-	"sync"
+
+	"github.com/rexmle/rexmle/metrics/internal/parallel"
 
 	"github.com/rexmle/rexmle/metrics/volume"
 )
@@ -137,10 +137,7 @@ func Label(mask []bool, g volume.Grid, connectivity int) ([]int32, int, error) {
 	if n2 == 1 {
 		splitAxis, outer = 1, n1
 	}
-	parts := runtime.GOMAXPROCS(0)
-	if parts > outer {
-		parts = outer
-	}
+	parts := parallel.Workers(outer, 1)
 	if len(mask) < minParallel {
 		parts = 1
 	}
@@ -149,16 +146,12 @@ func Label(mask []bool, g volume.Grid, connectivity int) ([]int32, int, error) {
 		uf     unionFind
 	}
 	slabs := make([]slab, parts)
-	var wg sync.WaitGroup
 	for p := range slabs {
 		slabs[p].lo, slabs[p].hi = outer*p/parts, outer*(p+1)/parts
-		wg.Add(1)
-		go func(s *slab) {
-			defer wg.Done()
-			labelSlab(mask, labels, g, nbrs, splitAxis, s.lo, s.hi, &s.uf)
-		}(&slabs[p])
 	}
-	wg.Wait()
+	parallel.Each(parts, func(p int) {
+		labelSlab(mask, labels, g, nbrs, splitAxis, slabs[p].lo, slabs[p].hi, &slabs[p].uf)
+	})
 
 	// Concatenate the slabs' forests; provisional labels of slab p are
 	// shifted by the number of labels of the slabs before it, which keeps
@@ -181,7 +174,7 @@ func Label(mask []bool, g volume.Grid, connectivity int) ([]int32, int, error) {
 	}
 	// Shift slab labels to global provisional labels (stored +1, 0 = background).
 	if parts > 1 {
-		parallelRange(parts, func(p int) {
+		parallel.Each(parts, func(p int) {
 			lo, hi := sliceRange(g, splitAxis, slabs[p].lo, slabs[p].hi)
 			off := offsets[p]
 			for i := lo; i < hi; i++ {
@@ -208,7 +201,7 @@ func Label(mask []bool, g volume.Grid, connectivity int) ([]int32, int, error) {
 			final[l] = final[r]
 		}
 	}
-	parallelRange(parts, func(p int) {
+	parallel.Each(parts, func(p int) {
 		lo, hi := sliceRange(g, splitAxis, slabs[p].lo, slabs[p].hi)
 		for i := lo; i < hi; i++ {
 			if l := labels[i]; l != 0 {
@@ -226,22 +219,6 @@ func sliceRange(g volume.Grid, axis, lo, hi int) (int, int) {
 		stride *= g.Shape[1]
 	}
 	return lo * stride, hi * stride
-}
-
-func parallelRange(parts int, f func(p int)) {
-	if parts == 1 {
-		f(0)
-		return
-	}
-	var wg sync.WaitGroup
-	for p := 0; p < parts; p++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			f(p)
-		}()
-	}
-	wg.Wait()
 }
 
 // labelSlab runs the first pass over the voxels whose split-axis coordinate

@@ -13,8 +13,8 @@ package distance
 import (
 	"fmt"
 	"math"
-	"runtime"
-	"sync"
+
+	"github.com/rexmle/rexmle/metrics/internal/parallel"
 
 	"github.com/rexmle/rexmle/metrics/volume"
 )
@@ -85,30 +85,8 @@ func sqrtAll(d []float64) {
 	})
 }
 
-// parallelFor splits [0, n) into contiguous ranges, one per goroutine (at
-// most GOMAXPROCS), and calls f(lo, hi) on each.
-func parallelFor(n int, f func(lo, hi int)) {
-	workers := runtime.GOMAXPROCS(0)
-	if workers > n {
-		workers = n
-	}
-	if workers <= 1 {
-		if n > 0 {
-			f(0, n)
-		}
-		return
-	}
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		lo, hi := n*w/workers, n*(w+1)/workers
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			f(lo, hi)
-		}()
-	}
-	wg.Wait()
-}
+// parallelFor runs f over [0, n) in contiguous blocks, one per core.
+func parallelFor(n int, f func(lo, hi int)) { parallel.For(n, 1, f) }
 
 // blockWidth is how many neighbouring lines along axis 0 are transformed
 // together in the strided passes, so memory is read in contiguous runs.

@@ -10,7 +10,8 @@ import (
 	"os"
 	"runtime"
 	"sync"
-	"sync/atomic"
+
+	"github.com/rexmle/rexmle/metrics/internal/parallel"
 
 	"github.com/rexmle/rexmle/metrics/volume"
 )
@@ -114,29 +115,11 @@ func decodeSamples(out []float64, pieces [][]byte, dt volume.DType, bo binary.By
 	if pos != len(out) {
 		return fmt.Errorf("pixel data: have %d samples, want %d", pos, len(out))
 	}
-	workers := min(runtime.GOMAXPROCS(0), len(jobs))
-	if workers <= 1 {
-		for _, j := range jobs {
+	parallel.For(len(jobs), 1, func(lo, hi int) {
+		for _, j := range jobs[lo:hi] {
 			convert(j.dst, j.src, dt, bo)
 		}
-		return nil
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= len(jobs) {
-					return
-				}
-				convert(jobs[i].dst, jobs[i].src, dt, bo)
-			}
-		}()
-	}
-	wg.Wait()
+	})
 	return nil
 }
 
@@ -353,25 +336,9 @@ func checkVolume(v *volume.Volume) error {
 	return v.Check()
 }
 
-// parallelFor runs fn over [0, n) split into contiguous ranges, one per core.
-func parallelFor(n int, fn func(lo, hi int)) {
-	workers := runtime.GOMAXPROCS(0)
-	if n < 1<<16 || workers <= 1 {
-		fn(0, n)
-		return
-	}
-	var wg sync.WaitGroup
-	step := (n + workers - 1) / workers
-	for lo := 0; lo < n; lo += step {
-		hi := min(lo+step, n)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			fn(lo, hi)
-		}()
-	}
-	wg.Wait()
-}
+// parallelFor runs fn over [0, n) in contiguous blocks, one per core, when
+// n is large enough (2¹⁵ items per block) to repay the goroutines.
+func parallelFor(n int, fn func(lo, hi int)) { parallel.For(n, 1<<15, fn) }
 
 // streamBufSize is the size of the buffers streamDecode cycles through; a
 // multiple of 8.

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/rexmle/rexmle/pipeline/fsutil"
 )
 
 // Status is the outcome of one file in a Fetch.
@@ -544,7 +546,11 @@ func linkOrCopy(src, dst string) error {
 	tmp := dst + ".link"
 	os.Remove(tmp)
 	if err := os.Link(src, tmp); err != nil {
-		if err := copyFile(src, tmp); err != nil {
+		if err := fsutil.CopyFile(src, tmp); err != nil {
+			os.Remove(tmp)
+			return err
+		}
+		if err := fsutil.Sync(tmp); err != nil {
 			os.Remove(tmp)
 			return err
 		}
@@ -552,25 +558,6 @@ func linkOrCopy(src, dst string) error {
 	if err := os.Rename(tmp, dst); err != nil {
 		os.Remove(tmp)
 		return fmt.Errorf("move into place: %w", err)
-	}
-	return nil
-}
-
-func copyFile(src, dst string) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return fmt.Errorf("copy %s: %w", src, err)
-	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-	if err != nil {
-		return fmt.Errorf("copy to %s: %w", dst, err)
-	}
-	_, cerr := io.Copy(out, in)
-	serr := out.Sync()
-	clerr := out.Close()
-	if err := errors.Join(cerr, serr, clerr); err != nil {
-		return fmt.Errorf("copy to %s: %w", dst, err)
 	}
 	return nil
 }

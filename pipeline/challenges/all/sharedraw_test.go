@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"io"
 	"io/fs"
 	"math/rand"
 	"os"
@@ -14,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/rexmle/rexmle/pipeline/fsutil"
 
 	"github.com/rexmle/rexmle/pipeline/challenge"
 	"github.com/rexmle/rexmle/pipeline/challenges/medseg"
@@ -83,28 +84,11 @@ func archiveOnlyRaw(t *testing.T, zips string) string {
 		t.Fatal(err)
 	}
 	for _, e := range entries {
-		if err := copyFile(filepath.Join(zips, e.Name()), filepath.Join(raw, e.Name())); err != nil {
+		if err := fsutil.CopyFile(filepath.Join(zips, e.Name()), filepath.Join(raw, e.Name())); err != nil {
 			t.Fatal(err)
 		}
 	}
 	return raw
-}
-
-func copyFile(src, dst string) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.Create(dst)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
 }
 
 // treeHash hashes every file's relative path and content under dir.

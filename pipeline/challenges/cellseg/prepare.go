@@ -3,11 +3,12 @@ package cellseg
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/rexmle/rexmle/pipeline/fsutil"
 
 	"github.com/rexmle/rexmle/pipeline/challenge"
 	"github.com/rexmle/rexmle/pipeline/challenge/split"
@@ -89,26 +90,6 @@ func Pairs(rawDir string) ([]Pair, error) {
 // Split is train_test_split(test_size=0.2, random_state=42, shuffle=True).
 func Split(all []Pair) (train, test []Pair) { return split.TrainTest(all, 0.2, 42) }
 
-func copyFile(src, dst string) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		return err
-	}
-	out, err := os.Create(dst)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return fmt.Errorf("copy %s: %w", src, err)
-	}
-	return out.Close()
-}
-
 // Prepare copies the split as the reference does, by file name (so
 // colliding stems overwrite each other, the last copy in split order
 // winning), and writes sample_submission.csv and test_labels.csv with one
@@ -127,10 +108,10 @@ func (Challenge) Prepare(ctx context.Context, rawDir, dataDir string) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := copyFile(p.Image, filepath.Join(pub, "train", "images", filepath.Base(p.Image))); err != nil {
+		if err := fsutil.CopyFile(p.Image, filepath.Join(pub, "train", "images", filepath.Base(p.Image))); err != nil {
 			return err
 		}
-		if err := copyFile(p.Label, filepath.Join(pub, "train", "labels", filepath.Base(p.Label))); err != nil {
+		if err := fsutil.CopyFile(p.Label, filepath.Join(pub, "train", "labels", filepath.Base(p.Label))); err != nil {
 			return err
 		}
 	}
@@ -140,10 +121,10 @@ func (Challenge) Prepare(ctx context.Context, rawDir, dataDir string) error {
 			return err
 		}
 		img, lab := filepath.Base(p.Image), filepath.Base(p.Label)
-		if err := copyFile(p.Image, filepath.Join(pub, "test", "images", img)); err != nil {
+		if err := fsutil.CopyFile(p.Image, filepath.Join(pub, "test", "images", img)); err != nil {
 			return err
 		}
-		if err := copyFile(p.Label, filepath.Join(priv, "test", "labels", lab)); err != nil {
+		if err := fsutil.CopyFile(p.Label, filepath.Join(priv, "test", "labels", lab)); err != nil {
 			return err
 		}
 		sample = append(sample, []string{p.ImageID, "predictions/" + p.ImageID + "_label.tiff"})

@@ -5,12 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/rexmle/rexmle/pipeline/fsutil"
 
 	"github.com/rexmle/rexmle/pipeline/challenge"
 )
@@ -134,26 +135,6 @@ func findFiles(root string, exts ...string) ([]string, error) {
 	return out, err
 }
 
-func copyFile(src, dst string) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		return err
-	}
-	out, err := os.Create(dst)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return fmt.Errorf("copy %s: %w", src, err)
-	}
-	return out.Close()
-}
-
 // splitIDs reproduces the reference split: the image ids in JSON order,
 // random.seed(42); random.shuffle; the first int(0.8·N) are train.
 func splitIDs(ids []int64) (train, test []int64) {
@@ -241,7 +222,7 @@ func (Challenge) Prepare(ctx context.Context, rawDir, dataDir string) error {
 		if inTrain[ids[i]] {
 			tImgs = append(tImgs, r)
 			if p, ok := byName[entries[i].FileName]; ok {
-				if err := copyFile(p, filepath.Join(pub, "train", "images", entries[i].FileName)); err != nil {
+				if err := fsutil.CopyFile(p, filepath.Join(pub, "train", "images", entries[i].FileName)); err != nil {
 					return err
 				}
 			}
@@ -278,7 +259,7 @@ func (Challenge) Prepare(ctx context.Context, rawDir, dataDir string) error {
 		if !ok {
 			continue // the reference only keeps test images whose file exists
 		}
-		if err := copyFile(p, filepath.Join(pub, "test", "images", e.FileName)); err != nil {
+		if err := fsutil.CopyFile(p, filepath.Join(pub, "test", "images", e.FileName)); err != nil {
 			return err
 		}
 		stem := strings.TrimSuffix(e.FileName, filepath.Ext(e.FileName))

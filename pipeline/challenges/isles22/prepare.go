@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/rexmle/rexmle/pipeline/fsutil"
+
 	"github.com/rexmle/rexmle/pipeline/challenge"
 	"github.com/rexmle/rexmle/pipeline/challenge/split"
 	"github.com/rexmle/rexmle/pipeline/challenges/medseg"
@@ -209,7 +211,7 @@ func (Challenge) Prepare(ctx context.Context, rawDir, dataDir string) error {
 		labelRows = append(labelRows, []string{id, "test/" + id + "_dwi.nii.gz", "test/" + id + "_adc.nii.gz", "test/" + id + "_flair.nii.gz", "test/" + id + "_msk.nii.gz"})
 		sampleRows = append(sampleRows, []string{id, "predictions/" + id + "_pred.nii.gz"})
 	}
-	if err := challenge.ForEach(ctx, len(jobs), func(i int) error { return medseg.CopyFile(jobs[i][0], jobs[i][1]) }); err != nil {
+	if err := challenge.ForEach(ctx, len(jobs), func(i int) error { return fsutil.CopyFile(jobs[i][0], jobs[i][1]) }); err != nil {
 		return fmt.Errorf("prepare isles22: %w", err)
 	}
 	if err := challenge.WriteCSV(filepath.Join(priv, "test_labels.csv"), []string{"case_id", "dwi_path", "adc_path", "flair_path", "mask_path"}, labelRows); err != nil {

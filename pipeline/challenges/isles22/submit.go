@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/rexmle/rexmle/pipeline/fsutil"
+
 	"github.com/rexmle/rexmle/metrics/components"
 	"github.com/rexmle/rexmle/metrics/imageio"
 	"github.com/rexmle/rexmle/metrics/volume"
@@ -101,7 +103,7 @@ func (Challenge) Perfect(ctx context.Context, publicDir, privateDir, outDir stri
 		return err
 	}
 	for i, id := range ids {
-		if err := medseg.CopyFile(filepath.Join(privateDir, "test", id+"_msk.nii.gz"), filepath.Join(outDir, filepath.FromSlash(paths[i]))); err != nil {
+		if err := fsutil.CopyFile(filepath.Join(privateDir, "test", id+"_msk.nii.gz"), filepath.Join(outDir, filepath.FromSlash(paths[i]))); err != nil {
 			return err
 		}
 	}

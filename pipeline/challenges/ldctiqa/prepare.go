@@ -4,12 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/rexmle/rexmle/pipeline/fsutil"
 
 	"github.com/rexmle/rexmle/pipeline/challenge"
 )
@@ -42,26 +43,6 @@ func globSorted(dir, ext string) ([]string, error) {
 	}
 	sort.Strings(names)
 	return names, nil
-}
-
-func copyFile(src, dst string) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		return err
-	}
-	out, err := os.Create(dst)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return fmt.Errorf("copy %s: %w", src, err)
-	}
-	return out.Close()
 }
 
 // pyFloat formats a float as Python's repr / pandas' to_csv does for these
@@ -99,7 +80,7 @@ func (Challenge) Prepare(ctx context.Context, rawDir, dataDir string) error {
 		if !ok {
 			continue
 		}
-		if err := copyFile(filepath.Join(rawDir, trainDir, trainImage, n), filepath.Join(pub, "train", "images", n)); err != nil {
+		if err := fsutil.CopyFile(filepath.Join(rawDir, trainDir, trainImage, n), filepath.Join(pub, "train", "images", n)); err != nil {
 			return err
 		}
 		trainRows = append(trainRows, []string{strings.ReplaceAll(n, ".tif", ""), pyFloat(s)})
@@ -124,7 +105,7 @@ func (Challenge) Prepare(ctx context.Context, rawDir, dataDir string) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := copyFile(filepath.Join(rawDir, testDir, testImages, n), filepath.Join(pub, "test", "images", n)); err != nil {
+		if err := fsutil.CopyFile(filepath.Join(rawDir, testDir, testImages, n), filepath.Join(pub, "test", "images", n)); err != nil {
 			return err
 		}
 		s, ok := testScores[n]

@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/rexmle/rexmle/pipeline/fsutil"
+
 	"github.com/rexmle/rexmle/pipeline/challenge"
 	"github.com/rexmle/rexmle/pipeline/challenge/split"
 	"github.com/rexmle/rexmle/pipeline/challenges/medseg"
@@ -107,7 +109,7 @@ func (c Challenge) Prepare(ctx context.Context, rawDir, dataDir string) error {
 		}
 		nUnlabeled = len(extra)
 	}
-	if err := challenge.ForEach(ctx, len(jobs), func(i int) error { return medseg.CopyFile(jobs[i][0], jobs[i][1]) }); err != nil {
+	if err := challenge.ForEach(ctx, len(jobs), func(i int) error { return fsutil.CopyFile(jobs[i][0], jobs[i][1]) }); err != nil {
 		return fmt.Errorf("prepare %s: %w", t.ID, err)
 	}
 	if err := challenge.WriteCSV(filepath.Join(priv, "test_labels.csv"), []string{"image_id", "image_path", "label_path"}, labelRows); err != nil {

@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/rexmle/rexmle/pipeline/fsutil"
+
 	"github.com/rexmle/rexmle/metrics/imageio"
 	"github.com/rexmle/rexmle/metrics/volume"
 	"github.com/rexmle/rexmle/pipeline/challenge"
@@ -104,7 +106,7 @@ func (Challenge) Perfect(ctx context.Context, publicDir, privateDir, outDir stri
 		return fmt.Errorf("perfect: %d answers for %d test ids", len(labels), len(ids))
 	}
 	for i := range ids {
-		if err := medseg.CopyFile(filepath.Join(privateDir, filepath.FromSlash(labels[i])), filepath.Join(outDir, filepath.FromSlash(paths[i]))); err != nil {
+		if err := fsutil.CopyFile(filepath.Join(privateDir, filepath.FromSlash(labels[i])), filepath.Join(outDir, filepath.FromSlash(paths[i]))); err != nil {
 			return err
 		}
 	}

@@ -4,11 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/rexmle/rexmle/pipeline/fsutil"
 
 	"github.com/rexmle/rexmle/metrics/polygon"
 	"github.com/rexmle/rexmle/pipeline/challenge"
@@ -87,26 +88,6 @@ func (c Challenge) cases(root string) ([]string, error) {
 // train_test_split(test_size=0.2, random_state=42, shuffle=True).
 func Split(ids []string) (train, test []string) { return split.TrainTest(ids, 0.2, 42) }
 
-func copyFile(src, dst string) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		return err
-	}
-	out, err := os.Create(dst)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return fmt.Errorf("copy %s: %w", src, err)
-	}
-	return out.Close()
-}
-
 func readFeatures(path string) ([]polygon.Feature, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -139,10 +120,10 @@ func (c Challenge) Prepare(ctx context.Context, rawDir, dataDir string) error {
 			return err
 		}
 		lab, _ := c.findLabel(root, id)
-		if err := copyFile(filepath.Join(root, roiDir, id+".tif"), filepath.Join(pub, "train", "images", id+".tif")); err != nil {
+		if err := fsutil.CopyFile(filepath.Join(root, roiDir, id+".tif"), filepath.Join(pub, "train", "images", id+".tif")); err != nil {
 			return err
 		}
-		if err := copyFile(lab, filepath.Join(pub, "train", "labels", id+c.labelSuffix())); err != nil {
+		if err := fsutil.CopyFile(lab, filepath.Join(pub, "train", "labels", id+c.labelSuffix())); err != nil {
 			return err
 		}
 	}
@@ -151,7 +132,7 @@ func (c Challenge) Prepare(ctx context.Context, rawDir, dataDir string) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := copyFile(filepath.Join(root, roiDir, id+".tif"), filepath.Join(pub, "test", "images", id+".tif")); err != nil {
+		if err := fsutil.CopyFile(filepath.Join(root, roiDir, id+".tif"), filepath.Join(pub, "test", "images", id+".tif")); err != nil {
 			return err
 		}
 		lab, _ := c.findLabel(root, id)

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/rexmle/rexmle/pipeline/fsutil"
+
 	"github.com/rexmle/rexmle/metrics/polygon"
 	"github.com/rexmle/rexmle/pipeline/challenge"
 )
@@ -70,7 +72,7 @@ func (c Challenge) Perfect(ctx context.Context, publicDir, privateDir, outDir st
 	ids := make([]string, len(answers))
 	for i, a := range answers {
 		ids[i] = a.id
-		if err := copyFile(filepath.Join(privateDir, officialDir, filepath.FromSlash(a.label)), filepath.Join(outDir, filepath.FromSlash(c.predPath(a.id)))); err != nil {
+		if err := fsutil.CopyFile(filepath.Join(privateDir, officialDir, filepath.FromSlash(a.label)), filepath.Join(outDir, filepath.FromSlash(c.predPath(a.id)))); err != nil {
 			return err
 		}
 	}

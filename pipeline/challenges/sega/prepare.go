@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/rexmle/rexmle/pipeline/fsutil"
+
 	"github.com/rexmle/rexmle/pipeline/challenge"
 	"github.com/rexmle/rexmle/pipeline/challenge/split"
 	"github.com/rexmle/rexmle/pipeline/challenges/medseg"
@@ -140,7 +142,7 @@ func (Challenge) Prepare(ctx context.Context, rawDir, dataDir string) error {
 		labelRows = append(labelRows, []string{c.ID, "test/images/" + c.ID + ".nrrd", "test/labels/" + c.ID + ".seg.nrrd"})
 		sampleRows = append(sampleRows, []string{c.ID, "predictions/" + c.ID + ".seg.nrrd"})
 	}
-	if err := challenge.ForEach(ctx, len(jobs), func(i int) error { return medseg.CopyFile(jobs[i][0], jobs[i][1]) }); err != nil {
+	if err := challenge.ForEach(ctx, len(jobs), func(i int) error { return fsutil.CopyFile(jobs[i][0], jobs[i][1]) }); err != nil {
 		return fmt.Errorf("prepare seg_a: %w", err)
 	}
 	if err := challenge.WriteCSV(filepath.Join(priv, "test_labels.csv"), []string{"image_id", "image_path", "label_path"}, labelRows); err != nil {

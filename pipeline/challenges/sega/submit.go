@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/rexmle/rexmle/pipeline/fsutil"
+
 	"github.com/rexmle/rexmle/metrics/imageio"
 	"github.com/rexmle/rexmle/metrics/volume"
 	"github.com/rexmle/rexmle/pipeline/challenge"
@@ -92,7 +94,7 @@ func (Challenge) Perfect(ctx context.Context, publicDir, privateDir, outDir stri
 		return err
 	}
 	for i, id := range ids {
-		if err := medseg.CopyFile(filepath.Join(privateDir, "test", "labels", id+".seg.nrrd"), filepath.Join(outDir, filepath.FromSlash(paths[i]))); err != nil {
+		if err := fsutil.CopyFile(filepath.Join(privateDir, "test", "labels", id+".seg.nrrd"), filepath.Join(outDir, filepath.FromSlash(paths[i]))); err != nil {
 			return err
 		}
 	}

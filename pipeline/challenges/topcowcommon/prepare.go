@@ -11,10 +11,11 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/rexmle/rexmle/pipeline/fsutil"
+
 	"github.com/rexmle/rexmle/metrics/topology"
 	"github.com/rexmle/rexmle/pipeline/challenge"
 	"github.com/rexmle/rexmle/pipeline/challenge/split"
-	"github.com/rexmle/rexmle/pipeline/challenges/medseg"
 )
 
 // archiveStem is the zip's top folder that the reference flattens.
@@ -108,10 +109,10 @@ func (c Challenge) Prepare(ctx context.Context, rawDir, dataDir string) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := medseg.CopyFile(filepath.Join(imgSrc, c.imageName(pid)), filepath.Join(pub, "train", "images", c.imageName(pid))); err != nil {
+		if err := fsutil.CopyFile(filepath.Join(imgSrc, c.imageName(pid)), filepath.Join(pub, "train", "images", c.imageName(pid))); err != nil {
 			return err
 		}
-		if err := medseg.CopyFile(filepath.Join(labSrc, c.rawLabelName(pid)), filepath.Join(pub, "train", "labels", c.rawLabelName(pid))); err != nil {
+		if err := fsutil.CopyFile(filepath.Join(labSrc, c.rawLabelName(pid)), filepath.Join(pub, "train", "labels", c.rawLabelName(pid))); err != nil {
 			return err
 		}
 	}
@@ -120,7 +121,7 @@ func (c Challenge) Prepare(ctx context.Context, rawDir, dataDir string) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := medseg.CopyFile(filepath.Join(imgSrc, c.imageName(pid)), filepath.Join(pub, "test", "images", c.imageName(pid))); err != nil {
+		if err := fsutil.CopyFile(filepath.Join(imgSrc, c.imageName(pid)), filepath.Join(pub, "test", "images", c.imageName(pid))); err != nil {
 			return err
 		}
 		dst := filepath.Join(priv, "test", "labels", c.privateLabelName(pid))
@@ -133,7 +134,7 @@ func (c Challenge) Prepare(ctx context.Context, rawDir, dataDir string) error {
 			if err := challenge.WriteFileAtomic(dst, js); err != nil {
 				return err
 			}
-		} else if err := medseg.CopyFile(filepath.Join(labSrc, c.rawLabelName(pid)), dst); err != nil {
+		} else if err := fsutil.CopyFile(filepath.Join(labSrc, c.rawLabelName(pid)), dst); err != nil {
 			return err
 		}
 		// For the official evaluation of TopCoW segmentation, which scores
@@ -141,7 +142,7 @@ func (c Challenge) Prepare(ctx context.Context, rawDir, dataDir string) error {
 		if c.Family == TopCoW && c.Task == Segmentation {
 			roi := filepath.Join(root, rawBoxTopCoW, c.stem(pid)+".txt")
 			if _, err := os.Stat(roi); err == nil {
-				if err := medseg.CopyFile(roi, filepath.Join(priv, "test", "roi", c.stem(pid)+".txt")); err != nil {
+				if err := fsutil.CopyFile(roi, filepath.Join(priv, "test", "roi", c.stem(pid)+".txt")); err != nil {
 					return err
 				}
 			}

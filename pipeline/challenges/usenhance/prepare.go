@@ -3,11 +3,12 @@ package usenhance
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/rexmle/rexmle/pipeline/fsutil"
 
 	"github.com/rexmle/rexmle/pipeline/challenge"
 	"github.com/rexmle/rexmle/pipeline/challenge/split"
@@ -80,26 +81,6 @@ func listPairs(trainDir string) ([]pair, error) {
 	return pairs, nil
 }
 
-func copyFile(src, dst string) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		return err
-	}
-	out, err := os.Create(dst)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return fmt.Errorf("copy %s: %w", src, err)
-	}
-	return out.Close()
-}
-
 // Prepare splits the pairs 80/20 with scikit-learn's train_test_split
 // (test_size 0.2, random_state 42) over the ids in enumeration order and
 // writes the public/private layout of the reference. Organ folders are
@@ -131,20 +112,20 @@ func (Challenge) Prepare(ctx context.Context, rawDir, dataDir string) error {
 		}
 		name := p.id + ".png"
 		if isTest[i] {
-			if err := copyFile(p.low, filepath.Join(pub, "test", lowDir, name)); err != nil {
+			if err := fsutil.CopyFile(p.low, filepath.Join(pub, "test", lowDir, name)); err != nil {
 				return err
 			}
-			if err := copyFile(p.high, filepath.Join(priv, "test", highDir, name)); err != nil {
+			if err := fsutil.CopyFile(p.high, filepath.Join(priv, "test", highDir, name)); err != nil {
 				return err
 			}
 			labels = append(labels, []string{p.id, "test/high_quality/" + name})
 			sample = append(sample, []string{p.id, "enhanced/" + name})
 			continue
 		}
-		if err := copyFile(p.low, filepath.Join(pub, "train", lowDir, name)); err != nil {
+		if err := fsutil.CopyFile(p.low, filepath.Join(pub, "train", lowDir, name)); err != nil {
 			return err
 		}
-		if err := copyFile(p.high, filepath.Join(pub, "train", highDir, name)); err != nil {
+		if err := fsutil.CopyFile(p.high, filepath.Join(pub, "train", highDir, name)); err != nil {
 			return err
 		}
 	}

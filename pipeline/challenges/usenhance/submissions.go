@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/rexmle/rexmle/pipeline/fsutil"
+
 	"github.com/rexmle/rexmle/metrics/imageio"
 	"github.com/rexmle/rexmle/metrics/quality"
 	"github.com/rexmle/rexmle/metrics/stats"
@@ -59,7 +61,7 @@ func forEachTest(publicDir, outDir string, fn func(id, rel string) error) error 
 // "enhancement") under the names the sample submission lists.
 func (Challenge) SampleSubmission(ctx context.Context, publicDir, outDir string) error {
 	return forEachTest(publicDir, outDir, func(id, rel string) error {
-		return copyFile(filepath.Join(publicDir, "test", lowDir, id+".png"), filepath.Join(outDir, filepath.FromSlash(rel)))
+		return fsutil.CopyFile(filepath.Join(publicDir, "test", lowDir, id+".png"), filepath.Join(outDir, filepath.FromSlash(rel)))
 	})
 }
 
@@ -80,7 +82,7 @@ func (Challenge) Trivial(ctx context.Context, publicDir, outDir string) error {
 // Perfect submits the private high-quality images.
 func (Challenge) Perfect(ctx context.Context, publicDir, privateDir, outDir string) error {
 	return forEachTest(publicDir, outDir, func(id, rel string) error {
-		return copyFile(filepath.Join(privateDir, "test", highDir, id+".png"), filepath.Join(outDir, filepath.FromSlash(rel)))
+		return fsutil.CopyFile(filepath.Join(privateDir, "test", highDir, id+".png"), filepath.Join(outDir, filepath.FromSlash(rel)))
 	})
 }
 
