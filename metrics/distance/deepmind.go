@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/rexmle/rexmle/metrics/num"
 	"github.com/rexmle/rexmle/metrics/volume"
 )
 
@@ -192,7 +193,7 @@ func (s Surface) Percentile(percent float64) float64 {
 	if n == 0 {
 		return math.Inf(1)
 	}
-	total := pairwiseSum(s.Areas)
+	total := num.PairwiseSum(s.Areas)
 	target := percent / 100.0
 	cum := 0.0
 	idx := n
@@ -213,7 +214,7 @@ func (s Surface) Mean() float64 {
 	for i := range prod {
 		prod[i] = s.Distances[i] * s.Areas[i]
 	}
-	return pairwiseSum(prod) / pairwiseSum(s.Areas)
+	return num.PairwiseSum(prod) / num.PairwiseSum(s.Areas)
 }
 
 // Within returns the total area of the surfels with distance ≤ tolerance
@@ -225,7 +226,7 @@ func (s Surface) Within(tolerance float64) (within, total float64) {
 			sel = append(sel, s.Areas[i])
 		}
 	}
-	return pairwiseSum(sel), pairwiseSum(s.Areas)
+	return num.PairwiseSum(sel), num.PairwiseSum(s.Areas)
 }
 
 // RobustHausdorff is DeepMind compute_robust_hausdorff: the larger of the two

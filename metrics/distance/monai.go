@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/rexmle/rexmle/metrics/num"
 	"github.com/rexmle/rexmle/metrics/volume"
 )
 
@@ -218,7 +219,7 @@ func directedDistances(pred, truth []bool, g volume.Grid, dir Direction, opt MON
 // distances. For each direction used (see Direction) it takes the distance
 // list from EdgeDistances and reduces it: percentile ≥ 100 → the maximum
 // (MONAI percentile=None); otherwise numpy.percentile linear
-// (PercentileLinear, or PercentileLinearFloat32 when opt.Float32 — numpy 1.x
+// (num.Percentile, or num.PercentileFloat32 when opt.Float32 — numpy 1.x
 // on MONAI's float32 distances, as the ReX-MLE graders call it). An empty
 // list gives NaN. Symmetric returns the larger of the two values, NaN if
 // either is NaN. Examples: SEG.A. HD = MONAIHausdorff(pred, truth,
@@ -238,9 +239,9 @@ func MONAIHausdorff(pred, truth []bool, g volume.Grid, percentile float64, dir D
 		case percentile >= 100:
 			v = Max(d)
 		case opt.Float32:
-			v = PercentileLinearFloat32(d, percentile)
+			v = num.PercentileFloat32(d, percentile)
 		default:
-			v = PercentileLinear(d, percentile)
+			v = num.Percentile(d, percentile)
 		}
 		if math.IsNaN(v) {
 			return math.NaN(), nil
@@ -264,7 +265,7 @@ func MONAIAverageSurfaceDistance(pred, truth []bool, g volume.Grid, dir Directio
 	for _, d := range lists {
 		all = append(all, d...)
 	}
-	m := Mean(all)
+	m := num.Mean(all)
 	if opt.Float32 {
 		m = float64(float32(m))
 	}

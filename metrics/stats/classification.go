@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+
+	"github.com/rexmle/rexmle/metrics/num"
 )
 
 // Accuracy is scikit-learn's accuracy_score: the fraction of positions where
@@ -130,5 +132,5 @@ func MacroF1[T cmp.Ordered](yTrue, yPred []T) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return Mean(f1), nil
+	return num.Mean(f1), nil
 }

@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"math"
 	"sort"
+
+	"github.com/rexmle/rexmle/metrics/num"
 )
 
 func checkPair(x, y []float64) error {
@@ -89,7 +91,7 @@ func sign(v float64) float64 {
 
 // centredScaled returns (x − mean)/max|x − mean| as scipy does to avoid overflow.
 func centredScaled(x []float64) []float64 {
-	m := Mean(x)
+	m := num.Mean(x)
 	out := make([]float64, len(x))
 	var mx float64
 	for i, v := range x {

@@ -12,6 +12,8 @@ import (
 	"math"
 	"sort"
 	"time"
+
+	"github.com/rexmle/rexmle/metrics/num"
 )
 
 // Sample is one reading of one GPU. Fields the driver could not report are
@@ -95,7 +97,7 @@ func Summarize(samples []Sample, gpus int, wall time.Duration) Summary {
 		}
 	}
 	sort.Float64s(util)
-	s.SMUtilMedian, s.SMUtilP95 = Percentile(util, 50), Percentile(util, 95)
+	s.SMUtilMedian, s.SMUtilP95 = num.PercentileSorted(util, 50), num.PercentileSorted(util, 95)
 	energyJ, known := 0.0, false
 	for _, xs := range byGPU {
 		sort.Slice(xs, func(i, j int) bool { return xs[i].At.Before(xs[j].At) })
@@ -126,22 +128,6 @@ func nanMax(a, b float64) float64 {
 		return b
 	}
 	return a
-}
-
-// Percentile returns the p-th percentile (0–100) of sorted values with
-// linear interpolation between order statistics (numpy's default method);
-// NaN for an empty slice.
-func Percentile(sorted []float64, p float64) float64 {
-	n := len(sorted)
-	if n == 0 {
-		return math.NaN()
-	}
-	h := float64(n-1) * p / 100
-	lo := int(math.Floor(h))
-	if lo >= n-1 {
-		return sorted[n-1]
-	}
-	return sorted[lo] + (h-float64(lo))*(sorted[lo+1]-sorted[lo])
 }
 
 // MarshalJSON writes the summary with unknown (NaN) values as null.

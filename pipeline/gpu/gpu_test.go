@@ -5,6 +5,8 @@ import (
 	"math"
 	"testing"
 	"time"
+
+	"github.com/rexmle/rexmle/metrics/num"
 )
 
 func TestPercentile(t *testing.T) {
@@ -20,11 +22,11 @@ func TestPercentile(t *testing.T) {
 		{[]float64{0, 100}, 0, 0},
 	}
 	for _, tc := range tests {
-		if got := Percentile(tc.xs, tc.p); math.Abs(got-tc.want) > 1e-12 {
+		if got := num.PercentileSorted(tc.xs, tc.p); math.Abs(got-tc.want) > 1e-12 {
 			t.Errorf("Percentile(%v, %v) = %v, want %v", tc.xs, tc.p, got, tc.want)
 		}
 	}
-	if !math.IsNaN(Percentile(nil, 50)) {
+	if !math.IsNaN(num.PercentileSorted(nil, 50)) {
 		t.Error("empty: want NaN")
 	}
 }

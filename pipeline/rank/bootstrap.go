@@ -46,45 +46,24 @@ func Resample(rng *rand.Rand, n, b int) [][]int {
 	return out
 }
 
-// Quantile returns the q-quantile (q in [0, 1]) of x with numpy's default
-// method ("linear", R type 7): with the values sorted ascending as
-// s[0..n−1], h = (n−1)·q, the result is s[⌊h⌋] + (h − ⌊h⌋)·(s[⌊h⌋+1] − s[⌊h⌋]).
-// As numpy, a NaN anywhere makes the result NaN; ±Inf values sort to the
-// ends (where two equal infinite neighbours give that infinity, not numpy's
-// NaN from Inf−Inf). An empty x or q outside [0, 1] gives NaN. x is not
-// modified.
-func Quantile(x []float64, q float64) float64 {
-	if len(x) == 0 || !(q >= 0 && q <= 1) {
+// quantileSorted is numpy's linear quantile (num.QuantileSorted) of sorted
+// NaN-free values, except that two equal neighbours — two equal infinities
+// included — give that value, not numpy's NaN from Inf − Inf: a bootstrap
+// distribution of a metric that is +Inf in most resamples (an identical
+// image's PSNR) has the interval end +Inf. q outside [0, 1] gives NaN.
+func quantileSorted(s []float64, q float64) float64 {
+	if len(s) == 0 || !(q >= 0 && q <= 1) {
 		return math.NaN()
 	}
-	for _, v := range x {
-		if math.IsNaN(v) {
-			return math.NaN()
-		}
-	}
-	s := slices.Clone(x)
-	slices.Sort(s)
-	return quantileSorted(s, q)
-}
-
-func quantileSorted(s []float64, q float64) float64 {
 	h := float64(len(s)-1) * q
-	lo := math.Floor(h)
-	i := int(lo)
+	i := int(math.Floor(h))
 	if i >= len(s)-1 {
 		return s[len(s)-1]
 	}
-	a, b := s[i], s[i+1]
-	g := h - lo
-	if g == 0 || a == b {
-		return a
+	if s[i] == s[i+1] {
+		return s[i]
 	}
-	// numpy's _lerp: a + (b−a)·g, computed from the upper end when g ≥ 0.5.
-	d := b - a
-	if g >= 0.5 {
-		return b - d*(1-g)
-	}
-	return a + d*g
+	return num.QuantileSorted(s, q)
 }
 
 // PercentileInterval is the bootstrap percentile interval of coverage

@@ -18,6 +18,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 
+	"github.com/rexmle/rexmle/metrics/num"
 	"github.com/rexmle/rexmle/pipeline/gpu"
 	"github.com/rexmle/rexmle/pipeline/store"
 )
@@ -152,7 +153,7 @@ func (s *site) computePage() ([]*page, error) {
 	}
 	sort.Float64s(peaks)
 	if len(peaks) > 0 {
-		med := median(peaks)
+		med := num.Median(peaks)
 		verdict := "consistent with"
 		if med < claimLo || med > claimHi {
 			verdict = "not consistent with"
@@ -241,15 +242,6 @@ func numText(v float64, dec int) string {
 		return "—"
 	}
 	return strconv.FormatFloat(v, 'f', dec, 64)
-}
-
-// median of sorted non-empty values.
-func median(v []float64) float64 {
-	n := len(v)
-	if n%2 == 1 {
-		return v[n/2]
-	}
-	return (v[n/2-1] + v[n/2]) / 2
 }
 
 // lineColors are the PNG plot's colours: utilisation, memory.

@@ -11,6 +11,7 @@ import (
 	"strconv"
 
 	"github.com/rexmle/rexmle/metrics/imageio"
+	"github.com/rexmle/rexmle/metrics/num"
 	"github.com/rexmle/rexmle/metrics/stats"
 	"github.com/rexmle/rexmle/pipeline/challenge"
 )
@@ -137,7 +138,7 @@ func (Challenge) Baseline(ctx context.Context, publicDir, outDir string, log io.
 	}
 	a, b, ok := fitLine(feats, target)
 	if !ok {
-		a, b = stats.Mean(target), 0
+		a, b = num.Mean(target), 0
 	}
 	fmt.Fprintf(log, "refitted on all %d slices: quality = %.4f %+.4f·log(noise)\n", len(feats), a, b)
 	testIDs, err := readIDs(publicDir)
@@ -161,7 +162,7 @@ func fitLine(x, y []float64) (a, b float64, ok bool) {
 	if len(x) < 2 {
 		return 0, 0, false
 	}
-	mx, my := stats.Mean(x), stats.Mean(y)
+	mx, my := num.Mean(x), num.Mean(y)
 	var sxy, sxx float64
 	for i := range x {
 		sxy += (x[i] - mx) * (y[i] - my)

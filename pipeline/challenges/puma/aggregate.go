@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/rexmle/rexmle/metrics/stats"
+	"github.com/rexmle/rexmle/metrics/num"
 	"github.com/rexmle/rexmle/pipeline/challenge"
 )
 
@@ -57,12 +57,12 @@ func (c Challenge) CaseStatistic(metric string, cases []challenge.Case) (func(id
 			}
 			macro[k] = 0
 			if len(buf) > 0 {
-				macro[k] = stats.PairwiseSum(buf) / float64(len(buf))
+				macro[k] = num.PairwiseSum(buf) / float64(len(buf))
 			}
 		}
 		if single {
 			return macro[0]
 		}
-		return stats.PairwiseSum(macro) / float64(len(macro))
+		return num.PairwiseSum(macro) / float64(len(macro))
 	}, nil
 }

@@ -3,6 +3,7 @@ package sega
 import (
 	"fmt"
 
+	"github.com/rexmle/rexmle/metrics/num"
 	"github.com/rexmle/rexmle/pipeline/challenge"
 )
 
@@ -33,6 +34,6 @@ func (Challenge) CaseStatistic(metric string, cases []challenge.Case) (func(idx 
 		for _, i := range idx {
 			buf = append(buf, col[i])
 		}
-		return Median(buf)
+		return num.Median(buf)
 	}, nil
 }

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
-	"sort"
 
 	"github.com/rexmle/rexmle/metrics/distance"
+	"github.com/rexmle/rexmle/metrics/num"
 	"github.com/rexmle/rexmle/metrics/overlap"
 	"github.com/rexmle/rexmle/metrics/resample"
 	"github.com/rexmle/rexmle/metrics/volume"
@@ -66,21 +66,6 @@ func Score(pred, truth []bool, g volume.Grid, mode challenge.Mode) (hd, dsc floa
 	return hd, dsc, err
 }
 
-// Median is numpy.median: the middle value, or the mean of the two middle
-// values for an even count; NaN for no values.
-func Median(values []float64) float64 {
-	if len(values) == 0 {
-		return math.NaN()
-	}
-	s := append([]float64(nil), values...)
-	sort.Float64s(s)
-	m := len(s) / 2
-	if len(s)%2 == 1 {
-		return s[m]
-	}
-	return (s[m-1] + s[m]) / 2
-}
-
 // Grade implements challenge.Challenge.
 func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mode challenge.Mode) (*challenge.Result, error) {
 	ids, labelPaths, err := medseg.Answers(privateDir, colID, "label_path")
@@ -117,8 +102,8 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 			res.Notes = append(res.Notes, notes[i])
 		}
 	}
-	res.Set(MetricHD50, Median(hds))
-	res.Set(MetricDSC50, Median(dscs))
+	res.Set(MetricHD50, num.Median(hds))
+	res.Set(MetricDSC50, num.Median(dscs))
 	return res, nil
 }
 

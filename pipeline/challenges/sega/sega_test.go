@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/rexmle/rexmle/metrics/imageio"
+	"github.com/rexmle/rexmle/metrics/num"
 	"github.com/rexmle/rexmle/metrics/volume"
 	"github.com/rexmle/rexmle/pipeline/challenge"
 	"github.com/rexmle/rexmle/pipeline/challenge/challengetest"
@@ -86,11 +87,11 @@ func TestMedian(t *testing.T) {
 		{[]float64{2.0 / 3, 2.0 / 3, 0}, 2.0 / 3},
 		{[]float64{7}, 7},
 	} {
-		if got := Median(tc.in); got != tc.want {
+		if got := num.Median(tc.in); got != tc.want {
 			t.Errorf("Median(%v) = %v, want %v", tc.in, got, tc.want)
 		}
 	}
-	if !math.IsNaN(Median(nil)) {
+	if !math.IsNaN(num.Median(nil)) {
 		t.Error("Median(nil) should be NaN")
 	}
 }

@@ -3,10 +3,12 @@ package topcowcommon
 import (
 	"context"
 	"fmt"
-	"github.com/rexmle/rexmle/metrics/stats"
 	"math"
 	"runtime"
 	"sync"
+
+	"github.com/rexmle/rexmle/metrics/num"
+	"github.com/rexmle/rexmle/metrics/stats"
 
 	"github.com/rexmle/rexmle/metrics/components"
 	"github.com/rexmle/rexmle/metrics/distance"
@@ -170,7 +172,7 @@ func hausdorffs(p, g []bool, grid volume.Grid, mode challenge.Mode) (h95, h100 f
 	if len(pg) == 0 || len(gp) == 0 {
 		return math.NaN(), math.NaN(), nil
 	}
-	h95 = math.Max(distance.PercentileLinear(pg, 95), distance.PercentileLinear(gp, 95))
+	h95 = math.Max(num.Percentile(pg, 95), num.Percentile(gp, 95))
 	h100 = math.Max(distance.Max(pg), distance.Max(gp))
 	return h95, h100, nil
 }
