@@ -3,9 +3,8 @@ package distance
 import (
 	"fmt"
 	"math"
-	"runtime"
-	"sync"
 
+	"github.com/rexmle/rexmle/metrics/internal/parallel"
 	"github.com/rexmle/rexmle/metrics/num"
 	"github.com/rexmle/rexmle/metrics/volume"
 )
@@ -42,45 +41,39 @@ type bbox struct{ lo, hi [3]int }
 func unionBox(a, b []bool, g volume.Grid) (bbox, bool) {
 	n0, n1, n2 := g.Shape[0], g.Shape[1], g.Shape[2]
 	on := func(i int) bool { return a[i] || (b != nil && b[i]) }
-	workers := max(1, min(n2, runtime.GOMAXPROCS(0)))
+	workers := parallel.Workers(n2, 1)
 	boxes := make([]bbox, workers)
 	found := make([]bool, workers)
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			box := bbox{lo: g.Shape, hi: [3]int{-1, -1, -1}}
-			for k := n2 * w / workers; k < n2*(w+1)/workers; k++ {
-				for j := 0; j < n1; j++ {
-					row := (j + n1*k) * n0
-					first := -1
-					for i := 0; i < n0; i++ {
-						if on(row + i) {
-							first = i
-							break
-						}
+	parallel.Blocks(n2, 1, func(w, klo, khi int) {
+		box := bbox{lo: g.Shape, hi: [3]int{-1, -1, -1}}
+		for k := klo; k < khi; k++ {
+			for j := 0; j < n1; j++ {
+				row := (j + n1*k) * n0
+				first := -1
+				for i := 0; i < n0; i++ {
+					if on(row + i) {
+						first = i
+						break
 					}
-					if first < 0 {
-						continue
-					}
-					last := first
-					for i := n0 - 1; i > first; i-- {
-						if on(row + i) {
-							last = i
-							break
-						}
-					}
-					box.lo[0], box.hi[0] = min(box.lo[0], first), max(box.hi[0], last)
-					box.lo[1], box.hi[1] = min(box.lo[1], j), max(box.hi[1], j)
-					box.lo[2], box.hi[2] = min(box.lo[2], k), max(box.hi[2], k)
-					found[w] = true
 				}
+				if first < 0 {
+					continue
+				}
+				last := first
+				for i := n0 - 1; i > first; i-- {
+					if on(row + i) {
+						last = i
+						break
+					}
+				}
+				box.lo[0], box.hi[0] = min(box.lo[0], first), max(box.hi[0], last)
+				box.lo[1], box.hi[1] = min(box.lo[1], j), max(box.hi[1], j)
+				box.lo[2], box.hi[2] = min(box.lo[2], k), max(box.hi[2], k)
+				found[w] = true
 			}
-			boxes[w] = box
-		}()
-	}
-	wg.Wait()
+		}
+		boxes[w] = box
+	})
 	box := bbox{lo: g.Shape, hi: [3]int{-1, -1, -1}}
 	any := false
 	for w := range boxes {

@@ -10,8 +10,8 @@ package overlap
 import (
 	"fmt"
 	"runtime"
-	"sync"
 
+	"github.com/rexmle/rexmle/metrics/internal/parallel"
 	"github.com/rexmle/rexmle/metrics/volume"
 )
 
@@ -52,31 +52,9 @@ func (c Counts) IoU(bothEmpty float64) float64 {
 const minChunk = 1 << 16
 
 // chunks splits [0, n) into at most GOMAXPROCS contiguous parts of at least
-// minChunk elements and calls f on each part concurrently.
-func chunks(n int, f func(part, lo, hi int)) int {
-	parts := runtime.GOMAXPROCS(0)
-	if p := n / minChunk; p < parts {
-		parts = p
-	}
-	if parts < 1 {
-		parts = 1
-	}
-	if parts == 1 {
-		f(0, 0, n)
-		return 1
-	}
-	var wg sync.WaitGroup
-	for p := 0; p < parts; p++ {
-		lo, hi := n*p/parts, n*(p+1)/parts
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			f(p, lo, hi)
-		}()
-	}
-	wg.Wait()
-	return parts
-}
+// minChunk elements, calls f on each part concurrently and returns the
+// number of parts (see parallel.Blocks).
+func chunks(n int, f func(part, lo, hi int)) int { return parallel.Blocks(n, minChunk, f) }
 
 // Confusion counts TP, FP, FN and TN of pred against truth in one parallel
 // pass. It fails when the slices differ in length.

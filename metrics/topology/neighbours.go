@@ -3,9 +3,9 @@ package topology
 import (
 	"context"
 	"fmt"
-	"runtime"
 	"slices"
-	"sync"
+
+	"github.com/rexmle/rexmle/metrics/internal/parallel"
 )
 
 // NeighbourTable maps a label to the labels it may touch. A label missing
@@ -74,48 +74,42 @@ func LabelAdjacency[L Label](ctx context.Context, labels []L, shape [3]int) (Adj
 	if nx <= 0 || ny <= 0 || nz <= 0 || len(labels) != nx*ny*nz {
 		return nil, fmt.Errorf("label adjacency: %d labels for shape %v", len(labels), shape)
 	}
-	workers := min(runtime.GOMAXPROCS(0), nz)
+	workers := parallel.Workers(nz, 1)
 	results := make([]Adjacency, workers)
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			found := Adjacency{}
-			var last [2]int32
-			for z := w * nz / workers; z < (w+1)*nz/workers; z++ {
-				if ctx.Err() != nil {
-					return
-				}
-				for y := 0; y < ny; y++ {
-					base := nx * (y + ny*z)
-					for x := 0; x < nx; x++ {
-						l := int32(labels[base+x])
-						if l == 0 {
+	parallel.Blocks(nz, 1, func(w, zlo, zhi int) {
+		found := Adjacency{}
+		var last [2]int32
+		for z := zlo; z < zhi; z++ {
+			if ctx.Err() != nil {
+				return
+			}
+			for y := 0; y < ny; y++ {
+				base := nx * (y + ny*z)
+				for x := 0; x < nx; x++ {
+					l := int32(labels[base+x])
+					if l == 0 {
+						continue
+					}
+					for _, o := range forward26 {
+						xx, yy, zz := x+o[0], y+o[1], z+o[2]
+						if xx < 0 || xx >= nx || yy >= ny || yy < 0 || zz >= nz {
 							continue
 						}
-						for _, o := range forward26 {
-							xx, yy, zz := x+o[0], y+o[1], z+o[2]
-							if xx < 0 || xx >= nx || yy >= ny || yy < 0 || zz >= nz {
-								continue
-							}
-							m := int32(labels[xx+nx*(yy+ny*zz)])
-							if m == 0 || m == l {
-								continue
-							}
-							p := [2]int32{min(l, m), max(l, m)}
-							if p != last {
-								found[p] = true
-								last = p
-							}
+						m := int32(labels[xx+nx*(yy+ny*zz)])
+						if m == 0 || m == l {
+							continue
+						}
+						p := [2]int32{min(l, m), max(l, m)}
+						if p != last {
+							found[p] = true
+							last = p
 						}
 					}
 				}
 			}
-			results[w] = found
-		}(w)
-	}
-	wg.Wait()
+		}
+		results[w] = found
+	})
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

@@ -14,13 +14,21 @@ import (
 // goroutine) — and calls fn on each concurrently, returning when all have.
 // Blocks differ in length by at most one. n ≤ 0 calls nothing.
 func For(n, minBlock int, fn func(lo, hi int)) {
+	Blocks(n, minBlock, func(_, lo, hi int) { fn(lo, hi) })
+}
+
+// Blocks is For with the block number b in [0, Workers(n, minBlock)) passed
+// to fn, for work that keeps one partial result per block (merged by the
+// caller in block order, so the result does not depend on scheduling). It
+// returns the number of blocks.
+func Blocks(n, minBlock int, fn func(b, lo, hi int)) int {
 	if n <= 0 {
-		return
+		return 0
 	}
 	workers := Workers(n, minBlock)
 	if workers <= 1 {
-		fn(0, n)
-		return
+		fn(0, 0, n)
+		return 1
 	}
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
@@ -28,10 +36,11 @@ func For(n, minBlock int, fn func(lo, hi int)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			fn(lo, hi)
+			fn(w, lo, hi)
 		}()
 	}
 	wg.Wait()
+	return workers
 }
 
 // Workers is how many blocks For splits n items into.

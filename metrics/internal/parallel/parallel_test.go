@@ -53,3 +53,34 @@ func TestEachCallsEveryPart(t *testing.T) {
 		}
 	}
 }
+
+// TestBlocksNumbersBlocksInOrder checks that block b covers the b-th
+// contiguous range and that the count returned is Workers.
+func TestBlocksNumbersBlocksInOrder(t *testing.T) {
+	old := runtime.GOMAXPROCS(4)
+	defer runtime.GOMAXPROCS(old)
+	for n := 0; n < 100; n++ {
+		var los, his [4]atomic.Int32
+		got := Blocks(n, 3, func(b, lo, hi int) {
+			los[b].Store(int32(lo))
+			his[b].Store(int32(hi))
+		})
+		want := 0
+		if n > 0 {
+			want = Workers(n, 3)
+		}
+		if got != want {
+			t.Fatalf("n %d: %d blocks, want %d", n, got, want)
+		}
+		end := 0
+		for b := 0; b < got; b++ {
+			if int(los[b].Load()) != end || his[b].Load() <= los[b].Load() {
+				t.Fatalf("n %d: block %d is [%d,%d), want it to start at %d", n, b, los[b].Load(), his[b].Load(), end)
+			}
+			end = int(his[b].Load())
+		}
+		if end != n {
+			t.Fatalf("n %d: blocks end at %d", n, end)
+		}
+	}
+}
