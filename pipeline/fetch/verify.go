@@ -2,13 +2,15 @@ package fetch
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
+
+	"github.com/rexmle/rexmle/pipeline/workpool"
 )
 
 // VerifyResult is the re-check of one file recorded in a lock file.
@@ -99,23 +101,13 @@ func Verify(ctx context.Context, sources []Source, opts Options) (*VerifyReport,
 		}
 	}
 	rep := &VerifyReport{Results: make([]VerifyResult, len(jobs))}
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for w := 0; w < f.opts.Concurrency; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				j := jobs[i]
-				rep.Results[i] = VerifyResult{Challenge: j.challenge, Name: j.e.Name, Err: verifyEntry(ctx, filepath.Join(f.opts.RawDir(j.challenge), j.e.Name), j.e)}
-			}
-		}()
+	for i, j := range jobs {
+		rep.Results[i] = VerifyResult{Challenge: j.challenge, Name: j.e.Name, Err: errors.New("not verified: interrupted")}
 	}
-	for i := range jobs {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	workpool.Each(ctx, len(jobs), f.opts.Concurrency, func(i int) {
+		j := jobs[i]
+		rep.Results[i].Err = verifyEntry(ctx, filepath.Join(f.opts.RawDir(j.challenge), j.e.Name), j.e)
+	})
 	sort.SliceStable(rep.Results, func(a, b int) bool {
 		x, y := rep.Results[a], rep.Results[b]
 		return x.Challenge < y.Challenge || x.Challenge == y.Challenge && x.Name < y.Name

@@ -12,7 +12,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/rexmle/rexmle/pipeline/runstatus"
 	"io"
 	"io/fs"
 	"math"
@@ -24,6 +23,9 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/rexmle/rexmle/pipeline/runstatus"
+	"github.com/rexmle/rexmle/pipeline/workpool"
 
 	"github.com/rexmle/rexmle/metrics/num"
 	"github.com/rexmle/rexmle/pipeline/challenge"
@@ -411,43 +413,35 @@ func Run(ctx context.Context, o Options) error {
 		bar = o.Progress(len(todo))
 	}
 	var mu sync.Mutex
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, workers)
 	var failures, errs []string
-	for _, s := range todo {
-		if ctx.Err() != nil {
-			break
+	graded := 0
+	workpool.Each(ctx, len(todo), workers, func(i int) {
+		s := todo[i]
+		line, key := gradeSubmission(ctx, e, answers, s, mode)
+		err := saveGrade(ctx, st, e, s, line, key)
+		mu.Lock()
+		defer mu.Unlock()
+		switch {
+		case err != nil:
+			errs = append(errs, fmt.Sprintf("%s: %v", s.RunID, err))
+		case !line.Valid:
+			failures = append(failures, fmt.Sprintf("%s: %s", s.RunID, firstLine(line.Error)))
+		default:
+			graded++
 		}
-		wg.Add(1)
-		sem <- struct{}{}
-		go func(s Submission) {
-			defer wg.Done()
-			defer func() { <-sem }()
-			line, key := gradeSubmission(ctx, e, answers, s, mode)
-			err := saveGrade(ctx, st, e, s, line, key)
-			mu.Lock()
-			defer mu.Unlock()
-			switch {
-			case err != nil:
-				errs = append(errs, fmt.Sprintf("%s: %v", s.RunID, err))
-			case !line.Valid:
-				failures = append(failures, fmt.Sprintf("%s: %s", s.RunID, firstLine(line.Error)))
-			}
+		if err == nil {
+			b, err := line.Marshal()
 			if err == nil {
-				b, err := line.Marshal()
-				if err == nil {
-					_, err = jf.Write(append(b, '\n'))
-				}
-				if err != nil {
-					errs = append(errs, fmt.Sprintf("%s: append to %s: %v", s.RunID, o.rel(jsonl), err))
-				}
+				_, err = jf.Write(append(b, '\n'))
 			}
-			bar.Step(s.RunID, line.Valid && err == nil)
-		}(s)
-	}
-	wg.Wait()
+			if err != nil {
+				errs = append(errs, fmt.Sprintf("%s: append to %s: %v", s.RunID, o.rel(jsonl), err))
+			}
+		}
+		bar.Step(s.RunID, line.Valid && err == nil)
+	})
 	bar.Finish()
-	fmt.Fprintf(out, "grade: %d graded, %d invalid or failed (mode %s); lines appended to %s\n", len(todo)-len(failures)-len(errs), len(failures), mode, o.rel(jsonl))
+	fmt.Fprintf(out, "grade: %d graded, %d invalid or failed (mode %s); lines appended to %s\n", graded, len(failures), mode, o.rel(jsonl))
 	for _, f := range failures {
 		fmt.Fprintln(out, "  "+f)
 	}

@@ -2,15 +2,16 @@ package report
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"image/color"
 	"image/png"
 	"math"
-	"runtime"
 	"sort"
 	"strconv"
-	"sync"
 	"time"
+
+	"github.com/rexmle/rexmle/pipeline/workpool"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -177,20 +178,13 @@ func (s *site) computePage() ([]*page, error) {
 	pngs := make([][]byte, len(rcs))
 	errs := make([]error, len(rcs))
 	names := make([]string, len(rcs))
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	for i, rc := range rcs {
 		r := rc.Run
 		names[i] = s.runLabel(r) + ", " + s.shortName(r.Challenge) + ", seed " + strconv.Itoa(r.Seed)
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			pngs[i], errs[i] = gpuPNG(names[i], rc, gpuIDs(rc))
-		}()
 	}
-	wg.Wait()
+	workpool.Each(context.Background(), len(rcs), 0, func(i int) {
+		pngs[i], errs[i] = gpuPNG(names[i], rcs[i], gpuIDs(rcs[i]))
+	})
 	for i, rc := range rcs {
 		r := rc.Run
 		name := names[i]

@@ -24,6 +24,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/rexmle/rexmle/pipeline/workpool"
+
 	_ "github.com/rexmle/rexmle/pipeline/challenges/all" // register every challenge: metric cards and quirks
 	"github.com/rexmle/rexmle/pipeline/config"
 	"github.com/rexmle/rexmle/pipeline/store"
@@ -218,20 +220,12 @@ func (s *site) write(ctx context.Context) (*Result, error) {
 		err  error
 	}
 	outs := make([]rendered, len(s.pages))
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 8)
-	for i, p := range s.pages {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			var buf bytes.Buffer
-			err := tpl.ExecuteTemplate(&buf, "page", p)
-			outs[i] = rendered{p.Path, buf.Bytes(), err}
-		}()
-	}
-	wg.Wait()
+	workpool.Each(context.Background(), len(s.pages), 8, func(i int) {
+		p := s.pages[i]
+		var buf bytes.Buffer
+		err := tpl.ExecuteTemplate(&buf, "page", p)
+		outs[i] = rendered{p.Path, buf.Bytes(), err}
+	})
 	res := &Result{OutDir: s.opts.OutDir}
 	for _, o := range outs {
 		if o.err != nil {

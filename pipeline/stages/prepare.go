@@ -6,15 +6,15 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/rexmle/rexmle/pipeline/publicview"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
-	"sync"
 	"time"
+
+	"github.com/rexmle/rexmle/pipeline/publicview"
+	"github.com/rexmle/rexmle/pipeline/workpool"
 
 	"github.com/rexmle/rexmle/pipeline/challenge"
 	"github.com/rexmle/rexmle/pipeline/config"
@@ -306,21 +306,16 @@ func Prepare(ctx context.Context, o Options) error {
 	}
 	bar := newProgress("prepare", len(todo))
 	results := make([]result, len(todo))
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	for i, c := range todo {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func(i int, c challenge.Challenge) {
-			defer wg.Done()
-			defer func() { <-sem }()
-			start := time.Now()
-			did, err := prepareOne(ctx, e, c, cfgs[i])
-			results[i] = result{c.ID(), did, err, time.Since(start)}
-			bar.step(c.ID(), err == nil)
-		}(i, c)
+		results[i] = result{id: c.ID(), err: errors.New("not started: interrupted")}
 	}
-	wg.Wait()
+	workpool.Each(ctx, len(todo), 0, func(i int) {
+		c := todo[i]
+		start := time.Now()
+		did, err := prepareOne(ctx, e, c, cfgs[i])
+		results[i] = result{c.ID(), did, err, time.Since(start)}
+		bar.step(c.ID(), err == nil)
+	})
 	bar.finish()
 	var failed int
 	for _, r := range results {
