@@ -14,8 +14,9 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"sync/atomic"
+
+	"github.com/rexmle/rexmle/pipeline/workpool"
 )
 
 // ErrUnsafeEntry marks an archive entry that would land outside the target
@@ -381,40 +382,24 @@ func (x *extractor) zipFiles(files []zipJob) error {
 	ctx, cancel := context.WithCancelCause(x.ctx)
 	defer cancel(nil)
 	errs := make([]error, len(files))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for w := 0; w < min(runtime.GOMAXPROCS(0), 8, len(files)); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				j := files[i]
-				rc, err := j.zf.Open()
-				if err == nil {
-					compressed := int64(0)
-					if j.zf.Method != zip.Store {
-						compressed = int64(min(j.zf.CompressedSize64, 1<<62))
-					}
-					err = x.writeFile(ctx, j.zf.Name, j.dst, rc, j.zf.Mode(), compressed, int64(j.zf.UncompressedSize64), true)
-					rc.Close()
-				} else {
-					err = x.fail(j.zf.Name, err)
-				}
-				if err != nil {
-					errs[i] = err
-					cancel(errSiblingFailed)
-				}
+	workpool.Each(ctx, len(files), min(runtime.GOMAXPROCS(0), 8), func(i int) {
+		j := files[i]
+		rc, err := j.zf.Open()
+		if err == nil {
+			compressed := int64(0)
+			if j.zf.Method != zip.Store {
+				compressed = int64(min(j.zf.CompressedSize64, 1<<62))
 			}
-		}()
-	}
-	for i := range files {
-		if ctx.Err() != nil {
-			break
+			err = x.writeFile(ctx, j.zf.Name, j.dst, rc, j.zf.Mode(), compressed, int64(j.zf.UncompressedSize64), true)
+			rc.Close()
+		} else {
+			err = x.fail(j.zf.Name, err)
 		}
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+		if err != nil {
+			errs[i] = err
+			cancel(errSiblingFailed)
+		}
+	})
 	if err := x.ctx.Err(); err != nil {
 		return err
 	}

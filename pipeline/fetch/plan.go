@@ -9,8 +9,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
+
+	"github.com/rexmle/rexmle/pipeline/workpool"
 )
 
 // Action is what Fetch will do with one planned file.
@@ -296,35 +297,29 @@ func (f *fetcher) plan(ctx context.Context, sources []Source) *DownloadPlan {
 	p := &DownloadPlan{rawRoot: f.opts.RawRoot}
 	records := map[recordKey][]remoteFile{}
 	recErr := map[recordKey]error{}
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, f.opts.Concurrency)
+	var keys []recordKey
 	for _, s := range sources {
 		if s.Kind != KindZenodo && s.Kind != KindFigshare || s.Record == "" {
 			continue
 		}
 		k := recordKey{s.Kind, s.Record}
-		mu.Lock()
-		_, seen := recErr[k]
-		if !seen {
-			recErr[k] = nil
+		if _, seen := recErr[k]; !seen {
+			recErr[k] = errors.New("not resolved: interrupted")
+			keys = append(keys, k)
 		}
-		mu.Unlock()
-		if seen {
-			continue
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			files, err := f.resolveRecord(ctx, k)
-			mu.Lock()
-			records[k], recErr[k] = files, err
-			mu.Unlock()
-		}()
 	}
-	wg.Wait()
+	files := make([][]remoteFile, len(keys))
+	errs := make([]error, len(keys))
+	done := make([]bool, len(keys))
+	workpool.Each(ctx, len(keys), f.opts.Concurrency, func(i int) {
+		files[i], errs[i] = f.resolveRecord(ctx, keys[i])
+		done[i] = true
+	})
+	for i, k := range keys {
+		if done[i] {
+			records[k], recErr[k] = files[i], errs[i]
+		}
+	}
 
 	dests := map[string]*PlannedFile{}
 	for _, s := range sources {
