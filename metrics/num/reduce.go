@@ -42,10 +42,8 @@ func percentile(values []float64, q float64, f32 bool) float64 {
 	if len(values) == 0 {
 		return math.NaN()
 	}
-	for _, x := range values {
-		if math.IsNaN(x) {
-			return math.NaN()
-		}
+	if anyNaN(values) {
+		return math.NaN()
 	}
 	v := slices.Clone(values)
 	slices.Sort(v)
@@ -108,10 +106,8 @@ func Median(values []float64) float64 {
 	if n == 0 {
 		return math.NaN()
 	}
-	for _, x := range values {
-		if math.IsNaN(x) {
-			return math.NaN()
-		}
+	if anyNaN(values) {
+		return math.NaN()
 	}
 	s := slices.Clone(values)
 	slices.Sort(s)
@@ -119,4 +115,13 @@ func Median(values []float64) float64 {
 		return s[n/2]
 	}
 	return (s[n/2-1] + s[n/2]) / 2
+}
+
+func anyNaN(values []float64) bool {
+	for _, x := range values {
+		if math.IsNaN(x) {
+			return true
+		}
+	}
+	return false
 }
