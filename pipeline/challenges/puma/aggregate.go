@@ -1,6 +1,7 @@
 package puma
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -16,10 +17,10 @@ import (
 // scored classes, a class with no image counting 0. The official mode's
 // macro runs over class names outside the stored ones; the rank stage's
 // check that the full sample reproduces the graded value turns that case
-// into "interval unavailable". Tissue tasks: means over cases (default).
+// into "interval unavailable". Tissue tasks: see tissueStatistic.
 func (c Challenge) CaseStatistic(metric string, cases []challenge.Case) (func(idx []int) float64, error) {
-	if c.task != Nuclei {
-		return nil, nil
+	if c.task == Tissue {
+		return c.tissueStatistic(metric, cases)
 	}
 	classes := track1Classes
 	if c.track == 2 {
@@ -64,5 +65,76 @@ func (c Challenge) CaseStatistic(metric string, cases []challenge.Case) (func(id
 			return macro[0]
 		}
 		return num.PairwiseSum(macro) / float64(len(macro))
+	}, nil
+}
+
+// GraderVersion versions what the grader stores beyond the metric cards:
+// 2 adds the tissue cases' pixel counts (tissueDetail) and stores a
+// repeated id's rows as distinct cases (challenge.DistinctCaseIDs).
+func (Challenge) GraderVersion() string { return "2" }
+
+// tissueDetail is what a graded tissue case stores (challenge.Case.Detail,
+// JSON): its pixel counts for classes 1–5 (index 0 is class 1) and the
+// grading mode, which decides how the pooled Dice scores a class without
+// overlap.
+type tissueDetail struct {
+	Mode  challenge.Mode `json:"mode"`
+	Inter [5]int64       `json:"inter"`
+	Truth [5]int64       `json:"truth"`
+	Pred  [5]int64       `json:"pred"`
+}
+
+// encodeTissueDetail renders a case's counts (never fails for these types).
+func encodeTissueDetail(tc tissueCounts, mode challenge.Mode) []byte {
+	d := tissueDetail{Mode: mode}
+	for k := 1; k <= 5; k++ {
+		d.Inter[k-1], d.Truth[k-1], d.Pred[k-1] = tc.inter[k], tc.truth[k], tc.pred[k]
+	}
+	b, err := json.Marshal(d)
+	if err != nil {
+		panic(fmt.Sprintf("encode tissue detail: %v", err))
+	}
+	return b
+}
+
+// tissueStatistic recomputes the tissue Dice over a resample of the graded
+// images: it is a micro Dice, each class's intersection, truth and
+// prediction pixels summed over the images (an image drawn twice counts
+// twice) before the per-class Dice and the mean over the 5 classes
+// (microDice, as Grade computes it) — not the mean of the per-image Dice
+// Grade also stores. A run graded before the counts were stored has no
+// recomputation.
+func (c Challenge) tissueStatistic(metric string, cases []challenge.Case) (func(idx []int) float64, error) {
+	if metric != "dice" {
+		return nil, nil
+	}
+	per := make([]tissueCounts, len(cases))
+	var mode challenge.Mode
+	for i, cs := range cases {
+		if cs.Detail == nil {
+			return nil, fmt.Errorf("%s case %s: %w (the pooled Dice needs the per-image pixel counts, which this run's grading did not store: regrade it)", c.id, cs.ID, challenge.ErrNotAMean)
+		}
+		var d tissueDetail
+		if err := json.Unmarshal(cs.Detail, &d); err != nil {
+			return nil, fmt.Errorf("%s case %s: %w (unreadable per-case detail: %v)", c.id, cs.ID, challenge.ErrNotAMean, err)
+		}
+		if i > 0 && d.Mode != mode {
+			return nil, fmt.Errorf("%s case %s: %w (graded in %q mode, case %s in %q)", c.id, cs.ID, challenge.ErrNotAMean, d.Mode, cases[0].ID, mode)
+		}
+		mode = d.Mode
+		for k := 1; k <= 5; k++ {
+			per[i].inter[k], per[i].truth[k], per[i].pred[k] = d.Inter[k-1], d.Truth[k-1], d.Pred[k-1]
+		}
+	}
+	return func(idx []int) float64 {
+		var pooled tissueCounts
+		for _, i := range idx {
+			for k := 1; k <= 5; k++ {
+				pooled.inter[k] += per[i].inter[k]
+				pooled.truth[k] += per[i].truth[k]
+				pooled.pred[k] += per[i].pred[k]
+			}
+		}
+		return c.microDice(pooled, mode)
 	}, nil
 }

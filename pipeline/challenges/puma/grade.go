@@ -202,13 +202,14 @@ func (c Challenge) gradeTissue(ctx context.Context, subDir, privateDir string, m
 	}
 	res := &challenge.Result{Mode: mode}
 	var pooled tissueCounts
+	caseIDs := distinctCaseIDs(rows)
 	for i, tc := range counts {
 		for k := 1; k <= 5; k++ {
 			pooled.inter[k] += tc.inter[k]
 			pooled.truth[k] += tc.truth[k]
 			pooled.pred[k] += tc.pred[k]
 		}
-		res.Cases = append(res.Cases, challenge.Case{ID: rows[i].id, Values: map[string]float64{"dice": c.caseDice(tc, mode)}})
+		res.Cases = append(res.Cases, challenge.Case{ID: caseIDs[i], Values: map[string]float64{"dice": c.caseDice(tc, mode)}, Detail: encodeTissueDetail(tc, mode)})
 	}
 	res.Set("dice", c.microDice(pooled, mode))
 	if mode == challenge.Reference {
@@ -259,6 +260,16 @@ func (c Challenge) caseDice(p tissueCounts, mode challenge.Mode) float64 {
 		sum += (2*float64(p.inter[k]) + eps) / (float64(u) + eps)
 	}
 	return sum / 5
+}
+
+// distinctCaseIDs names the rows' stored cases: a repeated id's k-th row
+// is stored as "<id>#k" (the reference grades every row).
+func distinctCaseIDs(rows []row) []string {
+	ids := make([]string, len(rows))
+	for i, r := range rows {
+		ids[i] = r.id
+	}
+	return challenge.DistinctCaseIDs(ids)
 }
 
 // referenceIDRule says what the reference does with the submission's ids.

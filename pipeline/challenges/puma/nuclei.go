@@ -326,6 +326,7 @@ func (c Challenge) gradeNuclei(ctx context.Context, subDir, privateDir string, m
 	for _, k := range classes {
 		res.Set("f1_"+k, perClass[k])
 	}
+	caseIDs := distinctCaseIDs(rows)
 	for i, pc := range perCase {
 		vals := map[string]float64{}
 		for _, k := range classes {
@@ -333,7 +334,7 @@ func (c Challenge) gradeNuclei(ctx context.Context, subDir, privateDir string, m
 				vals["f1_"+k] = matching.F1(cc)
 			}
 		}
-		res.Cases = append(res.Cases, challenge.Case{ID: rows[i].id, Values: vals})
+		res.Cases = append(res.Cases, challenge.Case{ID: caseIDs[i], Values: vals})
 	}
 	if mode == challenge.Official {
 		if len(all) > len(classes) {
@@ -346,7 +347,7 @@ func (c Challenge) gradeNuclei(ctx context.Context, subDir, privateDir string, m
 		res.Notes = append(res.Notes, "REFERENCE QUIRK: the reference truth holds no TILs because "+namesNote+"; f1_TILs is 0 for every submission and the macro F1 is at most 2/3")
 	}
 	if len(rows) != len(answers) {
-		res.Notes = append(res.Notes, fmt.Sprintf("%d rows graded for %d test cases: the reference grades only the submitted rows (missing cases are not penalised, duplicates count twice)", len(rows), len(answers)))
+		res.Notes = append(res.Notes, fmt.Sprintf("%d rows graded for %d test cases: the reference grades only the submitted rows (missing cases are not penalised, duplicates count twice; the k-th row of an id is stored as case <id>#k)", len(rows), len(answers)))
 	}
 	return res, nil
 }

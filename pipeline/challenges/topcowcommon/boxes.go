@@ -173,7 +173,7 @@ func (c Challenge) gradeBoxes(ctx context.Context, submissionDir string, rows []
 		}
 		b, i := boxIoUs(gt, pred, mode)
 		bi, io = append(bi, b), append(io, i)
-		res.Cases = append(res.Cases, challenge.Case{ID: r.ID, Values: map[string]float64{"boundary_iou": b, "iou": i}})
+		res.Cases = append(res.Cases, challenge.Case{ID: r.caseID, Values: map[string]float64{"boundary_iou": b, "iou": i}})
 	}
 	res.Set("boundary_iou", mean(bi))
 	res.Set("iou", mean(io))

@@ -401,7 +401,8 @@ func (c Challenge) gradeEdges(ctx context.Context, submissionDir string, rows []
 			antDist, posDist = append(antDist, da), append(posDist, dp)
 			cv["anterior_edge_distance"], cv["posterior_edge_distance"] = da, dp
 		}
-		res.Cases = append(res.Cases, challenge.Case{ID: r.ID, Values: cv})
+		detail := caseDetail{Acc: map[string]classOutcome{"anterior_acc": {gA, gA == pA}, "posterior_acc": {gP, gP == pP}}}
+		res.Cases = append(res.Cases, challenge.Case{ID: r.caseID, Values: cv, Detail: encodeDetail(detail)})
 	}
 	ant, err := stats.BalancedAccuracy(ta, pa)
 	if err != nil {

@@ -19,6 +19,7 @@ import (
 type gradeRow struct {
 	medseg.Row
 	answer string // absolute path of the answer file
+	caseID string // the stored case's id: the row's id, "<id>#2", … for a repeated id
 }
 
 // readRows reads submission.csv and pairs every row with its answer (the
@@ -26,7 +27,8 @@ type gradeRow struct {
 // pandas reads them: an all-integer column is numeric on both sides ("001"
 // equals "1"); any other column keeps its text, so "1.0" or "topcow_001"
 // never match. Duplicated rows are kept and graded twice, as the reference
-// does (reference mode; official mode refuses them: quirk "id-rule").
+// does (reference mode; official mode refuses them: quirk "id-rule"); they
+// are stored as distinct cases (challenge.DistinctCaseIDs).
 func (c Challenge) readRows(submissionDir, privateDir string, mode challenge.Mode) ([]gradeRow, error) {
 	ids, paths, err := medseg.Answers(privateDir, "image_id", "label_path")
 	if err != nil {
@@ -49,9 +51,14 @@ func (c Challenge) readRows(submissionDir, privateDir string, mode challenge.Mod
 			answer[k] = filepath.Join(privateDir, filepath.FromSlash(paths[i]))
 		}
 	}
+	rowIDs := make([]string, len(rows))
+	for i, r := range rows {
+		rowIDs[i] = r.ID
+	}
+	caseIDs := challenge.DistinctCaseIDs(rowIDs)
 	out := make([]gradeRow, len(rows))
 	for i, r := range rows {
-		out[i] = gradeRow{Row: r, answer: answer[r.Key]}
+		out[i] = gradeRow{Row: r, answer: answer[r.Key], caseID: caseIDs[i]}
 	}
 	return out, nil
 }
@@ -82,15 +89,35 @@ func (c Challenge) Grade(ctx context.Context, submissionDir, privateDir string, 
 	if err != nil {
 		return nil, err
 	}
+	var res *challenge.Result
 	switch {
 	case c.Task == Box:
-		return c.gradeBoxes(ctx, submissionDir, rows, mode)
+		res, err = c.gradeBoxes(ctx, submissionDir, rows, mode)
 	case c.Task == Edges:
-		return c.gradeEdges(ctx, submissionDir, rows, mode)
+		res, err = c.gradeEdges(ctx, submissionDir, rows, mode)
 	case c.Family == TopBrain:
-		return c.gradeBrain(ctx, submissionDir, rows, mode)
+		res, err = c.gradeBrain(ctx, submissionDir, rows, mode)
+	default:
+		res, err = c.gradeCoW(ctx, submissionDir, rows, mode)
 	}
-	return c.gradeCoW(ctx, submissionDir, rows, mode)
+	if err != nil {
+		return nil, err
+	}
+	if n := repeatedRows(rows); n > 0 {
+		res.Notes = append(res.Notes, fmt.Sprintf("%d rows repeat an earlier row's id: every row is graded, so a repeated id weighs more; the k-th row of an id is stored as case <id>#k", n))
+	}
+	return res, nil
+}
+
+// repeatedRows counts the rows stored under a renamed case id.
+func repeatedRows(rows []gradeRow) int {
+	n := 0
+	for _, r := range rows {
+		if r.caseID != r.ID {
+			n++
+		}
+	}
+	return n
 }
 
 // loadPair reads the answer and the prediction of a row.
@@ -139,8 +166,10 @@ func (c Challenge) gradeCoW(ctx context.Context, submissionDir string, rows []gr
 		}
 		dice, cl, b0, hd = append(dice, cc.dice), append(cl, cc.cldice), append(b0, cc.b0), append(hd, cc.hd95)
 		xHD, xDice, xB0, xHD95, xHDm = append(xHD, cc.hd), append(xDice, cc.mDice), append(xB0, cc.mB0), append(xHD95, cc.mHD95), append(xHDm, cc.mHD)
+		detail := caseDetail{Det: make([]string, len(det))}
 		for i := range det {
 			det[i].Add(cc.inGT[i], cc.inPred[i], cc.iou[i], detectionIoU)
+			detail.Det[i] = detectionOutcome(cc.inGT[i], cc.inPred[i], cc.iou[i])
 		}
 		match := func(ok bool, gtClass string) string {
 			if ok {
@@ -152,9 +181,18 @@ func (c Challenge) gradeCoW(ctx context.Context, submissionDir string, rows []gr
 			antTrue, antPred = append(antTrue, cc.gtAnt), append(antPred, cc.predAnt)
 			posTrue, posPred = append(posTrue, cc.gtPos), append(posPred, cc.predPos)
 			antTopo, posTopo = append(antTopo, match(cc.antMatch, cc.gtAnt)), append(posTopo, match(cc.posMatch, cc.gtPos))
+			detail.Acc = map[string]classOutcome{
+				"anterior_graph_acc": {cc.gtAnt, cc.predAnt == cc.gtAnt}, "posterior_graph_acc": {cc.gtPos, cc.predPos == cc.gtPos},
+				"anterior_topology": {cc.gtAnt, cc.antMatch}, "posterior_topology": {cc.gtPos, cc.posMatch},
+			}
 		} else {
 			antTrue, posTrue = append(antTrue, "correct"), append(posTrue, "correct")
 			antTopo, posTopo = append(antTopo, match(cc.antMatch, "correct")), append(posTopo, match(cc.posMatch, "correct"))
+			// The graph accuracies are the topology's (antPred = antTopo below).
+			detail.Acc = map[string]classOutcome{
+				"anterior_graph_acc": {"correct", cc.antMatch}, "posterior_graph_acc": {"correct", cc.posMatch},
+				"anterior_topology": {"correct", cc.antMatch}, "posterior_topology": {"correct", cc.posMatch},
+			}
 		}
 		cv := map[string]float64{
 			"dice": cc.dice, "cldice": cc.cldice, "b0_error": cc.b0, "hd95": cc.hd95,
@@ -163,7 +201,7 @@ func (c Challenge) gradeCoW(ctx context.Context, submissionDir string, rows []gr
 		if mode == challenge.Official {
 			cv["hd"], cv["dice_merged"], cv["b0_error_merged"], cv["hd95_merged"], cv["hd_merged"] = cc.hd, cc.mDice, cc.mB0, cc.mHD95, cc.mHD
 		}
-		res.Cases = append(res.Cases, challenge.Case{ID: r.ID, Values: cv})
+		res.Cases = append(res.Cases, challenge.Case{ID: r.caseID, Values: cv, Detail: encodeDetail(detail)})
 	}
 	if mode != challenge.Official {
 		antPred, posPred = antTopo, posTopo
@@ -212,14 +250,17 @@ func (c Challenge) gradeBrain(ctx context.Context, submissionDir string, rows []
 		}
 		dice, cl, b0 = append(dice, bc.dice), append(cl, bc.cldice), append(b0, bc.b0)
 		hd, nb = append(hd, bc.hd95), append(nb, bc.neighbourError)
+		var detail caseDetail // an empty case stays out of the detection counts
 		if !bc.empty {
+			detail.Det = make([]string, len(det))
 			for i := range det {
 				det[i].Add(bc.inGT[i], bc.inPred[i], bc.iou[i], detectionIoU)
+				detail.Det[i] = detectionOutcome(bc.inGT[i], bc.inPred[i], bc.iou[i])
 			}
 		}
-		res.Cases = append(res.Cases, challenge.Case{ID: r.ID, Values: map[string]float64{
+		res.Cases = append(res.Cases, challenge.Case{ID: r.caseID, Values: map[string]float64{
 			"dice": bc.dice, "cldice": bc.cldice, "b0_error": bc.b0, "hd95": bc.hd95, "neighbor_error": bc.neighbourError,
-		}})
+		}, Detail: encodeDetail(detail)})
 	}
 	res.Set("dice", mean(dice))
 	res.Set("cldice", mean(cl))
