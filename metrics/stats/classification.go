@@ -83,23 +83,23 @@ func counts[T cmp.Ordered](yTrue, yPred []T, labels []T) []ClassCounts {
 // BalancedAccuracy is scikit-learn's balanced_accuracy_score (adjusted=False):
 // the mean over the classes present in yTrue of the per-class recall
 // TP/(TP+FN). Classes that occur only in yPred are ignored (sklearn drops
-// their NaN recall with a warning).
+// their NaN recall with a warning). The mean is numpy's (num.Mean) over
+// the recalls in sorted label order; no class in yTrue gives NaN.
 func BalancedAccuracy[T cmp.Ordered](yTrue, yPred []T) (float64, error) {
 	if err := checkLabels(len(yTrue), len(yPred)); err != nil {
 		return 0, err
 	}
 	labels := Labels(yTrue, yPred)
 	c := counts(yTrue, yPred, labels)
-	var sum float64
-	k := 0
+	recalls := make([]float64, 0, len(c))
 	for _, cc := range c {
 		if cc.TP+cc.FN == 0 {
 			continue
 		}
-		sum += float64(cc.TP) / float64(cc.TP+cc.FN)
-		k++
+		recalls = append(recalls, float64(cc.TP)/float64(cc.TP+cc.FN))
 	}
-	return sum / float64(k), nil
+	// np.mean of the recalls in sorted label order: pairwise from 8 classes on.
+	return num.Mean(recalls), nil
 }
 
 // F1PerClass is scikit-learn's f1_score(average=None, labels=labels):

@@ -117,7 +117,9 @@ func sameValue(a, b float64) bool {
 	if math.IsInf(a, 0) || math.IsInf(b, 0) {
 		return a == b
 	}
-	return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b))
+	// Relative: a value near 0 (a Dice of 1e-10) must be reproduced to its
+	// own precision, not to an absolute 1e-9.
+	return a == b || math.Abs(a-b) <= 1e-9*math.Max(math.Abs(a), math.Abs(b))
 }
 
 func meanOf(col []float64) func([]int) float64 {

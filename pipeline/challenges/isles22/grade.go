@@ -87,12 +87,13 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 	}
 	res := &challenge.Result{Mode: mode}
 	var sum CaseScores
+	caseIDs := medseg.CaseIDs(rows)
 	for i, s := range scores {
 		sum.Dice += s.Dice
 		sum.LesionF1 += s.LesionF1
 		sum.CountDiff += s.CountDiff
 		sum.VolDiff += s.VolDiff
-		res.Cases = append(res.Cases, challenge.Case{ID: rows[i].ID, Values: map[string]float64{
+		res.Cases = append(res.Cases, challenge.Case{ID: caseIDs[i], Values: map[string]float64{
 			MetricDice: s.Dice, MetricLesionF1: s.LesionF1, MetricCountDiff: s.CountDiff, MetricVolDiff: s.VolDiff,
 		}})
 		if notes[i] != "" {

@@ -169,3 +169,20 @@ func TestExtractZipRefusesTraversal(t *testing.T) {
 		t.Errorf("regular entry: %q %v", b, err)
 	}
 }
+
+func TestCaseIDsKeepEveryRepeatedRow(t *testing.T) {
+	rows := []Row{{ID: "a"}, {ID: "b"}, {ID: "a"}, {ID: "a"}}
+	got := CaseIDs(rows)
+	want := []string{"a", "b", "a#2", "a#3"}
+	if len(got) != len(want) {
+		t.Fatalf("CaseIDs = %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("CaseIDs = %v, want %v", got, want)
+		}
+	}
+	if got := CaseIDs(rows[:2]); got[0] != "a" || got[1] != "b" {
+		t.Errorf("without repeats the ids stay: %v", got)
+	}
+}

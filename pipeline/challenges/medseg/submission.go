@@ -161,3 +161,14 @@ func Answers(privateDir, idCol, pathCol string) (ids, paths []string, err error)
 	}
 	return ids, paths, nil
 }
+
+// CaseIDs names graded rows as stored cases: a repeated id's k-th row
+// becomes "<id>#k" (challenge.DistinctCaseIDs), so the store keeps every
+// scored row and the mean of the stored values reproduces the graded value.
+func CaseIDs(rows []Row) []string {
+	ids := make([]string, len(rows))
+	for i, r := range rows {
+		ids[i] = r.ID
+	}
+	return challenge.DistinctCaseIDs(ids)
+}

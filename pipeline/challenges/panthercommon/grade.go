@@ -219,13 +219,14 @@ func (c Challenge) Grade(ctx context.Context, submissionDir, privateDir string, 
 	res := &challenge.Result{Mode: mode}
 	var sum CaseValues
 	var sq float64
+	caseIDs := medseg.CaseIDs(rows)
 	for i, v := range vals {
 		sum.DSC += v.DSC
 		sum.MSD += v.MSD
 		sum.HD95 += v.HD95
 		sum.MASD += v.MASD
 		sq += v.Burden * v.Burden
-		res.Cases = append(res.Cases, challenge.Case{ID: rows[i].ID, Values: map[string]float64{
+		res.Cases = append(res.Cases, challenge.Case{ID: caseIDs[i], Values: map[string]float64{
 			MetricDSC: v.DSC, MetricMSD: v.MSD, MetricHD95: v.HD95, MetricMASD: v.MASD, CaseBurden: v.Burden,
 		}})
 		if notes[i] != "" {

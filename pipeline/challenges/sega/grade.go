@@ -96,8 +96,9 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 		return nil, err
 	}
 	res := &challenge.Result{Mode: mode}
+	caseIDs := medseg.CaseIDs(rows)
 	for i := range rows {
-		res.Cases = append(res.Cases, challenge.Case{ID: rows[i].ID, Values: map[string]float64{CaseHD: hds[i], CaseDSC: dscs[i]}})
+		res.Cases = append(res.Cases, challenge.Case{ID: caseIDs[i], Values: map[string]float64{CaseHD: hds[i], CaseDSC: dscs[i]}})
 		if notes[i] != "" {
 			res.Notes = append(res.Notes, notes[i])
 		}
