@@ -46,27 +46,10 @@ func Resample(rng *rand.Rand, n, b int) [][]int {
 	return out
 }
 
-// Quantile returns the q-quantile (q in [0, 1]) of x with numpy's default
-// method ("linear", R type 7): with the values sorted ascending as
-// s[0..n−1], h = (n−1)·q, the result is s[⌊h⌋] + (h − ⌊h⌋)·(s[⌊h⌋+1] − s[⌊h⌋]).
-// As numpy, a NaN anywhere makes the result NaN; ±Inf values sort to the
-// ends (where two equal infinite neighbours give that infinity, not numpy's
-// NaN from Inf−Inf). An empty x or q outside [0, 1] gives NaN. x is not
-// modified.
-func Quantile(x []float64, q float64) float64 {
-	if len(x) == 0 || !(q >= 0 && q <= 1) {
-		return math.NaN()
-	}
-	for _, v := range x {
-		if math.IsNaN(v) {
-			return math.NaN()
-		}
-	}
-	s := slices.Clone(x)
-	slices.Sort(s)
-	return quantileSorted(s, q)
-}
-
+// quantileSorted is the q-quantile (q in [0, 1]) of the ascending,
+// NaN-free s with numpy's default method ("linear", R type 7): h = (n−1)·q,
+// the result is s[⌊h⌋] + (h − ⌊h⌋)·(s[⌊h⌋+1] − s[⌊h⌋]), where two equal
+// infinite neighbours give that infinity (not numpy's NaN from Inf−Inf).
 func quantileSorted(s []float64, q float64) float64 {
 	h := float64(len(s)-1) * q
 	lo := math.Floor(h)
@@ -89,8 +72,8 @@ func quantileSorted(s []float64, q float64) float64 {
 
 // PercentileInterval is the bootstrap percentile interval of coverage
 // confidence (e.g. 0.95): the (1−c)/2 and (1+c)/2 quantiles of the bootstrap
-// distribution x (see Quantile: numpy's linear interpolation, NaN
-// propagates). It is what scipy.stats.bootstrap(method="percentile") returns
+// distribution x (see quantileSorted: numpy's linear interpolation; a NaN
+// makes both NaN). It is what scipy.stats.bootstrap(method="percentile") returns
 // for the same resampled statistics.
 func PercentileInterval(x []float64, confidence float64) (lo, hi float64) {
 	alpha := (1 - confidence) / 2

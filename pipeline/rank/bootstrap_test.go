@@ -13,6 +13,23 @@ import (
 	"github.com/rexmle/rexmle/metrics/num"
 )
 
+// quantile is the q-quantile (q in [0, 1]) of x as numpy.quantile computes
+// it by default, through quantileSorted: a NaN anywhere, an empty x or q
+// outside [0, 1] gives NaN; x is not modified.
+func quantile(x []float64, q float64) float64 {
+	if len(x) == 0 || !(q >= 0 && q <= 1) {
+		return math.NaN()
+	}
+	for _, v := range x {
+		if math.IsNaN(v) {
+			return math.NaN()
+		}
+	}
+	s := slices.Clone(x)
+	slices.Sort(s)
+	return quantileSorted(s, q)
+}
+
 // pythonWithScipy finds a python3 that imports numpy and scipy (Debian's
 // python3-numpy/python3-scipy); the test is skipped without one.
 func pythonWithScipy(t *testing.T) string {
@@ -128,17 +145,17 @@ func TestPercentileIntervalMatchesScipy(t *testing.T) {
 	}
 	// Quantile on data with ties (1e308 stands in for +Inf in JSON: same order).
 	for i, q := range qs {
-		got := Quantile(qx, q)
+		got := quantile(qx, q)
 		want := ref.Q[i]
 		if qx[8] == math.Inf(1) && want >= 1e307 {
 			continue // the infinite end: compared below
 		}
 		if got != want {
-			t.Errorf("Quantile(%v) = %v, numpy %v", q, got, want)
+			t.Errorf("quantile(%v) = %v, numpy %v", q, got, want)
 		}
 	}
-	if got := Quantile(qx, 1); !math.IsInf(got, 1) {
-		t.Errorf("Quantile(1) with +Inf = %v", got)
+	if got := quantile(qx, 1); !math.IsInf(got, 1) {
+		t.Errorf("quantile(1) with +Inf = %v", got)
 	}
 	if got := ProbAbove(a, b); math.Abs(got-ref.PAbove) > 1e-12 {
 		t.Errorf("ProbAbove %v, numpy %v", got, ref.PAbove)
@@ -150,15 +167,15 @@ func TestPercentileIntervalMatchesScipy(t *testing.T) {
 }
 
 func TestQuantileConventions(t *testing.T) {
-	if !math.IsNaN(Quantile(nil, 0.5)) || !math.IsNaN(Quantile([]float64{1, math.NaN()}, 0.5)) || !math.IsNaN(Quantile([]float64{1}, 1.5)) {
+	if !math.IsNaN(quantile(nil, 0.5)) || !math.IsNaN(quantile([]float64{1, math.NaN()}, 0.5)) || !math.IsNaN(quantile([]float64{1}, 1.5)) {
 		t.Error("empty input, NaN input and q outside [0,1] must give NaN")
 	}
 	// h = (4−1)·0.5 = 1.5: halfway between the 2nd and 3rd sorted values.
-	if got := Quantile([]float64{40, 10, 30, 20}, 0.5); got != 25 {
+	if got := quantile([]float64{40, 10, 30, 20}, 0.5); got != 25 {
 		t.Errorf("median of 10,20,30,40 = %v", got)
 	}
 	x := []float64{3, 1, 2}
-	Quantile(x, 0.3)
+	quantile(x, 0.3)
 	if !slices.Equal(x, []float64{3, 1, 2}) {
 		t.Error("Quantile modified its input")
 	}
