@@ -80,14 +80,5 @@ func Max(values []float64) float64 {
 	return m
 }
 
-// Mean is the arithmetic mean with numpy's pairwise summation (NaN if the
-// list is empty).
-func Mean(values []float64) float64 {
-	if len(values) == 0 {
-		return math.NaN()
-	}
-	return pairwiseSum(values) / float64(len(values))
-}
-
 // pairwiseSum adds like numpy's float64 add.reduce on a contiguous array.
 func pairwiseSum(a []float64) float64 { return num.PairwiseSum(a) }

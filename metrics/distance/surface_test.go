@@ -134,10 +134,6 @@ func TestMONAIEmptyAndSymmetric(t *testing.T) {
 	if hd != math.Sqrt(18) || hd1 != 3 || hd2 != math.Sqrt(18) || hdSwap != hd {
 		t.Errorf("HD sym %v dir %v %v swapped %v", hd, hd1, hd2, hdSwap)
 	}
-	asd, _ := MONAIAverageSurfaceDistance(a, b, g, Symmetric, MONAIOptions{})
-	if want := (3 + 3 + math.Sqrt(18)) / 3; !near(asd, want, 1e-12) {
-		t.Errorf("ASD symmetric %v, want mean of concatenation %v", asd, want)
-	}
 	// Anisotropic spacing and voxel units.
 	g.Spacing = [3]float64{2, 1, 1}
 	if hd, _ := MONAIHausdorff(a, b, g, 100, PredToTruth, MONAIOptions{}); hd != 6 {
@@ -189,11 +185,8 @@ func TestPercentileLinear(t *testing.T) {
 	if got := PercentileLinearFloat32([]float64{b, a}, 50); got != b-float64(float32(b-a))*0.5 && got != want {
 		t.Errorf("float32 percentile %v", got)
 	}
-	if Max(nil) == Max(nil) || Mean(nil) == Mean(nil) {
-		t.Errorf("empty Max/Mean should be NaN")
-	}
-	if Mean([]float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}) != 5.5 {
-		t.Errorf("Mean")
+	if !math.IsNaN(Max(nil)) || !math.IsNaN(Max([]float64{1, math.NaN(), 3})) || Max([]float64{1, 3, 2}) != 3 {
+		t.Errorf("Max: empty or NaN should give NaN, else the largest")
 	}
 }
 
