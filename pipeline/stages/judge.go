@@ -251,11 +251,11 @@ func judgeAgreement(ctx context.Context, o Options, w io.Writer) error {
 		reports = append(reports, r...)
 	}
 	if len(reports) == 0 {
-		labels := "no " + rel(filepath.Join(results, humanLabelsFile))
+		labels := "no human labels in " + rel(filepath.Join(results, humanLabelsFile))
 		if haveHuman {
-			labels = "human labels but no judge to compare them with"
+			labels = "human labels but no judge's scores to compare them with"
 		}
-		return fmt.Errorf("judgeAgreement: nothing to compare: the store holds scores of %d judge(s) made with rubric %s (%.12s) and there are %s; run `go run mage.go judge` with another judge (judge.kind, or a profile's judge) or add human labels (run_id,section,strategy_id,label)",
+		return fmt.Errorf("judgeAgreement: nothing to compare: %d judge(s) in the store scored with rubric %s (%.12s), %s; run `go run mage.go judge` with another judge (judge.kind, or a profile's judge) or add human labels (run_id,section,strategy_id,label)",
 			len(judges), rel(rub.Path), rub.Hash, labels)
 	}
 	for i, rep := range reports {
