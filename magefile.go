@@ -61,6 +61,11 @@ func Rank(ctx context.Context) error { return stages.Rank(ctx, stages.FromEnv())
 // Judge scores the agents' logs against the 13 winning strategies.
 func Judge(ctx context.Context) error { return stages.Judge(ctx, stages.FromEnv()) }
 
+// JudgeAgreement prints the agreement and Cohen's kappa per strategy between every two judges in the store (e.g. the LLM and the heuristic judge) and with human labels in results/judge-labels.csv; it judges nothing.
+func JudgeAgreement(ctx context.Context) error {
+	return stages.JudgeAgreement(ctx, stages.FromEnv())
+}
+
 // Report generates the static results site.
 func Report(ctx context.Context) error { return stages.Report(ctx, stages.FromEnv()) }
 

@@ -335,17 +335,3 @@ func Count(mask []bool, g volume.Grid, connectivity int) (int, error) {
 	_, n, err := Label(mask, g, connectivity)
 	return n, err
 }
-
-// Betti0Error is |B0(pred) − B0(truth)|, the absolute difference of the
-// component counts under the same connectivity.
-func Betti0Error(pred, truth []bool, g volume.Grid, connectivity int) (int, error) {
-	np, err := Count(pred, g, connectivity)
-	if err != nil {
-		return 0, fmt.Errorf("prediction: %w", err)
-	}
-	nt, err := Count(truth, g, connectivity)
-	if err != nil {
-		return 0, fmt.Errorf("truth: %w", err)
-	}
-	return abs(np - nt), nil
-}

@@ -222,7 +222,13 @@ func TestMatchLesionsISLES(t *testing.T) {
 	if m.TP != 2 || m.FP != 0 || m.F1() != 1 {
 		t.Errorf("bridge: %+v", m)
 	}
-	if b, _ := Betti0Error(isles([3]int{1, 1, 1}), isles([3]int{1, 1, 1}, [3]int{5, 5, 5}), g, 26); b != 1 {
-		t.Errorf("Betti0Error %d, want 1", b)
+	if n, _ := Count(isles([3]int{1, 1, 1}, [3]int{5, 5, 5}), g, 26); n != 2 {
+		t.Errorf("Count of two apart lesions %d, want 2", n)
+	}
+	if n, _ := Count(isles([3]int{1, 1, 1}, [3]int{2, 2, 2}), g, 26); n != 1 {
+		t.Errorf("Count of two corner-touching lesions with 26-connectivity %d, want 1", n)
+	}
+	if n, _ := Count(isles([3]int{1, 1, 1}, [3]int{2, 2, 2}), g, 6); n != 2 {
+		t.Errorf("Count of two corner-touching lesions with 6-connectivity %d, want 2", n)
 	}
 }

@@ -55,44 +55,6 @@ func iabs(x int) int {
 	return x
 }
 
-// Erode is the binary erosion of mask by the structuring element of the
-// given connectivity (see Border), with everything outside the array counted
-// as background (scipy binary_erosion with border_value 0): a voxel stays
-// true iff it and all its structure neighbours are true and inside the array.
-func Erode(mask []bool, g volume.Grid, connectivity int) ([]bool, error) {
-	if err := checkMask("erosion", mask, g); err != nil {
-		return nil, err
-	}
-	nb, err := structure(connectivity, g)
-	if err != nil {
-		return nil, fmt.Errorf("erosion: %w", err)
-	}
-	out := make([]bool, len(mask))
-	erode(mask, out, g, nb, false)
-	return out, nil
-}
-
-// Border returns the edge voxels of mask: mask AND NOT Erode(mask), i.e. the
-// true voxels with at least one structure neighbour that is false or outside
-// the array. connectivity 0 means 6, the scipy default cross of a 3D array,
-// which is what MONAI get_mask_edges uses on volumes. 4/8 need a 2D grid
-// (Shape[2] == 1) and treat it as a 2D image; 6/18/26 treat any grid as 3D,
-// so on a single-slice grid the out-of-array axis-2 neighbours make every
-// voxel an edge voxel — exactly what MONAI does on a numpy volume with one
-// slice. Pass 4 (or 8) for true 2D images.
-func Border(mask []bool, g volume.Grid, connectivity int) ([]bool, error) {
-	if err := checkMask("border", mask, g); err != nil {
-		return nil, err
-	}
-	nb, err := structure(connectivity, g)
-	if err != nil {
-		return nil, fmt.Errorf("border: %w", err)
-	}
-	out := make([]bool, len(mask))
-	erode(mask, out, g, nb, true)
-	return out, nil
-}
-
 // erode writes the erosion of mask (or, with edges, mask minus its erosion)
 // into out, in parallel over planes along axis 2 (rows along axis 1 for a
 // single plane).

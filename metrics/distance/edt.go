@@ -1,8 +1,8 @@
 // Package distance computes exact Euclidean distance transforms and the
 // surface-distance measures of segmentation evaluation: MONAI-style edge
-// distances (Hausdorff, percentile Hausdorff, average surface distance) and
-// DeepMind surface-distance style surfel distances with surfel areas
-// (robust Hausdorff, average surface distance, surface Dice).
+// distances (Hausdorff, percentile Hausdorff) and DeepMind surface-distance
+// style surfel distances with surfel areas (robust Hausdorff, average
+// surface distance, surface Dice).
 //
 // Masks are flat slices in metrics/volume storage order (axis 0 fastest);
 // spacing comes from the volume.Grid (use UnitSpacing for voxel units).
@@ -36,55 +36,6 @@ func checkMask(what string, mask []bool, g volume.Grid) error {
 	return nil
 }
 
-// SquaredDistanceToForeground returns, for every voxel, the squared Euclidean
-// distance (in spacing units) to the nearest true voxel of mask: 0 on the
-// foreground, +Inf everywhere when mask has no true voxel.
-//
-// The transform is exact and separable (Felzenszwalb & Huttenlocher 2012):
-// one pass per axis, in the order storage axis 2, 1, 0 (numpy axes 0, 1, 2),
-// so the squared terms are summed as ((Δ2·s2)² + (Δ1·s1)²) + (Δ0·s0)², the
-// order scipy.ndimage.distance_transform_edt uses on the numpy view. Lines
-// are processed concurrently with GOMAXPROCS goroutines.
-func SquaredDistanceToForeground(mask []bool, g volume.Grid) ([]float64, error) {
-	if err := checkMask("distance transform", mask, g); err != nil {
-		return nil, err
-	}
-	return squaredEDT(mask, false, g), nil
-}
-
-// DistanceToForeground is the square root of SquaredDistanceToForeground:
-// scipy.ndimage.distance_transform_edt(~mask, sampling) on the numpy view,
-// except that a mask without any true voxel gives +Inf everywhere.
-func DistanceToForeground(mask []bool, g volume.Grid) ([]float64, error) {
-	if err := checkMask("distance transform", mask, g); err != nil {
-		return nil, err
-	}
-	d := squaredEDT(mask, false, g)
-	sqrtAll(d)
-	return d, nil
-}
-
-// DistanceToBackground returns, for every voxel, the Euclidean distance to
-// the nearest false voxel of mask (0 on the background): scipy
-// distance_transform_edt(mask, sampling). A mask without any false voxel
-// gives +Inf everywhere.
-func DistanceToBackground(mask []bool, g volume.Grid) ([]float64, error) {
-	if err := checkMask("distance transform", mask, g); err != nil {
-		return nil, err
-	}
-	d := squaredEDT(mask, true, g)
-	sqrtAll(d)
-	return d, nil
-}
-
-func sqrtAll(d []float64) {
-	parallelFor(len(d), func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			d[i] = math.Sqrt(d[i])
-		}
-	})
-}
-
 // parallelFor runs f over [0, n) in contiguous blocks, one per core.
 func parallelFor(n int, f func(lo, hi int)) { parallel.For(n, 1, f) }
 
@@ -92,8 +43,15 @@ func parallelFor(n int, f func(lo, hi int)) { parallel.For(n, 1, f) }
 // together in the strided passes, so memory is read in contiguous runs.
 const blockWidth = 32
 
-// squaredEDT computes the squared distance to the nearest feature voxel,
-// where a feature is mask[i] != invert.
+// squaredEDT returns, for every voxel, the squared Euclidean distance (in
+// spacing units) to the nearest feature voxel, where a feature is
+// mask[i] != invert: 0 on the features, +Inf everywhere when there is none.
+//
+// The transform is exact and separable (Felzenszwalb & Huttenlocher 2012):
+// one pass per axis, in the order storage axis 2, 1, 0 (numpy axes 0, 1, 2),
+// so the squared terms are summed as ((Δ2·s2)² + (Δ1·s1)²) + (Δ0·s0)², the
+// order scipy.ndimage.distance_transform_edt uses on the numpy view. Lines
+// are processed concurrently with GOMAXPROCS goroutines.
 func squaredEDT(mask []bool, invert bool, g volume.Grid) []float64 {
 	n0, n1, n2 := g.Shape[0], g.Shape[1], g.Shape[2]
 	s0, s1, s2 := g.Spacing[0], g.Spacing[1], g.Spacing[2]

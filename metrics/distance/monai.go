@@ -24,8 +24,13 @@ const (
 
 // MONAIOptions configures the MONAI-style edge distances.
 type MONAIOptions struct {
-	// Connectivity of the erosion that defines edges (see Border); 0 is the
-	// 3D cross (6), MONAI's default.
+	// Connectivity of the erosion that defines edges: 0 means 6, the scipy
+	// default cross of a 3D array, which is what MONAI get_mask_edges uses
+	// on volumes. 4/8 need a 2D grid (Shape[2] == 1) and treat it as a 2D
+	// image; 6/18/26 treat any grid as 3D, so on a single-slice grid the
+	// out-of-array axis-2 neighbours make every voxel an edge voxel —
+	// exactly what MONAI does on a numpy volume with one slice. Pass 4 (or
+	// 8) for true 2D images.
 	Connectivity int
 	// VoxelUnits ignores the grid spacing (MONAI spacing=None).
 	VoxelUnits bool
@@ -112,7 +117,9 @@ func crop(mask []bool, g volume.Grid, box bbox, margin int) ([]bool, volume.Grid
 }
 
 // EdgeDistances follows MONAI get_mask_edges + get_surface_distance(from
-// edges, to edges): edges are Border(mask, Connectivity) of each mask; for
+// edges, to edges): the edges of a mask are its true voxels with at least
+// one neighbour (opt.Connectivity) that is false or outside the array, i.e.
+// mask AND NOT its scipy binary_erosion with border_value 0; for
 // every edge voxel of from, in storage order (= numpy C order), the result
 // holds the Euclidean distance in spacing units from its centre to the
 // nearest edge voxel centre of to (scipy EDT of the complement of the to
@@ -242,25 +249,4 @@ func MONAIHausdorff(pred, truth []bool, g volume.Grid, percentile float64, dir D
 		best = math.Max(best, v)
 	}
 	return best, nil
-}
-
-// MONAIAverageSurfaceDistance is MONAI compute_average_surface_distance: the
-// mean of the distance list of one direction, or for Symmetric the mean of
-// the concatenation of both lists (not the mean of the two means). NaN when
-// the list is empty. With opt.Float32 the mean is rounded to float32 (MONAI
-// averages float32 tensors; its float32 accumulation is not reproduced).
-func MONAIAverageSurfaceDistance(pred, truth []bool, g volume.Grid, dir Direction, opt MONAIOptions) (float64, error) {
-	lists, err := directedDistances(pred, truth, g, dir, opt)
-	if err != nil {
-		return 0, fmt.Errorf("average surface distance: %w", err)
-	}
-	var all []float64
-	for _, d := range lists {
-		all = append(all, d...)
-	}
-	m := num.Mean(all)
-	if opt.Float32 {
-		m = float64(float32(m))
-	}
-	return m, nil
 }

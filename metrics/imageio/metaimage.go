@@ -61,15 +61,7 @@ type metaHeader struct {
 // ReadMetaImageFile decodes a MetaImage file: .mha with the data inline
 // (ElementDataFile = LOCAL) or .mhd whose ElementDataFile names a file in the
 // same folder (an absolute name, a ".." component or a link leading outside
-// is refused). See ReadMetaImage.
-func ReadMetaImageFile(path string, opts ...Options) (*volume.Volume, error) {
-	return readFileWith(path, func(f *os.File) (*volume.Volume, error) {
-		return readMetaImage(f, path, pickOptions(opts))
-	})
-}
-
-// ReadMetaImage decodes a MetaImage stream whose data is inline
-// (ElementDataFile = LOCAL).
+// is refused).
 //
 // Supported: NDims 1 to 3 (more when the extra DimSize entries are 1, or
 // with Options.FirstVolume), ElementType MET_UCHAR, MET_CHAR, MET_USHORT,
@@ -82,8 +74,10 @@ func ReadMetaImageFile(path string, opts ...Options) (*volume.Volume, error) {
 // matrix as written is the direction of axis j, as ITK reads it. Direction
 // is the identity when no matrix is given. ASCII data (BinaryData = False)
 // and lists of data files are refused.
-func ReadMetaImage(r io.Reader, opts ...Options) (*volume.Volume, error) {
-	return readMetaImage(r, "", pickOptions(opts))
+func ReadMetaImageFile(path string, opts ...Options) (*volume.Volume, error) {
+	return readFileWith(path, func(f *os.File) (*volume.Volume, error) {
+		return readMetaImage(f, path, pickOptions(opts))
+	})
 }
 
 func readMetaImage(r io.Reader, path string, o Options) (*volume.Volume, error) {
@@ -345,7 +339,11 @@ func truncate(s string, n int) string {
 // WriteMetaImageFile writes v with elements of type dt (v.DType when empty).
 // A .mha path gets the data inline; a .mhd path gets the data in a file
 // beside it with the same base name and extension .raw (.zraw when
-// compressed). compressed selects zlib compression.
+// compressed). compressed selects zlib compression. Elements are
+// little-endian. The header carries NDims (v.Dims(), at least 2, raised to
+// keep a singleton axis with a non-unit spacing), DimSize, ElementSpacing,
+// Offset, TransformMatrix (rows = Direction, identity when zero),
+// ElementNumberOfChannels and, when compressed, CompressedDataSize.
 func WriteMetaImageFile(path string, v *volume.Volume, dt volume.DType, compressed bool) error {
 	lower := strings.ToLower(path)
 	if !strings.HasSuffix(lower, ".mha") && !strings.HasSuffix(lower, ".mhd") {
@@ -370,24 +368,6 @@ func WriteMetaImageFile(path string, v *volume.Volume, dt volume.DType, compress
 		return err
 	}
 	return os.WriteFile(path, buf.Bytes(), 0o644)
-}
-
-// WriteMetaImage writes v as a MetaImage with inline data (.mha) to w, with
-// elements of type dt (v.DType when empty), little-endian, zlib-compressed
-// when compressed. The header carries NDims (v.Dims(), at least 2, raised to
-// keep a singleton axis with a non-unit spacing), DimSize, ElementSpacing,
-// Offset, TransformMatrix (rows = Direction, identity when zero),
-// ElementNumberOfChannels and, when compressed, CompressedDataSize.
-func WriteMetaImage(w io.Writer, v *volume.Volume, dt volume.DType, compressed bool) error {
-	header, data, err := encodeMetaImage(v, dt, compressed, "LOCAL")
-	if err != nil {
-		return err
-	}
-	if _, err := w.Write(header); err != nil {
-		return err
-	}
-	_, err = w.Write(data)
-	return err
 }
 
 // writeDims is the number of axes a writer records for v.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/zlib"
 	"encoding/binary"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -12,6 +13,25 @@ import (
 
 	"github.com/rexmle/rexmle/metrics/volume"
 )
+
+// ReadMetaImage decodes a MetaImage stream whose data is inline
+// (ElementDataFile = LOCAL), as ReadMetaImageFile does a .mha file.
+func ReadMetaImage(r io.Reader, opts ...Options) (*volume.Volume, error) {
+	return readMetaImage(r, "", pickOptions(opts))
+}
+
+// WriteMetaImage writes v as WriteMetaImageFile writes a .mha file, to w.
+func WriteMetaImage(w io.Writer, v *volume.Volume, dt volume.DType, compressed bool) error {
+	header, data, err := encodeMetaImage(v, dt, compressed, "LOCAL")
+	if err != nil {
+		return err
+	}
+	if _, err := w.Write(header); err != nil {
+		return err
+	}
+	_, err = w.Write(data)
+	return err
+}
 
 func binBytes(t testing.TB, bo binary.ByteOrder, data any) []byte {
 	t.Helper()

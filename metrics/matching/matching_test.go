@@ -87,16 +87,6 @@ func TestF1(t *testing.T) {
 	}
 }
 
-func TestVertexMeanCountsClosingVertexTwice(t *testing.T) {
-	x, y, ok := VertexMean([]float64{0, 10, 10, 0, 0}, []float64{0, 0, 10, 10, 0})
-	if !ok || x != 4 || y != 4 {
-		t.Errorf("got (%v,%v,%v), want (4,4)", x, y, ok)
-	}
-	if _, _, ok := VertexMean(nil, nil); ok {
-		t.Error("empty list accepted")
-	}
-}
-
 // img builds an h×w mask with rectangles (label, r0, r1, c0, c1 inclusive).
 func img(h, w int, rects ...[5]int) []int32 {
 	m := make([]int32, h*w)

@@ -110,19 +110,3 @@ func F1(c ClassCount) float64 {
 	}
 	return 2 * p * r / (p + r)
 }
-
-// VertexMean returns the arithmetic mean of the listed vertices (sum of x
-// in listed order divided by the count; same for y), the centroid the PUMA
-// graders use: a repeated closing vertex is counted twice. ok is false for
-// an empty list.
-func VertexMean(xs, ys []float64) (cx, cy float64, ok bool) {
-	if len(xs) == 0 || len(xs) != len(ys) {
-		return 0, 0, false
-	}
-	for i := range xs {
-		cx += xs[i]
-		cy += ys[i]
-	}
-	n := float64(len(xs))
-	return cx / n, cy / n, true
-}

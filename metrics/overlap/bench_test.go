@@ -36,23 +36,6 @@ func labelPair() (pred, truth []int32) {
 	return pred, truth
 }
 
-// BenchmarkPerLabelDice13: per-label counts and Dice for 13 labels on 512×512×300.
-func BenchmarkPerLabelDice13(b *testing.B) {
-	pred, truth := labelPair()
-	b.ResetTimer()
-	start := cpuTime()
-	for b.Loop() {
-		counts, err := PerLabel(pred, truth)
-		if err != nil || len(counts) != 13 {
-			b.Fatalf("%d labels, %v", len(counts), err)
-		}
-		for _, c := range counts {
-			_ = c.Dice(1)
-		}
-	}
-	b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
-}
-
 // BenchmarkBinaryDice: confusion counts of a 512×512×300 binary pair.
 func BenchmarkBinaryDice(b *testing.B) {
 	p32, t32 := labelPair()

@@ -1,10 +1,9 @@
-// Package overlap computes voxel-overlap measures of segmentation masks:
-// confusion counts, Dice, IoU (Jaccard), per-label counts of label maps,
-// instance-pair overlaps and volumes.
+// Package overlap computes voxel-overlap measures of binary segmentation
+// masks: confusion counts, Dice and absolute volume differences.
 //
-// All counts are voxel counts; spacing only enters through VoxelVolume.
-// Masks and label maps are flat slices in metrics/volume storage order; the
-// two operands of a comparison must have the same length.
+// All counts are voxel counts; spacing only enters through the voxel volume
+// a caller passes to AbsVolumeDiff. Masks are flat slices in metrics/volume
+// storage order; the two operands of a comparison must have the same length.
 package overlap
 
 import (
@@ -12,7 +11,6 @@ import (
 	"runtime"
 
 	"github.com/rexmle/rexmle/metrics/internal/parallel"
-	"github.com/rexmle/rexmle/metrics/volume"
 )
 
 // Counts holds the confusion counts of a binary prediction P against a binary
@@ -36,16 +34,6 @@ func (c Counts) Dice(bothEmpty float64) float64 {
 		return bothEmpty
 	}
 	return float64(2*c.TP) / float64(den)
-}
-
-// IoU is the Jaccard index TP / (TP + FP + FN) = |P∩G| / |P∪G|; bothEmpty
-// when the union is empty.
-func (c Counts) IoU(bothEmpty float64) float64 {
-	den := c.TP + c.FP + c.FN
-	if den == 0 {
-		return bothEmpty
-	}
-	return float64(c.TP) / float64(den)
 }
 
 // minChunk is the smallest slice part worth a goroutine.
@@ -95,46 +83,6 @@ func Dice(pred, truth []bool, bothEmpty float64) (float64, error) {
 		return 0, err
 	}
 	return c.Dice(bothEmpty), nil
-}
-
-// IoU is Confusion(pred, truth).IoU(bothEmpty).
-func IoU(pred, truth []bool, bothEmpty float64) (float64, error) {
-	c, err := Confusion(pred, truth)
-	if err != nil {
-		return 0, err
-	}
-	return c.IoU(bothEmpty), nil
-}
-
-// CountTrue is the number of true voxels of mask.
-func CountTrue(mask []bool) int {
-	parts := make([]int, runtime.GOMAXPROCS(0)+1)
-	used := chunks(len(mask), func(part, lo, hi int) {
-		n := 0
-		for _, v := range mask[lo:hi] {
-			if v {
-				n++
-			}
-		}
-		parts[part] = n
-	})
-	n := 0
-	for _, p := range parts[:used] {
-		n += p
-	}
-	return n
-}
-
-// VoxelVolume is the volume of one voxel, Spacing[0]·Spacing[1]·Spacing[2]
-// multiplied left to right in float64 (mm³ for millimetre spacing; a 2D grid
-// has Spacing[2] = 1, giving the pixel area).
-func VoxelVolume(g volume.Grid) float64 {
-	return g.Spacing[0] * g.Spacing[1] * g.Spacing[2]
-}
-
-// VolumeML converts a voxel count to millilitres: voxels·voxelVolumeMM3/1000.
-func VolumeML(voxels int, voxelVolumeMM3 float64) float64 {
-	return float64(voxels) * voxelVolumeMM3 / 1000
 }
 
 // AbsVolumeDiff is |predVoxels·v − truthVoxels·v| with each product formed

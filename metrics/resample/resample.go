@@ -1,9 +1,8 @@
-// Package resample resizes label rasters by nearest-neighbour sampling, with
-// the two index conventions the graders need: scipy.ndimage.zoom(order=0)
-// (corner-aligned) and Pillow NEAREST (half-pixel centres).
+// Package resample resizes label rasters by nearest-neighbour sampling with
+// the index convention of scipy.ndimage.zoom(order=0) (corner-aligned).
 //
-// Shapes are given in metrics/volume storage order (axis 0 fastest); both
-// conventions act on each axis independently, so the axis order does not
+// Shapes are given in metrics/volume storage order (axis 0 fastest); the
+// convention acts on each axis independently, so the axis order does not
 // change the result as long as data and shape agree.
 package resample
 
@@ -34,36 +33,11 @@ func ZoomIndex(n, m int) []int {
 	return idx
 }
 
-// HalfPixelIndex returns, for each of m outputs, the input index of Pillow's
-// NEAREST resize from n samples (ImagingScaleAffine): with a = n/m in
-// float64, the source coordinate starts at a·0.5 and is advanced by adding a
-// once per output sample (incremental float64 accumulation, as Pillow
-// does); the index is its integer part, clamped to [0, n−1]. This is
-// floor((k + 0.5)·n/m) except possibly for a one-ulp accumulation error at
-// an exact integer boundary. Example: n=5→m=10 gives [0 0 1 1 2 2 3 3 4 4].
-func HalfPixelIndex(n, m int) []int {
-	idx := make([]int, m)
-	a := float64(n) / float64(m)
-	x := a * 0.5
-	for k := range idx {
-		idx[k] = min(max(int(x), 0), n-1)
-		x += a
-	}
-	return idx
-}
-
 // Zoom resizes src of shape from to shape to with scipy.ndimage.zoom(order=0)
 // semantics (see ZoomIndex), axis by axis. It fails on non-positive shapes or
 // when len(src) does not match from.
 func Zoom[T any](src []T, from, to [3]int) ([]T, error) {
 	return resize(src, from, to, ZoomIndex)
-}
-
-// ResizeNearest resizes src of shape from to shape to with Pillow NEAREST
-// semantics (see HalfPixelIndex), used by the PUMA and NeurIPS-CellSeg
-// graders on 2D masks (Shape[2] = 1).
-func ResizeNearest[T any](src []T, from, to [3]int) ([]T, error) {
-	return resize(src, from, to, HalfPixelIndex)
 }
 
 func resize[T any](src []T, from, to [3]int, index func(n, m int) []int) ([]T, error) {

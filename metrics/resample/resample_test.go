@@ -25,23 +25,6 @@ func TestZoomIndexSpec(t *testing.T) {
 	}
 }
 
-func TestHalfPixelIndex(t *testing.T) {
-	cases := []struct {
-		n, m int
-		want []int
-	}{
-		{5, 10, []int{0, 0, 1, 1, 2, 2, 3, 3, 4, 4}},
-		{4, 2, []int{1, 3}},
-		{3, 2, []int{0, 2}}, // floor(0.75)=0, floor(2.25)=2
-		{2, 3, []int{0, 1, 1}},
-	}
-	for _, c := range cases {
-		if got := HalfPixelIndex(c.n, c.m); !slices.Equal(got, c.want) {
-			t.Errorf("HalfPixelIndex(%d,%d) = %v, want %v", c.n, c.m, got, c.want)
-		}
-	}
-}
-
 func TestZoomISLESVector(t *testing.T) {
 	// 2×2×2 prediction with only voxel (1,1,1) set, zoomed to 4×4×4 → block [2:4]^3.
 	src := make([]uint8, 8)
@@ -65,15 +48,16 @@ func TestZoomISLESVector(t *testing.T) {
 	}
 }
 
-func TestResizeNearestAndIdentity(t *testing.T) {
+func TestZoomIdentityAndErrors(t *testing.T) {
 	src := []int32{1, 2, 3, 4, 5, 6} // 3 columns × 2 rows
-	got, err := ResizeNearest(src, [3]int{3, 2, 1}, [3]int{6, 4, 1})
+	// Doubling both axes: ZoomIndex(3, 6) = [0 0 1 1 2 2], ZoomIndex(2, 4) = [0 0 1 1].
+	got, err := Zoom(src, [3]int{3, 2, 1}, [3]int{6, 4, 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []int32{1, 1, 2, 2, 3, 3, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 4, 4, 5, 5, 6, 6}
 	if !slices.Equal(got, want) {
-		t.Errorf("ResizeNearest = %v, want %v", got, want)
+		t.Errorf("Zoom = %v, want %v", got, want)
 	}
 	same, _ := Zoom(src, [3]int{3, 2, 1}, [3]int{3, 2, 1})
 	if !slices.Equal(same, src) {

@@ -1,12 +1,13 @@
 // Package skeleton thins binary rasters to one-voxel-wide skeletons exactly
-// as scikit-image's skeletonize does: Lee et al. (1994) 3-D thinning (the
-// algorithm skimage runs for every 3-D input and for 2-D input with
-// method="lee") and Zhang–Suen 2-D thinning (skimage's 2-D default).
+// as scikit-image's skeletonize does with Lee et al. (1994) 3-D thinning:
+// the algorithm skimage runs for every 3-D input, and for a 2-D image with
+// method="lee" (pass it as a volume with one plane, Shape {w, h, 1}, ZYX).
+// skimage's 2-D default (method="zhang") is not provided.
 //
 // Masks are stored as the rest of the project stores rasters: axis 0 varies
 // fastest (volume.Grid order). scikit-image works on numpy arrays indexed
 // (p, r, c) with c fastest, and the Lee result depends on which physical axis
-// plays p, r and c, so every 3-D call names an Order.
+// plays p, r and c, so every call names an Order.
 package skeleton
 
 import (
@@ -28,16 +29,6 @@ const (
 	// r = axis 1 (y), c = axis 2 (z).
 	XYZ
 )
-
-func (o Order) String() string {
-	switch o {
-	case ZYX:
-		return "zyx"
-	case XYZ:
-		return "xyz"
-	}
-	return fmt.Sprintf("Order(%d)", int(o))
-}
 
 // axes returns the storage axis of p, r and c.
 func (o Order) axes() ([3]int, error) {
@@ -302,12 +293,4 @@ func Lee3D(ctx context.Context, mask []bool, shape [3]int, order Order) ([]bool,
 		out[s[0]+stride[1]*s[1]+stride[2]*s[2]] = true
 	}
 	return out, nil
-}
-
-// Lee2D thins a 2-D mask (width × height, x fastest) as
-// skimage.morphology.skeletonize(image, method="lee") does: the 3-D Lee
-// algorithm on the image given a leading axis of length one, so only the
-// four in-plane border directions are swept (rows play r, columns play c).
-func Lee2D(ctx context.Context, mask []bool, width, height int) ([]bool, error) {
-	return Lee3D(ctx, mask, [3]int{width, height, 1}, ZYX)
 }

@@ -204,6 +204,9 @@ func TestLee3DErrors(t *testing.T) {
 	}
 }
 
+// A 2-D image is a volume with one plane (skimage skeletonize(image,
+// method="lee") adds a leading axis of length one): only the four in-plane
+// border directions are swept.
 func TestLee2D(t *testing.T) {
 	// Horizontal bar 3 rows × 7 columns inside 9×5: thins to a line.
 	w, h := 9, 5
@@ -213,7 +216,7 @@ func TestLee2D(t *testing.T) {
 			m[x+w*y] = true
 		}
 	}
-	s, err := Lee2D(context.Background(), m, w, h)
+	s, err := Lee3D(context.Background(), m, [3]int{w, h, 1}, ZYX)
 	if err != nil {
 		t.Fatal(err)
 	}

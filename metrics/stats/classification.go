@@ -8,22 +8,6 @@ import (
 	"github.com/rexmle/rexmle/metrics/num"
 )
 
-// Accuracy is scikit-learn's accuracy_score: the fraction of positions where
-// yPred equals yTrue. Empty input is an error (sklearn divides 0/0 → NaN with
-// a warning; we refuse instead), as are unequal lengths.
-func Accuracy[T comparable](yTrue, yPred []T) (float64, error) {
-	if err := checkLabels(len(yTrue), len(yPred)); err != nil {
-		return 0, err
-	}
-	hit := 0
-	for i := range yTrue {
-		if yTrue[i] == yPred[i] {
-			hit++
-		}
-	}
-	return float64(hit) / float64(len(yTrue)), nil
-}
-
 func checkLabels(nt, np int) error {
 	if nt != np {
 		return fmt.Errorf("stats: %d true labels, %d predicted labels", nt, np)
@@ -100,37 +84,4 @@ func BalancedAccuracy[T cmp.Ordered](yTrue, yPred []T) (float64, error) {
 	}
 	// np.mean of the recalls in sorted label order: pairwise from 8 classes on.
 	return num.Mean(recalls), nil
-}
-
-// F1PerClass is scikit-learn's f1_score(average=None, labels=labels):
-// per label 2·TP / (2·TP + FP + FN), and 0 when that denominator is 0
-// (sklearn's zero_division default). With labels nil the sorted union of
-// yTrue and yPred is used; the labels are returned with the scores.
-func F1PerClass[T cmp.Ordered](yTrue, yPred []T, labels []T) ([]T, []float64, error) {
-	if err := checkLabels(len(yTrue), len(yPred)); err != nil {
-		return nil, nil, err
-	}
-	if labels == nil {
-		labels = Labels(yTrue, yPred)
-	}
-	c := counts(yTrue, yPred, labels)
-	f1 := make([]float64, len(labels))
-	for i, cc := range c {
-		den := 2*cc.TP + cc.FP + cc.FN
-		if den > 0 {
-			f1[i] = 2 * float64(cc.TP) / float64(den)
-		}
-	}
-	return labels, f1, nil
-}
-
-// MacroF1 is scikit-learn's f1_score(average='macro'): the unweighted mean
-// of F1PerClass over the sorted union of labels in yTrue and yPred (numpy
-// mean, see Mean).
-func MacroF1[T cmp.Ordered](yTrue, yPred []T) (float64, error) {
-	_, f1, err := F1PerClass(yTrue, yPred, nil)
-	if err != nil {
-		return 0, err
-	}
-	return num.Mean(f1), nil
 }

@@ -1,7 +1,7 @@
 // Package stats holds classification and correlation statistics with the
 // semantics of the Python libraries the reference graders call: scikit-learn
-// for accuracy, balanced accuracy and F1; scipy.stats for Pearson, Spearman
-// and Kendall's tau-b (including NaN for constant input).
+// for balanced accuracy; scipy.stats for Pearson, Spearman and Kendall's
+// tau-b (including NaN for constant input).
 //
 // All functions are pure, take float64 slices (or comparable labels) and
 // never panic: mismatched lengths return an error.

@@ -114,17 +114,6 @@ func BoundaryBoxIoU(a, b Box, ratio float64) float64 {
 	return inter / union
 }
 
-// BoxIoU is the plain IoU of two filled voxel boxes (0 when both are empty).
-func BoxIoU(a, b Box) float64 {
-	sa, sb := a.span(), b.span()
-	inter := intersect(sa, sb).count()
-	union := sa.count() + sb.count() - inter
-	if union == 0 {
-		return 0
-	}
-	return inter / union
-}
-
 // BoundingBox returns the tight box around the true voxels of a mask of the
 // given storage shape, and false when the mask is empty.
 func BoundingBox(mask []bool, shape [3]int) (Box, bool) {

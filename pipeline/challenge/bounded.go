@@ -1,14 +1,11 @@
 package challenge
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"unicode/utf8"
 )
 
@@ -23,7 +20,7 @@ var (
 	// MaxLineBytes is the longest physical line of a CSV file; it bounds the
 	// memory one record can take while it is read.
 	MaxLineBytes = 4 << 20
-	// MaxJSONBytes is the largest JSON file ReadJSON accepts.
+	// MaxJSONBytes is the largest JSON file read (a prepared folder's manifest).
 	MaxJSONBytes int64 = 256 << 20
 )
 
@@ -173,21 +170,4 @@ func (b *boundedReader) Read(p []byte) (int, error) {
 		return 0, fmt.Errorf("%s: %w: more than %d bytes", b.name, ErrTooLarge, b.max)
 	}
 	return n, err
-}
-
-// ReadJSON decodes the regular file path, at most MaxJSONBytes long, into v.
-// Unknown fields are allowed; trailing data after the value is an error.
-func ReadJSON(path string, v any) error {
-	b, err := ReadFileMax(path, MaxJSONBytes)
-	if err != nil {
-		return err
-	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	if err := dec.Decode(v); err != nil {
-		return fmt.Errorf("%s: %s", filepath.Base(path), Clip(err.Error()))
-	}
-	if dec.More() {
-		return fmt.Errorf("%s: data after the JSON value", filepath.Base(path))
-	}
-	return nil
 }

@@ -280,12 +280,8 @@ func HashTree(dir string) (map[string]string, error) {
 	return out, err
 }
 
-// WriteManifest hashes dataDir and writes dataDir/manifest.json atomically.
-func WriteManifest(dataDir, challengeID, inputHash string) (*Manifest, error) {
-	return WriteManifestData(dataDir, challengeID, inputHash, "")
-}
-
-// WriteManifestData is WriteManifest recording the kind of data prepared.
+// WriteManifestData hashes dataDir and writes dataDir/manifest.json
+// atomically, recording the kind of data prepared (Manifest.Data).
 func WriteManifestData(dataDir, challengeID, inputHash, kind string) (*Manifest, error) {
 	files, err := HashTree(dataDir)
 	if err != nil {

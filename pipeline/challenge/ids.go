@@ -20,16 +20,6 @@ type IDRules struct {
 // StrictIDs is the rule every challenge follows unless its card says otherwise.
 var StrictIDs = IDRules{}
 
-// ForMode returns the rules for mode: official mode never accepts a
-// submission that leaves out test cases (dropping a hard case must not raise
-// a score), whatever the reference does.
-func (r IDRules) ForMode(mode Mode) IDRules {
-	if mode == Official {
-		r.AllowMissing = false
-	}
-	return r
-}
-
 // CheckIDs applies rules to a submission's id column. got are the
 // submission's ids in row order and want the test cases' ids, both already
 // normalised the same way (see PandasIDs); raw, when not nil, holds got as

@@ -11,18 +11,16 @@ func TestCheckIDs(t *testing.T) {
 		name  string
 		got   []string
 		rules IDRules
-		mode  Mode
 		err   []string // substrings; none: valid
 	}{
-		{"exact", []string{"3", "1", "2"}, StrictIDs, Reference, nil},
-		{"missing", []string{"1", "2"}, StrictIDs, Reference, []string{"missing 1 of 3 test cases", `"3"`}},
-		{"missing allowed by reference", []string{"1", "2"}, IDRules{AllowMissing: true}, Reference, nil},
-		{"missing never in official", []string{"1", "2"}, IDRules{AllowMissing: true}, Official, []string{"missing", `"3"`}},
-		{"duplicate", []string{"1", "2", "3", "2"}, StrictIDs, Reference, []string{"duplicate", `"2" (lines 3 and 5)`}},
-		{"duplicate allowed", []string{"1", "2", "3", "2"}, IDRules{AllowDuplicates: true}, Official, nil},
-		{"extra", []string{"1", "2", "3", "9"}, StrictIDs, Reference, []string{"not test cases", `"9" (line 5)`}},
-		{"extra allowed", []string{"1", "2", "3", "9"}, IDRules{AllowExtra: true}, Reference, nil},
-		{"all three", []string{"1", "1", "9"}, StrictIDs, Reference, []string{"2 of 3", "duplicate", "not test cases"}},
+		{"exact", []string{"3", "1", "2"}, StrictIDs, nil},
+		{"missing", []string{"1", "2"}, StrictIDs, []string{"missing 1 of 3 test cases", `"3"`}},
+		{"missing allowed", []string{"1", "2"}, IDRules{AllowMissing: true}, nil},
+		{"duplicate", []string{"1", "2", "3", "2"}, StrictIDs, []string{"duplicate", `"2" (lines 3 and 5)`}},
+		{"duplicate allowed", []string{"1", "2", "3", "2"}, IDRules{AllowDuplicates: true}, nil},
+		{"extra", []string{"1", "2", "3", "9"}, StrictIDs, []string{"not test cases", `"9" (line 5)`}},
+		{"extra allowed", []string{"1", "2", "3", "9"}, IDRules{AllowExtra: true}, nil},
+		{"all three", []string{"1", "1", "9"}, StrictIDs, []string{"2 of 3", "duplicate", "not test cases"}},
 	}
 	// A test set listing an id twice wants it twice.
 	if err := CheckIDs("s.csv", "id", []string{"1", "2", "1"}, nil, []string{"1", "1", "2"}, StrictIDs); err != nil {
@@ -32,7 +30,7 @@ func TestCheckIDs(t *testing.T) {
 		t.Errorf("id listed twice in the test set, once in the submission: %v", err)
 	}
 	for _, c := range cases {
-		err := CheckIDs("submission.csv", "image_id", c.got, nil, want, c.rules.ForMode(c.mode))
+		err := CheckIDs("submission.csv", "image_id", c.got, nil, want, c.rules)
 		if len(c.err) == 0 {
 			if err != nil {
 				t.Errorf("%s: %v", c.name, err)

@@ -48,7 +48,7 @@ func prepare(t *testing.T, root, id, rawFolder string, synthetic bool) {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(dir, "public", "train.csv"), []byte("id\n1\n"), 0o644)
-	if _, err := challenge.WriteManifest(dir, id, "x"); err != nil {
+	if _, err := challenge.WriteManifestData(dir, id, "x", ""); err != nil {
 		t.Fatal(err)
 	}
 	raw := filepath.Join(root, "data", "raw", rawFolder)
@@ -67,7 +67,7 @@ func prepareDemo(t *testing.T, root, id string) {
 	if err := os.MkdirAll(filepath.Join(dir, "public"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := challenge.WriteManifest(dir, id, "x"); err != nil {
+	if _, err := challenge.WriteManifestData(dir, id, "x", ""); err != nil {
 		t.Fatal(err)
 	}
 	raw := filepath.Join(root, "data", "synthetic", "raw", id)

@@ -178,15 +178,6 @@ func Fetch(ctx context.Context, sources []Source, opts Options) (*Summary, error
 	return f.execute(ctx, p, began)
 }
 
-// FetchPlan carries out a plan made earlier by Plan with the same options.
-func FetchPlan(ctx context.Context, p *DownloadPlan, opts Options) (*Summary, error) {
-	f, err := newFetcher(opts)
-	if err != nil {
-		return nil, err
-	}
-	return f.execute(ctx, p, time.Now())
-}
-
 // groupKey identifies identical remote files planned for several challenges
 // (e.g. the TopCoW archive used by six tasks), downloaded once and linked.
 func groupKey(pf *PlannedFile) string {

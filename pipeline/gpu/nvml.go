@@ -40,20 +40,6 @@ func nvmlShutdown() {
 	}
 }
 
-// Count returns how many GPUs NVML sees, or an error when there is no
-// driver (a host without NVIDIA GPUs).
-func Count() (int, error) {
-	if err := nvmlInit(); err != nil {
-		return 0, err
-	}
-	defer nvmlShutdown()
-	n, ret := nvml.DeviceGetCount()
-	if ret != nvml.SUCCESS {
-		return 0, fmt.Errorf("NVML device count: %s", nvml.ErrorString(ret))
-	}
-	return n, nil
-}
-
 // Discover lists every GPU NVML sees, in NVML index (PCI bus) order, each
 // GPU whose MIG mode is on followed by its MIG instances. It fails where
 // there is no driver.

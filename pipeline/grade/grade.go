@@ -297,7 +297,9 @@ func Folder(ctx context.Context, c challenge.Grader, cc *config.Challenge, dir, 
 }
 
 // gradeOther grades dir in the mode other than mode and keeps the values
-// that differ; a submission invalid in the other mode records nothing.
+// that differ. A submission invalid in the other mode records nothing; any
+// other failure there (a grader crash, an unreadable answer) is recorded as a
+// note, so the missing comparison is never silent.
 func (line *Line) gradeOther(ctx context.Context, c challenge.Grader, dir, privateDir string, mode challenge.Mode) {
 	other := challenge.Official
 	if mode == challenge.Official {
@@ -305,6 +307,9 @@ func (line *Line) gradeOther(ctx context.Context, c challenge.Grader, dir, priva
 	}
 	ores, err := challenge.SafeGrade(ctx, c, dir, privateDir, other)
 	if err != nil {
+		if !challenge.IsInvalid(err) {
+			line.Notes = append(line.Notes, fmt.Sprintf("%s mode failed, so where the two modes differ is unknown: %v", other, err))
+		}
 		return
 	}
 	line.otherModeID = other

@@ -2,6 +2,7 @@ package grade
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -135,5 +136,56 @@ func TestGradeIsCurrent(t *testing.T) {
 	gradersVersion = old
 	if !current() {
 		t.Error("not current once everything is back")
+	}
+}
+
+// modeGrader grades valid in official mode and fails in reference mode as
+// refErr says (an invalid submission, a panic, or another error).
+type modeGrader struct{ refErr string }
+
+func (modeGrader) ID() string                      { return "modes" }
+func (modeGrader) Metrics() []challenge.MetricCard { return nil }
+func (modeGrader) Quirks() []challenge.Quirk       { return nil }
+func (g modeGrader) Grade(_ context.Context, _, _ string, mode challenge.Mode) (*challenge.Result, error) {
+	if mode == challenge.Reference {
+		switch g.refErr {
+		case "invalid":
+			return nil, challenge.Invalidf("submission.csv", "id", "reference mode wants every id")
+		case "panic":
+			panic("index out of range")
+		case "error":
+			return nil, errors.New("read private answers: truncated file")
+		}
+	}
+	r := &challenge.Result{Mode: mode}
+	r.Set("score", 0.5)
+	return r, nil
+}
+
+// Grading both modes: a submission the other mode rejects records nothing
+// about it; a failure of the other mode's grader is recorded as a note.
+func TestFolderBothModesRecordsOtherModeFailures(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "submission.csv"), "id\n")
+	for _, c := range []struct{ refErr, note string }{
+		{"", ""},
+		{"invalid", ""},
+		{"panic", "reference mode failed, so where the two modes differ is unknown: grader modes crashed: index out of range"},
+		{"error", "reference mode failed, so where the two modes differ is unknown: read private answers: truncated file"},
+	} {
+		line := Folder(context.Background(), modeGrader{c.refErr}, nil, dir, t.TempDir(), challenge.Official, true)
+		if !line.Valid || line.Metrics["score"] != 0.5 {
+			t.Fatalf("%q: official grade %+v", c.refErr, line)
+		}
+		var want []string
+		if c.note != "" {
+			want = []string{c.note}
+		}
+		if strings.Join(line.Notes, "|") != strings.Join(want, "|") {
+			t.Errorf("%q: notes %q, want %q", c.refErr, line.Notes, want)
+		}
+		if line.OtherMode != nil {
+			t.Errorf("%q: other-mode differences %v, want none", c.refErr, line.OtherMode)
+		}
 	}
 }

@@ -9,7 +9,7 @@
 //
 //   - Rubric (LoadRubric): rubrics/winning-strategies.toml, strictly
 //     validated; its SHA-256 is stored with every score.
-//   - Ingestion (ReadLogDir, SelectLogFiles, ParseLog): per agent the files
+//   - Ingestion (ReadLogDir, SelectLogFiles): per agent the files
 //     the paper's judge read (AIDE's journal.json, ML-Master's own log,
 //     R&D-Agent's text trace; step logs *.jsonl of other agents), streamed
 //     with memory bounded by the section cap; sections truncated to

@@ -185,12 +185,6 @@ func validUTF8Prefix(b []byte) bool {
 	return utf8.Valid(b)
 }
 
-// ParseLog splits one log file's bytes into sections with the given reader.
-// name is the file's label prefix (its path relative to the log dir).
-func ParseLog(name string, format Format, data []byte, opts IngestOptions) ([]Section, error) {
-	return parseStream(name, format, bytes.NewReader(data), opts)
-}
-
 // sink turns a file's finished section builders into Sections.
 type sink struct {
 	name   string

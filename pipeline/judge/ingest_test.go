@@ -1,11 +1,13 @@
 package judge
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestTruncateText(t *testing.T) {
@@ -39,12 +41,24 @@ func TestTruncateText(t *testing.T) {
 			}
 		})
 	}
-	if _, err := ParseTruncation("sideways"); err == nil {
-		t.Error("bad truncation accepted")
+}
+
+// truncateText is the whole-text truncation the streamed sections must
+// equal: text cut to at most max characters (code points) using mode, max
+// <= 0 meaning no limit; it returns the kept text and whether it cut.
+func truncateText(text string, max int, mode Truncation) (string, bool) {
+	n := utf8.RuneCountInString(text)
+	if max <= 0 || n <= max {
+		return text, false
 	}
-	if m, _ := ParseTruncation("Middle"); m != TruncateMiddle {
-		t.Error("middle not parsed")
-	}
+	r := []rune(text)
+	return truncateParts(n, r, r, max, mode), true
+}
+
+// parseLog splits one log file's bytes into sections with the given
+// reader, as ReadLogDir does for a file; name is the file's label prefix.
+func parseLog(name string, format Format, data []byte, opts IngestOptions) ([]Section, error) {
+	return parseStream(name, format, bytes.NewReader(data), opts)
 }
 
 type labelText struct{ Label, Text string }
@@ -68,7 +82,7 @@ func readFixture(t *testing.T, rel string) []byte {
 
 func TestParseAgentJSONL(t *testing.T) {
 	data := readFixture(t, "baseline/agent.jsonl")
-	got, err := ParseLog("agent.jsonl", FormatAgentJSONL, data, IngestOptions{})
+	got, err := parseLog("agent.jsonl", FormatAgentJSONL, data, IngestOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,18 +94,18 @@ func TestParseAgentJSONL(t *testing.T) {
 	if !reflect.DeepEqual(sectionsOf(got), want) {
 		t.Fatalf("got %q\nwant %q", sectionsOf(got), want)
 	}
-	withCode, _ := ParseLog("agent.jsonl", FormatAgentJSONL, data, IngestOptions{IncludeCode: true})
+	withCode, _ := parseLog("agent.jsonl", FormatAgentJSONL, data, IngestOptions{IncludeCode: true})
 	if !strings.Contains(withCode[1].Text, "[step 2] CODE\nimport torch") || !strings.Contains(withCode[1].Text, "print(1)") {
 		t.Fatalf("IncludeCode lost code: %q", withCode[1].Text)
 	}
 	// No plan steps: one section per step.
 	flat := `{"step":7,"time":"t","kind":"exec","text":"a"}` + "\n" + `{"step":8,"time":"t","kind":"result","text":"b"}`
-	got, _ = ParseLog("f", FormatAgentJSONL, []byte(flat), IngestOptions{})
+	got, _ = parseLog("f", FormatAgentJSONL, []byte(flat), IngestOptions{})
 	if want := []labelText{{"f#step-7", "[step 7] EXEC\na"}, {"f#step-8", "[step 8] RESULT\nb"}}; !reflect.DeepEqual(sectionsOf(got), want) {
 		t.Fatalf("flat: got %q", sectionsOf(got))
 	}
 	// Only bad lines: error naming the line.
-	_, err = ParseLog("f", FormatAgentJSONL, []byte("{\"step\":1,\"text\":\"x\"}\nnot json\n"), IngestOptions{})
+	_, err = parseLog("f", FormatAgentJSONL, []byte("{\"step\":1,\"text\":\"x\"}\nnot json\n"), IngestOptions{})
 	if err == nil || !strings.Contains(err.Error(), "line 1") || !strings.Contains(err.Error(), `no "kind"`) || !strings.Contains(err.Error(), "2 bad lines") {
 		t.Fatalf("bad lines: %v", err)
 	}
@@ -101,7 +115,7 @@ func TestParseAgentJSONL(t *testing.T) {
 	mixed := `{"time":"t","kind":"task","text":"read the task","agent_version":"1.2","tokens":{"in":3}}` + "\n" +
 		`garbage` + "\n" +
 		`{"time":"t","kind":"validate","text":"submission valid","extra":[1,2]}`
-	got, err = ParseLog("f", FormatAgentJSONL, []byte(mixed), IngestOptions{})
+	got, err = parseLog("f", FormatAgentJSONL, []byte(mixed), IngestOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +126,7 @@ func TestParseAgentJSONL(t *testing.T) {
 
 func TestParseAIDE(t *testing.T) {
 	data := readFixture(t, "aide/journal.json")
-	got, err := ParseLog("journal.json", FormatAIDE, data, IngestOptions{})
+	got, err := parseLog("journal.json", FormatAIDE, data, IngestOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +134,7 @@ func TestParseAIDE(t *testing.T) {
 	if !reflect.DeepEqual(sectionsOf(got), want) {
 		t.Fatalf("got %q", sectionsOf(got))
 	}
-	full, _ := ParseLog("journal.json", FormatAIDE, data, IngestOptions{AIDEFull: true})
+	full, _ := parseLog("journal.json", FormatAIDE, data, IngestOptions{AIDEFull: true})
 	want = []labelText{
 		{"journal.json#node-0", "Plan:\nPlan A\n\nExecution output:\nEpoch 1\ndone\n\nAnalysis:\nThe model reached Dice 0.5.\n\nNext: try TTA."},
 		{"journal.json#node-1", "Plan:\nPlan B"},
@@ -128,16 +142,16 @@ func TestParseAIDE(t *testing.T) {
 	if !reflect.DeepEqual(sectionsOf(full), want) {
 		t.Fatalf("full: got %q", sectionsOf(full))
 	}
-	if _, err := ParseLog("j", FormatAIDE, []byte(`{"nodes":`), IngestOptions{}); err == nil {
+	if _, err := parseLog("j", FormatAIDE, []byte(`{"nodes":`), IngestOptions{}); err == nil {
 		t.Fatal("truncated journal accepted")
 	}
-	if _, err := ParseLog("j", FormatAIDE, []byte(`{"other":[]}`), IngestOptions{}); err == nil {
+	if _, err := parseLog("j", FormatAIDE, []byte(`{"other":[]}`), IngestOptions{}); err == nil {
 		t.Fatal("journal without nodes accepted")
 	}
 }
 
 func TestParseMLMaster(t *testing.T) {
-	got, err := ParseLog("m.log", FormatMLMaster, readFixture(t, "mlmaster/ml-master.log"), IngestOptions{})
+	got, err := parseLog("m.log", FormatMLMaster, readFixture(t, "mlmaster/ml-master.log"), IngestOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +166,7 @@ func TestParseMLMaster(t *testing.T) {
 }
 
 func TestParseRDAgent(t *testing.T) {
-	got, err := ParseLog("u.txt", FormatRDAgent, readFixture(t, "rdagent/unpickled_data.txt"), IngestOptions{})
+	got, err := parseLog("u.txt", FormatRDAgent, readFixture(t, "rdagent/unpickled_data.txt"), IngestOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,7 +272,7 @@ func TestDiscoverRuns(t *testing.T) {
 
 func TestLabelsStayUnique(t *testing.T) {
 	j := `{"nodes":[{"step":4,"analysis":"first"},{"step":4,"analysis":"second"},{"step":4,"analysis":"third"}]}`
-	got, err := ParseLog("journal.json", FormatAIDE, []byte(j), IngestOptions{})
+	got, err := parseLog("journal.json", FormatAIDE, []byte(j), IngestOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

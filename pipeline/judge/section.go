@@ -47,23 +47,12 @@ type Section struct {
 // judge cache, so the same text in two runs is judged once.
 func (s Section) Hash() string { return HashBytes([]byte(s.Text)) }
 
-// truncateText cuts text to at most max characters (code points) using mode.
-// max <= 0 means no limit. It returns the kept text and whether it cut.
-// The middle marker is "\n[... N characters omitted ...]\n"; when max is too
-// small to hold the marker, middle mode falls back to head.
-func truncateText(text string, max int, mode Truncation) (string, bool) {
-	n := utf8.RuneCountInString(text)
-	if max <= 0 || n <= max {
-		return text, false
-	}
-	r := []rune(text)
-	return truncateParts(n, r, r, max, mode), true
-}
-
-// truncateParts is truncateText for a text of n > max characters known only
-// by its beginning (head: at least its first max characters) and its end
-// (tail: at least its last max characters), which is all a streamed section
-// keeps.
+// truncateParts cuts a text of n > max characters, known only by its
+// beginning (head: at least its first max characters) and its end (tail: at
+// least its last max characters), which is all a streamed section keeps, to
+// max characters using mode. The middle marker is
+// "\n[... N characters omitted ...]\n"; when max is too small to hold the
+// marker, middle mode falls back to head.
 func truncateParts(n int, head, tail []rune, max int, mode Truncation) string {
 	first := func(k int) string { return string(head[:min(k, len(head))]) }
 	last := func(k int) string { return string(tail[len(tail)-min(k, len(tail)):]) }
@@ -180,17 +169,4 @@ func (b *capBuilder) Finish(mode Truncation) (string, int, bool) {
 
 func middleMarker(omitted int) string {
 	return fmt.Sprintf("\n[... %d characters omitted ...]\n", omitted)
-}
-
-// ParseTruncation converts a config string to a Truncation ("" → head).
-func ParseTruncation(s string) (Truncation, error) {
-	switch Truncation(strings.ToLower(strings.TrimSpace(s))) {
-	case "", TruncateHead:
-		return TruncateHead, nil
-	case TruncateTail:
-		return TruncateTail, nil
-	case TruncateMiddle:
-		return TruncateMiddle, nil
-	}
-	return "", fmt.Errorf("unknown truncation %q (want head, tail or middle)", s)
 }

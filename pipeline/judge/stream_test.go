@@ -88,7 +88,7 @@ func TestParseMLMasterOwnFormat(t *testing.T) {
 		"[2025-11-20 17:00:01,000] ERROR: interpreter failed",
 		"more output that is not analysis",
 	}, "\n")
-	got, err := ParseLog("ml-master.verbose.log", FormatMLMaster, []byte(log), IngestOptions{})
+	got, err := parseLog("ml-master.verbose.log", FormatMLMaster, []byte(log), IngestOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,12 +118,12 @@ func TestParseRDAgentJSONRendering(t *testing.T) {
 	js := fmt.Sprintf(`[{"__class__": "DSTrace", "hist": [[{"__class__": "DSExperiment", "hypothesis": {"__class__": "DSHypothesis", "problem_desc": %q, "hypothesis": "use focal loss"}},
 		{"__class__": "HypothesisFeedback", "decision": true, "reason": %q, "observations": %q, "hypothesis_evaluation": %q, "new_hypothesis": "try a larger patch", "code_change_summary": "short"}]]}]`,
 		problem, reason, obs, eval)
-	got, err := ParseLog("rd-agent/trace/1.txt", FormatRDAgent, []byte(js), IngestOptions{})
+	got, err := parseLog("rd-agent/trace/1.txt", FormatRDAgent, []byte(js), IngestOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	text := "Reason: " + reason + "\nObservations: " + obs + "\nHypothesis Evaluation: " + eval + "\n=====\nTarget Problem: " + problem + "\n"
-	fromText, err := ParseLog("rd-agent/trace/1.txt", FormatRDAgent, []byte(text), IngestOptions{})
+	fromText, err := parseLog("rd-agent/trace/1.txt", FormatRDAgent, []byte(text), IngestOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +136,7 @@ func TestParseRDAgentJSONRendering(t *testing.T) {
 	}
 	// A pickled string (a logged LLM answer) rendered as a JSON string.
 	str, _ := json.Marshal(text)
-	fromString, err := ParseLog("rd-agent/trace/1.txt", FormatRDAgent, str, IngestOptions{})
+	fromString, err := parseLog("rd-agent/trace/1.txt", FormatRDAgent, str, IngestOptions{})
 	if err != nil || !sameSet(sectionsOf(fromString), want) {
 		t.Fatalf("json string: %q (%v)", sectionsOf(fromString), err)
 	}
@@ -299,7 +299,7 @@ func TestStepLogLongLineSkipped(t *testing.T) {
 	b.WriteString(`{"step":1,"kind":"plan","text":"before"}` + "\n")
 	b.WriteString(`{"step":2,"kind":"exec","text":"` + strings.Repeat("y", maxLineBytes+10) + `"}` + "\n")
 	b.WriteString(`{"step":3,"kind":"result","text":"after"}` + "\n")
-	got, err := ParseLog("s.jsonl", FormatAgentJSONL, b.Bytes(), IngestOptions{})
+	got, err := parseLog("s.jsonl", FormatAgentJSONL, b.Bytes(), IngestOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

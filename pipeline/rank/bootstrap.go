@@ -68,8 +68,8 @@ func quantileSorted(s []float64, q float64) float64 {
 
 // PercentileInterval is the bootstrap percentile interval of coverage
 // confidence (e.g. 0.95): the (1−c)/2 and (1+c)/2 quantiles of the bootstrap
-// distribution x (see Quantile: numpy's linear interpolation, NaN
-// propagates). It is what scipy.stats.bootstrap(method="percentile") returns
+// distribution x (see quantileSorted: numpy's linear interpolation; a NaN
+// makes both NaN). It is what scipy.stats.bootstrap(method="percentile") returns
 // for the same resampled statistics.
 func PercentileInterval(x []float64, confidence float64) (lo, hi float64) {
 	alpha := (1 - confidence) / 2

@@ -13,6 +13,23 @@ import (
 	"github.com/rexmle/rexmle/metrics/num"
 )
 
+// quantile is the q-quantile (q in [0, 1]) of x as numpy.quantile computes
+// it by default, through quantileSorted: a NaN anywhere, an empty x or q
+// outside [0, 1] gives NaN; x is not modified.
+func quantile(x []float64, q float64) float64 {
+	if len(x) == 0 || !(q >= 0 && q <= 1) {
+		return math.NaN()
+	}
+	for _, v := range x {
+		if math.IsNaN(v) {
+			return math.NaN()
+		}
+	}
+	s := slices.Clone(x)
+	slices.Sort(s)
+	return quantileSorted(s, q)
+}
+
 // pythonWithScipy finds a python3 that imports numpy and scipy (Debian's
 // python3-numpy/python3-scipy); the test is skipped without one.
 func pythonWithScipy(t *testing.T) string {
@@ -134,11 +151,11 @@ func TestPercentileIntervalMatchesScipy(t *testing.T) {
 			continue // the infinite end: compared below
 		}
 		if got != want {
-			t.Errorf("Quantile(%v) = %v, numpy %v", q, got, want)
+			t.Errorf("quantile(%v) = %v, numpy %v", q, got, want)
 		}
 	}
 	if got := quantile(qx, 1); !math.IsInf(got, 1) {
-		t.Errorf("Quantile(1) with +Inf = %v", got)
+		t.Errorf("quantile(1) with +Inf = %v", got)
 	}
 	if got := ProbAbove(a, b); math.Abs(got-ref.PAbove) > 1e-12 {
 		t.Errorf("ProbAbove %v, numpy %v", got, ref.PAbove)
@@ -315,17 +332,4 @@ func TestIntervalsShrinkWithCases(t *testing.T) {
 			t.Errorf("data seed %d: 640 cases width %v not under half of 40 cases' %v", ds, widths[2], widths[0])
 		}
 	}
-}
-
-// quantile is the quantile of unsorted x as the bootstrap takes it: NaN
-// propagates, x is not modified.
-func quantile(x []float64, q float64) float64 {
-	for _, v := range x {
-		if math.IsNaN(v) {
-			return math.NaN()
-		}
-	}
-	s := slices.Clone(x)
-	slices.Sort(s)
-	return quantileSorted(s, q)
 }

@@ -141,11 +141,6 @@ func (j *Job) rexmleEnv(p agentPaths, gpus string) []string {
 	return env
 }
 
-// build decides how to start the run.
-func (j *Job) build(val *validationServer) (*launch, error) {
-	return j.buildWith(val, "")
-}
-
 // buildWith decides how to start the run with the egress proxy's socket
 // (empty: no proxy).
 func (j *Job) buildWith(val *validationServer, egressSock string) (*launch, error) {

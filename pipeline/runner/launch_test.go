@@ -9,6 +9,11 @@ import (
 	"github.com/rexmle/rexmle/pipeline/config"
 )
 
+// build decides how to start the run without the egress proxy.
+func (j *Job) build(val *validationServer) (*launch, error) {
+	return j.buildWith(val, "")
+}
+
 func containerJob(executor string, network bool, gpus []int) *Job {
 	return &Job{Group: "paper", Challenge: "isles22", Seed: 2, PublicDir: "/d/isles22/public", RunDir: "/r/isles22/aide/seed-2",
 		TimeLimit: 24 * time.Hour, Grace: 5 * time.Minute, GPUs: gpus,

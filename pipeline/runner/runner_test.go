@@ -12,6 +12,7 @@ import (
 
 	"github.com/rexmle/rexmle/pipeline/config"
 	"github.com/rexmle/rexmle/pipeline/gpu"
+	"github.com/rexmle/rexmle/pipeline/gpu/gputest"
 )
 
 // newJob makes a job whose agent runs this test binary as helper argv.
@@ -122,7 +123,7 @@ func TestTelemetryWithFakeSampler(t *testing.T) {
 	j := newJob(t, t.TempDir(), "a", "none", "sleep", "0.5")
 	j.GPUs = []int{3}
 	nan := 0.0 / func() float64 { return 0 }()
-	f := &gpu.Fake{Batches: [][]gpu.Sample{
+	f := &gputest.Fake{Batches: [][]gpu.Sample{
 		{{At: time.Now(), GPU: 3, SMUtil: 20, MemUsedBytes: 10, MemTotalBytes: 100, PowerW: 100, EnergyMJ: 0, TempC: 50, ProcMemBytes: 5}},
 		{{At: time.Now().Add(time.Second), GPU: 3, SMUtil: 60, MemUsedBytes: 40, MemTotalBytes: 100, PowerW: nan, EnergyMJ: 3600, TempC: 60, ProcMemBytes: 30}},
 	}}

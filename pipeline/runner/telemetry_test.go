@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/rexmle/rexmle/pipeline/gpu"
+	"github.com/rexmle/rexmle/pipeline/gpu/gputest"
 )
 
 // spawnTree starts `sh` (the run's first process, in its own process
@@ -149,7 +150,7 @@ func TestTelemetryPassesDescendantsAndElapsed(t *testing.T) {
 	cmd, p := spawnTree(t)
 	runDir := t.TempDir()
 	mem := int64(21 << 30)
-	f := &gpu.Fake{Batches: [][]gpu.Sample{{{GPU: 0, SMUtil: 90, MemUsedBytes: mem, MemTotalBytes: 80 << 30, PowerW: 300, EnergyMJ: 1, TempC: 60, ProcMemBytes: mem, Device: "GPU-fake"}}}}
+	f := &gputest.Fake{Batches: [][]gpu.Sample{{{GPU: 0, SMUtil: 90, MemUsedBytes: mem, MemTotalBytes: 80 << 30, PowerW: 300, EnergyMJ: 1, TempC: 60, ProcMemBytes: mem, Device: "GPU-fake"}}}}
 	j := &Job{Group: "g", Challenge: "c", Seed: 1, RunDir: runDir, Sampler: f, SampleEvery: 50 * time.Millisecond}
 	tel := startTelemetry(j, cmd.Process.Pid)
 	for f.Calls() < 4 {

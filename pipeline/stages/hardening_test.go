@@ -3,7 +3,6 @@ package stages
 import (
 	"context"
 	"encoding/json"
-	"github.com/rexmle/rexmle/pipeline/challenge/challengetest"
 	"io"
 	"os"
 	"os/exec"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/rexmle/rexmle/pipeline/challenge"
+	"github.com/rexmle/rexmle/pipeline/challenge/challengetest"
 )
 
 // copyTree copies a folder (tests).
@@ -134,6 +134,16 @@ func setKind(t *testing.T, dir, kind string) {
 	b, _ := json.Marshal(m)
 	if err := os.WriteFile(filepath.Join(dir, challenge.ManifestName), b, 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// unlockAll releases every lock this process holds.
+func unlockAll() {
+	locksMu.Lock()
+	defer locksMu.Unlock()
+	for p, f := range locks {
+		f.Close()
+		delete(locks, p)
 	}
 }
 

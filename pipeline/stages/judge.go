@@ -6,6 +6,7 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -110,30 +111,13 @@ func writeAgreement(ctx context.Context, st *store.Store, rep *judge.Report, res
 	if err != nil {
 		return err
 	}
-	var reports []judge.AgreementReport
-	for _, other := range others {
-		if other == rep.Judge {
-			continue
-		}
-		ag, err := judge.CompareJudges(ctx, st, rep.Judge, other, rep.RubricHash)
-		if err != nil {
-			return err
-		}
-		reports = append(reports, ag)
+	human, haveHuman, err := readHumanLabels(results)
+	if err != nil {
+		return err
 	}
-	labels := filepath.Join(results, "judge-labels.csv")
-	if _, err := os.Stat(labels); err == nil {
-		human, err := judge.ReadLabelsCSV(labels)
-		if err != nil {
-			return err
-		}
-		mine, err := judge.LoadScores(ctx, st, rep.Judge, rep.RubricHash)
-		if err != nil {
-			return err
-		}
-		reports = append(reports, judge.Agreement(rep.Judge, judge.LabelsFromScores(mine), "human", human))
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("read %s: %w", labels, err)
+	reports, err := compareJudge(ctx, st, rep.RubricHash, rep.Judge, others, human, haveHuman)
+	if err != nil {
+		return err
 	}
 	if len(reports) == 0 {
 		return nil
@@ -173,6 +157,115 @@ func writeAgreement(ctx context.Context, st *store.Store, rep *judge.Report, res
 		return err
 	}
 	fmt.Printf("wrote %s: %s\n", rel(out), strings.Join(lines, "; "))
+	return nil
+}
+
+// humanLabelsFile holds human labels (run_id,section,strategy_id,label)
+// under the results folder; the agreement reports compare the judges with it.
+const humanLabelsFile = "judge-labels.csv"
+
+// readHumanLabels reads results/judge-labels.csv; found is false (and no
+// error) when the file does not exist.
+func readHumanLabels(results string) (labels []judge.Label, found bool, err error) {
+	path := filepath.Join(results, humanLabelsFile)
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil
+	} else if err != nil {
+		return nil, false, fmt.Errorf("read %s: %w", path, err)
+	}
+	labels, err = judge.ReadLabelsCSV(path)
+	if err != nil {
+		return nil, false, err
+	}
+	return labels, true, nil
+}
+
+// compareJudge pairs judge a's stored scores under rubricHash with those of
+// every judge in others (a itself is skipped) and, when haveHuman, with the
+// human labels: one report per pair, in that order.
+func compareJudge(ctx context.Context, st *store.Store, rubricHash, a string, others []string, human []judge.Label, haveHuman bool) ([]judge.AgreementReport, error) {
+	var reports []judge.AgreementReport
+	for _, other := range others {
+		if other == a {
+			continue
+		}
+		ag, err := judge.CompareJudges(ctx, st, a, other, rubricHash)
+		if err != nil {
+			return nil, err
+		}
+		reports = append(reports, ag)
+	}
+	if haveHuman {
+		mine, err := judge.LoadScores(ctx, st, a, rubricHash)
+		if err != nil {
+			return nil, err
+		}
+		reports = append(reports, judge.Agreement(a, judge.LabelsFromScores(mine), "human", human))
+	}
+	return reports, nil
+}
+
+// JudgeAgreement prints, from the store alone, the agreement and Cohen's
+// kappa per strategy and pooled between every two judges whose scores were
+// made with the current rubric (say the LLM judge and the heuristic one),
+// and between each judge and the human labels of results/judge-labels.csv
+// when that file exists: one table per pair. It judges nothing and writes
+// no file; with nothing to compare it exits non-zero saying what is missing.
+func JudgeAgreement(ctx context.Context, o Options) error {
+	return judgeAgreement(ctx, o, os.Stdout)
+}
+
+func judgeAgreement(ctx context.Context, o Options, w io.Writer) error {
+	e, err := load(o)
+	if err != nil {
+		return err
+	}
+	rub, err := judge.LoadRubric(e.b.Path(e.b.Judge.Rubric))
+	if err != nil {
+		return fmt.Errorf("judgeAgreement: %w", err)
+	}
+	results := e.b.Path(e.b.Paths.Results)
+	human, haveHuman, err := readHumanLabels(results)
+	if err != nil {
+		return fmt.Errorf("judgeAgreement: %w", err)
+	}
+	db := e.b.Path(e.b.Paths.Database)
+	if _, err := os.Stat(db); err != nil {
+		return fmt.Errorf("judgeAgreement: no store (run `go run mage.go judge` first): %w", err)
+	}
+	st, err := store.Open(ctx, db)
+	if err != nil {
+		return fmt.Errorf("judgeAgreement: %w", err)
+	}
+	defer st.Close()
+	judges, err := st.StoredJudges(ctx, rub.Hash)
+	if err != nil {
+		return fmt.Errorf("judgeAgreement: %w", err)
+	}
+	var reports []judge.AgreementReport
+	for i, a := range judges {
+		r, err := compareJudge(ctx, st, rub.Hash, a, judges[i+1:], human, haveHuman)
+		if err != nil {
+			return fmt.Errorf("judgeAgreement: %w", err)
+		}
+		reports = append(reports, r...)
+	}
+	if len(reports) == 0 {
+		labels := "no human labels in " + rel(filepath.Join(results, humanLabelsFile))
+		if haveHuman {
+			labels = "human labels but no judge's scores to compare them with"
+		}
+		return fmt.Errorf("judgeAgreement: nothing to compare: %d judge(s) in the store scored with rubric %s (%.12s), %s; run `go run mage.go judge` with another judge (judge.kind, or a profile's judge) or add human labels (run_id,section,strategy_id,label)",
+			len(judges), rel(rub.Path), rub.Hash, labels)
+	}
+	for i, rep := range reports {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		if err := judge.PrintAgreement(w, rep, rub); err != nil {
+			return fmt.Errorf("judgeAgreement: %w", err)
+		}
+	}
 	return nil
 }
 

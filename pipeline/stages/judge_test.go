@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/rexmle/rexmle/pipeline/judge"
 	"github.com/rexmle/rexmle/pipeline/store"
 )
 
@@ -122,4 +124,130 @@ func TestJudgeStageProfileFailuresAndNoOverwrite(t *testing.T) {
 	if err := Judge(ctx, o); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("no runs of profile %q", "paper")) {
 		t.Errorf("empty profile: %v", err)
 	}
+}
+
+// judgeAgreement prints one table per pair of stored judges under the
+// current rubric and per judge against the human labels, from the store
+// alone; with nothing to compare it fails saying so.
+func TestJudgeAgreementStage(t *testing.T) {
+	o := testBench(t)
+	root := filepath.Dir(o.Config)
+	rubric, err := os.ReadFile(filepath.Join("..", "..", "rubrics", "winning-strategies.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Join(root, "rubrics"), 0o755)
+	if err := os.WriteFile(filepath.Join(root, "rubrics", "winning-strategies.toml"), rubric, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	var out strings.Builder
+	if err := judgeAgreement(ctx, o, &out); err == nil || !strings.Contains(err.Error(), "no store") {
+		t.Fatalf("before any judge: %v", err)
+	}
+
+	writeJudgeRun(t, root, "demo", "isles22", "baseline", "done", "grid search over learning rates")
+	if err := Judge(ctx, o); err != nil {
+		t.Fatal(err)
+	}
+	// One judge and no labels: nothing to compare.
+	if err := judgeAgreement(ctx, o, &out); err == nil || !strings.Contains(err.Error(), "nothing to compare") ||
+		!strings.Contains(err.Error(), "1 judge(s)") {
+		t.Fatalf("one judge: %v", err)
+	}
+
+	// A second judge ("llm") agreeing with the heuristic one except on
+	// strategies 1 and 13, where it says the opposite.
+	st, err := store.Open(ctx, filepath.Join(root, "results", "rexmle.sqlite"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	heur, err := st.CapabilityScores(ctx, "heuristic-v1", "")
+	if err != nil || len(heur) != 13 {
+		st.Close()
+		t.Fatalf("heuristic scores: %d rows, %v", len(heur), err)
+	}
+	llm := make([]store.CapabilityScore, len(heur))
+	for i, s := range heur {
+		v := *s.Score
+		if s.StrategyID == 1 || s.StrategyID == 13 {
+			v = 1 - v
+		}
+		s.Score, s.JudgeName, s.JudgeKind = &v, "llm", "openai"
+		llm[i] = s
+	}
+	err = st.Update(ctx, func(tx *store.Tx) error { return tx.PutCapabilityScores(ctx, llm) })
+	st.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	labels := "run_id,section,strategy_id,label\n" +
+		"demo/isles22/baseline/seed-0,agent.jsonl#iter-1,13,1\n" +
+		"demo/isles22/baseline/seed-0,agent.jsonl#iter-1,6,1\n"
+	os.WriteFile(filepath.Join(root, "results", "judge-labels.csv"), []byte(labels), 0o644)
+
+	out.Reset()
+	if err := judgeAgreement(ctx, o, &out); err != nil {
+		t.Fatal(err)
+	}
+	got := out.String()
+	// Pairs: heuristic-v1 vs llm on 13 strategies (the heuristic finds 13
+	// only; llm finds 1 only): N11 0, N10 1, N01 1, N00 11, Po = 11/13,
+	// Pe = (1/13)² + (12/13)² = 145/169, κ = (143−145)/(169−145) = −1/12.
+	// heuristic-v1 vs human on 6 (0/1) and 13 (1/1): Po = 1/2, Pe = 1/2,
+	// κ = 0. llm vs human on 6 (0/1) and 13 (0/1): Po = 0, Pe = 0, κ = 0.
+	// One pair per strategy: equal labels give Pe = 1 (undefined κ),
+	// different ones κ = 0.
+	tables := strings.Split(strings.TrimSuffix(got, "\n"), "\n\n")
+	row := func(cells ...string) *regexp.Regexp {
+		for i, c := range cells {
+			cells[i] = regexp.QuoteMeta(c)
+		}
+		return regexp.MustCompile(`(?m)^` + strings.Join(cells, `\s+`) + `\s*$`)
+	}
+	name := func(id int) string { return mustStrategyName(t, rubric, id) }
+	want := [][]*regexp.Regexp{{
+		row("agreement: heuristic-v1 vs llm (unpaired: 0 only in heuristic-v1, 0 only in llm)"),
+		row("1", name(1), "1", "0.000", "0.000"),
+		row("2", name(2), "1", "1.000", "undef (constant)"),
+		row("13", name(13), "1", "0.000", "0.000"),
+		row("all", "(pooled)", "13", "0.846", "-0.083"),
+	}, {
+		row("agreement: heuristic-v1 vs human (unpaired: 11 only in heuristic-v1, 0 only in human)"),
+		row("6", name(6), "1", "0.000", "0.000"),
+		row("13", name(13), "1", "1.000", "undef (constant)"),
+		row("all", "(pooled)", "2", "0.500", "0.000"),
+	}, {
+		row("agreement: llm vs human (unpaired: 11 only in llm, 0 only in human)"),
+		row("6", name(6), "1", "0.000", "0.000"),
+		row("13", name(13), "1", "0.000", "0.000"),
+		row("all", "(pooled)", "2", "0.000", "0.000"),
+	}}
+	if len(tables) != len(want) {
+		t.Fatalf("%d tables, want %d:\n%s", len(tables), len(want), got)
+	}
+	for i, tbl := range tables {
+		if n := strings.Count(tbl, "\n") + 1; (i == 0 && n != 16) || (i > 0 && n != 5) {
+			t.Errorf("table %d has %d lines:\n%s", i, n, tbl)
+		}
+		for _, re := range want[i] {
+			if !re.MatchString(tbl) {
+				t.Errorf("table %d lacks a line matching %s:\n%s", i, re, tbl)
+			}
+		}
+	}
+}
+
+// mustStrategyName is the name of strategy id in the rubric bytes.
+func mustStrategyName(t *testing.T, rubric []byte, id int) string {
+	t.Helper()
+	r, err := judge.ParseRubric("rubric", rubric)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, ok := r.Strategy(id)
+	if !ok {
+		t.Fatalf("rubric has no strategy %d", id)
+	}
+	return s.Name
 }

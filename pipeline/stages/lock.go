@@ -98,13 +98,3 @@ func commandLine() []string {
 	}
 	return append([]string{name}, os.Args[1:]...)
 }
-
-// unlockAll releases every lock this process holds (tests).
-func unlockAll() {
-	locksMu.Lock()
-	defer locksMu.Unlock()
-	for p, f := range locks {
-		f.Close()
-		delete(locks, p)
-	}
-}

@@ -1,6 +1,7 @@
 // Package challengetest is the conformance kit every challenge package runs
 // in its tests: synthesize → prepare → grade perfect, sample, trivial and
-// malformed submissions, and check the properties every challenge must have.
+// malformed submissions, and check the properties every challenge must have;
+// ZipDir builds the archives of synthetic raw downloads.
 package challengetest
 
 import (

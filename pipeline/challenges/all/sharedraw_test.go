@@ -17,7 +17,7 @@ import (
 	"github.com/rexmle/rexmle/pipeline/fsutil"
 
 	"github.com/rexmle/rexmle/pipeline/challenge"
-	"github.com/rexmle/rexmle/pipeline/challenges/medseg"
+	"github.com/rexmle/rexmle/pipeline/challenge/challengetest"
 )
 
 // sharedFamily is a group of tasks that read one raw folder holding only
@@ -68,7 +68,7 @@ func buildArchives(t *testing.T, f sharedFamily) string {
 				t.Fatal(err)
 			}
 		}
-		if err := medseg.ZipDir(synth, filepath.Join(zips, name)); err != nil {
+		if err := challengetest.ZipDir(synth, filepath.Join(zips, name)); err != nil {
 			t.Fatal(err)
 		}
 	}

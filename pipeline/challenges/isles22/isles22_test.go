@@ -14,7 +14,6 @@ import (
 	"github.com/rexmle/rexmle/metrics/volume"
 	"github.com/rexmle/rexmle/pipeline/challenge"
 	"github.com/rexmle/rexmle/pipeline/challenge/challengetest"
-	"github.com/rexmle/rexmle/pipeline/challenges/medseg"
 )
 
 func TestConformance(t *testing.T) {
@@ -364,7 +363,7 @@ func TestPrepareFromZip(t *testing.T) {
 		t.Fatal(err)
 	}
 	raw := t.TempDir()
-	if err := medseg.ZipDir(synth, filepath.Join(raw, archiveName)); err != nil {
+	if err := challengetest.ZipDir(synth, filepath.Join(raw, archiveName)); err != nil {
 		t.Fatal(err)
 	}
 	data := t.TempDir()

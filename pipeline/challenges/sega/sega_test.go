@@ -14,7 +14,6 @@ import (
 	"github.com/rexmle/rexmle/metrics/volume"
 	"github.com/rexmle/rexmle/pipeline/challenge"
 	"github.com/rexmle/rexmle/pipeline/challenge/challengetest"
-	"github.com/rexmle/rexmle/pipeline/challenges/medseg"
 )
 
 func TestConformance(t *testing.T) { challengetest.Conformance(t, Challenge{}) }
@@ -325,12 +324,12 @@ func TestPrepareFromNestedZips(t *testing.T) {
 	inner := t.TempDir()
 	for _, inst := range institutions {
 		// Each nested archive holds <Institution>/<case>/...
-		if err := medseg.ZipDir(filepath.Join(synth, inst.Name), filepath.Join(inner, inst.Name+".zip")); err != nil {
+		if err := challengetest.ZipDir(filepath.Join(synth, inst.Name), filepath.Join(inner, inst.Name+".zip")); err != nil {
 			t.Fatal(err)
 		}
 	}
 	raw := t.TempDir()
-	if err := medseg.ZipDir(inner, filepath.Join(raw, mainArchive)); err != nil {
+	if err := challengetest.ZipDir(inner, filepath.Join(raw, mainArchive)); err != nil {
 		t.Fatal(err)
 	}
 	data := t.TempDir()

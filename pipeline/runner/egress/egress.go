@@ -16,9 +16,7 @@
 package egress
 
 import (
-	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -299,33 +297,4 @@ func isLoopback(hostport string) bool {
 	}
 	ip := net.ParseIP(h)
 	return ip != nil && ip.IsLoopback()
-}
-
-// errNoAnswer: the proxy closed without an HTTP answer.
-var errNoAnswer = errors.New("egress: no answer")
-
-// Dial asks the proxy at socket for a tunnel to hostport (a client helper
-// for tools and tests on the host side).
-func Dial(ctx context.Context, socket, hostport string) (net.Conn, error) {
-	var d net.Dialer
-	c, err := d.DialContext(ctx, "unix", socket)
-	if err != nil {
-		return nil, err
-	}
-	fmt.Fprintf(c, "CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n", hostport, hostport)
-	br := bufio.NewReader(c)
-	resp, err := http.ReadResponse(br, &http.Request{Method: http.MethodConnect})
-	if err != nil {
-		c.Close()
-		return nil, fmt.Errorf("%w: %v", errNoAnswer, err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		c.Close()
-		return nil, fmt.Errorf("egress: CONNECT %s: %s", hostport, resp.Status)
-	}
-	if br.Buffered() > 0 {
-		c.Close()
-		return nil, errors.New("egress: unexpected bytes after the CONNECT answer")
-	}
-	return c, nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/rexmle/rexmle/pipeline/config"
 	"github.com/rexmle/rexmle/pipeline/gpu"
+	"github.com/rexmle/rexmle/pipeline/gpu/gputest"
 	"github.com/rexmle/rexmle/pipeline/runner"
 	"github.com/rexmle/rexmle/pipeline/store"
 )
@@ -137,7 +138,7 @@ func TestIngest(t *testing.T) {
 	done.Agent.Command = []string{"true"}
 	done.Agent.Sandbox = "none"
 	done.GPUs = []int{0}
-	done.Sampler = &gpu.Fake{Batches: [][]gpu.Sample{{sample(0, 40, 0)}, {sample(1, 60, 1000)}}}
+	done.Sampler = &gputest.Fake{Batches: [][]gpu.Sample{{sample(0, 40, 0)}, {sample(1, 60, 1000)}}}
 	done.SampleEvery = 20 * time.Millisecond
 	done.Agent.Command = []string{"sleep", "0.2"}
 	if in, err := runner.Execute(ctx, done); err != nil || in.Status != runner.StatusDone {

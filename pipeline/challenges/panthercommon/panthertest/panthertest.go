@@ -15,7 +15,6 @@ import (
 	"github.com/rexmle/rexmle/metrics/volume"
 	"github.com/rexmle/rexmle/pipeline/challenge"
 	"github.com/rexmle/rexmle/pipeline/challenge/challengetest"
-	"github.com/rexmle/rexmle/pipeline/challenges/medseg"
 	"github.com/rexmle/rexmle/pipeline/challenges/panthercommon"
 )
 
@@ -113,7 +112,7 @@ func PrepareFromZip(t *testing.T, c panthercommon.Challenge) {
 		t.Fatal(err)
 	}
 	raw := t.TempDir()
-	if err := medseg.ZipDir(synth, filepath.Join(raw, c.Task.ArchiveName)); err != nil {
+	if err := challengetest.ZipDir(synth, filepath.Join(raw, c.Task.ArchiveName)); err != nil {
 		t.Fatal(err)
 	}
 	data := t.TempDir()

@@ -1,22 +1,26 @@
-package gpu
+// Package gputest holds a stand-in GPU sampler for tests on hosts without
+// a GPU.
+package gputest
 
 import (
 	"context"
 	"sync"
+
+	"github.com/rexmle/rexmle/pipeline/gpu"
 )
 
-// Fake is a Sampler that replays fixed readings, one batch per call, then
-// repeats the last; tests use it where there is no GPU.
+// Fake is a gpu.Sampler that replays fixed readings, one batch per call,
+// then repeats the last.
 type Fake struct {
 	mu      sync.Mutex
-	Batches [][]Sample
+	Batches [][]gpu.Sample
 	calls   int
 	// Pids records the pids passed to each call.
 	Pids [][]int
 }
 
 // Sample returns the next batch.
-func (f *Fake) Sample(ctx context.Context, pids []int) ([]Sample, error) {
+func (f *Fake) Sample(ctx context.Context, pids []int) ([]gpu.Sample, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.Pids = append(f.Pids, append([]int(nil), pids...))

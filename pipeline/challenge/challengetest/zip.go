@@ -1,4 +1,4 @@
-package medseg
+package challengetest
 
 import (
 	"archive/zip"
