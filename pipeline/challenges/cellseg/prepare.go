@@ -80,7 +80,7 @@ func Pairs(rawDir string) ([]Pair, error) {
 		}
 		all = append(all, ps...)
 	}
-	sort.SliceStable(all, func(i, j int) bool { return all[i].ImageID < all[j].ImageID })
+	sortStable(all)
 	if len(all) < 2 {
 		return nil, fmt.Errorf("cellseg: %d labelled images in %s, need at least 2", len(all), rawDir)
 	}
@@ -174,6 +174,8 @@ scores are the mean per-image F1 at t = 0.5, 0.6, 0.7, 0.8 and 0.9
 (columns f1_0.5 … f1_0.9).
 `
 
+// sortStable orders pairs by image id, keeping the training pair of an id
+// before its tuning pair (the enumeration order the split depends on).
 func sortStable(all []Pair) {
 	sort.SliceStable(all, func(i, j int) bool { return all[i].ImageID < all[j].ImageID })
 }
