@@ -174,8 +174,8 @@ scores are the mean per-image F1 at t = 0.5, 0.6, 0.7, 0.8 and 0.9
 (columns f1_0.5 … f1_0.9).
 `
 
-// sortStable orders pairs by image id, keeping the training pair of an id
-// before its tuning pair (the enumeration order the split depends on).
+// sortStable orders pairs by image id; pairs with the same id keep their
+// enumeration order (the split depends on it).
 func sortStable(all []Pair) {
 	sort.SliceStable(all, func(i, j int) bool { return all[i].ImageID < all[j].ImageID })
 }
