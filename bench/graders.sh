@@ -62,7 +62,7 @@ if [[ -n "$ref" ]]; then
 else
   printf '\n'
 fi
-printf 'each timing: min of %s runs (benchtime %s)\n' "$count" "$benchtime"
+printf 'each timing: min of %s runs (benchtime %s); load average at start: %s\n' "$count" "$benchtime" "$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)"
 
 # ours_seconds OUTPUT: the minimum ns/op of the benchmark lines, in seconds.
 ours_seconds() {
@@ -144,7 +144,7 @@ speed = f"{ref / float(secs):.1f}x" if secs not in ("none", "") and float(secs) 
 cmp = r.get("compare")
 agree = "-" if cmp is None else f"{sum(1 for c in cmp if c.get('agree_5dp', c.get('agree')))}/{len(cmp)}"
 print(f"{name:<12} {secs:>10} {ref:>10.4g} {first:>10.4g} {speed:>9} {agree:>8}  {what}")
-print(f"{'':<12} reference import {r.get('import_s', 0):.2f} s, Python start-up {r.get('startup_s', 0):.2f} s (not timed)")
+print(f"{'':<12} reference CPU {min(r['cpu_s']):.4g} s (min), import {r.get('import_s', 0):.2f} s, Python start-up {r.get('startup_s', 0):.2f} s (not timed)")
 for c in cmp or []:
     if not c.get("agree_5dp", c.get("agree")):
         print(f"{'':<12} differs: {c['metric']}: ours {c['ours']!r}, reference {c['reference']!r}")
