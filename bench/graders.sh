@@ -1,56 +1,152 @@
 #!/usr/bin/env bash
 # bench/graders.sh — time every challenge's grader on generated data of
-# realistic size and compare with the reference grader's time on the same
-# kind of input (the Python ReX-MLE graders, measured on 2 cores; numbers
-# from issue 15). Each benchmark generates its data in a temporary folder
-# (not timed) and grades it once (timed): `go test -run '^$' -bench … -benchtime 1x`.
+# realistic size and compare with the reference grader (the paper's Python
+# ReX-MLE graders). Each benchmark generates its data (not timed) and grades
+# it (timed): `go test -run '^$' -bench … -benchtime 1x`.
+#
+# Two ways to compare:
+#   - REXMLE_REFERENCE=<ReX-MLE checkout> set: each benchmark keeps its data
+#     (REXMLE_BENCH_KEEP), bench/reference_time.py times the reference's
+#     grade function on exactly those files (load + grade, like the Go
+#     benchmark's timed part; Python start-up and imports reported apart),
+#     and bench/gradefolder grades them once more with ours so that both
+#     graders' values are printed side by side. Needs a Python with the
+#     reference's modules (REXMLE_PYTHON); a challenge whose modules are
+#     missing is reported as such.
+#   - unset: our time beside the reference times typed in from issue 15
+#     (someone else's measurements on other data, 2 cores), as before.
 #
 # Usage: bench/graders.sh [filter]   e.g. bench/graders.sh usenhance
-# Env:   BENCHTIME (default 1x), GOMAXPROCS (default: all cores),
-#        REXMLE_BENCH_N (USenhance pair count, default 300).
+# Env:   BENCHTIME (default 1x); COUNT (runs of each timing, default 3: the
+#        minimum is reported); REXMLE_BENCH_CORES (cores for both graders,
+#        default 2, or fewer when the machine has fewer; GOMAXPROCS overrides
+#        for Go); REXMLE_BENCH_N (USenhance pair count, default 300);
+#        REXMLE_REFERENCE, REXMLE_PYTHON (default /usr/bin/python3 when it
+#        exists); REXMLE_BENCH_KEEP (with REXMLE_REFERENCE: keep the data
+#        under this folder, one subfolder per challenge; default a temporary
+#        folder removed at the end).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 filter="${1:-}"
 benchtime="${BENCHTIME:-1x}"
+count="${COUNT:-3}"
+ncpu="$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)"
+cores="${REXMLE_BENCH_CORES:-2}"
+if ((cores > ncpu)); then cores="$ncpu"; fi
+export GOMAXPROCS="${GOMAXPROCS:-$cores}"
+ref="${REXMLE_REFERENCE:-}"
+py="${REXMLE_PYTHON:-}"
+if [[ -z "$py" ]]; then
+  if [[ -x /usr/bin/python3 ]]; then py=/usr/bin/python3; else py=python3; fi
+fi
 
-# name | package | benchmark regexp | reference seconds | what
+# name | package | benchmark regexp | issue 15's reference seconds |
+# kept answers folder | kept submission folder | our challenge id | what
 rows=(
-  "usenhance|./pipeline/challenges/usenhance|^BenchmarkGrade300x512$|18.0|300 pairs of 512x512 PNG"
-  "dentex|./pipeline/challenges/dentex|^BenchmarkGrade1000$|5.0|1000 images, 3 truth + 20 predicted boxes each"
-  "puma-tissue|./pipeline/challenges/puma|^BenchmarkGrade100$/^tissue$|30.0|100 ROIs, tissue masks 1024x1024 (track 1)"
-  "puma-nuclei|./pipeline/challenges/puma|^BenchmarkGrade100$/^nuclei$|14.7|100 ROIs, ~100 nuclei each (track 2)"
-  "cellseg|./pipeline/challenges/cellseg|^BenchmarkGrade100$|115.0|100 label images 1000x1000"
-  "isles22|./pipeline/challenges/isles22|^BenchmarkGradeRealistic$|1.16|realistic ISLES'22 cases"
-  "panther|./pipeline/challenges/panthercommon|^BenchmarkGradeRealistic$|1.1|one 400x400x80 case"
-  "sega|./pipeline/challenges/sega|^BenchmarkGradeRealistic$|-|realistic SEG.A case"
-  "topcow|./pipeline/challenges/topcowcommon|^BenchmarkGradeRealisticWithIO$|-|realistic TopCoW case with I/O"
-  "ldctiqa|./pipeline/challenges/ldctiqa|^BenchmarkGrade$|-|synthetic LDCT-IQA split"
+  "usenhance|./pipeline/challenges/usenhance|^BenchmarkGrade300x512$|18.0|private|submission|usenhance|300 pairs of 512x512 PNG"
+  "dentex|./pipeline/challenges/dentex|^BenchmarkGrade1000$|5.0|private|submission|dentex|1000 images, 3 truth + 20 predicted boxes each"
+  "puma-tissue|./pipeline/challenges/puma|^BenchmarkGrade100$/^tissue$|30.0|data/priv|data/sub|puma-track1-task1|100 ROIs, tissue masks 1024x1024 (track 1)"
+  "puma-nuclei|./pipeline/challenges/puma|^BenchmarkGrade100$/^nuclei$|14.7|data/priv|data/sub|puma-track2-task2|100 ROIs, ~100 nuclei each (track 2)"
+  "cellseg|./pipeline/challenges/cellseg|^BenchmarkGrade100$|115.0|data/priv|data/sub|neurips-cellseg|100 label images 1000x1000"
+  "isles22|./pipeline/challenges/isles22|^BenchmarkGradeRealistic$|1.16|private|submission|isles22|one ISLES'22 case 112x112x73, 8 lesions"
+  "panther|./pipeline/challenges/panthercommon|^BenchmarkGradeRealistic$|1.1|private|submission|-|one 400x400x80 case"
+  "sega|./pipeline/challenges/sega|^BenchmarkGradeRealistic$|-|private|submission|seg_a|one SEG.A case 512x512x200"
+  "topcow|./pipeline/challenges/topcowcommon|^BenchmarkGradeRealisticWithIO$|-|data/private|data/sub|topcow-track1-task1|one TopCoW case 512x512x300 with I/O"
+  "ldctiqa|./pipeline/challenges/ldctiqa|^BenchmarkGrade$|-|private|submission|ldct-iqa|synthetic LDCT-IQA split"
 )
 
-printf '%-10s %12s %12s %9s  %s\n' challenge "rexmle s" "reference s" speedup input
+cpu="$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo 2>/dev/null || true)"
+printf 'machine: %s; %s cores online; Go GOMAXPROCS=%s' "${cpu:-unknown CPU}" "$ncpu" "$GOMAXPROCS"
+if [[ -n "$ref" ]]; then
+  printf '; reference on %s cores (%s)\n' "$cores" "$("$py" --version 2>&1)"
+else
+  printf '\n'
+fi
+printf 'each timing: min of %s runs (benchtime %s); load average at start: %s\n' "$count" "$benchtime" "$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)"
+
+# ours_seconds OUTPUT: the minimum ns/op of the benchmark lines, in seconds.
+ours_seconds() {
+  printf '%s\n' "$1" | awk '/^Benchmark/ && /ns\/op/ {for (i = 1; i <= NF; i++) if ($(i) == "ns/op") print $(i-1)}' |
+    sort -g | head -1 | awk 'NF {printf "%.4g", $1 / 1e9}'
+}
+
+if [[ -z "$ref" ]]; then
+  printf '%-12s %10s %14s %9s  %s\n' challenge "rexmle s" "issue-15 ref s" speedup input
+  printf '(reference seconds: issue 15 measurements of the Python graders on other data; set REXMLE_REFERENCE to time them here)\n'
+  for row in "${rows[@]}"; do
+    IFS='|' read -r name pkg re issue _ _ _ what <<<"$row"
+    [[ -n "$filter" && "$name" != *"$filter"* ]] && continue
+    out="$(go test "$pkg" -run '^$' -bench "$re" -benchtime "$benchtime" -count "$count" 2>&1)" || {
+      printf '%-12s %10s\n' "$name" "FAILED"
+      printf '%s\n' "$out" | tail -20 >&2
+      continue
+    }
+    secs="$(ours_seconds "$out")"
+    if [[ -z "$secs" ]]; then
+      printf '%-12s %10s\n' "$name" "no result"
+      continue
+    fi
+    if [[ "$name" == usenhance && -n "${REXMLE_BENCH_N:-}" ]]; then
+      issue="$(awk -v n="$REXMLE_BENCH_N" 'BEGIN {printf "%.2f", 18.0 * n / 300}')" # the reference scales per pair
+    fi
+    speed="-"
+    [[ "$issue" != "-" ]] && speed="$(awk -v r="$issue" -v s="$secs" 'BEGIN {printf "%.1fx", r / s}')"
+    printf '%-12s %10s %14s %9s  %s\n' "$name" "$secs" "$issue" "$speed" "$what"
+  done
+  exit 0
+fi
+
+# With the reference: keep each benchmark's data, time the reference on it.
+keeproot="${REXMLE_BENCH_KEEP:-}"
+if [[ -z "$keeproot" ]]; then
+  keeproot="$(mktemp -d)"
+  trap 'rm -rf "$keeproot"' EXIT
+fi
+mkdir -p "$keeproot"
+keeproot="$(cd "$keeproot" && pwd)"
+gradefolder="$keeproot/gradefolder"
+go build -o "$gradefolder" ./bench/gradefolder
+
+printf '%-12s %10s %10s %10s %9s %8s  %s\n' challenge "rexmle s" "ref s" "ref 1st s" speedup values input
 for row in "${rows[@]}"; do
-  IFS='|' read -r name pkg re ref what <<<"$row"
-  if [[ -n "$filter" && "$name" != *"$filter"* ]]; then
-    continue
-  fi
-  out="$(go test "$pkg" -run '^$' -bench "$re" -benchtime "$benchtime" -count 1 2>&1)" || {
-    printf '%-10s %12s\n' "$name" "FAILED"
+  IFS='|' read -r name pkg re _ privrel subrel ourid what <<<"$row"
+  [[ -n "$filter" && "$name" != *"$filter"* ]] && continue
+  keep="$keeproot/$name"
+  mkdir -p "$keep"
+  out="$(REXMLE_BENCH_KEEP="$keep" go test "$pkg" -run '^$' -bench "$re" -benchtime "$benchtime" -count "$count" 2>&1)" || {
+    printf '%-12s %10s\n' "$name" "FAILED"
     printf '%s\n' "$out" | tail -20 >&2
     continue
   }
-  ns="$(printf '%s\n' "$out" | awk '/^Benchmark/ && /ns\/op/ {for (i = 1; i <= NF; i++) if ($(i) == "ns/op") {print $(i-1); exit}}')"
-  if [[ -z "$ns" ]]; then
-    printf '%-10s %12s\n' "$name" "no result"
-    continue
+  secs="$(ours_seconds "$out")"
+  [[ -z "$secs" ]] && secs="none"
+  priv="$keep/$privrel" sub="$keep/$subrel"
+  oursjson=()
+  if [[ "$ourid" != "-" ]] && "$gradefolder" -challenge "$ourid" -submission "$sub" -private "$priv" >"$keep/ours.json" 2>"$keep/ours.err"; then
+    oursjson=(--ours "$keep/ours.json")
   fi
-  secs="$(awk -v ns="$ns" 'BEGIN {printf "%.3f", ns / 1e9}')"
-  if [[ "$name" == usenhance && -n "${REXMLE_BENCH_N:-}" ]]; then
-    ref="$(awk -v n="$REXMLE_BENCH_N" 'BEGIN {printf "%.2f", 18.0 * n / 300}')" # reference scales per pair
-  fi
-  if [[ "$ref" == "-" ]]; then
-    speed="-"
-  else
-    speed="$(awk -v r="$ref" -v s="$secs" 'BEGIN {printf "%.1fx", r / s}')"
-  fi
-  printf '%-10s %12s %12s %9s  %s\n' "$name" "$secs" "$ref" "$speed" "$what"
+  rc=0
+  "$py" bench/reference_time.py --challenge "$name" --private "$priv" --submission "$sub" \
+    --reference "$ref" --repeat "$count" --cores "$cores" "${oursjson[@]}" >"$keep/reference.json" 2>"$keep/reference.log" || rc=$?
+  "$py" - "$name" "$secs" "$what" "$keep/reference.json" "$rc" <<'EOF'
+import json, sys
+name, secs, what, path, rc = sys.argv[1:]
+try:
+    r = json.load(open(path))
+except Exception as e:
+    r = {"error": f"driver exited {rc} without a result ({e}); see reference.log beside it"}
+if "error" in r:
+    print(f"{name:<12} {secs:>10} {'-':>10} {'-':>10} {'-':>9} {'-':>8}  {what}")
+    print(f"{'':<12} reference: {r['error']}")
+    sys.exit(0)
+ref, first = r["min_s"], r["first_s"]
+speed = f"{ref / float(secs):.1f}x" if secs not in ("none", "") and float(secs) > 0 else "-"
+cmp = r.get("compare")
+agree = "-" if cmp is None else f"{sum(1 for c in cmp if c.get('agree_5dp', c.get('agree')))}/{len(cmp)}"
+print(f"{name:<12} {secs:>10} {ref:>10.4g} {first:>10.4g} {speed:>9} {agree:>8}  {what}")
+print(f"{'':<12} reference CPU {min(r['cpu_s']):.4g} s (min), import {r.get('import_s', 0):.2f} s, Python start-up {r.get('startup_s', 0):.2f} s (not timed)")
+for c in cmp or []:
+    if not c.get("agree_5dp", c.get("agree")):
+        print(f"{'':<12} differs: {c['metric']}: ours {c['ours']!r}, reference {c['reference']!r}")
+EOF
 done

@@ -56,7 +56,7 @@ func BenchmarkGrade(b *testing.B) {
 // label shifted and a one-pixel erosion on some rows (IoU < 1).
 func BenchmarkGrade100(b *testing.B) {
 	const n, size = 100, 1000
-	root := b.TempDir()
+	root := challengetest.BenchDir(b, "data")
 	sub, priv := filepath.Join(root, "sub"), filepath.Join(root, "priv")
 	for _, d := range []string{filepath.Join(sub, "predictions"), filepath.Join(priv, "test", "labels")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {

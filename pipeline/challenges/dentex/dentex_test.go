@@ -344,7 +344,7 @@ func BenchmarkGrade(b *testing.B) {
 // BenchmarkGrade1000 grades a realistic-size submission: 1,000 test images
 // of 2744×1316 with 3 truth boxes each and 20 predictions per image.
 func BenchmarkGrade1000(b *testing.B) {
-	priv, sub := b.TempDir(), b.TempDir()
+	priv, sub := challengetest.BenchDirs(b)
 	r := rand.New(rand.NewPCG(4, 2))
 	var labels, rows [][]string
 	for i := 1; i <= 1000; i++ {

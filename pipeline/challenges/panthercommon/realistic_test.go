@@ -9,6 +9,7 @@ import (
 	"github.com/rexmle/rexmle/metrics/imageio"
 	"github.com/rexmle/rexmle/metrics/volume"
 	"github.com/rexmle/rexmle/pipeline/challenge"
+	"github.com/rexmle/rexmle/pipeline/challenge/challengetest"
 	"github.com/rexmle/rexmle/pipeline/challenges/medseg"
 )
 
@@ -26,7 +27,7 @@ func BenchmarkGradeRealistic(b *testing.B) {
 	c[0] += 4
 	r[1] *= 1.2
 	medseg.Ellipsoid(g, c, r, func(i int) { pred.Data[i] = 1 })
-	priv, sub := b.TempDir(), b.TempDir()
+	priv, sub := challengetest.BenchDirs(b)
 	for _, w := range []struct {
 		path string
 		v    *volume.Volume

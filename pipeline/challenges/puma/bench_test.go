@@ -32,7 +32,7 @@ func BenchmarkGrade(b *testing.B) {
 // (truth and prediction TIFFs) and nuclei files with about 100 nuclei each.
 func BenchmarkGrade100(b *testing.B) {
 	const n = 100
-	root := b.TempDir()
+	root := challengetest.BenchDir(b, "data")
 	sub, priv := filepath.Join(root, "sub"), filepath.Join(root, "priv")
 	r := rand.New(rand.NewPCG(5, 6))
 	var tAns, tRows, nAns, nRows [][]string

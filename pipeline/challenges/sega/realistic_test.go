@@ -9,6 +9,7 @@ import (
 	"github.com/rexmle/rexmle/metrics/imageio"
 	"github.com/rexmle/rexmle/metrics/volume"
 	"github.com/rexmle/rexmle/pipeline/challenge"
+	"github.com/rexmle/rexmle/pipeline/challenge/challengetest"
 	"github.com/rexmle/rexmle/pipeline/challenges/medseg"
 )
 
@@ -25,7 +26,7 @@ func BenchmarkGradeRealistic(b *testing.B) {
 		medseg.Tube(g, seg, 10, g.Spacing, func(i int) { gt.Data[i] = 1 })
 		medseg.Tube(g, seg, 11, g.Spacing, func(i int) { pred.Data[i] = 1 })
 	}
-	priv, sub := b.TempDir(), b.TempDir()
+	priv, sub := challengetest.BenchDirs(b)
 	for _, w := range []struct {
 		path string
 		v    *volume.Volume

@@ -10,6 +10,7 @@ import (
 	"github.com/rexmle/rexmle/metrics/imageio"
 	"github.com/rexmle/rexmle/metrics/volume"
 	"github.com/rexmle/rexmle/pipeline/challenge"
+	"github.com/rexmle/rexmle/pipeline/challenge/challengetest"
 )
 
 // realisticPair rasterises two different synthetic anatomies (GT and a
@@ -75,7 +76,7 @@ func BenchmarkGradeCaseRealistic(b *testing.B) {
 // (CSV, gzipped NIfTI decoding of GT and prediction, all metrics).
 func BenchmarkGradeRealisticWithIO(b *testing.B) {
 	gt, pred := realisticPair(b, false)
-	root := b.TempDir()
+	root := challengetest.BenchDir(b, "data")
 	priv, sub := filepath.Join(root, "private"), filepath.Join(root, "sub")
 	write := func(path string, lm *labelMap) {
 		v := volume.New(volume.Grid{Shape: lm.shape, Spacing: lm.spacing}, volume.Uint8)

@@ -13,6 +13,7 @@ import (
 	"github.com/rexmle/rexmle/metrics/imageio"
 	"github.com/rexmle/rexmle/metrics/volume"
 	"github.com/rexmle/rexmle/pipeline/challenge"
+	"github.com/rexmle/rexmle/pipeline/challenge/challengetest"
 )
 
 // benchCount is the number of test pairs of the realistic benchmark: the
@@ -48,7 +49,7 @@ func writeSpeckle(b *testing.B, path string, w, h int, r *rand.Rand, gain float6
 // reference grader takes about 18 s for this on 2 cores).
 func BenchmarkGrade300x512(b *testing.B) {
 	n := benchCount()
-	priv, sub := b.TempDir(), b.TempDir()
+	priv, sub := challengetest.BenchDirs(b)
 	r := rand.New(rand.NewPCG(1, 2))
 	var ans, rows [][]string
 	for i := 0; i < n; i++ {

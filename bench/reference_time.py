@@ -1,0 +1,191 @@
+#!/usr/bin/env python3
+"""Time the paper's reference grader (rajpurkarlab/ReX-MLE) on one folder pair.
+
+bench/graders.sh runs each Go grade benchmark with REXMLE_BENCH_KEEP so that
+its generated answers and submission stay on disk, then runs this script on
+exactly those folders. The timed part is what our benchmark times: read the
+submission CSV and the answers CSV, then grade (the reference's public grade
+function of the challenge, called the way its Grader does). Python start-up
+and the imports of the reference's grade module are measured separately and
+reported, not timed. The grade runs --repeat times in this process; the
+first run includes any just-in-time compilation (the NeurIPS-CellSeg grader
+uses numba), so the first time and the minimum are both reported, with the
+CPU seconds of each run (on a loaded machine the wall time of a one-thread
+grader is inflated more than its CPU time).
+
+The reference checkout comes from --reference or REXMLE_REFERENCE: either
+the repository root or its rex-mle/ folder (the one holding the rexmle
+package). Nothing of it is copied; it is imported from there.
+
+Output: one JSON object on stdout (challenge, times, values of the last run,
+or "error" with the reason it cannot be timed, e.g. a missing module). The
+reference's own prints go to stderr.
+
+Usage:
+  reference_time.py --challenge usenhance --private DIR --submission DIR \
+      [--reference PATH] [--repeat 3] [--cores 2] [--ours ours.json]
+"""
+
+import argparse
+import contextlib
+import importlib
+import inspect
+import json
+import math
+import os
+import sys
+import time
+
+T_START = time.perf_counter()
+
+# Our benchmark name -> the reference's challenge id and the third-party
+# modules its grader needs at grade time (beyond numpy/pandas). A grader
+# whose module imports but silently degrades without one of them (dentex's
+# pycocotools, the MHA/NRRD readers behind load_medical_image) is caught here
+# instead of timing a grader that does not grade.
+CHALLENGES = {
+    "usenhance": ("usenhance", ["skimage", "cv2", "PIL"]),
+    "dentex": ("dentex", ["pycocotools"]),
+    "puma-tissue": ("puma-track1-task1", ["PIL"]),
+    "puma-nuclei": ("puma-track2-task2", []),
+    "cellseg": ("neurips-cellseg", ["numba", "skimage", "tifffile", "PIL"]),
+    "isles22": ("isles22", ["cc3d", "nibabel"]),
+    "panther": ("panther-task1", ["surface_distance", "SimpleITK"]),
+    "sega": ("seg_a", ["monai", "SimpleITK", "joblib"]),
+    "topcow": ("topcow-track1-task1", ["SimpleITK", "monai", "skimage", "sklearn"]),
+    "ldctiqa": ("ldct-iqa", ["scipy"]),
+}
+
+
+def limit_cores(n):
+    """Pin this process (and the threads numpy/numba start) to n cores."""
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
+        os.environ[var] = str(n)
+    try:
+        avail = sorted(os.sched_getaffinity(0))
+        os.sched_setaffinity(0, avail[:n])
+        return len(avail[:n])
+    except (AttributeError, OSError):
+        return os.cpu_count() or 0
+
+
+def package_root(ref):
+    """The folder that holds the reference's rexmle package."""
+    for cand in (ref, os.path.join(ref, "rex-mle")):
+        if os.path.isfile(os.path.join(cand, "rexmle", "grade_helpers.py")):
+            return cand
+    raise SystemExit(f"reference_time: no rexmle package under {ref} (want <ref>/rex-mle/rexmle or <ref>/rexmle)")
+
+
+def missing_modules(names):
+    out = []
+    for name in names:
+        try:
+            importlib.import_module(name)
+        except Exception as e:  # ImportError, or a broken install
+            out.append(f"{name} ({type(e).__name__}: {e})")
+    return out
+
+
+def plain(v):
+    """JSON-safe copy of a grade result (numpy scalars, NaN)."""
+    if isinstance(v, dict):
+        return {str(k): plain(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [plain(x) for x in v]
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        return str(v)
+    if math.isnan(f) or math.isinf(f):
+        return str(f)
+    return f
+
+
+def compare(ours, ref):
+    """Common numeric keys of our values and the reference's: both values and the difference."""
+    rows = []
+    for k in sorted(set(ours) & set(ref)):
+        a, b = ours[k], ref[k]
+        if not isinstance(a, (int, float)) or not isinstance(b, (int, float)):
+            rows.append({"metric": k, "ours": a, "reference": b, "agree": a == b})
+            continue
+        d = abs(a - b)
+        rows.append({"metric": k, "ours": a, "reference": b, "abs_diff": d,
+                     "agree_5dp": round(a, 5) == round(b, 5)})
+    return rows
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--challenge", required=True, choices=sorted(CHALLENGES))
+    ap.add_argument("--private", required=True, help="answers folder (holds test_labels.csv)")
+    ap.add_argument("--submission", required=True, help="submission folder (holds submission.csv)")
+    ap.add_argument("--reference", default=os.environ.get("REXMLE_REFERENCE", ""))
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--cores", type=int, default=2)
+    ap.add_argument("--ours", help="JSON file of our grader's values on the same folders, to compare")
+    a = ap.parse_args()
+    if not a.reference:
+        raise SystemExit("reference_time: set REXMLE_REFERENCE or --reference to a ReX-MLE checkout")
+
+    cores = limit_cores(a.cores)
+    ref_id, needs = CHALLENGES[a.challenge]
+    out = {"challenge": a.challenge, "reference_id": ref_id, "cores": cores,
+           "startup_s": time.perf_counter() - T_START}
+    sys.path.insert(0, package_root(a.reference))
+
+    t0 = time.perf_counter()
+    miss = missing_modules(needs)
+    if miss:
+        out["error"] = "cannot time: missing " + "; ".join(miss)
+        print(json.dumps(out))
+        return 3
+    import pandas as pd  # noqa: E402 (after the core limit)
+    from pathlib import Path
+    try:
+        mod = importlib.import_module(f"rexmle.challenges.{ref_id}.grade")
+    except Exception as e:
+        out["error"] = f"cannot time: import rexmle.challenges.{ref_id}.grade: {type(e).__name__}: {e}"
+        print(json.dumps(out))
+        return 3
+    out["import_s"] = time.perf_counter() - t0
+
+    grade = mod.grade
+    params = inspect.signature(grade).parameters
+    priv, sub = Path(a.private), Path(a.submission)
+    times, cpu, result = [], [], None
+    for _ in range(a.repeat):
+        t, c = time.perf_counter(), time.process_time()
+        with contextlib.redirect_stdout(sys.stderr):
+            submission = pd.read_csv(sub / "submission.csv")
+            answers = pd.read_csv(priv / "test_labels.csv")
+            kw = {}
+            if "submission_dir" in params:
+                kw["submission_dir"] = sub
+            if "answers_dir" in params:
+                kw["answers_dir"] = priv
+            try:
+                result = grade(submission, answers, **kw)
+            except Exception as e:
+                out["error"] = f"reference grade failed: {type(e).__name__}: {e}"
+                print(json.dumps(out), file=sys.__stdout__)
+                return 4
+        times.append(time.perf_counter() - t)
+        cpu.append(time.process_time() - c)
+    out["times_s"] = times
+    out["cpu_s"] = cpu  # CPU seconds of all threads: less sensitive than wall time to a loaded machine
+    out["first_s"] = times[0]
+    out["min_s"] = min(times)
+    values = plain(result if isinstance(result, dict) else {"score": result})
+    out["values"] = values
+    if a.ours:
+        with open(a.ours) as f:
+            ours = json.load(f)
+        out["compare"] = compare(ours, values)
+    print(json.dumps(out))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
