@@ -8,7 +8,6 @@ import (
 	"sync"
 
 	"github.com/rexmle/rexmle/metrics/num"
-	"github.com/rexmle/rexmle/metrics/stats"
 
 	"github.com/rexmle/rexmle/metrics/components"
 	"github.com/rexmle/rexmle/metrics/distance"
@@ -300,13 +299,13 @@ func (s labelStat) iou() float64 {
 
 // mean is np.mean of v as the reference computes every TopCoW/TopBrain
 // average (over classes, then over cases): numpy's pairwise summation
-// (stats.Mean), which differs from a running sum in the last bits from 8
+// (num.Mean), which differs from a running sum in the last bits from 8
 // values on; 0 for no values (the callers' convention; meanOrNaN gives NaN).
 func mean(v []float64) float64 {
 	if len(v) == 0 {
 		return 0
 	}
-	return stats.Mean(v)
+	return num.Mean(v)
 }
 
 func checkSameGrid(gt, pred *labelMap) error {
