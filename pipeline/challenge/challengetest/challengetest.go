@@ -30,6 +30,9 @@ type Prepared struct {
 func (p *Prepared) Public() string  { return filepath.Join(p.DataDir, "public") }
 func (p *Prepared) Private() string { return filepath.Join(p.DataDir, "private") }
 
+// synthesizeLimit bounds one challenge's Synthesize in Prepare.
+const synthesizeLimit = 15 * time.Second
+
 // Prepare synthesizes with seed and prepares into t.TempDir().
 func Prepare(t testing.TB, c challenge.Challenge, seed int64) *Prepared {
 	t.Helper()
@@ -40,8 +43,11 @@ func Prepare(t testing.TB, c challenge.Challenge, seed int64) *Prepared {
 	if err := c.Synthesize(ctx, p.RawDir, seed); err != nil {
 		t.Fatalf("%s: synthesize: %v", c.ID(), err)
 	}
-	if d := time.Since(start); d > 5*time.Second {
-		t.Errorf("%s: synthesize took %v, want under 2 s", c.ID(), d)
+	// The demo synthesizes every challenge: a pathological slowdown fails
+	// here. The bound is loose because packages test in parallel on a
+	// loaded machine (about 1 s each when the machine is quiet).
+	if d, limit := time.Since(start), synthesizeLimit; d > limit {
+		t.Errorf("%s: synthesize took %v, want under %v", c.ID(), d, limit)
 	}
 	if err := c.Prepare(ctx, p.RawDir, p.DataDir); err != nil {
 		t.Fatalf("%s: prepare: %v", c.ID(), err)
