@@ -143,28 +143,47 @@ func LNCC8(a, b Gray8, win int) (float64, error) {
 		sqT[v] = lutT[v] * lutT[v]
 	}
 	// Padded planes (reflect-101 by win/2 on every side) of E', T', E'²,
-	// T'² and E'T'.
+	// T'² and E'T': interior rows first, then the border rows as copies.
 	r := win / 2
 	ew, eh := w+2*r, h+2*r
 	pe, pt, pee, ptt, pet := getF32(ew*eh), getF32(ew*eh), getF32(ew*eh), getF32(ew*eh), getF32(ew*eh)
 	defer putF32(pe, pt, pee, ptt, pet)
-	colMap := make([]int, ew)
-	for c := range colMap {
-		colMap[c] = reflect101(c-r, w)
-	}
-	for py := 0; py < eh; py++ {
-		sy := reflect101(py-r, h)
-		se, st := a.Pix[sy*w:sy*w+w], b.Pix[sy*w:sy*w+w]
-		o := py * ew
-		de, dt, dee, dtt, det := pe[o:o+ew], pt[o:o+ew], pee[o:o+ew], ptt[o:o+ew], pet[o:o+ew]
-		for c, sx := range colMap {
-			ve, vt := se[sx], st[sx]
+	planes := [5][]float32{pe, pt, pee, ptt, pet}
+	for y := 0; y < h; y++ {
+		se, st := a.Pix[y*w:y*w+w], b.Pix[y*w:y*w+w]
+		o := (y+r)*ew + r
+		de, dt, dee, dtt, det := pe[o:o+w], pt[o:o+w], pee[o:o+w], ptt[o:o+w], pet[o:o+w]
+		st = st[:len(se)]
+		for c, ve := range se {
+			vt := st[c]
 			fe, ft := lutE[ve], lutT[vt]
 			de[c], dt[c] = fe, ft
 			dee[c], dtt[c] = sqE[ve], sqT[vt]
 			det[c] = fe * ft
 		}
+		for _, p := range planes {
+			row := p[(y+r)*ew : (y+r)*ew+ew]
+			for c := 0; c < r; c++ {
+				row[c] = row[r+reflect101(c-r, w)]
+				row[r+w+c] = row[r+reflect101(w+c, w)]
+			}
+		}
 	}
+	for py := 0; py < eh; py++ {
+		if py >= r && py < r+h {
+			continue
+		}
+		from := r + reflect101(py-r, h)
+		for _, p := range planes {
+			copy(p[py*ew:py*ew+ew], p[from*ew:from*ew+ew])
+		}
+	}
+	// Where each padded row can be non-zero (E' and E'² are zero exactly
+	// where E is at its minimum, T' and T'² likewise, E'T' where either
+	// is): a window whose taps are all +0 has a box mean of +0 (fma(k, +0,
+	// acc) = acc), which the black surround of ultrasound frames gives for
+	// free.
+	spanE, spanT := nonzeroSpans(a, lutE, r), nonzeroSpans(b, lutT, r)
 	k := float32(1 / float64(win*win))
 	rows := getF32(5 * w)
 	defer putF32(rows)
@@ -173,12 +192,18 @@ func LNCC8(a, b Gray8, win int) (float64, error) {
 	defer func() { putF32(q) }()
 	const thr = float32(1e-10)
 	for y := 0; y < h; y++ {
+		// Union over the window's padded rows y … y+2r.
+		ue, ut, uet := span{ew, -1}, span{ew, -1}, span{ew, -1}
+		for py := y; py <= y+2*r; py++ {
+			se, st := spanE[py], spanT[py]
+			ue, ut, uet = ue.union(se), ut.union(st), uet.union(se.intersect(st))
+		}
 		o := y * ew
-		boxRow(mu1, pe[o:], ew, win, k)
-		boxRow(mu2, pt[o:], ew, win, k)
-		boxRow(m11, pee[o:], ew, win, k)
-		boxRow(m22, ptt[o:], ew, win, k)
-		boxRow(m12, pet[o:], ew, win, k)
+		boxRowSpan(mu1, pe[o:], ew, win, k, ue)
+		boxRowSpan(mu2, pt[o:], ew, win, k, ut)
+		boxRowSpan(m11, pee[o:], ew, win, k, ue)
+		boxRowSpan(m22, ptt[o:], ew, win, k, ut)
+		boxRowSpan(m12, pet[o:], ew, win, k, uet)
 		mu2, m11, m22, m12 := mu2[:len(mu1)], m11[:len(mu1)], m22[:len(mu1)], m12[:len(mu1)]
 		for i, u1 := range mu1 {
 			u2 := mu2[i]
@@ -395,4 +420,80 @@ func (q quotient32) of(t float64) float32 {
 		return float32(t / q.s)
 	}
 	return float32(p)
+}
+
+// span is a range of padded columns [lo, hi] outside which a row is zero;
+// lo > hi when the whole row is.
+type span struct{ lo, hi int }
+
+func (s span) union(t span) span {
+	if s.lo > s.hi {
+		return t
+	}
+	if t.lo > t.hi {
+		return s
+	}
+	return span{min(s.lo, t.lo), max(s.hi, t.hi)}
+}
+
+func (s span) intersect(t span) span { return span{max(s.lo, t.lo), min(s.hi, t.hi)} }
+
+// nonzeroSpans returns, for each row of im padded by r rows and columns
+// (reflect-101), a span of padded columns outside which the normalised
+// samples lut[v] are +0. The spans may be wider than needed.
+func nonzeroSpans(im Gray8, lut [256]float32, r int) []span {
+	w, h := im.W, im.H
+	ew := w + 2*r
+	rows := make([]span, h)
+	for y := range rows {
+		line := im.Pix[y*w : y*w+w]
+		lo, hi := 0, w-1
+		for lo < w && lut[line[lo]] == 0 {
+			lo++
+		}
+		if lo == w {
+			rows[y] = span{ew, -1}
+			continue
+		}
+		for lut[line[hi]] == 0 {
+			hi--
+		}
+		// Padded column c holds column reflect101(c−r, w): the left border
+		// repeats columns 1 … r, the right one w−1−r … w−2 (anything when
+		// the row is shorter than the window).
+		lo, hi = lo+r, hi+r
+		if lo <= 2*r || w <= 2*r+1 {
+			lo = 0
+		}
+		if hi >= w-1 || w <= 2*r+1 {
+			hi = ew - 1
+		}
+		rows[y] = span{lo, hi}
+	}
+	out := make([]span, h+2*r)
+	for py := range out {
+		out[py] = rows[reflect101(py-r, h)]
+	}
+	return out
+}
+
+// boxRowSpan is boxRow for a window whose rows are zero outside the padded
+// columns of s: output pixels whose window misses s are +0, the others are
+// filtered (widened to whole 8-pixel vectors where the row allows).
+func boxRowSpan(dst, src []float32, stride, win int, k float32, s span) {
+	w := len(dst)
+	a, b := max(0, s.lo-(win-1)), min(w, s.hi+1)
+	if a >= b {
+		clear(dst)
+		return
+	}
+	if n := (b - a) % 8; n != 0 {
+		b = min(w, b+8-n)
+		if n := (b - a) % 8; n != 0 {
+			a = max(0, a-(8-n))
+		}
+	}
+	clear(dst[:a])
+	clear(dst[b:])
+	boxRow(dst[a:b], src[a:], stride, win, k)
 }

@@ -166,3 +166,42 @@ func TestQuotient32(t *testing.T) {
 		}
 	}
 }
+
+// TestLNCC8ZeroSpans: images whose rows are at their minimum (normalised
+// to +0) outside random column ranges, and whole rows at the minimum, so
+// that LNCC8 skips windows of zeros at every position: the value stays the
+// float path's, bit for bit.
+func TestLNCC8ZeroSpans(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 1))
+	for _, s := range [][2]int{{5, 4}, {12, 9}, {23, 30}, {40, 17}, {97, 64}, {130, 50}} {
+		w, h := s[0], s[1]
+		for rep := 0; rep < 6; rep++ {
+			var ims [2]Gray8
+			for k := range ims {
+				lo := uint8(rng.IntN(40))
+				im := Gray8{W: w, H: h, Pix: make([]uint8, w*h)}
+				for y := 0; y < h; y++ {
+					a, b := rng.IntN(w+1), rng.IntN(w+1)
+					if rng.IntN(5) == 0 {
+						a, b = 0, 0 // a row at the minimum
+					}
+					for x := 0; x < w; x++ {
+						v := lo
+						if x >= min(a, b) && x < max(a, b) {
+							v = lo + uint8(rng.IntN(200))
+						}
+						im.Pix[y*w+x] = v
+					}
+				}
+				ims[k] = im
+			}
+			for _, win := range []int{11, 3, 7} {
+				got, err1 := LNCC8(ims[0], ims[1], win)
+				want, err2 := LNCC(ims[0].Image(), ims[1].Image(), win)
+				if err1 != nil || err2 != nil || !sameFloat(got, want) {
+					t.Errorf("%d×%d win %d: LNCC8 %v (%v), float %v (%v)", w, h, win, got, err1, want, err2)
+				}
+			}
+		}
+	}
+}
