@@ -306,14 +306,29 @@ func SSIM8(a, b Gray8, opt SSIMOptions) (float64, error) {
 	pad := (size - 1) / 2
 	vals := getF64((w - 2*pad) * (h - 2*pad))[:0]
 	defer func() { putF64(vals) }()
+	vec := ssim8Vector
+	cw := w - 2*pad // cropped width
 	for y := 0; y < h; y++ {
+		emit := y >= pad && y < h-pad // else cropped: only the column sums move on
+		ia, ib := rowAt(y + r)
+		oa, ob := rowAt(y - 1 - r)
+		if y == 0 {
+			oa, ob = ia, ib // sums already in place: add nothing
+		}
+		c0 := 0
+		if vec {
+			c0 = w &^ 7
+			flag := 0
+			if emit {
+				flag = 1
+			}
+			if c0 > 0 {
+				ssimCols8(&ia[0], &ib[0], &oa[0], &ob[0], &sums[0], c0, w, &ext[r], ew, q.inv, flag)
+			}
+		}
 		if y > 0 {
-			ia, ib := rowAt(y + r)
-			oa, ob := rowAt(y - 1 - r)
-			ib, oa, ob = ib[:len(ia)], oa[:len(ia)], ob[:len(ia)]
-			sx, sy, sxx, syy, sxy := sx[:len(ia)], sy[:len(ia)], sxx[:len(ia)], syy[:len(ia)], sxy[:len(ia)]
-			for c, v := range ia {
-				p, pq, l, lq := int32(v), int32(ib[c]), int32(oa[c]), int32(ob[c])
+			for c := c0; c < w; c++ {
+				p, pq, l, lq := int32(ia[c]), int32(ib[c]), int32(oa[c]), int32(ob[c])
 				sx[c] += p - l
 				sy[c] += pq - lq
 				sxx[c] += p*p - l*l
@@ -321,26 +336,47 @@ func SSIM8(a, b Gray8, opt SSIMOptions) (float64, error) {
 				sxy[c] += p*pq - l*lq
 			}
 		}
-		if y < pad || y >= h-pad {
-			continue // cropped: only the column sums move on
+		if !emit {
+			continue
 		}
 		for p, s := range [5][]int32{sx, sy, sxx, syy, sxy} {
 			e := ext[p*ew : p*ew+ew]
 			mid := e[r : r+w]
-			s = s[:len(mid)]
-			for c, v := range s {
-				mid[c] = float32(float64(v) * q.inv)
+			for c := c0; c < w; c++ {
+				mid[c] = float32(float64(s[c]) * q.inv)
 			}
 			for k := 0; k < r; k++ {
 				e[k] = mid[reflectIndex(k-r, w)]
 				e[r+w+k] = mid[reflectIndex(w+k, w)]
 			}
 		}
-		rowPass5(ext, ew, outs, w, size, q)
+		if vec {
+			n4 := w &^ 3
+			ssimRows4(&ext[0], ew, &outs[0], w, n4, size, q.inv, q.s)
+			for p := 0; p < 5; p++ {
+				e, d := ext[p*ew:p*ew+ew], outs[p*w:p*w+w]
+				for i := n4; i < w; i++ {
+					var t float64
+					for _, v := range e[i : i+size] {
+						t += float64(v)
+					}
+					d[i] = q.of(t)
+				}
+			}
+		} else {
+			rowPass5(ext, ew, outs, w, size, q)
+		}
 		rx, ry, rxx, ryy, rxy := ux[pad:w-pad], uy[pad:w-pad], uxx[pad:w-pad], uyy[pad:w-pad], uxy[pad:w-pad]
 		ry, rxx, ryy, rxy = ry[:len(rx)], rxx[:len(rx)], ryy[:len(rx)], rxy[:len(rx)]
-		for i, mx := range rx {
-			my := ry[i]
+		i0 := 0
+		if vec && cw >= 8 {
+			i0 = cw &^ 7
+			n := len(vals)
+			vals = vals[:n+i0]
+			ssimMap8(&rx[0], &ry[0], &rxx[0], &ryy[0], &rxy[0], i0, &vals[n], covNorm, c1, c2)
+		}
+		for i := i0; i < len(rx); i++ {
+			mx, my := rx[i], ry[i]
 			mxx, myy, mxy := float32(mx*mx), float32(my*my), float32(mx*my)
 			vx := float32(covNorm * float32(rxx[i]-mxx))
 			vy := float32(covNorm * float32(ryy[i]-myy))

@@ -59,6 +59,15 @@ func sameFloat(a, b float64) bool {
 // TestGray8MatchesFloat: every *8 function returns its float counterpart's
 // value bit for bit (errors alike) on the cases above.
 func TestGray8MatchesFloat(t *testing.T) {
+	saved := ssim8Vector
+	defer func() { ssim8Vector = saved }()
+	for _, vec := range []bool{true, false} {
+		ssim8Vector = saved && vec
+		testGray8MatchesFloat(t)
+	}
+}
+
+func testGray8MatchesFloat(t *testing.T) {
 	rng := rand.New(rand.NewPCG(8, 8))
 	for i, c := range gray8Cases(rng) {
 		a8, b8 := c[0], c[1]
@@ -86,7 +95,7 @@ func TestGray8MatchesFloat(t *testing.T) {
 			got, err1 := SSIM8(a8, b8, opt)
 			want, err2 := SSIM(a, b, opt)
 			if (err1 == nil) != (err2 == nil) || !sameFloat(got, want) {
-				t.Errorf("case %d %d×%d %+v: SSIM8 %v (%v), float %v (%v)", i, a.W, a.H, opt, got, err1, want, err2)
+				t.Errorf("case %d %d×%d %+v vector %v: SSIM8 %v (%v), float %v (%v)", i, a.W, a.H, opt, ssim8Vector, got, err1, want, err2)
 			}
 		}
 		for _, dr := range []float64{rng32, 255, 0} {

@@ -1,0 +1,17 @@
+package quality
+
+// The AVX2 kernels of SSIM8 (ssim8_amd64.s); used where haveFMA (AVX2 and
+// FMA) holds.
+//
+//go:noescape
+func ssimCols8(ia, ib, oa, ob *uint8, sums *int32, n, w int, ext *float32, ew int, inv float64, emit int)
+
+//go:noescape
+func ssimRows4(ext *float32, ew int, outs *float32, w, n, size int, inv, s float64)
+
+//go:noescape
+func ssimMap8(ux, uy, uxx, uyy, uxy *float32, n int, dst *float64, cov, c1, c2 float32)
+
+// ssim8Vector selects SSIM8's AVX2 kernels where the CPU has them (tests
+// turn it off to compare with the Go loops).
+var ssim8Vector = haveFMA

@@ -1,0 +1,277 @@
+#include "textflag.h"
+
+// AVX2 kernels of SSIM8 (see gray8.go); every operation is the exact IEEE
+// one the Go code performs, lane by lane.
+
+// EMIT converts eight int32 column sums in Y(src) to float32(float64(S)·inv)
+// (inv in Y15) and stores them at addr.
+#define EMIT(src, srcx, addr) \
+	VCVTDQ2PD srcx, Y8; \
+	VEXTRACTI128 $1, src, X9; \
+	VCVTDQ2PD X9, Y9; \
+	VMULPD Y15, Y8, Y8; \
+	VMULPD Y15, Y9, Y9; \
+	VCVTPD2PSY Y8, X8; \
+	VCVTPD2PSY Y9, X9; \
+	VINSERTF128 $1, X9, Y8, Y8; \
+	VMOVUPS Y8, addr
+
+// func ssimCols8(ia, ib, oa, ob *uint8, sums *int32, n, w int, ext *float32, ew int, inv float64, emit int)
+//
+// For the first n columns (n a multiple of 8) of the five column-sum planes
+// x, y, x², y², xy (sums, planes w int32 apart): add the entering rows ia
+// (x) and ib (y), subtract the leaving rows oa and ob; when emit ≠ 0, write
+// float32(float64(S)·inv) of each new sum to the five ext planes (ew
+// float32 apart).
+TEXT ·ssimCols8(SB), NOSPLIT, $0-88
+	MOVQ ia+0(FP), AX
+	MOVQ ib+8(FP), BX
+	MOVQ oa+16(FP), DX
+	MOVQ ob+24(FP), SI
+	MOVQ sums+32(FP), R8
+	MOVQ n+40(FP), CX
+	MOVQ w+48(FP), R13
+	SHLQ $2, R13               // plane stride of sums, bytes
+	MOVQ ext+56(FP), DI
+	MOVQ ew+64(FP), R12
+	SHLQ $2, R12               // plane stride of ext, bytes
+	VBROADCASTSD inv+72(FP), Y15
+	MOVQ emit+80(FP), R11
+	XORQ R9, R9                // column
+
+cols:
+	CMPQ R9, CX
+	JGE  colsdone
+	VPMOVZXBD (AX)(R9*1), Y0   // p
+	VPMOVZXBD (BX)(R9*1), Y1   // q
+	VPMOVZXBD (DX)(R9*1), Y2   // l
+	VPMOVZXBD (SI)(R9*1), Y3   // lq
+	LEAQ (R8)(R9*4), R10       // &sums plane 0 [c]
+	LEAQ (DI)(R9*4), R14       // &ext plane 0 [c]
+
+	VPSUBD Y2, Y0, Y4
+	VPADDD (R10), Y4, Y4
+	VMOVDQU Y4, (R10)
+	TESTQ R11, R11
+	JZ   s1
+	EMIT(Y4, X4, (R14))
+s1:
+	ADDQ R13, R10
+	ADDQ R12, R14
+	VPSUBD Y3, Y1, Y4
+	VPADDD (R10), Y4, Y4
+	VMOVDQU Y4, (R10)
+	TESTQ R11, R11
+	JZ   s2
+	EMIT(Y4, X4, (R14))
+s2:
+	ADDQ R13, R10
+	ADDQ R12, R14
+	VPMULLD Y0, Y0, Y4
+	VPMULLD Y2, Y2, Y5
+	VPSUBD Y5, Y4, Y4
+	VPADDD (R10), Y4, Y4
+	VMOVDQU Y4, (R10)
+	TESTQ R11, R11
+	JZ   s3
+	EMIT(Y4, X4, (R14))
+s3:
+	ADDQ R13, R10
+	ADDQ R12, R14
+	VPMULLD Y1, Y1, Y4
+	VPMULLD Y3, Y3, Y5
+	VPSUBD Y5, Y4, Y4
+	VPADDD (R10), Y4, Y4
+	VMOVDQU Y4, (R10)
+	TESTQ R11, R11
+	JZ   s4
+	EMIT(Y4, X4, (R14))
+s4:
+	ADDQ R13, R10
+	ADDQ R12, R14
+	VPMULLD Y1, Y0, Y4
+	VPMULLD Y3, Y2, Y5
+	VPSUBD Y5, Y4, Y4
+	VPADDD (R10), Y4, Y4
+	VMOVDQU Y4, (R10)
+	TESTQ R11, R11
+	JZ   s5
+	EMIT(Y4, X4, (R14))
+s5:
+	ADDQ $8, R9
+	JMP  cols
+
+colsdone:
+	VZEROUPPER
+	RET
+
+// QUOT turns the exact float64 sums in Y0 into float32(t/s) (see
+// quotient32): the product with inv (Y15), redone as a division by s
+// (Y10) when a lane's low 29 bits are within 16 of the half-way pattern
+// (Y14 mask, Y13 = 2^28−16, Y12 = −1, Y11 = 33); result in X1.
+#define QUOT(t, res, resx, tmp1, tmp2, tmp3, lbl) \
+	VMULPD Y15, t, res; \
+	VPAND Y14, res, tmp1; \
+	VPSUBQ Y13, tmp1, tmp1; \
+	VPCMPGTQ Y12, tmp1, tmp2; \
+	VPCMPGTQ tmp1, Y11, tmp3; \
+	VPAND tmp3, tmp2, tmp2; \
+	VPTEST tmp2, tmp2; \
+	JZ   lbl; \
+	VDIVPD Y10, t, res; \
+lbl: \
+	VCVTPD2PSY res, resx
+
+// func ssimRows4(ext *float32, ew int, outs *float32, w, n, size int, inv, s float64)
+//
+// For each of five planes (ext planes ew float32 apart, outs planes w
+// apart) and i in [0, n) (n a multiple of 4): outs[i] = float32(t/s) with
+// t = Σ_{k<size} float64(ext[i+k]), exact in any order.
+TEXT ·ssimRows4(SB), NOSPLIT, $0-64
+	MOVQ ext+0(FP), SI
+	MOVQ ew+8(FP), R12
+	SHLQ $2, R12
+	MOVQ outs+16(FP), DI
+	MOVQ w+24(FP), R13
+	SHLQ $2, R13
+	MOVQ n+32(FP), CX
+	MOVQ size+40(FP), R11
+	VBROADCASTSD inv+48(FP), Y15
+	VBROADCASTSD s+56(FP), Y10
+	MOVQ $0x1fffffff, AX
+	MOVQ AX, X14
+	VPBROADCASTQ X14, Y14
+	MOVQ $0x0ffffff0, AX
+	MOVQ AX, X13
+	VPBROADCASTQ X13, Y13
+	MOVQ $-1, AX
+	MOVQ AX, X12
+	VPBROADCASTQ X12, Y12
+	MOVQ $33, AX
+	MOVQ AX, X11
+	VPBROADCASTQ X11, Y11
+	MOVQ $5, R8                // planes left
+
+plane:
+	XORQ R9, R9                // i
+
+blk16:
+	MOVQ CX, DX
+	SUBQ R9, DX
+	CMPQ DX, $16
+	JLT  blk4
+	LEAQ (SI)(R9*4), BX
+	VXORPD Y0, Y0, Y0
+	VXORPD Y2, Y2, Y2
+	VXORPD Y4, Y4, Y4
+	VXORPD Y6, Y6, Y6
+	MOVQ R11, R10
+taps16:
+	VCVTPS2PD 0(BX), Y1
+	VADDPD Y1, Y0, Y0
+	VCVTPS2PD 16(BX), Y3
+	VADDPD Y3, Y2, Y2
+	VCVTPS2PD 32(BX), Y5
+	VADDPD Y5, Y4, Y4
+	VCVTPS2PD 48(BX), Y7
+	VADDPD Y7, Y6, Y6
+	ADDQ $4, BX
+	DECQ R10
+	JNZ  taps16
+	LEAQ (DI)(R9*4), BX
+	QUOT(Y0, Y1, X1, Y8, Y9, Y3, q16a)
+	VMOVUPS X1, 0(BX)
+	VMOVAPD Y2, Y0
+	QUOT(Y0, Y1, X1, Y8, Y9, Y3, q16b)
+	VMOVUPS X1, 16(BX)
+	VMOVAPD Y4, Y0
+	QUOT(Y0, Y1, X1, Y8, Y9, Y3, q16c)
+	VMOVUPS X1, 32(BX)
+	VMOVAPD Y6, Y0
+	QUOT(Y0, Y1, X1, Y8, Y9, Y3, q16d)
+	VMOVUPS X1, 48(BX)
+	ADDQ $16, R9
+	JMP  blk16
+
+blk4:
+	CMPQ R9, CX
+	JGE  planedone
+	LEAQ (SI)(R9*4), BX
+	VXORPD Y0, Y0, Y0
+	MOVQ R11, R10
+taps4:
+	VCVTPS2PD 0(BX), Y1
+	VADDPD Y1, Y0, Y0
+	ADDQ $4, BX
+	DECQ R10
+	JNZ  taps4
+	QUOT(Y0, Y1, X1, Y8, Y9, Y3, q4)
+	VMOVUPS X1, (DI)(R9*4)
+	ADDQ $4, R9
+	JMP  blk4
+
+planedone:
+	ADDQ R12, SI
+	ADDQ R13, DI
+	DECQ R8
+	JNZ  plane
+	VZEROUPPER
+	RET
+
+// func ssimMap8(ux, uy, uxx, uyy, uxy *float32, n int, dst *float64, cov, c1, c2 float32)
+//
+// For i in [0, n) (n a multiple of 8): the SSIM map value of SSIM8 in
+// float32, widened to float64 into dst[i].
+TEXT ·ssimMap8(SB), NOSPLIT, $0-68
+	MOVQ ux+0(FP), AX
+	MOVQ uy+8(FP), BX
+	MOVQ uxx+16(FP), DX
+	MOVQ uyy+24(FP), SI
+	MOVQ uxy+32(FP), R8
+	MOVQ n+40(FP), CX
+	MOVQ dst+48(FP), DI
+	VBROADCASTSS cov+56(FP), Y15
+	VBROADCASTSS c1+60(FP), Y14
+	VBROADCASTSS c2+64(FP), Y13
+	XORQ R9, R9
+
+mapl:
+	CMPQ R9, CX
+	JGE  mapdone
+	VMOVUPS (AX)(R9*4), Y0     // mx
+	VMOVUPS (BX)(R9*4), Y1     // my
+	VMULPS Y0, Y0, Y2          // mxx
+	VMULPS Y1, Y1, Y3          // myy
+	VMULPS Y1, Y0, Y4          // mxy
+	VMOVUPS (DX)(R9*4), Y5
+	VSUBPS Y2, Y5, Y5
+	VMULPS Y15, Y5, Y5         // vx
+	VMOVUPS (SI)(R9*4), Y6
+	VSUBPS Y3, Y6, Y6
+	VMULPS Y15, Y6, Y6         // vy
+	VMOVUPS (R8)(R9*4), Y7
+	VSUBPS Y4, Y7, Y7
+	VMULPS Y15, Y7, Y7         // vxy
+	VADDPS Y0, Y0, Y8          // 2·mx
+	VMULPS Y1, Y8, Y8
+	VADDPS Y14, Y8, Y8         // a1
+	VADDPS Y7, Y7, Y9          // 2·vxy
+	VADDPS Y13, Y9, Y9         // a2
+	VADDPS Y3, Y2, Y10
+	VADDPS Y14, Y10, Y10       // b1
+	VADDPS Y6, Y5, Y11
+	VADDPS Y13, Y11, Y11       // b2
+	VMULPS Y9, Y8, Y8
+	VMULPS Y11, Y10, Y10
+	VDIVPS Y10, Y8, Y8         // S = (a1·a2)/(b1·b2)
+	VCVTPS2PD X8, Y9
+	VEXTRACTF128 $1, Y8, X8
+	VCVTPS2PD X8, Y8
+	VMOVUPD Y9, (DI)(R9*8)
+	VMOVUPD Y8, 32(DI)(R9*8)
+	ADDQ $8, R9
+	JMP  mapl
+
+mapdone:
+	VZEROUPPER
+	RET

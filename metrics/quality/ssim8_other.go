@@ -1,0 +1,18 @@
+//go:build !amd64
+
+package quality
+
+// ssim8Vector is false: SSIM8 runs its Go loops only.
+var ssim8Vector = false
+
+func ssimCols8(ia, ib, oa, ob *uint8, sums *int32, n, w int, ext *float32, ew int, inv float64, emit int) {
+	panic("quality: no SSIM kernels on this architecture")
+}
+
+func ssimRows4(ext *float32, ew int, outs *float32, w, n, size int, inv, s float64) {
+	panic("quality: no SSIM kernels on this architecture")
+}
+
+func ssimMap8(ux, uy, uxx, uyy, uxy *float32, n int, dst *float64, cov, c1, c2 float32) {
+	panic("quality: no SSIM kernels on this architecture")
+}
