@@ -55,19 +55,16 @@ func minMax8(p []uint8) (lo, hi uint8) {
 	if len(p) == 0 {
 		return 0, 0
 	}
-	// Per-value presence: branch-free, then a scan of 256 flags.
-	var seen [256]bool
-	for _, v := range p {
-		seen[v] = true
+	n := 0
+	lo, hi = p[0], p[0]
+	if ssim8Vector && len(p) >= 32 {
+		n = len(p) &^ 31
+		lo, hi = minMaxBytes(&p[0], n)
 	}
-	l, h := 0, 255
-	for !seen[l] {
-		l++
+	for _, v := range p[n:] {
+		lo, hi = min(lo, v), max(hi, v)
 	}
-	for !seen[h] {
-		h--
-	}
-	return uint8(l), uint8(h)
+	return lo, hi
 }
 
 // JointRange8 is JointRange(a.Image(), b.Image(), true).

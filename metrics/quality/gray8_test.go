@@ -214,3 +214,32 @@ func TestLNCC8ZeroSpans(t *testing.T) {
 		}
 	}
 }
+
+// TestMinMax8: the vector and scalar paths agree with a plain scan on
+// lengths around the 32-byte blocks and extremes in every position.
+func TestMinMax8(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 9))
+	saved := ssim8Vector
+	defer func() { ssim8Vector = saved }()
+	for _, n := range []int{1, 2, 31, 32, 33, 63, 64, 65, 100, 1000, 4099} {
+		for rep := 0; rep < 20; rep++ {
+			p := make([]uint8, n)
+			base := uint8(rng.IntN(200) + 20)
+			for i := range p {
+				p[i] = base + uint8(rng.IntN(30))
+			}
+			p[rng.IntN(n)] = uint8(rng.IntN(int(base)))
+			p[rng.IntN(n)] = 255 - uint8(rng.IntN(5))
+			lo, hi := p[0], p[0]
+			for _, v := range p {
+				lo, hi = min(lo, v), max(hi, v)
+			}
+			for _, vec := range []bool{true, false} {
+				ssim8Vector = saved && vec
+				if l, h := minMax8(p); l != lo || h != hi {
+					t.Fatalf("n=%d vector=%v: %d, %d, want %d, %d", n, vec, l, h, lo, hi)
+				}
+			}
+		}
+	}
+}

@@ -15,3 +15,9 @@ func ssimMap8(ux, uy, uxx, uyy, uxy *float32, n int, dst *float64, cov, c1, c2 f
 // ssim8Vector selects SSIM8's AVX2 kernels where the CPU has them (tests
 // turn it off to compare with the Go loops).
 var ssim8Vector = haveFMA
+
+// minMaxBytes returns the smallest and largest of p[0:n], n a positive
+// multiple of 32 (AVX2; ssim8_amd64.s).
+//
+//go:noescape
+func minMaxBytes(p *uint8, n int) (lo, hi uint8)

@@ -275,3 +275,49 @@ mapl:
 mapdone:
 	VZEROUPPER
 	RET
+
+// func minMaxBytes(p *uint8, n int) (lo, hi uint8)
+//
+// The smallest and largest of p[0:n] for n a positive multiple of 32.
+TEXT ·minMaxBytes(SB), NOSPLIT, $0-18
+	MOVQ p+0(FP), SI
+	MOVQ n+8(FP), CX
+	VMOVDQU (SI), Y0           // running minima
+	VMOVDQA Y0, Y1             // running maxima
+	MOVQ $32, AX
+mm:
+	CMPQ AX, CX
+	JGE  mmdone
+	VMOVDQU (SI)(AX*1), Y2
+	VPMINUB Y2, Y0, Y0
+	VPMAXUB Y2, Y1, Y1
+	ADDQ $32, AX
+	JMP  mm
+mmdone:
+	// Fold 32 lanes to one: halves, then shifts within 128 bits.
+	VEXTRACTI128 $1, Y0, X2
+	VPMINUB X2, X0, X0
+	VEXTRACTI128 $1, Y1, X3
+	VPMAXUB X3, X1, X1
+	VPSRLDQ $8, X0, X2
+	VPMINUB X2, X0, X0
+	VPSRLDQ $8, X1, X3
+	VPMAXUB X3, X1, X1
+	VPSRLDQ $4, X0, X2
+	VPMINUB X2, X0, X0
+	VPSRLDQ $4, X1, X3
+	VPMAXUB X3, X1, X1
+	VPSRLDQ $2, X0, X2
+	VPMINUB X2, X0, X0
+	VPSRLDQ $2, X1, X3
+	VPMAXUB X3, X1, X1
+	VPSRLDQ $1, X0, X2
+	VPMINUB X2, X0, X0
+	VPSRLDQ $1, X1, X3
+	VPMAXUB X3, X1, X1
+	VMOVD X0, AX
+	MOVB AX, lo+16(FP)
+	VMOVD X1, AX
+	MOVB AX, hi+17(FP)
+	VZEROUPPER
+	RET

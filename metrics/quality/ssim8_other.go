@@ -16,3 +16,7 @@ func ssimRows4(ext *float32, ew int, outs *float32, w, n, size int, inv, s float
 func ssimMap8(ux, uy, uxx, uyy, uxy *float32, n int, dst *float64, cov, c1, c2 float32) {
 	panic("quality: no SSIM kernels on this architecture")
 }
+
+func minMaxBytes(p *uint8, n int) (lo, hi uint8) {
+	panic("quality: no byte kernels on this architecture")
+}
