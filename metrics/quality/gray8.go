@@ -285,8 +285,11 @@ func SSIM8(a, b Gray8, opt SSIMOptions) (float64, error) {
 	// First-pass rows extended by the reflect border (r each side), one
 	// per plane, then the second-pass outputs.
 	ew := w + 2*r
-	ext := getF32(5 * ew)
+	ext := getF32(5*ew + 4) // the row kernel reads up to 3 past the last plane
 	defer putF32(ext)
+	clear(ext[5*ew:])
+	wide := getF64(2 * (ew + 4)) // the row kernel's float64 rows
+	defer putF64(wide)
 	outs := getF32(5 * w)
 	defer putF32(outs)
 	ux, uy, uxx, uyy, uxy := outs[:w], outs[w:2*w], outs[2*w:3*w], outs[3*w:4*w], outs[4*w:]
@@ -349,7 +352,7 @@ func SSIM8(a, b Gray8, opt SSIMOptions) (float64, error) {
 		}
 		if vec {
 			n4 := w &^ 3
-			ssimRows4(&ext[0], ew, &outs[0], w, n4, size, q.inv, q.s)
+			ssimRows4(&ext[0], ew, &outs[0], w, n4, size, q.inv, q.s, &wide[0], &wide[ew+4])
 			for p := 0; p < 5; p++ {
 				e, d := ext[p*ew:p*ew+ew], outs[p*w:p*w+w]
 				for i := n4; i < w; i++ {

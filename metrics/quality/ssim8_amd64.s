@@ -122,15 +122,17 @@ colsdone:
 lbl: \
 	VCVTPD2PSY res, resx
 
-// func ssimRows4(ext *float32, ew int, outs *float32, w, n, size int, inv, s float64)
+// func ssimRows4(ext *float32, ew int, outs *float32, w, n, size int, inv, s float64, f, pr *float64)
 //
 // For each of five planes (ext planes ew float32 apart, outs planes w
 // apart) and i in [0, n) (n a multiple of 4): outs[i] = float32(t/s) with
-// t = Σ_{k<size} float64(ext[i+k]), exact in any order.
-TEXT ·ssimRows4(SB), NOSPLIT, $0-64
+// t = Σ_{k<size} float64(ext[i+k]), exact in any order. Each extended row
+// is widened to float64 once into f (ew+4 entries; the plane's ew+3 first
+// float32s are read), pair sums f[i]+f[i+1] go to pr (ew+4 entries), and
+// t = f[i+size−1] + Σ_{m<(size−1)/2} pr[i+2m].
+TEXT ·ssimRows4(SB), NOSPLIT, $0-80
 	MOVQ ext+0(FP), SI
 	MOVQ ew+8(FP), R12
-	SHLQ $2, R12
 	MOVQ outs+16(FP), DI
 	MOVQ w+24(FP), R13
 	SHLQ $2, R13
@@ -138,6 +140,8 @@ TEXT ·ssimRows4(SB), NOSPLIT, $0-64
 	MOVQ size+40(FP), R11
 	VBROADCASTSD inv+48(FP), Y15
 	VBROADCASTSD s+56(FP), Y10
+	MOVQ f+64(FP), R14
+	MOVQ pr+72(FP), DX
 	MOVQ $0x1fffffff, AX
 	MOVQ AX, X14
 	VPBROADCASTQ X14, Y14
@@ -150,70 +154,64 @@ TEXT ·ssimRows4(SB), NOSPLIT, $0-64
 	MOVQ $33, AX
 	MOVQ AX, X11
 	VPBROADCASTQ X11, Y11
-	MOVQ $5, R8                // planes left
+	LEAQ -1(R11), R8
+	SHRQ $1, R8                // pairs per window: (size−1)/2
+	LEAQ -8(R14)(R11*8), AX    // &f[size−1]
+	MOVQ $5, R11               // planes left
 
 plane:
-	XORQ R9, R9                // i
+	XORQ R9, R9
+widen:
+	VCVTPS2PD (SI)(R9*4), Y0
+	VMOVUPD Y0, (R14)(R9*8)
+	ADDQ $4, R9
+	CMPQ R9, R12
+	JLT  widen
+	XORQ R9, R9
+pairs:
+	VMOVUPD (R14)(R9*8), Y0
+	VADDPD 8(R14)(R9*8), Y0, Y0
+	VMOVUPD Y0, (DX)(R9*8)
+	ADDQ $4, R9
+	CMPQ R9, R12
+	JLT  pairs
+	XORQ R9, R9
 
-blk16:
-	MOVQ CX, DX
-	SUBQ R9, DX
-	CMPQ DX, $16
-	JLT  blk4
-	LEAQ (SI)(R9*4), BX
-	VXORPD Y0, Y0, Y0
-	VXORPD Y2, Y2, Y2
-	VXORPD Y4, Y4, Y4
-	VXORPD Y6, Y6, Y6
-	MOVQ R11, R10
-taps16:
-	VCVTPS2PD 0(BX), Y1
-	VADDPD Y1, Y0, Y0
-	VCVTPS2PD 16(BX), Y3
-	VADDPD Y3, Y2, Y2
-	VCVTPS2PD 32(BX), Y5
-	VADDPD Y5, Y4, Y4
-	VCVTPS2PD 48(BX), Y7
-	VADDPD Y7, Y6, Y6
-	ADDQ $4, BX
-	DECQ R10
-	JNZ  taps16
-	LEAQ (DI)(R9*4), BX
-	QUOT(Y0, Y1, X1, Y8, Y9, Y3, q16a)
-	VMOVUPS X1, 0(BX)
-	VMOVAPD Y2, Y0
-	QUOT(Y0, Y1, X1, Y8, Y9, Y3, q16b)
-	VMOVUPS X1, 16(BX)
-	VMOVAPD Y4, Y0
-	QUOT(Y0, Y1, X1, Y8, Y9, Y3, q16c)
-	VMOVUPS X1, 32(BX)
-	VMOVAPD Y6, Y0
-	QUOT(Y0, Y1, X1, Y8, Y9, Y3, q16d)
-	VMOVUPS X1, 48(BX)
-	ADDQ $16, R9
-	JMP  blk16
+	CMPQ R8, $3
+	JNE  outs4
 
-blk4:
+outs7:                         // size 7, unrolled: f[i+6] + pr[i] + pr[i+2] + pr[i+4]
 	CMPQ R9, CX
 	JGE  planedone
-	LEAQ (SI)(R9*4), BX
-	VXORPD Y0, Y0, Y0
-	MOVQ R11, R10
-taps4:
-	VCVTPS2PD 0(BX), Y1
-	VADDPD Y1, Y0, Y0
-	ADDQ $4, BX
+	VMOVUPD (AX)(R9*8), Y0
+	VADDPD (DX)(R9*8), Y0, Y0
+	VADDPD 16(DX)(R9*8), Y0, Y0
+	VADDPD 32(DX)(R9*8), Y0, Y0
+	QUOT(Y0, Y1, X1, Y8, Y9, Y3, q7)
+	VMOVUPS X1, (DI)(R9*4)
+	ADDQ $4, R9
+	JMP  outs7
+
+outs4:
+	CMPQ R9, CX
+	JGE  planedone
+	VMOVUPD (AX)(R9*8), Y0     // f[i+size−1]
+	LEAQ (DX)(R9*8), BX
+	MOVQ R8, R10
+addp:
+	VADDPD (BX), Y0, Y0
+	ADDQ $16, BX
 	DECQ R10
-	JNZ  taps4
+	JNZ  addp
 	QUOT(Y0, Y1, X1, Y8, Y9, Y3, q4)
 	VMOVUPS X1, (DI)(R9*4)
 	ADDQ $4, R9
-	JMP  blk4
+	JMP  outs4
 
 planedone:
-	ADDQ R12, SI
+	LEAQ (SI)(R12*4), SI
 	ADDQ R13, DI
-	DECQ R8
+	DECQ R11
 	JNZ  plane
 	VZEROUPPER
 	RET
