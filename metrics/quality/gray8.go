@@ -145,18 +145,30 @@ func LNCC8(a, b Gray8, win int) (float64, error) {
 	ew, eh := w+2*r, h+2*r
 	pe, pt, pee, ptt, pet := getF32(ew*eh), getF32(ew*eh), getF32(ew*eh), getF32(ew*eh), getF32(ew*eh)
 	defer putF32(pe, pt, pee, ptt, pet)
-	planes := [5][]float32{pe, pt, pee, ptt, pet}
+	// With the vector kernels only E' and T' are padded here; the products
+	// of padded samples are the padded products, computed in one pass.
+	vec := ssim8Vector
+	planes := [][]float32{pe, pt, pee, ptt, pet}
+	if vec {
+		planes = planes[:2]
+	}
 	for y := 0; y < h; y++ {
 		se, st := a.Pix[y*w:y*w+w], b.Pix[y*w:y*w+w]
 		o := (y+r)*ew + r
 		de, dt, dee, dtt, det := pe[o:o+w], pt[o:o+w], pee[o:o+w], ptt[o:o+w], pet[o:o+w]
 		st = st[:len(se)]
-		for c, ve := range se {
-			vt := st[c]
-			fe, ft := lutE[ve], lutT[vt]
-			de[c], dt[c] = fe, ft
-			dee[c], dtt[c] = sqE[ve], sqT[vt]
-			det[c] = fe * ft
+		if vec {
+			for c, ve := range se {
+				de[c], dt[c] = lutE[ve], lutT[st[c]]
+			}
+		} else {
+			for c, ve := range se {
+				vt := st[c]
+				fe, ft := lutE[ve], lutT[vt]
+				de[c], dt[c] = fe, ft
+				dee[c], dtt[c] = sqE[ve], sqT[vt]
+				det[c] = fe * ft
+			}
 		}
 		for _, p := range planes {
 			row := p[(y+r)*ew : (y+r)*ew+ew]
@@ -175,6 +187,15 @@ func LNCC8(a, b Gray8, win int) (float64, error) {
 			copy(p[py*ew:py*ew+ew], p[from*ew:from*ew+ew])
 		}
 	}
+	if vec {
+		m := ew * eh &^ 7
+		if m > 0 {
+			lnccProducts(&pe[0], &pt[0], &pee[0], &ptt[0], &pet[0], m)
+		}
+		for i := m; i < ew*eh; i++ {
+			pee[i], ptt[i], pet[i] = pe[i]*pe[i], pt[i]*pt[i], pe[i]*pt[i]
+		}
+	}
 	// Where each padded row can be non-zero (E' and E'² are zero exactly
 	// where E is at its minimum, T' and T'² likewise, E'T' where either
 	// is): a window whose taps are all +0 has a box mean of +0 (fma(k, +0,
@@ -188,6 +209,7 @@ func LNCC8(a, b Gray8, win int) (float64, error) {
 	q := getF32(n)[:0]
 	defer func() { putF32(q) }()
 	const thr = float32(1e-10)
+	var scratch [8]float32
 	for y := 0; y < h; y++ {
 		// Union over the window's padded rows y … y+2r.
 		ue, ut, uet := span{ew, -1}, span{ew, -1}, span{ew, -1}
@@ -202,8 +224,14 @@ func LNCC8(a, b Gray8, win int) (float64, error) {
 		boxRowSpan(m22, ptt[o:], ew, win, k, ut)
 		boxRowSpan(m12, pet[o:], ew, win, k, uet)
 		mu2, m11, m22, m12 := mu2[:len(mu1)], m11[:len(mu1)], m22[:len(mu1)], m12[:len(mu1)]
-		for i, u1 := range mu1 {
-			u2 := mu2[i]
+		i0 := 0
+		if vec && w >= 8 {
+			i0 = w &^ 7
+			got := lnccRowQ(&mu1[0], &mu2[0], &m11[0], &m22[0], &m12[0], i0, &q[len(q):cap(q)][0], &scratch[0], thr)
+			q = q[:len(q)+got]
+		}
+		for i := i0; i < len(mu1); i++ {
+			u1, u2 := mu1[i], mu2[i]
 			s1 := m11[i] - float32(u1*u1) // explicit conversions forbid fusion
 			s2 := m22[i] - float32(u2*u2)
 			if !(s1 > thr && s2 > thr) {

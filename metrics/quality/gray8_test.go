@@ -80,7 +80,7 @@ func testGray8MatchesFloat(t *testing.T) {
 			got, err1 := LNCC8(a8, b8, win)
 			want, err2 := LNCC(a, b, win)
 			if (err1 == nil) != (err2 == nil) || !sameFloat(got, want) {
-				t.Errorf("case %d %d×%d win %d: LNCC8 %v (%v), float %v (%v)", i, a.W, a.H, win, got, err1, want, err2)
+				t.Errorf("case %d %d×%d win %d vector %v: LNCC8 %v (%v), float %v (%v)", i, a.W, a.H, win, ssim8Vector, got, err1, want, err2)
 			}
 		}
 		for _, opt := range []SSIMOptions{
@@ -181,6 +181,15 @@ func TestQuotient32(t *testing.T) {
 // that LNCC8 skips windows of zeros at every position: the value stays the
 // float path's, bit for bit.
 func TestLNCC8ZeroSpans(t *testing.T) {
+	saved := ssim8Vector
+	defer func() { ssim8Vector = saved }()
+	for _, vec := range []bool{true, false} {
+		ssim8Vector = saved && vec
+		testLNCC8ZeroSpans(t)
+	}
+}
+
+func testLNCC8ZeroSpans(t *testing.T) {
 	rng := rand.New(rand.NewPCG(6, 1))
 	for _, s := range [][2]int{{5, 4}, {12, 9}, {23, 30}, {40, 17}, {97, 64}, {130, 50}} {
 		w, h := s[0], s[1]
@@ -208,7 +217,7 @@ func TestLNCC8ZeroSpans(t *testing.T) {
 				got, err1 := LNCC8(ims[0], ims[1], win)
 				want, err2 := LNCC(ims[0].Image(), ims[1].Image(), win)
 				if err1 != nil || err2 != nil || !sameFloat(got, want) {
-					t.Errorf("%d×%d win %d: LNCC8 %v (%v), float %v (%v)", w, h, win, got, err1, want, err2)
+					t.Errorf("%d×%d win %d vector %v: LNCC8 %v (%v), float %v (%v)", w, h, win, ssim8Vector, got, err1, want, err2)
 				}
 			}
 		}

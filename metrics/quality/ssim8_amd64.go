@@ -21,3 +21,11 @@ var ssim8Vector = haveFMA
 //
 //go:noescape
 func minMaxBytes(p *uint8, n int) (lo, hi uint8)
+
+// lnccRowQ and lnccProducts are LNCC8's vector steps (ssim8_amd64.s).
+//
+//go:noescape
+func lnccRowQ(mu1, mu2, m11, m22, m12 *float32, n int, q, scratch *float32, thr float32) int
+
+//go:noescape
+func lnccProducts(e, t, ee, tt, et *float32, n int)

@@ -319,3 +319,100 @@ mmdone:
 	MOVB AX, hi+17(FP)
 	VZEROUPPER
 	RET
+
+// func lnccRowQ(mu1, mu2, m11, m22, m12 *float32, n int, q, scratch *float32, thr float32) int
+//
+// LNCC8's per-pixel step for i in [0, n) (n a multiple of 8): s1 = m11 −
+// mu1², s2 = m22 − mu2², and where s1 > thr and s2 > thr, q = (m12 −
+// mu1·mu2) / sqrt(s1·s2), all float32; the q of valid pixels are written
+// to q in order and their count returned. scratch holds 8 float32.
+TEXT ·lnccRowQ(SB), NOSPLIT, $0-80
+	MOVQ mu1+0(FP), AX
+	MOVQ mu2+8(FP), BX
+	MOVQ m11+16(FP), DX
+	MOVQ m22+24(FP), SI
+	MOVQ m12+32(FP), R8
+	MOVQ n+40(FP), CX
+	MOVQ q+48(FP), DI
+	MOVQ scratch+56(FP), R11
+	VBROADCASTSS thr+64(FP), Y15
+	XORQ R9, R9                // i
+	XORQ R12, R12              // q written
+
+qloop:
+	CMPQ R9, CX
+	JGE  qdone
+	VMOVUPS (AX)(R9*4), Y0     // mu1
+	VMOVUPS (BX)(R9*4), Y1     // mu2
+	VMULPS Y0, Y0, Y2
+	VMOVUPS (DX)(R9*4), Y3
+	VSUBPS Y2, Y3, Y3          // s1
+	VMULPS Y1, Y1, Y2
+	VMOVUPS (SI)(R9*4), Y4
+	VSUBPS Y2, Y4, Y4          // s2
+	VCMPPS $0x1e, Y15, Y3, Y5  // s1 > thr (ordered)
+	VCMPPS $0x1e, Y15, Y4, Y6  // s2 > thr
+	VANDPS Y6, Y5, Y5
+	VMOVMSKPS Y5, R10
+	TESTL R10, R10
+	JZ   qnext
+	VMULPS Y1, Y0, Y2
+	VMOVUPS (R8)(R9*4), Y6
+	VSUBPS Y2, Y6, Y6          // s12
+	VMULPS Y4, Y3, Y7
+	VSQRTPS Y7, Y7
+	VDIVPS Y7, Y6, Y6          // q
+	CMPL R10, $0xff
+	JNE  qpartial
+	VMOVUPS Y6, (DI)(R12*4)
+	ADDQ $8, R12
+	JMP  qnext
+
+qpartial:
+	VMOVUPS Y6, (R11)
+qlanes:
+	BSFL R10, R13
+	MOVL (R11)(R13*4), R14
+	MOVL R14, (DI)(R12*4)
+	INCQ R12
+	LEAL -1(R10), R14
+	ANDL R14, R10
+	JNZ  qlanes
+
+qnext:
+	ADDQ $8, R9
+	JMP  qloop
+
+qdone:
+	VZEROUPPER
+	MOVQ R12, ret+72(FP)
+	RET
+
+// func lnccProducts(e, t, ee, tt, et *float32, n int)
+//
+// ee = e·e, tt = t·t, et = e·t (float32) for the first n samples (n a
+// multiple of 8).
+TEXT ·lnccProducts(SB), NOSPLIT, $0-48
+	MOVQ e+0(FP), AX
+	MOVQ t+8(FP), BX
+	MOVQ ee+16(FP), DX
+	MOVQ tt+24(FP), SI
+	MOVQ et+32(FP), DI
+	MOVQ n+40(FP), CX
+	XORQ R9, R9
+ploop:
+	CMPQ R9, CX
+	JGE  pdone
+	VMOVUPS (AX)(R9*4), Y0
+	VMOVUPS (BX)(R9*4), Y1
+	VMULPS Y0, Y0, Y2
+	VMULPS Y1, Y1, Y3
+	VMULPS Y1, Y0, Y4
+	VMOVUPS Y2, (DX)(R9*4)
+	VMOVUPS Y3, (SI)(R9*4)
+	VMOVUPS Y4, (DI)(R9*4)
+	ADDQ $8, R9
+	JMP  ploop
+pdone:
+	VZEROUPPER
+	RET

@@ -20,3 +20,11 @@ func ssimMap8(ux, uy, uxx, uyy, uxy *float32, n int, dst *float64, cov, c1, c2 f
 func minMaxBytes(p *uint8, n int) (lo, hi uint8) {
 	panic("quality: no byte kernels on this architecture")
 }
+
+func lnccRowQ(mu1, mu2, m11, m22, m12 *float32, n int, q, scratch *float32, thr float32) int {
+	panic("quality: no LNCC kernels on this architecture")
+}
+
+func lnccProducts(e, t, ee, tt, et *float32, n int) {
+	panic("quality: no LNCC kernels on this architecture")
+}
