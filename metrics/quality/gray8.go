@@ -380,7 +380,11 @@ func SSIM8(a, b Gray8, opt SSIMOptions) (float64, error) {
 		}
 		if vec {
 			n4 := w &^ 3
-			ssimRows4(&ext[0], ew, &outs[0], w, n4, size, q.inv, q.s, &wide[0], &wide[ew+4])
+			check := 0
+			if q.check {
+				check = 1
+			}
+			ssimRows4(&ext[0], ew, &outs[0], w, n4, size, q.inv, q.s, &wide[0], &wide[ew+4], check)
 			for p := 0; p < 5; p++ {
 				e, d := ext[p*ew:p*ew+ew], outs[p*w:p*w+w]
 				for i := n4; i < w; i++ {
@@ -463,20 +467,32 @@ func rowPass5(ext []float32, ew int, outs []float32, w, size int, q quotient32) 
 // then a non-zero multiple of 2^−G, so |t/s − M| ≥ 2^−G/s, which is larger
 // (t/s < 2^16); if they are finer, s·M is an odd multiple of a power of two
 // below 2^−G, so again t ≠ s·M and |t/s − M| ≥ M's spacing / s. Only
-// t/s = M exactly remains, where the reference's float64 quotient is M and
-// rounds to even: the product then has low bits near the half-way pattern
-// and is redone with a float64 division. (float32(float64(t)/s) is
-// float32(t/s): the float64 rounding cannot reach a half-way point that
-// t/s is not on, by the same bounds.)
+// t/s = M exactly remains (common: sums of large first-pass outputs are
+// multiples of coarse powers of two), where the reference's float64
+// quotient is M and rounds to even. With s·inv = 1 + ε, |ε| ≤ 2^−54 (s = 3,
+// 5, 7, 9 and others), M·(1 + ε) is within half a float64 unit of M, so the
+// product is M too; for other sizes (check set) a product whose low bits
+// are near the half-way pattern is redone with a float64 division.
+// (float32(float64(t)/s) is float32(t/s): the float64 rounding cannot
+// reach a half-way point that t/s is not on, by the same bounds.)
 type quotient32 struct {
 	inv, s float64
+	check  bool
 }
 
-func newQuotient32(s int) quotient32 { return quotient32{inv: 1 / float64(s), s: float64(s)} }
+func newQuotient32(s int) quotient32 {
+	fs := float64(s)
+	inv := 1 / fs
+	eps := math.FMA(fs, inv, -1) // exact: a few bits below 2^−52
+	return quotient32{inv: inv, s: fs, check: math.Abs(eps) > math.Ldexp(1, -54)}
+}
 
 // of returns float32(t/s) for t as described at quotient32.
 func (q quotient32) of(t float64) float32 {
 	p := t * q.inv
+	if !q.check {
+		return float32(p)
+	}
 	// The 29 float64 fraction bits below float32 precision: a product
 	// within a few float64 units of a float32 half-way point (1 followed
 	// by 28 zeros) may have been rounded across it.

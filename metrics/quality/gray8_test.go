@@ -134,7 +134,7 @@ func TestGray8Errors(t *testing.T) {
 // would go wrong; for these sizes it lands on the half-way point itself).
 func TestQuotient32(t *testing.T) {
 	rng := rand.New(rand.NewPCG(2, 3))
-	for _, s := range []int{3, 5, 7, 9, 63} {
+	for _, s := range []int{3, 5, 7, 9, 13, 19, 63} {
 		q := newQuotient32(s)
 		fs := float64(s)
 		for S := 0; S <= s*65025; S++ {

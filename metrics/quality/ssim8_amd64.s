@@ -122,15 +122,16 @@ colsdone:
 lbl: \
 	VCVTPD2PSY res, resx
 
-// func ssimRows4(ext *float32, ew int, outs *float32, w, n, size int, inv, s float64, f, pr *float64)
+// func ssimRows4(ext *float32, ew int, outs *float32, w, n, size int, inv, s float64, f, pr *float64, check int)
 //
 // For each of five planes (ext planes ew float32 apart, outs planes w
 // apart) and i in [0, n) (n a multiple of 4): outs[i] = float32(t/s) with
 // t = Σ_{k<size} float64(ext[i+k]), exact in any order. Each extended row
 // is widened to float64 once into f (ew+4 entries; the plane's ew+3 first
 // float32s are read), pair sums f[i]+f[i+1] go to pr (ew+4 entries), and
-// t = f[i+size−1] + Σ_{m<(size−1)/2} pr[i+2m].
-TEXT ·ssimRows4(SB), NOSPLIT, $0-80
+// t = f[i+size−1] + Σ_{m<(size−1)/2} pr[i+2m]. With check = 0 (sizes whose
+// product is always right, see quotient32) the quotient is the product.
+TEXT ·ssimRows4(SB), NOSPLIT, $0-88
 	MOVQ ext+0(FP), SI
 	MOVQ ew+8(FP), R12
 	MOVQ outs+16(FP), DI
@@ -179,6 +180,21 @@ pairs:
 
 	CMPQ R8, $3
 	JNE  outs4
+	CMPQ check+80(FP), $0
+	JNE  outs7
+
+outs7f:                        // size 7, product quotients
+	CMPQ R9, CX
+	JGE  planedone
+	VMOVUPD (AX)(R9*8), Y0
+	VADDPD (DX)(R9*8), Y0, Y0
+	VADDPD 16(DX)(R9*8), Y0, Y0
+	VADDPD 32(DX)(R9*8), Y0, Y0
+	VMULPD Y15, Y0, Y1
+	VCVTPD2PSY Y1, X1
+	VMOVUPS X1, (DI)(R9*4)
+	ADDQ $4, R9
+	JMP  outs7f
 
 outs7:                         // size 7, unrolled: f[i+6] + pr[i] + pr[i+2] + pr[i+4]
 	CMPQ R9, CX

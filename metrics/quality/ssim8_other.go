@@ -9,7 +9,7 @@ func ssimCols8(ia, ib, oa, ob *uint8, sums *int32, n, w int, ext *float32, ew in
 	panic("quality: no SSIM kernels on this architecture")
 }
 
-func ssimRows4(ext *float32, ew int, outs *float32, w, n, size int, inv, s float64, f, pr *float64) {
+func ssimRows4(ext *float32, ew int, outs *float32, w, n, size int, inv, s float64, f, pr *float64, check int) {
 	panic("quality: no SSIM kernels on this architecture")
 }
 
