@@ -3,8 +3,6 @@ package quality
 import (
 	"fmt"
 	"math"
-
-	"github.com/rexmle/rexmle/metrics/stats"
 )
 
 // Gray8 is an 8-bit grey image (PIL mode "L"): W columns, H rows,
@@ -255,7 +253,7 @@ func LNCC8(a, b Gray8, win int) (float64, error) {
 		}
 		return 1, nil
 	}
-	return float64(mean32(q)), nil
+	return float64(mean32Fast(q)), nil
 }
 
 // maxWin8 is the largest uniform SSIM window for which SSIM8's exact
@@ -420,7 +418,7 @@ func SSIM8(a, b Gray8, opt SSIMOptions) (float64, error) {
 			vals = append(vals, float64(float32(float32(a1*a2)/float32(b1*b2))))
 		}
 	}
-	return stats.PairwiseSum(vals) / float64(len(vals)), nil
+	return pairwiseSum64(vals) / float64(len(vals)), nil
 }
 
 // rowPass5 is the second (row) pass of SSIM8 on five extended rows (ext,

@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/rexmle/rexmle/metrics/stats"
 )
 
 // gray8Cases are 8-bit image pairs of many sizes and kinds: random, a
@@ -249,6 +251,30 @@ func TestMinMax8(t *testing.T) {
 					t.Fatalf("n=%d vector=%v: %d, %d, want %d, %d", n, vec, l, h, lo, hi)
 				}
 			}
+		}
+	}
+}
+
+// TestPairwiseFast: the vectorised numpy sums give the reference
+// implementations' bits on lengths around the leaf and chunk sizes, with
+// values of mixed magnitude and sign (where the order matters).
+func TestPairwiseFast(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	for _, n := range []int{0, 1, 7, 8, 9, 15, 16, 127, 128, 129, 255, 256, 1000, 8191, 8192, 8193, 20000, 70001} {
+		x := make([]float64, n)
+		y := make([]float32, n)
+		for i := range x {
+			x[i] = (rng.Float64() - 0.3) * math.Ldexp(1, rng.IntN(40)-20)
+			y[i] = float32(x[i])
+		}
+		if got, want := pairwiseSum64(x), stats.PairwiseSum(x); math.Float64bits(got) != math.Float64bits(want) {
+			t.Errorf("n=%d: pairwiseSum64 %v, stats.PairwiseSum %v", n, got, want)
+		}
+		if n == 0 {
+			continue
+		}
+		if got, want := mean32Fast(y), mean32(y); math.Float32bits(got) != math.Float32bits(want) {
+			t.Errorf("n=%d: mean32Fast %v, mean32 %v", n, got, want)
 		}
 	}
 }

@@ -29,3 +29,12 @@ func lnccRowQ(mu1, mu2, m11, m22, m12 *float32, n int, q, scratch *float32, thr 
 
 //go:noescape
 func lnccProducts(e, t, ee, tt, et *float32, n int)
+
+// laneSums64 and laneSums32 are the eight stride-8 partial sums of numpy's
+// pairwise summation (ssim8_amd64.s).
+//
+//go:noescape
+func laneSums64(x *float64, n int, r *[8]float64)
+
+//go:noescape
+func laneSums32(x *float32, n int, r *[8]float32)

@@ -432,3 +432,47 @@ ploop:
 pdone:
 	VZEROUPPER
 	RET
+
+// func laneSums64(x *float64, n int, r *[8]float64)
+//
+// numpy's eight stride-8 partial sums of x[0:n] (8 ≤ n, n a multiple of
+// 8): r[k] = x[k] + x[8+k] + x[16+k] + …, added in that order.
+TEXT ·laneSums64(SB), NOSPLIT, $0-24
+	MOVQ x+0(FP), SI
+	MOVQ n+8(FP), CX
+	MOVQ r+16(FP), DI
+	VMOVUPD (SI), Y0
+	VMOVUPD 32(SI), Y1
+	MOVQ $8, AX
+ls64:
+	CMPQ AX, CX
+	JGE  ls64done
+	VADDPD (SI)(AX*8), Y0, Y0
+	VADDPD 32(SI)(AX*8), Y1, Y1
+	ADDQ $8, AX
+	JMP  ls64
+ls64done:
+	VMOVUPD Y0, (DI)
+	VMOVUPD Y1, 32(DI)
+	VZEROUPPER
+	RET
+
+// func laneSums32(x *float32, n int, r *[8]float32)
+//
+// laneSums64 for float32.
+TEXT ·laneSums32(SB), NOSPLIT, $0-24
+	MOVQ x+0(FP), SI
+	MOVQ n+8(FP), CX
+	MOVQ r+16(FP), DI
+	VMOVUPS (SI), Y0
+	MOVQ $8, AX
+ls32:
+	CMPQ AX, CX
+	JGE  ls32done
+	VADDPS (SI)(AX*4), Y0, Y0
+	ADDQ $8, AX
+	JMP  ls32
+ls32done:
+	VMOVUPS Y0, (DI)
+	VZEROUPPER
+	RET
