@@ -1,6 +1,7 @@
 package usenhance
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -298,25 +299,78 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 
 func scorePair(submissionDir, privateDir string, r row) scores {
 	field := "image_id " + r.id
-	e, err := loadGray(filepath.Join(submissionDir, filepath.FromSlash(r.enh)))
-	if err != nil {
-		return scores{err: challenge.Invalidf(r.enh, field, "cannot read the enhanced image: %v", err)}
+	ePath := filepath.Join(submissionDir, filepath.FromSlash(r.enh))
+	tPath := filepath.Join(privateDir, filepath.FromSlash(r.gt))
+	// 8-bit grey PNGs (the usual case) are read as bytes and scored with
+	// the 8-bit metrics, which return the float path's values bit for bit.
+	e8, eok := loadGray8(ePath)
+	var e, t quality.Image
+	var err error
+	if !eok {
+		if e, err = loadGray(ePath); err != nil {
+			return scores{err: challenge.Invalidf(r.enh, field, "cannot read the enhanced image: %v", err)}
+		}
 	}
-	t, err := loadGray(filepath.Join(privateDir, filepath.FromSlash(r.gt)))
-	if err != nil {
-		return scores{err: fmt.Errorf("read ground truth %s: %w", r.gt, err)}
+	t8, tok := loadGray8(tPath)
+	if !tok {
+		if t, err = loadGray(tPath); err != nil {
+			return scores{err: fmt.Errorf("read ground truth %s: %w", r.gt, err)}
+		}
 	}
+	if eok && tok && e8.W == t8.W && e8.H == t8.H {
+		return scoreGray8(e8, t8, r.enh, field)
+	}
+	if eok {
+		e = e8.Image()
+	}
+	if tok {
+		t = t8.Image()
+	}
+	return scoreImages(e, t, r.enh, field)
+}
+
+// loadGray8 reads an 8-bit grey-scale PNG as bytes; ok is false for any
+// other picture (loadGray reads those).
+func loadGray8(path string) (quality.Gray8, bool) {
+	pix, w, h, ok := imageio.ReadGray8PictureFile(path, imageio.Options{MaxBytes: maxImageBytes})
+	return quality.Gray8{W: w, H: h, Pix: pix}, ok
+}
+
+// scoreGray8 scores a pair of same-sized 8-bit images (enh names the
+// enhanced image in errors, field the row).
+func scoreGray8(e, t quality.Gray8, enh, field string) scores {
 	var sc scores
+	var err error
+	if sc.lncc, err = quality.LNCC8(e, t, lnccWindow); err != nil {
+		return scores{err: challenge.Invalidf(enh, field, "LNCC: %v", err)}
+	}
+	rng := quality.JointRange8(e, t)
+	if sc.ssim, err = quality.SSIM8(e, t, quality.SSIMOptions{DataRange: rng, Float32: true}); err != nil {
+		return scores{err: challenge.Invalidf(enh, field, "SSIM: %v", err)}
+	}
+	if bytes.Equal(e.Pix, t.Pix) {
+		sc.psnr = math.Inf(1)
+	} else if sc.psnr, err = quality.PSNR8(e, t, rng); err != nil {
+		return scores{err: challenge.Invalidf(enh, field, "PSNR: %v", err)}
+	}
+	return sc
+}
+
+// scoreImages scores a pair of images of any depth, resizing e to t's size
+// first when they differ.
+func scoreImages(e, t quality.Image, enh, field string) scores {
+	var sc scores
+	var err error
 	if e.W != t.W || e.H != t.H {
 		e = resizeLinear(e, t.W, t.H)
 		sc.resized = true
 	}
 	if sc.lncc, err = quality.LNCC(e, t, lnccWindow); err != nil {
-		return scores{err: challenge.Invalidf(r.enh, field, "LNCC: %v", err)}
+		return scores{err: challenge.Invalidf(enh, field, "LNCC: %v", err)}
 	}
 	rng := quality.JointRange(e, t, true)
 	if sc.ssim, err = quality.SSIM(e, t, quality.SSIMOptions{DataRange: rng, Float32: true}); err != nil {
-		return scores{err: challenge.Invalidf(r.enh, field, "SSIM: %v", err)}
+		return scores{err: challenge.Invalidf(enh, field, "SSIM: %v", err)}
 	}
 	identical := true
 	for i := range e.Pix {
@@ -328,7 +382,7 @@ func scorePair(submissionDir, privateDir string, r row) scores {
 	if identical {
 		sc.psnr = math.Inf(1)
 	} else if sc.psnr, err = quality.PSNR(e, t, rng, true); err != nil {
-		return scores{err: challenge.Invalidf(r.enh, field, "PSNR: %v", err)}
+		return scores{err: challenge.Invalidf(enh, field, "PSNR: %v", err)}
 	}
 	return sc
 }

@@ -1,0 +1,268 @@
+package imageio
+
+import (
+	"bytes"
+	"encoding/binary"
+	"hash/crc32"
+	"io"
+	"sync"
+
+	"github.com/klauspost/compress/zlib"
+)
+
+// ReadGray8PictureFile is a fast path of ReadPictureFile for the commonest
+// picture of image-to-image tasks: a non-interlaced 8-bit grey-scale PNG
+// (colour type 0, bit depth 8). For such a file it returns the samples as
+// bytes, row-major (w columns, h rows), equal to what ReadPictureFile
+// decodes, and ok = true. For any other content, and for any PNG it does
+// not check as fully as ReadPNG (a tRNS or unexpected critical chunk,
+// trailing data, a bad checksum or any damage), it returns ok = false and
+// the caller should use ReadPictureFile, which also reports the errors.
+// It accepts no file that ReadPictureFile rejects.
+func ReadGray8PictureFile(path string, opts ...Options) (pix []byte, w, h int, ok bool) {
+	o := pickOptions(opts)
+	f, err := openRegular(path)
+	if err != nil {
+		return nil, 0, 0, false
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil || st.Size() < 33 || st.Size() > o.MaxBytes {
+		return nil, 0, 0, false
+	}
+	bufp := fileBufs.Get().(*[]byte)
+	defer fileBufs.Put(bufp)
+	if int64(cap(*bufp)) < st.Size()+1 {
+		*bufp = make([]byte, st.Size()+1)
+	}
+	buf := (*bufp)[:st.Size()+1]
+	n, err := io.ReadFull(f, buf)
+	if err != io.ErrUnexpectedEOF || int64(n) != st.Size() {
+		return nil, 0, 0, false // changed while read
+	}
+	return decodePNGGray8(buf[:n], o)
+}
+
+var fileBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+// decodePNGGray8 decodes data as described at ReadGray8PictureFile.
+func decodePNGGray8(data []byte, o Options) (pix []byte, w, h int, ok bool) {
+	hd, err := readPNGHeader(data)
+	if err != nil || hd.bitDepth != 8 || hd.colorType != 0 {
+		return nil, 0, 0, false
+	}
+	// IHDR: compression, filter and interlace methods all 0, and its CRC.
+	if data[26] != 0 || data[27] != 0 || data[28] != 0 ||
+		crc32.ChecksumIEEE(data[12:29]) != binary.BigEndian.Uint32(data[29:33]) {
+		return nil, 0, 0, false
+	}
+	if _, err := sampleCount("png", o.MaxBytes, hd.width, hd.height, 1); err != nil {
+		return nil, 0, 0, false
+	}
+	w, h = int(hd.width), int(hd.height)
+	// Chunks up to IEND: consecutive IDATs, ancillary chunks other than
+	// tRNS skipped (their CRCs checked, as ReadPNG does).
+	var idat [][]byte
+	idatDone := false
+	rest := data[33:]
+	for {
+		if len(rest) < 12 {
+			return nil, 0, 0, false
+		}
+		length := binary.BigEndian.Uint32(rest)
+		if length > 0x7fffffff || uint64(length)+12 > uint64(len(rest)) {
+			return nil, 0, 0, false
+		}
+		typ := string(rest[4:8])
+		body := rest[8 : 8+length]
+		if crc32.ChecksumIEEE(rest[4:8+length]) != binary.BigEndian.Uint32(rest[8+length:]) {
+			return nil, 0, 0, false
+		}
+		rest = rest[12+length:]
+		switch {
+		case typ == "IDAT":
+			if idatDone {
+				return nil, 0, 0, false // IDAT after another chunk: leave it to ReadPNG
+			}
+			idat = append(idat, body)
+			continue
+		case typ == "IEND":
+			if len(idat) == 0 {
+				return nil, 0, 0, false
+			}
+		case typ == "tRNS" || typ[0]&0x20 == 0:
+			return nil, 0, 0, false // critical (or transparency) chunk
+		}
+		if len(idat) > 0 {
+			idatDone = true
+		}
+		if typ == "IEND" {
+			break
+		}
+	}
+	pix = make([]byte, w*h)
+	if !inflateGray8(idat, pix, w, h) {
+		return nil, 0, 0, false
+	}
+	return pix, w, h, true
+}
+
+// idatReader reads the concatenated bodies of the IDAT chunks.
+type idatReader struct {
+	parts [][]byte
+	cur   bytes.Reader
+}
+
+func (r *idatReader) Read(p []byte) (int, error) {
+	for r.cur.Len() == 0 {
+		if len(r.parts) == 0 {
+			return 0, io.EOF
+		}
+		r.cur.Reset(r.parts[0])
+		r.parts = r.parts[1:]
+	}
+	return r.cur.Read(p)
+}
+
+func (r *idatReader) ReadByte() (byte, error) {
+	for r.cur.Len() == 0 {
+		if len(r.parts) == 0 {
+			return 0, io.EOF
+		}
+		r.cur.Reset(r.parts[0])
+		r.parts = r.parts[1:]
+	}
+	return r.cur.ReadByte()
+}
+
+func (r *idatReader) left() int {
+	n := r.cur.Len()
+	for _, p := range r.parts {
+		n += len(p)
+	}
+	return n
+}
+
+// zlibReaders recycles decompressors (their window and tables are large).
+var zlibReaders sync.Pool
+
+// inflateGray8 decompresses the zlib stream of the IDAT bodies and undoes
+// the per-row filters into pix (h rows of w bytes). It reports false for a
+// damaged stream, a bad filter type, too little or too much data.
+func inflateGray8(idat [][]byte, pix []byte, w, h int) bool {
+	src := &idatReader{parts: idat}
+	var zr io.ReadCloser
+	if v, ok := zlibReaders.Get().(io.ReadCloser); ok {
+		if err := v.(zlib.Resetter).Reset(src, nil); err != nil {
+			return false
+		}
+		zr = v
+	} else {
+		var err error
+		if zr, err = zlib.NewReader(src); err != nil {
+			return false
+		}
+	}
+	defer zlibReaders.Put(zr)
+	line := make([]byte, w+1)
+	for y := 0; y < h; y++ {
+		if _, err := io.ReadFull(zr, line); err != nil {
+			return false
+		}
+		cur := pix[y*w : y*w+w]
+		if !unfilterRow(line[0], cur, line[1:], prevRow(pix, y, w)) {
+			return false
+		}
+	}
+	// The stream must end here (which also checks its Adler-32) and use up
+	// the IDAT data exactly.
+	var one [1]byte
+	if n, err := io.ReadFull(zr, one[:]); n != 0 || err != io.EOF {
+		return false
+	}
+	return src.left() == 0
+}
+
+func prevRow(pix []byte, y, w int) []byte {
+	if y == 0 {
+		return nil
+	}
+	return pix[(y-1)*w : y*w]
+}
+
+// unfilterRow reconstructs one row of 1-byte pixels (PNG filter types 0–4)
+// from its filtered bytes in into cur, given the previous reconstructed row
+// (nil for the first row, read as zeros).
+func unfilterRow(ft byte, cur, in, prev []byte) bool {
+	in = in[:len(cur)]
+	switch ft {
+	case 0:
+		copy(cur, in)
+	case 1:
+		var a byte
+		for i, v := range in {
+			a += v
+			cur[i] = a
+		}
+	case 2:
+		if prev == nil {
+			copy(cur, in)
+			break
+		}
+		prev = prev[:len(cur)]
+		for i, v := range in {
+			cur[i] = v + prev[i]
+		}
+	case 3:
+		var a int
+		if prev == nil {
+			for i, v := range in {
+				a = int(v+byte(a/2)) & 0xff
+				cur[i] = byte(a)
+			}
+			break
+		}
+		prev = prev[:len(cur)]
+		for i, v := range in {
+			a = int(v + byte((a+int(prev[i]))/2))
+			cur[i] = byte(a)
+		}
+	case 4:
+		if prev == nil {
+			// Paeth with b = c = 0 predicts a: the Sub filter.
+			var a byte
+			for i, v := range in {
+				a += v
+				cur[i] = a
+			}
+			break
+		}
+		prev = prev[:len(cur)]
+		var a, c int
+		for i, v := range in {
+			b := int(prev[i])
+			pa, pb, pc := b-c, a-c, a+b-2*c
+			if pa < 0 {
+				pa = -pa
+			}
+			if pb < 0 {
+				pb = -pb
+			}
+			if pc < 0 {
+				pc = -pc
+			}
+			pred := c
+			if pa <= pb && pa <= pc {
+				pred = a
+			} else if pb <= pc {
+				pred = b
+			}
+			a = int(v+byte(pred)) & 0xff
+			cur[i] = byte(a)
+			c = b
+		}
+	default:
+		return false
+	}
+	return true
+}

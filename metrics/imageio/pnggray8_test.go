@@ -1,0 +1,230 @@
+package imageio
+
+import (
+	"bytes"
+	"encoding/binary"
+	"hash/crc32"
+	"image"
+	"image/png"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// filterRow applies PNG filter ft to one row of 1-byte pixels (prev nil
+// for the first row) and returns the filter byte followed by the result.
+func filterRow(ft byte, cur, prev []byte) []byte {
+	out := []byte{ft}
+	for i, x := range cur {
+		var a, b, c int
+		if i > 0 {
+			a = int(cur[i-1])
+		}
+		if prev != nil {
+			b = int(prev[i])
+			if i > 0 {
+				c = int(prev[i-1])
+			}
+		}
+		var pred int
+		switch ft {
+		case 1:
+			pred = a
+		case 2:
+			pred = b
+		case 3:
+			pred = (a + b) / 2
+		case 4:
+			p := a + b - c
+			pa, pb, pc := abs(p-a), abs(p-b), abs(p-c)
+			switch {
+			case pa <= pb && pa <= pc:
+				pred = a
+			case pb <= pc:
+				pred = b
+			default:
+				pred = c
+			}
+		}
+		out = append(out, x-byte(pred))
+	}
+	return out
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// gray8PNG builds an 8-bit grey PNG of pix (w×h) by hand: each row with
+// filter filters[y%len], the zlib stream split into IDAT chunks of at most
+// split bytes, extra chunks before the first IDAT, ihdrMod applied to the
+// IHDR body.
+func gray8PNG(t testing.TB, pix []byte, w, h int, filters []byte, split int, extra [][2]string, ihdrMod func([]byte)) []byte {
+	var raw []byte
+	for y := 0; y < h; y++ {
+		var prev []byte
+		if y > 0 {
+			prev = pix[(y-1)*w : y*w]
+		}
+		raw = append(raw, filterRow(filters[y%len(filters)], pix[y*w:y*w+w], prev)...)
+	}
+	z := zlibBytes(t, raw)
+	var out bytes.Buffer
+	out.WriteString("\x89PNG\r\n\x1a\n")
+	chunk := func(typ string, data []byte) {
+		binary.Write(&out, binary.BigEndian, uint32(len(data)))
+		out.WriteString(typ)
+		out.Write(data)
+		binary.Write(&out, binary.BigEndian, crc32.ChecksumIEEE(append([]byte(typ), data...)))
+	}
+	ihdr := make([]byte, 13)
+	binary.BigEndian.PutUint32(ihdr, uint32(w))
+	binary.BigEndian.PutUint32(ihdr[4:], uint32(h))
+	ihdr[8], ihdr[9] = 8, 0
+	if ihdrMod != nil {
+		ihdrMod(ihdr)
+	}
+	chunk("IHDR", ihdr)
+	for _, e := range extra {
+		chunk(e[0], []byte(e[1]))
+	}
+	for len(z) > 0 {
+		n := min(split, len(z))
+		chunk("IDAT", z[:n])
+		z = z[n:]
+	}
+	chunk("IEND", nil)
+	return out.Bytes()
+}
+
+// checkGray8Fast decodes file with the fast path and with ReadPNG: when the
+// fast path accepts it, ReadPNG must too, with the same samples. It returns
+// whether the fast path accepted the file.
+func checkGray8Fast(t *testing.T, name string, file []byte) bool {
+	t.Helper()
+	pix, w, h, ok := decodePNGGray8(file, pickOptions(nil))
+	v, err := ReadPNG(bytes.NewReader(file))
+	if !ok {
+		return false
+	}
+	if err != nil {
+		t.Errorf("%s: fast path accepted a file ReadPNG rejects: %v", name, err)
+		return true
+	}
+	if v.Grid.Shape[0] != w || v.Grid.Shape[1] != h || len(v.Data) != len(pix) {
+		t.Errorf("%s: fast path %d×%d, ReadPNG %v", name, w, h, v.Grid.Shape)
+		return true
+	}
+	for i, p := range pix {
+		if float64(p) != v.Data[i] {
+			t.Errorf("%s: sample %d = %d, ReadPNG %v", name, i, p, v.Data[i])
+			break
+		}
+	}
+	return true
+}
+
+// TestGray8FastPathMatchesReadPNG: every filter type, split IDATs, Go's
+// own encoder at every compression level, ancillary chunks; and damaged or
+// unusual files are left to ReadPNG (never accepted when it fails).
+func TestGray8FastPathMatchesReadPNG(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 2))
+	for _, s := range [][2]int{{1, 1}, {1, 5}, {5, 1}, {3, 4}, {17, 9}, {64, 33}, {255, 3}} {
+		w, h := s[0], s[1]
+		pix := make([]byte, w*h)
+		for i := range pix {
+			pix[i] = byte(rng.IntN(256))
+		}
+		for _, f := range [][]byte{{0}, {1}, {2}, {3}, {4}, {4, 3, 2, 1, 0}} {
+			for _, split := range []int{1 << 20, 7} {
+				file := gray8PNG(t, pix, w, h, f, split, nil, nil)
+				if !checkGray8Fast(t, "filters", file) {
+					t.Errorf("%d×%d filters %v split %d: fast path declined a plain file", w, h, f, split)
+				}
+			}
+		}
+		img := &image.Gray{Pix: pix, Stride: w, Rect: image.Rect(0, 0, w, h)}
+		for _, lvl := range []png.CompressionLevel{png.DefaultCompression, png.NoCompression, png.BestSpeed, png.BestCompression} {
+			var buf bytes.Buffer
+			if err := (&png.Encoder{CompressionLevel: lvl}).Encode(&buf, img); err != nil {
+				t.Fatal(err)
+			}
+			if !checkGray8Fast(t, "go encoder", buf.Bytes()) {
+				t.Errorf("%d×%d level %d: fast path declined Go's PNG", w, h, lvl)
+			}
+		}
+	}
+	w, h := 20, 10
+	pix := make([]byte, w*h)
+	for i := range pix {
+		pix[i] = byte(rng.IntN(256))
+	}
+	plain := gray8PNG(t, pix, w, h, []byte{4, 1}, 1<<20, nil, nil)
+	if !checkGray8Fast(t, "ancillary", gray8PNG(t, pix, w, h, []byte{4}, 1<<20, [][2]string{{"tEXt", "a\x00b"}, {"gAMA", "\x00\x00\xb1\x8f"}}, nil)) {
+		t.Error("declined a file with ancillary chunks")
+	}
+	declined := map[string][]byte{
+		"tRNS":       gray8PNG(t, pix, w, h, []byte{0}, 1<<20, [][2]string{{"tRNS", "\x00\x07"}}, nil),
+		"PLTE":       gray8PNG(t, pix, w, h, []byte{0}, 1<<20, [][2]string{{"PLTE", "\x00\x00\x00"}}, nil),
+		"interlaced": gray8PNG(t, pix, w, h, []byte{0}, 1<<20, nil, func(b []byte) { b[12] = 1 }),
+		"16-bit":     pngFile(t, 1, 1, 16, 0, [][]byte{{1, 2}}),
+		"RGB":        pngFile(t, 1, 1, 8, 2, [][]byte{{1, 2, 3}}),
+		"filter 5":   gray8PNG(t, pix, w, h, []byte{5}, 1<<20, nil, nil),
+		"truncated":  plain[:len(plain)-20],
+		"no IEND":    plain[:len(plain)-12],
+		"not PNG":    []byte("GIF89a" + string(make([]byte, 40))),
+	}
+	// Bad CRC in IDAT; flipped compressed byte with the CRC fixed (zlib
+	// or Adler-32 error); too much and too little pixel data.
+	badCRC := bytes.Clone(plain)
+	badCRC[len(badCRC)-13] ^= 1
+	declined["bad CRC"] = badCRC
+	for _, d := range []struct {
+		name string
+		pix  []byte
+		h    int
+	}{{"too little data", pix[:w*(h-1)], h - 1}, {"too much data", append(bytes.Clone(pix), pix[:w]...), h + 1}} {
+		f := gray8PNG(t, d.pix, w, d.h, []byte{0}, 1<<20, nil, nil)
+		binary.BigEndian.PutUint32(f[20:], uint32(h)) // declare h rows
+		binary.BigEndian.PutUint32(f[29:], crc32.ChecksumIEEE(f[12:29]))
+		declined[d.name] = f
+	}
+	for i := 0; i < 30; i++ {
+		f := bytes.Clone(plain)
+		// IDAT body starts after signature (8), IHDR (25) and the IDAT
+		// length and type (8).
+		pos := 41 + 2 + rng.IntN(int(binary.BigEndian.Uint32(f[33:]))-2)
+		f[pos] ^= byte(1 + rng.IntN(255))
+		end := 41 + int(binary.BigEndian.Uint32(f[33:]))
+		binary.BigEndian.PutUint32(f[end:], crc32.ChecksumIEEE(f[37:end]))
+		checkGray8Fast(t, "damaged", f) // either declined or identical
+	}
+	for name, f := range declined {
+		if checkGray8Fast(t, name, f) {
+			t.Errorf("%s: fast path accepted it", name)
+		}
+	}
+	// From a file, and a file that is not a regular file or absent.
+	dir := t.TempDir()
+	p := filepath.Join(dir, "x.png")
+	if err := os.WriteFile(p, plain, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, gw, gh, ok := ReadGray8PictureFile(p)
+	if !ok || gw != w || gh != h || !bytes.Equal(got, pix) {
+		t.Errorf("ReadGray8PictureFile: ok %v %d×%d, samples equal %v", ok, gw, gh, bytes.Equal(got, pix))
+	}
+	if _, _, _, ok := ReadGray8PictureFile(dir); ok {
+		t.Error("a directory was accepted")
+	}
+	if _, _, _, ok := ReadGray8PictureFile(filepath.Join(dir, "none.png")); ok {
+		t.Error("a missing file was accepted")
+	}
+	if _, _, _, ok := ReadGray8PictureFile(p, Options{MaxBytes: 16}); ok {
+		t.Error("MaxBytes ignored")
+	}
+}

@@ -1,0 +1,577 @@
+package quality
+
+import (
+	"fmt"
+	"math"
+)
+
+// Gray8 is an 8-bit grey image (PIL mode "L"): W columns, H rows,
+// Pix[row*W+col]. The *8 functions compute exactly what their float
+// counterparts return for Gray8.Image() with Float32 arithmetic, bit for
+// bit, with integer arithmetic and lookup tables where 8-bit samples allow
+// it. They run on the calling goroutine only: callers parallelise over
+// images.
+type Gray8 struct {
+	W, H int
+	Pix  []uint8
+}
+
+// Image returns the samples as a float64 Image.
+func (g Gray8) Image() Image {
+	p := make([]float64, len(g.Pix))
+	for i, v := range g.Pix {
+		p[i] = float64(v)
+	}
+	return Image{W: g.W, H: g.H, Pix: p}
+}
+
+func (g Gray8) check(name string) error {
+	if g.W <= 0 || g.H <= 0 {
+		return fmt.Errorf("quality: %s has size %d×%d", name, g.W, g.H)
+	}
+	if len(g.Pix) != g.W*g.H {
+		return fmt.Errorf("quality: %s has %d samples, want %d×%d = %d", name, len(g.Pix), g.W, g.H, g.W*g.H)
+	}
+	return nil
+}
+
+func checkPair8(a, b Gray8) error {
+	if err := a.check("first image"); err != nil {
+		return err
+	}
+	if err := b.check("second image"); err != nil {
+		return err
+	}
+	if a.W != b.W || a.H != b.H {
+		return fmt.Errorf("quality: image sizes differ: %d×%d vs %d×%d", a.W, a.H, b.W, b.H)
+	}
+	return nil
+}
+
+// minMax8 returns the smallest and largest sample (0, 0 for no samples).
+func minMax8(p []uint8) (lo, hi uint8) {
+	if len(p) == 0 {
+		return 0, 0
+	}
+	n := 0
+	lo, hi = p[0], p[0]
+	if ssim8Vector && len(p) >= 32 {
+		n = len(p) &^ 31
+		lo, hi = minMaxBytes(&p[0], n)
+	}
+	for _, v := range p[n:] {
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	return lo, hi
+}
+
+// JointRange8 is JointRange(a.Image(), b.Image(), true).
+func JointRange8(a, b Gray8) float64 {
+	if len(a.Pix)+len(b.Pix) == 0 {
+		return math.Inf(-1) // JointRange of no samples: −Inf − (+Inf)
+	}
+	lo, hi := uint8(255), uint8(0)
+	for _, p := range [][]uint8{a.Pix, b.Pix} {
+		if len(p) == 0 {
+			continue
+		}
+		l, h := minMax8(p)
+		lo, hi = min(lo, l), max(hi, h)
+	}
+	return float64(float32(hi) - float32(lo)) // exact: integers below 2^24
+}
+
+// PSNR8 is PSNR(a.Image(), b.Image(), dataRange, true). Squared differences
+// of 8-bit samples are integers, so the float64 pairwise mean of the
+// reference is an exact integer sum divided by the count.
+func PSNR8(a, b Gray8, dataRange float64) (float64, error) {
+	if !(dataRange > 0) {
+		return 0, fmt.Errorf("quality: PSNR data range %v, want > 0", dataRange)
+	}
+	if err := checkPair8(a, b); err != nil {
+		return 0, err
+	}
+	var sum uint64
+	bp := b.Pix[:len(a.Pix)]
+	for i, v := range a.Pix {
+		d := int32(v) - int32(bp[i])
+		sum += uint64(d * d)
+	}
+	if sum == 0 {
+		return math.Inf(1), nil
+	}
+	mse := float64(sum) / float64(len(a.Pix))
+	r2 := f32(f32(dataRange) * f32(dataRange))
+	return 10 * math.Log10(r2/mse), nil
+}
+
+// normLUT8 maps every 8-bit value to LNCC's normalised float32 sample
+// (v − lo)/d, d = float32(float64(hi − lo) + 1e-8), as normalise32 computes
+// it for an image whose extremes are lo and hi.
+func normLUT8(lo, hi uint8) (lut [256]float32) {
+	flo := float32(lo)
+	d := float32(float64(float32(hi)-flo) + 1e-8)
+	for v := range lut {
+		lut[v] = (float32(v) - flo) / d
+	}
+	return lut
+}
+
+// LNCC8 is LNCC(a.Image(), b.Image(), win), bit for bit. The normalised
+// samples, their squares and products come from 256-entry tables; the five
+// box means are computed a row at a time and reduced to q at once, so no
+// full-size intermediate image is kept but the padded inputs.
+func LNCC8(a, b Gray8, win int) (float64, error) {
+	if err := checkPair8(a, b); err != nil {
+		return 0, err
+	}
+	if win < 1 || win%2 == 0 {
+		return 0, fmt.Errorf("quality: LNCC window %d, want odd and positive", win)
+	}
+	w, h := a.W, a.H
+	n := w * h
+	lutE := normLUT8(minMax8(a.Pix))
+	lutT := normLUT8(minMax8(b.Pix))
+	var sqE, sqT [256]float32
+	for v := range sqE {
+		sqE[v] = lutE[v] * lutE[v]
+		sqT[v] = lutT[v] * lutT[v]
+	}
+	// Padded planes (reflect-101 by win/2 on every side) of E', T', E'²,
+	// T'² and E'T': interior rows first, then the border rows as copies.
+	r := win / 2
+	ew, eh := w+2*r, h+2*r
+	pe, pt, pee, ptt, pet := getF32(ew*eh), getF32(ew*eh), getF32(ew*eh), getF32(ew*eh), getF32(ew*eh)
+	defer putF32(pe, pt, pee, ptt, pet)
+	// With the vector kernels only E' and T' are padded here; the products
+	// of padded samples are the padded products, computed in one pass.
+	vec := ssim8Vector
+	planes := [][]float32{pe, pt, pee, ptt, pet}
+	if vec {
+		planes = planes[:2]
+	}
+	for y := 0; y < h; y++ {
+		se, st := a.Pix[y*w:y*w+w], b.Pix[y*w:y*w+w]
+		o := (y+r)*ew + r
+		de, dt, dee, dtt, det := pe[o:o+w], pt[o:o+w], pee[o:o+w], ptt[o:o+w], pet[o:o+w]
+		st = st[:len(se)]
+		if vec {
+			for c, ve := range se {
+				de[c], dt[c] = lutE[ve], lutT[st[c]]
+			}
+		} else {
+			for c, ve := range se {
+				vt := st[c]
+				fe, ft := lutE[ve], lutT[vt]
+				de[c], dt[c] = fe, ft
+				dee[c], dtt[c] = sqE[ve], sqT[vt]
+				det[c] = fe * ft
+			}
+		}
+		for _, p := range planes {
+			row := p[(y+r)*ew : (y+r)*ew+ew]
+			for c := 0; c < r; c++ {
+				row[c] = row[r+reflect101(c-r, w)]
+				row[r+w+c] = row[r+reflect101(w+c, w)]
+			}
+		}
+	}
+	for py := 0; py < eh; py++ {
+		if py >= r && py < r+h {
+			continue
+		}
+		from := r + reflect101(py-r, h)
+		for _, p := range planes {
+			copy(p[py*ew:py*ew+ew], p[from*ew:from*ew+ew])
+		}
+	}
+	if vec {
+		m := ew * eh &^ 7
+		if m > 0 {
+			lnccProducts(&pe[0], &pt[0], &pee[0], &ptt[0], &pet[0], m)
+		}
+		for i := m; i < ew*eh; i++ {
+			pee[i], ptt[i], pet[i] = pe[i]*pe[i], pt[i]*pt[i], pe[i]*pt[i]
+		}
+	}
+	// Where each padded row can be non-zero (E' and E'² are zero exactly
+	// where E is at its minimum, T' and T'² likewise, E'T' where either
+	// is): a window whose taps are all +0 has a box mean of +0 (fma(k, +0,
+	// acc) = acc), which the black surround of ultrasound frames gives for
+	// free.
+	spanE, spanT := nonzeroSpans(a, lutE, r), nonzeroSpans(b, lutT, r)
+	k := float32(1 / float64(win*win))
+	rows := getF32(5 * w)
+	defer putF32(rows)
+	mu1, mu2, m11, m22, m12 := rows[:w], rows[w:2*w], rows[2*w:3*w], rows[3*w:4*w], rows[4*w:5*w]
+	q := getF32(n)[:0]
+	defer func() { putF32(q) }()
+	const thr = float32(1e-10)
+	var scratch [8]float32
+	for y := 0; y < h; y++ {
+		// Union over the window's padded rows y … y+2r.
+		ue, ut, uet := span{ew, -1}, span{ew, -1}, span{ew, -1}
+		for py := y; py <= y+2*r; py++ {
+			se, st := spanE[py], spanT[py]
+			ue, ut, uet = ue.union(se), ut.union(st), uet.union(se.intersect(st))
+		}
+		o := y * ew
+		boxRowSpan(mu1, pe[o:], ew, win, k, ue)
+		boxRowSpan(mu2, pt[o:], ew, win, k, ut)
+		boxRowSpan(m11, pee[o:], ew, win, k, ue)
+		boxRowSpan(m22, ptt[o:], ew, win, k, ut)
+		boxRowSpan(m12, pet[o:], ew, win, k, uet)
+		mu2, m11, m22, m12 := mu2[:len(mu1)], m11[:len(mu1)], m22[:len(mu1)], m12[:len(mu1)]
+		i0 := 0
+		if vec && w >= 8 {
+			i0 = w &^ 7
+			got := lnccRowQ(&mu1[0], &mu2[0], &m11[0], &m22[0], &m12[0], i0, &q[len(q):cap(q)][0], &scratch[0], thr)
+			q = q[:len(q)+got]
+		}
+		for i := i0; i < len(mu1); i++ {
+			u1, u2 := mu1[i], mu2[i]
+			s1 := m11[i] - float32(u1*u1) // explicit conversions forbid fusion
+			s2 := m22[i] - float32(u2*u2)
+			if !(s1 > thr && s2 > thr) {
+				continue
+			}
+			s12 := m12[i] - float32(u1*u2)
+			q = append(q, s12/float32(math.Sqrt(float64(s1*s2))))
+		}
+	}
+	if len(q) == 0 {
+		bp := b.Pix[:len(a.Pix)]
+		for i, v := range a.Pix {
+			e, t := lutE[v], lutT[bp[i]]
+			d := e - t
+			if d < 0 {
+				d = -d
+			}
+			if !(d <= float32(1e-8)+float32(float32(1e-5)*t)) { // t ≥ 0
+				return 0, nil
+			}
+		}
+		return 1, nil
+	}
+	return float64(mean32Fast(q)), nil
+}
+
+// maxWin8 is the largest uniform SSIM window for which SSIM8's exact
+// reasoning holds (see SSIM8); larger windows take the float path.
+const maxWin8 = 63
+
+// SSIM8 is SSIM(a.Image(), b.Image(), opt) bit for bit. For opt.Float32
+// with a uniform window of at most maxWin8 it uses the integer nature of
+// 8-bit samples:
+//
+//   - x, y, x², y² and xy are integers below 2^16, so scipy's float64
+//     running sums of the first (column) pass are exact integers S < 2^24;
+//   - the first-pass output, S/size rounded to float64 then to float32, is
+//     float32(S·(1/size)) (see quotient32: S/size is an integer or not a
+//     float32 half-way point);
+//   - every first-pass output is 0 or at least 1/size, hence a multiple of
+//     2^−(23+⌈log2 size⌉), and below 2^16, so the second (row) pass's float64
+//     running sums are exact too (fewer than 53 bits for size ≤ 63): any
+//     summation order gives scipy's sum t, and its output is quotient32(t).
+//
+// Other options take the float path.
+func SSIM8(a, b Gray8, opt SSIMOptions) (float64, error) {
+	if err := checkPair8(a, b); err != nil {
+		return 0, err
+	}
+	o := opt
+	if err := o.fill(); err != nil {
+		return 0, err
+	}
+	if !o.Float32 || o.Gaussian || o.WinSize > maxWin8 || a.W < o.WinSize || a.H < o.WinSize {
+		return SSIM(a.Image(), b.Image(), opt)
+	}
+	w, h, size := a.W, a.H, o.WinSize
+	r := size / 2
+	// Column sums of the current output row's window, per plane x, y, x²,
+	// y², xy.
+	sums := make([]int32, 5*w)
+	sx, sy, sxx, syy, sxy := sums[:w], sums[w:2*w], sums[2*w:3*w], sums[3*w:4*w], sums[4*w:]
+	rowAt := func(k int) ([]uint8, []uint8) {
+		y := reflectIndex(k, h)
+		return a.Pix[y*w : y*w+w], b.Pix[y*w : y*w+w]
+	}
+	for k := -r; k <= r; k++ {
+		ra, rb := rowAt(k)
+		rb = rb[:len(ra)]
+		for c, va := range ra {
+			p, q := int32(va), int32(rb[c])
+			sx[c] += p
+			sy[c] += q
+			sxx[c] += p * p
+			syy[c] += q * q
+			sxy[c] += p * q
+		}
+	}
+	// First-pass rows extended by the reflect border (r each side), one
+	// per plane, then the second-pass outputs.
+	ew := w + 2*r
+	ext := getF32(5*ew + 4) // the row kernel reads up to 3 past the last plane
+	defer putF32(ext)
+	clear(ext[5*ew:])
+	wide := getF64(2 * (ew + 4)) // the row kernel's float64 rows
+	defer putF64(wide)
+	outs := getF32(5 * w)
+	defer putF32(outs)
+	ux, uy, uxx, uyy, uxy := outs[:w], outs[w:2*w], outs[2*w:3*w], outs[3*w:4*w], outs[4*w:]
+	q := newQuotient32(size)
+
+	np := float64(size * size)
+	covNorm := float32(1.0)
+	if !o.PopulationCovariance {
+		covNorm = float32(np / (np - 1))
+	}
+	rng := o.DataRange
+	c1 := float32((o.K1 * rng) * (o.K1 * rng))
+	c2 := float32((o.K2 * rng) * (o.K2 * rng))
+	pad := (size - 1) / 2
+	vals := getF64((w - 2*pad) * (h - 2*pad))[:0]
+	defer func() { putF64(vals) }()
+	vec := ssim8Vector
+	cw := w - 2*pad // cropped width
+	for y := 0; y < h; y++ {
+		emit := y >= pad && y < h-pad // else cropped: only the column sums move on
+		ia, ib := rowAt(y + r)
+		oa, ob := rowAt(y - 1 - r)
+		if y == 0 {
+			oa, ob = ia, ib // sums already in place: add nothing
+		}
+		c0 := 0
+		if vec {
+			c0 = w &^ 7
+			flag := 0
+			if emit {
+				flag = 1
+			}
+			if c0 > 0 {
+				ssimCols8(&ia[0], &ib[0], &oa[0], &ob[0], &sums[0], c0, w, &ext[r], ew, q.inv, flag)
+			}
+		}
+		if y > 0 {
+			for c := c0; c < w; c++ {
+				p, pq, l, lq := int32(ia[c]), int32(ib[c]), int32(oa[c]), int32(ob[c])
+				sx[c] += p - l
+				sy[c] += pq - lq
+				sxx[c] += p*p - l*l
+				syy[c] += pq*pq - lq*lq
+				sxy[c] += p*pq - l*lq
+			}
+		}
+		if !emit {
+			continue
+		}
+		for p, s := range [5][]int32{sx, sy, sxx, syy, sxy} {
+			e := ext[p*ew : p*ew+ew]
+			mid := e[r : r+w]
+			for c := c0; c < w; c++ {
+				mid[c] = float32(float64(s[c]) * q.inv)
+			}
+			for k := 0; k < r; k++ {
+				e[k] = mid[reflectIndex(k-r, w)]
+				e[r+w+k] = mid[reflectIndex(w+k, w)]
+			}
+		}
+		if vec {
+			n4 := w &^ 3
+			check := 0
+			if q.check {
+				check = 1
+			}
+			ssimRows4(&ext[0], ew, &outs[0], w, n4, size, q.inv, q.s, &wide[0], &wide[ew+4], check)
+			for p := 0; p < 5; p++ {
+				e, d := ext[p*ew:p*ew+ew], outs[p*w:p*w+w]
+				for i := n4; i < w; i++ {
+					var t float64
+					for _, v := range e[i : i+size] {
+						t += float64(v)
+					}
+					d[i] = q.of(t)
+				}
+			}
+		} else {
+			rowPass5(ext, ew, outs, w, size, q)
+		}
+		rx, ry, rxx, ryy, rxy := ux[pad:w-pad], uy[pad:w-pad], uxx[pad:w-pad], uyy[pad:w-pad], uxy[pad:w-pad]
+		ry, rxx, ryy, rxy = ry[:len(rx)], rxx[:len(rx)], ryy[:len(rx)], rxy[:len(rx)]
+		i0 := 0
+		if vec && cw >= 8 {
+			i0 = cw &^ 7
+			n := len(vals)
+			vals = vals[:n+i0]
+			ssimMap8(&rx[0], &ry[0], &rxx[0], &ryy[0], &rxy[0], i0, &vals[n], covNorm, c1, c2)
+		}
+		for i := i0; i < len(rx); i++ {
+			mx, my := rx[i], ry[i]
+			mxx, myy, mxy := float32(mx*mx), float32(my*my), float32(mx*my)
+			vx := float32(covNorm * float32(rxx[i]-mxx))
+			vy := float32(covNorm * float32(ryy[i]-myy))
+			vxy := float32(covNorm * float32(rxy[i]-mxy))
+			a1 := float32(float32(float32(2*mx)*my) + c1)
+			a2 := float32(float32(2*vxy) + c2)
+			b1 := float32(float32(mxx+myy) + c1)
+			b2 := float32(float32(vx+vy) + c2)
+			vals = append(vals, float64(float32(float32(a1*a2)/float32(b1*b2))))
+		}
+	}
+	return pairwiseSum64(vals) / float64(len(vals)), nil
+}
+
+// rowPass5 is the second (row) pass of SSIM8 on five extended rows (ext,
+// stride ew) into five output rows (outs, stride w): running float64 sums
+// of size samples (exact, see SSIM8), each divided by size with q. The five
+// planes run interleaved so that their addition chains overlap.
+func rowPass5(ext []float32, ew int, outs []float32, w, size int, q quotient32) {
+	e0, e1, e2, e3, e4 := ext[:ew], ext[ew:2*ew], ext[2*ew:3*ew], ext[3*ew:4*ew], ext[4*ew:5*ew]
+	d0, d1, d2, d3, d4 := outs[:w], outs[w:2*w], outs[2*w:3*w], outs[3*w:4*w], outs[4*w:5*w]
+	var t0, t1, t2, t3, t4 float64
+	for i := 0; i < size; i++ {
+		t0 += float64(e0[i])
+		t1 += float64(e1[i])
+		t2 += float64(e2[i])
+		t3 += float64(e3[i])
+		t4 += float64(e4[i])
+	}
+	d0[0], d1[0], d2[0], d3[0], d4[0] = q.of(t0), q.of(t1), q.of(t2), q.of(t3), q.of(t4)
+	n := w - 1
+	in, out := e0[size:size+n], e0[:n]
+	in1, out1 := e1[size:size+n], e1[:n]
+	in2, out2 := e2[size:size+n], e2[:n]
+	in3, out3 := e3[size:size+n], e3[:n]
+	in4, out4 := e4[size:size+n], e4[:n]
+	d0, d1, d2, d3, d4 = d0[1:w], d1[1:w], d2[1:w], d3[1:w], d4[1:w]
+	for i := range in {
+		t0 += float64(in[i]) - float64(out[i])
+		t1 += float64(in1[i]) - float64(out1[i])
+		t2 += float64(in2[i]) - float64(out2[i])
+		t3 += float64(in3[i]) - float64(out3[i])
+		t4 += float64(in4[i]) - float64(out4[i])
+		d0[i], d1[i], d2[i], d3[i], d4[i] = q.of(t0), q.of(t1), q.of(t2), q.of(t3), q.of(t4)
+	}
+}
+
+// quotient32 divides by an odd window size s (3 ≤ s ≤ maxWin8) the exact
+// sums of SSIM8's passes, giving float32(float64(t)/s) without a division:
+//
+// t is a non-negative multiple of 2^−G (G = 23 + ⌈log2 s⌉) below 2^B with
+// B + G ≤ 53. The product t·inv, inv = float64(1/s), is within 2^−51
+// relative of t/s. Rounding it to float32 gives the float32 nearest t/s
+// unless t/s lies closer than that to a float32 half-way point M: if the
+// half-way points near t/s are multiples of 2^−G or coarser, t − s·M is
+// then a non-zero multiple of 2^−G, so |t/s − M| ≥ 2^−G/s, which is larger
+// (t/s < 2^16); if they are finer, s·M is an odd multiple of a power of two
+// below 2^−G, so again t ≠ s·M and |t/s − M| ≥ M's spacing / s. Only
+// t/s = M exactly remains (common: sums of large first-pass outputs are
+// multiples of coarse powers of two), where the reference's float64
+// quotient is M and rounds to even. With s·inv = 1 + ε, |ε| ≤ 2^−54 (s = 3,
+// 5, 7, 9 and others), M·(1 + ε) is within half a float64 unit of M, so the
+// product is M too; for other sizes (check set) a product whose low bits
+// are near the half-way pattern is redone with a float64 division.
+// (float32(float64(t)/s) is float32(t/s): the float64 rounding cannot
+// reach a half-way point that t/s is not on, by the same bounds.)
+type quotient32 struct {
+	inv, s float64
+	check  bool
+}
+
+func newQuotient32(s int) quotient32 {
+	fs := float64(s)
+	inv := 1 / fs
+	eps := math.FMA(fs, inv, -1) // exact: a few bits below 2^−52
+	return quotient32{inv: inv, s: fs, check: math.Abs(eps) > math.Ldexp(1, -54)}
+}
+
+// of returns float32(t/s) for t as described at quotient32.
+func (q quotient32) of(t float64) float32 {
+	p := t * q.inv
+	if !q.check {
+		return float32(p)
+	}
+	// The 29 float64 fraction bits below float32 precision: a product
+	// within a few float64 units of a float32 half-way point (1 followed
+	// by 28 zeros) may have been rounded across it.
+	if low := math.Float64bits(p) & (1<<29 - 1); low-(1<<28-16) <= 32 {
+		return float32(t / q.s)
+	}
+	return float32(p)
+}
+
+// span is a range of padded columns [lo, hi] outside which a row is zero;
+// lo > hi when the whole row is.
+type span struct{ lo, hi int }
+
+func (s span) union(t span) span {
+	if s.lo > s.hi {
+		return t
+	}
+	if t.lo > t.hi {
+		return s
+	}
+	return span{min(s.lo, t.lo), max(s.hi, t.hi)}
+}
+
+func (s span) intersect(t span) span { return span{max(s.lo, t.lo), min(s.hi, t.hi)} }
+
+// nonzeroSpans returns, for each row of im padded by r rows and columns
+// (reflect-101), a span of padded columns outside which the normalised
+// samples lut[v] are +0. The spans may be wider than needed.
+func nonzeroSpans(im Gray8, lut [256]float32, r int) []span {
+	w, h := im.W, im.H
+	ew := w + 2*r
+	rows := make([]span, h)
+	for y := range rows {
+		line := im.Pix[y*w : y*w+w]
+		lo, hi := 0, w-1
+		for lo < w && lut[line[lo]] == 0 {
+			lo++
+		}
+		if lo == w {
+			rows[y] = span{ew, -1}
+			continue
+		}
+		for lut[line[hi]] == 0 {
+			hi--
+		}
+		// Padded column c holds column reflect101(c−r, w): the left border
+		// repeats columns 1 … r, the right one w−1−r … w−2 (anything when
+		// the row is shorter than the window).
+		lo, hi = lo+r, hi+r
+		if lo <= 2*r || w <= 2*r+1 {
+			lo = 0
+		}
+		if hi >= w-1 || w <= 2*r+1 {
+			hi = ew - 1
+		}
+		rows[y] = span{lo, hi}
+	}
+	out := make([]span, h+2*r)
+	for py := range out {
+		out[py] = rows[reflect101(py-r, h)]
+	}
+	return out
+}
+
+// boxRowSpan is boxRow for a window whose rows are zero outside the padded
+// columns of s: output pixels whose window misses s are +0, the others are
+// filtered (widened to whole 8-pixel vectors where the row allows).
+func boxRowSpan(dst, src []float32, stride, win int, k float32, s span) {
+	w := len(dst)
+	a, b := max(0, s.lo-(win-1)), min(w, s.hi+1)
+	if a >= b {
+		clear(dst)
+		return
+	}
+	if n := (b - a) % 8; n != 0 {
+		b = min(w, b+8-n)
+		if n := (b - a) % 8; n != 0 {
+			a = max(0, a-(8-n))
+		}
+	}
+	clear(dst[:a])
+	clear(dst[b:])
+	boxRow(dst[a:b], src[a:], stride, win, k)
+}

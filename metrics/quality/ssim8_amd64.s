@@ -1,0 +1,478 @@
+#include "textflag.h"
+
+// AVX2 kernels of SSIM8 (see gray8.go); every operation is the exact IEEE
+// one the Go code performs, lane by lane.
+
+// EMIT converts eight int32 column sums in Y(src) to float32(float64(S)·inv)
+// (inv in Y15) and stores them at addr.
+#define EMIT(src, srcx, addr) \
+	VCVTDQ2PD srcx, Y8; \
+	VEXTRACTI128 $1, src, X9; \
+	VCVTDQ2PD X9, Y9; \
+	VMULPD Y15, Y8, Y8; \
+	VMULPD Y15, Y9, Y9; \
+	VCVTPD2PSY Y8, X8; \
+	VCVTPD2PSY Y9, X9; \
+	VINSERTF128 $1, X9, Y8, Y8; \
+	VMOVUPS Y8, addr
+
+// func ssimCols8(ia, ib, oa, ob *uint8, sums *int32, n, w int, ext *float32, ew int, inv float64, emit int)
+//
+// For the first n columns (n a multiple of 8) of the five column-sum planes
+// x, y, x², y², xy (sums, planes w int32 apart): add the entering rows ia
+// (x) and ib (y), subtract the leaving rows oa and ob; when emit ≠ 0, write
+// float32(float64(S)·inv) of each new sum to the five ext planes (ew
+// float32 apart).
+TEXT ·ssimCols8(SB), NOSPLIT, $0-88
+	MOVQ ia+0(FP), AX
+	MOVQ ib+8(FP), BX
+	MOVQ oa+16(FP), DX
+	MOVQ ob+24(FP), SI
+	MOVQ sums+32(FP), R8
+	MOVQ n+40(FP), CX
+	MOVQ w+48(FP), R13
+	SHLQ $2, R13               // plane stride of sums, bytes
+	MOVQ ext+56(FP), DI
+	MOVQ ew+64(FP), R12
+	SHLQ $2, R12               // plane stride of ext, bytes
+	VBROADCASTSD inv+72(FP), Y15
+	MOVQ emit+80(FP), R11
+	XORQ R9, R9                // column
+
+cols:
+	CMPQ R9, CX
+	JGE  colsdone
+	VPMOVZXBD (AX)(R9*1), Y0   // p
+	VPMOVZXBD (BX)(R9*1), Y1   // q
+	VPMOVZXBD (DX)(R9*1), Y2   // l
+	VPMOVZXBD (SI)(R9*1), Y3   // lq
+	LEAQ (R8)(R9*4), R10       // &sums plane 0 [c]
+	LEAQ (DI)(R9*4), R14       // &ext plane 0 [c]
+
+	VPSUBD Y2, Y0, Y4
+	VPADDD (R10), Y4, Y4
+	VMOVDQU Y4, (R10)
+	TESTQ R11, R11
+	JZ   s1
+	EMIT(Y4, X4, (R14))
+s1:
+	ADDQ R13, R10
+	ADDQ R12, R14
+	VPSUBD Y3, Y1, Y4
+	VPADDD (R10), Y4, Y4
+	VMOVDQU Y4, (R10)
+	TESTQ R11, R11
+	JZ   s2
+	EMIT(Y4, X4, (R14))
+s2:
+	ADDQ R13, R10
+	ADDQ R12, R14
+	VPMULLD Y0, Y0, Y4
+	VPMULLD Y2, Y2, Y5
+	VPSUBD Y5, Y4, Y4
+	VPADDD (R10), Y4, Y4
+	VMOVDQU Y4, (R10)
+	TESTQ R11, R11
+	JZ   s3
+	EMIT(Y4, X4, (R14))
+s3:
+	ADDQ R13, R10
+	ADDQ R12, R14
+	VPMULLD Y1, Y1, Y4
+	VPMULLD Y3, Y3, Y5
+	VPSUBD Y5, Y4, Y4
+	VPADDD (R10), Y4, Y4
+	VMOVDQU Y4, (R10)
+	TESTQ R11, R11
+	JZ   s4
+	EMIT(Y4, X4, (R14))
+s4:
+	ADDQ R13, R10
+	ADDQ R12, R14
+	VPMULLD Y1, Y0, Y4
+	VPMULLD Y3, Y2, Y5
+	VPSUBD Y5, Y4, Y4
+	VPADDD (R10), Y4, Y4
+	VMOVDQU Y4, (R10)
+	TESTQ R11, R11
+	JZ   s5
+	EMIT(Y4, X4, (R14))
+s5:
+	ADDQ $8, R9
+	JMP  cols
+
+colsdone:
+	VZEROUPPER
+	RET
+
+// QUOT turns the exact float64 sums in Y0 into float32(t/s) (see
+// quotient32): the product with inv (Y15), redone as a division by s
+// (Y10) when a lane's low 29 bits are within 16 of the half-way pattern
+// (Y14 mask, Y13 = 2^28−16, Y12 = −1, Y11 = 33); result in X1.
+#define QUOT(t, res, resx, tmp1, tmp2, tmp3, lbl) \
+	VMULPD Y15, t, res; \
+	VPAND Y14, res, tmp1; \
+	VPSUBQ Y13, tmp1, tmp1; \
+	VPCMPGTQ Y12, tmp1, tmp2; \
+	VPCMPGTQ tmp1, Y11, tmp3; \
+	VPAND tmp3, tmp2, tmp2; \
+	VPTEST tmp2, tmp2; \
+	JZ   lbl; \
+	VDIVPD Y10, t, res; \
+lbl: \
+	VCVTPD2PSY res, resx
+
+// func ssimRows4(ext *float32, ew int, outs *float32, w, n, size int, inv, s float64, f, pr *float64, check int)
+//
+// For each of five planes (ext planes ew float32 apart, outs planes w
+// apart) and i in [0, n) (n a multiple of 4): outs[i] = float32(t/s) with
+// t = Σ_{k<size} float64(ext[i+k]), exact in any order. Each extended row
+// is widened to float64 once into f (ew+4 entries; the plane's ew+3 first
+// float32s are read), pair sums f[i]+f[i+1] go to pr (ew+4 entries), and
+// t = f[i+size−1] + Σ_{m<(size−1)/2} pr[i+2m]. With check = 0 (sizes whose
+// product is always right, see quotient32) the quotient is the product.
+TEXT ·ssimRows4(SB), NOSPLIT, $0-88
+	MOVQ ext+0(FP), SI
+	MOVQ ew+8(FP), R12
+	MOVQ outs+16(FP), DI
+	MOVQ w+24(FP), R13
+	SHLQ $2, R13
+	MOVQ n+32(FP), CX
+	MOVQ size+40(FP), R11
+	VBROADCASTSD inv+48(FP), Y15
+	VBROADCASTSD s+56(FP), Y10
+	MOVQ f+64(FP), R14
+	MOVQ pr+72(FP), DX
+	MOVQ $0x1fffffff, AX
+	MOVQ AX, X14
+	VPBROADCASTQ X14, Y14
+	MOVQ $0x0ffffff0, AX
+	MOVQ AX, X13
+	VPBROADCASTQ X13, Y13
+	MOVQ $-1, AX
+	MOVQ AX, X12
+	VPBROADCASTQ X12, Y12
+	MOVQ $33, AX
+	MOVQ AX, X11
+	VPBROADCASTQ X11, Y11
+	LEAQ -1(R11), R8
+	SHRQ $1, R8                // pairs per window: (size−1)/2
+	LEAQ -8(R14)(R11*8), AX    // &f[size−1]
+	MOVQ $5, R11               // planes left
+
+plane:
+	XORQ R9, R9
+widen:
+	VCVTPS2PD (SI)(R9*4), Y0
+	VMOVUPD Y0, (R14)(R9*8)
+	ADDQ $4, R9
+	CMPQ R9, R12
+	JLT  widen
+	XORQ R9, R9
+pairs:
+	VMOVUPD (R14)(R9*8), Y0
+	VADDPD 8(R14)(R9*8), Y0, Y0
+	VMOVUPD Y0, (DX)(R9*8)
+	ADDQ $4, R9
+	CMPQ R9, R12
+	JLT  pairs
+	XORQ R9, R9
+
+	CMPQ R8, $3
+	JNE  outs4
+	CMPQ check+80(FP), $0
+	JNE  outs7
+
+outs7f:                        // size 7, product quotients
+	CMPQ R9, CX
+	JGE  planedone
+	VMOVUPD (AX)(R9*8), Y0
+	VADDPD (DX)(R9*8), Y0, Y0
+	VADDPD 16(DX)(R9*8), Y0, Y0
+	VADDPD 32(DX)(R9*8), Y0, Y0
+	VMULPD Y15, Y0, Y1
+	VCVTPD2PSY Y1, X1
+	VMOVUPS X1, (DI)(R9*4)
+	ADDQ $4, R9
+	JMP  outs7f
+
+outs7:                         // size 7, unrolled: f[i+6] + pr[i] + pr[i+2] + pr[i+4]
+	CMPQ R9, CX
+	JGE  planedone
+	VMOVUPD (AX)(R9*8), Y0
+	VADDPD (DX)(R9*8), Y0, Y0
+	VADDPD 16(DX)(R9*8), Y0, Y0
+	VADDPD 32(DX)(R9*8), Y0, Y0
+	QUOT(Y0, Y1, X1, Y8, Y9, Y3, q7)
+	VMOVUPS X1, (DI)(R9*4)
+	ADDQ $4, R9
+	JMP  outs7
+
+outs4:
+	CMPQ R9, CX
+	JGE  planedone
+	VMOVUPD (AX)(R9*8), Y0     // f[i+size−1]
+	LEAQ (DX)(R9*8), BX
+	MOVQ R8, R10
+addp:
+	VADDPD (BX), Y0, Y0
+	ADDQ $16, BX
+	DECQ R10
+	JNZ  addp
+	QUOT(Y0, Y1, X1, Y8, Y9, Y3, q4)
+	VMOVUPS X1, (DI)(R9*4)
+	ADDQ $4, R9
+	JMP  outs4
+
+planedone:
+	LEAQ (SI)(R12*4), SI
+	ADDQ R13, DI
+	DECQ R11
+	JNZ  plane
+	VZEROUPPER
+	RET
+
+// func ssimMap8(ux, uy, uxx, uyy, uxy *float32, n int, dst *float64, cov, c1, c2 float32)
+//
+// For i in [0, n) (n a multiple of 8): the SSIM map value of SSIM8 in
+// float32, widened to float64 into dst[i].
+TEXT ·ssimMap8(SB), NOSPLIT, $0-68
+	MOVQ ux+0(FP), AX
+	MOVQ uy+8(FP), BX
+	MOVQ uxx+16(FP), DX
+	MOVQ uyy+24(FP), SI
+	MOVQ uxy+32(FP), R8
+	MOVQ n+40(FP), CX
+	MOVQ dst+48(FP), DI
+	VBROADCASTSS cov+56(FP), Y15
+	VBROADCASTSS c1+60(FP), Y14
+	VBROADCASTSS c2+64(FP), Y13
+	XORQ R9, R9
+
+mapl:
+	CMPQ R9, CX
+	JGE  mapdone
+	VMOVUPS (AX)(R9*4), Y0     // mx
+	VMOVUPS (BX)(R9*4), Y1     // my
+	VMULPS Y0, Y0, Y2          // mxx
+	VMULPS Y1, Y1, Y3          // myy
+	VMULPS Y1, Y0, Y4          // mxy
+	VMOVUPS (DX)(R9*4), Y5
+	VSUBPS Y2, Y5, Y5
+	VMULPS Y15, Y5, Y5         // vx
+	VMOVUPS (SI)(R9*4), Y6
+	VSUBPS Y3, Y6, Y6
+	VMULPS Y15, Y6, Y6         // vy
+	VMOVUPS (R8)(R9*4), Y7
+	VSUBPS Y4, Y7, Y7
+	VMULPS Y15, Y7, Y7         // vxy
+	VADDPS Y0, Y0, Y8          // 2·mx
+	VMULPS Y1, Y8, Y8
+	VADDPS Y14, Y8, Y8         // a1
+	VADDPS Y7, Y7, Y9          // 2·vxy
+	VADDPS Y13, Y9, Y9         // a2
+	VADDPS Y3, Y2, Y10
+	VADDPS Y14, Y10, Y10       // b1
+	VADDPS Y6, Y5, Y11
+	VADDPS Y13, Y11, Y11       // b2
+	VMULPS Y9, Y8, Y8
+	VMULPS Y11, Y10, Y10
+	VDIVPS Y10, Y8, Y8         // S = (a1·a2)/(b1·b2)
+	VCVTPS2PD X8, Y9
+	VEXTRACTF128 $1, Y8, X8
+	VCVTPS2PD X8, Y8
+	VMOVUPD Y9, (DI)(R9*8)
+	VMOVUPD Y8, 32(DI)(R9*8)
+	ADDQ $8, R9
+	JMP  mapl
+
+mapdone:
+	VZEROUPPER
+	RET
+
+// func minMaxBytes(p *uint8, n int) (lo, hi uint8)
+//
+// The smallest and largest of p[0:n] for n a positive multiple of 32.
+TEXT ·minMaxBytes(SB), NOSPLIT, $0-18
+	MOVQ p+0(FP), SI
+	MOVQ n+8(FP), CX
+	VMOVDQU (SI), Y0           // running minima
+	VMOVDQA Y0, Y1             // running maxima
+	MOVQ $32, AX
+mm:
+	CMPQ AX, CX
+	JGE  mmdone
+	VMOVDQU (SI)(AX*1), Y2
+	VPMINUB Y2, Y0, Y0
+	VPMAXUB Y2, Y1, Y1
+	ADDQ $32, AX
+	JMP  mm
+mmdone:
+	// Fold 32 lanes to one: halves, then shifts within 128 bits.
+	VEXTRACTI128 $1, Y0, X2
+	VPMINUB X2, X0, X0
+	VEXTRACTI128 $1, Y1, X3
+	VPMAXUB X3, X1, X1
+	VPSRLDQ $8, X0, X2
+	VPMINUB X2, X0, X0
+	VPSRLDQ $8, X1, X3
+	VPMAXUB X3, X1, X1
+	VPSRLDQ $4, X0, X2
+	VPMINUB X2, X0, X0
+	VPSRLDQ $4, X1, X3
+	VPMAXUB X3, X1, X1
+	VPSRLDQ $2, X0, X2
+	VPMINUB X2, X0, X0
+	VPSRLDQ $2, X1, X3
+	VPMAXUB X3, X1, X1
+	VPSRLDQ $1, X0, X2
+	VPMINUB X2, X0, X0
+	VPSRLDQ $1, X1, X3
+	VPMAXUB X3, X1, X1
+	VMOVD X0, AX
+	MOVB AX, lo+16(FP)
+	VMOVD X1, AX
+	MOVB AX, hi+17(FP)
+	VZEROUPPER
+	RET
+
+// func lnccRowQ(mu1, mu2, m11, m22, m12 *float32, n int, q, scratch *float32, thr float32) int
+//
+// LNCC8's per-pixel step for i in [0, n) (n a multiple of 8): s1 = m11 −
+// mu1², s2 = m22 − mu2², and where s1 > thr and s2 > thr, q = (m12 −
+// mu1·mu2) / sqrt(s1·s2), all float32; the q of valid pixels are written
+// to q in order and their count returned. scratch holds 8 float32.
+TEXT ·lnccRowQ(SB), NOSPLIT, $0-80
+	MOVQ mu1+0(FP), AX
+	MOVQ mu2+8(FP), BX
+	MOVQ m11+16(FP), DX
+	MOVQ m22+24(FP), SI
+	MOVQ m12+32(FP), R8
+	MOVQ n+40(FP), CX
+	MOVQ q+48(FP), DI
+	MOVQ scratch+56(FP), R11
+	VBROADCASTSS thr+64(FP), Y15
+	XORQ R9, R9                // i
+	XORQ R12, R12              // q written
+
+qloop:
+	CMPQ R9, CX
+	JGE  qdone
+	VMOVUPS (AX)(R9*4), Y0     // mu1
+	VMOVUPS (BX)(R9*4), Y1     // mu2
+	VMULPS Y0, Y0, Y2
+	VMOVUPS (DX)(R9*4), Y3
+	VSUBPS Y2, Y3, Y3          // s1
+	VMULPS Y1, Y1, Y2
+	VMOVUPS (SI)(R9*4), Y4
+	VSUBPS Y2, Y4, Y4          // s2
+	VCMPPS $0x1e, Y15, Y3, Y5  // s1 > thr (ordered)
+	VCMPPS $0x1e, Y15, Y4, Y6  // s2 > thr
+	VANDPS Y6, Y5, Y5
+	VMOVMSKPS Y5, R10
+	TESTL R10, R10
+	JZ   qnext
+	VMULPS Y1, Y0, Y2
+	VMOVUPS (R8)(R9*4), Y6
+	VSUBPS Y2, Y6, Y6          // s12
+	VMULPS Y4, Y3, Y7
+	VSQRTPS Y7, Y7
+	VDIVPS Y7, Y6, Y6          // q
+	CMPL R10, $0xff
+	JNE  qpartial
+	VMOVUPS Y6, (DI)(R12*4)
+	ADDQ $8, R12
+	JMP  qnext
+
+qpartial:
+	VMOVUPS Y6, (R11)
+qlanes:
+	BSFL R10, R13
+	MOVL (R11)(R13*4), R14
+	MOVL R14, (DI)(R12*4)
+	INCQ R12
+	LEAL -1(R10), R14
+	ANDL R14, R10
+	JNZ  qlanes
+
+qnext:
+	ADDQ $8, R9
+	JMP  qloop
+
+qdone:
+	VZEROUPPER
+	MOVQ R12, ret+72(FP)
+	RET
+
+// func lnccProducts(e, t, ee, tt, et *float32, n int)
+//
+// ee = e·e, tt = t·t, et = e·t (float32) for the first n samples (n a
+// multiple of 8).
+TEXT ·lnccProducts(SB), NOSPLIT, $0-48
+	MOVQ e+0(FP), AX
+	MOVQ t+8(FP), BX
+	MOVQ ee+16(FP), DX
+	MOVQ tt+24(FP), SI
+	MOVQ et+32(FP), DI
+	MOVQ n+40(FP), CX
+	XORQ R9, R9
+ploop:
+	CMPQ R9, CX
+	JGE  pdone
+	VMOVUPS (AX)(R9*4), Y0
+	VMOVUPS (BX)(R9*4), Y1
+	VMULPS Y0, Y0, Y2
+	VMULPS Y1, Y1, Y3
+	VMULPS Y1, Y0, Y4
+	VMOVUPS Y2, (DX)(R9*4)
+	VMOVUPS Y3, (SI)(R9*4)
+	VMOVUPS Y4, (DI)(R9*4)
+	ADDQ $8, R9
+	JMP  ploop
+pdone:
+	VZEROUPPER
+	RET
+
+// func laneSums64(x *float64, n int, r *[8]float64)
+//
+// numpy's eight stride-8 partial sums of x[0:n] (8 ≤ n, n a multiple of
+// 8): r[k] = x[k] + x[8+k] + x[16+k] + …, added in that order.
+TEXT ·laneSums64(SB), NOSPLIT, $0-24
+	MOVQ x+0(FP), SI
+	MOVQ n+8(FP), CX
+	MOVQ r+16(FP), DI
+	VMOVUPD (SI), Y0
+	VMOVUPD 32(SI), Y1
+	MOVQ $8, AX
+ls64:
+	CMPQ AX, CX
+	JGE  ls64done
+	VADDPD (SI)(AX*8), Y0, Y0
+	VADDPD 32(SI)(AX*8), Y1, Y1
+	ADDQ $8, AX
+	JMP  ls64
+ls64done:
+	VMOVUPD Y0, (DI)
+	VMOVUPD Y1, 32(DI)
+	VZEROUPPER
+	RET
+
+// func laneSums32(x *float32, n int, r *[8]float32)
+//
+// laneSums64 for float32.
+TEXT ·laneSums32(SB), NOSPLIT, $0-24
+	MOVQ x+0(FP), SI
+	MOVQ n+8(FP), CX
+	MOVQ r+16(FP), DI
+	VMOVUPS (SI), Y0
+	MOVQ $8, AX
+ls32:
+	CMPQ AX, CX
+	JGE  ls32done
+	VADDPS (SI)(AX*4), Y0, Y0
+	ADDQ $8, AX
+	JMP  ls32
+ls32done:
+	VMOVUPS Y0, (DI)
+	VZEROUPPER
+	RET

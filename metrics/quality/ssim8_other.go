@@ -1,0 +1,38 @@
+//go:build !amd64
+
+package quality
+
+// ssim8Vector is false: SSIM8 runs its Go loops only.
+var ssim8Vector = false
+
+func ssimCols8(ia, ib, oa, ob *uint8, sums *int32, n, w int, ext *float32, ew int, inv float64, emit int) {
+	panic("quality: no SSIM kernels on this architecture")
+}
+
+func ssimRows4(ext *float32, ew int, outs *float32, w, n, size int, inv, s float64, f, pr *float64, check int) {
+	panic("quality: no SSIM kernels on this architecture")
+}
+
+func ssimMap8(ux, uy, uxx, uyy, uxy *float32, n int, dst *float64, cov, c1, c2 float32) {
+	panic("quality: no SSIM kernels on this architecture")
+}
+
+func minMaxBytes(p *uint8, n int) (lo, hi uint8) {
+	panic("quality: no byte kernels on this architecture")
+}
+
+func lnccRowQ(mu1, mu2, m11, m22, m12 *float32, n int, q, scratch *float32, thr float32) int {
+	panic("quality: no LNCC kernels on this architecture")
+}
+
+func lnccProducts(e, t, ee, tt, et *float32, n int) {
+	panic("quality: no LNCC kernels on this architecture")
+}
+
+func laneSums64(x *float64, n int, r *[8]float64) {
+	panic("quality: no summation kernels on this architecture")
+}
+
+func laneSums32(x *float32, n int, r *[8]float32) {
+	panic("quality: no summation kernels on this architecture")
+}
