@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/rexmle/rexmle/metrics/stats"
+	"github.com/rexmle/rexmle/metrics/num"
 )
 
 // gray8Cases are 8-bit image pairs of many sizes and kinds: random, a
@@ -267,8 +267,8 @@ func TestPairwiseFast(t *testing.T) {
 			x[i] = (rng.Float64() - 0.3) * math.Ldexp(1, rng.IntN(40)-20)
 			y[i] = float32(x[i])
 		}
-		if got, want := pairwiseSum64(x), stats.PairwiseSum(x); math.Float64bits(got) != math.Float64bits(want) {
-			t.Errorf("n=%d: pairwiseSum64 %v, stats.PairwiseSum %v", n, got, want)
+		if got, want := pairwiseSum64(x), num.PairwiseSum(x); math.Float64bits(got) != math.Float64bits(want) {
+			t.Errorf("n=%d: pairwiseSum64 %v, num.PairwiseSum %v", n, got, want)
 		}
 		if n == 0 {
 			continue

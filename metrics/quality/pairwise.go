@@ -2,19 +2,18 @@ package quality
 
 import (
 	"github.com/rexmle/rexmle/metrics/num"
-	"github.com/rexmle/rexmle/metrics/stats"
 )
 
 // numpyChunk is the number of elements numpy's buffered reductions sum at
 // a time (see num.ChunkedPairwiseSum).
 const numpyChunk = 8192
 
-// pairwiseSum64 is stats.PairwiseSum (numpy's float64 sum: 8192-element
+// pairwiseSum64 is num.PairwiseSum (numpy's float64 sum: 8192-element
 // chunks, pairwise within a chunk) with the eight-lane leaves vectorised
 // where ssim8Vector holds; the additions and their order are the same.
 func pairwiseSum64(x []float64) float64 {
 	if !ssim8Vector {
-		return stats.PairwiseSum(x)
+		return num.PairwiseSum(x)
 	}
 	var total float64
 	for len(x) > 0 {

@@ -15,7 +15,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/rexmle/rexmle/metrics/stats"
+	"github.com/rexmle/rexmle/metrics/num"
 )
 
 // Image is a 2-D image: W columns, H rows, Pix[row*W+col].
@@ -93,7 +93,7 @@ func MSE(a, b Image, single bool) (float64, error) {
 			sq[i] = d * d
 		}
 	}
-	return stats.PairwiseSum(sq) / float64(len(sq)), nil
+	return num.PairwiseSum(sq) / float64(len(sq)), nil
 }
 
 // PSNR is scikit-image's peak_signal_noise_ratio with an explicit data range:

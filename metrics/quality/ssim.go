@@ -3,10 +3,10 @@ package quality
 import (
 	"fmt"
 	"math"
-	"runtime"
 	"sync"
 
-	"github.com/rexmle/rexmle/metrics/stats"
+	"github.com/rexmle/rexmle/metrics/internal/parallel"
+	"github.com/rexmle/rexmle/metrics/num"
 )
 
 // SSIMOptions are the arguments of scikit-image's structural_similarity.
@@ -148,7 +148,7 @@ func SSIM(a, b Image, opt SSIMOptions) (float64, error) {
 			vals = append(vals, rs(rs(a1*a2, single)/rs(b1*b2, single), single))
 		}
 	}
-	return stats.PairwiseSum(vals) / float64(len(vals)), nil
+	return num.PairwiseSum(vals) / float64(len(vals)), nil
 }
 
 // ssimGeneralOnly makes SSIM take the general float64-storage path even
@@ -314,22 +314,9 @@ func correlateSymmetric(ext, out, w []float64) {
 	}
 }
 
-// parallelLines splits [0, n) into contiguous blocks over GOMAXPROCS goroutines.
-func parallelLines(n int, fn func(lo, hi int)) {
-	workers := min(runtime.GOMAXPROCS(0), n)
-	if workers <= 1 || n < 64 {
-		fn(0, n)
-		return
-	}
-	var wg sync.WaitGroup
-	step := (n + workers - 1) / workers
-	for lo := 0; lo < n; lo += step {
-		hi := min(lo+step, n)
-		wg.Add(1)
-		go func() { defer wg.Done(); fn(lo, hi) }()
-	}
-	wg.Wait()
-}
+// parallelLines runs fn over [0, n) lines in contiguous blocks, one per
+// core, when there are enough lines (32 per block) to repay the goroutines.
+func parallelLines(n int, fn func(lo, hi int)) { parallel.For(n, 32, fn) }
 
 // rs rounds v to float32 when single. The explicit conversions also stop
 // the compiler from fusing a product into a following addition (GOAMD64=v3).

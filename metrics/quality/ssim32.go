@@ -3,7 +3,7 @@ package quality
 import (
 	"sync"
 
-	"github.com/rexmle/rexmle/metrics/stats"
+	"github.com/rexmle/rexmle/metrics/num"
 )
 
 // ssimUniform32 is SSIM for Float32 with a uniform window: the same
@@ -67,7 +67,7 @@ func ssimUniform32(a, b Image, opt SSIMOptions) float64 {
 			vals = append(vals, float64(float32(float32(a1*a2)/float32(b1*b2))))
 		}
 	}
-	return stats.PairwiseSum(vals) / float64(len(vals))
+	return num.PairwiseSum(vals) / float64(len(vals))
 }
 
 // uniform32 is uniformSeparable(…, single=true) on float32 storage: the

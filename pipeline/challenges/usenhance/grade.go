@@ -13,8 +13,8 @@ import (
 	"strings"
 
 	"github.com/rexmle/rexmle/metrics/imageio"
+	"github.com/rexmle/rexmle/metrics/num"
 	"github.com/rexmle/rexmle/metrics/quality"
-	"github.com/rexmle/rexmle/metrics/stats"
 	"github.com/rexmle/rexmle/pipeline/challenge"
 )
 
@@ -285,9 +285,9 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 		}
 		res.Cases = append(res.Cases, challenge.Case{ID: rows[i].id, Values: map[string]float64{"lncc": sc.lncc, "ssim": sc.ssim, "psnr": sc.psnr}})
 	}
-	res.Set("lncc", stats.Mean(l))
-	res.Set("ssim", stats.Mean(s))
-	res.Set("psnr", stats.Mean(p))
+	res.Set("lncc", num.Mean(l))
+	res.Set("ssim", num.Mean(s))
+	res.Set("psnr", num.Mean(p))
 	if resized > 0 {
 		res.Notes = append(res.Notes, fmt.Sprintf("%d enhanced images had the wrong size and were resized bilinearly to the truth's size before scoring (OpenCV INTER_LINEAR float32 arithmetic, as the reference; within one float32 ulp of cv2.resize)", resized))
 	}

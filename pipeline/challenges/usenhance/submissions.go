@@ -12,8 +12,8 @@ import (
 	"github.com/rexmle/rexmle/pipeline/fsutil"
 
 	"github.com/rexmle/rexmle/metrics/imageio"
+	"github.com/rexmle/rexmle/metrics/num"
 	"github.com/rexmle/rexmle/metrics/quality"
-	"github.com/rexmle/rexmle/metrics/stats"
 	"github.com/rexmle/rexmle/metrics/volume"
 	"github.com/rexmle/rexmle/pipeline/challenge"
 )
@@ -195,7 +195,7 @@ func (Challenge) Baseline(ctx context.Context, publicDir, outDir string, log io.
 				ss = append(ss, s)
 			}
 		}
-		m := stats.Mean(ss)
+		m := num.Mean(ss)
 		fmt.Fprintf(log, "box filter radius %d + linear map %.3f%+.3f·x: held-out SSIM %.4f on %d pairs\n", r, a, b, m, len(ss))
 		if m > bestS {
 			bestR, bestS = r, m
