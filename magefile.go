@@ -15,9 +15,9 @@ import (
 	"github.com/magefile/mage/mg"
 	"github.com/magefile/mage/sh"
 
-	"github.com/rexmle/rexmle/pipeline/agentimage"
-	"github.com/rexmle/rexmle/pipeline/binaries"
-	"github.com/rexmle/rexmle/pipeline/stages"
+	"github.com/rexmle/rexmle/internal/agentimage"
+	"github.com/rexmle/rexmle/internal/binaries"
+	"github.com/rexmle/rexmle/internal/stages"
 )
 
 // Default is what `mage` with no target runs.

@@ -16,8 +16,8 @@ import (
 	"os"
 	"strings"
 
-	"github.com/rexmle/rexmle/pipeline/challenge"
-	_ "github.com/rexmle/rexmle/pipeline/challenges/all"
+	"github.com/rexmle/rexmle/internal/challenge"
+	_ "github.com/rexmle/rexmle/internal/challenges/all"
 )
 
 func main() {

@@ -16,13 +16,13 @@
 // addresses and forwards each connection to a Unix socket (the egress
 // proxy's, the validation endpoint's), runs COMMAND as its child, forwards
 // SIGTERM/SIGINT/SIGHUP to it and exits with its exit code (package
-// pipeline/runner/egress). "validate" asks the run's validation endpoint
+// internal/runner/egress). "validate" asks the run's validation endpoint
 // (the socket in $REXMLE_VALIDATE_SOCKET unless -socket is given) whether a
 // submission folder (default: the run's submission folder) is in the right
 // format: it prints "valid" or "invalid: <reason>" and exits 0, 1 (invalid)
 // or 2 (no answer).
 // "task" is a Slurm array task: it runs run INDEX of the manifest with the
-// local runner and writes only the run folder (package pipeline/runner/slurm).
+// local runner and writes only the run folder (package internal/runner/slurm).
 package main
 
 import (
@@ -41,11 +41,11 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/rexmle/rexmle/pipeline/challenge"
-	_ "github.com/rexmle/rexmle/pipeline/challenges/all"
-	"github.com/rexmle/rexmle/pipeline/runner/egress"
-	"github.com/rexmle/rexmle/pipeline/runner/slurm"
-	"github.com/rexmle/rexmle/pipeline/runner/validate"
+	"github.com/rexmle/rexmle/internal/challenge"
+	_ "github.com/rexmle/rexmle/internal/challenges/all"
+	"github.com/rexmle/rexmle/internal/runner/egress"
+	"github.com/rexmle/rexmle/internal/runner/slurm"
+	"github.com/rexmle/rexmle/internal/runner/validate"
 )
 
 // stepLog writes judge-readable agent.jsonl lines; each text line written to

@@ -1,0 +1,244 @@
+package cellseg
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/rexmle/rexmle/internal/challenge"
+	"github.com/rexmle/rexmle/metrics/imageio"
+	"github.com/rexmle/rexmle/metrics/matching"
+	"github.com/rexmle/rexmle/metrics/num"
+	"github.com/rexmle/rexmle/metrics/volume"
+)
+
+const (
+	submissionFile = "submission.csv"
+	maxImageBytes  = 2 << 30
+)
+
+type subRow struct {
+	id, path string
+	line     int
+}
+
+// Mask is an instance label image, row-major.
+type Mask struct {
+	W, H int
+	Pix  []int32
+}
+
+// decodePrediction reads a submitted mask the reference's way: .tif/.tiff
+// with every page by tifffile (the content must be TIFF; a multi-page file
+// is 3-D and fails), other files by Pillow, which identifies the format by
+// content (PNG, TIFF first page, BMP, JPEG, GIF first frame; palette images
+// as indices). Samples are cast to int32 (floats truncated, wider integers
+// wrap); a multi-channel image is rejected (the reference fails in the
+// resize).
+func decodePrediction(path string) (*Mask, error) {
+	lower := strings.ToLower(path)
+	opt := imageio.Options{MaxBytes: maxImageBytes}
+	var v *volume.Volume
+	var err error
+	if strings.HasSuffix(lower, ".tif") || strings.HasSuffix(lower, ".tiff") {
+		v, err = imageio.ReadTIFFFile(path, opt)
+	} else {
+		opt.FirstPage = true
+		v, _, err = imageio.ReadPictureFile(path, opt)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if v.Shape[2] != 1 {
+		return nil, fmt.Errorf("%d pages: a mask must be a single 2-D image", v.Shape[2])
+	}
+	if v.NumChannels() != 1 {
+		return nil, fmt.Errorf("%d channels: a mask must have a single channel", v.NumChannels())
+	}
+	m := &Mask{W: v.Shape[0], H: v.Shape[1], Pix: make([]int32, v.Len())}
+	for i, x := range v.Data {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil, fmt.Errorf("pixel (row %d, column %d) is %v", i/m.W, i%m.W, x)
+		}
+		if x >= 1<<63 || x < -(1<<63) {
+			return nil, fmt.Errorf("pixel (row %d, column %d) is %v, outside the integer range", i/m.W, i%m.W, x)
+		}
+		m.Pix[i] = int32(int64(x))
+	}
+	return m, nil
+}
+
+// readTruth reads a private label image.
+func readTruth(path string) (*Mask, error) {
+	v, err := imageio.Read(path, imageio.Options{MaxBytes: maxImageBytes})
+	if err != nil {
+		return nil, err
+	}
+	if v.Shape[2] != 1 || v.NumChannels() != 1 {
+		return nil, fmt.Errorf("%s: truth is not a single-channel 2-D image", path)
+	}
+	m := &Mask{W: v.Shape[0], H: v.Shape[1], Pix: make([]int32, v.Len())}
+	for i, x := range v.Data {
+		m.Pix[i] = int32(x)
+	}
+	return m, nil
+}
+
+// fitTo resizes a prediction to the truth's size as the reference does:
+// cast to uint16 (wrapping), Pillow nearest neighbour, back to int32.
+func fitTo(p *Mask, w, h int) *Mask {
+	if p.W == w && p.H == h {
+		return p
+	}
+	out := &Mask{W: w, H: h, Pix: make([]int32, w*h)}
+	xs := make([]int, w)
+	for x := range xs {
+		xs[x] = min(int((float64(x)+0.5)*float64(p.W)/float64(w)), p.W-1)
+	}
+	for y := 0; y < h; y++ {
+		sy := min(int((float64(y)+0.5)*float64(p.H)/float64(h)), p.H-1)
+		for x := 0; x < w; x++ {
+			out.Pix[y*w+x] = int32(uint16(p.Pix[sy*p.W+xs[x]]))
+		}
+	}
+	return out
+}
+
+// round4 is numpy's np.round(x, 4), as the organisers' compute_metric.py
+// applies to each image's F1: x·10⁴ rounded half to even, divided by 10⁴.
+func round4(x float64) float64 {
+	return math.RoundToEven(x*1e4) / 1e4
+}
+
+// GraderVersion versions what the grader stores beyond the metric cards:
+// 2 stores the k-th row of a repeated id as case "<id>#k"
+// (challenge.DistinctCaseIDs), so every scored row is a stored case and the
+// mean of the stored per-case values reproduces the graded value.
+func (Challenge) GraderVersion() string { return "2" }
+
+// Grade scores submission.csv (see the metric cards).
+func (Challenge) Grade(ctx context.Context, subDir, privateDir string, mode challenge.Mode) (*challenge.Result, error) {
+	t, err := challenge.ReadCSV(filepath.Join(subDir, submissionFile))
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, challenge.Invalidf(submissionFile, "", "missing: the submission folder must hold submission.csv")
+		}
+		return nil, challenge.Invalidf(submissionFile, "", "cannot read: %v", err)
+	}
+	ic, err := t.Col("image_id")
+	if err != nil {
+		return nil, challenge.Invalidf(submissionFile, "image_id", "column missing (columns: %v)", t.Header)
+	}
+	pc, err := t.Col("predicted_mask_path")
+	if err != nil {
+		return nil, challenge.Invalidf(submissionFile, "predicted_mask_path", "column missing (columns: %v)", t.Header)
+	}
+	ans, err := challenge.ReadCSV(filepath.Join(privateDir, "test_labels.csv"))
+	if err != nil {
+		return nil, fmt.Errorf("read answers: %w", err)
+	}
+	aids, err := ans.Column("image_id")
+	if err != nil {
+		return nil, err
+	}
+	alabs, err := ans.Column("label_path")
+	if err != nil {
+		return nil, err
+	}
+	labelOf := map[string]string{}
+	for i, id := range aids {
+		labelOf[id] = alabs[i] // duplicated ids point to the same file
+	}
+	rows := make([]subRow, len(t.Rows))
+	seen := map[string]bool{}
+	for i, r := range t.Rows {
+		rows[i] = subRow{r[ic], r[pc], i + 2}
+		if _, ok := labelOf[r[ic]]; !ok {
+			return nil, challenge.Invalidf(submissionFile, fmt.Sprintf("row %d image_id", i+2), "%q is not a test image", r[ic])
+		}
+		seen[r[ic]] = true
+	}
+	for _, id := range aids {
+		if !seen[id] {
+			return nil, challenge.Invalidf(submissionFile, "image_id", "test image %q is missing", id)
+		}
+	}
+	if mode == challenge.Official {
+		// The common id rule: every test case exactly once, nothing else.
+		got := make([]string, len(rows))
+		for i, r := range rows {
+			got[i] = r.id
+		}
+		if err := challenge.CheckIDs(submissionFile, "image_id", got, nil, aids, challenge.StrictIDs); err != nil {
+			return nil, err
+		}
+	}
+	counts := make([]matching.InstanceCounts, len(rows))
+	err = challenge.ForEach(ctx, len(rows), func(i int) error {
+		r := rows[i]
+		field := fmt.Sprintf("row %d (%s) predicted_mask_path", r.line, r.id)
+		path, err := challenge.ResolveInside(subDir, r.path, field)
+		if err != nil {
+			return err
+		}
+		if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
+			return challenge.Invalidf(r.path, field, "file not found in the submission folder")
+		}
+		pred, err := decodePrediction(path)
+		if err != nil {
+			return challenge.Invalidf(r.path, "", "cannot read the mask: %s", strings.ReplaceAll(err.Error(), path+": ", ""))
+		}
+		truth, err := readTruth(filepath.Join(privateDir, filepath.FromSlash(labelOf[r.id])))
+		if err != nil {
+			return fmt.Errorf("truth of %s: %w", r.id, err)
+		}
+		pred = fitTo(pred, truth.W, truth.H)
+		c, err := matching.MatchInstances(ctx, truth.Pix, pred.Pix, truth.H, truth.W, Thresholds)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return challenge.Invalidf(r.path, "", "%v", err)
+		}
+		counts[i] = c
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	res := &challenge.Result{Mode: mode}
+	perImage := make([][]float64, len(Thresholds))
+	rowIDs := make([]string, len(rows))
+	for i, r := range rows {
+		rowIDs[i] = r.id
+	}
+	caseIDs := challenge.DistinctCaseIDs(rowIDs)
+	for i, c := range counts {
+		vals := map[string]float64{}
+		for k := range Thresholds {
+			f := matching.InstanceF1(c.TP[k], c.Truth, c.Pred)
+			if mode == challenge.Official {
+				f = round4(f)
+			}
+			perImage[k] = append(perImage[k], f)
+			vals[MetricNames[k]] = f
+		}
+		res.Cases = append(res.Cases, challenge.Case{ID: caseIDs[i], Values: vals})
+	}
+	for k, n := range MetricNames {
+		// pandas Series.mean: numpy's pairwise sum divided by the count.
+		res.Set(n, num.PairwiseSum(perImage[k])/float64(len(rows)))
+	}
+	if len(rows) != len(seen) {
+		res.Notes = append(res.Notes, fmt.Sprintf("%d rows for %d distinct image ids: every row is scored, so repeated ids weigh more (the reference's test list repeats ids whose training and tuning images share a name); the k-th row of an id is stored as case <id>#k", len(rows), len(seen)))
+	}
+	if mode == challenge.Official {
+		res.Notes = append(res.Notes, "OFFICIAL MODE: per-image F1 rounded to 4 decimals before averaging, as the organisers' script does")
+	}
+	return res, nil
+}

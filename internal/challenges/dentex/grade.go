@@ -1,0 +1,450 @@
+package dentex
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+
+	"github.com/rexmle/rexmle/internal/challenge"
+	"github.com/rexmle/rexmle/metrics/detection"
+)
+
+// maxPredictionBytes bounds one prediction JSON file; maxTotalBytes all of them.
+const (
+	maxPredictionBytes = 64 << 20
+	maxTotalBytes      = 1 << 30
+)
+
+// truthAnn is the part of a ground-truth annotation the grader reads.
+type truthAnn struct {
+	ID      int64           `json:"id"`
+	ImageID int64           `json:"image_id"`
+	BBox    []float64       `json:"bbox"`
+	Area    *float64        `json:"area"`
+	IsCrowd json.RawMessage `json:"iscrowd"`
+}
+
+// categoryOf resolves a label level the way the reference does:
+// category_id_N unless missing or null, else the alias, else 1. ok is false
+// when the value is not an integral number (such a box is never registered).
+func categoryOf(obj map[string]json.RawMessage, a aspect) (int64, bool) {
+	v, has := obj[a.field]
+	if !has || string(v) == "null" {
+		v, has = obj[a.alias]
+		if !has {
+			return 1, true
+		}
+	}
+	var f float64
+	if err := decodeFloat(v, &f); err != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+		return 0, false
+	}
+	return int64(f), true
+}
+
+type truthSet struct {
+	imageIDs  []int64
+	stemToID  map[string]int64
+	isImageID map[int64]bool
+	anns      []map[string]json.RawMessage
+	gts       []truthAnn
+	perImage  map[int64]int
+}
+
+func loadTruth(privateDir string) (*truthSet, *challenge.Table, error) {
+	tab, err := challenge.ReadCSV(filepath.Join(privateDir, "test_labels.csv"))
+	if err != nil {
+		return nil, nil, fmt.Errorf("read answers: %w", err)
+	}
+	gtCol, err := tab.Col(colGT)
+	if err != nil {
+		return nil, nil, err
+	}
+	// Files are read and parsed in parallel, then merged in row order.
+	type parsed struct {
+		imgs []imageEntry
+		gts  []truthAnn
+		objs []map[string]json.RawMessage
+	}
+	per := make([]parsed, len(tab.Rows))
+	err = challenge.ForEach(context.Background(), len(tab.Rows), func(k int) error {
+		row := tab.Rows[k]
+		c, err := readCOCO(filepath.Join(privateDir, filepath.FromSlash(row[gtCol])))
+		if err != nil {
+			return fmt.Errorf("read ground truth: %w", err)
+		}
+		imgs, err := c.list("images")
+		if err != nil {
+			return err
+		}
+		for _, r := range imgs {
+			var e imageEntry
+			if err := json.Unmarshal(r, &e); err != nil {
+				return fmt.Errorf("ground truth %s: %w", row[gtCol], err)
+			}
+			per[k].imgs = append(per[k].imgs, e)
+		}
+		anns, err := c.list("annotations")
+		if err != nil {
+			return err
+		}
+		for _, r := range anns {
+			var a truthAnn
+			var obj map[string]json.RawMessage
+			if err := json.Unmarshal(r, &a); err != nil {
+				return fmt.Errorf("ground truth %s: %w", row[gtCol], err)
+			}
+			if err := json.Unmarshal(r, &obj); err != nil {
+				return err
+			}
+			if len(a.BBox) != 4 {
+				return fmt.Errorf("ground truth %s: annotation %d has bbox %v", row[gtCol], a.ID, a.BBox)
+			}
+			per[k].gts = append(per[k].gts, a)
+			per[k].objs = append(per[k].objs, obj)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	ts := &truthSet{stemToID: map[string]int64{}, isImageID: map[int64]bool{}, perImage: map[int64]int{}}
+	for _, p := range per {
+		for _, e := range p.imgs {
+			ts.imageIDs = append(ts.imageIDs, e.ID)
+			ts.isImageID[e.ID] = true
+			ts.stemToID[strings.ReplaceAll(e.FileName, ".png", "")] = e.ID
+		}
+		for i, a := range p.gts {
+			ts.gts = append(ts.gts, a)
+			ts.anns = append(ts.anns, p.objs[i])
+			ts.perImage[a.ImageID]++
+		}
+	}
+	return ts, tab, nil
+}
+
+// prediction is one parsed prediction, image already resolved.
+type prediction struct {
+	image     int64
+	box       detection.Box
+	score     float64
+	obj       map[string]json.RawMessage
+	rewritten bool
+}
+
+// Grade scores the submission with three COCO box evaluations (see the
+// package doc and Quirks for the reference/official differences).
+func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mode challenge.Mode) (*challenge.Result, error) {
+	truth, ans, err := loadTruth(privateDir)
+	if err != nil {
+		return nil, err
+	}
+	ansIDs, _ := ans.Column(colID)
+
+	f, err := challenge.OpenInside(submissionDir, submissionFile, "")
+	if err != nil {
+		return nil, err
+	}
+	sub, err := challenge.ParseCSV(f, submissionFile)
+	f.Close()
+	if err != nil {
+		return nil, challenge.Invalidf(submissionFile, "", "cannot parse CSV: %v", err)
+	}
+	idCol, err := sub.Col(colID)
+	if err != nil {
+		return nil, challenge.Invalidf(submissionFile, colID, "missing required column %q", colID)
+	}
+	predCol, err := sub.Col(colPred)
+	if err != nil {
+		return nil, challenge.Invalidf(submissionFile, colPred, "missing required column %q", colPred)
+	}
+	have := map[string]bool{}
+	for _, r := range sub.Rows {
+		have[strings.TrimSpace(r[idCol])] = true
+	}
+	var missing []string
+	for _, id := range ansIDs {
+		if !have[id] {
+			missing = append(missing, id)
+		}
+	}
+	if len(missing) > 0 {
+		return nil, challenge.Invalidf(submissionFile, colID, "missing predictions for %d test images (first: %s)", len(missing), strings.Join(missing[:min(5, len(missing))], ", "))
+	}
+	if mode == challenge.Official {
+		// The common id rule: every test case exactly once, nothing else.
+		got := make([]string, len(sub.Rows))
+		for i, r := range sub.Rows {
+			got[i] = strings.TrimSpace(r[idCol])
+		}
+		if err := challenge.CheckIDs(submissionFile, colID, got, nil, ansIDs, challenge.StrictIDs); err != nil {
+			return nil, err
+		}
+	}
+
+	// Read and parse the prediction files in parallel; resolve them in row order.
+	type parsed struct {
+		objs []map[string]json.RawMessage
+		err  error
+	}
+	files := make([]parsed, len(sub.Rows))
+	var total atomic.Int64
+	if err := challenge.ForEach(ctx, len(sub.Rows), func(ri int) error {
+		files[ri].objs, files[ri].err = readPredictionFile(submissionDir, sub.Rows[ri][predCol], fmt.Sprintf("row %d, %s", ri+2, colPred), &total)
+		return files[ri].err
+	}); err != nil {
+		return nil, err
+	}
+	var preds []prediction
+	for ri, row := range sub.Rows {
+		if files[ri].err != nil {
+			return nil, files[ri].err
+		}
+		rowID := strings.TrimSpace(row[idCol])
+		rel := row[predCol]
+		// The row's fallback image id.
+		var rowImage any = rowID
+		if id, ok := truth.stemToID[rowID]; ok {
+			rowImage = id
+		} else if n, err := strconv.ParseInt(rowID[strings.LastIndex(rowID, "_")+1:], 10, 64); err == nil {
+			rowImage = n
+		}
+		for pi, obj := range files[ri].objs {
+			p, err := parsePrediction(obj, rowImage, truth, mode)
+			if err != nil {
+				return nil, challenge.Invalidf(rel, fmt.Sprintf("prediction %d", pi), "%v", err)
+			}
+			preds = append(preds, p)
+		}
+	}
+	if len(preds) == 0 {
+		// Both the reference and the organisers' evaluation hand the
+		// results to pycocotools' loadRes, which fails on an empty list.
+		return nil, challenge.Invalidf(submissionFile, "", "the submission holds no prediction at all (pycocotools' loadRes, used by the reference and by the organisers' evaluation, fails on an empty result list)")
+	}
+
+	res := &challenge.Result{Mode: mode}
+	type levelStats struct{ ap, ap50, ap75, ar float64 }
+	var levels []levelStats
+	var notes []string
+	for _, a := range aspects {
+		cats := a.registered(mode)
+		reg := map[int64]bool{}
+		for _, c := range cats {
+			reg[c] = true
+		}
+		var gts []detection.GroundTruth
+		skipped := 0
+		for i, g := range truth.gts {
+			c, ok := categoryOf(truth.anns[i], a)
+			if !ok || !reg[c] {
+				skipped++
+				continue
+			}
+			area := g.BBox[2] * g.BBox[3]
+			if g.Area != nil {
+				area = *g.Area
+			}
+			crowd := len(g.IsCrowd) > 0 && string(g.IsCrowd) != "0" && string(g.IsCrowd) != "false" && string(g.IsCrowd) != "null"
+			gts = append(gts, detection.GroundTruth{ImageID: g.ImageID, Category: c, Box: detection.Box{g.BBox[0], g.BBox[1], g.BBox[2], g.BBox[3]}, Area: area, Crowd: crowd, ID: g.ID})
+		}
+		var dts []detection.Detection
+		for _, p := range preds {
+			c, ok := categoryOf(p.obj, a)
+			if !ok || !reg[c] {
+				continue
+			}
+			dts = append(dts, detection.Detection{ImageID: p.image, Category: c, Box: p.box, Score: p.score})
+		}
+		ev, err := detection.Evaluate(ctx, gts, dts, detection.DefaultParams(truth.imageIDs, cats))
+		if err != nil {
+			return nil, challenge.Invalidf(submissionFile, "", "%s evaluation: %v", a.name, err)
+		}
+		levels = append(levels, levelStats{ev.Stats[0], ev.Stats[1], ev.Stats[2], ev.Stats[8]})
+		if skipped > 0 {
+			notes = append(notes, fmt.Sprintf("%s: %d of %d truth boxes carry a category the grader does not register and were not scored (reference mode: class id 0 = %s)", a.name, skipped, len(truth.gts), a.className(0)))
+		}
+		var per []string
+		for k, c := range cats {
+			v := ev.Summarize(true, math.NaN(), "all", 100, k)
+			if v > -1 {
+				per = append(per, fmt.Sprintf("id %d: %.4f", c, v))
+			} else {
+				per = append(per, fmt.Sprintf("id %d: no truth", c))
+			}
+		}
+		notes = append(notes, fmt.Sprintf("%s AP per registered class (%s)", a.name, strings.Join(per, ", ")))
+	}
+	mean := func(get func(levelStats) float64) float64 {
+		return (get(levels[0]) + get(levels[1]) + get(levels[2])) / 3
+	}
+	res.Set("ap_mean", mean(func(l levelStats) float64 { return l.ap }))
+	res.Set("ap50_mean", mean(func(l levelStats) float64 { return l.ap50 }))
+	res.Set("ap75_mean", mean(func(l levelStats) float64 { return l.ap75 }))
+	res.Set("ar_mean", mean(func(l levelStats) float64 { return l.ar }))
+	for i, a := range aspects {
+		res.Set("ap_"+a.name, levels[i].ap)
+		res.Set("ap50_"+a.name, levels[i].ap50)
+		res.Set("ap75_"+a.name, levels[i].ap75)
+		res.Set("ar_"+a.name, levels[i].ar)
+	}
+	if mode == challenge.Official {
+		res.Notes = append(res.Notes, "OFFICIAL mode: categories registered 0-based as in the data (all 4/8/4 classes scored); boxes taken as [x, y, w, h] without the corner heuristic.")
+	} else {
+		res.Notes = append(res.Notes, "REFERENCE mode QUIRK: categories registered 1-based (1–4, 1–8, 1–4) while the data are 0-based, so class 0 of every level (quadrant 1, tooth 1, Impacted) is never scored and predictions only line up when they use the 0-based training ids.")
+		rew := 0
+		for _, p := range preds {
+			if p.rewritten {
+				rew++
+			}
+		}
+		if rew > 0 {
+			res.Notes = append(res.Notes, fmt.Sprintf("%d predicted boxes were rewritten by the corner-format heuristic ([a,b,c,d] → [a,b,c−a,d−b]).", rew))
+		}
+	}
+	res.Notes = append(res.Notes, notes...)
+	counts := map[int64]int{}
+	for _, p := range preds {
+		counts[p.image]++
+	}
+	for i, id := range truth.imageIDs {
+		name := strconv.FormatInt(id, 10)
+		if i < len(ansIDs) {
+			name = ansIDs[i]
+		}
+		res.Cases = append(res.Cases, challenge.Case{ID: name, Values: map[string]float64{
+			"truth_boxes": float64(truth.perImage[id]), "predicted_boxes": float64(counts[id]),
+		}})
+	}
+	return res, nil
+}
+
+// readPredictionFile opens a prediction file inside the submission folder
+// (bounded in size) and parses it.
+func readPredictionFile(submissionDir, rel, field string, total *atomic.Int64) ([]map[string]json.RawMessage, error) {
+	fp, err := challenge.OpenInside(submissionDir, rel, field)
+	if err != nil {
+		return nil, err
+	}
+	if st, err := fp.Stat(); err == nil && total.Add(st.Size()) > maxTotalBytes {
+		fp.Close()
+		return nil, challenge.Invalidf(rel, "", "the prediction files together exceed %d MiB", maxTotalBytes>>20)
+	}
+	b, err := io.ReadAll(io.LimitReader(fp, maxPredictionBytes+1))
+	fp.Close()
+	if err != nil {
+		return nil, challenge.Invalidf(rel, "", "cannot read: %v", err)
+	}
+	if len(b) > maxPredictionBytes {
+		return nil, challenge.Invalidf(rel, "", "file larger than %d MiB", maxPredictionBytes>>20)
+	}
+	objs, err := parsePredictionFile(b)
+	if err != nil {
+		return nil, challenge.Invalidf(rel, "", "%v", err)
+	}
+	return objs, nil
+}
+
+// parsePredictionFile accepts a list of objects, an object with an
+// "annotations" list, or a single object.
+func parsePredictionFile(b []byte) ([]map[string]json.RawMessage, error) {
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 {
+		return nil, fmt.Errorf("empty file, want JSON")
+	}
+	if b[0] == '[' {
+		var list []map[string]json.RawMessage
+		if err := json.Unmarshal(b, &list); err != nil {
+			return nil, fmt.Errorf("not a JSON list of prediction objects: %v", err)
+		}
+		return list, nil
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(b, &obj); err != nil {
+		return nil, fmt.Errorf("not valid JSON (want a list of predictions or an object): %v", err)
+	}
+	if a, ok := obj["annotations"]; ok {
+		var list []map[string]json.RawMessage
+		if err := json.Unmarshal(a, &list); err != nil {
+			return nil, fmt.Errorf("\"annotations\" is not a list of prediction objects: %v", err)
+		}
+		return list, nil
+	}
+	return []map[string]json.RawMessage{obj}, nil
+}
+
+func parsePrediction(obj map[string]json.RawMessage, rowImage any, truth *truthSet, mode challenge.Mode) (prediction, error) {
+	if obj == nil {
+		return prediction{}, fmt.Errorf("prediction is null, want an object")
+	}
+	p := prediction{obj: obj}
+	// Image id.
+	img := rowImage
+	if raw, ok := obj["image_id"]; ok {
+		var s string
+		var f float64
+		switch {
+		case decodeString(raw, &s) == nil:
+			if id, ok := truth.stemToID[strings.ReplaceAll(s, ".png", "")]; ok {
+				img = id
+			}
+		case decodeFloat(raw, &f) == nil && f == math.Trunc(f) && math.Abs(f) < 1<<53:
+			img = int64(f)
+		default:
+			return p, fmt.Errorf("image_id %s is neither a file stem nor an integer image id", raw)
+		}
+	}
+	id, ok := img.(int64)
+	if !ok || !truth.isImageID[id] {
+		return p, fmt.Errorf("image_id resolves to %v, which is not a test image", img)
+	}
+	p.image = id
+	// Box.
+	raw, ok := obj["bbox"]
+	if !ok {
+		return p, fmt.Errorf("missing bbox")
+	}
+	var bb []float64
+	if err := decodeFloats(raw, &bb); err != nil {
+		return p, fmt.Errorf("bbox %s is not a list of numbers", raw)
+	}
+	if len(bb) < 4 {
+		return p, fmt.Errorf("bbox has %d numbers, want 4 [x, y, width, height]", len(bb))
+	}
+	if len(bb) > 4 {
+		for _, a := range aspects {
+			if c, ok := categoryOf(obj, a); ok {
+				for _, r := range a.registered(mode) {
+					if r == c {
+						return p, fmt.Errorf("bbox has %d numbers, want 4 [x, y, width, height]", len(bb))
+					}
+				}
+			}
+		}
+		// Unregistered in every level: never evaluated, as in the reference.
+	}
+	if mode != challenge.Official && len(bb) == 4 && bb[2] > bb[0] && bb[3] > bb[1] && (bb[2] > bb[0]+50 || bb[3] > bb[1]+50) {
+		bb = []float64{bb[0], bb[1], bb[2] - bb[0], bb[3] - bb[1]}
+		p.rewritten = true
+	}
+	p.box = detection.Box{bb[0], bb[1], bb[2], bb[3]}
+	// Score.
+	p.score = 0.5
+	for _, k := range []string{"score", "confidence"} {
+		if raw, ok := obj[k]; ok {
+			if err := decodeFloat(raw, &p.score); err != nil || string(raw) == "null" {
+				return p, fmt.Errorf("%s %s is not a number", k, raw)
+			}
+			break
+		}
+	}
+	return p, nil
+}

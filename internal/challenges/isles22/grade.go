@@ -1,0 +1,185 @@
+package isles22
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"path/filepath"
+	"strings"
+
+	"github.com/rexmle/rexmle/internal/challenge"
+	"github.com/rexmle/rexmle/internal/challenges/medseg"
+	"github.com/rexmle/rexmle/metrics/components"
+	"github.com/rexmle/rexmle/metrics/imageio"
+	"github.com/rexmle/rexmle/metrics/overlap"
+	"github.com/rexmle/rexmle/metrics/resample"
+	"github.com/rexmle/rexmle/metrics/volume"
+)
+
+// Submission column names.
+const (
+	colID   = "case_id"
+	colPath = "predicted_mask_path"
+)
+
+// CaseScores are the four per-case values.
+type CaseScores struct {
+	Dice, LesionF1, CountDiff, VolDiff float64
+}
+
+// VoxelML is the reference's voxel volume in millilitres: the float32
+// product (z0·z1)·z2 of the GT header's first three pixdim values (nibabel
+// get_zooms, float32), divided by 1000 in float64.
+func VoxelML(pixdim [8]float64) float64 {
+	p := float32(float32(float32(pixdim[1])*float32(pixdim[2])) * float32(pixdim[3]))
+	return float64(p) / 1000
+}
+
+// Score computes the four ISLES'22 case metrics of the boolean masks pred
+// and truth on grid g (same shape), with voxel volume vML millilitres:
+// Dice (1 when both are empty), lesion-wise F1 with 26-connectivity (1 when
+// both are empty), |#components(G) − #components(P)| and
+// |(|G|·vML) − (|P|·vML)|.
+func Score(pred, truth []bool, g volume.Grid, vML float64) (CaseScores, error) {
+	counts, err := overlap.Confusion(pred, truth)
+	if err != nil {
+		return CaseScores{}, err
+	}
+	m, err := components.MatchLesions(pred, truth, g, 26)
+	if err != nil {
+		return CaseScores{}, err
+	}
+	return CaseScores{
+		Dice:      counts.Dice(1),
+		LesionF1:  m.F1(),
+		CountDiff: float64(m.CountDiff()),
+		VolDiff:   overlap.AbsVolumeDiff(counts.Pred(), counts.Truth(), vML),
+	}, nil
+}
+
+// Grade implements challenge.Challenge.
+func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mode challenge.Mode) (*challenge.Result, error) {
+	ids, maskPaths, err := medseg.Answers(privateDir, colID, "mask_path")
+	if err != nil {
+		return nil, err
+	}
+	// The reference compares the id sets after astype(str): verbatim strings.
+	rows, err := medseg.ReadSubmission(submissionDir, colID, colPath, ids, medseg.Verbatim)
+	if err != nil {
+		return nil, err
+	}
+	if err := medseg.CheckOfficialIDs(rows, colID, ids, medseg.Verbatim, mode); err != nil {
+		return nil, err
+	}
+	gtPath := map[string]string{}
+	for i, id := range ids {
+		gtPath[id] = maskPaths[i]
+	}
+	scores := make([]CaseScores, len(rows))
+	notes := make([]string, len(rows))
+	err = challenge.ForEach(ctx, len(rows), func(i int) error {
+		s, note, err := gradeRow(privateDir, submissionDir, gtPath[rows[i].Key], rows[i], mode)
+		scores[i], notes[i] = s, note
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	res := &challenge.Result{Mode: mode}
+	var sum CaseScores
+	caseIDs := medseg.CaseIDs(rows)
+	for i, s := range scores {
+		sum.Dice += s.Dice
+		sum.LesionF1 += s.LesionF1
+		sum.CountDiff += s.CountDiff
+		sum.VolDiff += s.VolDiff
+		res.Cases = append(res.Cases, challenge.Case{ID: caseIDs[i], Values: map[string]float64{
+			MetricDice: s.Dice, MetricLesionF1: s.LesionF1, MetricCountDiff: s.CountDiff, MetricVolDiff: s.VolDiff,
+		}})
+		if notes[i] != "" {
+			res.Notes = append(res.Notes, notes[i])
+		}
+	}
+	n := float64(len(rows))
+	res.Set(MetricDice, sum.Dice/n)
+	res.Set(MetricLesionF1, sum.LesionF1/n)
+	res.Set(MetricCountDiff, sum.CountDiff/n)
+	res.Set(MetricVolDiff, sum.VolDiff/n)
+	return res, nil
+}
+
+// gradeRow loads one GT mask and its prediction and scores them.
+func gradeRow(privateDir, submissionDir, gtRel string, row medseg.Row, mode challenge.Mode) (CaseScores, string, error) {
+	gtFile := filepath.Join(privateDir, filepath.FromSlash(gtRel))
+	gh, err := imageio.ReadNIfTIHeaderFile(gtFile)
+	if err != nil {
+		return CaseScores{}, "", fmt.Errorf("read answer %s: %w", gtRel, err)
+	}
+	gt, err := imageio.ReadNIfTIFile(gtFile)
+	if err != nil {
+		return CaseScores{}, "", fmt.Errorf("read answer %s: %w", gtRel, err)
+	}
+	truth := gt.Mask()
+	pred, pg, err := loadPrediction(submissionDir, row, gt.Grid, int(gh.Dim[0]))
+	if err != nil {
+		return CaseScores{}, "", err
+	}
+	note := ""
+	if !pg.SameShape(gt.Grid) {
+		if mode == challenge.Official {
+			return CaseScores{}, "", challenge.Invalidf(row.Path, colPath, "mask shape %v does not match the DWI/GT shape %v (row %d, case %s)", pg.Shape, gt.Shape, row.Line, row.ID)
+		}
+		pred, err = resample.Zoom(pred, pg.Shape, gt.Shape)
+		if err != nil {
+			return CaseScores{}, "", challenge.Invalidf(row.Path, colPath, "cannot resize mask of shape %v to %v: %v", pg.Shape, gt.Shape, err)
+		}
+		note = fmt.Sprintf("%s: prediction shape %v resized to the GT shape %v by nearest-neighbour zoom (order 0)", row.ID, pg.Shape, gt.Shape)
+	}
+	s, err := Score(pred, truth, gt.Grid, VoxelML(gh.Pixdim))
+	if err != nil {
+		return CaseScores{}, "", fmt.Errorf("score %s: %w", row.ID, err)
+	}
+	return s, note, nil
+}
+
+// loadPrediction reads a prediction NIfTI named by a submission row, with
+// its allocation bounded relative to the GT, and returns its non-zero mask.
+func loadPrediction(submissionDir string, row medseg.Row, gt volume.Grid, gtRank int) ([]bool, volume.Grid, error) {
+	f, err := challenge.OpenInside(submissionDir, row.Path, colPath)
+	if err != nil {
+		return nil, volume.Grid{}, err
+	}
+	defer f.Close()
+	lower := strings.ToLower(row.Path)
+	if !strings.HasSuffix(lower, ".nii.gz") && !strings.HasSuffix(lower, ".nii") {
+		return nil, volume.Grid{}, challenge.Invalidf(row.Path, colPath, "row %d (%s): want a NIfTI file (.nii.gz or .nii)", row.Line, row.ID)
+	}
+	gz := strings.HasSuffix(lower, ".gz")
+	h, err := imageio.ReadNIfTIHeader(f, gz)
+	if err != nil {
+		return nil, volume.Grid{}, challenge.Invalidf(row.Path, "header", "row %d (%s): not a readable NIfTI file: %v", row.Line, row.ID, err)
+	}
+	if int(h.Dim[0]) != gtRank {
+		return nil, volume.Grid{}, challenge.Invalidf(row.Path, "dim", "row %d (%s): image has %d dimensions, want %d like the reference mask", row.Line, row.ID, h.Dim[0], gtRank)
+	}
+	if _, err := f.Seek(0, 0); err != nil {
+		return nil, volume.Grid{}, fmt.Errorf("rewind %s: %w", row.Path, err)
+	}
+	// Allow generous resizing room but never more than 64× the GT's decoded size (min 256 MiB).
+	limit := max(int64(gt.Len())*8*64, 256<<20)
+	v, err := imageio.ReadNIfTI(f, gz, imageio.Options{MaxBytes: limit})
+	if err != nil {
+		return nil, volume.Grid{}, challenge.Invalidf(row.Path, "data", "row %d (%s): cannot read the mask: %v", row.Line, row.ID, err)
+	}
+	if v.NumChannels() != 1 {
+		return nil, volume.Grid{}, challenge.Invalidf(row.Path, "data", "row %d (%s): %d channels, want a single-channel mask", row.Line, row.ID, v.NumChannels())
+	}
+	mask := make([]bool, v.Len())
+	for i, x := range v.Data {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil, volume.Grid{}, challenge.Invalidf(row.Path, "data", "row %d (%s): voxel %d is %v; masks must be finite", row.Line, row.ID, i, x)
+		}
+		mask[i] = x != 0
+	}
+	return mask, v.Grid, nil
+}

@@ -1,0 +1,190 @@
+package ldctiqa
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/rexmle/rexmle/internal/challenge"
+	"github.com/rexmle/rexmle/metrics/stats"
+)
+
+const submissionFile = "submission.csv"
+
+// idKind is the dtype pandas' read_csv infers for an id column.
+type idKind int
+
+const (
+	idText    idKind = iota // object: compared as strings
+	idNumeric               // int64 or float64: compared as numbers
+)
+
+// mergeKeys turns an id column into merge keys the way pandas infers its
+// dtype and merges on it: a column whose every value parses as a number
+// (integers, decimals such as "0.0", exponents, "nan"/"inf"; blanks
+// trimmed) is numeric, and numeric keys match by value, so 7, 7.0 and
+// "0007" are one id while 7.5 is another (pandas merges int64 with float64
+// keys by value); any other column is text, matched exactly after trimming.
+func mergeKeys(values []string) ([]string, idKind) {
+	out := make([]string, len(values))
+	nums := make([]float64, len(values))
+	ints := make([]int64, len(values))
+	allInt, allNum := len(values) > 0, len(values) > 0
+	for i, v := range values {
+		out[i] = strings.TrimSpace(v)
+		if n, err := strconv.ParseInt(out[i], 10, 64); err == nil {
+			ints[i], nums[i] = n, float64(n)
+			continue
+		}
+		allInt = false
+		f, err := strconv.ParseFloat(out[i], 64)
+		if err != nil || out[i] == "" {
+			allNum = false
+			continue
+		}
+		nums[i] = f
+	}
+	switch {
+	case allInt:
+		for i := range out {
+			out[i] = strconv.FormatInt(ints[i], 10)
+		}
+		return out, idNumeric
+	case allNum:
+		for i, f := range nums {
+			if f == math.Trunc(f) && math.Abs(f) < 1<<63 {
+				out[i] = strconv.FormatInt(int64(f), 10)
+			} else {
+				out[i] = strconv.FormatFloat(f, 'g', -1, 64)
+			}
+		}
+		return out, idNumeric
+	}
+	return out, idText
+}
+
+// parseScore parses a quality score as pandas' float parser would, refusing
+// empty, NaN and infinite values.
+func parseScore(s string) (float64, error) {
+	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a number", s)
+	}
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("%q is not finite", s)
+	}
+	return v, nil
+}
+
+// Grade joins submission.csv with the private scores on image_id (pandas
+// id inference on both sides) and correlates the pooled predictions with the
+// truth. Both modes score alike; official mode also refuses ids that are
+// not test cases (the common id rule, quirk "id-rule").
+func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mode challenge.Mode) (*challenge.Result, error) {
+	ans, err := challenge.ReadCSV(filepath.Join(privateDir, "test_labels.csv"))
+	if err != nil {
+		return nil, fmt.Errorf("read answers: %w", err)
+	}
+	ansIDsRaw, err := ans.Column(colID)
+	if err != nil {
+		return nil, fmt.Errorf("answers: %w", err)
+	}
+	ansScoresRaw, err := ans.Column(colScore)
+	if err != nil {
+		return nil, fmt.Errorf("answers: %w", err)
+	}
+
+	f, err := challenge.OpenInside(submissionDir, submissionFile, "")
+	if err != nil {
+		return nil, err
+	}
+	sub, err := challenge.ParseCSV(f, submissionFile)
+	f.Close()
+	if err != nil {
+		return nil, challenge.Invalidf(submissionFile, "", "cannot parse CSV: %v", err)
+	}
+	if err := challenge.RequireRows(sub, submissionFile, len(ansIDsRaw)); err != nil {
+		return nil, err
+	}
+	subIDsRaw, err := sub.Column(colID)
+	if err != nil {
+		return nil, challenge.Invalidf(submissionFile, colID, "missing required column %q (columns: %s)", colID, strings.Join(sub.Header, ", "))
+	}
+	subScoresRaw, err := sub.Column(colScore)
+	if err != nil {
+		return nil, challenge.Invalidf(submissionFile, colScore, "missing required column %q (columns: %s)", colScore, strings.Join(sub.Header, ", "))
+	}
+	ansIDs, ansKind := mergeKeys(ansIDsRaw)
+	subIDs, subKind := mergeKeys(subIDsRaw)
+	if ansKind != subKind {
+		return nil, challenge.Invalidf(submissionFile, colID, "image_id values must have the same form as the test ids (numbers: %v); pandas cannot merge integer or decimal ids with text ids", ansKind == idNumeric)
+	}
+	if mode == challenge.Official {
+		// The common id rule: every test case exactly once, nothing else.
+		if err := challenge.CheckIDs(submissionFile, colID, subIDs, subIDsRaw, ansIDs, challenge.StrictIDs); err != nil {
+			return nil, err
+		}
+	}
+
+	want := make(map[string]bool, len(ansIDs))
+	for _, id := range ansIDs {
+		want[id] = true
+	}
+	pred := make(map[string]float64, len(subIDs))
+	for i, id := range subIDs {
+		if !want[id] {
+			continue // extra ids are ignored, as the inner merge does
+		}
+		if _, dup := pred[id]; dup {
+			return nil, challenge.Invalidf(submissionFile, fmt.Sprintf("row %d", i+2), "duplicate image_id %q", subIDsRaw[i])
+		}
+		v, err := parseScore(subScoresRaw[i])
+		if err != nil {
+			return nil, challenge.Invalidf(submissionFile, fmt.Sprintf("row %d, %s", i+2, colScore), "%v", err)
+		}
+		pred[id] = v
+	}
+	p := make([]float64, len(ansIDs))
+	g := make([]float64, len(ansIDs))
+	res := &challenge.Result{Mode: mode}
+	var missing []string
+	for i, id := range ansIDs {
+		v, ok := pred[id]
+		if !ok {
+			missing = append(missing, ansIDsRaw[i])
+			continue
+		}
+		gv, err := strconv.ParseFloat(strings.TrimSpace(ansScoresRaw[i]), 64)
+		if err != nil {
+			return nil, fmt.Errorf("answers row %d: %w", i+2, err)
+		}
+		p[i], g[i] = v, gv
+		res.Cases = append(res.Cases, challenge.Case{ID: ansIDsRaw[i], Values: map[string]float64{
+			"prediction": v, "truth": gv, "abs_error": math.Abs(v - gv),
+		}})
+	}
+	if len(missing) > 0 {
+		return nil, challenge.Invalidf(submissionFile, colID, "missing predictions for %d test images (first: %s)", len(missing), strings.Join(missing[:min(5, len(missing))], ", "))
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	plcc, err := stats.Pearson(p, g)
+	if err != nil {
+		return nil, challenge.Invalidf(submissionFile, "", "cannot correlate: %v", err)
+	}
+	srocc, _ := stats.Spearman(p, g)
+	krocc, _ := stats.KendallTauB(p, g)
+	plcc, srocc, krocc = math.Abs(plcc), math.Abs(srocc), math.Abs(krocc)
+	res.Set("score", plcc+srocc+krocc)
+	res.Set("plcc", plcc)
+	res.Set("srocc", srocc)
+	res.Set("krocc", krocc)
+	if math.IsNaN(plcc + srocc + krocc) {
+		res.Notes = append(res.Notes, "correlations are undefined (NaN) because the predictions or the truths are constant; the reference grader still reports such a submission as valid, with a NaN score and no rank")
+	}
+	return res, nil
+}

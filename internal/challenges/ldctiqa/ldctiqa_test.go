@@ -1,0 +1,149 @@
+package ldctiqa
+
+import (
+	"context"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/rexmle/rexmle/internal/challenge"
+	"github.com/rexmle/rexmle/internal/challenge/challengetest"
+)
+
+func TestConformance(t *testing.T) {
+	p := challengetest.Conformance(t, Challenge{})
+	perfect := p.Submit(t, "perfect", func(ctx context.Context, out string) error {
+		return Challenge{}.Perfect(ctx, p.Public(), p.Private(), out)
+	})
+	res := p.Grade(t, perfect, challenge.Reference)
+	if res.Values["score"] != 3 || res.Values["plcc"] != 1 {
+		t.Errorf("perfect submission: %v, want score 3", res.Values)
+	}
+	sample := p.Submit(t, "sample", func(ctx context.Context, out string) error {
+		return Challenge{}.SampleSubmission(ctx, p.Public(), out)
+	})
+	if rs := p.Grade(t, sample, challenge.Reference); !math.IsNaN(rs.Values["score"]) || len(rs.Notes) == 0 {
+		t.Errorf("sample (all 0.0) submission: %v %v, want NaN with a note (spec L4)", rs.Values, rs.Notes)
+	}
+
+	challengetest.CheckMalformed(t, p, perfect, []challengetest.Malformed{
+		challengetest.MissingCSV(),
+		challengetest.DropRow(),
+		challengetest.DuplicateRow(),
+		challengetest.RenameColumn(colID),
+		challengetest.RenameColumn(colScore),
+		challengetest.SetCell("nan-score", colScore, "nan", "finite"),
+		challengetest.SetCell("inf-score", colScore, "inf", "finite"),
+		challengetest.SetCell("text-score", colScore, "good", "not a number"),
+		challengetest.SetCell("text-id", colID, "abc", "integer"),
+		{Name: "symlink-out", Want: "leaves", Break: func(t testing.TB, dir string) {
+			outside := filepath.Join(t.TempDir(), "x.csv")
+			os.WriteFile(outside, []byte("image_id,quality_score\n"), 0o644)
+			os.Remove(filepath.Join(dir, submissionFile))
+			if err := os.Symlink(outside, filepath.Join(dir, submissionFile)); err != nil {
+				t.Skip(err)
+			}
+		}},
+	})
+}
+
+// writeCase writes answers and a submission for the spec's vectors.
+func writeCase(t *testing.T, ids []string, truth []string, subIDs []string, pred []string) (sub, priv string) {
+	t.Helper()
+	sub, priv = t.TempDir(), t.TempDir()
+	rows := make([][]string, len(ids))
+	for i := range ids {
+		rows[i] = []string{ids[i], truth[i]}
+	}
+	if err := challenge.WriteCSV(filepath.Join(priv, "test_labels.csv"), []string{colID, colScore}, rows); err != nil {
+		t.Fatal(err)
+	}
+	rows = make([][]string, len(subIDs))
+	for i := range subIDs {
+		rows[i] = []string{subIDs[i], pred[i]}
+	}
+	if err := challenge.WriteCSV(filepath.Join(sub, submissionFile), []string{colID, colScore}, rows); err != nil {
+		t.Fatal(err)
+	}
+	return sub, priv
+}
+
+// Spec §7 L1–L4 and the validity rules.
+func TestSpecVectors(t *testing.T) {
+	ids := []string{"a", "b", "c", "d", "e"}
+	cases := []struct {
+		name               string
+		ids, truth         []string
+		subIDs, pred       []string
+		plcc, srocc, krocc float64
+	}{
+		{"L1", ids, []string{"2", "1", "4", "3", "5"}, ids, []string{"1", "2", "3", "4", "5"}, 0.8, 0.8, 0.6},
+		{"L2", ids[:4], []string{"1", "2", "3", "3"}, ids[:4], []string{"1", "1", "2", "3"}, 9.0 / 11, 8.0 / 9, 0.8},
+		{"L3", ids, []string{"1", "2", "3", "4", "5"}, ids, []string{"5", "4", "3", "2", "1"}, 1, 1, 1},
+		{"L4", ids[:3], []string{"1", "2", "3"}, ids[:3], []string{"0", "0", "0"}, math.NaN(), math.NaN(), math.NaN()},
+		// Extra id ignored; submission rows in another order; numeric ids with
+		// leading zeros match numerically as pandas parses them.
+		{"extra-id", []string{"7", "8", "9"}, []string{"1", "2", "3"}, []string{"0009", "8", "10", "0007"}, []string{"3", "2", "9", "1"}, 1, 1, 1},
+		// Float-formatted ids (issue 15.3): pandas reads them as float64 and
+		// merges them with the int64 test ids by value (7.0 == 7); 7.5
+		// matches nothing. The values are L1's.
+		{"float-ids", []string{"7", "8", "9", "10", "11"}, []string{"2", "1", "4", "3", "5"},
+			[]string{"7.0", "8.0", "9.0", "1e1", "11.0", "7.5"}, []string{"1", "2", "3", "4", "5", "0"}, 0.8, 0.8, 0.6},
+	}
+	for _, c := range cases {
+		sub, priv := writeCase(t, c.ids, c.truth, c.subIDs, c.pred)
+		res, err := Challenge{}.Grade(context.Background(), sub, priv, challenge.Reference)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		check := func(name string, got, want float64) {
+			if math.IsNaN(want) != math.IsNaN(got) || (!math.IsNaN(want) && math.Abs(got-want) > 1e-12) {
+				t.Errorf("%s: %s = %v, want %v", c.name, name, got, want)
+			}
+		}
+		check("plcc", res.Values["plcc"], c.plcc)
+		check("srocc", res.Values["srocc"], c.srocc)
+		check("krocc", res.Values["krocc"], c.krocc)
+		check("score", res.Values["score"], c.plcc+c.srocc+c.krocc)
+	}
+	// L2 score 2.5070707 (spec).
+	sub, priv := writeCase(t, ids[:4], []string{"1", "2", "3", "3"}, ids[:4], []string{"1", "1", "2", "3"})
+	res, _ := Challenge{}.Grade(context.Background(), sub, priv, challenge.Official)
+	if got := res.Rounded()["score"]; got != 2.50707 {
+		t.Errorf("L2 rounded score %v, want 2.50707", got)
+	}
+
+	invalid := []struct {
+		name   string
+		subIDs []string
+	}{
+		{"missing", []string{"a", "b"}},
+		{"duplicate", []string{"a", "a", "b", "c"}},
+		{"numeric-vs-text", []string{"1", "2", "3"}},
+	}
+	for _, c := range invalid {
+		pred := make([]string, len(c.subIDs))
+		for i := range pred {
+			pred[i] = "1"
+		}
+		sub, priv := writeCase(t, []string{"a", "b", "c"}, []string{"1", "2", "3"}, c.subIDs, pred)
+		if _, err := (Challenge{}).Grade(context.Background(), sub, priv, challenge.Reference); !challenge.IsInvalid(err) {
+			t.Errorf("%s: err = %v, want invalid", c.name, err)
+		}
+	}
+}
+
+func BenchmarkGrade(b *testing.B) {
+	p := challengetest.Prepare(b, Challenge{}, 1)
+	dir := p.Submit(b, "perfect", func(ctx context.Context, out string) error {
+		return Challenge{}.Perfect(ctx, p.Public(), p.Private(), out)
+	})
+	challengetest.KeepCopy(b, p.Private(), dir)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := (Challenge{}).Grade(context.Background(), dir, p.Private(), challenge.Reference); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

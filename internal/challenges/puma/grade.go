@@ -1,0 +1,320 @@
+package puma
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/rexmle/rexmle/internal/challenge"
+)
+
+const submissionFile = "submission.csv"
+
+// row is one submission row: a case id and the file it names.
+type row struct {
+	id, path string
+	line     int
+}
+
+// readSubmission reads submission.csv and returns its (case_id, pathCol)
+// rows in file order.
+func readSubmission(dir, pathCol string) ([]row, error) {
+	p := filepath.Join(dir, submissionFile)
+	t, err := challenge.ReadCSV(p)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, challenge.Invalidf(submissionFile, "", "missing: the submission folder must hold submission.csv")
+		}
+		return nil, challenge.Invalidf(submissionFile, "", "cannot read: %v", err)
+	}
+	ic, err := t.Col("case_id")
+	if err != nil {
+		return nil, challenge.Invalidf(submissionFile, "case_id", "column missing (columns: %v)", t.Header)
+	}
+	pc, err := t.Col(pathCol)
+	if err != nil {
+		return nil, challenge.Invalidf(submissionFile, pathCol, "column missing (columns: %v)", t.Header)
+	}
+	rows := make([]row, len(t.Rows))
+	for i, r := range t.Rows {
+		rows[i] = row{id: r[ic], path: r[pc], line: i + 2}
+	}
+	return rows, nil
+}
+
+// answer is one private answer row.
+type answer struct{ id, label string }
+
+func readAnswers(privateDir string) ([]answer, error) {
+	t, err := challenge.ReadCSV(filepath.Join(privateDir, answersCSV))
+	if err != nil {
+		return nil, fmt.Errorf("read answers: %w", err)
+	}
+	ids, err := t.Column("case_id")
+	if err != nil {
+		return nil, err
+	}
+	labels, err := t.Column("label_path")
+	if err != nil {
+		return nil, err
+	}
+	out := make([]answer, len(ids))
+	for i := range ids {
+		out[i] = answer{ids[i], labels[i]}
+	}
+	return out, nil
+}
+
+// answerDir is where the mode's answers live.
+func answerDir(privateDir string, mode challenge.Mode) string {
+	if mode == challenge.Official {
+		return filepath.Join(privateDir, officialDir)
+	}
+	return privateDir
+}
+
+// Grade scores a submission (see the metric cards and Quirks).
+func (c Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mode challenge.Mode) (*challenge.Result, error) {
+	if c.task == Tissue {
+		return c.gradeTissue(ctx, submissionDir, privateDir, mode)
+	}
+	return c.gradeNuclei(ctx, submissionDir, privateDir, mode)
+}
+
+// Tissue grading -----------------------------------------------------------
+
+const eps = 1e-5
+
+// tissueCounts are per-class pixel counts (index 1..5).
+type tissueCounts struct{ inter, truth, pred [6]int64 }
+
+// decodeTissueMask turns a decoded prediction into 1024×1024 labels using
+// the track's decoding rule (track 1: channel 0 cast to uint8 — integers
+// wrap modulo 256, floats truncate toward zero; track 2: values as they
+// are, single channel only, compared for exact equality with 1..5), checks
+// the range (max ≤ 5) and resizes by nearest neighbour. Labels outside
+// 1..5 become 0 (background). NaN and ±Inf are invalid.
+func (c Challenge) decodeTissueMask(im *rawImage, file string) ([]uint8, error) {
+	for i, v := range im.Pix {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, challenge.Invalidf(file, "", "sample %d is %v; masks must hold finite labels", i, v)
+		}
+	}
+	plane := make([]uint8, im.W*im.H)
+	if c.track == 1 {
+		for i := range plane {
+			v := uint8(int64(math.Trunc(im.Pix[i*im.C])) & 0xff)
+			if v > 5 {
+				return nil, challenge.Invalidf(file, "", "pixel (row %d, column %d) is %d after the uint8 cast, want a label 0–5", i/im.W, i%im.W, v)
+			}
+			plane[i] = v
+		}
+	} else {
+		mx := math.Inf(-1)
+		for _, v := range im.Pix {
+			mx = math.Max(mx, v)
+		}
+		if mx > 5 {
+			return nil, challenge.Invalidf(file, "", "mask values go up to %v, want a label 0–5 (track 2 uses the array as decoded: no channel selection, no uint8 cast)", mx)
+		}
+		if im.C != 1 {
+			return nil, challenge.Invalidf(file, "", "mask has %d channels; track 2 compares the decoded array with the single-channel truth, so it must have one channel", im.C)
+		}
+		for i, v := range im.Pix {
+			if v == 1 || v == 2 || v == 3 || v == 4 || v == 5 {
+				plane[i] = uint8(v)
+			}
+		}
+	}
+	return resizeNearest(plane, im.W, im.H, Size, Size), nil
+}
+
+func (c Challenge) gradeTissue(ctx context.Context, subDir, privateDir string, mode challenge.Mode) (*challenge.Result, error) {
+	rows, err := readSubmission(subDir, "predicted_mask_path")
+	if err != nil {
+		return nil, err
+	}
+	answers, err := readAnswers(privateDir)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkSameSet(rows, answers); err != nil {
+		return nil, err
+	}
+	if err := checkOfficialIDs(rows, answers, mode); err != nil {
+		return nil, err
+	}
+	labelOf := map[string]string{}
+	for _, a := range answers {
+		labelOf[a.id] = a.label
+	}
+	counts := make([]tissueCounts, len(rows))
+	adir := answerDir(privateDir, mode)
+	err = challenge.ForEach(ctx, len(rows), func(i int) error {
+		r := rows[i]
+		path, err := challenge.ResolveInside(subDir, r.path, fmt.Sprintf("row %d (%s) predicted_mask_path", r.line, r.id))
+		if err != nil {
+			return err
+		}
+		if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
+			return challenge.Invalidf(r.path, fmt.Sprintf("row %d (%s) predicted_mask_path", r.line, r.id), "file not found in the submission folder")
+		}
+		im, err := readImageFile(path)
+		if err != nil {
+			return challenge.Invalidf(r.path, "", "cannot read the mask: %s", strings.ReplaceAll(err.Error(), path+": ", ""))
+		}
+		pred, err := c.decodeTissueMask(im, r.path)
+		if err != nil {
+			return err
+		}
+		tim, err := readImageFile(filepath.Join(adir, labelOf[r.id]))
+		if err != nil {
+			return fmt.Errorf("read truth of %s: %w", r.id, err)
+		}
+		truth := make([]uint8, tim.W*tim.H)
+		for k := range truth {
+			truth[k] = uint8(tim.Pix[k*tim.C])
+		}
+		truth = resizeNearest(truth, tim.W, tim.H, Size, Size)
+		var tc tissueCounts
+		for k, t := range truth {
+			p := pred[k]
+			if t >= 1 && t <= 5 {
+				tc.truth[t]++
+				if p == t {
+					tc.inter[t]++
+				}
+			}
+			if p >= 1 && p <= 5 {
+				tc.pred[p]++
+			}
+		}
+		counts[i] = tc
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	res := &challenge.Result{Mode: mode}
+	var pooled tissueCounts
+	caseIDs := distinctCaseIDs(rows)
+	for i, tc := range counts {
+		for k := 1; k <= 5; k++ {
+			pooled.inter[k] += tc.inter[k]
+			pooled.truth[k] += tc.truth[k]
+			pooled.pred[k] += tc.pred[k]
+		}
+		res.Cases = append(res.Cases, challenge.Case{ID: caseIDs[i], Values: map[string]float64{"dice": c.caseDice(tc, mode)}, Detail: encodeTissueDetail(tc, mode)})
+	}
+	res.Set("dice", c.microDice(pooled, mode))
+	if mode == challenge.Reference {
+		empty := true
+		for k := 1; k <= 5; k++ {
+			if pooled.truth[k] > 0 {
+				empty = false
+			}
+		}
+		if empty {
+			res.Notes = append(res.Notes, "REFERENCE QUIRK: the reference ground truth is entirely background because "+namesNote+"; every submission scores 0 (track 1: at most ≈1e-5), as in the paper. Grade in official mode for a meaningful score.")
+		}
+	} else {
+		res.Notes = append(res.Notes, "OFFICIAL MODE: ground truth rasterised with the real tissue_* class names; the reference (paper) ground truth is all background and scores every submission 0.")
+	}
+	res.Notes = append(res.Notes, "per-case values are the per-image mean Dice over classes 1–5 (not ranked)")
+	return res, nil
+}
+
+// microDice is the pooled Dice averaged over classes 1..5 (see the cards).
+func (c Challenge) microDice(p tissueCounts, mode challenge.Mode) float64 {
+	sum := 0.0
+	for k := 1; k <= 5; k++ {
+		u := p.truth[k] + p.pred[k]
+		if u == 0 {
+			continue
+		}
+		if p.inter[k] == 0 && (c.track == 2 || mode == challenge.Official) {
+			continue
+		}
+		sum += (2*float64(p.inter[k]) + eps) / (float64(u) + eps)
+	}
+	return sum / 5
+}
+
+// caseDice is the per-image mean Dice: a class absent from both scores 0
+// (reference) or 1 (official).
+func (c Challenge) caseDice(p tissueCounts, mode challenge.Mode) float64 {
+	sum := 0.0
+	for k := 1; k <= 5; k++ {
+		u := p.truth[k] + p.pred[k]
+		if u == 0 {
+			if mode == challenge.Official {
+				sum++
+			}
+			continue
+		}
+		sum += (2*float64(p.inter[k]) + eps) / (float64(u) + eps)
+	}
+	return sum / 5
+}
+
+// distinctCaseIDs names the rows' stored cases: a repeated id's k-th row
+// is stored as "<id>#k" (the reference grades every row).
+func distinctCaseIDs(rows []row) []string {
+	ids := make([]string, len(rows))
+	for i, r := range rows {
+		ids[i] = r.id
+	}
+	return challenge.DistinctCaseIDs(ids)
+}
+
+// referenceIDRule says what the reference does with the submission's ids.
+func (c Challenge) referenceIDRule() string {
+	if c.task == Tissue {
+		return "a repeated id is graded again; ids that are not test cases and missing test cases make the submission invalid"
+	}
+	return "only the submitted rows are graded: a missing test case is left out and a repeated id counts twice; ids that are not test cases make the submission invalid"
+}
+
+// checkOfficialIDs applies the common id rule in official mode: every test
+// case exactly once, nothing else (the reference accepts repeated ids and,
+// for nuclei, missing ones).
+func checkOfficialIDs(rows []row, answers []answer, mode challenge.Mode) error {
+	if mode != challenge.Official {
+		return nil
+	}
+	got, want := make([]string, len(rows)), make([]string, len(answers))
+	for i, r := range rows {
+		got[i] = r.id
+	}
+	for i, a := range answers {
+		want[i] = a.id
+	}
+	return challenge.CheckIDs(submissionFile, "case_id", got, nil, want, challenge.StrictIDs)
+}
+
+// checkSameSet requires the set of submitted ids to equal the answer ids
+// (duplicates allowed).
+func checkSameSet(rows []row, answers []answer) error {
+	want := map[string]bool{}
+	for _, a := range answers {
+		want[a.id] = true
+	}
+	got := map[string]bool{}
+	for _, r := range rows {
+		if !want[r.id] {
+			return challenge.Invalidf(submissionFile, fmt.Sprintf("row %d case_id", r.line), "%q is not a test case", r.id)
+		}
+		got[r.id] = true
+	}
+	for _, a := range answers {
+		if !got[a.id] {
+			return challenge.Invalidf(submissionFile, "case_id", "test case %q is missing", a.id)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,181 @@
+package topcowcommon
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/rexmle/rexmle/internal/challenge"
+	"github.com/rexmle/rexmle/metrics/topology"
+)
+
+// maxSmallFile bounds the box and edge files a submission may name.
+const maxSmallFile = 1 << 20
+
+// readSmall reads a small submission file through OpenInside.
+func readSmall(submissionDir, rel, field string) ([]byte, error) {
+	f, err := challenge.OpenInside(submissionDir, rel, field)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxSmallFile+1))
+	if err != nil {
+		return nil, challenge.Invalidf(rel, field, "cannot read: %v", err)
+	}
+	if len(b) > maxSmallFile {
+		return nil, challenge.Invalidf(rel, field, "file is larger than %d bytes", maxSmallFile)
+	}
+	return b, nil
+}
+
+// pythonInt converts a decoded JSON value as Python's int() does: integers
+// as they are, floats truncated toward zero, booleans to 0/1, strings of an
+// optionally signed decimal integer (surrounding blanks and single
+// underscores between digits allowed). Anything else fails.
+func pythonInt(v any) (int, error) {
+	switch x := v.(type) {
+	case bool:
+		if x {
+			return 1, nil
+		}
+		return 0, nil
+	case json.Number:
+		s := string(x)
+		if !strings.ContainsAny(s, ".eE") {
+			n, err := strconv.ParseInt(s, 10, 64)
+			if err != nil || n > 1<<40 || n < -(1<<40) {
+				return 0, fmt.Errorf("integer %s out of range", s)
+			}
+			return int(n), nil
+		}
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil || math.IsInf(f, 0) || math.Abs(f) > 1<<40 {
+			return 0, fmt.Errorf("number %s out of range", s)
+		}
+		return int(math.Trunc(f)), nil
+	case string:
+		t := strings.TrimSpace(x)
+		neg := false
+		if strings.HasPrefix(t, "+") || strings.HasPrefix(t, "-") {
+			neg = t[0] == '-'
+			t = t[1:]
+		}
+		if t == "" || t[0] == '_' || t[len(t)-1] == '_' || strings.Contains(t, "__") {
+			return 0, fmt.Errorf("%q is not an integer", x)
+		}
+		t = strings.ReplaceAll(t, "_", "")
+		n, err := strconv.ParseInt(t, 10, 64)
+		if err != nil || n > 1<<40 {
+			return 0, fmt.Errorf("%q is not an integer", x)
+		}
+		if neg {
+			n = -n
+		}
+		return int(n), nil
+	case nil:
+		return 0, fmt.Errorf("null is not an integer")
+	}
+	return 0, fmt.Errorf("%v is not an integer", v)
+}
+
+// parseBoxJSON reads {"size": [3 values], "location": [3 values]}.
+func parseBoxJSON(b []byte) (topology.Box, error) {
+	var obj map[string]any
+	if err := decodeJSON(b, &obj); err != nil {
+		return topology.Box{}, fmt.Errorf("not a JSON object: %v", err)
+	}
+	var out topology.Box
+	for _, key := range []string{"size", "location"} {
+		raw, ok := obj[key]
+		if !ok {
+			return out, fmt.Errorf("missing key %q", key)
+		}
+		list, ok := raw.([]any)
+		if !ok || len(list) != 3 {
+			return out, fmt.Errorf("%q must be a list of 3 integers", key)
+		}
+		for i, v := range list {
+			n, err := pythonInt(v)
+			if err != nil {
+				return out, fmt.Errorf("%s[%d]: %v", key, i, err)
+			}
+			if key == "size" {
+				out.Size[i] = n
+			} else {
+				out.Location[i] = n
+			}
+		}
+	}
+	return out, nil
+}
+
+// readBoxFile reads a box from a .json or .txt file (suffix checked
+// case-insensitively).
+func readBoxFile(submissionDir, rel, field string) (topology.Box, error) {
+	ext := strings.ToLower(rel[strings.LastIndex(rel, ".")+1:])
+	if !strings.Contains(rel, ".") || (ext != "json" && ext != "txt") {
+		return topology.Box{}, challenge.Invalidf(rel, field, "box files must end in .json or .txt")
+	}
+	b, err := readSmall(submissionDir, rel, field)
+	if err != nil {
+		return topology.Box{}, err
+	}
+	var box topology.Box
+	if ext == "json" {
+		box, err = parseBoxJSON(b)
+	} else {
+		box, err = parseBoxText(string(b))
+	}
+	if err != nil {
+		return box, challenge.Invalidf(rel, field, "%v", err)
+	}
+	return box, nil
+}
+
+// boxIoUs returns (boundary_iou, iou) of a GT and a predicted box: the
+// reference grows both boxes outward by ceil(r·size) (r = 0.2, 0.5) and
+// takes filled IoUs; the official metric uses inner shells (r = 0.5 gives
+// the plain box IoU).
+func boxIoUs(gt, pred topology.Box, mode challenge.Mode) (float64, float64) {
+	if mode == challenge.Official {
+		return topology.BoundaryBoxIoU(gt, pred, 0.2), topology.BoundaryBoxIoU(gt, pred, 0.5)
+	}
+	return topology.GrownBoxIoU(gt, pred, 0.2), topology.GrownBoxIoU(gt, pred, 0.5)
+}
+
+func (c Challenge) gradeBoxes(ctx context.Context, submissionDir string, rows []gradeRow, mode challenge.Mode) (*challenge.Result, error) {
+	res := &challenge.Result{Mode: mode}
+	var bi, io []float64
+	for _, r := range rows {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		gb, err := readFileBytes(r.answer)
+		if err != nil {
+			return nil, err
+		}
+		gt, err := parseBoxJSON(gb)
+		if err != nil {
+			return nil, fmt.Errorf("answer %s: %w", r.answer, err)
+		}
+		_, rel, err := c.predictionPath(submissionDir, r.Row)
+		if err != nil {
+			return nil, err
+		}
+		pred, err := readBoxFile(submissionDir, rel, fmt.Sprintf("%s (row %d)", c.pathColumn(), r.Line))
+		if err != nil {
+			return nil, err
+		}
+		b, i := boxIoUs(gt, pred, mode)
+		bi, io = append(bi, b), append(io, i)
+		res.Cases = append(res.Cases, challenge.Case{ID: r.caseID, Values: map[string]float64{"boundary_iou": b, "iou": i}})
+	}
+	res.Set("boundary_iou", mean(bi))
+	res.Set("iou", mean(io))
+	return res, nil
+}
