@@ -1,0 +1,195 @@
+package detection
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+)
+
+// Summary are the COCO statistics a resample is ranked on: Eval.Stats[0]
+// (AP), [1] (AP50), [2] (AP75) and [8] (AR at the last maxDets), all at the
+// first area range.
+type Summary struct{ AP, AP50, AP75, AR float64 }
+
+// Pool re-accumulates the Summary of a multiset of images from their
+// ImageRecords, exactly as Evaluate would on a submission holding those
+// images, each as many times as drawn: the images in the order they were
+// given (the evaluation's image order), the copies of one image next to each
+// other. With every image drawn once it reproduces Evaluate's statistics bit
+// for bit. The records are sorted once by NewPool; a resample only walks
+// them. A Pool is not safe for concurrent use.
+type Pool struct {
+	eval  Eval // one area range and one maxDets; Precision, Recall reused
+	nImg  int
+	cats  []poolCat
+	masks []poolDet // scratch: the expanded detections of a category
+	rc    []float64
+	pr    []float64
+}
+
+type poolCat struct {
+	npos []int32   // [image] truths not ignored
+	runs []poolRun // detections in accumulate order, as runs of one image and one score
+	dets []poolDet
+}
+
+// poolRun is dets[lo:hi], all of image img with equal scores: a run the
+// copies of img repeat as a block.
+type poolRun struct{ img, lo, hi int32 }
+
+type poolDet struct{ match, ignore uint64 }
+
+// NewPool prepares the re-accumulation of the records of an evaluation with
+// parameters p (Params.Categories, IoU and recall thresholds, MaxDets and
+// the first area range are used); images are in the evaluation's order.
+func NewPool(p Params, images []ImageRecord) (*Pool, error) {
+	T, R, K := len(p.IoUThresholds), len(p.RecallThresholds), len(p.Categories)
+	if T == 0 || R == 0 || len(p.MaxDets) == 0 || len(p.AreaRanges) == 0 || len(p.AreaNames) == 0 {
+		return nil, fmt.Errorf("detection: incomplete parameters")
+	}
+	if T > maxThresholds {
+		return nil, fmt.Errorf("detection: %d IoU thresholds, at most %d supported", T, maxThresholds)
+	}
+	maxDet := p.MaxDets[len(p.MaxDets)-1]
+	full := (uint64(1) << T) - 1
+	if T == 64 {
+		full = math.MaxUint64
+	}
+	pl := &Pool{nImg: len(images), cats: make([]poolCat, K)}
+	pl.eval.Params = Params{
+		ImageIDs:         nil,
+		Categories:       p.Categories,
+		IoUThresholds:    p.IoUThresholds,
+		RecallThresholds: p.RecallThresholds,
+		MaxDets:          []int{maxDet},
+		AreaRanges:       p.AreaRanges[:1],
+		AreaNames:        p.AreaNames[:1],
+	}
+	pl.eval.Precision = make([]float64, T*R*K)
+	pl.eval.Recall = make([]float64, T*K)
+	type entry struct {
+		score float64
+		img   int32
+		rank  int32
+		d     poolDet
+	}
+	per := make([][]entry, K)
+	for k := range pl.cats {
+		pl.cats[k].npos = make([]int32, len(images))
+	}
+	for i, im := range images {
+		prev := -1
+		for _, c := range im.Categories {
+			if c.K < 0 || c.K >= K || c.K <= prev {
+				return nil, fmt.Errorf("detection: image %d: category index %d out of range or out of order", i, c.K)
+			}
+			prev = c.K
+			if c.NPos < 0 || c.NPos > math.MaxInt32 {
+				return nil, fmt.Errorf("detection: image %d: %d truths", i, c.NPos)
+			}
+			pl.cats[c.K].npos[i] = int32(c.NPos)
+			if len(c.Dets) > maxDet {
+				return nil, fmt.Errorf("detection: image %d: %d detections of category index %d, more than maxDets %d", i, len(c.Dets), c.K, maxDet)
+			}
+			for r, d := range c.Dets {
+				if math.IsNaN(d.Score) || d.Match&^full != 0 || d.Ignore&^full != 0 {
+					return nil, fmt.Errorf("detection: image %d: invalid detection record %+v", i, d)
+				}
+				if r > 0 && d.Score > c.Dets[r-1].Score {
+					return nil, fmt.Errorf("detection: image %d: detections of category index %d not in descending score order", i, c.K)
+				}
+				per[c.K] = append(per[c.K], entry{d.Score, int32(i), int32(r), poolDet{d.Match, d.Ignore}})
+			}
+		}
+	}
+	for k, es := range per {
+		// accumulate's stable sort of the per-image lists in image order.
+		slices.SortFunc(es, func(x, y entry) int {
+			if r := cmp.Compare(y.score, x.score); r != 0 {
+				return r
+			}
+			if r := cmp.Compare(x.img, y.img); r != 0 {
+				return r
+			}
+			return cmp.Compare(x.rank, y.rank)
+		})
+		c := &pl.cats[k]
+		c.dets = make([]poolDet, len(es))
+		for n, x := range es {
+			c.dets[n] = x.d
+			if n > 0 && x.img == es[n-1].img && x.score == es[n-1].score {
+				c.runs[len(c.runs)-1].hi++
+				continue
+			}
+			c.runs = append(c.runs, poolRun{x.img, int32(n), int32(n + 1)})
+		}
+	}
+	return pl, nil
+}
+
+// Images is the number of images the pool was built from.
+func (pl *Pool) Images() int { return pl.nImg }
+
+// Stats re-accumulates the multiset in which image i is drawn w[i] times
+// (len(w) = Images()).
+func (pl *Pool) Stats(w []int) (Summary, error) {
+	if len(w) != pl.nImg {
+		return Summary{}, fmt.Errorf("detection: %d weights for %d images", len(w), pl.nImg)
+	}
+	e := &pl.eval
+	p := e.Params
+	T, R, K, _, _ := e.dims()
+	for i := range e.Precision {
+		e.Precision[i] = -1
+	}
+	for i := range e.Recall {
+		e.Recall[i] = -1
+	}
+	eps := math.Nextafter(1, 2) - 1 // np.spacing(1) = 2^-52
+	for k := range pl.cats {
+		c := &pl.cats[k]
+		npig := 0
+		for i, n := range c.npos {
+			npig += w[i] * int(n)
+		}
+		if npig == 0 {
+			continue
+		}
+		ds := pl.masks[:0]
+		for _, r := range c.runs {
+			for range w[r.img] {
+				ds = append(ds, c.dets[r.lo:r.hi]...)
+			}
+		}
+		pl.masks = ds
+		nd := len(ds)
+		pl.rc, pl.pr = grow(pl.rc, nd), grow(pl.pr, nd)
+		rc, pr := pl.rc, pl.pr
+		for t := 0; t < T; t++ {
+			bit := uint64(1) << t
+			var tp, fp float64
+			for x, d := range ds {
+				if d.ignore&bit == 0 {
+					if d.match&bit != 0 {
+						tp++
+					} else {
+						fp++
+					}
+				}
+				rc[x] = tp / float64(npig)
+				pr[x] = tp / (fp + tp + eps)
+			}
+			e.Recall[t*K+k] = curve(rc, pr, p.RecallThresholds, e.Precision[t*R*K+k:], K)
+		}
+	}
+	md := p.MaxDets[0]
+	area := p.AreaNames[0]
+	nan := math.NaN()
+	return Summary{
+		AP:   e.Summarize(true, nan, area, md, -1),
+		AP50: e.Summarize(true, 0.5, area, md, -1),
+		AP75: e.Summarize(true, 0.75, area, md, -1),
+		AR:   e.Summarize(false, nan, area, md, -1),
+	}, nil
+}
