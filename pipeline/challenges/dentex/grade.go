@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -34,10 +35,10 @@ type truthAnn struct {
 // categoryOf resolves a label level the way the reference does:
 // category_id_N unless missing or null, else the alias, else 1. ok is false
 // when the value is not an integral number (such a box is never registered).
-func categoryOf(obj map[string]json.RawMessage, a aspect) (int64, bool) {
-	v, has := obj[a.field]
+func categoryOf(obj object, a aspect) (int64, bool) {
+	v, has := obj.get(a.field)
 	if !has || string(v) == "null" {
-		v, has = obj[a.alias]
+		v, has = obj.get(a.alias)
 		if !has {
 			return 1, true
 		}
@@ -53,7 +54,7 @@ type truthSet struct {
 	imageIDs  []int64
 	stemToID  map[string]int64
 	isImageID map[int64]bool
-	anns      []map[string]json.RawMessage
+	anns      []object
 	gts       []truthAnn
 	perImage  map[int64]int
 }
@@ -68,47 +69,22 @@ func loadTruth(privateDir string) (*truthSet, *challenge.Table, error) {
 		return nil, nil, err
 	}
 	// Files are read and parsed in parallel, then merged in row order.
-	type parsed struct {
-		imgs []imageEntry
-		gts  []truthAnn
-		objs []map[string]json.RawMessage
-	}
-	per := make([]parsed, len(tab.Rows))
+	per := make([]truthFile, len(tab.Rows))
 	err = challenge.ForEach(context.Background(), len(tab.Rows), func(k int) error {
-		row := tab.Rows[k]
-		c, err := readCOCO(filepath.Join(privateDir, filepath.FromSlash(row[gtCol])))
+		rel := tab.Rows[k][gtCol]
+		b, err := os.ReadFile(filepath.Join(privateDir, filepath.FromSlash(rel)))
 		if err != nil {
 			return fmt.Errorf("read ground truth: %w", err)
 		}
-		imgs, err := c.list("images")
-		if err != nil {
+		if imgs, gts, objs, ok := scanTruthFile(b); ok {
+			per[k] = truthFile{imgs, gts, objs}
+		} else if per[k], err = decodeTruthFile(b, filepath.Join(privateDir, filepath.FromSlash(rel)), rel); err != nil {
 			return err
 		}
-		for _, r := range imgs {
-			var e imageEntry
-			if err := json.Unmarshal(r, &e); err != nil {
-				return fmt.Errorf("ground truth %s: %w", row[gtCol], err)
-			}
-			per[k].imgs = append(per[k].imgs, e)
-		}
-		anns, err := c.list("annotations")
-		if err != nil {
-			return err
-		}
-		for _, r := range anns {
-			var a truthAnn
-			var obj map[string]json.RawMessage
-			if err := json.Unmarshal(r, &a); err != nil {
-				return fmt.Errorf("ground truth %s: %w", row[gtCol], err)
-			}
-			if err := json.Unmarshal(r, &obj); err != nil {
-				return err
-			}
+		for _, a := range per[k].gts {
 			if len(a.BBox) != 4 {
-				return fmt.Errorf("ground truth %s: annotation %d has bbox %v", row[gtCol], a.ID, a.BBox)
+				return fmt.Errorf("ground truth %s: annotation %d has bbox %v", rel, a.ID, a.BBox)
 			}
-			per[k].gts = append(per[k].gts, a)
-			per[k].objs = append(per[k].objs, obj)
 		}
 		return nil
 	})
@@ -131,12 +107,61 @@ func loadTruth(privateDir string) (*truthSet, *challenge.Table, error) {
 	return ts, tab, nil
 }
 
+// truthFile is what the grader reads of one ground-truth file.
+type truthFile struct {
+	imgs []imageEntry
+	gts  []truthAnn
+	objs []object
+}
+
+// decodeTruthFile reads a ground-truth file with encoding/json (the
+// reference behaviour scanTruthFile is a fast path of; its errors).
+func decodeTruthFile(b []byte, path, rel string) (truthFile, error) {
+	var tf truthFile
+	c, err := parseCOCO(b, path)
+	if err != nil {
+		return tf, fmt.Errorf("read ground truth: %w", err)
+	}
+	imgs, err := c.list("images")
+	if err != nil {
+		return tf, err
+	}
+	for _, r := range imgs {
+		var e imageEntry
+		if err := json.Unmarshal(r, &e); err != nil {
+			return tf, fmt.Errorf("ground truth %s: %w", rel, err)
+		}
+		tf.imgs = append(tf.imgs, e)
+	}
+	anns, err := c.list("annotations")
+	if err != nil {
+		return tf, err
+	}
+	for _, r := range anns {
+		var a truthAnn
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal(r, &a); err != nil {
+			return tf, fmt.Errorf("ground truth %s: %w", rel, err)
+		}
+		if err := json.Unmarshal(r, &obj); err != nil {
+			return tf, err
+		}
+		if len(a.BBox) != 4 {
+			return tf, fmt.Errorf("ground truth %s: annotation %d has bbox %v", rel, a.ID, a.BBox)
+		}
+		tf.gts = append(tf.gts, a)
+		tf.objs = append(tf.objs, objectOf(obj))
+	}
+	return tf, nil
+}
+
 // prediction is one parsed prediction, image already resolved.
 type prediction struct {
 	image     int64
 	box       detection.Box
 	score     float64
-	obj       map[string]json.RawMessage
+	cat       [3]int64 // per aspect
+	catOK     [3]bool  // false: not an integral category (never registered)
 	rewritten bool
 }
 
@@ -192,7 +217,7 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 
 	// Read and parse the prediction files in parallel; resolve them in row order.
 	type parsed struct {
-		objs []map[string]json.RawMessage
+		objs []object
 		err  error
 	}
 	files := make([]parsed, len(sub.Rows))
@@ -235,7 +260,7 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 	type levelStats struct{ ap, ap50, ap75, ar float64 }
 	var levels []levelStats
 	var notes []string
-	for _, a := range aspects {
+	for ai, a := range aspects {
 		cats := a.registered(mode)
 		reg := map[int64]bool{}
 		for _, c := range cats {
@@ -258,7 +283,7 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 		}
 		var dts []detection.Detection
 		for _, p := range preds {
-			c, ok := categoryOf(p.obj, a)
+			c, ok := p.cat[ai], p.catOK[ai]
 			if !ok || !reg[c] {
 				continue
 			}
@@ -329,7 +354,7 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 
 // readPredictionFile opens a prediction file inside the submission folder
 // (bounded in size) and parses it.
-func readPredictionFile(submissionDir, rel, field string, total *atomic.Int64) ([]map[string]json.RawMessage, error) {
+func readPredictionFile(submissionDir, rel, field string, total *atomic.Int64) ([]object, error) {
 	fp, err := challenge.OpenInside(submissionDir, rel, field)
 	if err != nil {
 		return nil, err
@@ -346,7 +371,7 @@ func readPredictionFile(submissionDir, rel, field string, total *atomic.Int64) (
 	if len(b) > maxPredictionBytes {
 		return nil, challenge.Invalidf(rel, "", "file larger than %d MiB", maxPredictionBytes>>20)
 	}
-	objs, err := parsePredictionFile(b)
+	objs, err := parsePredictions(b)
 	if err != nil {
 		return nil, challenge.Invalidf(rel, "", "%v", err)
 	}
@@ -354,7 +379,8 @@ func readPredictionFile(submissionDir, rel, field string, total *atomic.Int64) (
 }
 
 // parsePredictionFile accepts a list of objects, an object with an
-// "annotations" list, or a single object.
+// "annotations" list, or a single object. It is the encoding/json reading
+// that parsePredictions' scanner is a fast path of (and its errors).
 func parsePredictionFile(b []byte) ([]map[string]json.RawMessage, error) {
 	b = bytes.TrimSpace(b)
 	if len(b) == 0 {
@@ -381,14 +407,17 @@ func parsePredictionFile(b []byte) ([]map[string]json.RawMessage, error) {
 	return []map[string]json.RawMessage{obj}, nil
 }
 
-func parsePrediction(obj map[string]json.RawMessage, rowImage any, truth *truthSet, mode challenge.Mode) (prediction, error) {
+func parsePrediction(obj object, rowImage any, truth *truthSet, mode challenge.Mode) (prediction, error) {
 	if obj == nil {
 		return prediction{}, fmt.Errorf("prediction is null, want an object")
 	}
-	p := prediction{obj: obj}
+	var p prediction
+	for i, a := range aspects {
+		p.cat[i], p.catOK[i] = categoryOf(obj, a)
+	}
 	// Image id.
 	img := rowImage
-	if raw, ok := obj["image_id"]; ok {
+	if raw, ok := obj.get("image_id"); ok {
 		var s string
 		var f float64
 		switch {
@@ -408,7 +437,7 @@ func parsePrediction(obj map[string]json.RawMessage, rowImage any, truth *truthS
 	}
 	p.image = id
 	// Box.
-	raw, ok := obj["bbox"]
+	raw, ok := obj.get("bbox")
 	if !ok {
 		return p, fmt.Errorf("missing bbox")
 	}
@@ -420,8 +449,8 @@ func parsePrediction(obj map[string]json.RawMessage, rowImage any, truth *truthS
 		return p, fmt.Errorf("bbox has %d numbers, want 4 [x, y, width, height]", len(bb))
 	}
 	if len(bb) > 4 {
-		for _, a := range aspects {
-			if c, ok := categoryOf(obj, a); ok {
+		for i, a := range aspects {
+			if c, ok := p.cat[i], p.catOK[i]; ok {
 				for _, r := range a.registered(mode) {
 					if r == c {
 						return p, fmt.Errorf("bbox has %d numbers, want 4 [x, y, width, height]", len(bb))
@@ -439,7 +468,7 @@ func parsePrediction(obj map[string]json.RawMessage, rowImage any, truth *truthS
 	// Score.
 	p.score = 0.5
 	for _, k := range []string{"score", "confidence"} {
-		if raw, ok := obj[k]; ok {
+		if raw, ok := obj.get(k); ok {
 			if err := decodeFloat(raw, &p.score); err != nil || string(raw) == "null" {
 				return p, fmt.Errorf("%s %s is not a number", k, raw)
 			}
