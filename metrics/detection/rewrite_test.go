@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"testing"
 )
 
@@ -239,6 +240,46 @@ func BenchmarkCOCO1000x50Oracle(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		if _, err := evaluateOracle(context.Background(), gts, dts, DefaultParams(imgs, cats)); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// Restricted to area "all" and maxDets 100, the evaluation gives the same
+// AP, AP50, AP75, AR@100 (averaged and per category) as the full defaults:
+// areas and maxDets are evaluated independently.
+func TestRestrictedParamsSameRankedStats(t *testing.T) {
+	ctx := context.Background()
+	for seed := uint64(0); seed < 100; seed++ {
+		r := rand.New(rand.NewPCG(seed, 79))
+		gts, dts, p := tieScene(r, 1+r.IntN(25))
+		p.MaxDets = []int{1, 10, 100}
+		if seed%2 == 0 {
+			p.MaxDets = []int{1, 2, 3}
+		}
+		full, err := Evaluate(ctx, gts, dts, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := p
+		q.AreaRanges, q.AreaNames, q.MaxDets = p.AreaRanges[:1], p.AreaNames[:1], p.MaxDets[len(p.MaxDets)-1:]
+		part, err := Evaluate(ctx, gts, dts, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !sameSummary(summaryOf(part), summaryOf(full)) {
+			t.Fatalf("seed %d: restricted %+v, full %+v", seed, summaryOf(part), summaryOf(full))
+		}
+		md := p.MaxDets[len(p.MaxDets)-1]
+		for k := range p.Categories {
+			for _, thr := range []float64{math.NaN(), 0.5, 0.75} {
+				a, b := part.Summarize(true, thr, "all", md, k), full.Summarize(true, thr, "all", md, k)
+				if math.Float64bits(a) != math.Float64bits(b) {
+					t.Fatalf("seed %d: category %d AP@%v restricted %v, full %v", seed, k, thr, a, b)
+				}
+			}
+		}
+		if !reflect.DeepEqual(part.Images, full.Images) {
+			t.Fatalf("seed %d: the image records differ", seed)
 		}
 	}
 }

@@ -228,7 +228,11 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 	}); err != nil {
 		return nil, err
 	}
-	var preds []prediction
+	nPred := 0
+	for _, f := range files {
+		nPred += len(f.objs)
+	}
+	preds := make([]prediction, 0, nPred)
 	for ri, row := range sub.Rows {
 		if files[ri].err != nil {
 			return nil, files[ri].err
@@ -266,7 +270,7 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 		for _, c := range cats {
 			reg[c] = true
 		}
-		var gts []detection.GroundTruth
+		gts := make([]detection.GroundTruth, 0, len(truth.gts))
 		skipped := 0
 		for i, g := range truth.gts {
 			c, ok := categoryOf(truth.anns[i], a)
@@ -281,7 +285,7 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 			crowd := len(g.IsCrowd) > 0 && string(g.IsCrowd) != "0" && string(g.IsCrowd) != "false" && string(g.IsCrowd) != "null"
 			gts = append(gts, detection.GroundTruth{ImageID: g.ImageID, Category: c, Box: detection.Box{g.BBox[0], g.BBox[1], g.BBox[2], g.BBox[3]}, Area: area, Crowd: crowd, ID: g.ID})
 		}
-		var dts []detection.Detection
+		dts := make([]detection.Detection, 0, len(preds))
 		for _, p := range preds {
 			c, ok := p.cat[ai], p.catOK[ai]
 			if !ok || !reg[c] {
@@ -289,7 +293,7 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 			}
 			dts = append(dts, detection.Detection{ImageID: p.image, Category: c, Box: p.box, Score: p.score})
 		}
-		ev, err := detection.Evaluate(ctx, gts, dts, detection.DefaultParams(truth.imageIDs, cats))
+		ev, err := detection.Evaluate(ctx, gts, dts, rankedParams(truth.imageIDs, cats))
 		if err != nil {
 			return nil, challenge.Invalidf(submissionFile, "", "%s evaluation: %v", a.name, err)
 		}
@@ -352,6 +356,19 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 	return res, nil
 }
 
+// rankedParams are COCOeval's defaults restricted to what the metrics read:
+// area range "all" and maxDets 100. Every (area range, maxDets) is evaluated
+// and accumulated independently of the others (the per-image truncation
+// uses the last maxDets, 100 either way), so AP, AP50, AP75 and AR@100 over
+// "all", per class and averaged, are those of the full defaults, bit for
+// bit; the statistics of the other ranges and maxDets are not computed.
+func rankedParams(imageIDs, cats []int64) detection.Params {
+	p := detection.DefaultParams(imageIDs, cats)
+	p.AreaRanges, p.AreaNames = p.AreaRanges[:1], p.AreaNames[:1]
+	p.MaxDets = p.MaxDets[len(p.MaxDets)-1:]
+	return p
+}
+
 // readPredictionFile opens a prediction file inside the submission folder
 // (bounded in size) and parses it.
 func readPredictionFile(submissionDir, rel, field string, total *atomic.Int64) ([]object, error) {
@@ -363,11 +380,16 @@ func readPredictionFile(submissionDir, rel, field string, total *atomic.Int64) (
 		fp.Close()
 		return nil, challenge.Invalidf(rel, "", "the prediction files together exceed %d MiB", maxTotalBytes>>20)
 	}
-	b, err := io.ReadAll(io.LimitReader(fp, maxPredictionBytes+1))
+	var buf bytes.Buffer
+	if st, err := fp.Stat(); err == nil && st.Size() < maxPredictionBytes {
+		buf.Grow(int(st.Size()) + bytes.MinRead) // room to see EOF without growing
+	}
+	_, err = buf.ReadFrom(io.LimitReader(fp, maxPredictionBytes+1))
 	fp.Close()
 	if err != nil {
 		return nil, challenge.Invalidf(rel, "", "cannot read: %v", err)
 	}
+	b := buf.Bytes()
 	if len(b) > maxPredictionBytes {
 		return nil, challenge.Invalidf(rel, "", "file larger than %d MiB", maxPredictionBytes>>20)
 	}

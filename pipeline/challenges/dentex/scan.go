@@ -58,9 +58,10 @@ func objectOf(m map[string]json.RawMessage) object {
 const maxScanDepth = 500
 
 type scanner struct {
-	b     []byte
-	i     int
-	depth int
+	b      []byte
+	i      int
+	depth  int
+	fields []field // arena the kept objects are cut from
 }
 
 func (s *scanner) ws() {
@@ -250,11 +251,21 @@ func (s *scanner) object(keep bool) (object, bool) {
 	}
 	defer func() { s.depth-- }()
 	s.i++ // {
-	out := object{}
+	start := len(s.fields)
+	if keep && s.fields == nil {
+		s.fields = make([]field, 0, len(s.b)/24+1) // about one member per 24 bytes
+	}
+	cut := func() object { // the members kept; a new object{} when none
+		out := s.fields[start:len(s.fields):len(s.fields)]
+		if out == nil {
+			out = object{}
+		}
+		return out
+	}
 	s.ws()
 	if s.peek() == '}' {
 		s.i++
-		return out, true
+		return cut(), true
 	}
 	for {
 		s.ws()
@@ -278,7 +289,7 @@ func (s *scanner) object(keep bool) (object, bool) {
 			return nil, false
 		}
 		if keep {
-			out = append(out, field{key, v})
+			s.fields = append(s.fields, field{key, v})
 		}
 		s.ws()
 		switch s.peek() {
@@ -286,7 +297,10 @@ func (s *scanner) object(keep bool) (object, bool) {
 			s.i++
 		case '}':
 			s.i++
-			return out, true
+			if !keep {
+				return nil, true
+			}
+			return cut(), true
 		default:
 			return nil, false
 		}
