@@ -4,7 +4,9 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
+	"sort"
 )
 
 // Summary are the COCO statistics a resample is ranked on: Eval.Stats[0]
@@ -20,12 +22,11 @@ type Summary struct{ AP, AP50, AP75, AR float64 }
 // for bit. The records are sorted once by NewPool; a resample only walks
 // them. A Pool is not safe for concurrent use.
 type Pool struct {
-	eval  Eval // one area range and one maxDets; Precision, Recall reused
-	nImg  int
-	cats  []poolCat
-	masks []poolDet // scratch: the expanded detections of a category
-	rc    []float64
-	pr    []float64
+	eval Eval // one area range and one maxDets; Precision, Recall reused
+	nImg int
+	cats []poolCat
+	prs  [][]float64 // scratch: [t] precision at each true positive
+	cr   []int       // scratch: [r] true positives reaching recall threshold r
 }
 
 type poolCat struct {
@@ -35,8 +36,12 @@ type poolCat struct {
 }
 
 // poolRun is dets[lo:hi], all of image img with equal scores: a run the
-// copies of img repeat as a block.
-type poolRun struct{ img, lo, hi int32 }
+// copies of img repeat as a block. plain: all of them unmatched and not
+// ignored at every threshold.
+type poolRun struct {
+	img, lo, hi int32
+	plain       bool
+}
 
 type poolDet struct{ match, ignore uint64 }
 
@@ -118,11 +123,14 @@ func NewPool(p Params, images []ImageRecord) (*Pool, error) {
 		c.dets = make([]poolDet, len(es))
 		for n, x := range es {
 			c.dets[n] = x.d
+			plain := x.d.match == 0 && x.d.ignore == 0
 			if n > 0 && x.img == es[n-1].img && x.score == es[n-1].score {
-				c.runs[len(c.runs)-1].hi++
+				r := &c.runs[len(c.runs)-1]
+				r.hi++
+				r.plain = r.plain && plain
 				continue
 			}
-			c.runs = append(c.runs, poolRun{x.img, int32(n), int32(n + 1)})
+			c.runs = append(c.runs, poolRun{x.img, int32(n), int32(n + 1), plain})
 		}
 	}
 	return pl, nil
@@ -133,6 +141,15 @@ func (pl *Pool) Images() int { return pl.nImg }
 
 // Stats re-accumulates the multiset in which image i is drawn w[i] times
 // (len(w) = Images()).
+//
+// It gives accumulate's numbers without building its curves. Recall
+// rc = tp/npig steps only at true positives, so the leftmost point reaching
+// a recall threshold is where the true-positive count first reaches the
+// smallest c with c/npig ≥ threshold; and precision tp/(fp+tp+ε) rises only
+// at true positives (false positives lower it, ignored detections keep it),
+// so the right-to-left maximum from that point is the maximum over the
+// true positives from the c-th on. Only the precision at each true positive
+// is computed, with accumulate's expression.
 func (pl *Pool) Stats(w []int) (Summary, error) {
 	if len(w) != pl.nImg {
 		return Summary{}, fmt.Errorf("detection: %d weights for %d images", len(w), pl.nImg)
@@ -146,7 +163,12 @@ func (pl *Pool) Stats(w []int) (Summary, error) {
 	for i := range e.Recall {
 		e.Recall[i] = -1
 	}
+	full := ^uint64(0) >> (64 - T)
 	eps := math.Nextafter(1, 2) - 1 // np.spacing(1) = 2^-52
+	if len(pl.prs) < T {
+		pl.prs = make([][]float64, T)
+	}
+	pl.cr = grow(pl.cr, R)
 	for k := range pl.cats {
 		c := &pl.cats[k]
 		npig := 0
@@ -156,31 +178,69 @@ func (pl *Pool) Stats(w []int) (Summary, error) {
 		if npig == 0 {
 			continue
 		}
-		ds := pl.masks[:0]
-		for _, r := range c.runs {
-			for range w[r.img] {
-				ds = append(ds, c.dets[r.lo:r.hi]...)
-			}
-		}
-		pl.masks = ds
-		nd := len(ds)
-		pl.rc, pl.pr = grow(pl.rc, nd), grow(pl.pr, nd)
-		rc, pr := pl.rc, pl.pr
+		// Per threshold t: true positives and ignored detections so far;
+		// the false positives are the rest of the nd detections seen.
+		var tp, ig [maxThresholds]int
 		for t := 0; t < T; t++ {
-			bit := uint64(1) << t
-			var tp, fp float64
-			for x, d := range ds {
-				if d.ignore&bit == 0 {
-					if d.match&bit != 0 {
-						tp++
-					} else {
-						fp++
+			pl.prs[t] = pl.prs[t][:0]
+		}
+		nd := 0
+		for _, r := range c.runs {
+			n := w[r.img]
+			if n == 0 {
+				continue
+			}
+			if r.plain { // false positives at every threshold
+				nd += n * int(r.hi-r.lo)
+				continue
+			}
+			run := c.dets[r.lo:r.hi]
+			for range n {
+				for _, d := range run {
+					nd++
+					for m := d.ignore & full; m != 0; m &= m - 1 {
+						ig[bits.TrailingZeros64(m)]++
+					}
+					for m := d.match &^ d.ignore & full; m != 0; m &= m - 1 {
+						t := bits.TrailingZeros64(m)
+						tp[t]++
+						x, y := float64(tp[t]), float64(nd-ig[t]-tp[t])
+						pl.prs[t] = append(pl.prs[t], x/(y+x+eps))
 					}
 				}
-				rc[x] = tp / float64(npig)
-				pr[x] = tp / (fp + tp + eps)
 			}
-			e.Recall[t*K+k] = curve(rc, pr, p.RecallThresholds, e.Precision[t*R*K+k:], K)
+		}
+		// cr[r]: the smallest true-positive count whose recall reaches threshold r.
+		fn := float64(npig)
+		for r, th := range p.RecallThresholds {
+			pl.cr[r] = sort.Search(npig+1, func(c int) bool { return float64(c)/fn >= th })
+		}
+		for t := 0; t < T; t++ {
+			prs := pl.prs[t]
+			for i := len(prs) - 1; i > 0; i-- { // precision made monotone from the right
+				if prs[i] > prs[i-1] {
+					prs[i-1] = prs[i]
+				}
+			}
+			rec := 0.0
+			if nd > 0 {
+				rec = float64(tp[t]) / fn
+			}
+			e.Recall[t*K+k] = rec
+			out := e.Precision[t*R*K+k:]
+			for r, cr := range pl.cr {
+				q := 0.0
+				switch {
+				case nd == 0:
+				case cr == 0:
+					if len(prs) > 0 {
+						q = prs[0]
+					}
+				case cr <= len(prs):
+					q = prs[cr-1]
+				}
+				out[r*K] = q
+			}
 		}
 	}
 	md := p.MaxDets[0]

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -263,6 +264,8 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 	res := &challenge.Result{Mode: mode}
 	type levelStats struct{ ap, ap50, ap75, ar float64 }
 	var levels []levelStats
+	var records [3][]detection.ImageRecord // per level, per image in ascending id order
+	var evalIDs []int64
 	var notes []string
 	for ai, a := range aspects {
 		cats := a.registered(mode)
@@ -298,6 +301,7 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 			return nil, challenge.Invalidf(submissionFile, "", "%s evaluation: %v", a.name, err)
 		}
 		levels = append(levels, levelStats{ev.Stats[0], ev.Stats[1], ev.Stats[2], ev.Stats[8]})
+		records[ai], evalIDs = ev.Images, ev.Params.ImageIDs
 		if skipped > 0 {
 			notes = append(notes, fmt.Sprintf("%s: %d of %d truth boxes carry a category the grader does not register and were not scored (reference mode: class id 0 = %s)", a.name, skipped, len(truth.gts), a.className(0)))
 		}
@@ -344,14 +348,24 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 	for _, p := range preds {
 		counts[p.image]++
 	}
+	// Per image, the COCO records CaseStatistic re-accumulates resamples from.
+	var arena []byte
 	for i, id := range truth.imageIDs {
 		name := strconv.FormatInt(id, 10)
 		if i < len(ansIDs) {
 			name = ansIDs[i]
 		}
+		var recs [3]detection.ImageRecord
+		if at, found := slices.BinarySearch(evalIDs, id); found {
+			for l := range recs {
+				recs[l] = records[l][at]
+			}
+		}
+		start := len(arena)
+		arena = encodeDetail(arena, id, len(detection.COCOIoUThresholds()), recs)
 		res.Cases = append(res.Cases, challenge.Case{ID: name, Values: map[string]float64{
 			"truth_boxes": float64(truth.perImage[id]), "predicted_boxes": float64(counts[id]),
-		}})
+		}, Detail: arena[start:len(arena):len(arena)]})
 	}
 	return res, nil
 }
