@@ -7,6 +7,8 @@ import (
 	"math/bits"
 	"slices"
 	"sort"
+
+	"github.com/rexmle/rexmle/metrics/stats"
 )
 
 // Summary are the COCO statistics a resample is ranked on: Eval.Stats[0]
@@ -27,6 +29,7 @@ type Pool struct {
 	cats []poolCat
 	prs  [][]float64 // scratch: [t] precision at each true positive
 	cr   []int       // scratch: [r] true positives reaching recall threshold r
+	vals []float64   // scratch: the values a statistic averages
 }
 
 type poolCat struct {
@@ -243,13 +246,42 @@ func (pl *Pool) Stats(w []int) (Summary, error) {
 			}
 		}
 	}
-	md := p.MaxDets[0]
-	area := p.AreaNames[0]
 	nan := math.NaN()
 	return Summary{
-		AP:   e.Summarize(true, nan, area, md, -1),
-		AP50: e.Summarize(true, 0.5, area, md, -1),
-		AP75: e.Summarize(true, 0.75, area, md, -1),
-		AR:   e.Summarize(false, nan, area, md, -1),
+		AP:   pl.summarize(true, nan),
+		AP50: pl.summarize(true, 0.5),
+		AP75: pl.summarize(true, 0.75),
+		AR:   pl.summarize(false, nan),
 	}, nil
+}
+
+// summarize is Eval.Summarize over all categories of the pool's one area
+// range and maxDets (same selection, order and sum), without allocating.
+func (pl *Pool) summarize(ap bool, iouThr float64) float64 {
+	e := &pl.eval
+	T, R, K, _, _ := e.dims()
+	vals := pl.vals[:0]
+	for t := 0; t < T; t++ {
+		if !math.IsNaN(iouThr) && e.Params.IoUThresholds[t] != iouThr {
+			continue
+		}
+		if ap {
+			for _, v := range e.Precision[t*R*K : (t+1)*R*K] { // [r][k]
+				if v > -1 {
+					vals = append(vals, v)
+				}
+			}
+		} else {
+			for _, v := range e.Recall[t*K : (t+1)*K] {
+				if v > -1 {
+					vals = append(vals, v)
+				}
+			}
+		}
+	}
+	pl.vals = vals
+	if len(vals) == 0 {
+		return -1
+	}
+	return stats.PairwiseSum(vals) / float64(len(vals))
 }

@@ -475,6 +475,16 @@ func scanInt(raw []byte, v *int64) bool {
 	return true
 }
 
+// scanIntTo is scanInt for an int.
+func scanIntTo(raw []byte, v *int) bool {
+	n := int64(*v)
+	if !scanInt(raw, &n) || int64(int(n)) != n {
+		return false
+	}
+	*v = int(n)
+	return true
+}
+
 func (e *imageEntry) scan(o object) bool {
 	for _, f := range o {
 		switch {
@@ -491,18 +501,13 @@ func (e *imageEntry) scan(o object) bool {
 				return false
 			}
 			e.FileName = string(v[1 : len(v)-1])
-		case asciiFold(f.key, "width"), asciiFold(f.key, "height"):
-			n := int64(e.Width)
-			if asciiFold(f.key, "height") {
-				n = int64(e.Height)
-			}
-			if !scanInt(f.val, &n) || int64(int(n)) != n {
+		case asciiFold(f.key, "width"):
+			if !scanIntTo(f.val, &e.Width) {
 				return false
 			}
-			if asciiFold(f.key, "height") {
-				e.Height = int(n)
-			} else {
-				e.Width = int(n)
+		case asciiFold(f.key, "height"):
+			if !scanIntTo(f.val, &e.Height) {
+				return false
 			}
 		}
 	}
