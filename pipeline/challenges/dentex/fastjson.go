@@ -19,9 +19,9 @@ func jsonNumber(raw []byte) (float64, bool) {
 	if n == 0 || n > 64 {
 		return 0, false
 	}
-	i := 0
+	i, neg := 0, 0
 	if raw[i] == '-' {
-		i++
+		i, neg = 1, 1
 	}
 	if i == n || raw[i] < '0' || raw[i] > '9' {
 		return 0, false
@@ -37,6 +37,10 @@ func jsonNumber(raw []byte) (float64, bool) {
 		i++
 	} else {
 		digits()
+	}
+	intEnd := i // end of the integer part
+	if i-neg > 15 {
+		intEnd = n + 1 // too long for the exact path
 	}
 	if i < n && raw[i] == '.' {
 		i++
@@ -55,6 +59,16 @@ func jsonNumber(raw []byte) (float64, bool) {
 	}
 	if i != n {
 		return 0, false
+	}
+	if intEnd == n { // a plain integer of at most 15 digits: exact in float64
+		v := 0.0
+		for _, c := range raw[neg:] {
+			v = v*10 + float64(c-'0')
+		}
+		if neg == 1 {
+			v = -v // -0 included
+		}
+		return v, true
 	}
 	f, err := strconv.ParseFloat(string(raw), 64)
 	if err != nil {
