@@ -218,28 +218,22 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 
 	// Read and parse the prediction files in parallel; resolve them in row order.
 	type parsed struct {
-		objs []object
-		err  error
+		objs     []object
+		err      error // reading
+		preds    []prediction
+		parseErr error // resolving the predictions
 	}
 	files := make([]parsed, len(sub.Rows))
+	// Each row's predictions are resolved as its file is read; a read error
+	// stops the grading, the first resolution error in row order is reported.
 	var total atomic.Int64
 	if err := challenge.ForEach(ctx, len(sub.Rows), func(ri int) error {
-		files[ri].objs, files[ri].err = readPredictionFile(submissionDir, sub.Rows[ri][predCol], fmt.Sprintf("row %d, %s", ri+2, colPred), &total)
-		return files[ri].err
-	}); err != nil {
-		return nil, err
-	}
-	nPred := 0
-	for _, f := range files {
-		nPred += len(f.objs)
-	}
-	preds := make([]prediction, 0, nPred)
-	for ri, row := range sub.Rows {
-		if files[ri].err != nil {
-			return nil, files[ri].err
+		f := &files[ri]
+		row := sub.Rows[ri]
+		if f.objs, f.err = readPredictionFile(submissionDir, row[predCol], fmt.Sprintf("row %d, %s", ri+2, colPred), &total); f.err != nil {
+			return f.err
 		}
 		rowID := strings.TrimSpace(row[idCol])
-		rel := row[predCol]
 		// The row's fallback image id.
 		var rowImage any = rowID
 		if id, ok := truth.stemToID[rowID]; ok {
@@ -247,13 +241,30 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 		} else if n, err := strconv.ParseInt(rowID[strings.LastIndex(rowID, "_")+1:], 10, 64); err == nil {
 			rowImage = n
 		}
-		for pi, obj := range files[ri].objs {
+		f.preds = make([]prediction, 0, len(f.objs))
+		for pi, obj := range f.objs {
 			p, err := parsePrediction(obj, rowImage, truth, mode)
 			if err != nil {
-				return nil, challenge.Invalidf(rel, fmt.Sprintf("prediction %d", pi), "%v", err)
+				f.parseErr = challenge.Invalidf(row[predCol], fmt.Sprintf("prediction %d", pi), "%v", err)
+				break
 			}
-			preds = append(preds, p)
+			f.preds = append(f.preds, p)
 		}
+		f.objs = nil
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	nPred := 0
+	for _, f := range files {
+		if f.parseErr != nil {
+			return nil, f.parseErr
+		}
+		nPred += len(f.preds)
+	}
+	preds := make([]prediction, 0, nPred)
+	for _, f := range files {
+		preds = append(preds, f.preds...)
 	}
 	if len(preds) == 0 {
 		// Both the reference and the organisers' evaluation hand the
