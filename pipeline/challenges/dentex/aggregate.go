@@ -3,6 +3,7 @@ package dentex
 import (
 	"cmp"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -206,6 +207,10 @@ func (st *bootState) build() error {
 	return nil
 }
 
+// parallelImages is the number of images from which a resample's three
+// levels are re-accumulated in parallel.
+const parallelImages = 200
+
 // stats returns the three levels' statistics of the resample idx.
 func (st *bootState) stats(idx []int) ([3]detection.Summary, error) {
 	st.mu.Lock()
@@ -218,12 +223,25 @@ func (st *bootState) stats(idx []int) ([3]detection.Summary, error) {
 		return st.last, nil
 	}
 	var out [3]detection.Summary
-	for l, p := range st.pools {
-		s, err := p.Stats(st.w)
-		if err != nil {
-			return out, err
+	var errs [3]error
+	if len(st.w) >= parallelImages { // the levels' pools are independent
+		var wg sync.WaitGroup
+		for l := 1; l < len(st.pools); l++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				out[l], errs[l] = st.pools[l].Stats(st.w)
+			}()
 		}
-		out[l] = s
+		out[0], errs[0] = st.pools[0].Stats(st.w)
+		wg.Wait()
+	} else {
+		for l, p := range st.pools {
+			out[l], errs[l] = p.Stats(st.w)
+		}
+	}
+	if err := errors.Join(errs[:]...); err != nil {
+		return out, err
 	}
 	copy(st.lastW, st.w)
 	st.last, st.have = out, true

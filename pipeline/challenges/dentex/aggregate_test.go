@@ -344,3 +344,47 @@ func BenchmarkBootstrapCOCO1000(b *testing.B) {
 	b.ReportMetric(float64(setup.Nanoseconds())/float64(b.N)/1e6, "ms-setup")
 	b.ReportMetric(float64(size)/float64(len(cases)), "detail-B/image")
 }
+
+// From parallelImages images on, the three levels are re-accumulated in
+// parallel: same values (run under -race too).
+func TestCaseStatisticParallelLevels(t *testing.T) {
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(7, 18))
+	imgs := randImages(r, parallelImages+20)
+	for k := range imgs {
+		imgs[k].preds = append(imgs[k].preds, predJSON{BBox: [4]float64{400, 300, 100, 100}, Score: 0.5, Q: 1, T: 1, D: 1})
+	}
+	priv, sub := writeImages(t, imgs, ones(len(imgs)))
+	res, err := Challenge{}.Grade(ctx, sub, priv, challenge.Reference)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := storeOrder(res.Cases)
+	at := map[string]int{}
+	for k, im := range imgs {
+		at[fmt.Sprintf("train_%d", im.id)] = k
+	}
+	idx := make([]int, len(cases))
+	w := make([]int, len(imgs))
+	for i := range idx {
+		idx[i] = r.IntN(len(cases))
+		w[at[cases[idx[i]].ID]]++
+	}
+	rp, rs := writeImages(t, imgs, w)
+	want, err := Challenge{}.Grade(ctx, rs, rp, challenge.Reference)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range metricNames() {
+		stat, err := Challenge{}.CaseStatistic(m, cases)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := stat(allIdx(len(cases))); math.Float64bits(got) != math.Float64bits(res.Values[m]) {
+			t.Errorf("%s: full sample %v, graded %v", m, got, res.Values[m])
+		}
+		if got := stat(idx); math.Float64bits(got) != math.Float64bits(want.Values[m]) {
+			t.Errorf("%s: resample %v, repeated images graded %v", m, got, want.Values[m])
+		}
+	}
+}
