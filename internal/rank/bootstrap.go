@@ -185,13 +185,13 @@ func Seeds(values []float64, failed []bool) SeedSummary {
 		}
 		x[i] = v
 	}
-	s.Mean = num.PairwiseSum(x) / float64(n)
+	s.Mean = num.Sum(x) / float64(n)
 	if n >= 2 {
 		d := make([]float64, n)
 		for i, v := range x {
 			d[i] = (v - s.Mean) * (v - s.Mean)
 		}
-		s.SE = math.Sqrt(num.PairwiseSum(d)/float64(n-1)) / math.Sqrt(float64(n))
+		s.SE = math.Sqrt(num.Sum(d)/float64(n-1)) / math.Sqrt(float64(n))
 	}
 	return s
 }

@@ -89,7 +89,7 @@ func TestPercentileIntervalMatchesScipy(t *testing.T) {
 		for i, j := range ix {
 			buf[i] = x[j]
 		}
-		means[k] = num.PairwiseSum(buf) / float64(len(buf))
+		means[k] = num.Sum(buf) / float64(len(buf))
 	}
 	lo, hi := PercentileInterval(means, 0.95)
 	qx := []float64{3, 1, 4, 1, 5, 9, 2, 6, math.Inf(1), -2.5}
@@ -317,7 +317,7 @@ func TestIntervalsShrinkWithCases(t *testing.T) {
 				for i, j := range ix {
 					buf[i] = x[j]
 				}
-				means[k] = num.PairwiseSum(buf) / float64(n)
+				means[k] = num.Sum(buf) / float64(n)
 			}
 			lo, hi := PercentileInterval(means, DefaultConfidence)
 			widths = append(widths, hi-lo)

@@ -129,7 +129,7 @@ func meanOf(col []float64) func([]int) float64 {
 		for _, i := range idx {
 			buf = append(buf, col[i])
 		}
-		return num.PairwiseSum(buf) / float64(len(buf))
+		return num.Sum(buf) / float64(len(buf))
 	}
 }
 
@@ -151,7 +151,7 @@ func nanMeanOf(col []float64) func([]int) float64 {
 		if n == 0 {
 			return math.NaN()
 		}
-		return num.PairwiseSum(buf) / float64(n)
+		return num.Sum(buf) / float64(n)
 	}
 }
 

@@ -19,7 +19,7 @@ import (
 	"sort"
 	"sync"
 
-	"github.com/rexmle/rexmle/metrics/stats"
+	"github.com/rexmle/rexmle/metrics/num"
 )
 
 // Box is a COCO box: X, Y of the top-left corner, W, H its size.
@@ -137,6 +137,9 @@ type Eval struct {
 	// Stats are COCOeval.stats: AP, AP50, AP75, AP small/medium/large,
 	// AR@1, AR@10, AR@100, AR small/medium/large (−1 when undefined).
 	Stats [12]float64
+	// Images are the per-image records (ImageRecord), one per
+	// Params.ImageIDs (sorted), from which Pool re-accumulates a resample.
+	Images []ImageRecord
 }
 
 func (e *Eval) dims() (T, R, K, A, M int) {
@@ -198,20 +201,34 @@ func (e *Eval) Summarize(ap bool, iouThr float64, area string, maxDets int, k in
 	if len(vals) == 0 {
 		return -1
 	}
-	return stats.PairwiseSum(vals) / float64(len(vals))
+	return num.Sum(vals) / float64(len(vals))
 }
 
-// evalImg is COCOeval.evaluateImg's record for one (category, area, image).
-type evalImg struct {
-	scores   []float64 // detections sorted by score (stable), truncated to maxDets[-1]
-	matched  [][]int64 // [t][d] id of the matched truth (0: none)
-	dtIgnore [][]bool  // [t][d]
-	gtIgnore []bool
+// maxThresholds bounds the IoU thresholds: the per-detection outcomes are
+// bit masks over them.
+const maxThresholds = 64
+
+// ImageRecord is what COCOeval.accumulate uses of one image: evaluateImg's
+// outcome at the first area range (COCO's "all") and the last maxDets, for
+// every category with truth or detections on the image (ascending K). The
+// outcome of an image does not depend on any other image, so a resample of
+// images can be re-accumulated from these records alone (see Pool).
+type ImageRecord struct {
+	Categories []CategoryRecord
 }
 
-type key struct {
-	img int64
-	cat int64
+// CategoryRecord is one (image, category) of an ImageRecord.
+type CategoryRecord struct {
+	K    int         // index into Params.Categories
+	NPos int         // truths that are not ignored
+	Dets []DetRecord // evaluateImg's order: descending score (stable), at most the last maxDets
+}
+
+// DetRecord is one detection's outcome; bit t of a mask is IoU threshold t.
+type DetRecord struct {
+	Score  float64
+	Match  uint64 // matched to a truth with a nonzero id (a true positive unless ignored)
+	Ignore uint64 // ignored: matched to an ignored truth, or unmatched with an area outside the range
 }
 
 // Evaluate runs COCOeval(gt, dt, 'bbox').evaluate(), accumulate() and
@@ -219,58 +236,90 @@ type key struct {
 // and truths of unregistered categories, are ignored (pycocotools selects
 // by catIds). A detection on an image that is not in p.ImageIDs is an error
 // (pycocotools' loadRes assertion). Categories are evaluated in parallel.
+//
+// Each (image, category) is evaluated once for all area ranges (the IoUs do
+// not depend on the range), and each category's detections are sorted once
+// for all area ranges and maxDets: the order pycocotools' stable sort gives
+// the per-image lists concatenated in image order is descending score, then
+// image, then rank within the image, and the detections kept under a smaller
+// maxDets are a subsequence of it.
 func Evaluate(ctx context.Context, gts []GroundTruth, dts []Detection, p Params) (*Eval, error) {
 	p.ImageIDs = sortedUnique(p.ImageIDs)
 	p.Categories = sortedUnique(p.Categories)
 	if len(p.IoUThresholds) == 0 || len(p.RecallThresholds) == 0 || len(p.MaxDets) == 0 || len(p.AreaRanges) == 0 || len(p.AreaNames) != len(p.AreaRanges) {
 		return nil, fmt.Errorf("detection: incomplete parameters")
 	}
+	if len(p.IoUThresholds) > maxThresholds {
+		return nil, fmt.Errorf("detection: %d IoU thresholds, at most %d supported", len(p.IoUThresholds), maxThresholds)
+	}
 	if !slices.IsSorted(p.MaxDets) {
 		return nil, fmt.Errorf("detection: maxDets %v not ascending", p.MaxDets)
 	}
-	imgIndex := make(map[int64]int, len(p.ImageIDs))
+	nI, K := len(p.ImageIDs), len(p.Categories)
+	imgIndex := make(map[int64]int32, nI)
 	for i, id := range p.ImageIDs {
-		imgIndex[id] = i
+		imgIndex[id] = int32(i)
 	}
-	catIndex := make(map[int64]int, len(p.Categories))
+	catIndex := make(map[int64]int32, K)
 	for i, c := range p.Categories {
-		catIndex[c] = i
+		catIndex[c] = int32(i)
 	}
-	gtBy := map[key][]GroundTruth{}
-	for _, g := range gts {
-		if _, ok := imgIndex[g.ImageID]; !ok {
+	// Truths and detections bucketed by cell k·nI + image, input order kept.
+	gtCell := make([]int32, len(gts))
+	gtStart := make([]int32, K*nI+1)
+	for i, g := range gts {
+		gtCell[i] = -1
+		ii, ok := imgIndex[g.ImageID]
+		if !ok {
 			continue
 		}
-		if _, ok := catIndex[g.Category]; !ok {
+		k, ok := catIndex[g.Category]
+		if !ok {
 			continue
 		}
-		k := key{g.ImageID, g.Category}
-		gtBy[k] = append(gtBy[k], g)
+		c := k*int32(nI) + ii
+		gtCell[i] = c
+		gtStart[c+1]++
 	}
-	dtBy := map[key][]Detection{}
-	for i, d := range dts {
-		if _, ok := imgIndex[d.ImageID]; !ok {
-			return nil, fmt.Errorf("detection %d: image id %d is not among the evaluated images", i, d.ImageID)
+	dtCell := make([]int32, len(dts))
+	dtStart := make([]int32, K*nI+1)
+	lastID, lastIdx := int64(0), int32(-1)
+	for i := range dts {
+		d := &dts[i]
+		dtCell[i] = -1
+		ii := lastIdx
+		if ii < 0 || d.ImageID != lastID {
+			var ok bool
+			if ii, ok = imgIndex[d.ImageID]; !ok {
+				return nil, fmt.Errorf("detection %d: image id %d is not among the evaluated images", i, d.ImageID)
+			}
+			lastID, lastIdx = d.ImageID, ii
 		}
 		if math.IsNaN(d.Score) {
 			return nil, fmt.Errorf("detection %d: score is NaN", i)
 		}
-		if _, ok := catIndex[d.Category]; !ok {
+		k, ok := catIndex[d.Category]
+		if !ok {
 			continue
 		}
-		k := key{d.ImageID, d.Category}
-		dtBy[k] = append(dtBy[k], d)
+		c := k*int32(nI) + ii
+		dtCell[i] = c
+		dtStart[c+1]++
 	}
+	gtOrder := bucket(gtCell, gtStart)
+	dtOrder := bucket(dtCell, dtStart)
+
 	T, R := len(p.IoUThresholds), len(p.RecallThresholds)
-	K, A, M := len(p.Categories), len(p.AreaRanges), len(p.MaxDets)
-	e := &Eval{Params: p, Precision: make([]float64, T*R*K*A*M), Recall: make([]float64, T*K*A*M)}
+	A, M := len(p.AreaRanges), len(p.MaxDets)
+	e := &Eval{Params: p, Precision: make([]float64, T*R*K*A*M), Recall: make([]float64, T*K*A*M), Images: make([]ImageRecord, nI)}
 	for i := range e.Precision {
 		e.Precision[i] = -1
 	}
 	for i := range e.Recall {
 		e.Recall[i] = -1
 	}
-	maxDet := p.MaxDets[M-1]
+	records := make([][]CategoryRecord, K) // [k][n]: the category's records, images ascending
+	recImg := make([][]int32, K)
 
 	jobs := make(chan int)
 	var wg sync.WaitGroup
@@ -278,20 +327,15 @@ func Evaluate(ctx context.Context, gts []GroundTruth, dts []Detection, p Params)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var ev catEval
 			for k := range jobs {
-				cat := p.Categories[k]
-				for a := 0; a < A; a++ {
-					imgs := make([]*evalImg, 0, len(p.ImageIDs))
-					for _, img := range p.ImageIDs {
-						kk := key{img, cat}
-						if ei := evaluateImg(gtBy[kk], dtBy[kk], p.AreaRanges[a], maxDet, p.IoUThresholds); ei != nil {
-							imgs = append(imgs, ei)
-						}
-					}
-					for m := 0; m < M; m++ {
-						accumulate(e, imgs, k, a, m)
-					}
+				ev.reset(nI, A)
+				for i := 0; i < nI; i++ {
+					c := k*nI + i
+					ev.image(i, gts, gtOrder[gtStart[c]:gtStart[c+1]], dts, dtOrder[dtStart[c]:dtStart[c+1]], p)
 				}
+				records[k], recImg[k] = ev.records(k, A)
+				ev.accumulate(e, k)
 			}
 		}()
 	}
@@ -305,6 +349,12 @@ func Evaluate(ctx context.Context, gts []GroundTruth, dts []Detection, p Params)
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	for k := range records {
+		for n, r := range records[k] {
+			im := &e.Images[recImg[k][n]]
+			im.Categories = append(im.Categories, r)
+		}
 	}
 	md := p.MaxDets[M-1]
 	nan := math.NaN()
@@ -323,152 +373,278 @@ func Evaluate(ctx context.Context, gts []GroundTruth, dts []Detection, p Params)
 	return e, nil
 }
 
+// bucket turns per-item cells (−1: none) and per-cell counts at start[c+1]
+// into start offsets (in place) and the items ordered by cell, input order
+// kept within a cell.
+func bucket(cell, start []int32) []int32 {
+	for c := 1; c < len(start); c++ {
+		start[c] += start[c-1]
+	}
+	next := append([]int32(nil), start[:len(start)-1]...)
+	out := make([]int32, start[len(start)-1])
+	for i, c := range cell {
+		if c >= 0 {
+			out[next[c]] = int32(i)
+			next[c]++
+		}
+	}
+	return out
+}
+
 func sortedUnique(x []int64) []int64 {
 	out := append([]int64(nil), x...)
 	slices.Sort(out)
 	return slices.Compact(out)
 }
 
-// evaluateImg is COCOeval.evaluateImg: nil when the image has neither truth
-// nor detections of the category.
-func evaluateImg(gt []GroundTruth, dt []Detection, rng [2]float64, maxDet int, thr []float64) *evalImg {
-	if len(gt) == 0 && len(dt) == 0 {
-		return nil
-	}
-	// Truths: not-ignored first (stable).
-	type g struct {
-		GroundTruth
-		ignore bool
-	}
-	gs := make([]g, len(gt))
-	for i, x := range gt {
-		gs[i] = g{x, x.Crowd || x.Area < rng[0] || x.Area > rng[1]}
-	}
-	sort.SliceStable(gs, func(i, j int) bool { return !gs[i].ignore && gs[j].ignore })
-	// Detections: descending score, stable, at most maxDet.
-	ds := append([]Detection(nil), dt...)
-	slices.SortStableFunc(ds, func(a, b Detection) int { return cmp.Compare(b.Score, a.Score) })
-	if len(ds) > maxDet {
-		ds = ds[:maxDet]
-	}
-	D, G := len(ds), len(gs)
-	ious := make([]float64, D*G)
-	for di, d := range ds {
-		for gi, x := range gs {
-			ious[di*G+gi] = IoU(d.Box, x.Box, x.Crowd)
-		}
-	}
-	ei := &evalImg{scores: make([]float64, D), matched: make([][]int64, len(thr)), dtIgnore: make([][]bool, len(thr)), gtIgnore: make([]bool, G)}
-	for i, d := range ds {
-		ei.scores[i] = d.Score
-	}
-	for i, x := range gs {
-		ei.gtIgnore[i] = x.ignore
-	}
-	gtMatched := make([]bool, G)
-	for t, th := range thr {
-		clear(gtMatched)
-		mt := make([]int64, D)
-		ig := make([]bool, D)
-		for di, d := range ds {
-			best := math.Min(th, 1-1e-10)
-			m := -1
-			for gi := range gs {
-				if gtMatched[gi] && !gs[gi].Crowd {
-					continue
-				}
-				if m > -1 && !gs[m].ignore && gs[gi].ignore {
-					break
-				}
-				if ious[di*G+gi] < best {
-					continue
-				}
-				best = ious[di*G+gi]
-				m = gi
-			}
-			if m == -1 {
-				a := d.Box.Area()
-				ig[di] = a < rng[0] || a > rng[1]
-				continue
-			}
-			ig[di] = gs[m].ignore
-			mt[di] = gs[m].ID
-			gtMatched[m] = true
-			if mt[di] == 0 { // pycocotools: matched to truth id 0 reads as unmatched
-				a := d.Box.Area()
-				ig[di] = ig[di] || a < rng[0] || a > rng[1]
-			}
-		}
-		ei.matched[t], ei.dtIgnore[t] = mt, ig
-	}
-	return ei
+// catEval is one category's evaluateImg outcomes over all images and area
+// ranges, in flat arrays reused from category to category.
+type catEval struct {
+	present []bool    // [i] the image has truth or detections of the category
+	off     []int32   // [i] first detection of image i in scores (len nI+1)
+	scores  []float64 // [j] detections, per image in evaluateImg's order
+	match   []uint64  // [j·A+a] bit t: matched to a truth with nonzero id
+	ignore  []uint64  // [j·A+a] bit t: ignored
+	npig    []int32   // [i·A+a] truths not ignored
+	// scratch for one image
+	ds       []int32
+	ious     []float64
+	gtIgn    []bool
+	perm     []int32
+	gtUsed   []bool
+	sortKeys []sortKey
+	list     []int32
+	rc, pr   []float64
 }
 
-// accumulate is COCOeval.accumulate for one (category k, area a, maxDets m).
-func accumulate(e *Eval, imgs []*evalImg, k, a, m int) {
-	if len(imgs) == 0 {
+type sortKey struct {
+	score float64
+	j     int32 // index into scores: ascending in (image, rank in image)
+	d     int32 // rank in the image
+}
+
+func (c *catEval) reset(nI, A int) {
+	c.present = grow(c.present, nI)
+	clear(c.present)
+	c.off = grow(c.off, nI+1)
+	c.off[0] = 0
+	c.scores = c.scores[:0]
+	c.match = c.match[:0]
+	c.ignore = c.ignore[:0]
+	c.npig = grow(c.npig, nI*A)
+	clear(c.npig)
+}
+
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
+}
+
+// image is COCOeval.evaluateImg for image i at every area range.
+func (c *catEval) image(i int, gts []GroundTruth, gi []int32, dts []Detection, di []int32, p Params) {
+	A := len(p.AreaRanges)
+	c.off[i+1] = c.off[i]
+	if len(gi) == 0 && len(di) == 0 {
 		return
 	}
-	p := e.Params
-	maxDet := p.MaxDets[m]
-	type det struct {
-		score float64
-		img   int
-		idx   int
+	c.present[i] = true
+	// Detections: descending score, stable, at most maxDets[-1].
+	ds := append(c.ds[:0], di...)
+	slices.SortStableFunc(ds, func(a, b int32) int { return cmp.Compare(dts[b].Score, dts[a].Score) })
+	if maxDet := p.MaxDets[len(p.MaxDets)-1]; len(ds) > maxDet {
+		ds = ds[:max(maxDet, 0)]
 	}
-	var all []det
-	npig := 0
-	for i, ei := range imgs {
-		n := min(len(ei.scores), maxDet)
-		for d := 0; d < n; d++ {
-			all = append(all, det{ei.scores[d], i, d})
+	c.ds = ds
+	D, G := len(ds), len(gi)
+	c.ious = grow(c.ious, D*G)
+	for x, d := range ds {
+		for y, g := range gi {
+			c.ious[x*G+y] = IoU(dts[d].Box, gts[g].Box, gts[g].Crowd)
 		}
-		for _, ig := range ei.gtIgnore {
+	}
+	base := len(c.scores)
+	for _, d := range ds {
+		c.scores = append(c.scores, dts[d].Score)
+	}
+	c.off[i+1] = int32(len(c.scores))
+	for range D * A {
+		c.match = append(c.match, 0)
+		c.ignore = append(c.ignore, 0)
+	}
+	c.gtIgn = grow(c.gtIgn, G)
+	c.perm = grow(c.perm, G)
+	c.gtUsed = grow(c.gtUsed, G)
+	for a, rng := range p.AreaRanges {
+		// Truths: not ignored first (stable).
+		n := 0
+		for y, g := range gi {
+			ig := gts[g].Crowd || gts[g].Area < rng[0] || gts[g].Area > rng[1]
+			c.gtIgn[y] = ig
 			if !ig {
-				npig++
+				c.perm[n] = int32(y)
+				n++
 			}
 		}
-	}
-	if npig == 0 {
-		return
-	}
-	slices.SortStableFunc(all, func(x, y det) int { return cmp.Compare(y.score, x.score) })
-	_, R, K, A, M := e.dims()
-	nd := len(all)
-	rc := make([]float64, nd)
-	pr := make([]float64, nd)
-	eps := math.Nextafter(1, 2) - 1 // np.spacing(1) = 2^-52
-	for t := range p.IoUThresholds {
-		var tp, fp float64
-		for i, d := range all {
-			ei := imgs[d.img]
-			if !ei.dtIgnore[t][d.idx] {
-				if ei.matched[t][d.idx] != 0 {
-					tp++
-				} else {
-					fp++
+		c.npig[i*A+a] = int32(n)
+		for y := range gi {
+			if c.gtIgn[y] {
+				c.perm[n] = int32(y)
+				n++
+			}
+		}
+		for t, th := range p.IoUThresholds {
+			clear(c.gtUsed)
+			bit := uint64(1) << t
+			for x, d := range ds {
+				best := math.Min(th, 1-1e-10)
+				m := int32(-1)
+				for _, y := range c.perm {
+					g := &gts[gi[y]]
+					if c.gtUsed[y] && !g.Crowd {
+						continue
+					}
+					if m > -1 && !c.gtIgn[m] && c.gtIgn[y] {
+						break
+					}
+					if v := c.ious[x*G+int(y)]; v >= best {
+						best = v
+						m = y
+					}
+				}
+				j := (base+x)*A + a
+				if m == -1 {
+					if ar := dts[d].Box.Area(); ar < rng[0] || ar > rng[1] {
+						c.ignore[j] |= bit
+					}
+					continue
+				}
+				ig := c.gtIgn[m]
+				c.gtUsed[m] = true
+				if id := gts[gi[m]].ID; id != 0 {
+					c.match[j] |= bit
+				} else if ar := dts[d].Box.Area(); ar < rng[0] || ar > rng[1] {
+					ig = true // pycocotools: matched to truth id 0 reads as unmatched
+				}
+				if ig {
+					c.ignore[j] |= bit
 				}
 			}
-			rc[i] = tp / float64(npig)
-			pr[i] = tp / (fp + tp + eps)
-		}
-		rec := 0.0
-		if nd > 0 {
-			rec = rc[nd-1]
-		}
-		e.Recall[((t*K+k)*A+a)*M+m] = rec
-		for i := nd - 1; i > 0; i-- {
-			if pr[i] > pr[i-1] {
-				pr[i-1] = pr[i]
-			}
-		}
-		for r, th := range p.RecallThresholds {
-			q := 0.0
-			idx := sort.SearchFloat64s(rc, th) // leftmost i with rc[i] >= th
-			if idx < nd {
-				q = pr[idx]
-			}
-			e.Precision[(((t*R+r)*K+k)*A+a)*M+m] = q
 		}
 	}
+}
+
+// records returns the category's records at the first area range, and the
+// images they belong to.
+func (c *catEval) records(k, A int) ([]CategoryRecord, []int32) {
+	var recs []CategoryRecord
+	var imgs []int32
+	n := 0
+	for i, ok := range c.present {
+		if ok {
+			n += int(c.off[i+1] - c.off[i])
+		}
+	}
+	all := make([]DetRecord, 0, n)
+	for i, ok := range c.present {
+		if !ok {
+			continue
+		}
+		lo := len(all)
+		for j := c.off[i]; j < c.off[i+1]; j++ {
+			all = append(all, DetRecord{Score: c.scores[j], Match: c.match[int(j)*A], Ignore: c.ignore[int(j)*A]})
+		}
+		recs = append(recs, CategoryRecord{K: k, NPos: int(c.npig[i*A]), Dets: all[lo:len(all):len(all)]})
+		imgs = append(imgs, int32(i))
+	}
+	return recs, imgs
+}
+
+// accumulate is COCOeval.accumulate for category k, every area range and
+// maxDets.
+func (c *catEval) accumulate(e *Eval, k int) {
+	p := e.Params
+	_, R, K, A, M := e.dims()
+	keys := c.sortKeys[:0]
+	for i, ok := range c.present {
+		if !ok {
+			continue
+		}
+		for j := c.off[i]; j < c.off[i+1]; j++ {
+			keys = append(keys, sortKey{c.scores[j], j, j - c.off[i]})
+		}
+	}
+	slices.SortFunc(keys, func(x, y sortKey) int {
+		if r := cmp.Compare(y.score, x.score); r != 0 {
+			return r
+		}
+		return cmp.Compare(x.j, y.j)
+	})
+	c.sortKeys = keys
+	eps := math.Nextafter(1, 2) - 1 // np.spacing(1) = 2^-52
+	for m, maxDet := range p.MaxDets {
+		list := c.list[:0]
+		for _, key := range keys {
+			if int(key.d) < maxDet {
+				list = append(list, key.j)
+			}
+		}
+		c.list = list
+		nd := len(list)
+		c.rc, c.pr = grow(c.rc, nd), grow(c.pr, nd)
+		rc, pr := c.rc, c.pr
+		for a := 0; a < A; a++ {
+			npig := 0
+			for i, ok := range c.present {
+				if ok {
+					npig += int(c.npig[i*A+a])
+				}
+			}
+			if npig == 0 {
+				continue
+			}
+			for t := range p.IoUThresholds {
+				bit := uint64(1) << t
+				var tp, fp float64
+				for x, j := range list {
+					if c.ignore[int(j)*A+a]&bit == 0 {
+						if c.match[int(j)*A+a]&bit != 0 {
+							tp++
+						} else {
+							fp++
+						}
+					}
+					rc[x] = tp / float64(npig)
+					pr[x] = tp / (fp + tp + eps)
+				}
+				e.Recall[((t*K+k)*A+a)*M+m] = curve(rc, pr, p.RecallThresholds, e.Precision[((t*R)*K+k)*A*M+a*M+m:], K*A*M)
+			}
+		}
+	}
+}
+
+// curve finishes one precision–recall curve as COCOeval.accumulate does:
+// precision made monotone from the right, then sampled at each recall
+// threshold (leftmost point reaching it; 0 when none does) into
+// out[r·stride]. It returns the final recall (0 without detections).
+func curve(rc, pr, thresholds []float64, out []float64, stride int) float64 {
+	nd := len(rc)
+	rec := 0.0
+	if nd > 0 {
+		rec = rc[nd-1]
+	}
+	for i := nd - 1; i > 0; i-- {
+		if pr[i] > pr[i-1] {
+			pr[i-1] = pr[i]
+		}
+	}
+	for r, th := range thresholds {
+		q := 0.0
+		if idx := sort.SearchFloat64s(rc, th); idx < nd { // leftmost i with rc[i] >= th
+			q = pr[idx]
+		}
+		out[r*stride] = q
+	}
+	return rec
 }

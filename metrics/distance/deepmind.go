@@ -193,7 +193,7 @@ func (s Surface) Percentile(percent float64) float64 {
 	if n == 0 {
 		return math.Inf(1)
 	}
-	total := num.PairwiseSum(s.Areas)
+	total := num.Sum(s.Areas)
 	target := percent / 100.0
 	cum := 0.0
 	idx := n
@@ -214,7 +214,7 @@ func (s Surface) Mean() float64 {
 	for i := range prod {
 		prod[i] = s.Distances[i] * s.Areas[i]
 	}
-	return num.PairwiseSum(prod) / num.PairwiseSum(s.Areas)
+	return num.Sum(prod) / num.Sum(s.Areas)
 }
 
 // Within returns the total area of the surfels with distance ≤ tolerance
@@ -226,7 +226,7 @@ func (s Surface) Within(tolerance float64) (within, total float64) {
 			sel = append(sel, s.Areas[i])
 		}
 	}
-	return num.PairwiseSum(sel), num.PairwiseSum(s.Areas)
+	return num.Sum(sel), num.Sum(s.Areas)
 }
 
 // RobustHausdorff is DeepMind compute_robust_hausdorff: the larger of the two

@@ -2,8 +2,6 @@ package distance
 
 import (
 	"math"
-
-	"github.com/rexmle/rexmle/metrics/num"
 )
 
 // Max is the largest value (NaN if the list is empty or holds a NaN).
@@ -22,5 +20,3 @@ func Max(values []float64) float64 {
 	}
 	return m
 }
-
-func pairwiseSum(a []float64) float64 { return num.PairwiseSum(a) }

@@ -162,7 +162,7 @@ func TestPairwiseSumMatchesExactForIntegers(t *testing.T) {
 			v[i] = float64(i % 17)
 			want += v[i]
 		}
-		if got := num.PairwiseSum(v); got != want {
+		if got := num.Sum(v); got != want {
 			t.Errorf("n=%d: %v, want %v", n, got, want)
 		}
 	}

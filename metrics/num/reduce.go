@@ -9,13 +9,20 @@ import (
 // mean, percentile (default "linear" method) and median. Everything that
 // reproduces numpy's np.mean / np.percentile / np.median calls these.
 
-// Mean is numpy.mean of a float64 array: PairwiseSum(x)/len(x); NaN for
-// an empty array (numpy warns and returns nan); a NaN anywhere gives NaN.
+// Sum is numpy.sum of a contiguous float64 or float32 array, summed in its
+// own type: numpy's reduction hands the inner loop NumpyBuffer (8192)
+// elements at a time, sums each chunk pairwise (PairwiseSum) and carries a
+// running total from 0 (ChunkedPairwiseSum). Checked against numpy on
+// arrays longer than one chunk, where the chunking shows in the last bits.
+func Sum[T Float](x []T) T { return ChunkedPairwiseSum(x, NumpyBuffer) }
+
+// Mean is numpy.mean of a float64 array: Sum(x)/len(x); NaN for an empty
+// array (numpy warns and returns nan); a NaN anywhere gives NaN.
 func Mean(x []float64) float64 {
 	if len(x) == 0 {
 		return math.NaN()
 	}
-	return PairwiseSum(x) / float64(len(x))
+	return Sum(x) / float64(len(x))
 }
 
 // Percentile is numpy.percentile(values, q) (q in percent) with the default

@@ -38,3 +38,23 @@ func TestPairwiseSum(t *testing.T) {
 		t.Error("NaN must propagate")
 	}
 }
+
+// TestPairwiseSumKeepsLaneOnes: 1e16 then fifteen ones. A sequential float64
+// sum loses every one; the eight interleaved lanes keep the 14 that land in
+// lanes 1–7 (1e16 + 14 is exact), as numpy does.
+func TestPairwiseSumKeepsLaneOnes(t *testing.T) {
+	x := make([]float64, 16)
+	x[0] = 1e16
+	for i := 1; i < 16; i++ {
+		x[i] = 1
+	}
+	if got := PairwiseSum(x); got != 1e16+14 {
+		t.Errorf("PairwiseSum = %v, want %v", got, 1e16+14)
+	}
+	if got := Sum(x); got != 1e16+14 {
+		t.Errorf("Sum = %v, want %v", got, 1e16+14)
+	}
+	if PairwiseSum([]float64(nil)) != 0 || Sum([]float64(nil)) != 0 {
+		t.Error("empty sum not 0")
+	}
+}

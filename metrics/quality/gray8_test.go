@@ -267,7 +267,7 @@ func TestPairwiseFast(t *testing.T) {
 			x[i] = (rng.Float64() - 0.3) * math.Ldexp(1, rng.IntN(40)-20)
 			y[i] = float32(x[i])
 		}
-		if got, want := pairwiseSum64(x), num.PairwiseSum(x); math.Float64bits(got) != math.Float64bits(want) {
+		if got, want := pairwiseSum64(x), num.Sum(x); math.Float64bits(got) != math.Float64bits(want) {
 			t.Errorf("n=%d: pairwiseSum64 %v, num.PairwiseSum %v", n, got, want)
 		}
 		if n == 0 {

@@ -8,12 +8,12 @@ import (
 // a time (see num.ChunkedPairwiseSum).
 const numpyChunk = 8192
 
-// pairwiseSum64 is num.PairwiseSum (numpy's float64 sum: 8192-element
+// pairwiseSum64 is num.Sum (numpy's float64 sum: 8192-element
 // chunks, pairwise within a chunk) with the eight-lane leaves vectorised
 // where ssim8Vector holds; the additions and their order are the same.
 func pairwiseSum64(x []float64) float64 {
 	if !ssim8Vector {
-		return num.PairwiseSum(x)
+		return num.Sum(x)
 	}
 	var total float64
 	for len(x) > 0 {

@@ -93,7 +93,7 @@ func MSE(a, b Image, single bool) (float64, error) {
 			sq[i] = d * d
 		}
 	}
-	return num.PairwiseSum(sq) / float64(len(sq)), nil
+	return num.Sum(sq) / float64(len(sq)), nil
 }
 
 // PSNR is scikit-image's peak_signal_noise_ratio with an explicit data range:

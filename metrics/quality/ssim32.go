@@ -67,7 +67,7 @@ func ssimUniform32(a, b Image, opt SSIMOptions) float64 {
 			vals = append(vals, float64(float32(float32(a1*a2)/float32(b1*b2))))
 		}
 	}
-	return num.PairwiseSum(vals) / float64(len(vals))
+	return num.Sum(vals) / float64(len(vals))
 }
 
 // uniform32 is uniformSeparable(…, single=true) on float32 storage: the

@@ -43,14 +43,6 @@ func isConstant(x []float64) bool {
 	return true
 }
 
-// Mean is numpy's mean of x: PairwiseSum(x)/len(x); NaN for empty input.
-func Mean(x []float64) float64 {
-	if len(x) == 0 {
-		return math.NaN()
-	}
-	return PairwiseSum(x) / float64(len(x))
-}
-
 // Pearson is scipy.stats.pearsonr's correlation coefficient
 // r = Σ(x−x̄)(y−ȳ) / sqrt(Σ(x−x̄)² Σ(y−ȳ)²), in float64, clipped to [−1, 1].
 // Conventions (scipy ≥ 1.11): a NaN anywhere gives NaN (nan_policy

@@ -121,30 +121,6 @@ func TestKendallMatchesNaive(t *testing.T) {
 	}
 }
 
-func TestPairwiseSum(t *testing.T) {
-	// 1e16 + 1 + 1 ... : sequential float64 loses the ones; pairwise with
-	// eight lanes keeps those that land in other lanes.
-	x := make([]float64, 16)
-	x[0] = 1e16
-	for i := 1; i < 16; i++ {
-		x[i] = 1
-	}
-	// lanes: r0 = 1e16+1 = 1e16 (rounded), r1..r7 = 2 → 1e16 + 14 exactly representable? 1e16+14 is even → exact.
-	if got := PairwiseSum(x); got != 1e16+14 {
-		t.Errorf("PairwiseSum = %v, want %v", got, 1e16+14)
-	}
-	if PairwiseSum(nil) != 0 {
-		t.Error("empty sum not 0")
-	}
-	y := make([]float64, 20000)
-	for i := range y {
-		y[i] = 0.5
-	}
-	if got := Mean(y); got != 0.5 {
-		t.Errorf("Mean = %v", got)
-	}
-}
-
 func TestClassification(t *testing.T) {
 	yt := []int{0, 0, 1, 1, 2, 2}
 	yp := []int{0, 1, 1, 1, 0, 3}

@@ -67,7 +67,7 @@ func TestRepeatedIDsAreDistinctCases(t *testing.T) {
 			col = append(col, c.Values[m])
 			distinct[c.Values[m]] = true
 		}
-		got := num.PairwiseSum(col) / float64(len(col))
+		got := num.Sum(col) / float64(len(col))
 		if math.Abs(got-res.Values[m]) > 1e-12 {
 			t.Errorf("%s: mean of the stored cases %v, graded %v", m, got, res.Values[m])
 		}

@@ -232,7 +232,7 @@ func (Challenge) Grade(ctx context.Context, subDir, privateDir string, mode chal
 	}
 	for k, n := range MetricNames {
 		// pandas Series.mean: numpy's pairwise sum divided by the count.
-		res.Set(n, num.PairwiseSum(perImage[k])/float64(len(rows)))
+		res.Set(n, num.Sum(perImage[k])/float64(len(rows)))
 	}
 	if len(rows) != len(seen) {
 		res.Notes = append(res.Notes, fmt.Sprintf("%d rows for %d distinct image ids: every row is scored, so repeated ids weigh more (the reference's test list repeats ids whose training and tuning images share a name); the k-th row of an id is stored as case <id>#k", len(rows), len(seen)))

@@ -19,9 +19,9 @@ func jsonNumber(raw []byte) (float64, bool) {
 	if n == 0 || n > 64 {
 		return 0, false
 	}
-	i := 0
+	i, neg := 0, 0
 	if raw[i] == '-' {
-		i++
+		i, neg = 1, 1
 	}
 	if i == n || raw[i] < '0' || raw[i] > '9' {
 		return 0, false
@@ -37,6 +37,10 @@ func jsonNumber(raw []byte) (float64, bool) {
 		i++
 	} else {
 		digits()
+	}
+	intEnd := i // end of the integer part
+	if i-neg > 15 {
+		intEnd = n + 1 // too long for the exact path
 	}
 	if i < n && raw[i] == '.' {
 		i++
@@ -55,6 +59,16 @@ func jsonNumber(raw []byte) (float64, bool) {
 	}
 	if i != n {
 		return 0, false
+	}
+	if intEnd == n { // a plain integer of at most 15 digits: exact in float64
+		v := 0.0
+		for _, c := range raw[neg:] {
+			v = v*10 + float64(c-'0')
+		}
+		if neg == 1 {
+			v = -v // -0 included
+		}
+		return v, true
 	}
 	f, err := strconv.ParseFloat(string(raw), 64)
 	if err != nil {
@@ -85,26 +99,39 @@ func decodeString(raw []byte, s *string) error {
 // decodeFloats is json.Unmarshal(raw, list) for a list of numbers, with a
 // fast path for a flat list of plain numbers.
 func decodeFloats(raw []byte, list *[]float64) error {
-	if n := len(raw); n >= 2 && raw[0] == '[' && raw[n-1] == ']' {
-		body := bytes.TrimSpace(raw[1 : n-1])
-		var out []float64
-		ok := true
-		if len(body) > 0 {
-			for _, part := range bytes.Split(body, []byte(",")) {
-				v, good := jsonNumber(bytes.TrimSpace(part))
-				if !good {
-					ok = false
-					break
-				}
-				out = append(out, v)
-			}
-		} else {
-			out = []float64{}
-		}
-		if ok {
-			*list = out
-			return nil
-		}
+	if out, ok := plainFloats(raw); ok {
+		*list = out
+		return nil
 	}
 	return json.Unmarshal(raw, list)
+}
+
+// plainFloats parses raw when it is a list of JSON numbers (whitespace
+// allowed around them) that fit float64s.
+func plainFloats(raw []byte) ([]float64, bool) {
+	n := len(raw)
+	if n < 2 || raw[0] != '[' || raw[n-1] != ']' {
+		return nil, false
+	}
+	body := bytes.TrimSpace(raw[1 : n-1])
+	if len(body) == 0 {
+		return []float64{}, true
+	}
+	out := make([]float64, 0, 4)
+	for {
+		part := body
+		i := bytes.IndexByte(body, ',')
+		if i >= 0 {
+			part = body[:i]
+		}
+		v, ok := jsonNumber(bytes.TrimSpace(part))
+		if !ok {
+			return nil, false
+		}
+		out = append(out, v)
+		if i < 0 {
+			return out, true
+		}
+		body = body[i+1:]
+	}
 }

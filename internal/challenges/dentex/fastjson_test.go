@@ -4,12 +4,31 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"testing"
 )
 
 // The fast decoders agree with encoding/json on values and on failure.
 func TestFastJSONMatchesEncodingJSON(t *testing.T) {
 	nums := []string{"0", "-0", "1", "-12.5", "1e3", "1E-2", "2.5e+10", "01", "1.", ".5", "+1", "1e400", "-", "null", `"3"`, "true", "[1]", "Infinity", "0x10", "1_0", "123456789012345678901234567890"}
+	for _, n := range nums {
+		var a, b float64
+		ea := decodeFloat([]byte(n), &a)
+		eb := json.Unmarshal([]byte(n), &b)
+		if (ea == nil) != (eb == nil) || (ea == nil && math.Float64bits(a) != math.Float64bits(b)) {
+			t.Errorf("decodeFloat(%s) = %v, %v; encoding/json %v, %v", n, a, ea, b, eb)
+		}
+	}
+	r := rand.New(rand.NewPCG(3, 3))
+	for k := 0; k < 20000; k++ {
+		digits := 1 + r.IntN(18)
+		n := fmt.Sprint(r.Int64N(int64(math.Pow10(min(digits, 18)))))
+		if r.IntN(2) == 0 {
+			n = "-" + n
+		}
+		nums = append(nums, n, n+".5", n+"e1")
+	}
+	nums = append(nums, "999999999999999", "-999999999999999", "1000000000000000", "9007199254740993", "-0.0", "0e0")
 	for _, n := range nums {
 		var a, b float64
 		ea := decodeFloat([]byte(n), &a)

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -34,10 +36,10 @@ type truthAnn struct {
 // categoryOf resolves a label level the way the reference does:
 // category_id_N unless missing or null, else the alias, else 1. ok is false
 // when the value is not an integral number (such a box is never registered).
-func categoryOf(obj map[string]json.RawMessage, a aspect) (int64, bool) {
-	v, has := obj[a.field]
+func categoryOf(obj object, a aspect) (int64, bool) {
+	v, has := obj.get(a.field)
 	if !has || string(v) == "null" {
-		v, has = obj[a.alias]
+		v, has = obj.get(a.alias)
 		if !has {
 			return 1, true
 		}
@@ -53,7 +55,7 @@ type truthSet struct {
 	imageIDs  []int64
 	stemToID  map[string]int64
 	isImageID map[int64]bool
-	anns      []map[string]json.RawMessage
+	anns      []object
 	gts       []truthAnn
 	perImage  map[int64]int
 }
@@ -68,47 +70,22 @@ func loadTruth(privateDir string) (*truthSet, *challenge.Table, error) {
 		return nil, nil, err
 	}
 	// Files are read and parsed in parallel, then merged in row order.
-	type parsed struct {
-		imgs []imageEntry
-		gts  []truthAnn
-		objs []map[string]json.RawMessage
-	}
-	per := make([]parsed, len(tab.Rows))
+	per := make([]truthFile, len(tab.Rows))
 	err = challenge.ForEach(context.Background(), len(tab.Rows), func(k int) error {
-		row := tab.Rows[k]
-		c, err := readCOCO(filepath.Join(privateDir, filepath.FromSlash(row[gtCol])))
+		rel := tab.Rows[k][gtCol]
+		b, err := os.ReadFile(filepath.Join(privateDir, filepath.FromSlash(rel)))
 		if err != nil {
 			return fmt.Errorf("read ground truth: %w", err)
 		}
-		imgs, err := c.list("images")
-		if err != nil {
+		if imgs, gts, objs, ok := scanTruthFile(b); ok {
+			per[k] = truthFile{imgs, gts, objs}
+		} else if per[k], err = decodeTruthFile(b, filepath.Join(privateDir, filepath.FromSlash(rel)), rel); err != nil {
 			return err
 		}
-		for _, r := range imgs {
-			var e imageEntry
-			if err := json.Unmarshal(r, &e); err != nil {
-				return fmt.Errorf("ground truth %s: %w", row[gtCol], err)
-			}
-			per[k].imgs = append(per[k].imgs, e)
-		}
-		anns, err := c.list("annotations")
-		if err != nil {
-			return err
-		}
-		for _, r := range anns {
-			var a truthAnn
-			var obj map[string]json.RawMessage
-			if err := json.Unmarshal(r, &a); err != nil {
-				return fmt.Errorf("ground truth %s: %w", row[gtCol], err)
-			}
-			if err := json.Unmarshal(r, &obj); err != nil {
-				return err
-			}
+		for _, a := range per[k].gts {
 			if len(a.BBox) != 4 {
-				return fmt.Errorf("ground truth %s: annotation %d has bbox %v", row[gtCol], a.ID, a.BBox)
+				return fmt.Errorf("ground truth %s: annotation %d has bbox %v", rel, a.ID, a.BBox)
 			}
-			per[k].gts = append(per[k].gts, a)
-			per[k].objs = append(per[k].objs, obj)
 		}
 		return nil
 	})
@@ -131,12 +108,61 @@ func loadTruth(privateDir string) (*truthSet, *challenge.Table, error) {
 	return ts, tab, nil
 }
 
+// truthFile is what the grader reads of one ground-truth file.
+type truthFile struct {
+	imgs []imageEntry
+	gts  []truthAnn
+	objs []object
+}
+
+// decodeTruthFile reads a ground-truth file with encoding/json (the
+// reference behaviour scanTruthFile is a fast path of; its errors).
+func decodeTruthFile(b []byte, path, rel string) (truthFile, error) {
+	var tf truthFile
+	c, err := parseCOCO(b, path)
+	if err != nil {
+		return tf, fmt.Errorf("read ground truth: %w", err)
+	}
+	imgs, err := c.list("images")
+	if err != nil {
+		return tf, err
+	}
+	for _, r := range imgs {
+		var e imageEntry
+		if err := json.Unmarshal(r, &e); err != nil {
+			return tf, fmt.Errorf("ground truth %s: %w", rel, err)
+		}
+		tf.imgs = append(tf.imgs, e)
+	}
+	anns, err := c.list("annotations")
+	if err != nil {
+		return tf, err
+	}
+	for _, r := range anns {
+		var a truthAnn
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal(r, &a); err != nil {
+			return tf, fmt.Errorf("ground truth %s: %w", rel, err)
+		}
+		if err := json.Unmarshal(r, &obj); err != nil {
+			return tf, err
+		}
+		if len(a.BBox) != 4 {
+			return tf, fmt.Errorf("ground truth %s: annotation %d has bbox %v", rel, a.ID, a.BBox)
+		}
+		tf.gts = append(tf.gts, a)
+		tf.objs = append(tf.objs, objectOf(obj))
+	}
+	return tf, nil
+}
+
 // prediction is one parsed prediction, image already resolved.
 type prediction struct {
 	image     int64
 	box       detection.Box
 	score     float64
-	obj       map[string]json.RawMessage
+	cat       [3]int64 // per aspect
+	catOK     [3]bool  // false: not an integral category (never registered)
 	rewritten bool
 }
 
@@ -192,24 +218,22 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 
 	// Read and parse the prediction files in parallel; resolve them in row order.
 	type parsed struct {
-		objs []map[string]json.RawMessage
-		err  error
+		objs     []object
+		err      error // reading
+		preds    []prediction
+		parseErr error // resolving the predictions
 	}
 	files := make([]parsed, len(sub.Rows))
+	// Each row's predictions are resolved as its file is read; a read error
+	// stops the grading, the first resolution error in row order is reported.
 	var total atomic.Int64
 	if err := challenge.ForEach(ctx, len(sub.Rows), func(ri int) error {
-		files[ri].objs, files[ri].err = readPredictionFile(submissionDir, sub.Rows[ri][predCol], fmt.Sprintf("row %d, %s", ri+2, colPred), &total)
-		return files[ri].err
-	}); err != nil {
-		return nil, err
-	}
-	var preds []prediction
-	for ri, row := range sub.Rows {
-		if files[ri].err != nil {
-			return nil, files[ri].err
+		f := &files[ri]
+		row := sub.Rows[ri]
+		if f.objs, f.err = readPredictionFile(submissionDir, row[predCol], fmt.Sprintf("row %d, %s", ri+2, colPred), &total); f.err != nil {
+			return f.err
 		}
 		rowID := strings.TrimSpace(row[idCol])
-		rel := row[predCol]
 		// The row's fallback image id.
 		var rowImage any = rowID
 		if id, ok := truth.stemToID[rowID]; ok {
@@ -217,13 +241,30 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 		} else if n, err := strconv.ParseInt(rowID[strings.LastIndex(rowID, "_")+1:], 10, 64); err == nil {
 			rowImage = n
 		}
-		for pi, obj := range files[ri].objs {
+		f.preds = make([]prediction, 0, len(f.objs))
+		for pi, obj := range f.objs {
 			p, err := parsePrediction(obj, rowImage, truth, mode)
 			if err != nil {
-				return nil, challenge.Invalidf(rel, fmt.Sprintf("prediction %d", pi), "%v", err)
+				f.parseErr = challenge.Invalidf(row[predCol], fmt.Sprintf("prediction %d", pi), "%v", err)
+				break
 			}
-			preds = append(preds, p)
+			f.preds = append(f.preds, p)
 		}
+		f.objs = nil
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	nPred := 0
+	for _, f := range files {
+		if f.parseErr != nil {
+			return nil, f.parseErr
+		}
+		nPred += len(f.preds)
+	}
+	preds := make([]prediction, 0, nPred)
+	for _, f := range files {
+		preds = append(preds, f.preds...)
 	}
 	if len(preds) == 0 {
 		// Both the reference and the organisers' evaluation hand the
@@ -234,14 +275,16 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 	res := &challenge.Result{Mode: mode}
 	type levelStats struct{ ap, ap50, ap75, ar float64 }
 	var levels []levelStats
+	var records [3][]detection.ImageRecord // per level, per image in ascending id order
+	var evalIDs []int64
 	var notes []string
-	for _, a := range aspects {
+	for ai, a := range aspects {
 		cats := a.registered(mode)
 		reg := map[int64]bool{}
 		for _, c := range cats {
 			reg[c] = true
 		}
-		var gts []detection.GroundTruth
+		gts := make([]detection.GroundTruth, 0, len(truth.gts))
 		skipped := 0
 		for i, g := range truth.gts {
 			c, ok := categoryOf(truth.anns[i], a)
@@ -256,19 +299,20 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 			crowd := len(g.IsCrowd) > 0 && string(g.IsCrowd) != "0" && string(g.IsCrowd) != "false" && string(g.IsCrowd) != "null"
 			gts = append(gts, detection.GroundTruth{ImageID: g.ImageID, Category: c, Box: detection.Box{g.BBox[0], g.BBox[1], g.BBox[2], g.BBox[3]}, Area: area, Crowd: crowd, ID: g.ID})
 		}
-		var dts []detection.Detection
+		dts := make([]detection.Detection, 0, len(preds))
 		for _, p := range preds {
-			c, ok := categoryOf(p.obj, a)
+			c, ok := p.cat[ai], p.catOK[ai]
 			if !ok || !reg[c] {
 				continue
 			}
 			dts = append(dts, detection.Detection{ImageID: p.image, Category: c, Box: p.box, Score: p.score})
 		}
-		ev, err := detection.Evaluate(ctx, gts, dts, detection.DefaultParams(truth.imageIDs, cats))
+		ev, err := detection.Evaluate(ctx, gts, dts, rankedParams(truth.imageIDs, cats))
 		if err != nil {
 			return nil, challenge.Invalidf(submissionFile, "", "%s evaluation: %v", a.name, err)
 		}
 		levels = append(levels, levelStats{ev.Stats[0], ev.Stats[1], ev.Stats[2], ev.Stats[8]})
+		records[ai], evalIDs = ev.Images, ev.Params.ImageIDs
 		if skipped > 0 {
 			notes = append(notes, fmt.Sprintf("%s: %d of %d truth boxes carry a category the grader does not register and were not scored (reference mode: class id 0 = %s)", a.name, skipped, len(truth.gts), a.className(0)))
 		}
@@ -315,21 +359,44 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 	for _, p := range preds {
 		counts[p.image]++
 	}
+	// Per image, the COCO records CaseStatistic re-accumulates resamples from.
+	var arena []byte
 	for i, id := range truth.imageIDs {
 		name := strconv.FormatInt(id, 10)
 		if i < len(ansIDs) {
 			name = ansIDs[i]
 		}
+		var recs [3]detection.ImageRecord
+		if at, found := slices.BinarySearch(evalIDs, id); found {
+			for l := range recs {
+				recs[l] = records[l][at]
+			}
+		}
+		start := len(arena)
+		arena = encodeDetail(arena, id, len(detection.COCOIoUThresholds()), recs)
 		res.Cases = append(res.Cases, challenge.Case{ID: name, Values: map[string]float64{
 			"truth_boxes": float64(truth.perImage[id]), "predicted_boxes": float64(counts[id]),
-		}})
+		}, Detail: arena[start:len(arena):len(arena)]})
 	}
 	return res, nil
 }
 
+// rankedParams are COCOeval's defaults restricted to what the metrics read:
+// area range "all" and maxDets 100. Every (area range, maxDets) is evaluated
+// and accumulated independently of the others (the per-image truncation
+// uses the last maxDets, 100 either way), so AP, AP50, AP75 and AR@100 over
+// "all", per class and averaged, are those of the full defaults, bit for
+// bit; the statistics of the other ranges and maxDets are not computed.
+func rankedParams(imageIDs, cats []int64) detection.Params {
+	p := detection.DefaultParams(imageIDs, cats)
+	p.AreaRanges, p.AreaNames = p.AreaRanges[:1], p.AreaNames[:1]
+	p.MaxDets = p.MaxDets[len(p.MaxDets)-1:]
+	return p
+}
+
 // readPredictionFile opens a prediction file inside the submission folder
 // (bounded in size) and parses it.
-func readPredictionFile(submissionDir, rel, field string, total *atomic.Int64) ([]map[string]json.RawMessage, error) {
+func readPredictionFile(submissionDir, rel, field string, total *atomic.Int64) ([]object, error) {
 	fp, err := challenge.OpenInside(submissionDir, rel, field)
 	if err != nil {
 		return nil, err
@@ -338,15 +405,20 @@ func readPredictionFile(submissionDir, rel, field string, total *atomic.Int64) (
 		fp.Close()
 		return nil, challenge.Invalidf(rel, "", "the prediction files together exceed %d MiB", maxTotalBytes>>20)
 	}
-	b, err := io.ReadAll(io.LimitReader(fp, maxPredictionBytes+1))
+	var buf bytes.Buffer
+	if st, err := fp.Stat(); err == nil && st.Size() < maxPredictionBytes {
+		buf.Grow(int(st.Size()) + bytes.MinRead) // room to see EOF without growing
+	}
+	_, err = buf.ReadFrom(io.LimitReader(fp, maxPredictionBytes+1))
 	fp.Close()
 	if err != nil {
 		return nil, challenge.Invalidf(rel, "", "cannot read: %v", err)
 	}
+	b := buf.Bytes()
 	if len(b) > maxPredictionBytes {
 		return nil, challenge.Invalidf(rel, "", "file larger than %d MiB", maxPredictionBytes>>20)
 	}
-	objs, err := parsePredictionFile(b)
+	objs, err := parsePredictions(b)
 	if err != nil {
 		return nil, challenge.Invalidf(rel, "", "%v", err)
 	}
@@ -354,7 +426,8 @@ func readPredictionFile(submissionDir, rel, field string, total *atomic.Int64) (
 }
 
 // parsePredictionFile accepts a list of objects, an object with an
-// "annotations" list, or a single object.
+// "annotations" list, or a single object. It is the encoding/json reading
+// that parsePredictions' scanner is a fast path of (and its errors).
 func parsePredictionFile(b []byte) ([]map[string]json.RawMessage, error) {
 	b = bytes.TrimSpace(b)
 	if len(b) == 0 {
@@ -381,14 +454,17 @@ func parsePredictionFile(b []byte) ([]map[string]json.RawMessage, error) {
 	return []map[string]json.RawMessage{obj}, nil
 }
 
-func parsePrediction(obj map[string]json.RawMessage, rowImage any, truth *truthSet, mode challenge.Mode) (prediction, error) {
+func parsePrediction(obj object, rowImage any, truth *truthSet, mode challenge.Mode) (prediction, error) {
 	if obj == nil {
 		return prediction{}, fmt.Errorf("prediction is null, want an object")
 	}
-	p := prediction{obj: obj}
+	var p prediction
+	for i, a := range aspects {
+		p.cat[i], p.catOK[i] = categoryOf(obj, a)
+	}
 	// Image id.
 	img := rowImage
-	if raw, ok := obj["image_id"]; ok {
+	if raw, ok := obj.get("image_id"); ok {
 		var s string
 		var f float64
 		switch {
@@ -408,7 +484,7 @@ func parsePrediction(obj map[string]json.RawMessage, rowImage any, truth *truthS
 	}
 	p.image = id
 	// Box.
-	raw, ok := obj["bbox"]
+	raw, ok := obj.get("bbox")
 	if !ok {
 		return p, fmt.Errorf("missing bbox")
 	}
@@ -420,8 +496,8 @@ func parsePrediction(obj map[string]json.RawMessage, rowImage any, truth *truthS
 		return p, fmt.Errorf("bbox has %d numbers, want 4 [x, y, width, height]", len(bb))
 	}
 	if len(bb) > 4 {
-		for _, a := range aspects {
-			if c, ok := categoryOf(obj, a); ok {
+		for i, a := range aspects {
+			if c, ok := p.cat[i], p.catOK[i]; ok {
 				for _, r := range a.registered(mode) {
 					if r == c {
 						return p, fmt.Errorf("bbox has %d numbers, want 4 [x, y, width, height]", len(bb))
@@ -439,7 +515,7 @@ func parsePrediction(obj map[string]json.RawMessage, rowImage any, truth *truthS
 	// Score.
 	p.score = 0.5
 	for _, k := range []string{"score", "confidence"} {
-		if raw, ok := obj[k]; ok {
+		if raw, ok := obj.get(k); ok {
 			if err := decodeFloat(raw, &p.score); err != nil || string(raw) == "null" {
 				return p, fmt.Errorf("%s %s is not a number", k, raw)
 			}

@@ -58,13 +58,13 @@ func (c Challenge) CaseStatistic(metric string, cases []challenge.Case) (func(id
 			}
 			macro[k] = 0
 			if len(buf) > 0 {
-				macro[k] = num.PairwiseSum(buf) / float64(len(buf))
+				macro[k] = num.Sum(buf) / float64(len(buf))
 			}
 		}
 		if single {
 			return macro[0]
 		}
-		return num.PairwiseSum(macro) / float64(len(macro))
+		return num.Sum(macro) / float64(len(macro))
 	}, nil
 }
 

@@ -301,7 +301,7 @@ func (c Challenge) gradeNuclei(ctx context.Context, subDir, privateDir string, m
 			perClass[k] = sum / float64(len(vals))
 		default:
 			// np.mean: numpy's pairwise summation, then one division.
-			perClass[k] = num.PairwiseSum(vals) / float64(len(vals))
+			perClass[k] = num.Sum(vals) / float64(len(vals))
 		}
 	}
 	// np.mean over the classes (pairwise summation; the reference's and the
@@ -317,7 +317,7 @@ func (c Challenge) gradeNuclei(ctx context.Context, subDir, privateDir string, m
 	}
 	macro := 0.0
 	if len(macroVals) > 0 {
-		macro = num.PairwiseSum(macroVals) / float64(len(macroVals))
+		macro = num.Sum(macroVals) / float64(len(macroVals))
 	}
 	res.Set("f1", macro)
 	if c.track == 1 {
