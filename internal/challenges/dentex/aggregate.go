@@ -9,8 +9,8 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/rexmle/rexmle/metrics/detection"
 	"github.com/rexmle/rexmle/internal/challenge"
+	"github.com/rexmle/rexmle/metrics/detection"
 )
 
 // Every DENTEX metric is a COCO statistic pooled over all images, so none

@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rexmle/rexmle/metrics/detection"
 	"github.com/rexmle/rexmle/internal/challenge"
+	"github.com/rexmle/rexmle/metrics/detection"
 )
 
 // aggImage is one test image of a generated data set.
