@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/rexmle/rexmle/metrics/volume"
 )
@@ -24,8 +25,9 @@ type Picture8 struct {
 // float64: exactly one of p8 and v is non-nil. Every other picture (other
 // formats, other sample types, a paletted page with Options.ExpandPalette,
 // several pages without Options.FirstPage) comes back as the volume
-// ReadPictureFile gives.
-func ReadPicture8File(path string, opts ...Options) (p8 *Picture8, v *volume.Volume, format Format, err error) {
+// ReadPictureFile gives. p8.Pix reuses buf when it is large enough (its
+// contents are overwritten), so that a caller can recycle buffers.
+func ReadPicture8File(path string, buf []byte, opts ...Options) (p8 *Picture8, v *volume.Volume, format Format, err error) {
 	f, err := openRegular(path)
 	if err != nil {
 		return nil, nil, "", err
@@ -45,8 +47,16 @@ func ReadPicture8File(path string, opts ...Options) (p8 *Picture8, v *volume.Vol
 	if st, err := f.Stat(); err == nil {
 		size = st.Size()
 	}
-	buf := make([]byte, 0, min(max(size, 0), o.MaxBytes)+1)
-	b, err := readAllInto(buf, io.LimitReader(br, o.MaxBytes+1))
+	fileBuf, _ := fileBufs.Get().(*[]byte)
+	if fileBuf == nil {
+		fileBuf = new([]byte)
+	}
+	defer fileBufs.Put(fileBuf)
+	if want := int(min(max(size, 0), o.MaxBytes) + 1); cap(*fileBuf) < want {
+		*fileBuf = make([]byte, 0, want)
+	}
+	b, err := readAllInto((*fileBuf)[:0], io.LimitReader(br, o.MaxBytes+1))
+	*fileBuf = b
 	if err == nil && int64(len(b)) > o.MaxBytes {
 		err = fmt.Errorf("tiff: file larger than the %d-byte limit (Options.MaxBytes)", o.MaxBytes)
 	} else if err != nil {
@@ -55,7 +65,7 @@ func ReadPicture8File(path string, opts ...Options) (p8 *Picture8, v *volume.Vol
 	if err != nil {
 		return nil, nil, FormatTIFF, fmt.Errorf("%s: %w", path, err)
 	}
-	if p, ok := decodeTIFF8(b, o); ok {
+	if p, ok := decodeTIFF8(b, o, buf); ok {
 		return p, nil, FormatTIFF, nil
 	}
 	v, err = decodeTIFF(b, o)
@@ -64,6 +74,10 @@ func ReadPicture8File(path string, opts ...Options) (p8 *Picture8, v *volume.Vol
 	}
 	return nil, v, FormatTIFF, nil
 }
+
+// fileBufs recycles the buffers ReadPicture8File reads files into (the
+// decoded picture never refers to them).
+var fileBufs sync.Pool
 
 // readAllInto is io.ReadAll appending to buf.
 func readAllInto(buf []byte, r io.Reader) ([]byte, error) {
@@ -83,11 +97,11 @@ func readAllInto(buf []byte, r io.Reader) ([]byte, error) {
 }
 
 // decodeTIFF8 decodes the first page of an 8-bit unsigned TIFF straight
-// into bytes. ok is false when decodeTIFF must decode the file instead:
+// into bytes (into buf when it is large enough). ok is false when decodeTIFF must decode the file instead:
 // a page of another sample type, a palette to expand, more pages to stack,
 // or any error (decodeTIFF then reports it in its words). Validation is
 // decodeTIFF's own (readIFD, layout, block), so both accept the same files.
-func decodeTIFF8(b []byte, o Options) (*Picture8, bool) {
+func decodeTIFF8(b []byte, o Options, buf []byte) (*Picture8, bool) {
 	if len(b) < 8 {
 		return nil, false
 	}
@@ -109,7 +123,11 @@ func decodeTIFF8(b []byte, o Options) (*Picture8, bool) {
 		return nil, false
 	}
 	w, h, spp := l.w, l.h, l.spp
-	p := &Picture8{W: int(w), H: int(h), C: int(spp), Pix: make([]uint8, w*h*spp)}
+	n := w * h * spp
+	if uint64(cap(buf)) < n {
+		buf = make([]byte, n)
+	}
+	p := &Picture8{W: int(w), H: int(h), C: int(spp), Pix: buf[:n]}
 	stride := w * spp
 	var scratch []byte
 	for bi := range l.offsets {

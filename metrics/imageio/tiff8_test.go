@@ -169,7 +169,8 @@ func randomTIFF8(t testing.TB, r *rand.Rand) (file []byte, w, h, spp int, pix []
 func check8(t *testing.T, file []byte, o Options) bool {
 	t.Helper()
 	o = pickOptions([]Options{o})
-	p, ok := decodeTIFF8(file, o)
+	dirty := bytes.Repeat([]byte{0xAA}, 4096) // reused when large enough
+	p, ok := decodeTIFF8(file, o, dirty)
 	if !ok {
 		return false
 	}
@@ -197,7 +198,7 @@ func TestTIFF8MatchesDecodeTIFF(t *testing.T) {
 				t.Fatalf("file %d (%d×%d×%d): the fast path did not take an 8-bit TIFF", i, w, h, spp)
 			}
 		}
-		p, _ := decodeTIFF8(file, pickOptions(nil))
+		p, _ := decodeTIFF8(file, pickOptions(nil), nil)
 		if !bytes.Equal(p.Pix, pix) {
 			t.Fatalf("file %d (%d×%d×%d): samples differ from those written", i, w, h, spp)
 		}
@@ -273,7 +274,7 @@ func TestReadPicture8File(t *testing.T) {
 	for _, o := range []Options{{FirstPage: true}, {MaxBytes: 16, FirstPage: true}} {
 		for _, p := range files {
 			v, format, err := ReadPictureFile(p, o)
-			p8, v2, format2, err2 := ReadPicture8File(p, o)
+			p8, v2, format2, err2 := ReadPicture8File(p, nil, o)
 			if (err == nil) != (err2 == nil) || (err != nil && err.Error() != err2.Error()) || format != format2 {
 				t.Fatalf("%s: ReadPictureFile (%q, %v), ReadPicture8File (%q, %v)", filepath.Base(p), format, err, format2, err2)
 			}
