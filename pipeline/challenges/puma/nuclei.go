@@ -94,8 +94,18 @@ func toFloat(v any) (float64, bool) {
 	return f, err == nil
 }
 
-// parseNuclei reads a predictions or truth JSON into points.
+// parseNuclei reads a predictions or truth JSON into points: the one-pass
+// scanner (scan.go) where it answers, encoding/json otherwise.
 func (c Challenge) parseNuclei(data []byte, mode challenge.Mode) ([]matching.Point, error) {
+	if pts, ok := c.parseNucleiFast(data, mode); ok {
+		return pts, nil
+	}
+	return c.parseNucleiJSON(data, mode)
+}
+
+// parseNucleiJSON reads a predictions or truth JSON into points through
+// encoding/json: the definition parseNucleiFast follows, and its fallback.
+func (c Challenge) parseNucleiJSON(data []byte, mode challenge.Mode) ([]matching.Point, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var top any
@@ -189,8 +199,12 @@ func (c Challenge) parseNuclei(data []byte, mode challenge.Mode) ([]matching.Poi
 	return out, nil
 }
 
-func readLimited(f io.Reader) ([]byte, error) {
-	b, err := io.ReadAll(io.LimitReader(f, maxJSONBytes+1))
+func readLimited(f *os.File) ([]byte, error) {
+	var b []byte
+	if st, err := f.Stat(); err == nil && st.Size() >= 0 && st.Size() < maxJSONBytes {
+		b = make([]byte, 0, st.Size()+1) // one read, no regrowth
+	}
+	b, err := readAllInto(b, io.LimitReader(f, maxJSONBytes+1))
 	if err != nil {
 		return nil, err
 	}
@@ -350,4 +364,21 @@ func (c Challenge) gradeNuclei(ctx context.Context, subDir, privateDir string, m
 		res.Notes = append(res.Notes, fmt.Sprintf("%d rows graded for %d test cases: the reference grades only the submitted rows (missing cases are not penalised, duplicates count twice; the k-th row of an id is stored as case <id>#k)", len(rows), len(answers)))
 	}
 	return res, nil
+}
+
+// readAllInto is io.ReadAll appending to b.
+func readAllInto(b []byte, r io.Reader) ([]byte, error) {
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+	}
 }
