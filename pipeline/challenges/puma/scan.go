@@ -1,6 +1,7 @@
 package puma
 
 import (
+	"encoding/binary"
 	"strconv"
 	"unicode/utf8"
 
@@ -30,7 +31,12 @@ type nucleiScanner struct {
 }
 
 func (s *nucleiScanner) ws() {
-	for s.i < len(s.b) && s.b[s.i] <= ' ' {
+	for s.i < len(s.b) {
+		// Indented files: runs of spaces, eight at a time.
+		if s.i+8 <= len(s.b) && binary.LittleEndian.Uint64(s.b[s.i:]) == 0x2020202020202020 {
+			s.i += 8
+			continue
+		}
 		switch s.b[s.i] {
 		case ' ', '\t', '\n', '\r':
 			s.i++
