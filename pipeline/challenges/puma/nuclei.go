@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/rexmle/rexmle/metrics/matching"
 	"github.com/rexmle/rexmle/metrics/num"
@@ -199,9 +200,10 @@ func (c Challenge) parseNucleiJSON(data []byte, mode challenge.Mode) ([]matching
 	return out, nil
 }
 
-func readLimited(f *os.File) ([]byte, error) {
-	var b []byte
-	if st, err := f.Stat(); err == nil && st.Size() >= 0 && st.Size() < maxJSONBytes {
+// readLimited reads f (at most maxJSONBytes) into buf, grown as needed.
+func readLimited(f *os.File, buf []byte) ([]byte, error) {
+	b := buf[:0]
+	if st, err := f.Stat(); err == nil && st.Size() >= 0 && st.Size() < maxJSONBytes && int64(cap(b)) <= st.Size() {
 		b = make([]byte, 0, st.Size()+1) // one read, no regrowth
 	}
 	b, err := readAllInto(b, io.LimitReader(f, maxJSONBytes+1))
@@ -212,6 +214,31 @@ func readLimited(f *os.File) ([]byte, error) {
 		return nil, fmt.Errorf("file larger than %d bytes", maxJSONBytes)
 	}
 	return b, nil
+}
+
+// jsonBufs recycles the buffers nuclei files are read into (the points
+// parsed from them keep no reference to them).
+var jsonBufs sync.Pool
+
+func getJSONBuf() *[]byte {
+	if b, ok := jsonBufs.Get().(*[]byte); ok {
+		return b
+	}
+	return new([]byte)
+}
+
+// readTruthFile reads a truth file into buf, grown as needed.
+func readTruthFile(path string, buf []byte) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b := buf[:0]
+	if st, err := f.Stat(); err == nil && st.Size() >= 0 && int64(cap(b)) <= st.Size() {
+		b = make([]byte, 0, st.Size()+1)
+	}
+	return readAllInto(b, f)
 }
 
 func (c Challenge) gradeNuclei(ctx context.Context, subDir, privateDir string, mode challenge.Mode) (*challenge.Result, error) {
@@ -248,8 +275,12 @@ func (c Challenge) gradeNuclei(ctx context.Context, subDir, privateDir string, m
 		if err != nil {
 			return err
 		}
-		data, err := readLimited(f)
+		pbuf, tbuf := getJSONBuf(), getJSONBuf()
+		defer jsonBufs.Put(pbuf)
+		defer jsonBufs.Put(tbuf)
+		data, err := readLimited(f, *pbuf)
 		f.Close()
+		*pbuf = data[:0]
 		if err != nil {
 			return challenge.Invalidf(r.path, "", "cannot read: %v", err)
 		}
@@ -257,7 +288,8 @@ func (c Challenge) gradeNuclei(ctx context.Context, subDir, privateDir string, m
 		if err != nil {
 			return challenge.Invalidf(r.path, "", "%v", err)
 		}
-		tdata, err := os.ReadFile(filepath.Join(adir, labelOf[r.id]))
+		tdata, err := readTruthFile(filepath.Join(adir, labelOf[r.id]), *tbuf)
+		*tbuf = tdata[:0]
 		if err != nil {
 			return fmt.Errorf("read truth of %s: %w", r.id, err)
 		}

@@ -31,19 +31,23 @@ type nucleiScanner struct {
 }
 
 func (s *nucleiScanner) ws() {
-	for s.i < len(s.b) {
-		// Indented files: runs of spaces, eight at a time.
-		if s.i+8 <= len(s.b) && binary.LittleEndian.Uint64(s.b[s.i:]) == 0x2020202020202020 {
-			s.i += 8
-			continue
-		}
-		switch s.b[s.i] {
-		case ' ', '\t', '\n', '\r':
-			s.i++
+	b, i := s.b, s.i
+	for i < len(b) && b[i] <= ' ' {
+		switch b[i] {
+		case ' ':
+			i++
+			// Indented files: runs of spaces, eight at a time.
+			for i+8 <= len(b) && binary.LittleEndian.Uint64(b[i:]) == 0x2020202020202020 {
+				i += 8
+			}
+		case '\t', '\n', '\r':
+			i++
 		default:
+			s.i = i
 			return
 		}
 	}
+	s.i = i
 }
 
 // peek returns the next byte after white space, or 0 at the end.
@@ -149,8 +153,64 @@ func (s *nucleiScanner) number() ([]byte, bool) {
 	return s.b[start:s.i], true
 }
 
-// float reads a number and converts it as json.Number.Float64 does.
+// float reads a number and converts it as json.Number.Float64 does, in one
+// pass over the literal where exactDecimal's rule applies.
 func (s *nucleiScanner) float() (float64, bool) {
+	s.ws()
+	start := s.i
+	b := s.b
+	i := s.i
+	neg := i < len(b) && b[i] == '-'
+	if neg {
+		i++
+	}
+	var m uint64
+	digits, e := 0, 0
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case i < len(b) && '1' <= b[i] && b[i] <= '9':
+		for ; i < len(b) && '0' <= b[i] && b[i] <= '9'; i++ {
+			m = m*10 + uint64(b[i]-'0')
+			digits++
+		}
+	default:
+		return 0, false
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		k := i
+		for ; i < len(b) && '0' <= b[i] && b[i] <= '9'; i++ {
+			m = m*10 + uint64(b[i]-'0')
+		}
+		if i == k {
+			return 0, false
+		}
+		digits += i - k
+		e = k - i
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		// Rare: the general path.
+		s.i = start
+		return s.floatSlow()
+	}
+	s.i = i
+	// m is exact while at most 18 digits were read (leading zeros count).
+	if digits > 18 || m >= 1<<53 || e < -22 {
+		return s.parse(b[start:i])
+	}
+	f := float64(m)
+	if e < 0 {
+		f /= pow10[-e]
+	}
+	if neg {
+		f = -f
+	}
+	return f, true
+}
+
+// floatSlow reads a number with number and converts it.
+func (s *nucleiScanner) floatSlow() (float64, bool) {
 	lit, ok := s.number()
 	if !ok {
 		return 0, false
@@ -158,6 +218,10 @@ func (s *nucleiScanner) float() (float64, bool) {
 	if f, ok := exactDecimal(lit); ok {
 		return f, true
 	}
+	return s.parse(lit)
+}
+
+func (s *nucleiScanner) parse(lit []byte) (float64, bool) {
 	f, err := strconv.ParseFloat(string(lit), 64)
 	return f, err == nil
 }
@@ -332,21 +396,18 @@ func (s *nucleiScanner) pair() (x, y float64, ok bool) {
 	if !s.eat('[') {
 		return 0, 0, false
 	}
-	n := 0
-	ok = s.elements(func(k int) bool {
-		n++
-		var good bool
-		switch k {
-		case 0:
-			x, good = s.float()
-		case 1:
-			y, good = s.float()
-		default:
-			good = s.skip(3)
+	if x, ok = s.float(); !ok || !s.eat(',') {
+		return 0, 0, false
+	}
+	if y, ok = s.float(); !ok {
+		return 0, 0, false
+	}
+	for !s.eat(']') {
+		if !s.eat(',') || !s.skip(3) {
+			return 0, 0, false
 		}
-		return good
-	})
-	return x, y, ok && n >= 2
+	}
+	return x, y, true
 }
 
 // scannedItem is what one list item says, its duplicate keys resolved as a
@@ -407,13 +468,24 @@ func (s *nucleiScanner) item(it *scannedItem) bool {
 			if !s.eat('[') {
 				return false
 			}
-			return s.elements(func(int) bool {
+			if s.eat(']') {
+				return true
+			}
+			for {
 				x, y, ok := s.pair()
+				if !ok {
+					return false
+				}
 				it.nPoints++
 				it.sumX += x
 				it.sumY += y
-				return ok
-			})
+				if s.eat(']') {
+					return true
+				}
+				if !s.eat(',') {
+					return false
+				}
+			}
 		case "centroid":
 			it.hasCentroid = true
 			var ok bool

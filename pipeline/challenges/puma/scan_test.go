@@ -318,6 +318,10 @@ func TestExactDecimalMatchesParseFloat(t *testing.T) {
 		if err != nil {
 			t.Fatalf("generator wrote %q: %v", lit, err)
 		}
+		sc := &nucleiScanner{b: []byte(lit)}
+		if got, ok := sc.float(); !ok || sc.i != len(lit) || math.Float64bits(got) != math.Float64bits(want) {
+			t.Fatalf("%s: float() %v (ok %v, read %d bytes), ParseFloat %v", lit, got, ok, sc.i, want)
+		}
 		got, ok := exactDecimal([]byte(lit))
 		if !ok {
 			continue
@@ -335,5 +339,39 @@ func TestExactDecimalMatchesParseFloat(t *testing.T) {
 		if got, ok := exactDecimal([]byte(lit)); ok && math.Float64bits(got) != math.Float64bits(want) {
 			t.Fatalf("%s: exactDecimal %v, ParseFloat %v", lit, got, want)
 		}
+	}
+}
+
+// BenchmarkScanNuclei parses one indented file of about 100 nuclei, as
+// BenchmarkGrade100 writes them.
+func BenchmarkScanNuclei(b *testing.B) {
+	r := rand.New(rand.NewPCG(15, 8))
+	sc := makeCase(r)
+	pf := PolygonFile{Polygons: []PolygonItem{}}
+	for _, nu := range sc.nuclei {
+		pf.Polygons = append(pf.Polygons, PolygonItem{Name: track2Classes[nu.cls], PathPoints: nu.ring, Score: 1})
+	}
+	data, err := json.MarshalIndent(pf, "", "  ")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	for _, name := range []string{"scanner", "encoding-json"} {
+		b.Run(name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				var err error
+				if name == "scanner" {
+					_, ok := Track2Task2.parseNucleiFast(data, challenge.Reference)
+					if !ok {
+						b.Fatal("scanner fell back")
+					}
+				} else {
+					_, err = Track2Task2.parseNucleiJSON(data, challenge.Reference)
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
