@@ -43,6 +43,8 @@ func ReadGray8PictureFile(path string, opts ...Options) (pix []byte, w, h int, o
 	return decodePNGGray8(buf[:n], o)
 }
 
+// fileBufs recycles the buffers the 8-bit fast paths (ReadGray8PictureFile,
+// ReadPicture8File) read whole files into; no decoded picture refers to them.
 var fileBufs = sync.Pool{New: func() any { return new([]byte) }}
 
 // decodePNGGray8 decodes data as described at ReadGray8PictureFile.

@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"sync"
 
 	"github.com/klauspost/compress/zlib"
 	"github.com/rexmle/rexmle/metrics/volume"
@@ -252,8 +253,22 @@ func tiffDType(bits, format uint64) (volume.DType, error) {
 	return "", fmt.Errorf("BitsPerSample %d with SampleFormat %d is not supported (want 1, 8, 16, 32 or 64 bits; unsigned, signed or float)", bits, format)
 }
 
-// decodePage decodes one IFD into a single-page volume.
-func (t *tiffFile) decodePage(ifd tiffIFD, o Options) (*volume.Volume, error) {
+// tiffLayout is a validated page: its sample type and where its strips or
+// tiles are.
+type tiffLayout struct {
+	w, h, spp, bits        uint64
+	dt                     volume.DType
+	photometric            uint64
+	predictor, compression uint64
+	bw, bh, across         uint64 // block (strip or tile) size; blocks per row
+	tiled                  bool
+	offsets, counts        []uint64
+	rowBytes, elem         uint64 // bytes per block row; bytes per sample
+}
+
+// layout checks a page's tags and returns where its samples are; every
+// decoder of a page goes through it, so that all accept the same files.
+func (t *tiffFile) layout(ifd tiffIFD, o Options) (*tiffLayout, error) {
 	w, h := ifd.first(tagImageWidth, 0), ifd.first(tagImageLength, 0)
 	if w < 1 || w > math.MaxInt32 {
 		return nil, fmt.Errorf("ImageWidth = %d, want 1..%d", w, math.MaxInt32)
@@ -313,7 +328,8 @@ func (t *tiffFile) decodePage(ifd tiffIFD, o Options) (*volume.Volume, error) {
 	// Blocks: strips are tiles as wide as the image.
 	bw, bh := w, ifd.first(tagRowsPerStrip, h)
 	offsets, counts := ifd[tagStripOffsets], ifd[tagStripByteCounts]
-	if _, tiled := ifd[tagTileWidth]; tiled {
+	_, tiled := ifd[tagTileWidth]
+	if tiled {
 		bw, bh = ifd.first(tagTileWidth, 0), ifd.first(tagTileLength, 0)
 		offsets, counts = ifd[tagTileOffsets], ifd[tagTileByteCounts]
 		if bw < 1 || bh < 1 || bw > 1<<16 || bh > 1<<16 || bw*bh > max(4*w*h, 1<<20) {
@@ -334,45 +350,70 @@ func (t *tiffFile) decodePage(ifd tiffIFD, o Options) (*volume.Volume, error) {
 			return nil, fmt.Errorf("%d strip/tile byte counts for %d offsets", len(counts), len(offsets))
 		}
 	}
-	rowBytes := (bw*spp*bits + 7) / 8
-	elem := bits / 8
+	return &tiffLayout{w: w, h: h, spp: spp, bits: bits, dt: dt, photometric: photometric,
+		predictor: predictor, compression: compression, bw: bw, bh: bh, across: across, tiled: tiled,
+		offsets: offsets, counts: counts, rowBytes: (bw*spp*bits + 7) / 8, elem: bits / 8}, nil
+}
+
+// block decompresses strip or tile bi into buf (grown as needed) and
+// returns its top-left pixel, its row count and its bytes, rows × rowBytes.
+// The predictor is not undone.
+func (t *tiffFile) block(l *tiffLayout, bi int, buf []byte) (bx, by, rows uint64, data []byte, err error) {
+	off, cnt := l.offsets[bi], l.counts[bi]
+	if off > uint64(len(t.b)) || cnt > uint64(len(t.b))-off {
+		return 0, 0, 0, nil, fmt.Errorf("strip/tile %d at %d+%d runs past the file end (%d bytes)", bi, off, cnt, len(t.b))
+	}
+	bx, by = uint64(bi)%l.across*l.bw, uint64(bi)/l.across*l.bh
+	rows = min(l.bh, l.h-by)
+	if l.tiled {
+		rows = l.bh // tiles are always full size
+	}
+	need := l.rowBytes * rows
+	if uint64(cap(buf)) < need {
+		buf = make([]byte, need)
+	}
+	data = buf[:need]
+	if err := tiffDecompress(data, t.b[off:off+cnt], l.compression); err != nil {
+		return 0, 0, 0, nil, fmt.Errorf("strip/tile %d: %w", bi, err)
+	}
+	return bx, by, rows, data, nil
+}
+
+// decodePage decodes one IFD into a single-page volume.
+func (t *tiffFile) decodePage(ifd tiffIFD, o Options) (*volume.Volume, error) {
+	l, err := t.layout(ifd, o)
+	if err != nil {
+		return nil, err
+	}
+	w, h, spp, bw, bits := l.w, l.h, l.spp, l.bw, l.bits
 	n := int(w * h * spp)
-	v := &volume.Volume{Grid: volume.NewGrid(int(w), int(h)), DType: dt, Channels: int(spp), Data: make([]float64, n)}
+	v := &volume.Volume{Grid: volume.NewGrid(int(w), int(h)), DType: l.dt, Channels: int(spp), Data: make([]float64, n)}
 	bo := t.bo
-	block := make([]byte, rowBytes*bh)
+	block := make([]byte, l.rowBytes*l.bh)
 	rowVals := make([]float64, bw*spp)
-	for bi := range offsets {
-		off, cnt := offsets[bi], counts[bi]
-		if off > uint64(len(t.b)) || cnt > uint64(len(t.b))-off {
-			return nil, fmt.Errorf("strip/tile %d at %d+%d runs past the file end (%d bytes)", bi, off, cnt, len(t.b))
-		}
-		bx, by := uint64(bi)%across*bw, uint64(bi)/across*bh
-		rows := min(bh, h-by)
-		if _, tiled := ifd[tagTileWidth]; tiled {
-			rows = bh // tiles are always full size
-		}
-		need := rowBytes * rows
-		if err := tiffDecompress(block[:need], t.b[off:off+cnt], compression); err != nil {
-			return nil, fmt.Errorf("strip/tile %d: %w", bi, err)
+	for bi := range l.offsets {
+		bx, by, rows, data, err := t.block(l, bi, block)
+		if err != nil {
+			return nil, err
 		}
 		for y := uint64(0); y < rows && by+y < h; y++ {
-			row := block[y*rowBytes : (y+1)*rowBytes]
-			if predictor == 2 {
-				undoHorizontalPredictor(row, int(spp), int(elem), bo)
+			row := data[y*l.rowBytes : (y+1)*l.rowBytes]
+			if l.predictor == 2 {
+				undoHorizontalPredictor(row, int(spp), int(l.elem), bo)
 			}
 			if bits == 1 {
 				for x := uint64(0); x < bw; x++ {
 					rowVals[x] = float64(row[x/8] >> (7 - x%8) & 1)
 				}
 			} else {
-				convert(rowVals, row, dt, bo)
+				convert(rowVals, row, l.dt, bo)
 			}
 			cols := min(bw, w-bx)
 			dst := v.Data[((by+y)*w+bx)*spp:]
 			copy(dst[:cols*spp], rowVals[:cols*spp])
 		}
 	}
-	if photometric == 3 && o.ExpandPalette {
+	if l.photometric == 3 && o.ExpandPalette {
 		if err := expandTIFFPalette(v, ifd[tagColorMap], bits); err != nil {
 			return nil, err
 		}
@@ -419,17 +460,34 @@ func tiffDecompress(dst, src []byte, compression uint64) error {
 		defer lr.Close()
 		r = lr
 	default:
-		zr, err := zlib.NewReader(bytes.NewReader(src))
+		zr, err := getZlibReader(src)
 		if err != nil {
 			return fmt.Errorf("deflate: %w", err)
 		}
-		defer zr.Close()
+		defer zlibPool.Put(zr)
 		r = zr
 	}
 	if k, err := io.ReadFull(r, dst); err != nil {
 		return fmt.Errorf("decompressed %d of %d bytes: %w", k, len(dst), err)
 	}
 	return nil
+}
+
+// zlibPool keeps Deflate readers (each holds tens of kilobytes of tables and
+// window) for reuse across blocks and files.
+var zlibPool sync.Pool
+
+// getZlibReader returns a pooled zlib reader reset onto src (put it back
+// into zlibPool after use), or the header error zlib.NewReader gives.
+func getZlibReader(src []byte) (io.ReadCloser, error) {
+	if zr, ok := zlibPool.Get().(io.ReadCloser); ok {
+		if err := zr.(zlib.Resetter).Reset(bytes.NewReader(src), nil); err != nil {
+			zlibPool.Put(zr)
+			return nil, err
+		}
+		return zr, nil
+	}
+	return zlib.NewReader(bytes.NewReader(src))
 }
 
 // unpackBits decodes PackBits runs from src into dst.

@@ -2,6 +2,7 @@ package puma
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -9,8 +10,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/rexmle/rexmle/internal/challenge"
+	"github.com/rexmle/rexmle/metrics/imageio"
 )
 
 const submissionFile = "submission.csv"
@@ -134,6 +137,152 @@ func (c Challenge) decodeTissueMask(im *rawImage, file string) ([]uint8, error) 
 	return resizeNearest(plane, im.W, im.H, Size, Size), nil
 }
 
+// decodeTissueMask8 is decodeTissueMask for 8-bit unsigned samples (the
+// same labels and errors; no NaN, no fractions, no wrap-around possible).
+// The labels may share im.Pix.
+func (c Challenge) decodeTissueMask8(im *imageio.Picture8, file string) ([]uint8, error) {
+	plane := im.Pix
+	if c.track == 1 {
+		if im.C != 1 {
+			plane = make([]uint8, im.W*im.H)
+			for i := range plane {
+				plane[i] = im.Pix[i*im.C]
+			}
+		}
+		if i := indexAbove5(plane); i >= 0 {
+			return nil, challenge.Invalidf(file, "", "pixel (row %d, column %d) is %d after the uint8 cast, want a label 0–5", i/im.W, i%im.W, plane[i])
+		}
+	} else {
+		if i := indexAbove5(im.Pix); i >= 0 {
+			mx := uint8(0)
+			for _, v := range im.Pix[i:] {
+				mx = max(mx, v)
+			}
+			return nil, challenge.Invalidf(file, "", "mask values go up to %v, want a label 0–5 (track 2 uses the array as decoded: no channel selection, no uint8 cast)", float64(mx))
+		}
+		if im.C != 1 {
+			return nil, challenge.Invalidf(file, "", "mask has %d channels; track 2 compares the decoded array with the single-channel truth, so it must have one channel", im.C)
+		}
+	}
+	return resizeNearest(plane, im.W, im.H, Size, Size), nil
+}
+
+const (
+	bytes01 = 0x0101010101010101
+	bytes80 = 0x8080808080808080
+)
+
+// indexAbove5 returns the index of the first byte of b above 5, or -1.
+// Eight bytes at a time: a byte x is above 5 exactly when its high bit is
+// set or (x & 0x7f) + 0x7a reaches 0x80, which never carries into the next
+// byte.
+func indexAbove5(b []byte) int {
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		if ((x&^bytes80)+0x7a*bytes01|x)&bytes80 != 0 {
+			break
+		}
+	}
+	for ; i < len(b); i++ {
+		if b[i] > 5 {
+			return i
+		}
+	}
+	return -1
+}
+
+// readPrediction reads and decodes a submitted mask (file is its name in
+// the submission, for messages); buf may hold the decoded samples.
+func (c Challenge) readPrediction(path, file string, buf []byte) ([]uint8, error) {
+	p8, im, err := readMaskFile(path, buf)
+	if err != nil {
+		return nil, challenge.Invalidf(file, "", "cannot read the mask: %s", strings.ReplaceAll(err.Error(), path+": ", ""))
+	}
+	if p8 != nil {
+		return c.decodeTissueMask8(p8, file)
+	}
+	return c.decodeTissueMask(im, file)
+}
+
+// readTruthLabels reads a truth mask: channel 0 cast to uint8, resized to
+// Size × Size; buf may hold the decoded samples.
+func readTruthLabels(path string, buf []byte) ([]uint8, error) {
+	p8, tim, err := readMaskFile(path, buf)
+	if err != nil {
+		return nil, err
+	}
+	var truth []uint8
+	var w, h int
+	if p8 != nil {
+		w, h, truth = p8.W, p8.H, p8.Pix
+		if p8.C != 1 {
+			truth = make([]uint8, w*h)
+			for k := range truth {
+				truth[k] = p8.Pix[k*p8.C]
+			}
+		}
+	} else {
+		w, h, truth = tim.W, tim.H, make([]uint8, tim.W*tim.H)
+		for k := range truth {
+			truth[k] = uint8(tim.Pix[k*tim.C])
+		}
+	}
+	return resizeNearest(truth, w, h, Size, Size), nil
+}
+
+// maskBufs recycles the buffers masks are decoded into.
+var maskBufs sync.Pool
+
+func getMaskBuf() *[]byte {
+	if b, ok := maskBufs.Get().(*[]byte); ok {
+		return b
+	}
+	b := make([]byte, Size*Size)
+	return &b
+}
+
+// countTissue counts, for classes 1..5, truth pixels, predicted pixels and
+// pixels where both agree. pred holds labels 0..5; truth any byte (a
+// value outside 1..5 is background). One pass fills a 6 × 6 table of
+// (truth, prediction) pairs, eight pixels at a time where both masks hold
+// a run of one value (masks are mostly long runs).
+func countTissue(truth, pred []uint8) tissueCounts {
+	var table [6 * 6]int64
+	pred = pred[:len(truth)]
+	cell := func(t, p uint8) int {
+		if t > 5 {
+			t = 0
+		}
+		return int(t)*6 + int(p%6)
+	}
+	k := 0
+	for ; k+8 <= len(truth); k += 8 {
+		t8 := binary.LittleEndian.Uint64(truth[k:])
+		p8 := binary.LittleEndian.Uint64(pred[k:])
+		t, p := truth[k], pred[k]
+		if t8 == uint64(t)*bytes01 && p8 == uint64(p)*bytes01 {
+			table[cell(t, p)] += 8
+			continue
+		}
+		for j := k; j < k+8; j++ {
+			table[cell(truth[j], pred[j])]++
+		}
+	}
+	for ; k < len(truth); k++ {
+		table[cell(truth[k], pred[k])]++
+	}
+	var tc tissueCounts
+	for t := 1; t <= 5; t++ {
+		tc.inter[t] = table[t*6+t]
+		for p := 0; p <= 5; p++ {
+			tc.truth[t] += table[t*6+p]
+			tc.pred[t] += table[p*6+t]
+		}
+	}
+	return tc
+}
+
 func (c Challenge) gradeTissue(ctx context.Context, subDir, privateDir string, mode challenge.Mode) (*challenge.Result, error) {
 	rows, err := readSubmission(subDir, "predicted_mask_path")
 	if err != nil {
@@ -164,36 +313,18 @@ func (c Challenge) gradeTissue(ctx context.Context, subDir, privateDir string, m
 		if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
 			return challenge.Invalidf(r.path, fmt.Sprintf("row %d (%s) predicted_mask_path", r.line, r.id), "file not found in the submission folder")
 		}
-		im, err := readImageFile(path)
-		if err != nil {
-			return challenge.Invalidf(r.path, "", "cannot read the mask: %s", strings.ReplaceAll(err.Error(), path+": ", ""))
-		}
-		pred, err := c.decodeTissueMask(im, r.path)
+		pbuf, tbuf := getMaskBuf(), getMaskBuf()
+		defer maskBufs.Put(pbuf)
+		defer maskBufs.Put(tbuf)
+		pred, err := c.readPrediction(path, r.path, *pbuf)
 		if err != nil {
 			return err
 		}
-		tim, err := readImageFile(filepath.Join(adir, labelOf[r.id]))
+		truth, err := readTruthLabels(filepath.Join(adir, labelOf[r.id]), *tbuf)
 		if err != nil {
 			return fmt.Errorf("read truth of %s: %w", r.id, err)
 		}
-		truth := make([]uint8, tim.W*tim.H)
-		for k := range truth {
-			truth[k] = uint8(tim.Pix[k*tim.C])
-		}
-		truth = resizeNearest(truth, tim.W, tim.H, Size, Size)
-		var tc tissueCounts
-		for k, t := range truth {
-			p := pred[k]
-			if t >= 1 && t <= 5 {
-				tc.truth[t]++
-				if p == t {
-					tc.inter[t]++
-				}
-			}
-			if p >= 1 && p <= 5 {
-				tc.pred[p]++
-			}
-		}
+		tc := countTissue(truth, pred)
 		counts[i] = tc
 		return nil
 	})

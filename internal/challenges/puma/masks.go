@@ -30,6 +30,24 @@ func readImageFile(path string) (*rawImage, error) {
 	return &rawImage{W: v.Shape[0], H: v.Shape[1], C: v.NumChannels(), Pix: v.Data}, nil
 }
 
+// readMaskFile decodes a mask as readImageFile does; a TIFF of 8-bit
+// unsigned samples comes back as bytes (p8, in buf when it is large
+// enough), anything else as float64 samples (f). Exactly one of the two is
+// non-nil.
+func readMaskFile(path string, buf []byte) (p8 *imageio.Picture8, f *rawImage, err error) {
+	p8, v, _, err := imageio.ReadPicture8File(path, buf, imageio.Options{MaxBytes: maxImageBytes, FirstPage: true})
+	if err != nil {
+		return nil, nil, err
+	}
+	if p8 != nil {
+		return p8, nil, nil
+	}
+	if v.Shape[2] != 1 {
+		return nil, nil, fmt.Errorf("%s: %d pages, want a 2-D image", path, v.Shape[2])
+	}
+	return nil, &rawImage{W: v.Shape[0], H: v.Shape[1], C: v.NumChannels(), Pix: v.Data}, nil
+}
+
 // resizeNearest resizes a single-channel w×h plane to size×size with
 // Pillow's nearest-neighbour rule: output (y, x) takes input
 // (⌊(y+0.5)·h/size⌋, ⌊(x+0.5)·w/size⌋).

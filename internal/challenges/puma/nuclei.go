@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/rexmle/rexmle/internal/challenge"
 	"github.com/rexmle/rexmle/metrics/matching"
@@ -94,8 +95,18 @@ func toFloat(v any) (float64, bool) {
 	return f, err == nil
 }
 
-// parseNuclei reads a predictions or truth JSON into points.
+// parseNuclei reads a predictions or truth JSON into points: the one-pass
+// scanner (scan.go) where it answers, encoding/json otherwise.
 func (c Challenge) parseNuclei(data []byte, mode challenge.Mode) ([]matching.Point, error) {
+	if pts, ok := c.parseNucleiFast(data, mode); ok {
+		return pts, nil
+	}
+	return c.parseNucleiJSON(data, mode)
+}
+
+// parseNucleiJSON reads a predictions or truth JSON into points through
+// encoding/json: the definition parseNucleiFast follows, and its fallback.
+func (c Challenge) parseNucleiJSON(data []byte, mode challenge.Mode) ([]matching.Point, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var top any
@@ -189,8 +200,13 @@ func (c Challenge) parseNuclei(data []byte, mode challenge.Mode) ([]matching.Poi
 	return out, nil
 }
 
-func readLimited(f io.Reader) ([]byte, error) {
-	b, err := io.ReadAll(io.LimitReader(f, maxJSONBytes+1))
+// readLimited reads f (at most maxJSONBytes) into buf, grown as needed.
+func readLimited(f *os.File, buf []byte) ([]byte, error) {
+	b := buf[:0]
+	if st, err := f.Stat(); err == nil && st.Size() >= 0 && st.Size() < maxJSONBytes && int64(cap(b)) <= st.Size() {
+		b = make([]byte, 0, st.Size()+1) // one read, no regrowth
+	}
+	b, err := readAllInto(b, io.LimitReader(f, maxJSONBytes+1))
 	if err != nil {
 		return nil, err
 	}
@@ -198,6 +214,31 @@ func readLimited(f io.Reader) ([]byte, error) {
 		return nil, fmt.Errorf("file larger than %d bytes", maxJSONBytes)
 	}
 	return b, nil
+}
+
+// jsonBufs recycles the buffers nuclei files are read into (the points
+// parsed from them keep no reference to them).
+var jsonBufs sync.Pool
+
+func getJSONBuf() *[]byte {
+	if b, ok := jsonBufs.Get().(*[]byte); ok {
+		return b
+	}
+	return new([]byte)
+}
+
+// readTruthFile reads a truth file into buf, grown as needed.
+func readTruthFile(path string, buf []byte) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b := buf[:0]
+	if st, err := f.Stat(); err == nil && st.Size() >= 0 && int64(cap(b)) <= st.Size() {
+		b = make([]byte, 0, st.Size()+1)
+	}
+	return readAllInto(b, f)
 }
 
 func (c Challenge) gradeNuclei(ctx context.Context, subDir, privateDir string, mode challenge.Mode) (*challenge.Result, error) {
@@ -234,8 +275,12 @@ func (c Challenge) gradeNuclei(ctx context.Context, subDir, privateDir string, m
 		if err != nil {
 			return err
 		}
-		data, err := readLimited(f)
+		pbuf, tbuf := getJSONBuf(), getJSONBuf()
+		defer jsonBufs.Put(pbuf)
+		defer jsonBufs.Put(tbuf)
+		data, err := readLimited(f, *pbuf)
 		f.Close()
+		*pbuf = data[:0]
 		if err != nil {
 			return challenge.Invalidf(r.path, "", "cannot read: %v", err)
 		}
@@ -243,7 +288,8 @@ func (c Challenge) gradeNuclei(ctx context.Context, subDir, privateDir string, m
 		if err != nil {
 			return challenge.Invalidf(r.path, "", "%v", err)
 		}
-		tdata, err := os.ReadFile(filepath.Join(adir, labelOf[r.id]))
+		tdata, err := readTruthFile(filepath.Join(adir, labelOf[r.id]), *tbuf)
+		*tbuf = tdata[:0]
 		if err != nil {
 			return fmt.Errorf("read truth of %s: %w", r.id, err)
 		}
@@ -350,4 +396,21 @@ func (c Challenge) gradeNuclei(ctx context.Context, subDir, privateDir string, m
 		res.Notes = append(res.Notes, fmt.Sprintf("%d rows graded for %d test cases: the reference grades only the submitted rows (missing cases are not penalised, duplicates count twice; the k-th row of an id is stored as case <id>#k)", len(rows), len(answers)))
 	}
 	return res, nil
+}
+
+// readAllInto is io.ReadAll appending to b.
+func readAllInto(b []byte, r io.Reader) ([]byte, error) {
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+	}
 }
