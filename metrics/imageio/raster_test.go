@@ -300,6 +300,11 @@ func TestTIFFHandBuilt(t *testing.T) {
 		{"tiles 2×2 over 3×3", tiffFileBytes(le, with(with(gray(3, 3, 8, 1), 322, long(2)), 323, long(2)), 324, 325,
 			[][]byte{{1, 2, 4, 5}, {3, 0, 6, 0}, {7, 8, 0, 0}, {9, 0, 0, 0}}), Options{},
 			[3]int{3, 3, 1}, 1, volume.Uint8, []float64{1, 2, 3, 4, 5, 6, 7, 8, 9}},
+		// A tile may be taller and wider than the image (TileLength 4 over
+		// 1 row): the tile is decoded whole, so a PackBits run across the
+		// image's last row is valid.
+		{"PackBits tile taller than the image", tiffFileBytes(le, with(with(with(gray(2, 1, 8, 1), 259, short(32773)), 322, long(4)), 323, long(4)), 324, 325,
+			[][]byte{{0xF1, 9}}), Options{}, [3]int{2, 1, 1}, 1, volume.Uint8, []float64{9, 9}},
 		{"palette indices", tiffFileBytes(le, with(with(gray(2, 1, 8, 1), 262, short(3)), 320, short(make([]uint32, 768)...)), 273, 279,
 			[][]byte{{3, 200}}), Options{}, [3]int{2, 1, 1}, 1, volume.Uint8, []float64{3, 200}},
 		{"palette expanded", tiffFileBytes(le, with(with(gray(1, 1, 8, 1), 262, short(3)), 320, short(func() []uint32 {

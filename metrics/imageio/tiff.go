@@ -336,8 +336,8 @@ func (t *tiffFile) layout(ifd tiffIFD, o Options) (*tiffLayout, error) {
 			return nil, fmt.Errorf("TileWidth × TileLength = %d × %d, want 1..65536 each and at most max(4 × image area, 2^20) pixels", bw, bh)
 		}
 	}
-	if bh < 1 || bh > h {
-		bh = h
+	if !tiled && (bh < 1 || bh > h) {
+		bh = h // RowsPerStrip beyond the image: one strip (tiles keep their size)
 	}
 	across, down := (w+bw-1)/bw, (h+bh-1)/bh
 	if uint64(len(offsets)) != across*down {
