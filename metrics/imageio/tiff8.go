@@ -54,7 +54,7 @@ func ReadPicture8File(path string, buf []byte, opts ...Options) (p8 *Picture8, v
 	if want := int(min(max(size, 0), o.MaxBytes) + 1); cap(*fileBuf) < want {
 		*fileBuf = make([]byte, 0, want)
 	}
-	b, err := readAllInto((*fileBuf)[:0], io.LimitReader(br, o.MaxBytes+1))
+	b, err := ReadAllInto((*fileBuf)[:0], io.LimitReader(br, o.MaxBytes+1))
 	*fileBuf = b
 	if err == nil && int64(len(b)) > o.MaxBytes {
 		err = fmt.Errorf("tiff: file larger than the %d-byte limit (Options.MaxBytes)", o.MaxBytes)
@@ -74,8 +74,10 @@ func ReadPicture8File(path string, buf []byte, opts ...Options) (p8 *Picture8, v
 	return nil, v, FormatTIFF, nil
 }
 
-// readAllInto is io.ReadAll appending to buf.
-func readAllInto(buf []byte, r io.Reader) ([]byte, error) {
+// ReadAllInto is io.ReadAll appending to buf: it reuses buf's capacity, so
+// a caller that sizes buf from the file (Stat) and recycles it reads each
+// file without allocating.
+func ReadAllInto(buf []byte, r io.Reader) ([]byte, error) {
 	for {
 		if len(buf) == cap(buf) {
 			buf = append(buf, 0)[:len(buf)]

@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/rexmle/rexmle/internal/challenge"
+	"github.com/rexmle/rexmle/metrics/imageio"
 	"github.com/rexmle/rexmle/metrics/matching"
 	"github.com/rexmle/rexmle/metrics/num"
 )
@@ -206,7 +207,7 @@ func readLimited(f *os.File, buf []byte) ([]byte, error) {
 	if st, err := f.Stat(); err == nil && st.Size() >= 0 && st.Size() < maxJSONBytes && int64(cap(b)) <= st.Size() {
 		b = make([]byte, 0, st.Size()+1) // one read, no regrowth
 	}
-	b, err := readAllInto(b, io.LimitReader(f, maxJSONBytes+1))
+	b, err := imageio.ReadAllInto(b, io.LimitReader(f, maxJSONBytes+1))
 	if err != nil {
 		return nil, err
 	}
@@ -238,7 +239,7 @@ func readTruthFile(path string, buf []byte) ([]byte, error) {
 	if st, err := f.Stat(); err == nil && st.Size() >= 0 && int64(cap(b)) <= st.Size() {
 		b = make([]byte, 0, st.Size()+1)
 	}
-	return readAllInto(b, f)
+	return imageio.ReadAllInto(b, f)
 }
 
 func (c Challenge) gradeNuclei(ctx context.Context, subDir, privateDir string, mode challenge.Mode) (*challenge.Result, error) {
@@ -396,21 +397,4 @@ func (c Challenge) gradeNuclei(ctx context.Context, subDir, privateDir string, m
 		res.Notes = append(res.Notes, fmt.Sprintf("%d rows graded for %d test cases: the reference grades only the submitted rows (missing cases are not penalised, duplicates count twice; the k-th row of an id is stored as case <id>#k)", len(rows), len(answers)))
 	}
 	return res, nil
-}
-
-// readAllInto is io.ReadAll appending to b.
-func readAllInto(b []byte, r io.Reader) ([]byte, error) {
-	for {
-		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)]
-		}
-		n, err := r.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		if err == io.EOF {
-			return b, nil
-		}
-		if err != nil {
-			return b, err
-		}
-	}
 }
