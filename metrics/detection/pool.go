@@ -139,11 +139,8 @@ func NewPool(p Params, images []ImageRecord) (*Pool, error) {
 	return pl, nil
 }
 
-// Images is the number of images the pool was built from.
-func (pl *Pool) Images() int { return pl.nImg }
-
 // Stats re-accumulates the multiset in which image i is drawn w[i] times
-// (len(w) = Images()).
+// (len(w) = the number of images the pool was built from).
 //
 // It gives accumulate's numbers without building its curves. Recall
 // rc = tp/npig steps only at true positives, so the leftmost point reaching
