@@ -52,7 +52,7 @@ rows=(
   "panther|./internal/challenges/panthercommon|^BenchmarkGradeRealistic$|1.1|private|submission|-|one 400x400x80 case"
   "sega|./internal/challenges/sega|^BenchmarkGradeRealistic$|-|private|submission|seg_a|one SEG.A case 512x512x200"
   "topcow|./internal/challenges/topcowcommon|^BenchmarkGradeRealisticWithIO$|-|data/private|data/sub|topcow-track1-task1|one TopCoW case 512x512x300 with I/O"
-  "ldctiqa|./internal/challenges/ldctiqa|^BenchmarkGrade$|-|private|submission|ldct-iqa|synthetic LDCT-IQA split"
+  "ldctiqa|./internal/challenges/ldctiqa|^BenchmarkGrade300$|-|private|submission|ldct-iqa|300 test slices, the real split's size"
 )
 
 cpu="$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo 2>/dev/null || true)"
