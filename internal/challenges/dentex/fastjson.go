@@ -3,8 +3,9 @@ package dentex
 import (
 	"bytes"
 	"encoding/json"
-	"strconv"
 	"unicode/utf8"
+
+	"github.com/rexmle/rexmle/internal/jsonscan"
 )
 
 // The prediction fields are raw JSON values cut from an already validated
@@ -13,68 +14,17 @@ import (
 // encoding/json, so the results and errors are encoding/json's.
 
 // jsonNumber parses raw when it is a JSON number (RFC 8259 grammar) that
-// fits a float64.
+// fits a float64, as encoding/json would.
 func jsonNumber(raw []byte) (float64, bool) {
-	n := len(raw)
-	if n == 0 || n > 64 {
+	if len(raw) == 0 || len(raw) > 64 {
 		return 0, false
 	}
-	i, neg := 0, 0
-	if raw[i] == '-' {
-		i, neg = 1, 1
-	}
-	if i == n || raw[i] < '0' || raw[i] > '9' {
+	l := jsonscan.Lexer{B: raw}
+	lit, ok := l.Number()
+	if !ok || l.I != len(raw) {
 		return 0, false
 	}
-	digits := func() int { // consumes digits, returns how many
-		start := i
-		for i < n && raw[i] >= '0' && raw[i] <= '9' {
-			i++
-		}
-		return i - start
-	}
-	if raw[i] == '0' {
-		i++
-	} else {
-		digits()
-	}
-	intEnd := i // end of the integer part
-	if i-neg > 15 {
-		intEnd = n + 1 // too long for the exact path
-	}
-	if i < n && raw[i] == '.' {
-		i++
-		if digits() == 0 {
-			return 0, false
-		}
-	}
-	if i < n && (raw[i] == 'e' || raw[i] == 'E') {
-		i++
-		if i < n && (raw[i] == '+' || raw[i] == '-') {
-			i++
-		}
-		if digits() == 0 {
-			return 0, false
-		}
-	}
-	if i != n {
-		return 0, false
-	}
-	if intEnd == n { // a plain integer of at most 15 digits: exact in float64
-		v := 0.0
-		for _, c := range raw[neg:] {
-			v = v*10 + float64(c-'0')
-		}
-		if neg == 1 {
-			v = -v // -0 included
-		}
-		return v, true
-	}
-	f, err := strconv.ParseFloat(string(raw), 64)
-	if err != nil {
-		return 0, false
-	}
-	return f, true
+	return jsonscan.Float(lit)
 }
 
 // decodeFloat is json.Unmarshal(raw, f) with a fast path for numbers.

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/rexmle/rexmle/internal/jsonscan"
 )
 
 // A hand-written scanner for the two JSON shapes the grader reads in bulk —
@@ -55,45 +57,49 @@ func objectOf(m map[string]json.RawMessage) object {
 
 // maxScanDepth bounds the nesting the scanner follows (encoding/json's own
 // limit, 10000, is reached only through the fallback).
-const maxScanDepth = 500
+const maxScanDepth = jsonscan.MaxDepth
 
 type scanner struct {
-	b      []byte
-	i      int
+	jsonscan.Lexer
 	depth  int
 	fields []field // arena the kept objects are cut from
 }
 
-func (s *scanner) ws() {
-	for s.i < len(s.b) {
-		switch s.b[s.i] {
-		case ' ', '\t', '\n', '\r':
-			s.i++
-		default:
-			return
+// str consumes a string; plain is true when it holds no escape and no
+// byte outside printable ASCII (so its bytes are its value).
+func (s *scanner) str() (plain, ok bool) {
+	raw, escaped, ok := s.Str()
+	if !ok {
+		return false, false
+	}
+	plain = !escaped
+	for _, c := range raw {
+		if c >= 0x80 {
+			plain = false
+			break
 		}
 	}
+	return plain, true
+}
+
+// number consumes a number of the JSON grammar.
+func (s *scanner) number() bool {
+	_, ok := s.Number()
+	return ok
 }
 
 // end reports whether only whitespace is left.
 func (s *scanner) end() bool {
-	s.ws()
-	return s.i == len(s.b)
-}
-
-func (s *scanner) peek() byte {
-	if s.i < len(s.b) {
-		return s.b[s.i]
-	}
-	return 0
+	s.WS()
+	return s.I == len(s.B)
 }
 
 // value skips one JSON value (at a non-space byte), validating it, and
 // returns its raw bytes.
 func (s *scanner) value() ([]byte, bool) {
-	start := s.i
+	start := s.I
 	ok := false
-	switch c := s.peek(); {
+	switch c := s.Peek(); {
 	case c == '{':
 		ok = s.skipObject()
 	case c == '[':
@@ -103,105 +109,13 @@ func (s *scanner) value() ([]byte, bool) {
 	case c == '-' || c >= '0' && c <= '9':
 		ok = s.number()
 	case c == 't':
-		ok = s.lit("true")
+		ok = s.Lit("true")
 	case c == 'f':
-		ok = s.lit("false")
+		ok = s.Lit("false")
 	case c == 'n':
-		ok = s.lit("null")
+		ok = s.Lit("null")
 	}
-	return s.b[start:s.i], ok
-}
-
-func (s *scanner) lit(w string) bool {
-	if bytes.HasPrefix(s.b[s.i:], []byte(w)) {
-		s.i += len(w)
-		return true
-	}
-	return false
-}
-
-// str consumes a string; plain is true when it holds no escape and no
-// byte outside printable ASCII (so its bytes are its value).
-func (s *scanner) str() (plain, ok bool) {
-	s.i++ // "
-	plain = true
-	for s.i < len(s.b) {
-		c := s.b[s.i]
-		switch {
-		case c == '"':
-			s.i++
-			return plain, true
-		case c < 0x20:
-			return false, false
-		case c == '\\':
-			plain = false
-			s.i++
-			if s.i >= len(s.b) {
-				return false, false
-			}
-			switch s.b[s.i] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				s.i++
-			case 'u':
-				if s.i+5 > len(s.b) {
-					return false, false
-				}
-				for _, h := range s.b[s.i+1 : s.i+5] {
-					if !(h >= '0' && h <= '9' || h >= 'a' && h <= 'f' || h >= 'A' && h <= 'F') {
-						return false, false
-					}
-				}
-				s.i += 5
-			default:
-				return false, false
-			}
-		default:
-			if c >= 0x80 {
-				plain = false
-			}
-			s.i++
-		}
-	}
-	return false, false
-}
-
-// number consumes a number of the JSON grammar.
-func (s *scanner) number() bool {
-	digits := func() int {
-		n := 0
-		for s.i < len(s.b) && s.b[s.i] >= '0' && s.b[s.i] <= '9' {
-			s.i++
-			n++
-		}
-		return n
-	}
-	if s.peek() == '-' {
-		s.i++
-	}
-	switch c := s.peek(); {
-	case c == '0':
-		s.i++
-	case c >= '1' && c <= '9':
-		digits()
-	default:
-		return false
-	}
-	if s.peek() == '.' {
-		s.i++
-		if digits() == 0 {
-			return false
-		}
-	}
-	if c := s.peek(); c == 'e' || c == 'E' {
-		s.i++
-		if c := s.peek(); c == '+' || c == '-' {
-			s.i++
-		}
-		if digits() == 0 {
-			return false
-		}
-	}
-	return true
+	return s.B[start:s.I], ok
 }
 
 func (s *scanner) enter() bool {
@@ -214,23 +128,23 @@ func (s *scanner) skipArray() bool {
 		return false
 	}
 	defer func() { s.depth-- }()
-	s.i++ // [
-	s.ws()
-	if s.peek() == ']' {
-		s.i++
+	s.I++ // [
+	s.WS()
+	if s.Peek() == ']' {
+		s.I++
 		return true
 	}
 	for {
-		s.ws()
+		s.WS()
 		if _, ok := s.value(); !ok {
 			return false
 		}
-		s.ws()
-		switch s.peek() {
+		s.WS()
+		switch s.Peek() {
 		case ',':
-			s.i++
+			s.I++
 		case ']':
-			s.i++
+			s.I++
 			return true
 		default:
 			return false
@@ -250,10 +164,10 @@ func (s *scanner) object(keep bool) (object, bool) {
 		return nil, false
 	}
 	defer func() { s.depth-- }()
-	s.i++ // {
+	s.I++ // {
 	start := len(s.fields)
 	if keep && s.fields == nil {
-		s.fields = make([]field, 0, len(s.b)/24+1) // about one member per 24 bytes
+		s.fields = make([]field, 0, len(s.B)/24+1) // about one member per 24 bytes
 	}
 	cut := func() object { // the members kept; a new object{} when none
 		out := s.fields[start:len(s.fields):len(s.fields)]
@@ -262,28 +176,28 @@ func (s *scanner) object(keep bool) (object, bool) {
 		}
 		return out
 	}
-	s.ws()
-	if s.peek() == '}' {
-		s.i++
+	s.WS()
+	if s.Peek() == '}' {
+		s.I++
 		return cut(), true
 	}
 	for {
-		s.ws()
-		if s.peek() != '"' {
+		s.WS()
+		if s.Peek() != '"' {
 			return nil, false
 		}
-		ks := s.i
+		ks := s.I
 		plain, ok := s.str()
 		if !ok || keep && !plain {
 			return nil, false
 		}
-		key := s.b[ks+1 : s.i-1]
-		s.ws()
-		if s.peek() != ':' {
+		key := s.B[ks+1 : s.I-1]
+		s.WS()
+		if s.Peek() != ':' {
 			return nil, false
 		}
-		s.i++
-		s.ws()
+		s.I++
+		s.WS()
 		v, ok := s.value()
 		if !ok {
 			return nil, false
@@ -291,12 +205,12 @@ func (s *scanner) object(keep bool) (object, bool) {
 		if keep {
 			s.fields = append(s.fields, field{key, v})
 		}
-		s.ws()
-		switch s.peek() {
+		s.WS()
+		switch s.Peek() {
 		case ',':
-			s.i++
+			s.I++
 		case '}':
-			s.i++
+			s.I++
 			if !keep {
 				return nil, true
 			}
@@ -309,16 +223,16 @@ func (s *scanner) object(keep bool) (object, bool) {
 
 // objectList consumes a list (at '[') whose elements are objects or null.
 func (s *scanner) objectList() ([]object, bool) {
-	s.i++ // [
+	s.I++ // [
 	out := []object{}
-	s.ws()
-	if s.peek() == ']' {
-		s.i++
+	s.WS()
+	if s.Peek() == ']' {
+		s.I++
 		return out, true
 	}
 	for {
-		s.ws()
-		switch s.peek() {
+		s.WS()
+		switch s.Peek() {
 		case '{':
 			o, ok := s.object(true)
 			if !ok {
@@ -326,19 +240,19 @@ func (s *scanner) objectList() ([]object, bool) {
 			}
 			out = append(out, o)
 		case 'n':
-			if !s.lit("null") {
+			if !s.Lit("null") {
 				return nil, false
 			}
 			out = append(out, nil)
 		default:
 			return nil, false
 		}
-		s.ws()
-		switch s.peek() {
+		s.WS()
+		switch s.Peek() {
 		case ',':
-			s.i++
+			s.I++
 		case ']':
-			s.i++
+			s.I++
 			return out, true
 		default:
 			return nil, false
@@ -352,8 +266,8 @@ func scanObjectList(raw []byte) ([]object, bool) {
 	if string(raw) == "null" {
 		return nil, true
 	}
-	s := scanner{b: raw}
-	if s.peek() != '[' {
+	s := scanner{Lexer: jsonscan.Lexer{B: raw}}
+	if s.Peek() != '[' {
 		return nil, false
 	}
 	list, ok := s.objectList()
@@ -363,8 +277,8 @@ func scanObjectList(raw []byte) ([]object, bool) {
 // scanPredictionFile is parsePredictionFile's fast path (ok false: declined).
 func scanPredictionFile(b []byte) ([]object, bool) {
 	b = bytes.TrimSpace(b)
-	s := scanner{b: b}
-	switch s.peek() {
+	s := scanner{Lexer: jsonscan.Lexer{B: b}}
+	switch s.Peek() {
 	case '[':
 		list, ok := s.objectList()
 		return list, ok && s.end()
@@ -402,9 +316,9 @@ func parsePredictions(b []byte) ([]object, error) {
 // "images" and "annotations" lists as readCOCO, cocoFile.list and
 // json.Unmarshal into imageEntry and truthAnn give them).
 func scanTruthFile(b []byte) (imgs []imageEntry, anns []truthAnn, objs []object, ok bool) {
-	s := scanner{b: b}
-	s.ws()
-	if s.peek() != '{' {
+	s := scanner{Lexer: jsonscan.Lexer{B: b}}
+	s.WS()
+	if s.Peek() != '{' {
 		return nil, nil, nil, false
 	}
 	top, ok := s.object(true)

@@ -1,11 +1,10 @@
 package puma
 
 import (
-	"encoding/binary"
-	"strconv"
 	"unicode/utf8"
 
 	"github.com/rexmle/rexmle/internal/challenge"
+	"github.com/rexmle/rexmle/internal/jsonscan"
 	"github.com/rexmle/rexmle/metrics/matching"
 )
 
@@ -21,145 +20,49 @@ import (
 // runs parseNucleiJSON, which gives the result or the error. Where it
 // answers, its points are parseNucleiJSON's, bit for bit.
 
-// maxScanDepth bounds the nesting the scanner follows (encoding/json allows
-// 10000; deeper documents go to it).
-const maxScanDepth = 512
-
 type nucleiScanner struct {
-	b []byte
-	i int
+	jsonscan.Lexer
 }
 
-func (s *nucleiScanner) ws() {
-	b, i := s.b, s.i
-	for i < len(b) && b[i] <= ' ' {
-		switch b[i] {
-		case ' ':
-			i++
-			// Indented files: runs of spaces, eight at a time.
-			for i+8 <= len(b) && binary.LittleEndian.Uint64(b[i:]) == 0x2020202020202020 {
-				i += 8
-			}
-		case '\t', '\n', '\r':
-			i++
-		default:
-			s.i = i
-			return
-		}
-	}
-	s.i = i
+// str reads a string after white space and returns its raw bytes between
+// the quotes; plain says they are the decoded value (no escape, valid
+// UTF-8).
+func (s *nucleiScanner) str() (raw []byte, plain, ok bool) {
+	s.WS()
+	raw, escaped, ok := s.Str()
+	return raw, ok && !escaped && utf8.Valid(raw), ok
 }
+
+// number reads a JSON number after white space and returns its literal.
+func (s *nucleiScanner) number() ([]byte, bool) {
+	s.WS()
+	return s.Number()
+}
+
+func (s *nucleiScanner) parse(lit []byte) (float64, bool) { return jsonscan.Float(lit) }
 
 // peek returns the next byte after white space, or 0 at the end.
 func (s *nucleiScanner) peek() byte {
-	s.ws()
-	if s.i < len(s.b) {
-		return s.b[s.i]
-	}
-	return 0
+	s.WS()
+	return s.Peek()
 }
 
 // eat consumes c (after white space) and reports whether it was there.
 func (s *nucleiScanner) eat(c byte) bool {
 	if s.peek() == c {
-		s.i++
+		s.I++
 		return true
 	}
 	return false
 }
 
-func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
-
-// str reads a string at s.i (after white space) and returns its raw bytes
-// between the quotes; plain says they are the decoded value (no escape,
-// valid UTF-8).
-func (s *nucleiScanner) str() (raw []byte, plain, ok bool) {
-	if s.peek() != '"' {
-		return nil, false, false
-	}
-	s.i++
-	start := s.i
-	plain = true
-	for s.i < len(s.b) {
-		c := s.b[s.i]
-		switch {
-		case c == '"':
-			raw = s.b[start:s.i]
-			s.i++
-			return raw, plain && utf8.Valid(raw), true
-		case c == '\\':
-			plain = false
-			if s.i+1 >= len(s.b) {
-				return nil, false, false
-			}
-			switch s.b[s.i+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				s.i += 2
-			case 'u':
-				if s.i+6 > len(s.b) || !isHex(s.b[s.i+2]) || !isHex(s.b[s.i+3]) || !isHex(s.b[s.i+4]) || !isHex(s.b[s.i+5]) {
-					return nil, false, false
-				}
-				s.i += 6
-			default:
-				return nil, false, false
-			}
-		case c < 0x20:
-			return nil, false, false
-		default:
-			s.i++
-		}
-	}
-	return nil, false, false
-}
-
-func (s *nucleiScanner) digits() int {
-	n := 0
-	for s.i < len(s.b) && '0' <= s.b[s.i] && s.b[s.i] <= '9' {
-		s.i++
-		n++
-	}
-	return n
-}
-
-// number reads a JSON number at s.i (after white space) and returns its
-// literal.
-func (s *nucleiScanner) number() ([]byte, bool) {
-	s.ws()
-	start := s.i
-	if s.i < len(s.b) && s.b[s.i] == '-' {
-		s.i++
-	}
-	switch {
-	case s.i < len(s.b) && s.b[s.i] == '0':
-		s.i++
-	case s.digits() == 0:
-		return nil, false
-	}
-	if s.i < len(s.b) && s.b[s.i] == '.' {
-		s.i++
-		if s.digits() == 0 {
-			return nil, false
-		}
-	}
-	if s.i < len(s.b) && (s.b[s.i] == 'e' || s.b[s.i] == 'E') {
-		s.i++
-		if s.i < len(s.b) && (s.b[s.i] == '+' || s.b[s.i] == '-') {
-			s.i++
-		}
-		if s.digits() == 0 {
-			return nil, false
-		}
-	}
-	return s.b[start:s.i], true
-}
-
 // float reads a number and converts it as json.Number.Float64 does, in one
 // pass over the literal where exactDecimal's rule applies.
 func (s *nucleiScanner) float() (float64, bool) {
-	s.ws()
-	start := s.i
-	b := s.b
-	i := s.i
+	s.WS()
+	start := s.I
+	b := s.B
+	i := s.I
 	neg := i < len(b) && b[i] == '-'
 	if neg {
 		i++
@@ -191,17 +94,17 @@ func (s *nucleiScanner) float() (float64, bool) {
 	}
 	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
 		// Rare: the general path.
-		s.i = start
+		s.I = start
 		return s.floatSlow()
 	}
-	s.i = i
+	s.I = i
 	// m is exact while at most 18 digits were read (leading zeros count).
 	if digits > 18 || m >= 1<<53 || e < -22 {
 		return s.parse(b[start:i])
 	}
 	f := float64(m)
 	if e < 0 {
-		f /= pow10[-e]
+		f /= jsonscan.Pow10(-e)
 	}
 	if neg {
 		f = -f
@@ -215,140 +118,7 @@ func (s *nucleiScanner) floatSlow() (float64, bool) {
 	if !ok {
 		return 0, false
 	}
-	if f, ok := exactDecimal(lit); ok {
-		return f, true
-	}
-	return s.parse(lit)
-}
-
-func (s *nucleiScanner) parse(lit []byte) (float64, bool) {
-	f, err := strconv.ParseFloat(string(lit), 64)
-	return f, err == nil
-}
-
-// pow10 holds the powers of ten that float64 represents exactly.
-var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
-	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
-
-// exactDecimal converts a valid JSON number literal m × 10^e whose digits
-// m are below 2^53 and with |e| ≤ 22: m and 10^|e| are then exact
-// float64s, so one multiplication or division, correctly rounded by IEEE
-// arithmetic, gives the correctly rounded value, the one
-// strconv.ParseFloat returns. ok is false for other literals.
-func exactDecimal(lit []byte) (float64, bool) {
-	i, neg := 0, false
-	if lit[0] == '-' {
-		neg, i = true, 1
-	}
-	var m uint64
-	e, digits := 0, 0
-	for ; i < len(lit) && '0' <= lit[i] && lit[i] <= '9'; i++ {
-		if digits++; digits > 18 {
-			return 0, false
-		}
-		m = m*10 + uint64(lit[i]-'0')
-	}
-	if i < len(lit) && lit[i] == '.' {
-		for i++; i < len(lit) && '0' <= lit[i] && lit[i] <= '9'; i++ {
-			if digits++; digits > 18 {
-				return 0, false
-			}
-			m = m*10 + uint64(lit[i]-'0')
-			e--
-		}
-	}
-	if i < len(lit) { // exponent
-		i++
-		eneg := false
-		if lit[i] == '+' || lit[i] == '-' {
-			eneg = lit[i] == '-'
-			i++
-		}
-		x := 0
-		for ; i < len(lit); i++ {
-			if x = x*10 + int(lit[i]-'0'); x > 1000 {
-				return 0, false
-			}
-		}
-		if eneg {
-			x = -x
-		}
-		e += x
-	}
-	if m >= 1<<53 || e < -22 || e > 22 {
-		return 0, false
-	}
-	f := float64(m)
-	if e >= 0 {
-		f *= pow10[e]
-	} else {
-		f /= pow10[-e]
-	}
-	if neg {
-		f = -f
-	}
-	return f, true
-}
-
-// literal consumes the word w (true, false, null).
-func (s *nucleiScanner) literal(w string) bool {
-	if len(s.b)-s.i >= len(w) && string(s.b[s.i:s.i+len(w)]) == w {
-		s.i += len(w)
-		return true
-	}
-	return false
-}
-
-// skip validates and passes over one value.
-func (s *nucleiScanner) skip(depth int) bool {
-	if depth > maxScanDepth {
-		return false
-	}
-	switch s.peek() {
-	case '{':
-		s.i++
-		if s.eat('}') {
-			return true
-		}
-		for {
-			if _, _, ok := s.str(); !ok || !s.eat(':') || !s.skip(depth+1) {
-				return false
-			}
-			if s.eat('}') {
-				return true
-			}
-			if !s.eat(',') {
-				return false
-			}
-		}
-	case '[':
-		s.i++
-		if s.eat(']') {
-			return true
-		}
-		for {
-			if !s.skip(depth + 1) {
-				return false
-			}
-			if s.eat(']') {
-				return true
-			}
-			if !s.eat(',') {
-				return false
-			}
-		}
-	case '"':
-		_, _, ok := s.str()
-		return ok
-	case 't':
-		return s.literal("true")
-	case 'f':
-		return s.literal("false")
-	case 'n':
-		return s.literal("null")
-	}
-	_, ok := s.number()
-	return ok
+	return jsonscan.Float(lit)
 }
 
 // members walks an object's members (the opening brace already eaten),
@@ -403,7 +173,7 @@ func (s *nucleiScanner) pair() (x, y float64, ok bool) {
 		return 0, 0, false
 	}
 	for !s.eat(']') {
-		if !s.eat(',') || !s.skip(3) {
+		if !s.eat(',') || !s.Skip(3) {
 			return 0, 0, false
 		}
 	}
@@ -437,7 +207,7 @@ func (s *nucleiScanner) className(o *optString) bool {
 	*o = optString{set: true}
 	if s.peek() == 'n' {
 		o.null = true
-		return s.literal("null")
+		return s.Lit("null")
 	}
 	raw, plain, ok := s.str()
 	o.raw = raw
@@ -492,14 +262,14 @@ func (s *nucleiScanner) item(it *scannedItem) bool {
 			it.centroidX, it.centroid, ok = s.pair()
 			return ok
 		}
-		return s.skip(1)
+		return s.Skip(1)
 	})
 }
 
 // parseNucleiFast is parseNucleiJSON for the files the scanner handles;
 // ok = false sends the file to parseNucleiJSON.
 func (c Challenge) parseNucleiFast(data []byte, mode challenge.Mode) (out []matching.Point, ok bool) {
-	s := &nucleiScanner{b: data}
+	s := &nucleiScanner{jsonscan.Lexer{B: data}}
 	if !s.eat('{') {
 		return nil, false
 	}
@@ -511,7 +281,7 @@ func (c Challenge) parseNucleiFast(data []byte, mode challenge.Mode) (out []matc
 		*dst, *null = nil, false
 		if s.peek() == 'n' {
 			*null = true
-			return s.literal("null")
+			return s.Lit("null")
 		}
 		if !s.eat('[') {
 			return false
@@ -535,11 +305,11 @@ func (c Challenge) parseNucleiFast(data []byte, mode challenge.Mode) (out []matc
 		case "nuclei":
 			return list(&nuclei, &nucleiNull)
 		}
-		return s.skip(1)
+		return s.Skip(1)
 	}) {
 		return nil, false
 	}
-	if s.peek() != 0 || s.i != len(s.b) {
+	if s.peek() != 0 || s.I != len(s.B) {
 		return nil, false // trailing bytes: left to encoding/json
 	}
 	if hasPolygons {
