@@ -6,8 +6,6 @@ import (
 	"hash/crc32"
 	"io"
 	"sync"
-
-	"github.com/klauspost/compress/zlib"
 )
 
 // ReadGray8PictureFile is a fast path of ReadPictureFile for the commonest
@@ -145,27 +143,16 @@ func (r *idatReader) left() int {
 	return n
 }
 
-// zlibReaders recycles decompressors (their window and tables are large).
-var zlibReaders sync.Pool
-
 // inflateGray8 decompresses the zlib stream of the IDAT bodies and undoes
 // the per-row filters into pix (h rows of w bytes). It reports false for a
 // damaged stream, a bad filter type, too little or too much data.
 func inflateGray8(idat [][]byte, pix []byte, w, h int) bool {
 	src := &idatReader{parts: idat}
-	var zr io.ReadCloser
-	if v, ok := zlibReaders.Get().(io.ReadCloser); ok {
-		if err := v.(zlib.Resetter).Reset(src, nil); err != nil {
-			return false
-		}
-		zr = v
-	} else {
-		var err error
-		if zr, err = zlib.NewReader(src); err != nil {
-			return false
-		}
+	zr, err := getZlibReader(src)
+	if err != nil {
+		return false
 	}
-	defer zlibReaders.Put(zr)
+	defer zlibPool.Put(zr)
 	line := make([]byte, w+1)
 	for y := 0; y < h; y++ {
 		if _, err := io.ReadFull(zr, line); err != nil {

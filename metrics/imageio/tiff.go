@@ -460,7 +460,7 @@ func tiffDecompress(dst, src []byte, compression uint64) error {
 		defer lr.Close()
 		r = lr
 	default:
-		zr, err := getZlibReader(src)
+		zr, err := getZlibReader(bytes.NewReader(src))
 		if err != nil {
 			return fmt.Errorf("deflate: %w", err)
 		}
@@ -478,16 +478,17 @@ func tiffDecompress(dst, src []byte, compression uint64) error {
 var zlibPool sync.Pool
 
 // getZlibReader returns a pooled zlib reader reset onto src (put it back
-// into zlibPool after use), or the header error zlib.NewReader gives.
-func getZlibReader(src []byte) (io.ReadCloser, error) {
+// into zlibPool after use), or the header error zlib.NewReader gives. The
+// TIFF Deflate blocks and the 8-bit PNG path share the pool.
+func getZlibReader(src io.Reader) (io.ReadCloser, error) {
 	if zr, ok := zlibPool.Get().(io.ReadCloser); ok {
-		if err := zr.(zlib.Resetter).Reset(bytes.NewReader(src), nil); err != nil {
+		if err := zr.(zlib.Resetter).Reset(src, nil); err != nil {
 			zlibPool.Put(zr)
 			return nil, err
 		}
 		return zr, nil
 	}
-	return zlib.NewReader(bytes.NewReader(src))
+	return zlib.NewReader(src)
 }
 
 // unpackBits decodes PackBits runs from src into dst.
