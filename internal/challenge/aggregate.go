@@ -22,6 +22,18 @@ type CaseAggregator interface {
 	CaseStatistic(metric string, cases []Case) (stat func(idx []int) float64, err error)
 }
 
+// RunAggregator is CaseAggregator for a challenge whose metrics share
+// their per-resample work (DENTEX's 16 COCO metrics all come from one
+// re-accumulation of the drawn images). CaseStatistics returns, for each
+// metric named, what CaseStatistic would (nil: the mean of the per-case
+// values), built from one state shared by the returned statistics, or one
+// error for them all. The rank stage asks for every metric of a resample
+// in turn with the same idx, so the statistics may share the last
+// resample's work. The rank stage prefers it to CaseAggregator.
+type RunAggregator interface {
+	CaseStatistics(metrics []string, cases []Case) ([]func(idx []int) float64, error)
+}
+
 // ErrNotAMean marks a metric whose interval is unavailable because it is not
 // a mean over cases and the per-case values stored do not suffice to
 // recompute it.

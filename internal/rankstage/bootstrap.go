@@ -155,23 +155,53 @@ func nanMeanOf(col []float64) func([]int) float64 {
 	}
 }
 
-// statistic picks how metric m of the run is recomputed from a resample.
-func statistic(impl challenge.Challenge, m string, cases []challenge.Case, value float64) (func([]int) float64, string, error) {
+// proposals asks the challenge how it recomputes each metric from a
+// resample: once for all metrics (challenge.RunAggregator) or metric by
+// metric (challenge.CaseAggregator). A nil statistic and nil error: the
+// challenge leaves the metric to the default (a mean over cases).
+func proposals(impl challenge.Challenge, metrics []string, cases []challenge.Case) ([]func([]int) float64, []error) {
+	fs := make([]func([]int) float64, len(metrics))
+	errs := make([]error, len(metrics))
+	switch ag := impl.(type) {
+	case challenge.RunAggregator:
+		got, err := ag.CaseStatistics(metrics, cases)
+		switch {
+		case err != nil:
+			for j := range errs {
+				errs[j] = err
+			}
+		case len(got) != len(metrics):
+			for j := range errs {
+				errs[j] = fmt.Errorf("interval unavailable: the challenge returned %d statistics for %d metrics", len(got), len(metrics))
+			}
+		default:
+			copy(fs, got)
+		}
+	case challenge.CaseAggregator:
+		for j, m := range metrics {
+			fs[j], errs[j] = ag.CaseStatistic(m, cases)
+		}
+	}
+	return fs, errs
+}
+
+// statistic picks how metric m of the run is recomputed from a resample:
+// the challenge's own statistic f (proposed, with its error, by proposals)
+// if it reproduces the graded value on the full sample, else the mean of
+// the per-case values where that reproduces it.
+func statistic(m string, f func([]int) float64, ferr error, cases []challenge.Case, value float64) (func([]int) float64, string, error) {
 	all := make([]int, len(cases))
 	for i := range all {
 		all[i] = i
 	}
-	if ag, ok := impl.(challenge.CaseAggregator); ok && impl != nil {
-		f, err := ag.CaseStatistic(m, cases)
-		if err != nil {
-			return nil, "", err
+	if ferr != nil {
+		return nil, "", ferr
+	}
+	if f != nil {
+		if got := f(all); !sameValue(got, value) {
+			return nil, "", fmt.Errorf("interval unavailable: recomputing %s from the stored cases gives %v, the grader reported %v", m, got, value)
 		}
-		if f != nil {
-			if got := f(all); !sameValue(got, value) {
-				return nil, "", fmt.Errorf("interval unavailable: recomputing %s from the stored cases gives %v, the grader reported %v", m, got, value)
-			}
-			return f, AggChallenge, nil
-		}
+		return f, AggChallenge, nil
 	}
 	col := make([]float64, len(cases))
 	hasNaN := false
@@ -223,11 +253,16 @@ func bootRun(ctx context.Context, tx *store.Tx, opt Options, c *config.Challenge
 	impl, _ := challenge.Lookup(c.ID)
 	lb := c.Board()
 	stats := make([]func([]int) float64, len(lb.Metrics))
+	names := make([]string, len(lb.Metrics))
+	for j, m := range lb.Metrics {
+		names[j] = m.Name
+	}
+	proposed, proposedErr := proposals(impl, names, cases)
 	var missing []string
 	for j, m := range lb.Metrics {
 		mb := &MetricBoot{Value: noInterval, Position: noInterval}
 		rb.Metrics[m.Name] = mb
-		f, agg, err := statistic(impl, m.Name, cases, rk.Values[m.Name])
+		f, agg, err := statistic(m.Name, proposed[j], proposedErr[j], cases, rk.Values[m.Name])
 		if err != nil {
 			mb.Note = err.Error()
 			missing = append(missing, m.Name)

@@ -120,46 +120,14 @@ func decodeDetail(b []byte) (image int64, recs [3]detection.ImageRecord, err err
 // asks for every metric of a resample in turn).
 type bootState struct {
 	mu    sync.Mutex
-	cases []challenge.Case // as given (identity checked on reuse)
-	pos   []int            // case → position in image-id order
+	cases []challenge.Case
+	pos   []int // case → position in image-id order
 	pools [3]*detection.Pool
 	w     []int // weights of the cached resample
 	lastW []int
 	have  bool
 	last  [3]detection.Summary
 	err   error
-}
-
-// lastState keeps the state of the latest run asked about.
-var lastState struct {
-	mu sync.Mutex
-	st *bootState
-}
-
-// sameCases reports whether the state was built from these very cases.
-func (st *bootState) sameCases(cases []challenge.Case) bool {
-	if len(cases) != len(st.cases) {
-		return false
-	}
-	for i := range cases {
-		a, b := cases[i].Detail, st.cases[i].Detail
-		if len(a) != len(b) || len(a) > 0 && &a[0] != &b[0] {
-			return false
-		}
-	}
-	return true
-}
-
-func stateFor(cases []challenge.Case) (*bootState, error) {
-	lastState.mu.Lock()
-	defer lastState.mu.Unlock()
-	if st := lastState.st; st != nil && st.sameCases(cases) {
-		return st, st.err
-	}
-	st := &bootState{cases: slices.Clone(cases)}
-	st.err = st.build()
-	lastState.st = st
-	return st, st.err
 }
 
 func (st *bootState) build() error {
@@ -248,33 +216,55 @@ func (st *bootState) stats(idx []int) ([3]detection.Summary, error) {
 	return out, nil
 }
 
-// CaseStatistic recomputes any DENTEX metric over a resample of images
-// from the per-image COCO records Grade stores (see above).
-func (Challenge) CaseStatistic(metric string, cases []challenge.Case) (func(idx []int) float64, error) {
-	kind, level, ok := cutMetric(metric)
-	if !ok {
-		return nil, fmt.Errorf("%s: unknown metric %q", ID, metric)
-	}
-	get := map[string]func(detection.Summary) float64{
+// CaseStatistics recomputes DENTEX metrics over a resample of images from
+// the per-image COCO records Grade stores (see above): one state for all
+// the metrics asked, so a resample is re-accumulated once for the 16.
+func (Challenge) CaseStatistics(metrics []string, cases []challenge.Case) ([]func(idx []int) float64, error) {
+	getters := map[string]func(detection.Summary) float64{
 		"ap":   func(s detection.Summary) float64 { return s.AP },
 		"ap50": func(s detection.Summary) float64 { return s.AP50 },
 		"ap75": func(s detection.Summary) float64 { return s.AP75 },
 		"ar":   func(s detection.Summary) float64 { return s.AR },
-	}[kind]
-	st, err := stateFor(cases)
-	if err != nil {
-		return nil, fmt.Errorf("%s %s: %w", ID, metric, err)
 	}
-	return func(idx []int) float64 {
-		s, err := st.stats(idx)
-		if err != nil {
-			return math.NaN()
+	type pick struct {
+		get   func(detection.Summary) float64
+		level int
+	}
+	picks := make([]pick, len(metrics))
+	for j, m := range metrics {
+		kind, level, ok := cutMetric(m)
+		if !ok {
+			return nil, fmt.Errorf("%s: unknown metric %q", ID, m)
 		}
-		if level < 0 {
-			return (get(s[0]) + get(s[1]) + get(s[2])) / 3 // as Grade averages the levels
+		picks[j] = pick{getters[kind], level}
+	}
+	st := &bootState{cases: slices.Clone(cases)}
+	if err := st.build(); err != nil {
+		return nil, fmt.Errorf("%s: %w", ID, err)
+	}
+	out := make([]func(idx []int) float64, len(metrics))
+	for j, p := range picks {
+		out[j] = func(idx []int) float64 {
+			s, err := st.stats(idx)
+			if err != nil {
+				return math.NaN()
+			}
+			if p.level < 0 {
+				return (p.get(s[0]) + p.get(s[1]) + p.get(s[2])) / 3 // as Grade averages the levels
+			}
+			return p.get(s[p.level])
 		}
-		return get(s[level])
-	}, nil
+	}
+	return out, nil
+}
+
+// CaseStatistic is CaseStatistics for one metric.
+func (c Challenge) CaseStatistic(metric string, cases []challenge.Case) (func(idx []int) float64, error) {
+	fs, err := c.CaseStatistics([]string{metric}, cases)
+	if err != nil {
+		return nil, err
+	}
+	return fs[0], nil
 }
 
 // cutMetric splits a metric name into its statistic and level (−1: the mean
