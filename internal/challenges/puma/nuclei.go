@@ -203,11 +203,7 @@ func (c Challenge) parseNucleiJSON(data []byte, mode challenge.Mode) ([]matching
 
 // readLimited reads f (at most maxJSONBytes) into buf, grown as needed.
 func readLimited(f *os.File, buf []byte) ([]byte, error) {
-	b := buf[:0]
-	if st, err := f.Stat(); err == nil && st.Size() >= 0 && st.Size() < maxJSONBytes && int64(cap(b)) <= st.Size() {
-		b = make([]byte, 0, st.Size()+1) // one read, no regrowth
-	}
-	b, err := imageio.ReadAllInto(b, io.LimitReader(f, maxJSONBytes+1))
+	b, err := readSized(f, buf, maxJSONBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -215,6 +211,20 @@ func readLimited(f *os.File, buf []byte) ([]byte, error) {
 		return nil, fmt.Errorf("file larger than %d bytes", maxJSONBytes)
 	}
 	return b, nil
+}
+
+// readSized reads f into buf, sized from the file's length so that one read
+// suffices, reading at most limit+1 bytes when limit > 0.
+func readSized(f *os.File, buf []byte, limit int64) ([]byte, error) {
+	b := buf[:0]
+	if st, err := f.Stat(); err == nil && st.Size() >= 0 && (limit <= 0 || st.Size() < limit) && int64(cap(b)) <= st.Size() {
+		b = make([]byte, 0, st.Size()+1) // one read, no regrowth
+	}
+	var r io.Reader = f
+	if limit > 0 {
+		r = io.LimitReader(f, limit+1)
+	}
+	return imageio.ReadAllInto(b, r)
 }
 
 // jsonBufs recycles the buffers nuclei files are read into (the points
@@ -235,11 +245,7 @@ func readTruthFile(path string, buf []byte) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	b := buf[:0]
-	if st, err := f.Stat(); err == nil && st.Size() >= 0 && int64(cap(b)) <= st.Size() {
-		b = make([]byte, 0, st.Size()+1)
-	}
-	return imageio.ReadAllInto(b, f)
+	return readSized(f, buf, 0)
 }
 
 func (c Challenge) gradeNuclei(ctx context.Context, subDir, privateDir string, mode challenge.Mode) (*challenge.Result, error) {
