@@ -127,5 +127,5 @@ func reflect101(k, n int) int {
 // mean32 is numpy's float32 mean: a float32 running total over 8192-element
 // chunks, each summed pairwise in float32, divided by the count in float32.
 func mean32(x []float32) float32 {
-	return num.ChunkedPairwiseSum(x, num.NumpyBuffer) / float32(len(x))
+	return num.Sum(x) / float32(len(x))
 }

@@ -4,10 +4,6 @@ import (
 	"github.com/rexmle/rexmle/metrics/num"
 )
 
-// numpyChunk is the number of elements numpy's buffered reductions sum at
-// a time (see num.ChunkedPairwiseSum).
-const numpyChunk = 8192
-
 // pairwiseSum64 is num.Sum (numpy's float64 sum: 8192-element
 // chunks, pairwise within a chunk) with the eight-lane leaves vectorised
 // where ssim8Vector holds; the additions and their order are the same.
@@ -17,7 +13,7 @@ func pairwiseSum64(x []float64) float64 {
 	}
 	var total float64
 	for len(x) > 0 {
-		m := min(len(x), numpyChunk)
+		m := min(len(x), num.NumpyBuffer)
 		total += pairwise64(x[:m])
 		x = x[m:]
 	}
