@@ -1,8 +1,6 @@
 package challengetest
 
 import (
-	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -50,49 +48,6 @@ func KeepCopy(b testing.TB, priv, sub string) {
 	if os.Getenv(BenchKeepEnv) == "" {
 		return
 	}
-	for _, c := range []struct{ from, to string }{{priv, BenchDir(b, "private")}, {sub, BenchDir(b, "submission")}} {
-		if err := copyTree(c.from, c.to); err != nil {
-			b.Fatalf("keep bench data: %v", err)
-		}
-	}
-}
-
-// copyTree copies the regular files and folders under src into dst.
-func copyTree(src, dst string) error {
-	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(src, path)
-		if err != nil {
-			return err
-		}
-		to := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(to, 0o755)
-		}
-		if !d.Type().IsRegular() {
-			return nil
-		}
-		return copyFile(path, to)
-	})
-}
-
-func copyFile(from, to string) (err error) {
-	in, err := os.Open(from)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.Create(to)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if cerr := out.Close(); err == nil {
-			err = cerr
-		}
-	}()
-	_, err = io.Copy(out, in)
-	return err
+	CopyDir(b, priv, BenchDir(b, "private"))
+	CopyDir(b, sub, BenchDir(b, "submission"))
 }

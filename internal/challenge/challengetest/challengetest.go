@@ -7,7 +7,6 @@ package challengetest
 import (
 	"bytes"
 	"context"
-	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/rexmle/rexmle/internal/challenge"
+	"github.com/rexmle/rexmle/internal/fsutil"
 )
 
 // Prepared is a synthesized and prepared challenge in a temporary folder.
@@ -243,20 +243,7 @@ func CopyDir(t testing.TB, src, dst string) {
 		if !d.Type().IsRegular() {
 			return nil
 		}
-		in, err := os.Open(p)
-		if err != nil {
-			return err
-		}
-		defer in.Close()
-		out, err := os.Create(target)
-		if err != nil {
-			return err
-		}
-		if _, err := io.Copy(out, in); err != nil {
-			out.Close()
-			return err
-		}
-		return out.Close()
+		return fsutil.CopyFile(p, target)
 	})
 	if err != nil {
 		t.Fatalf("copy %s: %v", src, err)
