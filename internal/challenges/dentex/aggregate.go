@@ -127,7 +127,6 @@ type bootState struct {
 	lastW []int
 	have  bool
 	last  [3]detection.Summary
-	err   error
 }
 
 func (st *bootState) build() error {
