@@ -1,6 +1,7 @@
 package challenge
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -154,16 +155,21 @@ type boundedReader struct {
 
 func (b *boundedReader) Read(p []byte) (int, error) {
 	n, err := b.r.Read(p)
-	for _, c := range p[:n] {
-		if c == '\n' {
-			b.line = 0
-			b.lineNo++
-			continue
+	for chunk := p[:n]; ; {
+		i := bytes.IndexByte(chunk, '\n')
+		if i < 0 {
+			i = len(chunk)
 		}
-		b.line++
-		if b.line > b.maxLine {
+		if b.line+i > b.maxLine {
 			return 0, fmt.Errorf("%s: line %d: %w: longer than %d bytes", b.name, b.lineNo+1, ErrTooLarge, b.maxLine)
 		}
+		if i == len(chunk) {
+			b.line += i
+			break
+		}
+		b.line = 0
+		b.lineNo++
+		chunk = chunk[i+1:]
 	}
 	b.n += int64(n)
 	if b.n > b.max {

@@ -1,6 +1,7 @@
 package challenge
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/csv"
 	"encoding/hex"
@@ -104,6 +105,122 @@ func ParseCSV(r io.Reader, name string) (*Table, error) {
 	if err := checkSize(r, name, MaxCSVBytes); err != nil {
 		return nil, err
 	}
+	// Read through the caps (so a stream with a huge line stops early), then
+	// parse the bytes.
+	data, err := readAllSized(&boundedReader{r: r, name: name, max: MaxCSVBytes, maxLine: MaxLineBytes}, sizeHint(r))
+	if err == nil {
+		if t, ok := parsePlainCSV(data, name); ok {
+			return t, nil
+		}
+	}
+	// Quoted fields, a wrong field count, a cap or a read error:
+	// encoding/csv over the same bytes says what is wrong, at the first
+	// place it is wrong.
+	var rest io.Reader = strings.NewReader("")
+	if err != nil {
+		rest = errReader{err}
+	}
+	return parseCSVStream(io.MultiReader(bytes.NewReader(data), rest), name)
+}
+
+// errReader fails every read with err.
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }
+
+// sizeHint is r's size plus one when r is a file (the read that sees the
+// end), else a small start.
+func sizeHint(r io.Reader) int {
+	if s, ok := r.(sizer); ok {
+		if st, err := s.Stat(); err == nil && st.Size() < MaxCSVBytes {
+			return int(st.Size()) + 1
+		}
+	}
+	return 512
+}
+
+// readAllSized reads r to its end into a buffer of capacity hint to start.
+func readAllSized(r io.Reader, hint int) ([]byte, error) {
+	buf := make([]byte, 0, hint)
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
+}
+
+// parsePlainCSV is the common case of ParseCSV: a file without a double
+// quote, so every record is one line. It reads it as encoding/csv does
+// (a "\r" before a newline or at the end is dropped, empty lines are
+// skipped, the rest of a "\r" is data) with one string for the whole file
+// and one slice for all fields. It reports false for anything it leaves to
+// the full parser: quotes, a line or field over its cap, a record whose
+// field count differs from the header's, an empty file.
+func parsePlainCSV(data []byte, name string) (*Table, bool) {
+	if bytes.IndexByte(data, '"') >= 0 {
+		return nil, false
+	}
+	text := string(data)
+	lines := strings.Count(text, "\n") + 1
+	t := &Table{Path: name}
+	var fields []string
+	for len(text) > 0 {
+		line := text
+		if i := strings.IndexByte(text, '\n'); i >= 0 {
+			line, text = text[:i], text[i+1:]
+		} else {
+			text = ""
+		}
+		if len(line) > MaxLineBytes {
+			return nil, false
+		}
+		line = strings.TrimSuffix(line, "\r")
+		if line == "" || (strings.IndexByte(line, ',') < 0 && strings.TrimSpace(line) == "") {
+			continue // empty, or one blank field: skipped (pandas does too)
+		}
+		if t.Header == nil {
+			t.Header = strings.Split(line, ",")
+			for i, h := range t.Header {
+				if len(h) > MaxFieldBytes {
+					return nil, false
+				}
+				t.Header[i] = strings.TrimPrefix(h, "\ufeff")
+			}
+			fields = make([]string, 0, lines*len(t.Header))
+			t.Rows = make([][]string, 0, lines)
+			continue
+		}
+		start := len(fields)
+		for k := 1; k < len(t.Header); k++ {
+			i := strings.IndexByte(line, ',')
+			if i < 0 || i > MaxFieldBytes {
+				return nil, false // too few fields, or a long one
+			}
+			fields = append(fields, line[:i])
+			line = line[i+1:]
+		}
+		if len(line) > MaxFieldBytes || strings.IndexByte(line, ',') >= 0 {
+			return nil, false // a long last field, or too many fields
+		}
+		fields = append(fields, line)
+		t.Rows = append(t.Rows, fields[start:len(fields):len(fields)])
+	}
+	if t.Header == nil {
+		return nil, false
+	}
+	return t, true
+}
+
+// parseCSVStream is ParseCSV's full parser (encoding/csv) with the size caps.
+func parseCSVStream(r io.Reader, name string) (*Table, error) {
 	r = &boundedReader{r: r, name: name, max: MaxCSVBytes, maxLine: MaxLineBytes}
 	cr := csv.NewReader(r)
 	cr.FieldsPerRecord = -1

@@ -8,9 +8,10 @@
 package stats
 
 import (
+	"cmp"
 	"fmt"
 	"math"
-	"sort"
+	"slices"
 
 	"github.com/rexmle/rexmle/metrics/num"
 )
@@ -111,32 +112,58 @@ func norm2(x []float64) float64 {
 // the ranks they span (scipy.stats.rankdata method='average'). NaN values
 // sort last (as numpy's argsort puts them) and are ranked like numbers.
 func RankAverage(x []float64) []float64 {
-	n := len(x)
-	idx := make([]int, n)
-	for i := range idx {
-		idx[i] = i
+	// The order among equal values does not matter: they share one rank.
+	sorted := make([]valueAt, len(x))
+	for i, v := range x {
+		sorted[i] = valueAt{v, i}
 	}
-	less := func(a, b float64) bool {
-		if math.IsNaN(b) {
-			return !math.IsNaN(a)
-		}
-		return a < b
-	}
-	sort.SliceStable(idx, func(a, b int) bool { return less(x[idx[a]], x[idx[b]]) })
-	ranks := make([]float64, n)
-	for i := 0; i < n; {
+	slices.SortFunc(sorted, func(a, b valueAt) int { return compareNaNLast(a.v, b.v) })
+	ranks := make([]float64, len(x))
+	averageRanks(sorted, ranks)
+	return ranks
+}
+
+// valueAt is a value and its position in the input.
+type valueAt struct {
+	v float64
+	i int
+}
+
+// averageRanks writes into ranks, at each value's input position, the mean
+// of the 1-based positions its run of equal values (NaNs equal each other)
+// spans in sorted, which is in ascending order with NaN last.
+func averageRanks(sorted []valueAt, ranks []float64) {
+	for i := 0; i < len(sorted); {
 		j := i + 1
-		for j < n && (x[idx[j]] == x[idx[i]] || (math.IsNaN(x[idx[j]]) && math.IsNaN(x[idx[i]]))) {
+		for j < len(sorted) && compareNaNLast(sorted[j].v, sorted[i].v) == 0 {
 			j++
 		}
 		// positions i..j-1 (0-based) hold ranks i+1..j; their average:
 		avg := float64(i+1+j) / 2
-		for k := i; k < j; k++ {
-			ranks[idx[k]] = avg
+		for _, s := range sorted[i:j] {
+			ranks[s.i] = avg
 		}
 		i = j
 	}
-	return ranks
+}
+
+// compareNaNLast orders numbers as usual and NaN after every number; NaNs
+// are equal to each other, and −0 equals +0.
+func compareNaNLast(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	an, bn := math.IsNaN(a), math.IsNaN(b)
+	switch {
+	case an == bn:
+		return 0
+	case an:
+		return 1
+	}
+	return -1
 }
 
 // Spearman is scipy.stats.spearmanr's rho: the Pearson correlation of the
@@ -144,13 +171,8 @@ func RankAverage(x []float64) []float64 {
 // anywhere or a constant input gives NaN; fewer than 2 values or unequal
 // lengths are an error.
 func Spearman(x, y []float64) (float64, error) {
-	if err := checkPair(x, y); err != nil {
-		return math.NaN(), err
-	}
-	if hasNaN(x) || hasNaN(y) {
-		return math.NaN(), nil
-	}
-	return Pearson(RankAverage(x), RankAverage(y))
+	rho, _, err := RankCorrelations(x, y)
+	return rho, err
 }
 
 // KendallTauB is scipy.stats.kendalltau's default statistic, tau-b:
@@ -160,45 +182,62 @@ func Spearman(x, y []float64) (float64, error) {
 // clipped to [−1, 1]. O(n log n). A NaN anywhere or an all-tied x or y gives
 // NaN; fewer than 2 values or unequal lengths are an error.
 func KendallTauB(x, y []float64) (float64, error) {
+	_, tau, err := RankCorrelations(x, y)
+	return tau, err
+}
+
+// RankCorrelations is Spearman's rho and Kendall's tau-b of x and y at
+// once, from one sort of the pairs by (x, y) and one merge sort of y: the
+// first gives x's ranks and ties, the second y's ranks, ties and the
+// discordant pairs.
+func RankCorrelations(x, y []float64) (rho, tau float64, err error) {
 	if err := checkPair(x, y); err != nil {
-		return math.NaN(), err
+		return math.NaN(), math.NaN(), err
 	}
 	if hasNaN(x) || hasNaN(y) {
-		return math.NaN(), nil
+		return math.NaN(), math.NaN(), nil
 	}
 	n := len(x)
-	// Sort pairs by (x, y).
-	idx := make([]int, n)
-	for i := range idx {
-		idx[i] = i
+	type obs struct {
+		x, y float64
+		i    int
 	}
-	sort.Slice(idx, func(a, b int) bool {
-		ia, ib := idx[a], idx[b]
-		if x[ia] != x[ib] {
-			return x[ia] < x[ib]
+	pairs := make([]obs, n)
+	for i := range pairs {
+		pairs[i] = obs{x[i], y[i], i}
+	}
+	slices.SortFunc(pairs, func(a, b obs) int {
+		if c := cmp.Compare(a.x, b.x); c != 0 {
+			return c
 		}
-		return y[ia] < y[ib]
+		return cmp.Compare(a.y, b.y)
 	})
-	xs := make([]float64, n)
-	ys := make([]float64, n)
-	for i, k := range idx {
-		xs[i], ys[i] = x[k], y[k]
+	byX := make([]valueAt, n)
+	byY := make([]valueAt, n)
+	for k, p := range pairs {
+		byX[k] = valueAt{p.x, p.i}
+		byY[k] = valueAt{p.y, p.i}
 	}
 	tot := int64(n) * int64(n-1) / 2
-	xtie := tieRuns(n, func(i int) bool { return xs[i] == xs[i-1] })
-	xytie := tieRuns(n, func(i int) bool { return xs[i] == xs[i-1] && ys[i] == ys[i-1] })
+	xtie := tieRuns(n, func(k int) bool { return pairs[k].x == pairs[k-1].x })
+	xytie := tieRuns(n, func(k int) bool { return pairs[k].x == pairs[k-1].x && pairs[k].y == pairs[k-1].y })
 	// Discordant pairs: inversions of y in the (x, y)-sorted order, where
 	// pairs tied in x are never counted (they are sorted by y within a run).
-	dis := countInversions(ys)
-	ysorted := append([]float64(nil), ys...)
-	sort.Float64s(ysorted)
-	ytie := tieRuns(n, func(i int) bool { return ysorted[i] == ysorted[i-1] })
-	if xtie == tot || ytie == tot {
-		return math.NaN(), nil
+	// Counting them sorts byY by y.
+	dis := countInversions(byY)
+	ytie := tieRuns(n, func(k int) bool { return byY[k].v == byY[k-1].v })
+
+	rx, ry := make([]float64, n), make([]float64, n)
+	averageRanks(byX, rx)
+	averageRanks(byY, ry)
+	rho, _ = Pearson(rx, ry)
+	tau = math.NaN()
+	if xtie != tot && ytie != tot {
+		num := float64(tot - xtie - ytie + xytie - 2*dis)
+		tau = num / math.Sqrt(float64(tot-xtie)) / math.Sqrt(float64(tot-ytie))
+		tau = math.Max(-1, math.Min(1, tau))
 	}
-	num := float64(tot - xtie - ytie + xytie - 2*dis)
-	tau := num / math.Sqrt(float64(tot-xtie)) / math.Sqrt(float64(tot-ytie))
-	return math.Max(-1, math.Min(1, tau)), nil
+	return rho, tau, nil
 }
 
 // tieRuns sums k(k−1)/2 over maximal runs of consecutive positions for which
@@ -216,39 +255,34 @@ func tieRuns(n int, same func(i int) bool) int64 {
 	return total + run*(run-1)/2
 }
 
-// countInversions counts pairs i < j with a[i] > a[j] (strictly), by merge sort.
-func countInversions(a []float64) int64 {
-	buf := append([]float64(nil), a...)
-	tmp := make([]float64, len(a))
-	var rec func(lo, hi int) int64
-	rec = func(lo, hi int) int64 {
-		if hi-lo < 2 {
-			return 0
-		}
-		mid := (lo + hi) / 2
-		inv := rec(lo, mid) + rec(mid, hi)
-		i, j, k := lo, mid, lo
-		for i < mid && j < hi {
-			if buf[j] < buf[i] {
-				tmp[k] = buf[j]
-				inv += int64(mid - i)
-				j++
-			} else {
-				tmp[k] = buf[i]
-				i++
+// countInversions counts pairs i < j with a[i].v > a[j].v (strictly) by a
+// bottom-up merge sort, which leaves a sorted by v (stably).
+func countInversions(a []valueAt) int64 {
+	var inv int64
+	tmp := make([]valueAt, len(a))
+	src, dst := a, tmp
+	for width := 1; width < len(a); width *= 2 {
+		for lo := 0; lo < len(a); lo += 2 * width {
+			mid, hi := min(lo+width, len(a)), min(lo+2*width, len(a))
+			i, j, k := lo, mid, lo
+			for i < mid && j < hi {
+				if src[j].v < src[i].v {
+					dst[k] = src[j]
+					inv += int64(mid - i)
+					j++
+				} else {
+					dst[k] = src[i]
+					i++
+				}
+				k++
 			}
-			k++
+			k += copy(dst[k:], src[i:mid])
+			copy(dst[k:], src[j:hi])
 		}
-		for ; i < mid; i++ {
-			tmp[k] = buf[i]
-			k++
-		}
-		for ; j < hi; j++ {
-			tmp[k] = buf[j]
-			k++
-		}
-		copy(buf[lo:hi], tmp[lo:hi])
-		return inv
+		src, dst = dst, src
 	}
-	return rec(0, len(buf))
+	if len(a) > 0 && &src[0] != &a[0] {
+		copy(a, src)
+	}
+	return inv
 }

@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"cmp"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -137,5 +138,90 @@ func TestClassification(t *testing.T) {
 	}
 	if _, err := BalancedAccuracy([]int{}, []int{}); err == nil {
 		t.Error("accepted no labels")
+	}
+}
+
+// Property: RankAverage equals its definition — a value's rank is the
+// number of values before it plus the mean position among its equals —
+// with NaN after every number and NaNs equal to each other.
+func TestRankAverageMatchesDefinition(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for trial := 0; trial < 300; trial++ {
+		n := r.IntN(50)
+		x := make([]float64, n)
+		for i := range x {
+			switch r.IntN(8) {
+			case 0:
+				x[i] = math.NaN()
+			case 1:
+				x[i] = math.Copysign(0, -1)
+			default:
+				x[i] = float64(r.IntN(7))
+			}
+		}
+		got := RankAverage(x)
+		for i, v := range x {
+			var before, equal int
+			for _, u := range x {
+				switch {
+				case math.IsNaN(v) && math.IsNaN(u), u == v:
+					equal++
+				case !math.IsNaN(u) && (math.IsNaN(v) || u < v):
+					before++
+				}
+			}
+			if want := float64(before) + float64(equal+1)/2; got[i] != want {
+				t.Fatalf("trial %d: rank of x[%d] = %v is %v, want %v (x=%v)", trial, i, v, got[i], want, x)
+			}
+		}
+	}
+}
+
+// Property: countInversions counts strict inversions of any length and
+// leaves its input sorted, equal values in their input order.
+func TestCountInversions(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for trial := 0; trial < 300; trial++ {
+		a := make([]valueAt, r.IntN(70))
+		for i := range a {
+			a[i] = valueAt{float64(r.IntN(9)), i}
+		}
+		var want int64
+		for i := range a {
+			for j := i + 1; j < len(a); j++ {
+				if a[i].v > a[j].v {
+					want++
+				}
+			}
+		}
+		got := countInversions(a)
+		stable := slices.IsSortedFunc(a, func(p, q valueAt) int {
+			if c := cmp.Compare(p.v, q.v); c != 0 {
+				return c
+			}
+			return cmp.Compare(p.i, q.i)
+		})
+		if got != want || !stable {
+			t.Fatalf("trial %d: %d inversions (want %d), sorted stably %v", trial, got, want, stable)
+		}
+	}
+}
+
+// Property: Spearman's rho from RankCorrelations is the Pearson
+// correlation of RankAverage's ranks, bit for bit, on data with ties.
+func TestRankCorrelationsSpearmanIsPearsonOfRanks(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for trial := 0; trial < 300; trial++ {
+		n := 2 + r.IntN(60)
+		x, y := make([]float64, n), make([]float64, n)
+		for i := range x {
+			x[i] = float64(r.IntN(1 + r.IntN(12)))
+			y[i] = math.Round(r.NormFloat64()*10) / 4
+		}
+		want, _ := Pearson(RankAverage(x), RankAverage(y))
+		got, _, err := RankCorrelations(x, y)
+		if err != nil || math.Float64bits(got) != math.Float64bits(want) && !(math.IsNaN(got) && math.IsNaN(want)) {
+			t.Fatalf("trial %d: rho %v, Pearson of ranks %v (%v)", trial, got, want, err)
+		}
 	}
 }

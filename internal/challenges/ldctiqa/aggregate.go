@@ -41,10 +41,12 @@ func (Challenge) CaseStatistic(metric string, cases []challenge.Case) (func(idx 
 		if metric == "score" || metric == "plcc" {
 			plcc, _ = stats.Pearson(x, y)
 		}
-		if metric == "score" || metric == "srocc" {
+		switch metric {
+		case "score":
+			srocc, krocc, _ = stats.RankCorrelations(x, y)
+		case "srocc":
 			srocc, _ = stats.Spearman(x, y)
-		}
-		if metric == "score" || metric == "krocc" {
+		case "krocc":
 			krocc, _ = stats.KendallTauB(x, y)
 		}
 		plcc, srocc, krocc = math.Abs(plcc), math.Abs(srocc), math.Abs(krocc)

@@ -30,40 +30,86 @@ const (
 // keys by value); any other column is text, matched exactly after trimming.
 func mergeKeys(values []string) ([]string, idKind) {
 	out := make([]string, len(values))
-	nums := make([]float64, len(values))
-	ints := make([]int64, len(values))
-	allInt, allNum := len(values) > 0, len(values) > 0
+	allInt := len(values) > 0
 	for i, v := range values {
 		out[i] = strings.TrimSpace(v)
-		if n, err := strconv.ParseInt(out[i], 10, 64); err == nil {
-			ints[i], nums[i] = n, float64(n)
-			continue
+		if allInt {
+			_, allInt = parseDecimalInt(out[i])
 		}
-		allInt = false
-		f, err := strconv.ParseFloat(out[i], 64)
-		if err != nil || out[i] == "" {
-			allNum = false
-			continue
+	}
+	if allInt {
+		for i, v := range out {
+			out[i] = canonicalInt(v)
+		}
+		return out, idNumeric
+	}
+	if len(values) == 0 {
+		return out, idText
+	}
+	nums := make([]float64, len(out))
+	for i, v := range out {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || v == "" {
+			return out, idText
 		}
 		nums[i] = f
 	}
-	switch {
-	case allInt:
-		for i := range out {
-			out[i] = strconv.FormatInt(ints[i], 10)
+	for i, f := range nums {
+		if f == math.Trunc(f) && math.Abs(f) < 1<<63 {
+			out[i] = strconv.FormatInt(int64(f), 10)
+		} else {
+			out[i] = strconv.FormatFloat(f, 'g', -1, 64)
 		}
-		return out, idNumeric
-	case allNum:
-		for i, f := range nums {
-			if f == math.Trunc(f) && math.Abs(f) < 1<<63 {
-				out[i] = strconv.FormatInt(int64(f), 10)
-			} else {
-				out[i] = strconv.FormatFloat(f, 'g', -1, 64)
-			}
-		}
-		return out, idNumeric
 	}
-	return out, idText
+	return out, idNumeric
+}
+
+// parseDecimalInt is strconv.ParseInt(s, 10, 64) without the error value:
+// an optional sign, one or more ASCII digits, within int64.
+func parseDecimalInt(s string) (int64, bool) {
+	neg := false
+	if s != "" && (s[0] == '+' || s[0] == '-') {
+		neg = s[0] == '-'
+		s = s[1:]
+	}
+	if s == "" {
+		return 0, false
+	}
+	var u uint64
+	for i := 0; i < len(s); i++ {
+		d := s[i] - '0'
+		if d > 9 || u > (1<<64-1)/10 {
+			return 0, false
+		}
+		u = u*10 + uint64(d)
+		if u < uint64(d) {
+			return 0, false
+		}
+	}
+	switch {
+	case !neg && u <= math.MaxInt64:
+		return int64(u), true
+	case neg && u <= 1<<63:
+		return int64(-u), true
+	}
+	return 0, false
+}
+
+// canonicalInt is what strconv.FormatInt writes for the value of the
+// integer text s (as parseDecimalInt accepts it): no '+', no leading zero,
+// no "-0" — a part of s where it can be.
+func canonicalInt(s string) string {
+	neg := s[0] == '-'
+	if s[0] == '+' || neg {
+		s = s[1:]
+	}
+	for len(s) > 1 && s[0] == '0' {
+		s = s[1:]
+	}
+	if neg && s != "0" {
+		return "-" + s
+	}
+	return s
 }
 
 // parseScore parses a quality score as pandas' float parser would, refusing
@@ -129,34 +175,41 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 		}
 	}
 
-	want := make(map[string]bool, len(ansIDs))
-	for _, id := range ansIDs {
-		want[id] = true
+	// Each id's first test row: the inner merge pairs a prediction with
+	// every test row of its id.
+	first := make(map[string]int, len(ansIDs))
+	for i, id := range ansIDs {
+		if _, ok := first[id]; !ok {
+			first[id] = i
+		}
 	}
-	pred := make(map[string]float64, len(subIDs))
+	pred := make([]float64, len(ansIDs))
+	have := make([]bool, len(ansIDs))
 	for i, id := range subIDs {
-		if !want[id] {
+		k, ok := first[id]
+		if !ok {
 			continue // extra ids are ignored, as the inner merge does
 		}
-		if _, dup := pred[id]; dup {
+		if have[k] {
 			return nil, challenge.Invalidf(submissionFile, fmt.Sprintf("row %d", i+2), "duplicate image_id %q", subIDsRaw[i])
 		}
 		v, err := parseScore(subScoresRaw[i])
 		if err != nil {
 			return nil, challenge.Invalidf(submissionFile, fmt.Sprintf("row %d, %s", i+2, colScore), "%v", err)
 		}
-		pred[id] = v
+		pred[k], have[k] = v, true
 	}
 	p := make([]float64, len(ansIDs))
 	g := make([]float64, len(ansIDs))
-	res := &challenge.Result{Mode: mode}
+	res := &challenge.Result{Mode: mode, Cases: make([]challenge.Case, 0, len(ansIDs))}
 	var missing []string
 	for i, id := range ansIDs {
-		v, ok := pred[id]
-		if !ok {
+		k := first[id]
+		if !have[k] {
 			missing = append(missing, ansIDsRaw[i])
 			continue
 		}
+		v := pred[k]
 		gv, err := strconv.ParseFloat(strings.TrimSpace(ansScoresRaw[i]), 64)
 		if err != nil {
 			return nil, fmt.Errorf("answers row %d: %w", i+2, err)
@@ -176,8 +229,7 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 	if err != nil {
 		return nil, challenge.Invalidf(submissionFile, "", "cannot correlate: %v", err)
 	}
-	srocc, _ := stats.Spearman(p, g)
-	krocc, _ := stats.KendallTauB(p, g)
+	srocc, krocc, _ := stats.RankCorrelations(p, g)
 	plcc, srocc, krocc = math.Abs(plcc), math.Abs(srocc), math.Abs(krocc)
 	res.Set("score", plcc+srocc+krocc)
 	res.Set("plcc", plcc)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/rexmle/rexmle/internal/challenge"
@@ -181,6 +182,38 @@ func BenchmarkGrade300(b *testing.B) {
 		}
 		if i == 0 {
 			b.ReportMetric(res.Values["plcc"], "plcc")
+		}
+	}
+}
+
+// Property: the id parser and canonical form agree with strconv on random
+// integer-like text (signs, leading zeros, overflow, junk).
+func TestIntegerIDsMatchStrconv(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	alphabet := "0123456789+- x._"
+	for trial := 0; trial < 200000; trial++ {
+		var b strings.Builder
+		if r.IntN(4) == 0 {
+			b.WriteString([]string{"9223372036854775807", "9223372036854775808", "-9223372036854775808", "-9223372036854775809", "18446744073709551616", "000", "-0", "+0"}[r.IntN(8)])
+		} else {
+			for k := r.IntN(22); k > 0; k-- {
+				c := alphabet[r.IntN(len(alphabet))]
+				if r.IntN(3) > 0 {
+					c = alphabet[r.IntN(10)]
+				}
+				b.WriteByte(c)
+			}
+		}
+		s := b.String()
+		want, err := strconv.ParseInt(s, 10, 64)
+		got, ok := parseDecimalInt(s)
+		if ok != (err == nil) || ok && got != want {
+			t.Fatalf("%q: parseDecimalInt = %d, %v; strconv %d, %v", s, got, ok, want, err)
+		}
+		if ok {
+			if c := canonicalInt(s); c != strconv.FormatInt(want, 10) {
+				t.Fatalf("%q: canonical %q, want %q", s, c, strconv.FormatInt(want, 10))
+			}
 		}
 	}
 }

@@ -132,8 +132,7 @@ func (Challenge) Baseline(ctx context.Context, publicDir, outDir string, log io.
 			pv[i] = a + b*x
 		}
 		p, _ := stats.Pearson(pv, vy)
-		s, _ := stats.Spearman(pv, vy)
-		k, _ := stats.KendallTauB(pv, vy)
+		s, k, _ := stats.RankCorrelations(pv, vy)
 		fmt.Fprintf(log, "fitted on %d slices, validated on %d held-out slices: score %.4f (PLCC %.4f, SROCC %.4f, KROCC %.4f)\n", len(fx), len(vx), math.Abs(p)+math.Abs(s)+math.Abs(k), math.Abs(p), math.Abs(s), math.Abs(k))
 	}
 	a, b, ok := fitLine(feats, target)
