@@ -330,8 +330,8 @@ func Sizes(labels []int32, n int) []int {
 }
 
 // Count is the number of connected components (Betti-0) of mask; 0 for an
-// empty mask. See Label for connectivity.
+// empty mask. See Label for connectivity; the count comes from the mask's
+// runs (see runs), without labelling voxels.
 func Count(mask []bool, g volume.Grid, connectivity int) (int, error) {
-	_, n, err := Label(mask, g, connectivity)
-	return n, err
+	return countRuns(mask, g, connectivity)
 }

@@ -16,9 +16,14 @@ import (
 // TruthCount and PredCount are the numbers of components of each mask.
 // Several prediction components on one truth lesion give one TP and no FP;
 // one prediction component bridging two truth lesions makes both TP.
+//
+// TruthVoxels, PredVoxels and OverlapVoxels count the voxels of the truth,
+// of the prediction and of both (for Dice and volumes without another pass).
 type LesionMatch struct {
 	TP, FN, FP            int
 	TruthCount, PredCount int
+
+	TruthVoxels, PredVoxels, OverlapVoxels int
 }
 
 // F1 is TP / (TP + (FP + FN)/2); 1 when TP + FP + FN = 0 (both masks empty).
@@ -33,39 +38,11 @@ func (m LesionMatch) F1() float64 {
 func (m LesionMatch) CountDiff() int { return abs(m.TruthCount - m.PredCount) }
 
 // MatchLesions labels both masks with the given connectivity (ISLES'22 uses
-// 26) and counts TP, FN and FP lesions as LesionMatch describes.
+// 26) and counts TP, FN and FP lesions as LesionMatch describes. It works on
+// the masks' runs (see runs): the same components as Label's.
 func MatchLesions(pred, truth []bool, g volume.Grid, connectivity int) (LesionMatch, error) {
 	if len(pred) != len(truth) {
 		return LesionMatch{}, fmt.Errorf("lesion matching: prediction has %d voxels, truth has %d", len(pred), len(truth))
 	}
-	tl, nt, err := Label(truth, g, connectivity)
-	if err != nil {
-		return LesionMatch{}, fmt.Errorf("lesion matching, truth: %w", err)
-	}
-	pl, np, err := Label(pred, g, connectivity)
-	if err != nil {
-		return LesionMatch{}, fmt.Errorf("lesion matching, prediction: %w", err)
-	}
-	hitTruth := make([]bool, nt+1)
-	touchPred := make([]bool, np+1)
-	for i := range truth {
-		if truth[i] && pred[i] {
-			hitTruth[tl[i]] = true
-			touchPred[pl[i]] = true
-		}
-	}
-	m := LesionMatch{TruthCount: nt, PredCount: np}
-	for l := 1; l <= nt; l++ {
-		if hitTruth[l] {
-			m.TP++
-		} else {
-			m.FN++
-		}
-	}
-	for l := 1; l <= np; l++ {
-		if !touchPred[l] {
-			m.FP++
-		}
-	}
-	return m, nil
+	return matchLesionRuns(pred, truth, g, connectivity)
 }

@@ -7,9 +7,12 @@
 package overlap
 
 import (
+	"encoding/binary"
 	"fmt"
+	"math/bits"
 	"runtime"
 
+	"github.com/rexmle/rexmle/metrics/internal/boolbytes"
 	"github.com/rexmle/rexmle/metrics/internal/parallel"
 )
 
@@ -52,18 +55,24 @@ func Confusion(pred, truth []bool) (Counts, error) {
 	}
 	parts := make([]Counts, runtime.GOMAXPROCS(0)+1)
 	used := chunks(len(pred), func(part, lo, hi int) {
-		var tp, fp, fn int
-		p, t := pred[lo:hi], truth[lo:hi]
-		for i := range p {
-			switch {
-			case p[i] && t[i]:
-				tp++
-			case p[i]:
-				fp++
-			case t[i]:
-				fn++
-			}
+		// Bools as bytes of 0 or 1, eight per word: a word's popcount is
+		// the number of trues in it.
+		p, t := boolbytes.Of(pred[lo:hi]), boolbytes.Of(truth[lo:hi])
+		t = t[:len(p)]
+		var tp, np, nt int
+		i := 0
+		for ; i+8 <= len(p); i += 8 {
+			wp, wt := binary.LittleEndian.Uint64(p[i:]), binary.LittleEndian.Uint64(t[i:])
+			tp += bits.OnesCount64(wp & wt)
+			np += bits.OnesCount64(wp)
+			nt += bits.OnesCount64(wt)
 		}
+		for ; i < len(p); i++ {
+			tp += int(p[i] & t[i])
+			np += int(p[i])
+			nt += int(t[i])
+		}
+		fp, fn := np-tp, nt-tp
 		parts[part] = Counts{TP: tp, FP: fp, FN: fn, TN: (hi - lo) - tp - fp - fn}
 	})
 	var c Counts

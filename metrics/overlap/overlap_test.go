@@ -109,3 +109,31 @@ func TestAbsVolumeDiff(t *testing.T) {
 		t.Errorf("AbsVolumeDiff %v, want 1", d)
 	}
 }
+
+// TestConfusionSmallSizes: every length from 0 to 40 (words and tails)
+// against a direct count.
+func TestConfusionSmallSizes(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 4))
+	for n := 0; n <= 40; n++ {
+		for trial := 0; trial < 20; trial++ {
+			p, g := make([]bool, n), make([]bool, n)
+			var want Counts
+			for i := range p {
+				p[i], g[i] = r.IntN(2) == 0, r.IntN(2) == 0
+				switch {
+				case p[i] && g[i]:
+					want.TP++
+				case p[i]:
+					want.FP++
+				case g[i]:
+					want.FN++
+				default:
+					want.TN++
+				}
+			}
+			if got, err := Confusion(p, g); err != nil || got != want {
+				t.Fatalf("n %d: %+v, want %+v (%v)", n, got, want, err)
+			}
+		}
+	}
+}

@@ -1,0 +1,157 @@
+package components
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/rexmle/rexmle/metrics/volume"
+)
+
+// matchLesionsByLabel is the voxel-label definition MatchLesions must
+// equal: label both masks (Label, itself checked against breadth-first
+// search), mark the components that meet.
+func matchLesionsByLabel(t *testing.T, pred, truth []bool, g volume.Grid, connectivity int) LesionMatch {
+	t.Helper()
+	tl, nt, err := Label(truth, g, connectivity)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl, np, err := Label(pred, g, connectivity)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hitTruth, touchPred := make([]bool, nt+1), make([]bool, np+1)
+	for i := range truth {
+		if truth[i] && pred[i] {
+			hitTruth[tl[i]], touchPred[pl[i]] = true, true
+		}
+	}
+	m := LesionMatch{TruthCount: nt, PredCount: np}
+	for i := range truth {
+		m.TruthVoxels += boolInt(truth[i])
+		m.PredVoxels += boolInt(pred[i])
+		m.OverlapVoxels += boolInt(truth[i] && pred[i])
+	}
+	for l := 1; l <= nt; l++ {
+		if hitTruth[l] {
+			m.TP++
+		} else {
+			m.FN++
+		}
+	}
+	for l := 1; l <= np; l++ {
+		if !touchPred[l] {
+			m.FP++
+		}
+	}
+	return m
+}
+
+// randomMask fills a mask with one of three textures: independent voxels,
+// short runs along axis 0 with gaps of one (the tie case of the run
+// sweep), or blocks.
+func randomMask(r *rand.Rand, g volume.Grid) []bool {
+	m := make([]bool, g.Len())
+	switch r.IntN(3) {
+	case 0:
+		d := r.Float64() * 0.7
+		for i := range m {
+			m[i] = r.Float64() < d
+		}
+	case 1:
+		for i := 0; i < len(m); {
+			n := 1 + r.IntN(4)
+			on := r.IntN(2) == 0
+			for k := 0; k < n && i < len(m); k++ {
+				m[i] = on
+				i++
+			}
+			i += r.IntN(2) // a gap of 0 or 1 more
+		}
+	default:
+		for b := r.IntN(6); b > 0; b-- {
+			i0, j0, k0 := r.IntN(g.Shape[0]), r.IntN(g.Shape[1]), r.IntN(g.Shape[2])
+			for k := k0; k < min(k0+1+r.IntN(3), g.Shape[2]); k++ {
+				for j := j0; j < min(j0+1+r.IntN(3), g.Shape[1]); j++ {
+					for i := i0; i < min(i0+1+r.IntN(4), g.Shape[0]); i++ {
+						m[g.Index(i, j, k)] = true
+					}
+				}
+			}
+		}
+	}
+	return m
+}
+
+// TestRunsMatchLabel: Count and MatchLesions (both on runs) equal the
+// voxel labelling on random masks of every shape kind and connectivity.
+func TestRunsMatchLabel(t *testing.T) {
+	r := rand.New(rand.NewPCG(22, 3))
+	shapes := [][3]int{{7, 6, 5}, {5, 9, 1}, {1, 1, 6}, {9, 1, 4}, {4, 5, 11}, {12, 11, 1}, {1, 7, 7}, {16, 3, 3}}
+	for trial := 0; trial < 3000; trial++ {
+		sh := shapes[r.IntN(len(shapes))]
+		g := volume.NewGrid(sh[0], sh[1], sh[2])
+		conns := []int{6, 18, 26}
+		if sh[2] == 1 {
+			conns = append(conns, 4, 8)
+		}
+		c := conns[r.IntN(len(conns))]
+		truth, pred := randomMask(r, g), randomMask(r, g)
+		if r.IntN(3) == 0 { // a prediction that overlaps the truth
+			for i := range pred {
+				pred[i] = truth[i] != (r.IntN(8) == 0)
+			}
+		}
+		_, want, err := Label(truth, g, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, err := Count(truth, g, c); err != nil || n != want {
+			t.Fatalf("trial %d shape %v conn %d: Count %d (%v), Label %d", trial, sh, c, n, err, want)
+		}
+		got, err := MatchLesions(pred, truth, g, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w := matchLesionsByLabel(t, pred, truth, g, c); got != w {
+			t.Fatalf("trial %d shape %v conn %d: MatchLesions %+v, by labels %+v", trial, sh, c, got, w)
+		}
+	}
+}
+
+// BenchmarkMatchLesionsISLES: lesion matching of an ISLES'22-sized case
+// (112×112×73, eight ellipsoidal lesions, a shifted prediction).
+func BenchmarkMatchLesionsISLES(b *testing.B) {
+	g := volume.NewGrid(112, 112, 73)
+	truth, pred := make([]bool, g.Len()), make([]bool, g.Len())
+	r := rand.New(rand.NewPCG(1, 1))
+	for l := 0; l < 8; l++ {
+		c := [3]int{20 + r.IntN(72), 20 + r.IntN(72), 20 + r.IntN(33)}
+		rad := 1 + r.IntN(8)
+		for k := c[2] - rad; k <= c[2]+rad; k++ {
+			for j := c[1] - rad; j <= c[1]+rad; j++ {
+				for i := c[0] - rad; i <= c[0]+rad+1; i++ {
+					d := (i-c[0])*(i-c[0]) + (j-c[1])*(j-c[1]) + (k-c[2])*(k-c[2])
+					if d <= rad*rad {
+						truth[g.Index(i, j, k)] = true
+					}
+					if e := (i-c[0]-1)*(i-c[0]-1) + (j-c[1])*(j-c[1]) + (k-c[2])*(k-c[2]); e <= rad*rad {
+						pred[g.Index(i, j, k)] = true
+					}
+				}
+			}
+		}
+	}
+	for b.Loop() {
+		if _, err := MatchLesions(pred, truth, g, 26); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
