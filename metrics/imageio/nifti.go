@@ -103,17 +103,61 @@ func ReadNIfTIFile(path string, opts ...Options) (*volume.Volume, error) {
 // type. Origin and Direction come from the best affine (see NIfTIHeader):
 // Origin = its translation, Direction row j = its column j normalised.
 func ReadNIfTI(r io.Reader, gz bool, opts ...Options) (*volume.Volume, error) {
+	v, _, err := readNIfTI(r, gz, false, opts)
+	return v, err
+}
+
+// NIfTIMask is a NIfTI image read as a binary mask (ReadNIfTIMask).
+type NIfTIMask struct {
+	// Volume is the image without its samples: grid, type, Data nil.
+	*volume.Volume
+	// NonZero tells which samples (after scaling) are not 0; NaN and ±Inf
+	// count as non-zero, as numpy's astype(bool) counts them.
+	NonZero []bool
+	// FirstNonFinite is the index of the first NaN or infinite sample in
+	// storage order, −1 when there is none.
+	FirstNonFinite int
+}
+
+// ReadNIfTIMask reads a NIfTI image as ReadNIfTI does but keeps only which
+// samples are non-zero. Unscaled integer samples are tested byte by byte as
+// they are read, so no float64 copy of the image is made; other samples are
+// decoded as ReadNIfTI decodes them.
+func ReadNIfTIMask(r io.Reader, gz bool, opts ...Options) (*NIfTIMask, error) {
+	v, m, err := readNIfTI(r, gz, true, opts)
+	if err != nil {
+		return nil, err
+	}
+	m.Volume = v
+	return m, nil
+}
+
+// ReadNIfTIMaskFile is ReadNIfTIMask of a .nii or .nii.gz file.
+func ReadNIfTIMaskFile(path string, opts ...Options) (*NIfTIMask, error) {
+	var m *NIfTIMask
+	_, err := readFileWith(path, func(f *os.File) (*volume.Volume, error) {
+		var err error
+		m, err = ReadNIfTIMask(f, isGzipPath(path), opts...)
+		if err != nil {
+			return nil, err
+		}
+		return m.Volume, nil
+	})
+	return m, err
+}
+
+func readNIfTI(r io.Reader, gz, maskOnly bool, opts []Options) (*volume.Volume, *NIfTIMask, error) {
 	o := pickOptions(opts)
 	br, closeFn, err := niftiStream(r, gz)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer closeFn()
 	h, consumed, err := readNIfTIHeader(br)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return readNIfTIData(br, h, consumed, o, r, gz)
+	return readNIfTIData(br, h, consumed, o, r, gz, maskOnly)
 }
 
 // ReadNIfTIHeader decodes only the header of a NIfTI-1/2 stream.
@@ -359,7 +403,9 @@ func niftiBestAffine(h *NIfTIHeader) [4][4]float64 {
 // readNIfTIData skips to vox_offset and decodes the samples.
 // orig is the caller's reader, probed for its size to decide whether the
 // output can be allocated before the data is read.
-func readNIfTIData(r io.Reader, h *NIfTIHeader, consumed int64, o Options, orig io.Reader, gz bool) (*volume.Volume, error) {
+// With maskOnly it returns the non-zero mask of the samples instead of
+// the samples (see ReadNIfTIMask).
+func readNIfTIData(r io.Reader, h *NIfTIHeader, consumed int64, o Options, orig io.Reader, gz, maskOnly bool) (*volume.Volume, *NIfTIMask, error) {
 	nd := int(h.Dim[0])
 	shape := [3]int64{1, 1, 1}
 	for i := 0; i < nd && i < 3; i++ {
@@ -367,20 +413,20 @@ func readNIfTIData(r io.Reader, h *NIfTIHeader, consumed int64, o Options, orig 
 	}
 	for i := 4; i <= nd; i++ {
 		if h.Dim[i] != 1 && !o.FirstVolume {
-			return nil, fmt.Errorf("nifti header: dim[%d] = %d: a %d-D image with more than one volume is not supported (Options.FirstVolume keeps the first)", i, h.Dim[i], nd)
+			return nil, nil, fmt.Errorf("nifti header: dim[%d] = %d: a %d-D image with more than one volume is not supported (Options.FirstVolume keeps the first)", i, h.Dim[i], nd)
 		}
 	}
 	count, err := sampleCount("nifti header: dim", o.MaxBytes, shape[0], shape[1], shape[2])
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	size, _ := elemSize(h.DType)
 	skip := h.VoxOffset - consumed
 	if skip > o.MaxBytes {
-		return nil, fmt.Errorf("nifti header: vox_offset = %d is beyond the %d-byte limit", h.VoxOffset, o.MaxBytes)
+		return nil, nil, fmt.Errorf("nifti header: vox_offset = %d is beyond the %d-byte limit", h.VoxOffset, o.MaxBytes)
 	}
 	if n, err := io.CopyN(io.Discard, r, skip); err != nil {
-		return nil, fmt.Errorf("nifti: skipping to vox_offset %d: %w (got %d bytes)", h.VoxOffset, eofAsTruncated(err), consumed+n)
+		return nil, nil, fmt.Errorf("nifti: skipping to vox_offset %d: %w (got %d bytes)", h.VoxOffset, eofAsTruncated(err), consumed+n)
 	}
 	nbytes := count * int64(size)
 	var known bool
@@ -391,27 +437,28 @@ func readNIfTIData(r io.Reader, h *NIfTIHeader, consumed int64, o Options, orig 
 		var sized bool
 		fileSize, known, sized = holdsPlain(orig, h.VoxOffset+nbytes)
 		if sized && !known {
-			return nil, fmt.Errorf("nifti: file truncated: %d bytes, the header needs %d (vox_offset %d + %d bytes of pixel data)", fileSize, h.VoxOffset+nbytes, h.VoxOffset, nbytes)
+			return nil, nil, fmt.Errorf("nifti: file truncated: %d bytes, the header needs %d (vox_offset %d + %d bytes of pixel data)", fileSize, h.VoxOffset+nbytes, h.VoxOffset, nbytes)
 		}
 	}
 	bo := binary.ByteOrder(binary.LittleEndian)
 	if h.BigEndian {
 		bo = binary.BigEndian
 	}
+	if maskOnly && !h.Scaled() && h.DType.IsInteger() {
+		mask, err := readNonZero(r, count, size, known)
+		if err != nil {
+			return nil, nil, fmt.Errorf("nifti: %w", err)
+		}
+		v := &volume.Volume{DType: h.DType, Channels: 1}
+		niftiGeometry(v, h, shape)
+		return v, &NIfTIMask{NonZero: mask, FirstNonFinite: -1}, nil
+	}
 	data, err := readSamples(r, count, h.DType, bo, known)
 	if err != nil {
-		return nil, fmt.Errorf("nifti: %w", err)
+		return nil, nil, fmt.Errorf("nifti: %w", err)
 	}
 	v := &volume.Volume{DType: h.DType, Channels: 1, Data: data}
-	for a := 0; a < 3; a++ {
-		v.Shape[a] = int(shape[a])
-		v.Spacing[a] = 1
-		if a < nd {
-			if s := math.Abs(h.Pixdim[a+1]); s > 0 && !math.IsInf(s, 0) {
-				v.Spacing[a] = s
-			}
-		}
-	}
+	niftiGeometry(v, h, shape)
 	if h.Scaled() {
 		slope, inter := h.SclSlope, h.SclInter
 		parallelFor(len(v.Data), func(lo, hi int) {
@@ -422,6 +469,34 @@ func readNIfTIData(r io.Reader, h *NIfTIHeader, consumed int64, o Options, orig 
 		})
 		v.DType = volume.Float64
 	}
+	if !maskOnly {
+		return v, nil, nil
+	}
+	m := &NIfTIMask{NonZero: make([]bool, len(v.Data)), FirstNonFinite: -1}
+	for i, x := range v.Data {
+		if m.FirstNonFinite < 0 && (math.IsNaN(x) || math.IsInf(x, 0)) {
+			m.FirstNonFinite = i
+		}
+		m.NonZero[i] = x != 0
+	}
+	v.Data = nil
+	return v, m, nil
+}
+
+// niftiGeometry sets v's grid from the header: shape, spacing |pixdim|
+// (1 where 0, non-finite or unused), origin and direction from the best
+// affine.
+func niftiGeometry(v *volume.Volume, h *NIfTIHeader, shape [3]int64) {
+	nd := int(h.Dim[0])
+	for a := 0; a < 3; a++ {
+		v.Shape[a] = int(shape[a])
+		v.Spacing[a] = 1
+		if a < nd {
+			if s := math.Abs(h.Pixdim[a+1]); s > 0 && !math.IsInf(s, 0) {
+				v.Spacing[a] = s
+			}
+		}
+	}
 	var m [3][3]float64
 	for i := 0; i < 3; i++ {
 		for j := 0; j < 3; j++ {
@@ -430,5 +505,4 @@ func readNIfTIData(r io.Reader, h *NIfTIHeader, consumed int64, o Options, orig 
 		v.Origin[i] = h.Affine[i][3]
 	}
 	v.Direction = directionFromColumns(m)
-	return v, nil
 }

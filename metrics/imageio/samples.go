@@ -13,6 +13,7 @@ import (
 
 	"github.com/rexmle/rexmle/metrics/internal/parallel"
 
+	"github.com/rexmle/rexmle/metrics/internal/boolbytes"
 	"github.com/rexmle/rexmle/metrics/volume"
 )
 
@@ -478,4 +479,70 @@ func holdsGzip(r io.Reader, need int64) bool {
 		return false
 	}
 	return int64(binary.LittleEndian.Uint32(tail[:])) >= need
+}
+
+// readNonZero reads count integer elements of size bytes from r and
+// reports which are non-zero: an integer is non-zero exactly when one of
+// its bytes is, whatever the byte order. With known = true (the input is
+// known to hold the data) the mask is allocated first; otherwise it grows
+// with the data read, so a stream that ends early costs only what it held.
+func readNonZero(r io.Reader, count int64, size int, known bool) ([]bool, error) {
+	total := count * int64(size)
+	var mask []bool
+	if known {
+		mask = make([]bool, 0, count)
+	}
+	buf := make([]byte, min(int64(1<<16), total))
+	buf = buf[:len(buf)/size*size]
+	got := int64(0)
+	for got < total {
+		chunk := buf[:min(int64(len(buf)), total-got)]
+		k, err := io.ReadFull(r, chunk)
+		got += int64(k)
+		if err != nil {
+			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+				return nil, fmt.Errorf("pixel data truncated: got %d of %d bytes", got, total)
+			}
+			return nil, fmt.Errorf("pixel data: %w (after %d of %d bytes)", err, got, total)
+		}
+		base := len(mask)
+		mask = append(mask, make([]bool, len(chunk)/size)...)
+		nonZeroInto(mask[base:], chunk, size)
+	}
+	return mask, nil
+}
+
+// nonZeroInto sets dst[i] when element i (size bytes) of src has a
+// non-zero byte; dst starts all false. Zero words are skipped eight bytes
+// at a time.
+func nonZeroInto(dst []bool, src []byte, size int) {
+	if size == 1 {
+		// A word at a time: the high bit of ((b & 0x7f) + 0x7f) | b is
+		// set exactly when byte b is not zero; moved down to bit 0 it is
+		// the bool of that byte.
+		const low7, ones = 0x7f7f7f7f7f7f7f7f, 0x0101010101010101
+		out := boolbytes.Of(dst)
+		o := 0
+		for ; o+8 <= len(src); o += 8 {
+			if w := binary.LittleEndian.Uint64(src[o:]); w != 0 {
+				binary.LittleEndian.PutUint64(out[o:], (((w&low7)+low7)|w)>>7&ones)
+			}
+		}
+		for ; o < len(src); o++ {
+			dst[o] = src[o] != 0
+		}
+		return
+	}
+	for o := 0; o < len(src); {
+		if o+8 <= len(src) && binary.LittleEndian.Uint64(src[o:]) == 0 {
+			o += 8
+			continue
+		}
+		end := min(o+8, len(src))
+		for ; o < end; o++ {
+			if src[o] != 0 {
+				dst[o/size] = true
+			}
+		}
+	}
 }
