@@ -50,6 +50,7 @@ CHALLENGES = {
     "puma-nuclei": ("puma-track2-task2", []),
     "cellseg": ("neurips-cellseg", ["numba", "skimage", "tifffile", "PIL"]),
     "isles22": ("isles22", ["cc3d", "nibabel"]),
+    "isles22-case": ("isles22", ["cc3d", "nibabel"]),
     "panther": ("panther-task1", ["surface_distance", "SimpleITK"]),
     "sega": ("seg_a", ["monai", "SimpleITK", "joblib"]),
     "topcow": ("topcow-track1-task1", ["SimpleITK", "monai", "skimage", "sklearn"]),

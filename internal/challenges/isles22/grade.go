@@ -3,7 +3,6 @@ package isles22
 import (
 	"context"
 	"fmt"
-	"math"
 	"path/filepath"
 	"strings"
 
@@ -41,13 +40,15 @@ func VoxelML(pixdim [8]float64) float64 {
 // both are empty), |#components(G) − #components(P)| and
 // |(|G|·vML) − (|P|·vML)|.
 func Score(pred, truth []bool, g volume.Grid, vML float64) (CaseScores, error) {
-	counts, err := overlap.Confusion(pred, truth)
-	if err != nil {
-		return CaseScores{}, err
-	}
 	m, err := components.MatchLesions(pred, truth, g, 26)
 	if err != nil {
 		return CaseScores{}, err
+	}
+	counts := overlap.Counts{
+		TP: m.OverlapVoxels,
+		FP: m.PredVoxels - m.OverlapVoxels,
+		FN: m.TruthVoxels - m.OverlapVoxels,
+		TN: len(truth) - m.PredVoxels - m.TruthVoxels + m.OverlapVoxels,
 	}
 	return CaseScores{
 		Dice:      counts.Dice(1),
@@ -115,11 +116,11 @@ func gradeRow(privateDir, submissionDir, gtRel string, row medseg.Row, mode chal
 	if err != nil {
 		return CaseScores{}, "", fmt.Errorf("read answer %s: %w", gtRel, err)
 	}
-	gt, err := imageio.ReadNIfTIFile(gtFile)
+	gt, err := imageio.ReadNIfTIMaskFile(gtFile)
 	if err != nil {
 		return CaseScores{}, "", fmt.Errorf("read answer %s: %w", gtRel, err)
 	}
-	truth := gt.Mask()
+	truth := gt.NonZero // astype(bool), as the reference
 	pred, pg, err := loadPrediction(submissionDir, row, gt.Grid, int(gh.Dim[0]))
 	if err != nil {
 		return CaseScores{}, "", err
@@ -167,19 +168,16 @@ func loadPrediction(submissionDir string, row medseg.Row, gt volume.Grid, gtRank
 	}
 	// Allow generous resizing room but never more than 64× the GT's decoded size (min 256 MiB).
 	limit := max(int64(gt.Len())*8*64, 256<<20)
-	v, err := imageio.ReadNIfTI(f, gz, imageio.Options{MaxBytes: limit})
+	m, err := imageio.ReadNIfTIMask(f, gz, imageio.Options{MaxBytes: limit})
 	if err != nil {
 		return nil, volume.Grid{}, challenge.Invalidf(row.Path, "data", "row %d (%s): cannot read the mask: %v", row.Line, row.ID, err)
 	}
-	if v.NumChannels() != 1 {
-		return nil, volume.Grid{}, challenge.Invalidf(row.Path, "data", "row %d (%s): %d channels, want a single-channel mask", row.Line, row.ID, v.NumChannels())
+	if m.NumChannels() != 1 {
+		return nil, volume.Grid{}, challenge.Invalidf(row.Path, "data", "row %d (%s): %d channels, want a single-channel mask", row.Line, row.ID, m.NumChannels())
 	}
-	mask := make([]bool, v.Len())
-	for i, x := range v.Data {
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return nil, volume.Grid{}, challenge.Invalidf(row.Path, "data", "row %d (%s): voxel %d is %v; masks must be finite", row.Line, row.ID, i, x)
-		}
-		mask[i] = x != 0
+	if i := m.FirstNonFinite; i >= 0 {
+		return nil, volume.Grid{}, challenge.Invalidf(row.Path, "data", "row %d (%s): voxel %d is not finite; masks must be finite", row.Line, row.ID, i)
 	}
-	return mask, v.Grid, nil
+	mask := m.NonZero
+	return mask, m.Grid, nil
 }
