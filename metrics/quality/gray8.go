@@ -3,6 +3,7 @@ package quality
 import (
 	"fmt"
 	"math"
+	"sync"
 )
 
 // Gray8 is an 8-bit grey image (PIL mode "L"): W columns, H rows,
@@ -118,9 +119,11 @@ func normLUT8(lo, hi uint8) (lut [256]float32) {
 }
 
 // LNCC8 is LNCC(a.Image(), b.Image(), win), bit for bit. The normalised
-// samples, their squares and products come from 256-entry tables; the five
-// box means are computed a row at a time and reduced to q at once, so no
-// full-size intermediate image is kept but the padded inputs.
+// samples, their squares and products come from 256-entry tables. The five
+// box means are computed by slideBox down the image, lnccBand padded rows
+// at a time: each padded row is read once and added to the win output rows
+// whose windows hold it, so only a band of padded rows, the accumulators
+// and a band of output rows are kept.
 func LNCC8(a, b Gray8, win int) (float64, error) {
 	if err := checkPair8(a, b); err != nil {
 		return 0, err
@@ -137,29 +140,34 @@ func LNCC8(a, b Gray8, win int) (float64, error) {
 		sqE[v] = lutE[v] * lutE[v]
 		sqT[v] = lutT[v] * lutT[v]
 	}
-	// Padded planes (reflect-101 by win/2 on every side) of E', T', E'²,
-	// T'² and E'T': interior rows first, then the border rows as copies.
 	r := win / 2
 	ew, eh := w+2*r, h+2*r
-	pe, pt, pee, ptt, pet := getF32(ew*eh), getF32(ew*eh), getF32(ew*eh), getF32(ew*eh), getF32(ew*eh)
-	defer putF32(pe, pt, pee, ptt, pet)
-	// With the vector kernels only E' and T' are padded here; the products
-	// of padded samples are the padded products, computed in one pass.
+	nb := min(lnccBand, eh)
+	s := getLNCC8Scratch(5*nb*ew, 5*win*w, 5*nb*w, n)
+	defer lncc8Pool.Put(s)
+	band, state, outs := s.band, s.state, s.outs
+	clear(state)
+	// Where each padded row can be non-zero (E' and E'² are zero exactly
+	// where E is at its minimum, T' and T'² likewise, E'T' where either
+	// is): taps of +0 leave an accumulator unchanged (fma(k, +0, acc) =
+	// acc, acc ≥ +0), which the black surround of ultrasound frames gives
+	// for free.
+	spanE, spanT := nonzeroSpans(a, lutE, r), nonzeroSpans(b, lutT, r)
+	k := float32(1 / float64(win*win))
 	vec := ssim8Vector
-	planes := [][]float32{pe, pt, pee, ptt, pet}
-	if vec {
-		planes = planes[:2]
-	}
-	for y := 0; y < h; y++ {
-		se, st := a.Pix[y*w:y*w+w], b.Pix[y*w:y*w+w]
-		o := (y+r)*ew + r
-		de, dt, dee, dtt, det := pe[o:o+w], pt[o:o+w], pee[o:o+w], ptt[o:o+w], pet[o:o+w]
-		st = st[:len(se)]
-		if vec {
-			for c, ve := range se {
-				de[c], dt[c] = lutE[ve], lutT[st[c]]
-			}
-		} else {
+	q := s.q[:0]
+	const thr = float32(1e-10)
+	var scratch [8]float32
+	for p0 := 0; p0 < eh; p0 += nb {
+		m := min(nb, eh-p0)
+		// Padded rows p0 … p0+m−1 of E', T', E'², T'², E'T' (reflect-101).
+		for i := 0; i < m; i++ {
+			sy := reflect101(p0+i-r, h)
+			se, st := a.Pix[sy*w:sy*w+w], b.Pix[sy*w:sy*w+w]
+			o := i*ew + r
+			de, dt := band[o:o+w], band[nb*ew+o:nb*ew+o+w]
+			dee, dtt, det := band[2*nb*ew+o:2*nb*ew+o+w], band[3*nb*ew+o:3*nb*ew+o+w], band[4*nb*ew+o:4*nb*ew+o+w]
+			st, dt, dee, dtt, det = st[:len(se)], dt[:len(se)], dee[:len(se)], dtt[:len(se)], det[:len(se)]
 			for c, ve := range se {
 				vt := st[c]
 				fe, ft := lutE[ve], lutT[vt]
@@ -167,76 +175,46 @@ func LNCC8(a, b Gray8, win int) (float64, error) {
 				dee[c], dtt[c] = sqE[ve], sqT[vt]
 				det[c] = fe * ft
 			}
-		}
-		for _, p := range planes {
-			row := p[(y+r)*ew : (y+r)*ew+ew]
-			for c := 0; c < r; c++ {
-				row[c] = row[r+reflect101(c-r, w)]
-				row[r+w+c] = row[r+reflect101(w+c, w)]
+			for pl := 0; pl < 5; pl++ {
+				row := band[pl*nb*ew+i*ew : pl*nb*ew+i*ew+ew]
+				for c := 0; c < r; c++ {
+					row[c] = row[r+reflect101(c-r, w)]
+					row[r+w+c] = row[r+reflect101(w+c, w)]
+				}
 			}
 		}
-	}
-	for py := 0; py < eh; py++ {
-		if py >= r && py < r+h {
-			continue
-		}
-		from := r + reflect101(py-r, h)
-		for _, p := range planes {
-			copy(p[py*ew:py*ew+ew], p[from*ew:from*ew+ew])
-		}
-	}
-	if vec {
-		m := ew * eh &^ 7
-		if m > 0 {
-			lnccProducts(&pe[0], &pt[0], &pee[0], &ptt[0], &pet[0], m)
-		}
-		for i := m; i < ew*eh; i++ {
-			pee[i], ptt[i], pet[i] = pe[i]*pe[i], pt[i]*pt[i], pe[i]*pt[i]
-		}
-	}
-	// Where each padded row can be non-zero (E' and E'² are zero exactly
-	// where E is at its minimum, T' and T'² likewise, E'T' where either
-	// is): a window whose taps are all +0 has a box mean of +0 (fma(k, +0,
-	// acc) = acc), which the black surround of ultrasound frames gives for
-	// free.
-	spanE, spanT := nonzeroSpans(a, lutE, r), nonzeroSpans(b, lutT, r)
-	k := float32(1 / float64(win*win))
-	rows := getF32(5 * w)
-	defer putF32(rows)
-	mu1, mu2, m11, m22, m12 := rows[:w], rows[w:2*w], rows[2*w:3*w], rows[3*w:4*w], rows[4*w:5*w]
-	q := getF32(n)[:0]
-	defer func() { putF32(q) }()
-	const thr = float32(1e-10)
-	var scratch [8]float32
-	for y := 0; y < h; y++ {
-		// Union over the window's padded rows y … y+2r.
+		// Padded columns that can be non-zero in the rows that the
+		// accumulators of this band have seen or will see.
 		ue, ut, uet := span{ew, -1}, span{ew, -1}, span{ew, -1}
-		for py := y; py <= y+2*r; py++ {
+		for py := max(0, p0-2*r); py < p0+m; py++ {
 			se, st := spanE[py], spanT[py]
 			ue, ut, uet = ue.union(se), ut.union(st), uet.union(se.intersect(st))
 		}
-		o := y * ew
-		boxRowSpan(mu1, pe[o:], ew, win, k, ue)
-		boxRowSpan(mu2, pt[o:], ew, win, k, ut)
-		boxRowSpan(m11, pee[o:], ew, win, k, ue)
-		boxRowSpan(m22, ptt[o:], ew, win, k, ut)
-		boxRowSpan(m12, pet[o:], ew, win, k, uet)
-		mu2, m11, m22, m12 := mu2[:len(mu1)], m11[:len(mu1)], m22[:len(mu1)], m12[:len(mu1)]
-		i0 := 0
-		if vec && w >= 8 {
-			i0 = w &^ 7
-			got := lnccRowQ(&mu1[0], &mu2[0], &m11[0], &m22[0], &m12[0], i0, &q[len(q):cap(q)][0], &scratch[0], thr)
-			q = q[:len(q)+got]
+		for pl, sp := range [5]span{ue, ut, ue, ut, uet} {
+			slideBoxSpan(band[pl*nb*ew:], ew, m, p0, state[pl*win*w:(pl+1)*win*w], outs[pl*nb*w:(pl+1)*nb*w], w, win, k, sp, vec)
 		}
-		for i := i0; i < len(mu1); i++ {
-			u1, u2 := mu1[i], mu2[i]
-			s1 := m11[i] - float32(u1*u1) // explicit conversions forbid fusion
-			s2 := m22[i] - float32(u2*u2)
-			if !(s1 > thr && s2 > thr) {
-				continue
+		// Output row y = p − 2r is complete after step p.
+		for i := max(0, 2*r-p0); i < m; i++ {
+			o := i * w
+			mu1, mu2 := outs[o:o+w], outs[nb*w+o:nb*w+o+w]
+			m11, m22, m12 := outs[2*nb*w+o:2*nb*w+o+w], outs[3*nb*w+o:3*nb*w+o+w], outs[4*nb*w+o:4*nb*w+o+w]
+			mu2, m11, m22, m12 = mu2[:len(mu1)], m11[:len(mu1)], m22[:len(mu1)], m12[:len(mu1)]
+			i0 := 0
+			if vec && w >= 8 {
+				i0 = w &^ 7
+				got := lnccRowQ(&mu1[0], &mu2[0], &m11[0], &m22[0], &m12[0], i0, &q[len(q):cap(q)][0], &scratch[0], thr)
+				q = q[:len(q)+got]
 			}
-			s12 := m12[i] - float32(u1*u2)
-			q = append(q, s12/float32(math.Sqrt(float64(s1*s2))))
+			for i := i0; i < len(mu1); i++ {
+				u1, u2 := mu1[i], mu2[i]
+				s1 := m11[i] - float32(u1*u1) // explicit conversions forbid fusion
+				s2 := m22[i] - float32(u2*u2)
+				if !(s1 > thr && s2 > thr) {
+					continue
+				}
+				s12 := m12[i] - float32(u1*u2)
+				q = append(q, s12/float32(math.Sqrt(float64(s1*s2))))
+			}
 		}
 	}
 	if len(q) == 0 {
@@ -254,6 +232,97 @@ func LNCC8(a, b Gray8, win int) (float64, error) {
 		return 1, nil
 	}
 	return float64(mean32Fast(q)), nil
+}
+
+// lnccBand is the number of padded rows LNCC8 prepares and filters at a
+// time: the band, the accumulators and the band's output rows of the five
+// planes stay in the L2 cache.
+const lnccBand = 16
+
+// lncc8Scratch holds LNCC8's buffers between calls.
+type lncc8Scratch struct {
+	band, state, outs, q []float32
+}
+
+var lncc8Pool sync.Pool
+
+// getLNCC8Scratch returns buffers of the given lengths, contents undefined.
+func getLNCC8Scratch(nband, nstate, nouts, nq int) *lncc8Scratch {
+	s, _ := lncc8Pool.Get().(*lncc8Scratch)
+	if s == nil {
+		s = new(lncc8Scratch)
+	}
+	grow := func(b []float32, n int) []float32 {
+		if cap(b) < n {
+			return make([]float32, n)
+		}
+		return b[:n]
+	}
+	s.band, s.state, s.outs, s.q = grow(s.band, nband), grow(s.state, nstate), grow(s.outs, nouts), grow(s.q, nq)
+	return s
+}
+
+// slideBox advances the box filter of one plane (see boxFilter for the
+// arithmetic) by m steps, p0 … p0+m−1, on output columns [x0, x1). Step p
+// reads padded row p (rows[(p−p0)·stride:], win−1 columns wider than the
+// output) and adds its taps, column offsets in order, to the win
+// accumulators: slot j (state[j·w:]) holds the output row y ≡ j (mod win)
+// with y ≤ p < y + win, whose taps of the padded rows y … p−1 are in. After
+// step p the output row p − (win−1) is complete: it is written to
+// out[(p−p0)·w:] and its slot cleared for row p+1. So every output pixel
+// takes its taps row offset outer, column offset inner, as boxFilter does.
+// Slots of rows outside the image accumulate and write nothing of use.
+func slideBox(rows []float32, stride, m, p0 int, state, out []float32, w, x0, x1, win int, k float32) {
+	if x0 >= x1 {
+		return
+	}
+	for i := 0; i < m; i++ {
+		row := rows[i*stride:]
+		for j := 0; j < win; j++ {
+			acc := state[j*w : j*w+w]
+			for x := x0; x < x1; x++ {
+				s := acc[x]
+				for _, v := range row[x : x+win] {
+					s = fma32(k, v, s)
+				}
+				acc[x] = s
+			}
+		}
+		c := (p0 + i + 1) % win
+		acc := state[c*w : c*w+w]
+		copy(out[i*w+x0:i*w+x1], acc[x0:x1])
+		clear(acc[x0:x1])
+	}
+}
+
+// slideBoxSpan is slideBox on all w output columns of a plane whose padded
+// rows p0−(win−1) … p0+m−1 are +0 outside the padded columns of sp. Output
+// columns whose windows miss sp are skipped: their accumulators hold +0
+// (they saw only zero taps since the previous band they were run in, or
+// since the start, whose outputs were all complete) and stay so, and their
+// outputs are +0. The vector kernel takes whole strips of 8 columns for
+// win = 11, slideBox the rest.
+func slideBoxSpan(rows []float32, stride, m, p0 int, state, out []float32, w, win int, k float32, sp span, vec bool) {
+	a, b := max(0, sp.lo-(win-1)), min(w, sp.hi+1)
+	if a >= b {
+		a, b = 0, 0
+	}
+	if vec && win == 11 {
+		sa, sb := a&^7, min(b+7, w)&^7 // whole strips inside the row
+		if sa < sb {
+			slide11(&rows[sa], stride, m, p0%11, &state[sa], w, &out[sa], w, (sb-sa)/8, k)
+			slideBox(rows, stride, m, p0, state, out, w, sb, b, win, k) // the last columns
+			a, b = sa, max(b, sb)
+		} else {
+			slideBox(rows, stride, m, p0, state, out, w, a, b, win, k)
+		}
+	} else {
+		slideBox(rows, stride, m, p0, state, out, w, a, b, win, k)
+	}
+	for i := 0; i < m; i++ {
+		clear(out[i*w : i*w+a])
+		clear(out[i*w+b : i*w+w])
+	}
 }
 
 // maxWin8 is the largest uniform SSIM window for which SSIM8's exact
@@ -553,25 +622,4 @@ func nonzeroSpans(im Gray8, lut [256]float32, r int) []span {
 		out[py] = rows[reflect101(py-r, h)]
 	}
 	return out
-}
-
-// boxRowSpan is boxRow for a window whose rows are zero outside the padded
-// columns of s: output pixels whose window misses s are +0, the others are
-// filtered (widened to whole 8-pixel vectors where the row allows).
-func boxRowSpan(dst, src []float32, stride, win int, k float32, s span) {
-	w := len(dst)
-	a, b := max(0, s.lo-(win-1)), min(w, s.hi+1)
-	if a >= b {
-		clear(dst)
-		return
-	}
-	if n := (b - a) % 8; n != 0 {
-		b = min(w, b+8-n)
-		if n := (b - a) % 8; n != 0 {
-			a = max(0, a-(8-n))
-		}
-	}
-	clear(dst[:a])
-	clear(dst[b:])
-	boxRow(dst[a:b], src[a:], stride, win, k)
 }

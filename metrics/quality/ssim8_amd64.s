@@ -404,35 +404,6 @@ qdone:
 	MOVQ R12, ret+72(FP)
 	RET
 
-// func lnccProducts(e, t, ee, tt, et *float32, n int)
-//
-// ee = e·e, tt = t·t, et = e·t (float32) for the first n samples (n a
-// multiple of 8).
-TEXT ·lnccProducts(SB), NOSPLIT, $0-48
-	MOVQ e+0(FP), AX
-	MOVQ t+8(FP), BX
-	MOVQ ee+16(FP), DX
-	MOVQ tt+24(FP), SI
-	MOVQ et+32(FP), DI
-	MOVQ n+40(FP), CX
-	XORQ R9, R9
-ploop:
-	CMPQ R9, CX
-	JGE  pdone
-	VMOVUPS (AX)(R9*4), Y0
-	VMOVUPS (BX)(R9*4), Y1
-	VMULPS Y0, Y0, Y2
-	VMULPS Y1, Y1, Y3
-	VMULPS Y1, Y0, Y4
-	VMOVUPS Y2, (DX)(R9*4)
-	VMOVUPS Y3, (SI)(R9*4)
-	VMOVUPS Y4, (DI)(R9*4)
-	ADDQ $8, R9
-	JMP  ploop
-pdone:
-	VZEROUPPER
-	RET
-
 // func laneSums64(x *float64, n int, r *[8]float64)
 //
 // numpy's eight stride-8 partial sums of x[0:n] (8 ≤ n, n a multiple of

@@ -25,14 +25,14 @@ func lnccRowQ(mu1, mu2, m11, m22, m12 *float32, n int, q, scratch *float32, thr 
 	panic("quality: no LNCC kernels on this architecture")
 }
 
-func lnccProducts(e, t, ee, tt, et *float32, n int) {
-	panic("quality: no LNCC kernels on this architecture")
-}
-
 func laneSums64(x *float64, n int, r *[8]float64) {
 	panic("quality: no summation kernels on this architecture")
 }
 
 func laneSums32(x *float32, n int, r *[8]float32) {
 	panic("quality: no summation kernels on this architecture")
+}
+
+func slide11(rows *float32, stride, nb, phase int, state *float32, sstride int, out *float32, ostride, nstrips int, k float32) {
+	panic("quality: no box kernels on this architecture")
 }
