@@ -110,12 +110,17 @@ func PSNR8(a, b Gray8, dataRange float64) (float64, error) {
 // (v − lo)/d, d = float32(float64(hi − lo) + 1e-8), as normalise32 computes
 // it for an image whose extremes are lo and hi.
 func normLUT8(lo, hi uint8) (lut [256]float32) {
-	flo := float32(lo)
-	d := float32(float64(float32(hi)-flo) + 1e-8)
+	flo, d := normParams8(lo, hi)
 	for v := range lut {
 		lut[v] = (float32(v) - flo) / d
 	}
 	return lut
+}
+
+// normParams8 returns float32(lo) and d of normLUT8.
+func normParams8(lo, hi uint8) (flo, d float32) {
+	flo = float32(lo)
+	return flo, float32(float64(float32(hi)-flo) + 1e-8)
 }
 
 // LNCC8 is LNCC(a.Image(), b.Image(), win), bit for bit. The normalised
@@ -133,8 +138,11 @@ func LNCC8(a, b Gray8, win int) (float64, error) {
 	}
 	w, h := a.W, a.H
 	n := w * h
-	lutE := normLUT8(minMax8(a.Pix))
-	lutT := normLUT8(minMax8(b.Pix))
+	loA, hiA := minMax8(a.Pix)
+	loB, hiB := minMax8(b.Pix)
+	lutE, lutT := normLUT8(loA, hiA), normLUT8(loB, hiB)
+	loE, dE := normParams8(loA, hiA)
+	loT, dT := normParams8(loB, hiB)
 	var sqE, sqT [256]float32
 	for v := range sqE {
 		sqE[v] = lutE[v] * lutE[v]
@@ -168,8 +176,13 @@ func LNCC8(a, b Gray8, win int) (float64, error) {
 			de, dt := band[o:o+w], band[nb*ew+o:nb*ew+o+w]
 			dee, dtt, det := band[2*nb*ew+o:2*nb*ew+o+w], band[3*nb*ew+o:3*nb*ew+o+w], band[4*nb*ew+o:4*nb*ew+o+w]
 			st, dt, dee, dtt, det = st[:len(se)], dt[:len(se)], dee[:len(se)], dtt[:len(se)], det[:len(se)]
-			for c, ve := range se {
-				vt := st[c]
+			c0 := 0
+			if vec && w >= 8 {
+				c0 = w &^ 7
+				lnccPrep8(&se[0], &st[0], c0, &de[0], &dt[0], &dee[0], &dtt[0], &det[0], loE, dE, loT, dT)
+			}
+			for c := c0; c < len(se); c++ {
+				ve, vt := se[c], st[c]
 				fe, ft := lutE[ve], lutT[vt]
 				de[c], dt[c] = fe, ft
 				dee[c], dtt[c] = sqE[ve], sqT[vt]

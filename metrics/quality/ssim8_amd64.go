@@ -42,3 +42,8 @@ func laneSums32(x *float32, n int, r *[8]float32)
 //go:generate go run gen_slide11.go
 //go:noescape
 func slide11(rows *float32, stride, nb, phase int, state *float32, sstride int, out *float32, ostride, nstrips int, k float32)
+
+// lnccPrep8 is LNCC8's table step for 8-pixel blocks (ssim8_amd64.s).
+//
+//go:noescape
+func lnccPrep8(a, b *uint8, n int, de, dt, dee, dtt, det *float32, loE, dE, loT, dT float32)

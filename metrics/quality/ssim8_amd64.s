@@ -447,3 +447,47 @@ ls32done:
 	VMOVUPS Y0, (DI)
 	VZEROUPPER
 	RET
+
+// func lnccPrep8(a, b *uint8, n int, de, dt, dee, dtt, det *float32, loE, dE, loT, dT float32)
+//
+// LNCC8's normalised samples for i in [0, n) (n a multiple of 8): e =
+// (float32(a[i]) − loE)/dE, t = (float32(b[i]) − loT)/dT, and e·e, t·t,
+// e·t, all float32 (the values of normLUT8's tables).
+TEXT ·lnccPrep8(SB), NOSPLIT, $0-80
+	MOVQ a+0(FP), AX
+	MOVQ b+8(FP), BX
+	MOVQ n+16(FP), CX
+	MOVQ de+24(FP), DX
+	MOVQ dt+32(FP), SI
+	MOVQ dee+40(FP), DI
+	MOVQ dtt+48(FP), R8
+	MOVQ det+56(FP), R10
+	VBROADCASTSS loE+64(FP), Y15
+	VBROADCASTSS dE+68(FP), Y14
+	VBROADCASTSS loT+72(FP), Y13
+	VBROADCASTSS dT+76(FP), Y12
+	XORQ R9, R9
+prep:
+	CMPQ R9, CX
+	JGE  prepdone
+	VPMOVZXBD (AX)(R9*1), Y0
+	VPMOVZXBD (BX)(R9*1), Y1
+	VCVTDQ2PS Y0, Y0
+	VCVTDQ2PS Y1, Y1
+	VSUBPS Y15, Y0, Y0
+	VSUBPS Y13, Y1, Y1
+	VDIVPS Y14, Y0, Y0         // e
+	VDIVPS Y12, Y1, Y1         // t
+	VMULPS Y0, Y0, Y2
+	VMULPS Y1, Y1, Y3
+	VMULPS Y1, Y0, Y4
+	VMOVUPS Y0, (DX)(R9*4)
+	VMOVUPS Y1, (SI)(R9*4)
+	VMOVUPS Y2, (DI)(R9*4)
+	VMOVUPS Y3, (R8)(R9*4)
+	VMOVUPS Y4, (R10)(R9*4)
+	ADDQ $8, R9
+	JMP  prep
+prepdone:
+	VZEROUPPER
+	RET

@@ -36,3 +36,7 @@ func laneSums32(x *float32, n int, r *[8]float32) {
 func slide11(rows *float32, stride, nb, phase int, state *float32, sstride int, out *float32, ostride, nstrips int, k float32) {
 	panic("quality: no box kernels on this architecture")
 }
+
+func lnccPrep8(a, b *uint8, n int, de, dt, dee, dtt, det *float32, loE, dE, loT, dT float32) {
+	panic("quality: no LNCC kernels on this architecture")
+}
