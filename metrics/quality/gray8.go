@@ -390,14 +390,16 @@ func SSIM8(a, b Gray8, opt SSIMOptions) (float64, error) {
 			sxy[c] += p * q
 		}
 	}
-	// First-pass rows extended by the reflect border (r each side), one
-	// per plane, then the second-pass outputs.
+	// First-pass rows (float32 values held as float64) extended by the
+	// reflect border (r each side), one per plane es apart, then the
+	// second-pass outputs. The row kernel reads a few entries past a row.
 	ew := w + 2*r
-	ext := getF32(5*ew + 4) // the row kernel reads up to 3 past the last plane
-	defer putF32(ext)
-	clear(ext[5*ew:])
-	wide := getF64(2 * (ew + 4)) // the row kernel's float64 rows
-	defer putF64(wide)
+	es := ew + 4
+	ext := getF64(5*es + 8)
+	defer putF64(ext)
+	clear(ext)
+	pr := getF64(es + 4) // the row kernel's pair sums
+	defer putF64(pr)
 	outs := getF32(5 * w)
 	defer putF32(outs)
 	ux, uy, uxx, uyy, uxy := outs[:w], outs[w:2*w], outs[2*w:3*w], outs[3*w:4*w], outs[4*w:]
@@ -431,7 +433,7 @@ func SSIM8(a, b Gray8, opt SSIMOptions) (float64, error) {
 				flag = 1
 			}
 			if c0 > 0 {
-				ssimCols8(&ia[0], &ib[0], &oa[0], &ob[0], &sums[0], c0, w, &ext[r], ew, q.inv, flag)
+				ssimCols8(&ia[0], &ib[0], &oa[0], &ob[0], &sums[0], c0, w, &ext[r], es, q.inv, flag)
 			}
 		}
 		if y > 0 {
@@ -448,10 +450,10 @@ func SSIM8(a, b Gray8, opt SSIMOptions) (float64, error) {
 			continue
 		}
 		for p, s := range [5][]int32{sx, sy, sxx, syy, sxy} {
-			e := ext[p*ew : p*ew+ew]
+			e := ext[p*es : p*es+ew]
 			mid := e[r : r+w]
 			for c := c0; c < w; c++ {
-				mid[c] = float32(float64(s[c]) * q.inv)
+				mid[c] = float64(float32(float64(s[c]) * q.inv))
 			}
 			for k := 0; k < r; k++ {
 				e[k] = mid[reflectIndex(k-r, w)]
@@ -464,19 +466,19 @@ func SSIM8(a, b Gray8, opt SSIMOptions) (float64, error) {
 			if q.check {
 				check = 1
 			}
-			ssimRows4(&ext[0], ew, &outs[0], w, n4, size, q.inv, q.s, &wide[0], &wide[ew+4], check)
+			ssimRows4(&ext[0], es, &outs[0], w, n4, size, q.inv, q.s, &pr[0], check)
 			for p := 0; p < 5; p++ {
-				e, d := ext[p*ew:p*ew+ew], outs[p*w:p*w+w]
+				e, d := ext[p*es:p*es+ew], outs[p*w:p*w+w]
 				for i := n4; i < w; i++ {
 					var t float64
 					for _, v := range e[i : i+size] {
-						t += float64(v)
+						t += v
 					}
 					d[i] = q.of(t)
 				}
 			}
 		} else {
-			rowPass5(ext, ew, outs, w, size, q)
+			rowPass5(ext, es, outs, w, size, q)
 		}
 		rx, ry, rxx, ryy, rxy := ux[pad:w-pad], uy[pad:w-pad], uxx[pad:w-pad], uyy[pad:w-pad], uxy[pad:w-pad]
 		ry, rxx, ryy, rxy = ry[:len(rx)], rxx[:len(rx)], ryy[:len(rx)], rxy[:len(rx)]
@@ -504,19 +506,19 @@ func SSIM8(a, b Gray8, opt SSIMOptions) (float64, error) {
 }
 
 // rowPass5 is the second (row) pass of SSIM8 on five extended rows (ext,
-// stride ew) into five output rows (outs, stride w): running float64 sums
+// stride es) into five output rows (outs, stride w): running float64 sums
 // of size samples (exact, see SSIM8), each divided by size with q. The five
 // planes run interleaved so that their addition chains overlap.
-func rowPass5(ext []float32, ew int, outs []float32, w, size int, q quotient32) {
-	e0, e1, e2, e3, e4 := ext[:ew], ext[ew:2*ew], ext[2*ew:3*ew], ext[3*ew:4*ew], ext[4*ew:5*ew]
+func rowPass5(ext []float64, es int, outs []float32, w, size int, q quotient32) {
+	e0, e1, e2, e3, e4 := ext[:es], ext[es:2*es], ext[2*es:3*es], ext[3*es:4*es], ext[4*es:5*es]
 	d0, d1, d2, d3, d4 := outs[:w], outs[w:2*w], outs[2*w:3*w], outs[3*w:4*w], outs[4*w:5*w]
 	var t0, t1, t2, t3, t4 float64
 	for i := 0; i < size; i++ {
-		t0 += float64(e0[i])
-		t1 += float64(e1[i])
-		t2 += float64(e2[i])
-		t3 += float64(e3[i])
-		t4 += float64(e4[i])
+		t0 += e0[i]
+		t1 += e1[i]
+		t2 += e2[i]
+		t3 += e3[i]
+		t4 += e4[i]
 	}
 	d0[0], d1[0], d2[0], d3[0], d4[0] = q.of(t0), q.of(t1), q.of(t2), q.of(t3), q.of(t4)
 	n := w - 1
@@ -527,11 +529,11 @@ func rowPass5(ext []float32, ew int, outs []float32, w, size int, q quotient32) 
 	in4, out4 := e4[size:size+n], e4[:n]
 	d0, d1, d2, d3, d4 = d0[1:w], d1[1:w], d2[1:w], d3[1:w], d4[1:w]
 	for i := range in {
-		t0 += float64(in[i]) - float64(out[i])
-		t1 += float64(in1[i]) - float64(out1[i])
-		t2 += float64(in2[i]) - float64(out2[i])
-		t3 += float64(in3[i]) - float64(out3[i])
-		t4 += float64(in4[i]) - float64(out4[i])
+		t0 += in[i] - out[i]
+		t1 += in1[i] - out1[i]
+		t2 += in2[i] - out2[i]
+		t3 += in3[i] - out3[i]
+		t4 += in4[i] - out4[i]
 		d0[i], d1[i], d2[i], d3[i], d4[i] = q.of(t0), q.of(t1), q.of(t2), q.of(t3), q.of(t4)
 	}
 }

@@ -4,10 +4,10 @@ package quality
 // FMA) holds.
 //
 //go:noescape
-func ssimCols8(ia, ib, oa, ob *uint8, sums *int32, n, w int, ext *float32, ew int, inv float64, emit int)
+func ssimCols8(ia, ib, oa, ob *uint8, sums *int32, n, w int, ext *float64, es int, inv float64, emit int)
 
 //go:noescape
-func ssimRows4(ext *float32, ew int, outs *float32, w, n, size int, inv, s float64, f, pr *float64, check int)
+func ssimRows4(ext *float64, es int, outs *float32, w, n, size int, inv, s float64, pr *float64, check int)
 
 //go:noescape
 func ssimMap8(ux, uy, uxx, uyy, uxy *float32, n int, dst *float64, cov, c1, c2 float32)

@@ -4,8 +4,8 @@
 // one the Go code performs, lane by lane.
 
 // EMIT converts eight int32 column sums in Y(src) to float32(float64(S)·inv)
-// (inv in Y15) and stores them at addr.
-#define EMIT(src, srcx, addr) \
+// (inv in Y15) and stores them widened to float64 at addr (64 bytes).
+#define EMIT(src, srcx, addr, addr2) \
 	VCVTDQ2PD srcx, Y8; \
 	VEXTRACTI128 $1, src, X9; \
 	VCVTDQ2PD X9, Y9; \
@@ -13,16 +13,18 @@
 	VMULPD Y15, Y9, Y9; \
 	VCVTPD2PSY Y8, X8; \
 	VCVTPD2PSY Y9, X9; \
-	VINSERTF128 $1, X9, Y8, Y8; \
-	VMOVUPS Y8, addr
+	VCVTPS2PD X8, Y8; \
+	VCVTPS2PD X9, Y9; \
+	VMOVUPD Y8, addr; \
+	VMOVUPD Y9, addr2
 
-// func ssimCols8(ia, ib, oa, ob *uint8, sums *int32, n, w int, ext *float32, ew int, inv float64, emit int)
+// func ssimCols8(ia, ib, oa, ob *uint8, sums *int32, n, w int, ext *float64, es int, inv float64, emit int)
 //
 // For the first n columns (n a multiple of 8) of the five column-sum planes
 // x, y, x², y², xy (sums, planes w int32 apart): add the entering rows ia
 // (x) and ib (y), subtract the leaving rows oa and ob; when emit ≠ 0, write
-// float32(float64(S)·inv) of each new sum to the five ext planes (ew
-// float32 apart).
+// float32(float64(S)·inv) of each new sum, widened to float64, to the five
+// ext planes (es float64 apart).
 TEXT ·ssimCols8(SB), NOSPLIT, $0-88
 	MOVQ ia+0(FP), AX
 	MOVQ ib+8(FP), BX
@@ -33,8 +35,8 @@ TEXT ·ssimCols8(SB), NOSPLIT, $0-88
 	MOVQ w+48(FP), R13
 	SHLQ $2, R13               // plane stride of sums, bytes
 	MOVQ ext+56(FP), DI
-	MOVQ ew+64(FP), R12
-	SHLQ $2, R12               // plane stride of ext, bytes
+	MOVQ es+64(FP), R12
+	SHLQ $3, R12               // plane stride of ext, bytes
 	VBROADCASTSD inv+72(FP), Y15
 	MOVQ emit+80(FP), R11
 	XORQ R9, R9                // column
@@ -47,14 +49,14 @@ cols:
 	VPMOVZXBD (DX)(R9*1), Y2   // l
 	VPMOVZXBD (SI)(R9*1), Y3   // lq
 	LEAQ (R8)(R9*4), R10       // &sums plane 0 [c]
-	LEAQ (DI)(R9*4), R14       // &ext plane 0 [c]
+	LEAQ (DI)(R9*8), R14       // &ext plane 0 [c]
 
 	VPSUBD Y2, Y0, Y4
 	VPADDD (R10), Y4, Y4
 	VMOVDQU Y4, (R10)
 	TESTQ R11, R11
 	JZ   s1
-	EMIT(Y4, X4, (R14))
+	EMIT(Y4, X4, (R14), 32(R14))
 s1:
 	ADDQ R13, R10
 	ADDQ R12, R14
@@ -63,7 +65,7 @@ s1:
 	VMOVDQU Y4, (R10)
 	TESTQ R11, R11
 	JZ   s2
-	EMIT(Y4, X4, (R14))
+	EMIT(Y4, X4, (R14), 32(R14))
 s2:
 	ADDQ R13, R10
 	ADDQ R12, R14
@@ -74,7 +76,7 @@ s2:
 	VMOVDQU Y4, (R10)
 	TESTQ R11, R11
 	JZ   s3
-	EMIT(Y4, X4, (R14))
+	EMIT(Y4, X4, (R14), 32(R14))
 s3:
 	ADDQ R13, R10
 	ADDQ R12, R14
@@ -85,7 +87,7 @@ s3:
 	VMOVDQU Y4, (R10)
 	TESTQ R11, R11
 	JZ   s4
-	EMIT(Y4, X4, (R14))
+	EMIT(Y4, X4, (R14), 32(R14))
 s4:
 	ADDQ R13, R10
 	ADDQ R12, R14
@@ -96,7 +98,7 @@ s4:
 	VMOVDQU Y4, (R10)
 	TESTQ R11, R11
 	JZ   s5
-	EMIT(Y4, X4, (R14))
+	EMIT(Y4, X4, (R14), 32(R14))
 s5:
 	ADDQ $8, R9
 	JMP  cols
@@ -122,18 +124,20 @@ colsdone:
 lbl: \
 	VCVTPD2PSY res, resx
 
-// func ssimRows4(ext *float32, ew int, outs *float32, w, n, size int, inv, s float64, f, pr *float64, check int)
+// func ssimRows4(ext *float64, es int, outs *float32, w, n, size int, inv, s float64, pr *float64, check int)
 //
-// For each of five planes (ext planes ew float32 apart, outs planes w
-// apart) and i in [0, n) (n a multiple of 4): outs[i] = float32(t/s) with
-// t = Σ_{k<size} float64(ext[i+k]), exact in any order. Each extended row
-// is widened to float64 once into f (ew+4 entries; the plane's ew+3 first
-// float32s are read), pair sums f[i]+f[i+1] go to pr (ew+4 entries), and
-// t = f[i+size−1] + Σ_{m<(size−1)/2} pr[i+2m]. With check = 0 (sizes whose
-// product is always right, see quotient32) the quotient is the product.
-TEXT ·ssimRows4(SB), NOSPLIT, $0-88
+// For each of five planes (ext planes es float64 apart, es ≥ w+size+3;
+// outs planes w float32 apart) and i in [0, n) (n a multiple of 4):
+// outs[i] = float32(t/s) with t = Σ_{k<size} f[i+k], f the plane's row,
+// exact in any order. For size 7, t = f[i+6] + p[i] + p[i+2] + p[i+4] with
+// the pair sums p[j] = f[j]+f[j+1] formed in registers (those of the next
+// four outputs give p[i+4…]); other sizes store the pair sums to pr (es
+// entries) and add (size−1)/2 of them to f[i+size−1]. With check = 0
+// (sizes whose product is always right, see quotient32) the quotient is
+// the product.
+TEXT ·ssimRows4(SB), NOSPLIT, $0-80
 	MOVQ ext+0(FP), SI
-	MOVQ ew+8(FP), R12
+	MOVQ es+8(FP), R12
 	MOVQ outs+16(FP), DI
 	MOVQ w+24(FP), R13
 	SHLQ $2, R13
@@ -141,8 +145,7 @@ TEXT ·ssimRows4(SB), NOSPLIT, $0-88
 	MOVQ size+40(FP), R11
 	VBROADCASTSD inv+48(FP), Y15
 	VBROADCASTSD s+56(FP), Y10
-	MOVQ f+64(FP), R14
-	MOVQ pr+72(FP), DX
+	MOVQ pr+64(FP), DX
 	MOVQ $0x1fffffff, AX
 	MOVQ AX, X14
 	VPBROADCASTQ X14, Y14
@@ -157,56 +160,59 @@ TEXT ·ssimRows4(SB), NOSPLIT, $0-88
 	VPBROADCASTQ X11, Y11
 	LEAQ -1(R11), R8
 	SHRQ $1, R8                // pairs per window: (size−1)/2
-	LEAQ -8(R14)(R11*8), AX    // &f[size−1]
+	LEAQ -8(SI)(R11*8), AX     // &f[size−1]
 	MOVQ $5, R11               // planes left
 
 plane:
 	XORQ R9, R9
-widen:
-	VCVTPS2PD (SI)(R9*4), Y0
-	VMOVUPD Y0, (R14)(R9*8)
-	ADDQ $4, R9
-	CMPQ R9, R12
-	JLT  widen
-	XORQ R9, R9
-pairs:
-	VMOVUPD (R14)(R9*8), Y0
-	VADDPD 8(R14)(R9*8), Y0, Y0
-	VMOVUPD Y0, (DX)(R9*8)
-	ADDQ $4, R9
-	CMPQ R9, R12
-	JLT  pairs
-	XORQ R9, R9
-
 	CMPQ R8, $3
-	JNE  outs4
-	CMPQ check+80(FP), $0
+	JNE  pairs
+	VMOVUPD (SI), Y1
+	VADDPD 8(SI), Y1, Y1       // p[0…3]
+	CMPQ check+72(FP), $0
 	JNE  outs7
 
 outs7f:                        // size 7, product quotients
 	CMPQ R9, CX
 	JGE  planedone
-	VMOVUPD (AX)(R9*8), Y0
-	VADDPD (DX)(R9*8), Y0, Y0
-	VADDPD 16(DX)(R9*8), Y0, Y0
-	VADDPD 32(DX)(R9*8), Y0, Y0
-	VMULPD Y15, Y0, Y1
-	VCVTPD2PSY Y1, X1
-	VMOVUPS X1, (DI)(R9*4)
+	VMOVUPD 32(SI)(R9*8), Y2
+	VADDPD 40(SI)(R9*8), Y2, Y2   // p[i+4…i+7]
+	VPERM2F128 $0x21, Y2, Y1, Y3  // p[i+2…i+5]
+	VMOVUPD 48(SI)(R9*8), Y0      // f[i+6…i+9]
+	VADDPD Y1, Y0, Y0
+	VADDPD Y3, Y0, Y0
+	VADDPD Y2, Y0, Y0
+	VMOVAPD Y2, Y1
+	VMULPD Y15, Y0, Y4
+	VCVTPD2PSY Y4, X4
+	VMOVUPS X4, (DI)(R9*4)
 	ADDQ $4, R9
 	JMP  outs7f
 
-outs7:                         // size 7, unrolled: f[i+6] + pr[i] + pr[i+2] + pr[i+4]
+outs7:                         // size 7, checked quotients
 	CMPQ R9, CX
 	JGE  planedone
-	VMOVUPD (AX)(R9*8), Y0
-	VADDPD (DX)(R9*8), Y0, Y0
-	VADDPD 16(DX)(R9*8), Y0, Y0
-	VADDPD 32(DX)(R9*8), Y0, Y0
-	QUOT(Y0, Y1, X1, Y8, Y9, Y3, q7)
-	VMOVUPS X1, (DI)(R9*4)
+	VMOVUPD 32(SI)(R9*8), Y2
+	VADDPD 40(SI)(R9*8), Y2, Y2
+	VPERM2F128 $0x21, Y2, Y1, Y3
+	VMOVUPD 48(SI)(R9*8), Y0
+	VADDPD Y1, Y0, Y0
+	VADDPD Y3, Y0, Y0
+	VADDPD Y2, Y0, Y0
+	VMOVAPD Y2, Y1
+	QUOT(Y0, Y4, X4, Y8, Y9, Y5, q7)
+	VMOVUPS X4, (DI)(R9*4)
 	ADDQ $4, R9
 	JMP  outs7
+
+pairs:
+	VMOVUPD (SI)(R9*8), Y0
+	VADDPD 8(SI)(R9*8), Y0, Y0
+	VMOVUPD Y0, (DX)(R9*8)
+	ADDQ $4, R9
+	CMPQ R9, R12
+	JLT  pairs
+	XORQ R9, R9
 
 outs4:
 	CMPQ R9, CX
@@ -225,7 +231,8 @@ addp:
 	JMP  outs4
 
 planedone:
-	LEAQ (SI)(R12*4), SI
+	LEAQ (SI)(R12*8), SI
+	LEAQ (AX)(R12*8), AX
 	ADDQ R13, DI
 	DECQ R11
 	JNZ  plane

@@ -5,11 +5,11 @@ package quality
 // ssim8Vector is false: SSIM8 runs its Go loops only.
 var ssim8Vector = false
 
-func ssimCols8(ia, ib, oa, ob *uint8, sums *int32, n, w int, ext *float32, ew int, inv float64, emit int) {
+func ssimCols8(ia, ib, oa, ob *uint8, sums *int32, n, w int, ext *float64, es int, inv float64, emit int) {
 	panic("quality: no SSIM kernels on this architecture")
 }
 
-func ssimRows4(ext *float32, ew int, outs *float32, w, n, size int, inv, s float64, f, pr *float64, check int) {
+func ssimRows4(ext *float64, es int, outs *float32, w, n, size int, inv, s float64, pr *float64, check int) {
 	panic("quality: no SSIM kernels on this architecture")
 }
 
