@@ -94,7 +94,16 @@ func PSNR8(a, b Gray8, dataRange float64) (float64, error) {
 	}
 	var sum uint64
 	bp := b.Pix[:len(a.Pix)]
-	for i, v := range a.Pix {
+	i0 := 0
+	if ssim8Vector {
+		for m := len(a.Pix) &^ 15; i0 < m; {
+			c := min(m-i0, 1<<18)
+			sum += sqDiff8(&a.Pix[i0], &bp[i0], c)
+			i0 += c
+		}
+	}
+	for i := i0; i < len(a.Pix); i++ {
+		v := a.Pix[i]
 		d := int32(v) - int32(bp[i])
 		sum += uint64(d * d)
 	}

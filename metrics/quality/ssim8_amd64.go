@@ -47,3 +47,9 @@ func slide11(rows *float32, stride, nb, phase int, state *float32, sstride int, 
 //
 //go:noescape
 func lnccPrep8(a, b *uint8, n int, de, dt, dee, dtt, det *float32, loE, dE, loT, dT float32)
+
+// sqDiff8 is PSNR8's sum of squared differences over up to 2^18 samples
+// (n a multiple of 16; ssim8_amd64.s).
+//
+//go:noescape
+func sqDiff8(a, b *uint8, n int) uint64

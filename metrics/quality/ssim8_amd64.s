@@ -498,3 +498,61 @@ prep:
 prepdone:
 	VZEROUPPER
 	RET
+
+// func sqDiff8(a, b *uint8, n int) uint64
+//
+// Σ (a[i] − b[i])² for i in [0, n), n a multiple of 16 and at most 2^18
+// (each int32 lane gathers at most 2·(n/16)·255² < 2^31).
+TEXT ·sqDiff8(SB), NOSPLIT, $0-32
+	MOVQ a+0(FP), AX
+	MOVQ b+8(FP), BX
+	MOVQ n+16(FP), CX
+	VPXOR Y4, Y4, Y4
+	VPXOR Y5, Y5, Y5
+	XORQ R9, R9
+	CMPQ CX, $32
+	JLT  sq16
+sq32:
+	VPMOVZXBW (AX)(R9*1), Y0
+	VPMOVZXBW (BX)(R9*1), Y1
+	VPMOVZXBW 16(AX)(R9*1), Y2
+	VPMOVZXBW 16(BX)(R9*1), Y3
+	VPSUBW Y1, Y0, Y0
+	VPSUBW Y3, Y2, Y2
+	VPMADDWD Y0, Y0, Y0
+	VPMADDWD Y2, Y2, Y2
+	VPADDD Y0, Y4, Y4
+	VPADDD Y2, Y5, Y5
+	ADDQ $32, R9
+	LEAQ 32(R9), DX
+	CMPQ DX, CX
+	JLE  sq32
+sq16:
+	CMPQ R9, CX
+	JGE  sqdone
+	VPMOVZXBW (AX)(R9*1), Y0
+	VPMOVZXBW (BX)(R9*1), Y1
+	VPSUBW Y1, Y0, Y0
+	VPMADDWD Y0, Y0, Y0
+	VPADDD Y0, Y4, Y4
+	ADDQ $16, R9
+	JMP  sq16
+sqdone:
+	// Widen the sixteen int32 lane sums (non-negative) to uint64 and add.
+	VPMOVZXDQ X4, Y0
+	VEXTRACTI128 $1, Y4, X1
+	VPMOVZXDQ X1, Y1
+	VPMOVZXDQ X5, Y2
+	VEXTRACTI128 $1, Y5, X3
+	VPMOVZXDQ X3, Y3
+	VPADDQ Y1, Y0, Y0
+	VPADDQ Y3, Y2, Y2
+	VPADDQ Y2, Y0, Y0
+	VEXTRACTI128 $1, Y0, X1
+	VPADDQ X1, X0, X0
+	VPSRLDQ $8, X0, X1
+	VPADDQ X1, X0, X0
+	VMOVQ X0, AX
+	MOVQ AX, ret+24(FP)
+	VZEROUPPER
+	RET

@@ -40,3 +40,7 @@ func slide11(rows *float32, stride, nb, phase int, state *float32, sstride int, 
 func lnccPrep8(a, b *uint8, n int, de, dt, dee, dtt, det *float32, loE, dE, loT, dT float32) {
 	panic("quality: no LNCC kernels on this architecture")
 }
+
+func sqDiff8(a, b *uint8, n int) uint64 {
+	panic("quality: no byte kernels on this architecture")
+}
