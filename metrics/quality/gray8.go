@@ -442,7 +442,7 @@ func SSIM8(a, b Gray8, opt SSIMOptions) (float64, error) {
 				flag = 1
 			}
 			if c0 > 0 {
-				ssimCols8(&ia[0], &ib[0], &oa[0], &ob[0], &sums[0], c0, w, &ext[r], es, q.inv, flag)
+				ssimCols8(&ia[0], &ib[0], &oa[0], &ob[0], &sums[0], c0, w, &ext[r], es, float32(size), flag)
 			}
 		}
 		if y > 0 {

@@ -312,3 +312,21 @@ func TestPSNR8Large(t *testing.T) {
 		}
 	}
 }
+
+// TestFirstPassQuotient: SSIM8's column kernel divides in float32; for
+// every window size it handles and every column sum S of 8-bit products,
+// float32(S)/size is the reference's float32(float64(S)·(1/size)).
+func TestFirstPassQuotient(t *testing.T) {
+	for size := 3; size <= maxWin8; size += 2 {
+		inv, fs := 1/float64(size), float32(size)
+		step := 1
+		if testing.Short() && size != 7 {
+			step = 97
+		}
+		for s := 0; s <= 255*255*size; s += step {
+			if a, b := float32(float64(s)*inv), float32(s)/fs; a != b {
+				t.Fatalf("size %d, S %d: float32 quotient %v, reference %v", size, s, b, a)
+			}
+		}
+	}
+}

@@ -3,28 +3,25 @@
 // AVX2 kernels of SSIM8 (see gray8.go); every operation is the exact IEEE
 // one the Go code performs, lane by lane.
 
-// EMIT converts eight int32 column sums in Y(src) to float32(float64(S)·inv)
-// (inv in Y15) and stores them widened to float64 at addr (64 bytes).
-#define EMIT(src, srcx, addr, addr2) \
-	VCVTDQ2PD srcx, Y8; \
-	VEXTRACTI128 $1, src, X9; \
-	VCVTDQ2PD X9, Y9; \
-	VMULPD Y15, Y8, Y8; \
-	VMULPD Y15, Y9, Y9; \
-	VCVTPD2PSY Y8, X8; \
-	VCVTPD2PSY Y9, X9; \
+// EMIT turns eight int32 column sums S in Y(src) into float32(S/size)
+// (float32 size in Y15), which is float32(float64(S)·inv) (see SSIM8), and
+// stores them widened to float64 at addr and addr2 (four each).
+#define EMIT(src, addr, addr2) \
+	VCVTDQ2PS src, Y8; \
+	VDIVPS Y15, Y8, Y8; \
+	VCVTPS2PD X8, Y9; \
+	VEXTRACTF128 $1, Y8, X8; \
 	VCVTPS2PD X8, Y8; \
-	VCVTPS2PD X9, Y9; \
-	VMOVUPD Y8, addr; \
-	VMOVUPD Y9, addr2
+	VMOVUPD Y9, addr; \
+	VMOVUPD Y8, addr2
 
-// func ssimCols8(ia, ib, oa, ob *uint8, sums *int32, n, w int, ext *float64, es int, inv float64, emit int)
+// func ssimCols8(ia, ib, oa, ob *uint8, sums *int32, n, w int, ext *float64, es int, size float32, emit int)
 //
 // For the first n columns (n a multiple of 8) of the five column-sum planes
 // x, y, x², y², xy (sums, planes w int32 apart): add the entering rows ia
 // (x) and ib (y), subtract the leaving rows oa and ob; when emit ≠ 0, write
-// float32(float64(S)·inv) of each new sum, widened to float64, to the five
-// ext planes (es float64 apart).
+// float32(S/size) of each new sum, widened to float64, to the five ext
+// planes (es float64 apart).
 TEXT ·ssimCols8(SB), NOSPLIT, $0-88
 	MOVQ ia+0(FP), AX
 	MOVQ ib+8(FP), BX
@@ -37,7 +34,7 @@ TEXT ·ssimCols8(SB), NOSPLIT, $0-88
 	MOVQ ext+56(FP), DI
 	MOVQ es+64(FP), R12
 	SHLQ $3, R12               // plane stride of ext, bytes
-	VBROADCASTSD inv+72(FP), Y15
+	VBROADCASTSS size+72(FP), Y15
 	MOVQ emit+80(FP), R11
 	XORQ R9, R9                // column
 
@@ -56,7 +53,7 @@ cols:
 	VMOVDQU Y4, (R10)
 	TESTQ R11, R11
 	JZ   s1
-	EMIT(Y4, X4, (R14), 32(R14))
+	EMIT(Y4, (R14), 32(R14))
 s1:
 	ADDQ R13, R10
 	ADDQ R12, R14
@@ -65,7 +62,7 @@ s1:
 	VMOVDQU Y4, (R10)
 	TESTQ R11, R11
 	JZ   s2
-	EMIT(Y4, X4, (R14), 32(R14))
+	EMIT(Y4, (R14), 32(R14))
 s2:
 	ADDQ R13, R10
 	ADDQ R12, R14
@@ -76,7 +73,7 @@ s2:
 	VMOVDQU Y4, (R10)
 	TESTQ R11, R11
 	JZ   s3
-	EMIT(Y4, X4, (R14), 32(R14))
+	EMIT(Y4, (R14), 32(R14))
 s3:
 	ADDQ R13, R10
 	ADDQ R12, R14
@@ -87,7 +84,7 @@ s3:
 	VMOVDQU Y4, (R10)
 	TESTQ R11, R11
 	JZ   s4
-	EMIT(Y4, X4, (R14), 32(R14))
+	EMIT(Y4, (R14), 32(R14))
 s4:
 	ADDQ R13, R10
 	ADDQ R12, R14
@@ -98,7 +95,7 @@ s4:
 	VMOVDQU Y4, (R10)
 	TESTQ R11, R11
 	JZ   s5
-	EMIT(Y4, X4, (R14), 32(R14))
+	EMIT(Y4, (R14), 32(R14))
 s5:
 	ADDQ $8, R9
 	JMP  cols

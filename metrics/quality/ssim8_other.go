@@ -5,7 +5,7 @@ package quality
 // ssim8Vector is false: SSIM8 runs its Go loops only.
 var ssim8Vector = false
 
-func ssimCols8(ia, ib, oa, ob *uint8, sums *int32, n, w int, ext *float64, es int, inv float64, emit int) {
+func ssimCols8(ia, ib, oa, ob *uint8, sums *int32, n, w int, ext *float64, es int, size float32, emit int) {
 	panic("quality: no SSIM kernels on this architecture")
 }
 
