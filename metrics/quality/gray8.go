@@ -3,6 +3,7 @@ package quality
 import (
 	"fmt"
 	"math"
+	"sync"
 )
 
 // Gray8 is an 8-bit grey image (PIL mode "L"): W columns, H rows,
@@ -93,7 +94,16 @@ func PSNR8(a, b Gray8, dataRange float64) (float64, error) {
 	}
 	var sum uint64
 	bp := b.Pix[:len(a.Pix)]
-	for i, v := range a.Pix {
+	i0 := 0
+	if ssim8Vector {
+		for m := len(a.Pix) &^ 15; i0 < m; {
+			c := min(m-i0, 1<<18)
+			sum += sqDiff8(&a.Pix[i0], &bp[i0], c)
+			i0 += c
+		}
+	}
+	for i := i0; i < len(a.Pix); i++ {
+		v := a.Pix[i]
 		d := int32(v) - int32(bp[i])
 		sum += uint64(d * d)
 	}
@@ -109,18 +119,25 @@ func PSNR8(a, b Gray8, dataRange float64) (float64, error) {
 // (v − lo)/d, d = float32(float64(hi − lo) + 1e-8), as normalise32 computes
 // it for an image whose extremes are lo and hi.
 func normLUT8(lo, hi uint8) (lut [256]float32) {
-	flo := float32(lo)
-	d := float32(float64(float32(hi)-flo) + 1e-8)
+	flo, d := normParams8(lo, hi)
 	for v := range lut {
 		lut[v] = (float32(v) - flo) / d
 	}
 	return lut
 }
 
+// normParams8 returns float32(lo) and d of normLUT8.
+func normParams8(lo, hi uint8) (flo, d float32) {
+	flo = float32(lo)
+	return flo, float32(float64(float32(hi)-flo) + 1e-8)
+}
+
 // LNCC8 is LNCC(a.Image(), b.Image(), win), bit for bit. The normalised
-// samples, their squares and products come from 256-entry tables; the five
-// box means are computed a row at a time and reduced to q at once, so no
-// full-size intermediate image is kept but the padded inputs.
+// samples, their squares and products come from 256-entry tables. The five
+// box means are computed by slideBox down the image, lnccBand padded rows
+// at a time: each padded row is read once and added to the win output rows
+// whose windows hold it, so only a band of padded rows, the accumulators
+// and a band of output rows are kept.
 func LNCC8(a, b Gray8, win int) (float64, error) {
 	if err := checkPair8(a, b); err != nil {
 		return 0, err
@@ -130,113 +147,96 @@ func LNCC8(a, b Gray8, win int) (float64, error) {
 	}
 	w, h := a.W, a.H
 	n := w * h
-	lutE := normLUT8(minMax8(a.Pix))
-	lutT := normLUT8(minMax8(b.Pix))
+	loA, hiA := minMax8(a.Pix)
+	loB, hiB := minMax8(b.Pix)
+	lutE, lutT := normLUT8(loA, hiA), normLUT8(loB, hiB)
+	loE, dE := normParams8(loA, hiA)
+	loT, dT := normParams8(loB, hiB)
 	var sqE, sqT [256]float32
 	for v := range sqE {
 		sqE[v] = lutE[v] * lutE[v]
 		sqT[v] = lutT[v] * lutT[v]
 	}
-	// Padded planes (reflect-101 by win/2 on every side) of E', T', E'²,
-	// T'² and E'T': interior rows first, then the border rows as copies.
 	r := win / 2
 	ew, eh := w+2*r, h+2*r
-	pe, pt, pee, ptt, pet := getF32(ew*eh), getF32(ew*eh), getF32(ew*eh), getF32(ew*eh), getF32(ew*eh)
-	defer putF32(pe, pt, pee, ptt, pet)
-	// With the vector kernels only E' and T' are padded here; the products
-	// of padded samples are the padded products, computed in one pass.
+	nb := min(lnccBand, eh)
+	s := getLNCC8Scratch(5*nb*ew, 5*win*w, 5*nb*w, n)
+	defer lncc8Pool.Put(s)
+	band, state, outs := s.band, s.state, s.outs
+	clear(state)
+	// Where each padded row can be non-zero (E' and E'² are zero exactly
+	// where E is at its minimum, T' and T'² likewise, E'T' where either
+	// is): taps of +0 leave an accumulator unchanged (fma(k, +0, acc) =
+	// acc, acc ≥ +0), which the black surround of ultrasound frames gives
+	// for free.
+	spanE, spanT := nonzeroSpans(a, lutE, r), nonzeroSpans(b, lutT, r)
+	k := float32(1 / float64(win*win))
 	vec := ssim8Vector
-	planes := [][]float32{pe, pt, pee, ptt, pet}
-	if vec {
-		planes = planes[:2]
-	}
-	for y := 0; y < h; y++ {
-		se, st := a.Pix[y*w:y*w+w], b.Pix[y*w:y*w+w]
-		o := (y+r)*ew + r
-		de, dt, dee, dtt, det := pe[o:o+w], pt[o:o+w], pee[o:o+w], ptt[o:o+w], pet[o:o+w]
-		st = st[:len(se)]
-		if vec {
-			for c, ve := range se {
-				de[c], dt[c] = lutE[ve], lutT[st[c]]
+	q := s.q[:0]
+	const thr = float32(1e-10)
+	var scratch [8]float32
+	for p0 := 0; p0 < eh; p0 += nb {
+		m := min(nb, eh-p0)
+		// Padded rows p0 … p0+m−1 of E', T', E'², T'², E'T' (reflect-101).
+		for i := 0; i < m; i++ {
+			sy := reflect101(p0+i-r, h)
+			se, st := a.Pix[sy*w:sy*w+w], b.Pix[sy*w:sy*w+w]
+			o := i*ew + r
+			de, dt := band[o:o+w], band[nb*ew+o:nb*ew+o+w]
+			dee, dtt, det := band[2*nb*ew+o:2*nb*ew+o+w], band[3*nb*ew+o:3*nb*ew+o+w], band[4*nb*ew+o:4*nb*ew+o+w]
+			st, dt, dee, dtt, det = st[:len(se)], dt[:len(se)], dee[:len(se)], dtt[:len(se)], det[:len(se)]
+			c0 := 0
+			if vec && w >= 8 {
+				c0 = w &^ 7
+				lnccPrep8(&se[0], &st[0], c0, &de[0], &dt[0], &dee[0], &dtt[0], &det[0], loE, dE, loT, dT)
 			}
-		} else {
-			for c, ve := range se {
-				vt := st[c]
+			for c := c0; c < len(se); c++ {
+				ve, vt := se[c], st[c]
 				fe, ft := lutE[ve], lutT[vt]
 				de[c], dt[c] = fe, ft
 				dee[c], dtt[c] = sqE[ve], sqT[vt]
 				det[c] = fe * ft
 			}
-		}
-		for _, p := range planes {
-			row := p[(y+r)*ew : (y+r)*ew+ew]
-			for c := 0; c < r; c++ {
-				row[c] = row[r+reflect101(c-r, w)]
-				row[r+w+c] = row[r+reflect101(w+c, w)]
+			for pl := 0; pl < 5; pl++ {
+				row := band[pl*nb*ew+i*ew : pl*nb*ew+i*ew+ew]
+				for c := 0; c < r; c++ {
+					row[c] = row[r+reflect101(c-r, w)]
+					row[r+w+c] = row[r+reflect101(w+c, w)]
+				}
 			}
 		}
-	}
-	for py := 0; py < eh; py++ {
-		if py >= r && py < r+h {
-			continue
-		}
-		from := r + reflect101(py-r, h)
-		for _, p := range planes {
-			copy(p[py*ew:py*ew+ew], p[from*ew:from*ew+ew])
-		}
-	}
-	if vec {
-		m := ew * eh &^ 7
-		if m > 0 {
-			lnccProducts(&pe[0], &pt[0], &pee[0], &ptt[0], &pet[0], m)
-		}
-		for i := m; i < ew*eh; i++ {
-			pee[i], ptt[i], pet[i] = pe[i]*pe[i], pt[i]*pt[i], pe[i]*pt[i]
-		}
-	}
-	// Where each padded row can be non-zero (E' and E'² are zero exactly
-	// where E is at its minimum, T' and T'² likewise, E'T' where either
-	// is): a window whose taps are all +0 has a box mean of +0 (fma(k, +0,
-	// acc) = acc), which the black surround of ultrasound frames gives for
-	// free.
-	spanE, spanT := nonzeroSpans(a, lutE, r), nonzeroSpans(b, lutT, r)
-	k := float32(1 / float64(win*win))
-	rows := getF32(5 * w)
-	defer putF32(rows)
-	mu1, mu2, m11, m22, m12 := rows[:w], rows[w:2*w], rows[2*w:3*w], rows[3*w:4*w], rows[4*w:5*w]
-	q := getF32(n)[:0]
-	defer func() { putF32(q) }()
-	const thr = float32(1e-10)
-	var scratch [8]float32
-	for y := 0; y < h; y++ {
-		// Union over the window's padded rows y … y+2r.
+		// Padded columns that can be non-zero in the rows that the
+		// accumulators of this band have seen or will see.
 		ue, ut, uet := span{ew, -1}, span{ew, -1}, span{ew, -1}
-		for py := y; py <= y+2*r; py++ {
+		for py := max(0, p0-2*r); py < p0+m; py++ {
 			se, st := spanE[py], spanT[py]
 			ue, ut, uet = ue.union(se), ut.union(st), uet.union(se.intersect(st))
 		}
-		o := y * ew
-		boxRowSpan(mu1, pe[o:], ew, win, k, ue)
-		boxRowSpan(mu2, pt[o:], ew, win, k, ut)
-		boxRowSpan(m11, pee[o:], ew, win, k, ue)
-		boxRowSpan(m22, ptt[o:], ew, win, k, ut)
-		boxRowSpan(m12, pet[o:], ew, win, k, uet)
-		mu2, m11, m22, m12 := mu2[:len(mu1)], m11[:len(mu1)], m22[:len(mu1)], m12[:len(mu1)]
-		i0 := 0
-		if vec && w >= 8 {
-			i0 = w &^ 7
-			got := lnccRowQ(&mu1[0], &mu2[0], &m11[0], &m22[0], &m12[0], i0, &q[len(q):cap(q)][0], &scratch[0], thr)
-			q = q[:len(q)+got]
+		for pl, sp := range [5]span{ue, ut, ue, ut, uet} {
+			slideBoxSpan(band[pl*nb*ew:], ew, m, p0, state[pl*win*w:(pl+1)*win*w], outs[pl*nb*w:(pl+1)*nb*w], w, win, k, sp, vec)
 		}
-		for i := i0; i < len(mu1); i++ {
-			u1, u2 := mu1[i], mu2[i]
-			s1 := m11[i] - float32(u1*u1) // explicit conversions forbid fusion
-			s2 := m22[i] - float32(u2*u2)
-			if !(s1 > thr && s2 > thr) {
-				continue
+		// Output row y = p − 2r is complete after step p.
+		for i := max(0, 2*r-p0); i < m; i++ {
+			o := i * w
+			mu1, mu2 := outs[o:o+w], outs[nb*w+o:nb*w+o+w]
+			m11, m22, m12 := outs[2*nb*w+o:2*nb*w+o+w], outs[3*nb*w+o:3*nb*w+o+w], outs[4*nb*w+o:4*nb*w+o+w]
+			mu2, m11, m22, m12 = mu2[:len(mu1)], m11[:len(mu1)], m22[:len(mu1)], m12[:len(mu1)]
+			i0 := 0
+			if vec && w >= 8 {
+				i0 = w &^ 7
+				got := lnccRowQ(&mu1[0], &mu2[0], &m11[0], &m22[0], &m12[0], i0, &q[len(q):cap(q)][0], &scratch[0], thr)
+				q = q[:len(q)+got]
 			}
-			s12 := m12[i] - float32(u1*u2)
-			q = append(q, s12/float32(math.Sqrt(float64(s1*s2))))
+			for i := i0; i < len(mu1); i++ {
+				u1, u2 := mu1[i], mu2[i]
+				s1 := m11[i] - float32(u1*u1) // explicit conversions forbid fusion
+				s2 := m22[i] - float32(u2*u2)
+				if !(s1 > thr && s2 > thr) {
+					continue
+				}
+				s12 := m12[i] - float32(u1*u2)
+				q = append(q, s12/float32(math.Sqrt(float64(s1*s2))))
+			}
 		}
 	}
 	if len(q) == 0 {
@@ -254,6 +254,97 @@ func LNCC8(a, b Gray8, win int) (float64, error) {
 		return 1, nil
 	}
 	return float64(mean32Fast(q)), nil
+}
+
+// lnccBand is the number of padded rows LNCC8 prepares and filters at a
+// time: the band, the accumulators and the band's output rows of the five
+// planes stay in the L2 cache.
+const lnccBand = 16
+
+// lncc8Scratch holds LNCC8's buffers between calls.
+type lncc8Scratch struct {
+	band, state, outs, q []float32
+}
+
+var lncc8Pool sync.Pool
+
+// getLNCC8Scratch returns buffers of the given lengths, contents undefined.
+func getLNCC8Scratch(nband, nstate, nouts, nq int) *lncc8Scratch {
+	s, _ := lncc8Pool.Get().(*lncc8Scratch)
+	if s == nil {
+		s = new(lncc8Scratch)
+	}
+	grow := func(b []float32, n int) []float32 {
+		if cap(b) < n {
+			return make([]float32, n)
+		}
+		return b[:n]
+	}
+	s.band, s.state, s.outs, s.q = grow(s.band, nband), grow(s.state, nstate), grow(s.outs, nouts), grow(s.q, nq)
+	return s
+}
+
+// slideBox advances the box filter of one plane (see boxFilter for the
+// arithmetic) by m steps, p0 … p0+m−1, on output columns [x0, x1). Step p
+// reads padded row p (rows[(p−p0)·stride:], win−1 columns wider than the
+// output) and adds its taps, column offsets in order, to the win
+// accumulators: slot j (state[j·w:]) holds the output row y ≡ j (mod win)
+// with y ≤ p < y + win, whose taps of the padded rows y … p−1 are in. After
+// step p the output row p − (win−1) is complete: it is written to
+// out[(p−p0)·w:] and its slot cleared for row p+1. So every output pixel
+// takes its taps row offset outer, column offset inner, as boxFilter does.
+// Slots of rows outside the image accumulate and write nothing of use.
+func slideBox(rows []float32, stride, m, p0 int, state, out []float32, w, x0, x1, win int, k float32) {
+	if x0 >= x1 {
+		return
+	}
+	for i := 0; i < m; i++ {
+		row := rows[i*stride:]
+		for j := 0; j < win; j++ {
+			acc := state[j*w : j*w+w]
+			for x := x0; x < x1; x++ {
+				s := acc[x]
+				for _, v := range row[x : x+win] {
+					s = fma32(k, v, s)
+				}
+				acc[x] = s
+			}
+		}
+		c := (p0 + i + 1) % win
+		acc := state[c*w : c*w+w]
+		copy(out[i*w+x0:i*w+x1], acc[x0:x1])
+		clear(acc[x0:x1])
+	}
+}
+
+// slideBoxSpan is slideBox on all w output columns of a plane whose padded
+// rows p0−(win−1) … p0+m−1 are +0 outside the padded columns of sp. Output
+// columns whose windows miss sp are skipped: their accumulators hold +0
+// (they saw only zero taps since the previous band they were run in, or
+// since the start, whose outputs were all complete) and stay so, and their
+// outputs are +0. The vector kernel takes whole strips of 8 columns for
+// win = 11, slideBox the rest.
+func slideBoxSpan(rows []float32, stride, m, p0 int, state, out []float32, w, win int, k float32, sp span, vec bool) {
+	a, b := max(0, sp.lo-(win-1)), min(w, sp.hi+1)
+	if a >= b {
+		a, b = 0, 0
+	}
+	if vec && win == 11 {
+		sa, sb := a&^7, min(b+7, w)&^7 // whole strips inside the row
+		if sa < sb {
+			slide11(&rows[sa], stride, m, p0%11, &state[sa], w, &out[sa], w, (sb-sa)/8, k)
+			slideBox(rows, stride, m, p0, state, out, w, sb, b, win, k) // the last columns
+			a, b = sa, max(b, sb)
+		} else {
+			slideBox(rows, stride, m, p0, state, out, w, a, b, win, k)
+		}
+	} else {
+		slideBox(rows, stride, m, p0, state, out, w, a, b, win, k)
+	}
+	for i := 0; i < m; i++ {
+		clear(out[i*w : i*w+a])
+		clear(out[i*w+b : i*w+w])
+	}
 }
 
 // maxWin8 is the largest uniform SSIM window for which SSIM8's exact
@@ -308,14 +399,16 @@ func SSIM8(a, b Gray8, opt SSIMOptions) (float64, error) {
 			sxy[c] += p * q
 		}
 	}
-	// First-pass rows extended by the reflect border (r each side), one
-	// per plane, then the second-pass outputs.
+	// First-pass rows (float32 values held as float64) extended by the
+	// reflect border (r each side), one per plane es apart, then the
+	// second-pass outputs. The row kernel reads a few entries past a row.
 	ew := w + 2*r
-	ext := getF32(5*ew + 4) // the row kernel reads up to 3 past the last plane
-	defer putF32(ext)
-	clear(ext[5*ew:])
-	wide := getF64(2 * (ew + 4)) // the row kernel's float64 rows
-	defer putF64(wide)
+	es := ew + 4
+	ext := getF64(5*es + 8)
+	defer putF64(ext)
+	clear(ext)
+	pr := getF64(es + 4) // the row kernel's pair sums
+	defer putF64(pr)
 	outs := getF32(5 * w)
 	defer putF32(outs)
 	ux, uy, uxx, uyy, uxy := outs[:w], outs[w:2*w], outs[2*w:3*w], outs[3*w:4*w], outs[4*w:]
@@ -349,7 +442,7 @@ func SSIM8(a, b Gray8, opt SSIMOptions) (float64, error) {
 				flag = 1
 			}
 			if c0 > 0 {
-				ssimCols8(&ia[0], &ib[0], &oa[0], &ob[0], &sums[0], c0, w, &ext[r], ew, q.inv, flag)
+				ssimCols8(&ia[0], &ib[0], &oa[0], &ob[0], &sums[0], c0, w, &ext[r], es, float32(size), flag)
 			}
 		}
 		if y > 0 {
@@ -366,10 +459,10 @@ func SSIM8(a, b Gray8, opt SSIMOptions) (float64, error) {
 			continue
 		}
 		for p, s := range [5][]int32{sx, sy, sxx, syy, sxy} {
-			e := ext[p*ew : p*ew+ew]
+			e := ext[p*es : p*es+ew]
 			mid := e[r : r+w]
 			for c := c0; c < w; c++ {
-				mid[c] = float32(float64(s[c]) * q.inv)
+				mid[c] = float64(float32(float64(s[c]) * q.inv))
 			}
 			for k := 0; k < r; k++ {
 				e[k] = mid[reflectIndex(k-r, w)]
@@ -382,19 +475,19 @@ func SSIM8(a, b Gray8, opt SSIMOptions) (float64, error) {
 			if q.check {
 				check = 1
 			}
-			ssimRows4(&ext[0], ew, &outs[0], w, n4, size, q.inv, q.s, &wide[0], &wide[ew+4], check)
+			ssimRows4(&ext[0], es, &outs[0], w, n4, size, q.inv, q.s, &pr[0], check)
 			for p := 0; p < 5; p++ {
-				e, d := ext[p*ew:p*ew+ew], outs[p*w:p*w+w]
+				e, d := ext[p*es:p*es+ew], outs[p*w:p*w+w]
 				for i := n4; i < w; i++ {
 					var t float64
 					for _, v := range e[i : i+size] {
-						t += float64(v)
+						t += v
 					}
 					d[i] = q.of(t)
 				}
 			}
 		} else {
-			rowPass5(ext, ew, outs, w, size, q)
+			rowPass5(ext, es, outs, w, size, q)
 		}
 		rx, ry, rxx, ryy, rxy := ux[pad:w-pad], uy[pad:w-pad], uxx[pad:w-pad], uyy[pad:w-pad], uxy[pad:w-pad]
 		ry, rxx, ryy, rxy = ry[:len(rx)], rxx[:len(rx)], ryy[:len(rx)], rxy[:len(rx)]
@@ -422,19 +515,19 @@ func SSIM8(a, b Gray8, opt SSIMOptions) (float64, error) {
 }
 
 // rowPass5 is the second (row) pass of SSIM8 on five extended rows (ext,
-// stride ew) into five output rows (outs, stride w): running float64 sums
+// stride es) into five output rows (outs, stride w): running float64 sums
 // of size samples (exact, see SSIM8), each divided by size with q. The five
 // planes run interleaved so that their addition chains overlap.
-func rowPass5(ext []float32, ew int, outs []float32, w, size int, q quotient32) {
-	e0, e1, e2, e3, e4 := ext[:ew], ext[ew:2*ew], ext[2*ew:3*ew], ext[3*ew:4*ew], ext[4*ew:5*ew]
+func rowPass5(ext []float64, es int, outs []float32, w, size int, q quotient32) {
+	e0, e1, e2, e3, e4 := ext[:es], ext[es:2*es], ext[2*es:3*es], ext[3*es:4*es], ext[4*es:5*es]
 	d0, d1, d2, d3, d4 := outs[:w], outs[w:2*w], outs[2*w:3*w], outs[3*w:4*w], outs[4*w:5*w]
 	var t0, t1, t2, t3, t4 float64
 	for i := 0; i < size; i++ {
-		t0 += float64(e0[i])
-		t1 += float64(e1[i])
-		t2 += float64(e2[i])
-		t3 += float64(e3[i])
-		t4 += float64(e4[i])
+		t0 += e0[i]
+		t1 += e1[i]
+		t2 += e2[i]
+		t3 += e3[i]
+		t4 += e4[i]
 	}
 	d0[0], d1[0], d2[0], d3[0], d4[0] = q.of(t0), q.of(t1), q.of(t2), q.of(t3), q.of(t4)
 	n := w - 1
@@ -445,11 +538,11 @@ func rowPass5(ext []float32, ew int, outs []float32, w, size int, q quotient32) 
 	in4, out4 := e4[size:size+n], e4[:n]
 	d0, d1, d2, d3, d4 = d0[1:w], d1[1:w], d2[1:w], d3[1:w], d4[1:w]
 	for i := range in {
-		t0 += float64(in[i]) - float64(out[i])
-		t1 += float64(in1[i]) - float64(out1[i])
-		t2 += float64(in2[i]) - float64(out2[i])
-		t3 += float64(in3[i]) - float64(out3[i])
-		t4 += float64(in4[i]) - float64(out4[i])
+		t0 += in[i] - out[i]
+		t1 += in1[i] - out1[i]
+		t2 += in2[i] - out2[i]
+		t3 += in3[i] - out3[i]
+		t4 += in4[i] - out4[i]
 		d0[i], d1[i], d2[i], d3[i], d4[i] = q.of(t0), q.of(t1), q.of(t2), q.of(t3), q.of(t4)
 	}
 }
@@ -553,25 +646,4 @@ func nonzeroSpans(im Gray8, lut [256]float32, r int) []span {
 		out[py] = rows[reflect101(py-r, h)]
 	}
 	return out
-}
-
-// boxRowSpan is boxRow for a window whose rows are zero outside the padded
-// columns of s: output pixels whose window misses s are +0, the others are
-// filtered (widened to whole 8-pixel vectors where the row allows).
-func boxRowSpan(dst, src []float32, stride, win int, k float32, s span) {
-	w := len(dst)
-	a, b := max(0, s.lo-(win-1)), min(w, s.hi+1)
-	if a >= b {
-		clear(dst)
-		return
-	}
-	if n := (b - a) % 8; n != 0 {
-		b = min(w, b+8-n)
-		if n := (b - a) % 8; n != 0 {
-			a = max(0, a-(8-n))
-		}
-	}
-	clear(dst[:a])
-	clear(dst[b:])
-	boxRow(dst[a:b], src[a:], stride, win, k)
 }

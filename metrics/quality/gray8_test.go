@@ -278,3 +278,55 @@ func TestPairwiseFast(t *testing.T) {
 		}
 	}
 }
+
+// TestPSNR8Large: the vector sum of squared differences agrees with the
+// scalar loop and the float path on images of more than one 2^18-sample
+// chunk whose samples are at the extremes (the largest lane sums), with
+// lengths that leave a tail.
+func TestPSNR8Large(t *testing.T) {
+	saved := ssim8Vector
+	defer func() { ssim8Vector = saved }()
+	rng := rand.New(rand.NewPCG(5, 18))
+	for _, s := range [][2]int{{513, 517}, {512, 1024}, {1449, 1451}, {31, 3}} {
+		a := Gray8{W: s[0], H: s[1], Pix: make([]uint8, s[0]*s[1])}
+		b := Gray8{W: s[0], H: s[1], Pix: make([]uint8, s[0]*s[1])}
+		for i := range a.Pix {
+			if rng.IntN(50) != 0 {
+				a.Pix[i] = 255
+			} else {
+				a.Pix[i] = uint8(rng.IntN(256))
+			}
+		}
+		var got [2]float64
+		for k, vec := range []bool{true, false} {
+			ssim8Vector = saved && vec
+			v, err := PSNR8(a, b, 255)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got[k] = v
+		}
+		want, err := PSNR(a.Image(), b.Image(), 255, true)
+		if err != nil || !sameFloat(got[0], want) || !sameFloat(got[1], want) {
+			t.Errorf("%d×%d: PSNR8 vector %v, scalar %v, float %v (%v)", s[0], s[1], got[0], got[1], want, err)
+		}
+	}
+}
+
+// TestFirstPassQuotient: SSIM8's column kernel divides in float32; for
+// every window size it handles and every column sum S of 8-bit products,
+// float32(S)/size is the reference's float32(float64(S)·(1/size)).
+func TestFirstPassQuotient(t *testing.T) {
+	for size := 3; size <= maxWin8; size += 2 {
+		inv, fs := 1/float64(size), float32(size)
+		step := 1
+		if testing.Short() && size != 7 {
+			step = 97
+		}
+		for s := 0; s <= 255*255*size; s += step {
+			if a, b := float32(float64(s)*inv), float32(s)/fs; a != b {
+				t.Fatalf("size %d, S %d: float32 quotient %v, reference %v", size, s, b, a)
+			}
+		}
+	}
+}

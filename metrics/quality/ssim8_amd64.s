@@ -3,26 +3,25 @@
 // AVX2 kernels of SSIM8 (see gray8.go); every operation is the exact IEEE
 // one the Go code performs, lane by lane.
 
-// EMIT converts eight int32 column sums in Y(src) to float32(float64(S)·inv)
-// (inv in Y15) and stores them at addr.
-#define EMIT(src, srcx, addr) \
-	VCVTDQ2PD srcx, Y8; \
-	VEXTRACTI128 $1, src, X9; \
-	VCVTDQ2PD X9, Y9; \
-	VMULPD Y15, Y8, Y8; \
-	VMULPD Y15, Y9, Y9; \
-	VCVTPD2PSY Y8, X8; \
-	VCVTPD2PSY Y9, X9; \
-	VINSERTF128 $1, X9, Y8, Y8; \
-	VMOVUPS Y8, addr
+// EMIT turns eight int32 column sums S in Y(src) into float32(S/size)
+// (float32 size in Y15), which is float32(float64(S)·inv) (see SSIM8), and
+// stores them widened to float64 at addr and addr2 (four each).
+#define EMIT(src, addr, addr2) \
+	VCVTDQ2PS src, Y8; \
+	VDIVPS Y15, Y8, Y8; \
+	VCVTPS2PD X8, Y9; \
+	VEXTRACTF128 $1, Y8, X8; \
+	VCVTPS2PD X8, Y8; \
+	VMOVUPD Y9, addr; \
+	VMOVUPD Y8, addr2
 
-// func ssimCols8(ia, ib, oa, ob *uint8, sums *int32, n, w int, ext *float32, ew int, inv float64, emit int)
+// func ssimCols8(ia, ib, oa, ob *uint8, sums *int32, n, w int, ext *float64, es int, size float32, emit int)
 //
 // For the first n columns (n a multiple of 8) of the five column-sum planes
 // x, y, x², y², xy (sums, planes w int32 apart): add the entering rows ia
 // (x) and ib (y), subtract the leaving rows oa and ob; when emit ≠ 0, write
-// float32(float64(S)·inv) of each new sum to the five ext planes (ew
-// float32 apart).
+// float32(S/size) of each new sum, widened to float64, to the five ext
+// planes (es float64 apart).
 TEXT ·ssimCols8(SB), NOSPLIT, $0-88
 	MOVQ ia+0(FP), AX
 	MOVQ ib+8(FP), BX
@@ -33,9 +32,9 @@ TEXT ·ssimCols8(SB), NOSPLIT, $0-88
 	MOVQ w+48(FP), R13
 	SHLQ $2, R13               // plane stride of sums, bytes
 	MOVQ ext+56(FP), DI
-	MOVQ ew+64(FP), R12
-	SHLQ $2, R12               // plane stride of ext, bytes
-	VBROADCASTSD inv+72(FP), Y15
+	MOVQ es+64(FP), R12
+	SHLQ $3, R12               // plane stride of ext, bytes
+	VBROADCASTSS size+72(FP), Y15
 	MOVQ emit+80(FP), R11
 	XORQ R9, R9                // column
 
@@ -47,14 +46,14 @@ cols:
 	VPMOVZXBD (DX)(R9*1), Y2   // l
 	VPMOVZXBD (SI)(R9*1), Y3   // lq
 	LEAQ (R8)(R9*4), R10       // &sums plane 0 [c]
-	LEAQ (DI)(R9*4), R14       // &ext plane 0 [c]
+	LEAQ (DI)(R9*8), R14       // &ext plane 0 [c]
 
 	VPSUBD Y2, Y0, Y4
 	VPADDD (R10), Y4, Y4
 	VMOVDQU Y4, (R10)
 	TESTQ R11, R11
 	JZ   s1
-	EMIT(Y4, X4, (R14))
+	EMIT(Y4, (R14), 32(R14))
 s1:
 	ADDQ R13, R10
 	ADDQ R12, R14
@@ -63,7 +62,7 @@ s1:
 	VMOVDQU Y4, (R10)
 	TESTQ R11, R11
 	JZ   s2
-	EMIT(Y4, X4, (R14))
+	EMIT(Y4, (R14), 32(R14))
 s2:
 	ADDQ R13, R10
 	ADDQ R12, R14
@@ -74,7 +73,7 @@ s2:
 	VMOVDQU Y4, (R10)
 	TESTQ R11, R11
 	JZ   s3
-	EMIT(Y4, X4, (R14))
+	EMIT(Y4, (R14), 32(R14))
 s3:
 	ADDQ R13, R10
 	ADDQ R12, R14
@@ -85,7 +84,7 @@ s3:
 	VMOVDQU Y4, (R10)
 	TESTQ R11, R11
 	JZ   s4
-	EMIT(Y4, X4, (R14))
+	EMIT(Y4, (R14), 32(R14))
 s4:
 	ADDQ R13, R10
 	ADDQ R12, R14
@@ -96,7 +95,7 @@ s4:
 	VMOVDQU Y4, (R10)
 	TESTQ R11, R11
 	JZ   s5
-	EMIT(Y4, X4, (R14))
+	EMIT(Y4, (R14), 32(R14))
 s5:
 	ADDQ $8, R9
 	JMP  cols
@@ -122,18 +121,20 @@ colsdone:
 lbl: \
 	VCVTPD2PSY res, resx
 
-// func ssimRows4(ext *float32, ew int, outs *float32, w, n, size int, inv, s float64, f, pr *float64, check int)
+// func ssimRows4(ext *float64, es int, outs *float32, w, n, size int, inv, s float64, pr *float64, check int)
 //
-// For each of five planes (ext planes ew float32 apart, outs planes w
-// apart) and i in [0, n) (n a multiple of 4): outs[i] = float32(t/s) with
-// t = Σ_{k<size} float64(ext[i+k]), exact in any order. Each extended row
-// is widened to float64 once into f (ew+4 entries; the plane's ew+3 first
-// float32s are read), pair sums f[i]+f[i+1] go to pr (ew+4 entries), and
-// t = f[i+size−1] + Σ_{m<(size−1)/2} pr[i+2m]. With check = 0 (sizes whose
-// product is always right, see quotient32) the quotient is the product.
-TEXT ·ssimRows4(SB), NOSPLIT, $0-88
+// For each of five planes (ext planes es float64 apart, es ≥ w+size+3;
+// outs planes w float32 apart) and i in [0, n) (n a multiple of 4):
+// outs[i] = float32(t/s) with t = Σ_{k<size} f[i+k], f the plane's row,
+// exact in any order. For size 7, t = f[i+6] + p[i] + p[i+2] + p[i+4] with
+// the pair sums p[j] = f[j]+f[j+1] formed in registers (those of the next
+// four outputs give p[i+4…]); other sizes store the pair sums to pr (es
+// entries) and add (size−1)/2 of them to f[i+size−1]. With check = 0
+// (sizes whose product is always right, see quotient32) the quotient is
+// the product.
+TEXT ·ssimRows4(SB), NOSPLIT, $0-80
 	MOVQ ext+0(FP), SI
-	MOVQ ew+8(FP), R12
+	MOVQ es+8(FP), R12
 	MOVQ outs+16(FP), DI
 	MOVQ w+24(FP), R13
 	SHLQ $2, R13
@@ -141,8 +142,7 @@ TEXT ·ssimRows4(SB), NOSPLIT, $0-88
 	MOVQ size+40(FP), R11
 	VBROADCASTSD inv+48(FP), Y15
 	VBROADCASTSD s+56(FP), Y10
-	MOVQ f+64(FP), R14
-	MOVQ pr+72(FP), DX
+	MOVQ pr+64(FP), DX
 	MOVQ $0x1fffffff, AX
 	MOVQ AX, X14
 	VPBROADCASTQ X14, Y14
@@ -157,56 +157,59 @@ TEXT ·ssimRows4(SB), NOSPLIT, $0-88
 	VPBROADCASTQ X11, Y11
 	LEAQ -1(R11), R8
 	SHRQ $1, R8                // pairs per window: (size−1)/2
-	LEAQ -8(R14)(R11*8), AX    // &f[size−1]
+	LEAQ -8(SI)(R11*8), AX     // &f[size−1]
 	MOVQ $5, R11               // planes left
 
 plane:
 	XORQ R9, R9
-widen:
-	VCVTPS2PD (SI)(R9*4), Y0
-	VMOVUPD Y0, (R14)(R9*8)
-	ADDQ $4, R9
-	CMPQ R9, R12
-	JLT  widen
-	XORQ R9, R9
-pairs:
-	VMOVUPD (R14)(R9*8), Y0
-	VADDPD 8(R14)(R9*8), Y0, Y0
-	VMOVUPD Y0, (DX)(R9*8)
-	ADDQ $4, R9
-	CMPQ R9, R12
-	JLT  pairs
-	XORQ R9, R9
-
 	CMPQ R8, $3
-	JNE  outs4
-	CMPQ check+80(FP), $0
+	JNE  pairs
+	VMOVUPD (SI), Y1
+	VADDPD 8(SI), Y1, Y1       // p[0…3]
+	CMPQ check+72(FP), $0
 	JNE  outs7
 
 outs7f:                        // size 7, product quotients
 	CMPQ R9, CX
 	JGE  planedone
-	VMOVUPD (AX)(R9*8), Y0
-	VADDPD (DX)(R9*8), Y0, Y0
-	VADDPD 16(DX)(R9*8), Y0, Y0
-	VADDPD 32(DX)(R9*8), Y0, Y0
-	VMULPD Y15, Y0, Y1
-	VCVTPD2PSY Y1, X1
-	VMOVUPS X1, (DI)(R9*4)
+	VMOVUPD 32(SI)(R9*8), Y2
+	VADDPD 40(SI)(R9*8), Y2, Y2   // p[i+4…i+7]
+	VPERM2F128 $0x21, Y2, Y1, Y3  // p[i+2…i+5]
+	VMOVUPD 48(SI)(R9*8), Y0      // f[i+6…i+9]
+	VADDPD Y1, Y0, Y0
+	VADDPD Y3, Y0, Y0
+	VADDPD Y2, Y0, Y0
+	VMOVAPD Y2, Y1
+	VMULPD Y15, Y0, Y4
+	VCVTPD2PSY Y4, X4
+	VMOVUPS X4, (DI)(R9*4)
 	ADDQ $4, R9
 	JMP  outs7f
 
-outs7:                         // size 7, unrolled: f[i+6] + pr[i] + pr[i+2] + pr[i+4]
+outs7:                         // size 7, checked quotients
 	CMPQ R9, CX
 	JGE  planedone
-	VMOVUPD (AX)(R9*8), Y0
-	VADDPD (DX)(R9*8), Y0, Y0
-	VADDPD 16(DX)(R9*8), Y0, Y0
-	VADDPD 32(DX)(R9*8), Y0, Y0
-	QUOT(Y0, Y1, X1, Y8, Y9, Y3, q7)
-	VMOVUPS X1, (DI)(R9*4)
+	VMOVUPD 32(SI)(R9*8), Y2
+	VADDPD 40(SI)(R9*8), Y2, Y2
+	VPERM2F128 $0x21, Y2, Y1, Y3
+	VMOVUPD 48(SI)(R9*8), Y0
+	VADDPD Y1, Y0, Y0
+	VADDPD Y3, Y0, Y0
+	VADDPD Y2, Y0, Y0
+	VMOVAPD Y2, Y1
+	QUOT(Y0, Y4, X4, Y8, Y9, Y5, q7)
+	VMOVUPS X4, (DI)(R9*4)
 	ADDQ $4, R9
 	JMP  outs7
+
+pairs:
+	VMOVUPD (SI)(R9*8), Y0
+	VADDPD 8(SI)(R9*8), Y0, Y0
+	VMOVUPD Y0, (DX)(R9*8)
+	ADDQ $4, R9
+	CMPQ R9, R12
+	JLT  pairs
+	XORQ R9, R9
 
 outs4:
 	CMPQ R9, CX
@@ -225,7 +228,8 @@ addp:
 	JMP  outs4
 
 planedone:
-	LEAQ (SI)(R12*4), SI
+	LEAQ (SI)(R12*8), SI
+	LEAQ (AX)(R12*8), AX
 	ADDQ R13, DI
 	DECQ R11
 	JNZ  plane
@@ -404,35 +408,6 @@ qdone:
 	MOVQ R12, ret+72(FP)
 	RET
 
-// func lnccProducts(e, t, ee, tt, et *float32, n int)
-//
-// ee = e·e, tt = t·t, et = e·t (float32) for the first n samples (n a
-// multiple of 8).
-TEXT ·lnccProducts(SB), NOSPLIT, $0-48
-	MOVQ e+0(FP), AX
-	MOVQ t+8(FP), BX
-	MOVQ ee+16(FP), DX
-	MOVQ tt+24(FP), SI
-	MOVQ et+32(FP), DI
-	MOVQ n+40(FP), CX
-	XORQ R9, R9
-ploop:
-	CMPQ R9, CX
-	JGE  pdone
-	VMOVUPS (AX)(R9*4), Y0
-	VMOVUPS (BX)(R9*4), Y1
-	VMULPS Y0, Y0, Y2
-	VMULPS Y1, Y1, Y3
-	VMULPS Y1, Y0, Y4
-	VMOVUPS Y2, (DX)(R9*4)
-	VMOVUPS Y3, (SI)(R9*4)
-	VMOVUPS Y4, (DI)(R9*4)
-	ADDQ $8, R9
-	JMP  ploop
-pdone:
-	VZEROUPPER
-	RET
-
 // func laneSums64(x *float64, n int, r *[8]float64)
 //
 // numpy's eight stride-8 partial sums of x[0:n] (8 ≤ n, n a multiple of
@@ -474,5 +449,107 @@ ls32:
 	JMP  ls32
 ls32done:
 	VMOVUPS Y0, (DI)
+	VZEROUPPER
+	RET
+
+// func lnccPrep8(a, b *uint8, n int, de, dt, dee, dtt, det *float32, loE, dE, loT, dT float32)
+//
+// LNCC8's normalised samples for i in [0, n) (n a multiple of 8): e =
+// (float32(a[i]) − loE)/dE, t = (float32(b[i]) − loT)/dT, and e·e, t·t,
+// e·t, all float32 (the values of normLUT8's tables).
+TEXT ·lnccPrep8(SB), NOSPLIT, $0-80
+	MOVQ a+0(FP), AX
+	MOVQ b+8(FP), BX
+	MOVQ n+16(FP), CX
+	MOVQ de+24(FP), DX
+	MOVQ dt+32(FP), SI
+	MOVQ dee+40(FP), DI
+	MOVQ dtt+48(FP), R8
+	MOVQ det+56(FP), R10
+	VBROADCASTSS loE+64(FP), Y15
+	VBROADCASTSS dE+68(FP), Y14
+	VBROADCASTSS loT+72(FP), Y13
+	VBROADCASTSS dT+76(FP), Y12
+	XORQ R9, R9
+prep:
+	CMPQ R9, CX
+	JGE  prepdone
+	VPMOVZXBD (AX)(R9*1), Y0
+	VPMOVZXBD (BX)(R9*1), Y1
+	VCVTDQ2PS Y0, Y0
+	VCVTDQ2PS Y1, Y1
+	VSUBPS Y15, Y0, Y0
+	VSUBPS Y13, Y1, Y1
+	VDIVPS Y14, Y0, Y0         // e
+	VDIVPS Y12, Y1, Y1         // t
+	VMULPS Y0, Y0, Y2
+	VMULPS Y1, Y1, Y3
+	VMULPS Y1, Y0, Y4
+	VMOVUPS Y0, (DX)(R9*4)
+	VMOVUPS Y1, (SI)(R9*4)
+	VMOVUPS Y2, (DI)(R9*4)
+	VMOVUPS Y3, (R8)(R9*4)
+	VMOVUPS Y4, (R10)(R9*4)
+	ADDQ $8, R9
+	JMP  prep
+prepdone:
+	VZEROUPPER
+	RET
+
+// func sqDiff8(a, b *uint8, n int) uint64
+//
+// Σ (a[i] − b[i])² for i in [0, n), n a multiple of 16 and at most 2^18
+// (each int32 lane gathers at most 2·(n/16)·255² < 2^31).
+TEXT ·sqDiff8(SB), NOSPLIT, $0-32
+	MOVQ a+0(FP), AX
+	MOVQ b+8(FP), BX
+	MOVQ n+16(FP), CX
+	VPXOR Y4, Y4, Y4
+	VPXOR Y5, Y5, Y5
+	XORQ R9, R9
+	CMPQ CX, $32
+	JLT  sq16
+sq32:
+	VPMOVZXBW (AX)(R9*1), Y0
+	VPMOVZXBW (BX)(R9*1), Y1
+	VPMOVZXBW 16(AX)(R9*1), Y2
+	VPMOVZXBW 16(BX)(R9*1), Y3
+	VPSUBW Y1, Y0, Y0
+	VPSUBW Y3, Y2, Y2
+	VPMADDWD Y0, Y0, Y0
+	VPMADDWD Y2, Y2, Y2
+	VPADDD Y0, Y4, Y4
+	VPADDD Y2, Y5, Y5
+	ADDQ $32, R9
+	LEAQ 32(R9), DX
+	CMPQ DX, CX
+	JLE  sq32
+sq16:
+	CMPQ R9, CX
+	JGE  sqdone
+	VPMOVZXBW (AX)(R9*1), Y0
+	VPMOVZXBW (BX)(R9*1), Y1
+	VPSUBW Y1, Y0, Y0
+	VPMADDWD Y0, Y0, Y0
+	VPADDD Y0, Y4, Y4
+	ADDQ $16, R9
+	JMP  sq16
+sqdone:
+	// Widen the sixteen int32 lane sums (non-negative) to uint64 and add.
+	VPMOVZXDQ X4, Y0
+	VEXTRACTI128 $1, Y4, X1
+	VPMOVZXDQ X1, Y1
+	VPMOVZXDQ X5, Y2
+	VEXTRACTI128 $1, Y5, X3
+	VPMOVZXDQ X3, Y3
+	VPADDQ Y1, Y0, Y0
+	VPADDQ Y3, Y2, Y2
+	VPADDQ Y2, Y0, Y0
+	VEXTRACTI128 $1, Y0, X1
+	VPADDQ X1, X0, X0
+	VPSRLDQ $8, X0, X1
+	VPADDQ X1, X0, X0
+	VMOVQ X0, AX
+	MOVQ AX, ret+24(FP)
 	VZEROUPPER
 	RET

@@ -5,11 +5,11 @@ package quality
 // ssim8Vector is false: SSIM8 runs its Go loops only.
 var ssim8Vector = false
 
-func ssimCols8(ia, ib, oa, ob *uint8, sums *int32, n, w int, ext *float32, ew int, inv float64, emit int) {
+func ssimCols8(ia, ib, oa, ob *uint8, sums *int32, n, w int, ext *float64, es int, size float32, emit int) {
 	panic("quality: no SSIM kernels on this architecture")
 }
 
-func ssimRows4(ext *float32, ew int, outs *float32, w, n, size int, inv, s float64, f, pr *float64, check int) {
+func ssimRows4(ext *float64, es int, outs *float32, w, n, size int, inv, s float64, pr *float64, check int) {
 	panic("quality: no SSIM kernels on this architecture")
 }
 
@@ -25,14 +25,22 @@ func lnccRowQ(mu1, mu2, m11, m22, m12 *float32, n int, q, scratch *float32, thr 
 	panic("quality: no LNCC kernels on this architecture")
 }
 
-func lnccProducts(e, t, ee, tt, et *float32, n int) {
-	panic("quality: no LNCC kernels on this architecture")
-}
-
 func laneSums64(x *float64, n int, r *[8]float64) {
 	panic("quality: no summation kernels on this architecture")
 }
 
 func laneSums32(x *float32, n int, r *[8]float32) {
 	panic("quality: no summation kernels on this architecture")
+}
+
+func slide11(rows *float32, stride, nb, phase int, state *float32, sstride int, out *float32, ostride, nstrips int, k float32) {
+	panic("quality: no box kernels on this architecture")
+}
+
+func lnccPrep8(a, b *uint8, n int, de, dt, dee, dtt, det *float32, loE, dE, loT, dT float32) {
+	panic("quality: no LNCC kernels on this architecture")
+}
+
+func sqDiff8(a, b *uint8, n int) uint64 {
+	panic("quality: no byte kernels on this architecture")
 }
