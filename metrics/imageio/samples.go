@@ -490,7 +490,7 @@ func readNonZero(r io.Reader, count int64, size int, known bool) ([]bool, error)
 	total := count * int64(size)
 	var mask []bool
 	if known {
-		mask = make([]bool, 0, count)
+		mask = make([]bool, count)[:0] // zeroed once; the appends below only extend it
 	}
 	buf := make([]byte, min(int64(1<<16), total))
 	buf = buf[:len(buf)/size*size]
@@ -505,8 +505,12 @@ func readNonZero(r io.Reader, count int64, size int, known bool) ([]bool, error)
 			}
 			return nil, fmt.Errorf("pixel data: %w (after %d of %d bytes)", err, got, total)
 		}
-		base := len(mask)
-		mask = append(mask, make([]bool, len(chunk)/size)...)
+		base, n := len(mask), len(chunk)/size
+		if cap(mask)-base >= n {
+			mask = mask[:base+n] // already zero
+		} else {
+			mask = append(mask, make([]bool, n)...)
+		}
 		nonZeroInto(mask[base:], chunk, size)
 	}
 	return mask, nil
