@@ -78,10 +78,7 @@ func readExact(r io.Reader, n int64) ([][]byte, error) {
 		k, err := io.ReadFull(r, p)
 		got += int64(k)
 		if err != nil {
-			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-				return nil, fmt.Errorf("pixel data truncated: got %d of %d bytes", got, n)
-			}
-			return nil, fmt.Errorf("pixel data: %w (after %d of %d bytes)", err, got, n)
+			return nil, pixelDataError(err, got, n)
 		}
 		pieces = append(pieces, p)
 	}
@@ -392,10 +389,7 @@ func streamDecode(r io.Reader, out []float64, dt volume.DType, bo binary.ByteOrd
 		if err != nil {
 			close(jobs)
 			wg.Wait()
-			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-				return fmt.Errorf("pixel data truncated: got %d of %d bytes", got, total)
-			}
-			return fmt.Errorf("pixel data: %w (after %d of %d bytes)", err, got, total)
+			return pixelDataError(err, got, total)
 		}
 		jobs <- job{buf, out[pos : pos+cnt]}
 		pos += cnt
@@ -481,6 +475,15 @@ func holdsGzip(r io.Reader, need int64) bool {
 	return int64(binary.LittleEndian.Uint32(tail[:])) >= need
 }
 
+// pixelDataError describes a read of pixel data that failed after got of
+// total bytes: a truncation when the input ended.
+func pixelDataError(err error, got, total int64) error {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return fmt.Errorf("pixel data truncated: got %d of %d bytes", got, total)
+	}
+	return fmt.Errorf("pixel data: %w (after %d of %d bytes)", err, got, total)
+}
+
 // readNonZero reads count integer elements of size bytes from r and
 // reports which are non-zero: an integer is non-zero exactly when one of
 // its bytes is, whatever the byte order. With known = true (the input is
@@ -500,10 +503,7 @@ func readNonZero(r io.Reader, count int64, size int, known bool) ([]bool, error)
 		k, err := io.ReadFull(r, chunk)
 		got += int64(k)
 		if err != nil {
-			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-				return nil, fmt.Errorf("pixel data truncated: got %d of %d bytes", got, total)
-			}
-			return nil, fmt.Errorf("pixel data: %w (after %d of %d bytes)", err, got, total)
+			return nil, pixelDataError(err, got, total)
 		}
 		base, n := len(mask), len(chunk)/size
 		if cap(mask)-base >= n {

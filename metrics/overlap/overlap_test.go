@@ -77,20 +77,10 @@ func TestConfusionLargeMatchesSerial(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	n := 300001
 	p, g := make([]bool, n), make([]bool, n)
-	var want Counts
 	for i := range p {
 		p[i], g[i] = r.IntN(3) == 0, r.IntN(2) == 0
-		switch {
-		case p[i] && g[i]:
-			want.TP++
-		case p[i]:
-			want.FP++
-		case g[i]:
-			want.FN++
-		default:
-			want.TN++
-		}
 	}
+	want := directCounts(p, g)
 	got, err := Confusion(p, g)
 	if err != nil || got != want {
 		t.Fatalf("Confusion %+v %v, want %+v", got, err, want)
@@ -117,23 +107,31 @@ func TestConfusionSmallSizes(t *testing.T) {
 	for n := 0; n <= 40; n++ {
 		for trial := 0; trial < 20; trial++ {
 			p, g := make([]bool, n), make([]bool, n)
-			var want Counts
 			for i := range p {
 				p[i], g[i] = r.IntN(2) == 0, r.IntN(2) == 0
-				switch {
-				case p[i] && g[i]:
-					want.TP++
-				case p[i]:
-					want.FP++
-				case g[i]:
-					want.FN++
-				default:
-					want.TN++
-				}
 			}
+			want := directCounts(p, g)
 			if got, err := Confusion(p, g); err != nil || got != want {
 				t.Fatalf("n %d: %+v, want %+v (%v)", n, got, want, err)
 			}
 		}
 	}
+}
+
+// directCounts counts the confusion matrix one voxel at a time.
+func directCounts(p, g []bool) Counts {
+	var c Counts
+	for i := range p {
+		switch {
+		case p[i] && g[i]:
+			c.TP++
+		case p[i]:
+			c.FP++
+		case g[i]:
+			c.FN++
+		default:
+			c.TN++
+		}
+	}
+	return c
 }
