@@ -47,6 +47,7 @@ fi
 # minimum of COUNT runs is, instead of one cold run
 rows=(
   "usenhance|./internal/challenges/usenhance|^BenchmarkGrade300x512$|18.0|private|submission|usenhance|300 pairs of 512x512 PNG"
+  "usenhance-fan|./internal/challenges/usenhance|^BenchmarkGrade300x512Fan$|-|private|submission|usenhance|300 pairs of 512x512 PNG, sector scans (black surround)"
   "dentex|./internal/challenges/dentex|^BenchmarkGrade1000$|5.0|private|submission|dentex|1000 images, 3 truth + 20 predicted boxes each"
   "puma-tissue|./internal/challenges/puma|^BenchmarkGrade100$/^tissue$|30.0|data/priv|data/sub|puma-track1-task1|100 ROIs, tissue masks 1024x1024 (track 1)"
   "puma-nuclei|./internal/challenges/puma|^BenchmarkGrade100$/^nuclei$|14.7|data/priv|data/sub|puma-track2-task2|100 ROIs, ~100 nuclei each (track 2)"

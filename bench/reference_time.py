@@ -45,6 +45,7 @@ T_START = time.perf_counter()
 # instead of timing a grader that does not grade.
 CHALLENGES = {
     "usenhance": ("usenhance", ["skimage", "cv2", "PIL"]),
+    "usenhance-fan": ("usenhance", ["skimage", "cv2", "PIL"]),
     "dentex": ("dentex", ["pycocotools"]),
     "puma-tissue": ("puma-track1-task1", ["PIL"]),
     "puma-nuclei": ("puma-track2-task2", []),

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rexmle/rexmle/internal/challenge"
+	"github.com/rexmle/rexmle/internal/challenge/challengetest"
 	"github.com/rexmle/rexmle/metrics/imageio"
 	"github.com/rexmle/rexmle/metrics/quality"
 	"github.com/rexmle/rexmle/metrics/volume"
@@ -144,7 +145,7 @@ func BenchmarkGrade300x512CPU(b *testing.B) { benchGrade300(b, writeSpeckle) }
 
 func benchGrade300(b *testing.B, write func(*testing.B, string, int, int, *rand.Rand, float64)) {
 	n := benchCount()
-	priv, sub := b.TempDir(), b.TempDir()
+	priv, sub := challengetest.BenchDirs(b)
 	r := rand.New(rand.NewPCG(1, 2))
 	var ans, rows [][]string
 	for i := 0; i < n; i++ {
