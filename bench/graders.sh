@@ -13,6 +13,18 @@
 #     graders' values are printed side by side. Needs a Python with the
 #     reference's modules (REXMLE_PYTHON); a challenge whose modules are
 #     missing is reported as such.
+#     Modules Debian lacks can be built from their sources without pip and
+#     put on PYTHONPATH (outside this repository), e.g. with python3-dev,
+#     cython3, g++ and python3-matplotlib installed:
+#       pycocotools (DENTEX): cocodataset/cocoapi, PythonAPI/, run
+#         `python3 setup.py build_ext --inplace`; with numpy >= 1.24 replace
+#         np.float by float in pycocotools/cocoeval.py (as pycocotools 2.0.8 does);
+#       cc3d (ISLES'22): seung-lab/connected-components-3d at tag 3.19.0,
+#         `cython3 -3 --cplus cc3d/fastcc3d.pyx`, then compile fastcc3d.cpp
+#         with g++ -O3 -std=c++17 -shared -fPIC and the numpy and Python
+#         include folders into a top-level fastcc3d module beside cc3d/;
+#       surface_distance (PANTHER): google-deepmind/surface-distance as is
+#         (PANTHER also needs SimpleITK, which has no such route).
 #   - unset: our time beside the reference times typed in from issue 15
 #     (someone else's measurements on other data, 2 cores), as before.
 #
