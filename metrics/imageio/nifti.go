@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"sync"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/rexmle/rexmle/metrics/volume"
@@ -117,7 +118,23 @@ type NIfTIMask struct {
 	// FirstNonFinite is the index of the first NaN or infinite sample in
 	// storage order, −1 when there is none.
 	FirstNonFinite int
+	// Header is the image's header.
+	Header *NIfTIHeader
 }
+
+// Release hands NonZero back for the next ReadNIfTIMask to reuse; neither
+// m.NonZero nor any slice of it may be used afterwards. Calling it is
+// optional (a mask not released is collected as usual).
+func (m *NIfTIMask) Release() {
+	if m.NonZero != nil {
+		buf := m.NonZero[:0]
+		maskPool.Put(&buf)
+		m.NonZero = nil
+	}
+}
+
+// maskPool keeps released masks (see NIfTIMask.Release).
+var maskPool sync.Pool
 
 // ReadNIfTIMask reads a NIfTI image as ReadNIfTI does but keeps only which
 // samples are non-zero. Unscaled integer samples are tested byte by byte as
@@ -186,16 +203,44 @@ func ReadNIfTIHeaderFile(path string) (*NIfTIHeader, error) {
 }
 
 func niftiStream(r io.Reader, gz bool) (io.Reader, func(), error) {
-	br := bufio.NewReaderSize(r, 1<<16)
-	if !gz {
-		return br, func() {}, nil
+	br, _ := bufioPool.Get().(*bufio.Reader)
+	if br == nil {
+		br = bufio.NewReaderSize(r, 1<<16)
+	} else {
+		br.Reset(r)
 	}
-	zr, err := gzip.NewReader(br)
+	release := func() {
+		br.Reset(nil)
+		bufioPool.Put(br)
+	}
+	if !gz {
+		return br, release, nil
+	}
+	zr, _ := gzipPool.Get().(*gzip.Reader)
+	var err error
+	if zr == nil {
+		zr, err = gzip.NewReader(br)
+	} else {
+		err = zr.Reset(br)
+	}
 	if err != nil {
+		release()
 		return nil, nil, fmt.Errorf("nifti: gzip: %w", err)
 	}
-	return zr, func() { zr.Close() }, nil
+	return zr, func() {
+		zr.Close()
+		gzipPool.Put(zr)
+		release()
+	}, nil
 }
+
+// bufioPool and gzipPool keep the 64 KiB read buffers and the gzip readers
+// (with their inflate tables and window) of NIfTI streams for the next one:
+// a grade reads two volumes per case.
+var (
+	bufioPool sync.Pool
+	gzipPool  sync.Pool
+)
 
 // readNIfTIHeader reads and validates the header; it returns the header and
 // the number of bytes consumed from r.
@@ -451,7 +496,7 @@ func readNIfTIData(r io.Reader, h *NIfTIHeader, consumed int64, o Options, orig 
 		}
 		v := &volume.Volume{DType: h.DType, Channels: 1}
 		niftiGeometry(v, h, shape)
-		return v, &NIfTIMask{NonZero: mask, FirstNonFinite: -1}, nil
+		return v, &NIfTIMask{NonZero: mask, FirstNonFinite: -1, Header: h}, nil
 	}
 	data, err := readSamples(r, count, h.DType, bo, known)
 	if err != nil {
@@ -472,7 +517,7 @@ func readNIfTIData(r io.Reader, h *NIfTIHeader, consumed int64, o Options, orig 
 	if !maskOnly {
 		return v, nil, nil
 	}
-	m := &NIfTIMask{NonZero: make([]bool, len(v.Data)), FirstNonFinite: -1}
+	m := &NIfTIMask{NonZero: make([]bool, len(v.Data)), FirstNonFinite: -1, Header: h}
 	for i, x := range v.Data {
 		if m.FirstNonFinite < 0 && (math.IsNaN(x) || math.IsInf(x, 0)) {
 			m.FirstNonFinite = i

@@ -116,3 +116,41 @@ func boolInt(b bool) int {
 	}
 	return 0
 }
+
+// TestNIfTIMaskReleaseReuse: a released mask's memory comes back cleared:
+// a mask of zeros read after a released mask of ones is all false.
+func TestNIfTIMaskReleaseReuse(t *testing.T) {
+	g := volume.NewGrid(9, 8, 7)
+	ones, zeros := volume.New(g, volume.Uint8), volume.New(g, volume.Uint8)
+	for i := range ones.Data {
+		ones.Data[i] = 1
+	}
+	read := func(v *volume.Volume) *NIfTIMask {
+		var b bytes.Buffer
+		if err := WriteNIfTI(&b, v, volume.Uint8, true); err != nil {
+			t.Fatal(err)
+		}
+		m, err := ReadNIfTIMask(bytes.NewReader(b.Bytes()), true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	for round := 0; round < 3; round++ {
+		a := read(ones)
+		if a.Header == nil || a.Header.Dim[0] != 3 {
+			t.Fatalf("header %+v", a.Header)
+		}
+		a.Release()
+		if a.NonZero != nil {
+			t.Fatal("Release kept NonZero")
+		}
+		b := read(zeros)
+		for i, x := range b.NonZero {
+			if x {
+				t.Fatalf("round %d: voxel %d of a zero image is true after a reuse", round, i)
+			}
+		}
+		b.Release()
+	}
+}

@@ -493,7 +493,18 @@ func readNonZero(r io.Reader, count int64, size int, known bool) ([]bool, error)
 	total := count * int64(size)
 	var mask []bool
 	if known {
-		mask = make([]bool, count)[:0] // zeroed once; the appends below only extend it
+		// Zeroed once (a released mask, or a new one); the appends below
+		// only extend it.
+		if p, ok := maskPool.Get().(*[]bool); ok && int64(cap(*p)) >= count {
+			mask = (*p)[:count]
+			clear(mask)
+		} else {
+			if ok {
+				maskPool.Put(p)
+			}
+			mask = make([]bool, count)
+		}
+		mask = mask[:0]
 	}
 	buf := make([]byte, min(int64(1<<16), total))
 	buf = buf[:len(buf)/size*size]

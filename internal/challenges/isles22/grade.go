@@ -112,19 +112,19 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 // gradeRow loads one GT mask and its prediction and scores them.
 func gradeRow(privateDir, submissionDir, gtRel string, row medseg.Row, mode challenge.Mode) (CaseScores, string, error) {
 	gtFile := filepath.Join(privateDir, filepath.FromSlash(gtRel))
-	gh, err := imageio.ReadNIfTIHeaderFile(gtFile)
-	if err != nil {
-		return CaseScores{}, "", fmt.Errorf("read answer %s: %w", gtRel, err)
-	}
 	gt, err := imageio.ReadNIfTIMaskFile(gtFile)
 	if err != nil {
 		return CaseScores{}, "", fmt.Errorf("read answer %s: %w", gtRel, err)
 	}
+	defer gt.Release()
+	gh := gt.Header
 	truth := gt.NonZero // astype(bool), as the reference
-	pred, pg, err := loadPrediction(submissionDir, row, gt.Grid, int(gh.Dim[0]))
+	pm, err := loadPrediction(submissionDir, row, gt.Grid, int(gh.Dim[0]))
 	if err != nil {
 		return CaseScores{}, "", err
 	}
+	defer pm.Release()
+	pred, pg := pm.NonZero, pm.Grid
 	note := ""
 	if !pg.SameShape(gt.Grid) {
 		if mode == challenge.Official {
@@ -144,40 +144,40 @@ func gradeRow(privateDir, submissionDir, gtRel string, row medseg.Row, mode chal
 }
 
 // loadPrediction reads a prediction NIfTI named by a submission row, with
-// its allocation bounded relative to the GT, and returns its non-zero mask.
-func loadPrediction(submissionDir string, row medseg.Row, gt volume.Grid, gtRank int) ([]bool, volume.Grid, error) {
+// its allocation bounded relative to the GT, as a mask of its non-zero
+// voxels.
+func loadPrediction(submissionDir string, row medseg.Row, gt volume.Grid, gtRank int) (*imageio.NIfTIMask, error) {
 	f, err := challenge.OpenInside(submissionDir, row.Path, colPath)
 	if err != nil {
-		return nil, volume.Grid{}, err
+		return nil, err
 	}
 	defer f.Close()
 	lower := strings.ToLower(row.Path)
 	if !strings.HasSuffix(lower, ".nii.gz") && !strings.HasSuffix(lower, ".nii") {
-		return nil, volume.Grid{}, challenge.Invalidf(row.Path, colPath, "row %d (%s): want a NIfTI file (.nii.gz or .nii)", row.Line, row.ID)
+		return nil, challenge.Invalidf(row.Path, colPath, "row %d (%s): want a NIfTI file (.nii.gz or .nii)", row.Line, row.ID)
 	}
 	gz := strings.HasSuffix(lower, ".gz")
 	h, err := imageio.ReadNIfTIHeader(f, gz)
 	if err != nil {
-		return nil, volume.Grid{}, challenge.Invalidf(row.Path, "header", "row %d (%s): not a readable NIfTI file: %v", row.Line, row.ID, err)
+		return nil, challenge.Invalidf(row.Path, "header", "row %d (%s): not a readable NIfTI file: %v", row.Line, row.ID, err)
 	}
 	if int(h.Dim[0]) != gtRank {
-		return nil, volume.Grid{}, challenge.Invalidf(row.Path, "dim", "row %d (%s): image has %d dimensions, want %d like the reference mask", row.Line, row.ID, h.Dim[0], gtRank)
+		return nil, challenge.Invalidf(row.Path, "dim", "row %d (%s): image has %d dimensions, want %d like the reference mask", row.Line, row.ID, h.Dim[0], gtRank)
 	}
 	if _, err := f.Seek(0, 0); err != nil {
-		return nil, volume.Grid{}, fmt.Errorf("rewind %s: %w", row.Path, err)
+		return nil, fmt.Errorf("rewind %s: %w", row.Path, err)
 	}
 	// Allow generous resizing room but never more than 64× the GT's decoded size (min 256 MiB).
 	limit := max(int64(gt.Len())*8*64, 256<<20)
 	m, err := imageio.ReadNIfTIMask(f, gz, imageio.Options{MaxBytes: limit})
 	if err != nil {
-		return nil, volume.Grid{}, challenge.Invalidf(row.Path, "data", "row %d (%s): cannot read the mask: %v", row.Line, row.ID, err)
+		return nil, challenge.Invalidf(row.Path, "data", "row %d (%s): cannot read the mask: %v", row.Line, row.ID, err)
 	}
 	if m.NumChannels() != 1 {
-		return nil, volume.Grid{}, challenge.Invalidf(row.Path, "data", "row %d (%s): %d channels, want a single-channel mask", row.Line, row.ID, m.NumChannels())
+		return nil, challenge.Invalidf(row.Path, "data", "row %d (%s): %d channels, want a single-channel mask", row.Line, row.ID, m.NumChannels())
 	}
 	if i := m.FirstNonFinite; i >= 0 {
-		return nil, volume.Grid{}, challenge.Invalidf(row.Path, "data", "row %d (%s): voxel %d is not finite; masks must be finite", row.Line, row.ID, i)
+		return nil, challenge.Invalidf(row.Path, "data", "row %d (%s): voxel %d is not finite; masks must be finite", row.Line, row.ID, i)
 	}
-	mask := m.NonZero
-	return mask, m.Grid, nil
+	return m, nil
 }
