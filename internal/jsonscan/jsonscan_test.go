@@ -114,3 +114,31 @@ func TestStrReportsEscapes(t *testing.T) {
 		}
 	}
 }
+
+// TestWSMatchesByteLoop: WS stops where a one-byte-at-a-time loop stops,
+// from every start of random mixtures of white space and other bytes
+// (control bytes, UTF-8, the white-space bytes' neighbours).
+func TestWSMatchesByteLoop(t *testing.T) {
+	r := rand.New(rand.NewPCG(6, 9))
+	alphabet := []byte{' ', ' ', ' ', ' ', '\t', '\n', '\n', '\r', 0x0b, 0x0c, 0x1f, '!', 0x00, 0x80, 0xa0, 0xff, '"', '1', 0x8a, 0x89}
+	for trial := 0; trial < 3000; trial++ {
+		b := make([]byte, r.IntN(40))
+		for i := range b {
+			b[i] = alphabet[r.IntN(len(alphabet))]
+			if r.IntN(3) > 0 {
+				b[i] = ' '
+			}
+		}
+		for start := 0; start <= len(b); start++ {
+			want := start
+			for want < len(b) && (b[want] == ' ' || b[want] == '\t' || b[want] == '\n' || b[want] == '\r') {
+				want++
+			}
+			l := Lexer{B: b, I: start}
+			l.WS()
+			if l.I != want {
+				t.Fatalf("%q from %d: WS stopped at %d, want %d", b, start, l.I, want)
+			}
+		}
+	}
+}
