@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"sync"
+
+	"github.com/rexmle/rexmle/metrics/num"
 )
 
 // Gray8 is an 8-bit grey image (PIL mode "L"): W columns, H rows,
@@ -381,8 +383,12 @@ func SSIM8(a, b Gray8, opt SSIMOptions) (float64, error) {
 	r := size / 2
 	// Column sums of the current output row's window, per plane x, y, x²,
 	// y², xy.
-	sums := make([]int32, 5*w)
-	sx, sy, sxx, syy, sxy := sums[:w], sums[w:2*w], sums[2*w:3*w], sums[3*w:4*w], sums[4*w:]
+	// Planes ss apart: a stride that is not a multiple of 1 KiB keeps the
+	// kernel's loads of one plane from matching the low address bits of
+	// its stores to another (4K aliasing, a false dependency).
+	ss := aliasFree(w, 4)
+	sums := make([]int32, 5*ss)
+	sx, sy, sxx, syy, sxy := sums[:w], sums[ss:ss+w], sums[2*ss:2*ss+w], sums[3*ss:3*ss+w], sums[4*ss:4*ss+w]
 	rowAt := func(k int) ([]uint8, []uint8) {
 		y := reflectIndex(k, h)
 		return a.Pix[y*w : y*w+w], b.Pix[y*w : y*w+w]
@@ -423,10 +429,11 @@ func SSIM8(a, b Gray8, opt SSIMOptions) (float64, error) {
 	c1 := float32((o.K1 * rng) * (o.K1 * rng))
 	c2 := float32((o.K2 * rng) * (o.K2 * rng))
 	pad := (size - 1) / 2
-	vals := getF64((w - 2*pad) * (h - 2*pad))[:0]
-	defer func() { putF64(vals) }()
-	vec := ssim8Vector
+	// The map values, summed in numpy's order a chunk at a time.
 	cw := w - 2*pad // cropped width
+	acc := chunkSum64{buf: getF32(num.NumpyBuffer + cw)[:0]}
+	defer func() { putF32(acc.buf) }()
+	vec := ssim8Vector
 	for y := 0; y < h; y++ {
 		emit := y >= pad && y < h-pad // else cropped: only the column sums move on
 		ia, ib := rowAt(y + r)
@@ -442,7 +449,7 @@ func SSIM8(a, b Gray8, opt SSIMOptions) (float64, error) {
 				flag = 1
 			}
 			if c0 > 0 {
-				ssimCols8(&ia[0], &ib[0], &oa[0], &ob[0], &sums[0], c0, w, &ext[r], es, float32(size), flag)
+				ssimCols8(&ia[0], &ib[0], &oa[0], &ob[0], &sums[0], c0, ss, &ext[r], es, float32(size), 1/float32(size), flag)
 			}
 		}
 		if y > 0 {
@@ -492,6 +499,7 @@ func SSIM8(a, b Gray8, opt SSIMOptions) (float64, error) {
 		rx, ry, rxx, ryy, rxy := ux[pad:w-pad], uy[pad:w-pad], uxx[pad:w-pad], uyy[pad:w-pad], uxy[pad:w-pad]
 		ry, rxx, ryy, rxy = ry[:len(rx)], rxx[:len(rx)], ryy[:len(rx)], rxy[:len(rx)]
 		i0 := 0
+		vals := acc.buf
 		if vec && cw >= 8 {
 			i0 = cw &^ 7
 			n := len(vals)
@@ -508,10 +516,25 @@ func SSIM8(a, b Gray8, opt SSIMOptions) (float64, error) {
 			a2 := float32(float32(2*vxy) + c2)
 			b1 := float32(float32(mxx+myy) + c1)
 			b2 := float32(float32(vx+vy) + c2)
-			vals = append(vals, float64(float32(float32(a1*a2)/float32(b1*b2))))
+			vals = append(vals, float32(float32(a1*a2)/float32(b1*b2)))
 		}
+		acc.buf = vals
+		acc.flush(false)
 	}
-	return pairwiseSum64(vals) / float64(len(vals)), nil
+	acc.flush(true)
+	return acc.total / float64(acc.n), nil
+}
+
+// aliasFree returns a plane stride of at least n elements of size bytes
+// whose byte length is an odd multiple of 64 (a cache line), so that
+// same-offset accesses to the planes differ in address bits 6 … 11.
+func aliasFree(n, size int) int {
+	per := 64 / size
+	m := (n + per - 1) / per
+	if m%2 == 0 {
+		m++
+	}
+	return m * per
 }
 
 // rowPass5 is the second (row) pass of SSIM8 on five extended rows (ext,

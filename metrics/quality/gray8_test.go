@@ -279,6 +279,39 @@ func TestPairwiseFast(t *testing.T) {
 	}
 }
 
+// TestChunkSum64: float32 values added to chunkSum64 in pieces of random
+// lengths (up to a row of 600) sum to num.Sum of their float64 values, bit
+// for bit, with the vector leaves and without, on lengths around the leaf
+// and chunk sizes.
+func TestChunkSum64(t *testing.T) {
+	saved := ssim8Vector
+	defer func() { ssim8Vector = saved }()
+	rng := rand.New(rand.NewPCG(4, 4))
+	for _, n := range []int{1, 7, 8, 9, 100, 128, 129, 1000, 8191, 8192, 8193, 16384, 20000, 70001, 256036} {
+		x := make([]float32, n)
+		x64 := make([]float64, n)
+		for i := range x {
+			x[i] = float32((rng.Float64() - 0.3) * math.Ldexp(1, rng.IntN(40)-20))
+			x64[i] = float64(x[i])
+		}
+		want := num.Sum(x64)
+		for _, vec := range []bool{true, false} {
+			ssim8Vector = saved && vec
+			s := chunkSum64{buf: make([]float32, 0, num.NumpyBuffer+600)}
+			for i := 0; i < n; {
+				m := min(n-i, 1+rng.IntN(600))
+				s.buf = append(s.buf, x[i:i+m]...)
+				s.flush(false)
+				i += m
+			}
+			s.flush(true)
+			if s.n != n || math.Float64bits(s.total) != math.Float64bits(want) {
+				t.Errorf("n=%d vector %v: chunkSum64 %v over %d values, num.Sum %v", n, ssim8Vector, s.total, s.n, want)
+			}
+		}
+	}
+}
+
 // TestPSNR8Large: the vector sum of squared differences agrees with the
 // scalar loop and the float path on images of more than one 2^18-sample
 // chunk whose samples are at the extremes (the largest lane sums), with

@@ -3,25 +3,35 @@
 // AVX2 kernels of SSIM8 (see gray8.go); every operation is the exact IEEE
 // one the Go code performs, lane by lane.
 
-// EMIT turns eight int32 column sums S in Y(src) into float32(S/size)
-// (float32 size in Y15), which is float32(float64(S)·inv) (see SSIM8), and
-// stores them widened to float64 at addr and addr2 (four each).
+// EMIT turns eight int32 column sums S in Y(src) into float32(S/size),
+// which is float32(float64(S)·inv) (see SSIM8), and stores them widened to
+// float64 at addr and addr2 (four each). The quotient is formed without a
+// division: q0 = S·rinv (rinv = float32(1/size) in Y13), the exact
+// remainder r = S − q0·size (size in Y15) by one fused operation, then
+// q0 + r·rinv rounded once; for every size up to maxWin8 and every 8-bit
+// column sum this is the correctly rounded quotient (TestColsQuotient
+// checks them all).
 #define EMIT(src, addr, addr2) \
 	VCVTDQ2PS src, Y8; \
-	VDIVPS Y15, Y8, Y8; \
-	VCVTPS2PD X8, Y9; \
-	VEXTRACTF128 $1, Y8, X8; \
-	VCVTPS2PD X8, Y8; \
-	VMOVUPD Y9, addr; \
-	VMOVUPD Y8, addr2
+	VMULPS Y13, Y8, Y9; \
+	VFNMADD231PS Y15, Y9, Y8; \
+	VFMADD231PS Y13, Y8, Y9; \
+	VCVTPS2PD X9, Y8; \
+	VEXTRACTF128 $1, Y9, X9; \
+	VCVTPS2PD X9, Y9; \
+	VMOVUPD Y8, addr; \
+	VMOVUPD Y9, addr2
 
-// func ssimCols8(ia, ib, oa, ob *uint8, sums *int32, n, w int, ext *float64, es int, size float32, emit int)
+// func ssimCols8(ia, ib, oa, ob *uint8, sums *int32, n, w int, ext *float64, es int, size, rinv float32, emit int)
 //
 // For the first n columns (n a multiple of 8) of the five column-sum planes
 // x, y, x², y², xy (sums, planes w int32 apart): add the entering rows ia
 // (x) and ib (y), subtract the leaving rows oa and ob; when emit ≠ 0, write
 // float32(S/size) of each new sum, widened to float64, to the five ext
-// planes (es float64 apart).
+// planes (es float64 apart). The differences come from VPMADDWD on the
+// entering and leaving samples interleaved as words: with A = (p, l, …),
+// C = (q, lq, …) and A', C' their odd words negated, A·(1, −1) = p − l,
+// A·A' = p² − l², C·C' = q² − lq², A·C' = pq − l·lq (exact: |·| < 2^16).
 TEXT ·ssimCols8(SB), NOSPLIT, $0-88
 	MOVQ ia+0(FP), AX
 	MOVQ ib+8(FP), BX
@@ -35,20 +45,30 @@ TEXT ·ssimCols8(SB), NOSPLIT, $0-88
 	MOVQ es+64(FP), R12
 	SHLQ $3, R12               // plane stride of ext, bytes
 	VBROADCASTSS size+72(FP), Y15
+	VBROADCASTSS rinv+76(FP), Y13
 	MOVQ emit+80(FP), R11
+	MOVL $0xffff0001, R10      // words (1, −1)
+	MOVQ R10, X14
+	VPBROADCASTD X14, Y14
 	XORQ R9, R9                // column
 
 cols:
 	CMPQ R9, CX
 	JGE  colsdone
-	VPMOVZXBD (AX)(R9*1), Y0   // p
-	VPMOVZXBD (BX)(R9*1), Y1   // q
-	VPMOVZXBD (DX)(R9*1), Y2   // l
-	VPMOVZXBD (SI)(R9*1), Y3   // lq
+	VMOVQ (AX)(R9*1), X0       // p
+	VMOVQ (DX)(R9*1), X2       // l
+	VPUNPCKLBW X2, X0, X0
+	VPMOVZXBW X0, Y0           // A = (p, l) words
+	VMOVQ (BX)(R9*1), X1       // q
+	VMOVQ (SI)(R9*1), X3       // lq
+	VPUNPCKLBW X3, X1, X1
+	VPMOVZXBW X1, Y1           // C = (q, lq)
+	VPSIGNW Y14, Y0, Y2        // A'
+	VPSIGNW Y14, Y1, Y3        // C'
 	LEAQ (R8)(R9*4), R10       // &sums plane 0 [c]
 	LEAQ (DI)(R9*8), R14       // &ext plane 0 [c]
 
-	VPSUBD Y2, Y0, Y4
+	VPMADDWD Y14, Y0, Y4       // p − l
 	VPADDD (R10), Y4, Y4
 	VMOVDQU Y4, (R10)
 	TESTQ R11, R11
@@ -57,7 +77,7 @@ cols:
 s1:
 	ADDQ R13, R10
 	ADDQ R12, R14
-	VPSUBD Y3, Y1, Y4
+	VPMADDWD Y14, Y1, Y4       // q − lq
 	VPADDD (R10), Y4, Y4
 	VMOVDQU Y4, (R10)
 	TESTQ R11, R11
@@ -66,9 +86,7 @@ s1:
 s2:
 	ADDQ R13, R10
 	ADDQ R12, R14
-	VPMULLD Y0, Y0, Y4
-	VPMULLD Y2, Y2, Y5
-	VPSUBD Y5, Y4, Y4
+	VPMADDWD Y2, Y0, Y4        // p² − l²
 	VPADDD (R10), Y4, Y4
 	VMOVDQU Y4, (R10)
 	TESTQ R11, R11
@@ -77,9 +95,7 @@ s2:
 s3:
 	ADDQ R13, R10
 	ADDQ R12, R14
-	VPMULLD Y1, Y1, Y4
-	VPMULLD Y3, Y3, Y5
-	VPSUBD Y5, Y4, Y4
+	VPMADDWD Y3, Y1, Y4        // q² − lq²
 	VPADDD (R10), Y4, Y4
 	VMOVDQU Y4, (R10)
 	TESTQ R11, R11
@@ -88,9 +104,7 @@ s3:
 s4:
 	ADDQ R13, R10
 	ADDQ R12, R14
-	VPMULLD Y1, Y0, Y4
-	VPMULLD Y3, Y2, Y5
-	VPSUBD Y5, Y4, Y4
+	VPMADDWD Y3, Y0, Y4        // pq − l·lq
 	VPADDD (R10), Y4, Y4
 	VMOVDQU Y4, (R10)
 	TESTQ R11, R11
@@ -236,10 +250,10 @@ planedone:
 	VZEROUPPER
 	RET
 
-// func ssimMap8(ux, uy, uxx, uyy, uxy *float32, n int, dst *float64, cov, c1, c2 float32)
+// func ssimMap8(ux, uy, uxx, uyy, uxy *float32, n int, dst *float32, cov, c1, c2 float32)
 //
 // For i in [0, n) (n a multiple of 8): the SSIM map value of SSIM8 in
-// float32, widened to float64 into dst[i].
+// float32 into dst[i].
 TEXT ·ssimMap8(SB), NOSPLIT, $0-68
 	MOVQ ux+0(FP), AX
 	MOVQ uy+8(FP), BX
@@ -282,11 +296,7 @@ mapl:
 	VMULPS Y9, Y8, Y8
 	VMULPS Y11, Y10, Y10
 	VDIVPS Y10, Y8, Y8         // S = (a1·a2)/(b1·b2)
-	VCVTPS2PD X8, Y9
-	VEXTRACTF128 $1, Y8, X8
-	VCVTPS2PD X8, Y8
-	VMOVUPD Y9, (DI)(R9*8)
-	VMOVUPD Y8, 32(DI)(R9*8)
+	VMOVUPS Y8, (DI)(R9*4)
 	ADDQ $8, R9
 	JMP  mapl
 
@@ -427,6 +437,32 @@ ls64:
 	ADDQ $8, AX
 	JMP  ls64
 ls64done:
+	VMOVUPD Y0, (DI)
+	VMOVUPD Y1, 32(DI)
+	VZEROUPPER
+	RET
+
+// func laneSums32to64(x *float32, n int, r *[8]float64)
+//
+// laneSums64 of float32 values, each widened to float64 (exactly) before it
+// is added.
+TEXT ·laneSums32to64(SB), NOSPLIT, $0-24
+	MOVQ x+0(FP), SI
+	MOVQ n+8(FP), CX
+	MOVQ r+16(FP), DI
+	VCVTPS2PD (SI), Y0
+	VCVTPS2PD 16(SI), Y1
+	MOVQ $8, AX
+lw:
+	CMPQ AX, CX
+	JGE  lwdone
+	VCVTPS2PD (SI)(AX*4), Y2
+	VCVTPS2PD 16(SI)(AX*4), Y3
+	VADDPD Y2, Y0, Y0
+	VADDPD Y3, Y1, Y1
+	ADDQ $8, AX
+	JMP  lw
+lwdone:
 	VMOVUPD Y0, (DI)
 	VMOVUPD Y1, 32(DI)
 	VZEROUPPER

@@ -1,0 +1,44 @@
+package quality
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// speckle8 returns a w×h 8-bit pair of speckled texture (the USenhance
+// benchmark's kind of frame).
+func speckle8(w, h int, seed uint64) (Gray8, Gray8) {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	a := Gray8{W: w, H: h, Pix: make([]uint8, w*h)}
+	b := Gray8{W: w, H: h, Pix: make([]uint8, w*h)}
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			base := 110 + 50*math.Sin(0.02*float64(x))*math.Cos(0.03*float64(y))
+			e := base * (1 + 0.2*rng.NormFloat64())
+			t := 0.9*base*(1+0.2*rng.NormFloat64()) + 3
+			a.Pix[y*w+x] = uint8(math.Max(1, math.Min(255, math.Round(e))))
+			b.Pix[y*w+x] = uint8(math.Max(1, math.Min(255, math.Round(t))))
+		}
+	}
+	return a, b
+}
+
+func BenchmarkSSIM8x512(b *testing.B) {
+	e, t := speckle8(512, 512, 1)
+	opt := SSIMOptions{DataRange: JointRange8(e, t), Float32: true}
+	for b.Loop() {
+		if _, err := SSIM8(e, t, opt); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkLNCC8x512(b *testing.B) {
+	e, t := speckle8(512, 512, 1)
+	for b.Loop() {
+		if _, err := LNCC8(e, t, 11); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
