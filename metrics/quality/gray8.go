@@ -134,6 +134,23 @@ func normParams8(lo, hi uint8) (flo, d float32) {
 	return flo, float32(float64(float32(hi)-flo) + 1e-8)
 }
 
+// markstein8 reports whether, for every sample value v ≥ lo, the quotient
+// x/d (x = float32(v) − float32(lo), r = float32(1/d)) formed as q0 = x·r,
+// then q0 + (x − q0·d)·r with each fused multiply-add rounded once, is
+// lut[v], the float32 division's value.
+func markstein8(lo uint8, d, r float32, lut *[256]float32) bool {
+	flo := float32(lo)
+	for v := int(lo); v < 256; v++ {
+		x := float32(v) - flo
+		q0 := float32(x * r)
+		e := fma32(fma32(-q0, d, x), r, q0)
+		if math.Float32bits(e) != math.Float32bits(lut[v]) {
+			return false
+		}
+	}
+	return true
+}
+
 // LNCC8 is LNCC(a.Image(), b.Image(), win), bit for bit. The normalised
 // samples, their squares and products come from 256-entry tables. The five
 // box means are computed by slideBox down the image, lnccBand padded rows
@@ -148,12 +165,16 @@ func LNCC8(a, b Gray8, win int) (float64, error) {
 		return 0, fmt.Errorf("quality: LNCC window %d, want odd and positive", win)
 	}
 	w, h := a.W, a.H
-	n := w * h
 	loA, hiA := minMax8(a.Pix)
 	loB, hiB := minMax8(b.Pix)
 	lutE, lutT := normLUT8(loA, hiA), normLUT8(loB, hiB)
 	loE, dE := normParams8(loA, hiA)
 	loT, dT := normParams8(loB, hiB)
+	rE, rT := 1/dE, 1/dT
+	div := 1 // the vector table step divides unless the product form is exact
+	if markstein8(loA, dE, rE, &lutE) && markstein8(loB, dT, rT, &lutT) {
+		div = 0
+	}
 	var sqE, sqT [256]float32
 	for v := range sqE {
 		sqE[v] = lutE[v] * lutE[v]
@@ -162,7 +183,7 @@ func LNCC8(a, b Gray8, win int) (float64, error) {
 	r := win / 2
 	ew, eh := w+2*r, h+2*r
 	nb := min(lnccBand, eh)
-	s := getLNCC8Scratch(5*nb*ew, 5*win*w, 5*nb*w, n)
+	s := getLNCC8Scratch(5*nb*ew, 5*win*w, 5*nb*w, num.NumpyBuffer+w)
 	defer lncc8Pool.Put(s)
 	band, state, outs := s.band, s.state, s.outs
 	clear(state)
@@ -174,7 +195,13 @@ func LNCC8(a, b Gray8, win int) (float64, error) {
 	spanE, spanT := nonzeroSpans(a, lutE, r), nonzeroSpans(b, lutT, r)
 	k := float32(1 / float64(win*win))
 	vec := ssim8Vector
-	q := s.q[:0]
+	// The padded columns of the reflect border and the ones they copy.
+	border := make([][2]int, 0, 2*r)
+	for c := 0; c < r; c++ {
+		border = append(border, [2]int{c, r + reflect101(c-r, w)}, [2]int{r + w + c, r + reflect101(w+c, w)})
+	}
+	// The q of valid pixels, summed in numpy's order a chunk at a time.
+	acc := chunkSum32{buf: s.q[:0]}
 	const thr = float32(1e-10)
 	var scratch [8]float32
 	for p0 := 0; p0 < eh; p0 += nb {
@@ -190,7 +217,7 @@ func LNCC8(a, b Gray8, win int) (float64, error) {
 			c0 := 0
 			if vec && w >= 8 {
 				c0 = w &^ 7
-				lnccPrep8(&se[0], &st[0], c0, &de[0], &dt[0], &dee[0], &dtt[0], &det[0], loE, dE, loT, dT)
+				lnccPrep8(&se[0], &st[0], c0, &de[0], &dt[0], &dee[0], &dtt[0], &det[0], loE, dE, loT, dT, rE, rT, div)
 			}
 			for c := c0; c < len(se); c++ {
 				ve, vt := se[c], st[c]
@@ -201,9 +228,8 @@ func LNCC8(a, b Gray8, win int) (float64, error) {
 			}
 			for pl := 0; pl < 5; pl++ {
 				row := band[pl*nb*ew+i*ew : pl*nb*ew+i*ew+ew]
-				for c := 0; c < r; c++ {
-					row[c] = row[r+reflect101(c-r, w)]
-					row[r+w+c] = row[r+reflect101(w+c, w)]
+				for _, bc := range border {
+					row[bc[0]] = row[bc[1]]
 				}
 			}
 		}
@@ -224,6 +250,7 @@ func LNCC8(a, b Gray8, win int) (float64, error) {
 			m11, m22, m12 := outs[2*nb*w+o:2*nb*w+o+w], outs[3*nb*w+o:3*nb*w+o+w], outs[4*nb*w+o:4*nb*w+o+w]
 			mu2, m11, m22, m12 = mu2[:len(mu1)], m11[:len(mu1)], m22[:len(mu1)], m12[:len(mu1)]
 			i0 := 0
+			q := acc.buf
 			if vec && w >= 8 {
 				i0 = w &^ 7
 				got := lnccRowQ(&mu1[0], &mu2[0], &m11[0], &m22[0], &m12[0], i0, &q[len(q):cap(q)][0], &scratch[0], thr)
@@ -239,9 +266,12 @@ func LNCC8(a, b Gray8, win int) (float64, error) {
 				s12 := m12[i] - float32(u1*u2)
 				q = append(q, s12/float32(math.Sqrt(float64(s1*s2))))
 			}
+			acc.buf = q
+			acc.flush(false)
 		}
 	}
-	if len(q) == 0 {
+	acc.flush(true)
+	if acc.n == 0 {
 		bp := b.Pix[:len(a.Pix)]
 		for i, v := range a.Pix {
 			e, t := lutE[v], lutT[bp[i]]
@@ -255,7 +285,7 @@ func LNCC8(a, b Gray8, win int) (float64, error) {
 		}
 		return 1, nil
 	}
-	return float64(mean32Fast(q)), nil
+	return float64(acc.total / float32(acc.n)), nil
 }
 
 // lnccBand is the number of padded rows LNCC8 prepares and filters at a

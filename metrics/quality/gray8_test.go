@@ -255,10 +255,13 @@ func TestMinMax8(t *testing.T) {
 	}
 }
 
-// TestPairwiseFast: the vectorised numpy sums give the reference
-// implementations' bits on lengths around the leaf and chunk sizes, with
-// values of mixed magnitude and sign (where the order matters).
+// TestPairwiseFast: the vectorised numpy sums (pairwiseSum64; chunkSum32
+// fed in pieces of random lengths) give the reference implementations'
+// bits on lengths around the leaf and chunk sizes, with values of mixed
+// magnitude and sign (where the order matters).
 func TestPairwiseFast(t *testing.T) {
+	saved := ssim8Vector
+	defer func() { ssim8Vector = saved }()
 	rng := rand.New(rand.NewPCG(3, 3))
 	for _, n := range []int{0, 1, 7, 8, 9, 15, 16, 127, 128, 129, 255, 256, 1000, 8191, 8192, 8193, 20000, 70001} {
 		x := make([]float64, n)
@@ -267,14 +270,23 @@ func TestPairwiseFast(t *testing.T) {
 			x[i] = (rng.Float64() - 0.3) * math.Ldexp(1, rng.IntN(40)-20)
 			y[i] = float32(x[i])
 		}
+		ssim8Vector = saved
 		if got, want := pairwiseSum64(x), num.Sum(x); math.Float64bits(got) != math.Float64bits(want) {
 			t.Errorf("n=%d: pairwiseSum64 %v, num.PairwiseSum %v", n, got, want)
 		}
-		if n == 0 {
-			continue
-		}
-		if got, want := mean32Fast(y), mean32(y); math.Float32bits(got) != math.Float32bits(want) {
-			t.Errorf("n=%d: mean32Fast %v, mean32 %v", n, got, want)
+		for _, vec := range []bool{true, false} {
+			ssim8Vector = saved && vec
+			s := chunkSum32{buf: make([]float32, 0, num.NumpyBuffer+600)}
+			for i := 0; i < n; {
+				m := min(n-i, 1+rng.IntN(600))
+				s.buf = append(s.buf, y[i:i+m]...)
+				s.flush(false)
+				i += m
+			}
+			s.flush(true)
+			if want := num.Sum(y); s.n != n || math.Float32bits(s.total) != math.Float32bits(want) {
+				t.Errorf("n=%d vector %v: chunkSum32 %v over %d values, num.Sum %v", n, ssim8Vector, s.total, s.n, want)
+			}
 		}
 	}
 }

@@ -44,21 +44,8 @@ func pairwise64(a []float64) float64 {
 	return pairwise64(a[:n2]) + pairwise64(a[n2:])
 }
 
-// mean32Fast is mean32 (numpy's float32 mean) with vectorised leaves where
-// ssim8Vector holds.
-func mean32Fast(x []float32) float32 {
-	if !ssim8Vector {
-		return mean32(x)
-	}
-	var total float32
-	for y := x; len(y) > 0; {
-		m := min(len(y), num.NumpyBuffer)
-		total += pairwise32(y[:m])
-		y = y[m:]
-	}
-	return total / float32(len(x))
-}
-
+// pairwise32 is num.PairwiseSum of float32 values with vectorised leaves
+// (ssim8Vector must hold).
 func pairwise32(a []float32) float32 {
 	n := len(a)
 	switch {
@@ -140,4 +127,27 @@ func pairwise64of32(a []float32) float64 {
 	n2 := n / 2
 	n2 -= n2 % 8
 	return pairwise64of32(a[:n2]) + pairwise64of32(a[n2:])
+}
+
+// chunkSum32 is chunkSum64 for numpy's float32 sum (num.Sum of float32
+// values: float32 chunk sums and total), as mean32 takes it.
+type chunkSum32 struct {
+	buf   []float32
+	total float32
+	n     int
+}
+
+// flush sums the full chunks in buf; with all set, the last partial one
+// too.
+func (s *chunkSum32) flush(all bool) {
+	for len(s.buf) >= num.NumpyBuffer || (all && len(s.buf) > 0) {
+		m := min(len(s.buf), num.NumpyBuffer)
+		if ssim8Vector {
+			s.total += pairwise32(s.buf[:m])
+		} else {
+			s.total += num.PairwiseSum(s.buf[:m])
+		}
+		s.n += m
+		s.buf = s.buf[:copy(s.buf, s.buf[m:])]
+	}
 }

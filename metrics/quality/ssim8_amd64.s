@@ -488,12 +488,15 @@ ls32done:
 	VZEROUPPER
 	RET
 
-// func lnccPrep8(a, b *uint8, n int, de, dt, dee, dtt, det *float32, loE, dE, loT, dT float32)
+// func lnccPrep8(a, b *uint8, n int, de, dt, dee, dtt, det *float32, loE, dE, loT, dT, rE, rT float32, div int)
 //
 // LNCC8's normalised samples for i in [0, n) (n a multiple of 8): e =
 // (float32(a[i]) − loE)/dE, t = (float32(b[i]) − loT)/dT, and e·e, t·t,
-// e·t, all float32 (the values of normLUT8's tables).
-TEXT ·lnccPrep8(SB), NOSPLIT, $0-80
+// e·t, all float32 (the values of normLUT8's tables). With div = 0 the
+// quotients x/d are formed as q0 = x·r (r = rE or rT, float32(1/d)), then
+// q0 + (x − q0·d)·r with fused operations, which the caller has checked
+// to give the division's value for every sample value (markstein8).
+TEXT ·lnccPrep8(SB), NOSPLIT, $0-96
 	MOVQ a+0(FP), AX
 	MOVQ b+8(FP), BX
 	MOVQ n+16(FP), CX
@@ -506,7 +509,36 @@ TEXT ·lnccPrep8(SB), NOSPLIT, $0-80
 	VBROADCASTSS dE+68(FP), Y14
 	VBROADCASTSS loT+72(FP), Y13
 	VBROADCASTSS dT+76(FP), Y12
+	VBROADCASTSS rE+80(FP), Y11
+	VBROADCASTSS rT+84(FP), Y10
 	XORQ R9, R9
+	CMPQ div+88(FP), $0
+	JNE  prep
+prepm:
+	CMPQ R9, CX
+	JGE  prepdone
+	VPMOVZXBD (AX)(R9*1), Y0
+	VPMOVZXBD (BX)(R9*1), Y1
+	VCVTDQ2PS Y0, Y0
+	VCVTDQ2PS Y1, Y1
+	VSUBPS Y15, Y0, Y0         // x
+	VSUBPS Y13, Y1, Y1
+	VMULPS Y11, Y0, Y2         // q0
+	VMULPS Y10, Y1, Y3
+	VFNMADD231PS Y14, Y2, Y0   // x − q0·d
+	VFNMADD231PS Y12, Y3, Y1
+	VFMADD132PS Y11, Y2, Y0    // e = q0 + rem·r
+	VFMADD132PS Y10, Y3, Y1    // t
+	VMULPS Y0, Y0, Y2
+	VMULPS Y1, Y1, Y3
+	VMULPS Y1, Y0, Y4
+	VMOVUPS Y0, (DX)(R9*4)
+	VMOVUPS Y1, (SI)(R9*4)
+	VMOVUPS Y2, (DI)(R9*4)
+	VMOVUPS Y3, (R8)(R9*4)
+	VMOVUPS Y4, (R10)(R9*4)
+	ADDQ $8, R9
+	JMP  prepm
 prep:
 	CMPQ R9, CX
 	JGE  prepdone

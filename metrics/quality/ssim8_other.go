@@ -41,7 +41,7 @@ func slide11(rows *float32, stride, nb, phase int, state *float32, sstride int, 
 	panic("quality: no box kernels on this architecture")
 }
 
-func lnccPrep8(a, b *uint8, n int, de, dt, dee, dtt, det *float32, loE, dE, loT, dT float32) {
+func lnccPrep8(a, b *uint8, n int, de, dt, dee, dtt, det *float32, loE, dE, loT, dT, rE, rT float32, div int) {
 	panic("quality: no LNCC kernels on this architecture")
 }
 
