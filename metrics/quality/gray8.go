@@ -1,8 +1,10 @@
 package quality
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
+	"math/bits"
 	"sync"
 
 	"github.com/rexmle/rexmle/metrics/num"
@@ -134,23 +136,6 @@ func normParams8(lo, hi uint8) (flo, d float32) {
 	return flo, float32(float64(float32(hi)-flo) + 1e-8)
 }
 
-// markstein8 reports whether, for every sample value v ≥ lo, the quotient
-// x/d (x = float32(v) − float32(lo), r = float32(1/d)) formed as q0 = x·r,
-// then q0 + (x − q0·d)·r with each fused multiply-add rounded once, is
-// lut[v], the float32 division's value.
-func markstein8(lo uint8, d, r float32, lut *[256]float32) bool {
-	flo := float32(lo)
-	for v := int(lo); v < 256; v++ {
-		x := float32(v) - flo
-		q0 := float32(x * r)
-		e := fma32(fma32(-q0, d, x), r, q0)
-		if math.Float32bits(e) != math.Float32bits(lut[v]) {
-			return false
-		}
-	}
-	return true
-}
-
 // LNCC8 is LNCC(a.Image(), b.Image(), win), bit for bit. The normalised
 // samples, their squares and products come from 256-entry tables. The five
 // box means are computed by slideBox down the image, lnccBand padded rows
@@ -170,11 +155,6 @@ func LNCC8(a, b Gray8, win int) (float64, error) {
 	lutE, lutT := normLUT8(loA, hiA), normLUT8(loB, hiB)
 	loE, dE := normParams8(loA, hiA)
 	loT, dT := normParams8(loB, hiB)
-	rE, rT := 1/dE, 1/dT
-	div := 1 // the vector table step divides unless the product form is exact
-	if markstein8(loA, dE, rE, &lutE) && markstein8(loB, dT, rT, &lutT) {
-		div = 0
-	}
 	var sqE, sqT [256]float32
 	for v := range sqE {
 		sqE[v] = lutE[v] * lutE[v]
@@ -217,7 +197,7 @@ func LNCC8(a, b Gray8, win int) (float64, error) {
 			c0 := 0
 			if vec && w >= 8 {
 				c0 = w &^ 7
-				lnccPrep8(&se[0], &st[0], c0, &de[0], &dt[0], &dee[0], &dtt[0], &det[0], loE, dE, loT, dT, rE, rT, div)
+				lnccPrep8(&se[0], &st[0], c0, &de[0], &dt[0], &dee[0], &dtt[0], &det[0], loE, dE, loT, dT)
 			}
 			for c := c0; c < len(se); c++ {
 				ve, vt := se[c], st[c]
@@ -413,12 +393,8 @@ func SSIM8(a, b Gray8, opt SSIMOptions) (float64, error) {
 	r := size / 2
 	// Column sums of the current output row's window, per plane x, y, x²,
 	// y², xy.
-	// Planes ss apart: a stride that is not a multiple of 1 KiB keeps the
-	// kernel's loads of one plane from matching the low address bits of
-	// its stores to another (4K aliasing, a false dependency).
-	ss := aliasFree(w, 4)
-	sums := make([]int32, 5*ss)
-	sx, sy, sxx, syy, sxy := sums[:w], sums[ss:ss+w], sums[2*ss:2*ss+w], sums[3*ss:3*ss+w], sums[4*ss:4*ss+w]
+	sums := make([]int32, 5*w)
+	sx, sy, sxx, syy, sxy := sums[:w], sums[w:2*w], sums[2*w:3*w], sums[3*w:4*w], sums[4*w:]
 	rowAt := func(k int) ([]uint8, []uint8) {
 		y := reflectIndex(k, h)
 		return a.Pix[y*w : y*w+w], b.Pix[y*w : y*w+w]
@@ -464,6 +440,17 @@ func SSIM8(a, b Gray8, opt SSIMOptions) (float64, error) {
 	acc := chunkSum64{buf: getF32(num.NumpyBuffer + cw)[:0]}
 	defer func() { putF32(acc.buf) }()
 	vec := ssim8Vector
+	// The columns where row y of a or b is non-zero. Where every sample of
+	// both images in an output pixel's window is 0, all five first-pass
+	// values there are +0, the second-pass sums +0, and the map value is
+	// that of zeros; windows of output row y hold rows y−r … y+r.
+	rows := nonzeroColumns(a, b)
+	zrow := getF32(cw) // zmap, the map value of a zero window, cw times
+	defer putF32(zrow)
+	zrow[0] = ssimMapValue(0, 0, 0, 0, 0, covNorm, c1, c2)
+	for n := 1; n < cw; n *= 2 {
+		copy(zrow[n:], zrow[:n])
+	}
 	for y := 0; y < h; y++ {
 		emit := y >= pad && y < h-pad // else cropped: only the column sums move on
 		ia, ib := rowAt(y + r)
@@ -471,15 +458,30 @@ func SSIM8(a, b Gray8, opt SSIMOptions) (float64, error) {
 		if y == 0 {
 			oa, ob = ia, ib // sums already in place: add nothing
 		}
+		// Output columns [ca, cb) can be non-zero; they read first-pass
+		// values of columns [ea, eb) (reflections included: a window
+		// reaching past an edge reflects columns nearer to it).
+		nz := span{w, -1}
+		if emit {
+			for k := y - r; k <= y+r; k++ {
+				nz = nz.union(rows[reflectIndex(k, h)])
+			}
+		}
+		ca, cb, ea, eb := 0, 0, 0, 0
+		if nz.lo <= nz.hi {
+			ca, cb = max(0, nz.lo-r), min(w, nz.hi+r+1)
+			ea, eb = max(0, nz.lo-2*r), min(w, nz.hi+2*r+1)
+		}
 		c0 := 0
 		if vec {
 			c0 = w &^ 7
-			flag := 0
-			if emit {
-				flag = 1
-			}
-			if c0 > 0 {
-				ssimCols8(&ia[0], &ib[0], &oa[0], &ob[0], &sums[0], c0, ss, &ext[r], es, float32(size), 1/float32(size), flag)
+			// Emit whole blocks of 8 over [ea, eb) only.
+			e0, e1 := min(ea&^7, c0), min((eb+7)&^7, c0)
+			for _, part := range [3][3]int{{0, e0, 0}, {e0, e1, 1}, {e1, c0, 0}} {
+				x, n := part[0], part[1]-part[0]
+				if n > 0 {
+					ssimCols8(&ia[x], &ib[x], &oa[x], &ob[x], &sums[x], n, w, &ext[r+x], es, float32(size), part[2])
+				}
 			}
 		}
 		if y > 0 {
@@ -507,15 +509,17 @@ func SSIM8(a, b Gray8, opt SSIMOptions) (float64, error) {
 			}
 		}
 		if vec {
-			n4 := w &^ 3
+			n4 := (cb - ca) &^ 3
 			check := 0
 			if q.check {
 				check = 1
 			}
-			ssimRows4(&ext[0], es, &outs[0], w, n4, size, q.inv, q.s, &pr[0], check)
+			if n4 > 0 {
+				ssimRows4(&ext[ca], es, &outs[ca], w, n4, size, q.inv, q.s, &pr[0], check)
+			}
 			for p := 0; p < 5; p++ {
 				e, d := ext[p*es:p*es+ew], outs[p*w:p*w+w]
-				for i := n4; i < w; i++ {
+				for i := ca + n4; i < cb; i++ {
 					var t float64
 					for _, v := range e[i : i+size] {
 						t += v
@@ -526,28 +530,26 @@ func SSIM8(a, b Gray8, opt SSIMOptions) (float64, error) {
 		} else {
 			rowPass5(ext, es, outs, w, size, q)
 		}
-		rx, ry, rxx, ryy, rxy := ux[pad:w-pad], uy[pad:w-pad], uxx[pad:w-pad], uyy[pad:w-pad], uxy[pad:w-pad]
+		// Cropped columns [m0, m1) are computed, the others are zmap.
+		m0, m1 := min(max(ca-pad, 0), cw), min(max(cb-pad, 0), cw)
+		if m0 >= m1 {
+			m0, m1 = cw, cw
+		}
+		vals := acc.buf
+		vals = append(vals, zrow[:m0]...)
+		rx, ry, rxx, ryy, rxy := ux[pad+m0:pad+m1], uy[pad+m0:pad+m1], uxx[pad+m0:pad+m1], uyy[pad+m0:pad+m1], uxy[pad+m0:pad+m1]
 		ry, rxx, ryy, rxy = ry[:len(rx)], rxx[:len(rx)], ryy[:len(rx)], rxy[:len(rx)]
 		i0 := 0
-		vals := acc.buf
-		if vec && cw >= 8 {
-			i0 = cw &^ 7
+		if vec && len(rx) >= 8 {
+			i0 = len(rx) &^ 7
 			n := len(vals)
 			vals = vals[:n+i0]
 			ssimMap8(&rx[0], &ry[0], &rxx[0], &ryy[0], &rxy[0], i0, &vals[n], covNorm, c1, c2)
 		}
 		for i := i0; i < len(rx); i++ {
-			mx, my := rx[i], ry[i]
-			mxx, myy, mxy := float32(mx*mx), float32(my*my), float32(mx*my)
-			vx := float32(covNorm * float32(rxx[i]-mxx))
-			vy := float32(covNorm * float32(ryy[i]-myy))
-			vxy := float32(covNorm * float32(rxy[i]-mxy))
-			a1 := float32(float32(float32(2*mx)*my) + c1)
-			a2 := float32(float32(2*vxy) + c2)
-			b1 := float32(float32(mxx+myy) + c1)
-			b2 := float32(float32(vx+vy) + c2)
-			vals = append(vals, float32(float32(a1*a2)/float32(b1*b2)))
+			vals = append(vals, ssimMapValue(rx[i], ry[i], rxx[i], ryy[i], rxy[i], covNorm, c1, c2))
 		}
+		vals = append(vals, zrow[m1:]...)
 		acc.buf = vals
 		acc.flush(false)
 	}
@@ -555,16 +557,81 @@ func SSIM8(a, b Gray8, opt SSIMOptions) (float64, error) {
 	return acc.total / float64(acc.n), nil
 }
 
-// aliasFree returns a plane stride of at least n elements of size bytes
-// whose byte length is an odd multiple of 64 (a cache line), so that
-// same-offset accesses to the planes differ in address bits 6 … 11.
-func aliasFree(n, size int) int {
-	per := 64 / size
-	m := (n + per - 1) / per
-	if m%2 == 0 {
-		m++
+// ssimMapValue is the SSIM map value of one pixel from its five
+// second-pass means, in float32 as the reference computes it.
+func ssimMapValue(mx, my, rxx, ryy, rxy, covNorm, c1, c2 float32) float32 {
+	mxx, myy, mxy := float32(mx*mx), float32(my*my), float32(mx*my)
+	vx := float32(covNorm * float32(rxx-mxx))
+	vy := float32(covNorm * float32(ryy-myy))
+	vxy := float32(covNorm * float32(rxy-mxy))
+	a1 := float32(float32(float32(2*mx)*my) + c1)
+	a2 := float32(float32(2*vxy) + c2)
+	b1 := float32(float32(mxx+myy) + c1)
+	b2 := float32(float32(vx+vy) + c2)
+	return float32(float32(a1*a2) / float32(b1*b2))
+}
+
+// nonzeroColumns returns, for each row, the span of columns from the first
+// to the last where a or b is non-zero (lo > hi for a row zero in both).
+func nonzeroColumns(a, b Gray8) []span {
+	w := a.W
+	out := make([]span, a.H)
+	for y := range out {
+		ra, rb := a.Pix[y*w:y*w+w], b.Pix[y*w:y*w+w]
+		lo := min(firstNonzero(ra), firstNonzero(rb))
+		if lo == w {
+			out[y] = span{w, -1}
+			continue
+		}
+		out[y] = span{lo, max(lastNonzero(ra), lastNonzero(rb))}
 	}
-	return m * per
+	return out
+}
+
+// firstNonzero returns the index of the first non-zero byte of p, len(p)
+// if none.
+func firstNonzero(p []uint8) int {
+	i := 0
+	for ; i+32 <= len(p); i += 32 {
+		q := p[i : i+32]
+		if binary.LittleEndian.Uint64(q)|binary.LittleEndian.Uint64(q[8:])|binary.LittleEndian.Uint64(q[16:])|binary.LittleEndian.Uint64(q[24:]) != 0 {
+			break
+		}
+	}
+	for ; i+8 <= len(p); i += 8 {
+		if v := binary.LittleEndian.Uint64(p[i:]); v != 0 {
+			return i + bits.TrailingZeros64(v)/8
+		}
+	}
+	for ; i < len(p); i++ {
+		if p[i] != 0 {
+			return i
+		}
+	}
+	return len(p)
+}
+
+// lastNonzero returns the index of the last non-zero byte of p, −1 if
+// none.
+func lastNonzero(p []uint8) int {
+	i := len(p)
+	for ; i >= 32; i -= 32 {
+		q := p[i-32 : i]
+		if binary.LittleEndian.Uint64(q)|binary.LittleEndian.Uint64(q[8:])|binary.LittleEndian.Uint64(q[16:])|binary.LittleEndian.Uint64(q[24:]) != 0 {
+			break
+		}
+	}
+	for ; i >= 8; i -= 8 {
+		if v := binary.LittleEndian.Uint64(p[i-8:]); v != 0 {
+			return i - 1 - bits.LeadingZeros64(v)/8
+		}
+	}
+	for i--; i >= 0; i-- {
+		if p[i] != 0 {
+			return i
+		}
+	}
+	return -1
 }
 
 // rowPass5 is the second (row) pass of SSIM8 on five extended rows (ext,

@@ -42,3 +42,39 @@ func BenchmarkLNCC8x512(b *testing.B) {
 		}
 	}
 }
+
+// fan8 returns a w×h 8-bit pair of sector scans: speckle inside a fan
+// (apex at the top centre, ±35°, radius 0.95·h), 0 outside, as real
+// ultrasound frames are.
+func fan8(w, h int, seed uint64) (Gray8, Gray8) {
+	a, b := speckle8(w, h, seed)
+	tan := math.Tan(35 * math.Pi / 180)
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			dx, dy := float64(x)-float64(w)/2, float64(y)+1
+			if math.Abs(dx) > tan*dy || dx*dx+dy*dy > 0.95*0.95*float64(h*h) {
+				a.Pix[y*w+x], b.Pix[y*w+x] = 0, 0
+			}
+		}
+	}
+	return a, b
+}
+
+func BenchmarkSSIM8Fan512(b *testing.B) {
+	e, t := fan8(512, 512, 1)
+	opt := SSIMOptions{DataRange: JointRange8(e, t), Float32: true}
+	for b.Loop() {
+		if _, err := SSIM8(e, t, opt); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkLNCC8Fan512(b *testing.B) {
+	e, t := fan8(512, 512, 1)
+	for b.Loop() {
+		if _, err := LNCC8(e, t, 11); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -110,6 +110,78 @@ func testGray8MatchesFloat(t *testing.T) {
 	}
 }
 
+// TestSSIM8ZeroSpans: SSIM8, which skips the columns whose windows are
+// zero in both images, equals the float path on images that are zero but
+// for a few blobs and lines (at the edges, the corners, one image only,
+// single columns), for several window sizes, vector kernels on and off.
+func TestSSIM8ZeroSpans(t *testing.T) {
+	saved := ssim8Vector
+	defer func() { ssim8Vector = saved }()
+	rng := rand.New(rand.NewPCG(9, 1))
+	for it := 0; it < 100; it++ {
+		w, h := 7+rng.IntN(150), 7+rng.IntN(40)
+		a := Gray8{W: w, H: h, Pix: make([]uint8, w*h)}
+		b := Gray8{W: w, H: h, Pix: make([]uint8, w*h)}
+		for k := rng.IntN(4); k >= 0; k-- {
+			which := rng.IntN(3) // a, b or both
+			x0, y0 := rng.IntN(w), rng.IntN(h)
+			x1, y1 := min(w, x0+1+rng.IntN(12)), min(h, y0+1+rng.IntN(12))
+			switch rng.IntN(4) {
+			case 0:
+				x0 = 0
+			case 1:
+				x1 = w
+			}
+			for y := y0; y < y1; y++ {
+				for x := x0; x < x1; x++ {
+					if which != 1 {
+						a.Pix[y*w+x] = uint8(1 + rng.IntN(255))
+					}
+					if which != 0 {
+						b.Pix[y*w+x] = uint8(1 + rng.IntN(255))
+					}
+				}
+			}
+		}
+		fa, fb := a.Image(), b.Image()
+		for _, size := range []int{7, 3, 5, 11} {
+			if w < size || h < size {
+				continue
+			}
+			opt := SSIMOptions{DataRange: 255, Float32: true, WinSize: size}
+			want, err := SSIM(fa, fb, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, vec := range []bool{true, false} {
+				ssim8Vector = saved && vec
+				got, err := SSIM8(a, b, opt)
+				if err != nil || !sameFloat(got, want) {
+					t.Errorf("case %d %d×%d size %d vector %v: SSIM8 %v (%v), float %v", it, w, h, size, ssim8Vector, got, err, want)
+				}
+			}
+		}
+	}
+}
+
+// TestNonzeroEnds: firstNonzero and lastNonzero on every position of a
+// single non-zero byte, and on zero rows, of lengths around the word size.
+func TestNonzeroEnds(t *testing.T) {
+	for n := 0; n <= 100; n++ {
+		p := make([]uint8, n)
+		if f, l := firstNonzero(p), lastNonzero(p); f != n || l != -1 {
+			t.Errorf("zero row of %d: first %d, last %d", n, f, l)
+		}
+		for i := 0; i < n; i++ {
+			p[i] = uint8(1 + i%255)
+			if f, l := firstNonzero(p), lastNonzero(p); f != i || l != i {
+				t.Errorf("row of %d, non-zero at %d: first %d, last %d", n, i, f, l)
+			}
+			p[i] = 0
+		}
+	}
+}
+
 // TestGray8Errors: size mismatches and bad sample counts are errors.
 func TestGray8Errors(t *testing.T) {
 	a := Gray8{W: 8, H: 8, Pix: make([]uint8, 64)}

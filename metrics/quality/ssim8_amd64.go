@@ -4,7 +4,7 @@ package quality
 // FMA) holds.
 //
 //go:noescape
-func ssimCols8(ia, ib, oa, ob *uint8, sums *int32, n, w int, ext *float64, es int, size, rinv float32, emit int)
+func ssimCols8(ia, ib, oa, ob *uint8, sums *int32, n, w int, ext *float64, es int, size float32, emit int)
 
 //go:noescape
 func ssimRows4(ext *float64, es int, outs *float32, w, n, size int, inv, s float64, pr *float64, check int)
@@ -49,7 +49,7 @@ func slide11(rows *float32, stride, nb, phase int, state *float32, sstride int, 
 // lnccPrep8 is LNCC8's table step for 8-pixel blocks (ssim8_amd64.s).
 //
 //go:noescape
-func lnccPrep8(a, b *uint8, n int, de, dt, dee, dtt, det *float32, loE, dE, loT, dT, rE, rT float32, div int)
+func lnccPrep8(a, b *uint8, n int, de, dt, dee, dtt, det *float32, loE, dE, loT, dT float32)
 
 // sqDiff8 is PSNR8's sum of squared differences over up to 2^18 samples
 // (n a multiple of 16; ssim8_amd64.s).

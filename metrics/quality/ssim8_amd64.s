@@ -3,35 +3,25 @@
 // AVX2 kernels of SSIM8 (see gray8.go); every operation is the exact IEEE
 // one the Go code performs, lane by lane.
 
-// EMIT turns eight int32 column sums S in Y(src) into float32(S/size),
-// which is float32(float64(S)·inv) (see SSIM8), and stores them widened to
-// float64 at addr and addr2 (four each). The quotient is formed without a
-// division: q0 = S·rinv (rinv = float32(1/size) in Y13), the exact
-// remainder r = S − q0·size (size in Y15) by one fused operation, then
-// q0 + r·rinv rounded once; for every size up to maxWin8 and every 8-bit
-// column sum this is the correctly rounded quotient (TestColsQuotient
-// checks them all).
+// EMIT turns eight int32 column sums S in Y(src) into float32(S/size)
+// (float32 size in Y15), which is float32(float64(S)·inv) (see SSIM8), and
+// stores them widened to float64 at addr and addr2 (four each).
 #define EMIT(src, addr, addr2) \
 	VCVTDQ2PS src, Y8; \
-	VMULPS Y13, Y8, Y9; \
-	VFNMADD231PS Y15, Y9, Y8; \
-	VFMADD231PS Y13, Y8, Y9; \
-	VCVTPS2PD X9, Y8; \
-	VEXTRACTF128 $1, Y9, X9; \
-	VCVTPS2PD X9, Y9; \
-	VMOVUPD Y8, addr; \
-	VMOVUPD Y9, addr2
+	VDIVPS Y15, Y8, Y8; \
+	VCVTPS2PD X8, Y9; \
+	VEXTRACTF128 $1, Y8, X8; \
+	VCVTPS2PD X8, Y8; \
+	VMOVUPD Y9, addr; \
+	VMOVUPD Y8, addr2
 
-// func ssimCols8(ia, ib, oa, ob *uint8, sums *int32, n, w int, ext *float64, es int, size, rinv float32, emit int)
+// func ssimCols8(ia, ib, oa, ob *uint8, sums *int32, n, w int, ext *float64, es int, size float32, emit int)
 //
 // For the first n columns (n a multiple of 8) of the five column-sum planes
 // x, y, x², y², xy (sums, planes w int32 apart): add the entering rows ia
 // (x) and ib (y), subtract the leaving rows oa and ob; when emit ≠ 0, write
 // float32(S/size) of each new sum, widened to float64, to the five ext
-// planes (es float64 apart). The differences come from VPMADDWD on the
-// entering and leaving samples interleaved as words: with A = (p, l, …),
-// C = (q, lq, …) and A', C' their odd words negated, A·(1, −1) = p − l,
-// A·A' = p² − l², C·C' = q² − lq², A·C' = pq − l·lq (exact: |·| < 2^16).
+// planes (es float64 apart).
 TEXT ·ssimCols8(SB), NOSPLIT, $0-88
 	MOVQ ia+0(FP), AX
 	MOVQ ib+8(FP), BX
@@ -45,30 +35,20 @@ TEXT ·ssimCols8(SB), NOSPLIT, $0-88
 	MOVQ es+64(FP), R12
 	SHLQ $3, R12               // plane stride of ext, bytes
 	VBROADCASTSS size+72(FP), Y15
-	VBROADCASTSS rinv+76(FP), Y13
 	MOVQ emit+80(FP), R11
-	MOVL $0xffff0001, R10      // words (1, −1)
-	MOVQ R10, X14
-	VPBROADCASTD X14, Y14
 	XORQ R9, R9                // column
 
 cols:
 	CMPQ R9, CX
 	JGE  colsdone
-	VMOVQ (AX)(R9*1), X0       // p
-	VMOVQ (DX)(R9*1), X2       // l
-	VPUNPCKLBW X2, X0, X0
-	VPMOVZXBW X0, Y0           // A = (p, l) words
-	VMOVQ (BX)(R9*1), X1       // q
-	VMOVQ (SI)(R9*1), X3       // lq
-	VPUNPCKLBW X3, X1, X1
-	VPMOVZXBW X1, Y1           // C = (q, lq)
-	VPSIGNW Y14, Y0, Y2        // A'
-	VPSIGNW Y14, Y1, Y3        // C'
+	VPMOVZXBD (AX)(R9*1), Y0   // p
+	VPMOVZXBD (BX)(R9*1), Y1   // q
+	VPMOVZXBD (DX)(R9*1), Y2   // l
+	VPMOVZXBD (SI)(R9*1), Y3   // lq
 	LEAQ (R8)(R9*4), R10       // &sums plane 0 [c]
 	LEAQ (DI)(R9*8), R14       // &ext plane 0 [c]
 
-	VPMADDWD Y14, Y0, Y4       // p − l
+	VPSUBD Y2, Y0, Y4
 	VPADDD (R10), Y4, Y4
 	VMOVDQU Y4, (R10)
 	TESTQ R11, R11
@@ -77,7 +57,7 @@ cols:
 s1:
 	ADDQ R13, R10
 	ADDQ R12, R14
-	VPMADDWD Y14, Y1, Y4       // q − lq
+	VPSUBD Y3, Y1, Y4
 	VPADDD (R10), Y4, Y4
 	VMOVDQU Y4, (R10)
 	TESTQ R11, R11
@@ -86,7 +66,9 @@ s1:
 s2:
 	ADDQ R13, R10
 	ADDQ R12, R14
-	VPMADDWD Y2, Y0, Y4        // p² − l²
+	VPMULLD Y0, Y0, Y4
+	VPMULLD Y2, Y2, Y5
+	VPSUBD Y5, Y4, Y4
 	VPADDD (R10), Y4, Y4
 	VMOVDQU Y4, (R10)
 	TESTQ R11, R11
@@ -95,7 +77,9 @@ s2:
 s3:
 	ADDQ R13, R10
 	ADDQ R12, R14
-	VPMADDWD Y3, Y1, Y4        // q² − lq²
+	VPMULLD Y1, Y1, Y4
+	VPMULLD Y3, Y3, Y5
+	VPSUBD Y5, Y4, Y4
 	VPADDD (R10), Y4, Y4
 	VMOVDQU Y4, (R10)
 	TESTQ R11, R11
@@ -104,7 +88,9 @@ s3:
 s4:
 	ADDQ R13, R10
 	ADDQ R12, R14
-	VPMADDWD Y3, Y0, Y4        // pq − l·lq
+	VPMULLD Y1, Y0, Y4
+	VPMULLD Y3, Y2, Y5
+	VPSUBD Y5, Y4, Y4
 	VPADDD (R10), Y4, Y4
 	VMOVDQU Y4, (R10)
 	TESTQ R11, R11
@@ -137,13 +123,14 @@ lbl: \
 
 // func ssimRows4(ext *float64, es int, outs *float32, w, n, size int, inv, s float64, pr *float64, check int)
 //
-// For each of five planes (ext planes es float64 apart, es ≥ w+size+3;
-// outs planes w float32 apart) and i in [0, n) (n a multiple of 4):
+// For each of five planes (ext planes es float64 apart, each read up to
+// entry n+size+3; outs planes w float32 apart) and i in [0, n) (n a
+// multiple of 4):
 // outs[i] = float32(t/s) with t = Σ_{k<size} f[i+k], f the plane's row,
 // exact in any order. For size 7, t = f[i+6] + p[i] + p[i+2] + p[i+4] with
 // the pair sums p[j] = f[j]+f[j+1] formed in registers (those of the next
-// four outputs give p[i+4…]); other sizes store the pair sums to pr (es
-// entries) and add (size−1)/2 of them to f[i+size−1]. With check = 0
+// four outputs give p[i+4…]); other sizes store the pair sums to pr (n +
+// size + 3 entries) and add (size−1)/2 of them to f[i+size−1]. With check = 0
 // (sizes whose product is always right, see quotient32) the quotient is
 // the product.
 TEXT ·ssimRows4(SB), NOSPLIT, $0-80
@@ -169,6 +156,7 @@ TEXT ·ssimRows4(SB), NOSPLIT, $0-80
 	MOVQ $33, AX
 	MOVQ AX, X11
 	VPBROADCASTQ X11, Y11
+	LEAQ (CX)(R11*1), R14      // pairs to form: n + size
 	LEAQ -1(R11), R8
 	SHRQ $1, R8                // pairs per window: (size−1)/2
 	LEAQ -8(SI)(R11*8), AX     // &f[size−1]
@@ -221,7 +209,7 @@ pairs:
 	VADDPD 8(SI)(R9*8), Y0, Y0
 	VMOVUPD Y0, (DX)(R9*8)
 	ADDQ $4, R9
-	CMPQ R9, R12
+	CMPQ R9, R14
 	JLT  pairs
 	XORQ R9, R9
 
@@ -488,15 +476,12 @@ ls32done:
 	VZEROUPPER
 	RET
 
-// func lnccPrep8(a, b *uint8, n int, de, dt, dee, dtt, det *float32, loE, dE, loT, dT, rE, rT float32, div int)
+// func lnccPrep8(a, b *uint8, n int, de, dt, dee, dtt, det *float32, loE, dE, loT, dT float32)
 //
 // LNCC8's normalised samples for i in [0, n) (n a multiple of 8): e =
 // (float32(a[i]) − loE)/dE, t = (float32(b[i]) − loT)/dT, and e·e, t·t,
-// e·t, all float32 (the values of normLUT8's tables). With div = 0 the
-// quotients x/d are formed as q0 = x·r (r = rE or rT, float32(1/d)), then
-// q0 + (x − q0·d)·r with fused operations, which the caller has checked
-// to give the division's value for every sample value (markstein8).
-TEXT ·lnccPrep8(SB), NOSPLIT, $0-96
+// e·t, all float32 (the values of normLUT8's tables).
+TEXT ·lnccPrep8(SB), NOSPLIT, $0-80
 	MOVQ a+0(FP), AX
 	MOVQ b+8(FP), BX
 	MOVQ n+16(FP), CX
@@ -509,36 +494,7 @@ TEXT ·lnccPrep8(SB), NOSPLIT, $0-96
 	VBROADCASTSS dE+68(FP), Y14
 	VBROADCASTSS loT+72(FP), Y13
 	VBROADCASTSS dT+76(FP), Y12
-	VBROADCASTSS rE+80(FP), Y11
-	VBROADCASTSS rT+84(FP), Y10
 	XORQ R9, R9
-	CMPQ div+88(FP), $0
-	JNE  prep
-prepm:
-	CMPQ R9, CX
-	JGE  prepdone
-	VPMOVZXBD (AX)(R9*1), Y0
-	VPMOVZXBD (BX)(R9*1), Y1
-	VCVTDQ2PS Y0, Y0
-	VCVTDQ2PS Y1, Y1
-	VSUBPS Y15, Y0, Y0         // x
-	VSUBPS Y13, Y1, Y1
-	VMULPS Y11, Y0, Y2         // q0
-	VMULPS Y10, Y1, Y3
-	VFNMADD231PS Y14, Y2, Y0   // x − q0·d
-	VFNMADD231PS Y12, Y3, Y1
-	VFMADD132PS Y11, Y2, Y0    // e = q0 + rem·r
-	VFMADD132PS Y10, Y3, Y1    // t
-	VMULPS Y0, Y0, Y2
-	VMULPS Y1, Y1, Y3
-	VMULPS Y1, Y0, Y4
-	VMOVUPS Y0, (DX)(R9*4)
-	VMOVUPS Y1, (SI)(R9*4)
-	VMOVUPS Y2, (DI)(R9*4)
-	VMOVUPS Y3, (R8)(R9*4)
-	VMOVUPS Y4, (R10)(R9*4)
-	ADDQ $8, R9
-	JMP  prepm
 prep:
 	CMPQ R9, CX
 	JGE  prepdone

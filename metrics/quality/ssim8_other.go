@@ -5,7 +5,7 @@ package quality
 // ssim8Vector is false: SSIM8 runs its Go loops only.
 var ssim8Vector = false
 
-func ssimCols8(ia, ib, oa, ob *uint8, sums *int32, n, w int, ext *float64, es int, size, rinv float32, emit int) {
+func ssimCols8(ia, ib, oa, ob *uint8, sums *int32, n, w int, ext *float64, es int, size float32, emit int) {
 	panic("quality: no SSIM kernels on this architecture")
 }
 
@@ -41,7 +41,7 @@ func slide11(rows *float32, stride, nb, phase int, state *float32, sstride int, 
 	panic("quality: no box kernels on this architecture")
 }
 
-func lnccPrep8(a, b *uint8, n int, de, dt, dee, dtt, det *float32, loE, dE, loT, dT, rE, rT float32, div int) {
+func lnccPrep8(a, b *uint8, n int, de, dt, dee, dtt, det *float32, loE, dE, loT, dT float32) {
 	panic("quality: no LNCC kernels on this architecture")
 }
 
