@@ -171,22 +171,45 @@ plane:
 	CMPQ check+72(FP), $0
 	JNE  outs7
 
-outs7f:                        // size 7, product quotients
-	CMPQ R9, CX
-	JGE  planedone
+	// Size 7, product quotients: eight outputs a step (Y1 = p[i…i+3] on
+	// entry, p[i+8…i+11] on exit), then four.
+	LEAQ -8(CX), R10
+outs7f:
+	CMPQ R9, R10
+	JGT  outs7f4
 	VMOVUPD 32(SI)(R9*8), Y2
 	VADDPD 40(SI)(R9*8), Y2, Y2   // p[i+4…i+7]
 	VPERM2F128 $0x21, Y2, Y1, Y3  // p[i+2…i+5]
-	VMOVUPD 48(SI)(R9*8), Y0      // f[i+6…i+9]
-	VADDPD Y1, Y0, Y0
+	VADDPD 48(SI)(R9*8), Y1, Y0   // f[i+6…i+9] + p[i…]
 	VADDPD Y3, Y0, Y0
 	VADDPD Y2, Y0, Y0
-	VMOVAPD Y2, Y1
+	VMOVUPD 64(SI)(R9*8), Y1
+	VADDPD 72(SI)(R9*8), Y1, Y1   // p[i+8…i+11]
+	VPERM2F128 $0x21, Y1, Y2, Y3  // p[i+6…i+9]
+	VADDPD 80(SI)(R9*8), Y2, Y4   // f[i+10…i+13] + p[i+4…]
+	VADDPD Y3, Y4, Y4
+	VADDPD Y1, Y4, Y4
+	VMULPD Y15, Y0, Y0
+	VCVTPD2PSY Y0, X0
+	VMOVUPS X0, (DI)(R9*4)
+	VMULPD Y15, Y4, Y4
+	VCVTPD2PSY Y4, X4
+	VMOVUPS X4, 16(DI)(R9*4)
+	ADDQ $8, R9
+	JMP  outs7f
+outs7f4:
+	CMPQ R9, CX
+	JGE  planedone
+	VMOVUPD 32(SI)(R9*8), Y2
+	VADDPD 40(SI)(R9*8), Y2, Y2
+	VPERM2F128 $0x21, Y2, Y1, Y3
+	VADDPD 48(SI)(R9*8), Y1, Y0
+	VADDPD Y3, Y0, Y0
+	VADDPD Y2, Y0, Y0
 	VMULPD Y15, Y0, Y4
 	VCVTPD2PSY Y4, X4
 	VMOVUPS X4, (DI)(R9*4)
-	ADDQ $4, R9
-	JMP  outs7f
+	JMP  planedone
 
 outs7:                         // size 7, checked quotients
 	CMPQ R9, CX
