@@ -38,6 +38,8 @@ TEXT ·ssimCols8(SB), NOSPLIT, $0-88
 	MOVQ emit+80(FP), R11
 	XORQ R9, R9                // column
 
+	TESTQ R11, R11
+	JZ   sumsonly
 cols:
 	CMPQ R9, CX
 	JGE  colsdone
@@ -47,23 +49,16 @@ cols:
 	VPMOVZXBD (SI)(R9*1), Y3   // lq
 	LEAQ (R8)(R9*4), R10       // &sums plane 0 [c]
 	LEAQ (DI)(R9*8), R14       // &ext plane 0 [c]
-
 	VPSUBD Y2, Y0, Y4
 	VPADDD (R10), Y4, Y4
 	VMOVDQU Y4, (R10)
-	TESTQ R11, R11
-	JZ   s1
 	EMIT(Y4, (R14), 32(R14))
-s1:
 	ADDQ R13, R10
 	ADDQ R12, R14
 	VPSUBD Y3, Y1, Y4
 	VPADDD (R10), Y4, Y4
 	VMOVDQU Y4, (R10)
-	TESTQ R11, R11
-	JZ   s2
 	EMIT(Y4, (R14), 32(R14))
-s2:
 	ADDQ R13, R10
 	ADDQ R12, R14
 	VPMULLD Y0, Y0, Y4
@@ -71,10 +66,7 @@ s2:
 	VPSUBD Y5, Y4, Y4
 	VPADDD (R10), Y4, Y4
 	VMOVDQU Y4, (R10)
-	TESTQ R11, R11
-	JZ   s3
 	EMIT(Y4, (R14), 32(R14))
-s3:
 	ADDQ R13, R10
 	ADDQ R12, R14
 	VPMULLD Y1, Y1, Y4
@@ -82,10 +74,7 @@ s3:
 	VPSUBD Y5, Y4, Y4
 	VPADDD (R10), Y4, Y4
 	VMOVDQU Y4, (R10)
-	TESTQ R11, R11
-	JZ   s4
 	EMIT(Y4, (R14), 32(R14))
-s4:
 	ADDQ R13, R10
 	ADDQ R12, R14
 	VPMULLD Y1, Y0, Y4
@@ -93,12 +82,45 @@ s4:
 	VPSUBD Y5, Y4, Y4
 	VPADDD (R10), Y4, Y4
 	VMOVDQU Y4, (R10)
-	TESTQ R11, R11
-	JZ   s5
 	EMIT(Y4, (R14), 32(R14))
-s5:
 	ADDQ $8, R9
 	JMP  cols
+
+sumsonly:
+	CMPQ R9, CX
+	JGE  colsdone
+	VPMOVZXBD (AX)(R9*1), Y0   // p
+	VPMOVZXBD (BX)(R9*1), Y1   // q
+	VPMOVZXBD (DX)(R9*1), Y2   // l
+	VPMOVZXBD (SI)(R9*1), Y3   // lq
+	LEAQ (R8)(R9*4), R10       // &sums plane 0 [c]
+	VPSUBD Y2, Y0, Y4
+	VPADDD (R10), Y4, Y4
+	VMOVDQU Y4, (R10)
+	ADDQ R13, R10
+	VPSUBD Y3, Y1, Y4
+	VPADDD (R10), Y4, Y4
+	VMOVDQU Y4, (R10)
+	ADDQ R13, R10
+	VPMULLD Y0, Y0, Y4
+	VPMULLD Y2, Y2, Y5
+	VPSUBD Y5, Y4, Y4
+	VPADDD (R10), Y4, Y4
+	VMOVDQU Y4, (R10)
+	ADDQ R13, R10
+	VPMULLD Y1, Y1, Y4
+	VPMULLD Y3, Y3, Y5
+	VPSUBD Y5, Y4, Y4
+	VPADDD (R10), Y4, Y4
+	VMOVDQU Y4, (R10)
+	ADDQ R13, R10
+	VPMULLD Y1, Y0, Y4
+	VPMULLD Y3, Y2, Y5
+	VPSUBD Y5, Y4, Y4
+	VPADDD (R10), Y4, Y4
+	VMOVDQU Y4, (R10)
+	ADDQ $8, R9
+	JMP  sumsonly
 
 colsdone:
 	VZEROUPPER
