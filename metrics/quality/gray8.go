@@ -431,6 +431,11 @@ func SSIM8(a, b Gray8, opt SSIMOptions) (float64, error) {
 	defer putF32(outs)
 	ux, uy, uxx, uyy, uxy := outs[:w], outs[w:2*w], outs[2*w:3*w], outs[3*w:4*w], outs[4*w:]
 	q := newQuotient32(size)
+	// The extended columns of the reflect border and those they copy.
+	border := make([][2]int, 0, 2*r)
+	for k := 0; k < r; k++ {
+		border = append(border, [2]int{k, r + reflectIndex(k-r, w)}, [2]int{r + w + k, r + reflectIndex(w+k, w)})
+	}
 
 	np := float64(size * size)
 	covNorm := float32(1.0)
@@ -509,9 +514,8 @@ func SSIM8(a, b Gray8, opt SSIMOptions) (float64, error) {
 			for c := c0; c < w; c++ {
 				mid[c] = float64(float32(float64(s[c]) * q.inv))
 			}
-			for k := 0; k < r; k++ {
-				e[k] = mid[reflectIndex(k-r, w)]
-				e[r+w+k] = mid[reflectIndex(w+k, w)]
+			for _, bc := range border {
+				e[bc[0]] = e[bc[1]]
 			}
 		}
 		if vec {
@@ -527,7 +531,7 @@ func SSIM8(a, b Gray8, opt SSIMOptions) (float64, error) {
 			if n4 > 0 {
 				ssimRows4(&ext[ka], es, &outs[ka], w, n4, size, q.inv, q.s, &pr[0], check)
 			}
-			for p := 0; p < 5; p++ {
+			for p := 0; p < 5 && max(ca, ka+n4) < cb; p++ {
 				e, d := ext[p*es:p*es+ew], outs[p*w:p*w+w]
 				for i := max(ca, ka+n4); i < cb; i++ {
 					var t float64
