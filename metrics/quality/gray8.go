@@ -209,6 +209,15 @@ func LNCC8(a, b Gray8, win int) (float64, error) {
 			}
 			for pl := 0; pl < 5; pl++ {
 				row := band[pl*nb*ew+i*ew : pl*nb*ew+i*ew+ew]
+				if w > r {
+					// reflect101 of the r columns next to each edge.
+					left, right := row[:2*r+1], row[w-1:ew]
+					for c := 0; c < r; c++ {
+						left[c] = left[2*r-c]
+						right[r+1+c] = right[r-1-c]
+					}
+					continue
+				}
 				for _, bc := range border {
 					row[bc[0]] = row[bc[1]]
 				}
