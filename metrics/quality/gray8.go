@@ -173,7 +173,8 @@ func LNCC8(a, b Gray8, win int) (float64, error) {
 	// is): taps of +0 leave an accumulator unchanged (fma(k, +0, acc) =
 	// acc, acc ≥ +0), which the black surround of ultrasound frames gives
 	// for free.
-	spanE, spanT := nonzeroSpans(a, lutE, r), nonzeroSpans(b, lutT, r)
+	spanE := nonzeroSpans(a, lutE, r, grow(&s.rows, h), grow(&s.spanE, h+2*r))
+	spanT := nonzeroSpans(b, lutT, r, s.rows, grow(&s.spanT, h+2*r))
 	k := float32(1 / float64(win*win))
 	vec := ssim8Vector
 	// The padded columns of the reflect border and the ones they copy.
@@ -286,6 +287,7 @@ const lnccBand = 16
 // lncc8Scratch holds LNCC8's buffers between calls.
 type lncc8Scratch struct {
 	band, state, outs, q []float32
+	rows, spanE, spanT   []span
 }
 
 var lncc8Pool sync.Pool
@@ -403,7 +405,10 @@ func SSIM8(a, b Gray8, opt SSIMOptions) (float64, error) {
 	r := size / 2
 	// Column sums of the current output row's window, per plane x, y, x²,
 	// y², xy.
-	sums := make([]int32, 5*w)
+	sc := getSSIM8Scratch()
+	defer ssim8Pool.Put(sc)
+	sums := grow(&sc.sums, 5*w)
+	clear(sums)
 	sx, sy, sxx, syy, sxy := sums[:w], sums[w:2*w], sums[2*w:3*w], sums[3*w:4*w], sums[4*w:]
 	rowAt := func(k int) ([]uint8, []uint8) {
 		y := reflectIndex(k, h)
@@ -426,18 +431,15 @@ func SSIM8(a, b Gray8, opt SSIMOptions) (float64, error) {
 	// second-pass outputs. The row kernel reads a few entries past a row.
 	ew := w + 2*r
 	es := (ew + 4 + 7) &^ 7 // planes on 64-byte boundaries (see below)
-	extBuf := getF64(5*es + 16)
-	defer putF64(extBuf)
+	extBuf := grow(&sc.ext, 5*es+16)
 	// ext starts on a 64-byte boundary: the row kernel, started at a
 	// multiple of 4 columns, then loads f[i+4 …] 32-byte aligned, and fewer
 	// of its loads span two cache lines.
 	off := int(uintptr(unsafe.Pointer(&extBuf[0]))%64) / 8
 	ext := extBuf[(8-off)%8:][:5*es+8]
 	clear(ext)
-	pr := getF64(es + 4) // the row kernel's pair sums
-	defer putF64(pr)
-	outs := getF32(5 * w)
-	defer putF32(outs)
+	pr := grow(&sc.pr, es+4) // the row kernel's pair sums
+	outs := grow(&sc.outs, 5*w)
 	ux, uy, uxx, uyy, uxy := outs[:w], outs[w:2*w], outs[2*w:3*w], outs[3*w:4*w], outs[4*w:]
 	q := newQuotient32(size)
 	// The extended columns of the reflect border and those they copy.
@@ -457,16 +459,14 @@ func SSIM8(a, b Gray8, opt SSIMOptions) (float64, error) {
 	pad := (size - 1) / 2
 	// The map values, summed in numpy's order a chunk at a time.
 	cw := w - 2*pad // cropped width
-	acc := chunkSum64{buf: getF32(num.NumpyBuffer + cw)[:0]}
-	defer func() { putF32(acc.buf) }()
+	acc := chunkSum64{buf: grow(&sc.vals, num.NumpyBuffer+cw)[:0]}
 	vec := ssim8Vector
 	// The columns where row y of a or b is non-zero. Where every sample of
 	// both images in an output pixel's window is 0, all five first-pass
 	// values there are +0, the second-pass sums +0, and the map value is
 	// that of zeros; windows of output row y hold rows y−r … y+r.
-	rows := nonzeroColumns(a, b)
-	zrow := getF32(cw) // zmap, the map value of a zero window, cw times
-	defer putF32(zrow)
+	rows := nonzeroColumns(a, b, grow(&sc.rows, h))
+	zrow := grow(&sc.zrow, cw) // the map value of a zero window, cw times
 	zrow[0] = ssimMapValue(0, 0, 0, 0, 0, covNorm, c1, c2)
 	for n := 1; n < cw; n *= 2 {
 		copy(zrow[n:], zrow[:n])
@@ -580,6 +580,34 @@ func SSIM8(a, b Gray8, opt SSIMOptions) (float64, error) {
 	return acc.total / float64(acc.n), nil
 }
 
+// ssim8Scratch holds SSIM8's buffers between calls.
+type ssim8Scratch struct {
+	sums       []int32
+	ext, pr    []float64
+	outs, vals []float32
+	zrow       []float32
+	rows       []span
+}
+
+var ssim8Pool sync.Pool
+
+func getSSIM8Scratch() *ssim8Scratch {
+	if s, ok := ssim8Pool.Get().(*ssim8Scratch); ok {
+		return s
+	}
+	return new(ssim8Scratch)
+}
+
+// grow sets *b to a slice of length n (its old buffer when large enough;
+// contents undefined) and returns it.
+func grow[T any](b *[]T, n int) []T {
+	if cap(*b) < n {
+		*b = make([]T, n)
+	}
+	*b = (*b)[:n]
+	return *b
+}
+
 // ssimMapValue is the SSIM map value of one pixel from its five
 // second-pass means, in float32 as the reference computes it.
 func ssimMapValue(mx, my, rxx, ryy, rxy, covNorm, c1, c2 float32) float32 {
@@ -594,11 +622,11 @@ func ssimMapValue(mx, my, rxx, ryy, rxy, covNorm, c1, c2 float32) float32 {
 	return float32(float32(a1*a2) / float32(b1*b2))
 }
 
-// nonzeroColumns returns, for each row, the span of columns from the first
-// to the last where a or b is non-zero (lo > hi for a row zero in both).
-func nonzeroColumns(a, b Gray8) []span {
+// nonzeroColumns sets out[y], for each row y, to the span of columns from
+// the first to the last where a or b is non-zero (lo > hi for a row zero
+// in both), and returns out.
+func nonzeroColumns(a, b Gray8, out []span) []span {
 	w := a.W
-	out := make([]span, a.H)
 	for y := range out {
 		ra, rb := a.Pix[y*w:y*w+w], b.Pix[y*w:y*w+w]
 		lo := min(firstNonzero(ra), firstNonzero(rb))
@@ -754,11 +782,11 @@ func (s span) intersect(t span) span { return span{max(s.lo, t.lo), min(s.hi, t.
 
 // nonzeroSpans returns, for each row of im padded by r rows and columns
 // (reflect-101), a span of padded columns outside which the normalised
-// samples lut[v] are +0. The spans may be wider than needed.
-func nonzeroSpans(im Gray8, lut [256]float32, r int) []span {
+// samples lut[v] are +0. The spans may be wider than needed. They are
+// written to out (h+2r entries), rows (h entries) is scratch.
+func nonzeroSpans(im Gray8, lut [256]float32, r int, rows, out []span) []span {
 	w, h := im.W, im.H
 	ew := w + 2*r
-	rows := make([]span, h)
 	for y := range rows {
 		line := im.Pix[y*w : y*w+w]
 		lo, hi := 0, w-1
@@ -784,7 +812,7 @@ func nonzeroSpans(im Gray8, lut [256]float32, r int) []span {
 		}
 		rows[y] = span{lo, hi}
 	}
-	out := make([]span, h+2*r)
+	out = out[:h+2*r]
 	for py := range out {
 		out[py] = rows[reflect101(py-r, h)]
 	}
