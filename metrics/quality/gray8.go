@@ -430,13 +430,13 @@ func SSIM8(a, b Gray8, opt SSIMOptions) (float64, error) {
 	// reflect border (r each side), one per plane es apart, then the
 	// second-pass outputs. The row kernel reads a few entries past a row.
 	ew := w + 2*r
-	es := (ew + 4 + 7) &^ 7 // planes on 64-byte boundaries (see below)
+	es := (ew + 4 + 7) &^ 7 // planes 64 bytes apart (see below)
 	extBuf := grow(&sc.ext, 5*es+16)
-	// ext starts on a 64-byte boundary: the row kernel, started at a
-	// multiple of 4 columns, then loads f[i+4 …] 32-byte aligned, and fewer
-	// of its loads span two cache lines.
+	// ext[r] of every plane lies on a 64-byte boundary: the column
+	// kernel's stores of first-pass values (at ext[r+x], x a multiple of
+	// 8) are then aligned, none spanning two cache lines.
 	off := int(uintptr(unsafe.Pointer(&extBuf[0]))%64) / 8
-	ext := extBuf[(8-off)%8:][:5*es+8]
+	ext := extBuf[(16-off-r%8)%8:][:5*es+8]
 	clear(ext)
 	pr := grow(&sc.pr, es+4) // the row kernel's pair sums
 	outs := grow(&sc.outs, 5*w)
@@ -528,21 +528,17 @@ func SSIM8(a, b Gray8, opt SSIMOptions) (float64, error) {
 			}
 		}
 		if vec {
-			// The kernel starts at a multiple of 4 (aligned loads, see
-			// ext); outputs left of ca may come from stale first-pass
-			// values and are not used.
-			ka := ca &^ 3
-			n4 := (cb - ka) &^ 3
+			n4 := (cb - ca) &^ 3
 			check := 0
 			if q.check {
 				check = 1
 			}
 			if n4 > 0 {
-				ssimRows4(&ext[ka], es, &outs[ka], w, n4, size, q.inv, q.s, &pr[0], check)
+				ssimRows4(&ext[ca], es, &outs[ca], w, n4, size, q.inv, q.s, &pr[0], check)
 			}
-			for p := 0; p < 5 && max(ca, ka+n4) < cb; p++ {
+			for p := 0; p < 5 && ca+n4 < cb; p++ {
 				e, d := ext[p*es:p*es+ew], outs[p*w:p*w+w]
-				for i := max(ca, ka+n4); i < cb; i++ {
+				for i := ca + n4; i < cb; i++ {
 					var t float64
 					for _, v := range e[i : i+size] {
 						t += v
