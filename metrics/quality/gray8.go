@@ -1,9 +1,14 @@
 package quality
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
+	"math/bits"
 	"sync"
+	"unsafe"
+
+	"github.com/rexmle/rexmle/metrics/num"
 )
 
 // Gray8 is an 8-bit grey image (PIL mode "L"): W columns, H rows,
@@ -146,7 +151,6 @@ func LNCC8(a, b Gray8, win int) (float64, error) {
 		return 0, fmt.Errorf("quality: LNCC window %d, want odd and positive", win)
 	}
 	w, h := a.W, a.H
-	n := w * h
 	loA, hiA := minMax8(a.Pix)
 	loB, hiB := minMax8(b.Pix)
 	lutE, lutT := normLUT8(loA, hiA), normLUT8(loB, hiB)
@@ -160,7 +164,7 @@ func LNCC8(a, b Gray8, win int) (float64, error) {
 	r := win / 2
 	ew, eh := w+2*r, h+2*r
 	nb := min(lnccBand, eh)
-	s := getLNCC8Scratch(5*nb*ew, 5*win*w, 5*nb*w, n)
+	s := getLNCC8Scratch(5*nb*ew, 5*win*w, 5*nb*w, num.NumpyBuffer+w)
 	defer lncc8Pool.Put(s)
 	band, state, outs := s.band, s.state, s.outs
 	clear(state)
@@ -169,10 +173,17 @@ func LNCC8(a, b Gray8, win int) (float64, error) {
 	// is): taps of +0 leave an accumulator unchanged (fma(k, +0, acc) =
 	// acc, acc ≥ +0), which the black surround of ultrasound frames gives
 	// for free.
-	spanE, spanT := nonzeroSpans(a, lutE, r), nonzeroSpans(b, lutT, r)
+	spanE := nonzeroSpans(a, lutE, r, grow(&s.rows, h), grow(&s.spanE, h+2*r))
+	spanT := nonzeroSpans(b, lutT, r, s.rows, grow(&s.spanT, h+2*r))
 	k := float32(1 / float64(win*win))
 	vec := ssim8Vector
-	q := s.q[:0]
+	// The padded columns of the reflect border and the ones they copy.
+	border := make([][2]int, 0, 2*r)
+	for c := 0; c < r; c++ {
+		border = append(border, [2]int{c, r + reflect101(c-r, w)}, [2]int{r + w + c, r + reflect101(w+c, w)})
+	}
+	// The q of valid pixels, summed in numpy's order a chunk at a time.
+	acc := chunkSum32{buf: s.q[:0]}
 	const thr = float32(1e-10)
 	var scratch [8]float32
 	for p0 := 0; p0 < eh; p0 += nb {
@@ -199,9 +210,17 @@ func LNCC8(a, b Gray8, win int) (float64, error) {
 			}
 			for pl := 0; pl < 5; pl++ {
 				row := band[pl*nb*ew+i*ew : pl*nb*ew+i*ew+ew]
-				for c := 0; c < r; c++ {
-					row[c] = row[r+reflect101(c-r, w)]
-					row[r+w+c] = row[r+reflect101(w+c, w)]
+				if w > r {
+					// reflect101 of the r columns next to each edge.
+					left, right := row[:2*r+1], row[w-1:ew]
+					for c := 0; c < r; c++ {
+						left[c] = left[2*r-c]
+						right[r+1+c] = right[r-1-c]
+					}
+					continue
+				}
+				for _, bc := range border {
+					row[bc[0]] = row[bc[1]]
 				}
 			}
 		}
@@ -222,6 +241,7 @@ func LNCC8(a, b Gray8, win int) (float64, error) {
 			m11, m22, m12 := outs[2*nb*w+o:2*nb*w+o+w], outs[3*nb*w+o:3*nb*w+o+w], outs[4*nb*w+o:4*nb*w+o+w]
 			mu2, m11, m22, m12 = mu2[:len(mu1)], m11[:len(mu1)], m22[:len(mu1)], m12[:len(mu1)]
 			i0 := 0
+			q := acc.buf
 			if vec && w >= 8 {
 				i0 = w &^ 7
 				got := lnccRowQ(&mu1[0], &mu2[0], &m11[0], &m22[0], &m12[0], i0, &q[len(q):cap(q)][0], &scratch[0], thr)
@@ -237,9 +257,12 @@ func LNCC8(a, b Gray8, win int) (float64, error) {
 				s12 := m12[i] - float32(u1*u2)
 				q = append(q, s12/float32(math.Sqrt(float64(s1*s2))))
 			}
+			acc.buf = q
+			acc.flush(false)
 		}
 	}
-	if len(q) == 0 {
+	acc.flush(true)
+	if acc.n == 0 {
 		bp := b.Pix[:len(a.Pix)]
 		for i, v := range a.Pix {
 			e, t := lutE[v], lutT[bp[i]]
@@ -253,7 +276,7 @@ func LNCC8(a, b Gray8, win int) (float64, error) {
 		}
 		return 1, nil
 	}
-	return float64(mean32Fast(q)), nil
+	return float64(acc.total / float32(acc.n)), nil
 }
 
 // lnccBand is the number of padded rows LNCC8 prepares and filters at a
@@ -264,6 +287,7 @@ const lnccBand = 16
 // lncc8Scratch holds LNCC8's buffers between calls.
 type lncc8Scratch struct {
 	band, state, outs, q []float32
+	rows, spanE, spanT   []span
 }
 
 var lncc8Pool sync.Pool
@@ -381,7 +405,10 @@ func SSIM8(a, b Gray8, opt SSIMOptions) (float64, error) {
 	r := size / 2
 	// Column sums of the current output row's window, per plane x, y, x²,
 	// y², xy.
-	sums := make([]int32, 5*w)
+	sc := getSSIM8Scratch()
+	defer ssim8Pool.Put(sc)
+	sums := grow(&sc.sums, 5*w)
+	clear(sums)
 	sx, sy, sxx, syy, sxy := sums[:w], sums[w:2*w], sums[2*w:3*w], sums[3*w:4*w], sums[4*w:]
 	rowAt := func(k int) ([]uint8, []uint8) {
 		y := reflectIndex(k, h)
@@ -403,16 +430,23 @@ func SSIM8(a, b Gray8, opt SSIMOptions) (float64, error) {
 	// reflect border (r each side), one per plane es apart, then the
 	// second-pass outputs. The row kernel reads a few entries past a row.
 	ew := w + 2*r
-	es := ew + 4
-	ext := getF64(5*es + 8)
-	defer putF64(ext)
+	es := (ew + 4 + 7) &^ 7 // planes 64 bytes apart (see below)
+	extBuf := grow(&sc.ext, 5*es+16)
+	// ext[r] of every plane lies on a 64-byte boundary: the column
+	// kernel's stores of first-pass values (at ext[r+x], x a multiple of
+	// 8) are then aligned, none spanning two cache lines.
+	off := int(uintptr(unsafe.Pointer(&extBuf[0]))%64) / 8
+	ext := extBuf[(16-off-r%8)%8:][:5*es+8]
 	clear(ext)
-	pr := getF64(es + 4) // the row kernel's pair sums
-	defer putF64(pr)
-	outs := getF32(5 * w)
-	defer putF32(outs)
+	pr := grow(&sc.pr, es+4) // the row kernel's pair sums
+	outs := grow(&sc.outs, 5*w)
 	ux, uy, uxx, uyy, uxy := outs[:w], outs[w:2*w], outs[2*w:3*w], outs[3*w:4*w], outs[4*w:]
 	q := newQuotient32(size)
+	// The extended columns of the reflect border and those they copy.
+	border := make([][2]int, 0, 2*r)
+	for k := 0; k < r; k++ {
+		border = append(border, [2]int{k, r + reflectIndex(k-r, w)}, [2]int{r + w + k, r + reflectIndex(w+k, w)})
+	}
 
 	np := float64(size * size)
 	covNorm := float32(1.0)
@@ -423,10 +457,20 @@ func SSIM8(a, b Gray8, opt SSIMOptions) (float64, error) {
 	c1 := float32((o.K1 * rng) * (o.K1 * rng))
 	c2 := float32((o.K2 * rng) * (o.K2 * rng))
 	pad := (size - 1) / 2
-	vals := getF64((w - 2*pad) * (h - 2*pad))[:0]
-	defer func() { putF64(vals) }()
-	vec := ssim8Vector
+	// The map values, summed in numpy's order a chunk at a time.
 	cw := w - 2*pad // cropped width
+	acc := chunkSum64{buf: grow(&sc.vals, num.NumpyBuffer+cw)[:0]}
+	vec := ssim8Vector
+	// The columns where row y of a or b is non-zero. Where every sample of
+	// both images in an output pixel's window is 0, all five first-pass
+	// values there are +0, the second-pass sums +0, and the map value is
+	// that of zeros; windows of output row y hold rows y−r … y+r.
+	rows := nonzeroColumns(a, b, grow(&sc.rows, h))
+	zrow := grow(&sc.zrow, cw) // the map value of a zero window, cw times
+	zrow[0] = ssimMapValue(0, 0, 0, 0, 0, covNorm, c1, c2)
+	for n := 1; n < cw; n *= 2 {
+		copy(zrow[n:], zrow[:n])
+	}
 	for y := 0; y < h; y++ {
 		emit := y >= pad && y < h-pad // else cropped: only the column sums move on
 		ia, ib := rowAt(y + r)
@@ -434,15 +478,30 @@ func SSIM8(a, b Gray8, opt SSIMOptions) (float64, error) {
 		if y == 0 {
 			oa, ob = ia, ib // sums already in place: add nothing
 		}
+		// Output columns [ca, cb) can be non-zero; they read first-pass
+		// values of columns [ea, eb) (reflections included: a window
+		// reaching past an edge reflects columns nearer to it).
+		nz := span{w, -1}
+		if emit {
+			for k := y - r; k <= y+r; k++ {
+				nz = nz.union(rows[reflectIndex(k, h)])
+			}
+		}
+		ca, cb, ea, eb := 0, 0, 0, 0
+		if nz.lo <= nz.hi {
+			ca, cb = max(0, nz.lo-r), min(w, nz.hi+r+1)
+			ea, eb = max(0, nz.lo-2*r), min(w, nz.hi+2*r+1)
+		}
 		c0 := 0
 		if vec {
 			c0 = w &^ 7
-			flag := 0
-			if emit {
-				flag = 1
-			}
-			if c0 > 0 {
-				ssimCols8(&ia[0], &ib[0], &oa[0], &ob[0], &sums[0], c0, w, &ext[r], es, float32(size), flag)
+			// Emit whole blocks of 8 over [ea, eb) only.
+			e0, e1 := min(ea&^7, c0), min((eb+7)&^7, c0)
+			for _, part := range [3][3]int{{0, e0, 0}, {e0, e1, 1}, {e1, c0, 0}} {
+				x, n := part[0], part[1]-part[0]
+				if n > 0 {
+					ssimCols8(&ia[x], &ib[x], &oa[x], &ob[x], &sums[x], n, w, &ext[r+x], es, float32(size), part[2])
+				}
 			}
 		}
 		if y > 0 {
@@ -464,21 +523,22 @@ func SSIM8(a, b Gray8, opt SSIMOptions) (float64, error) {
 			for c := c0; c < w; c++ {
 				mid[c] = float64(float32(float64(s[c]) * q.inv))
 			}
-			for k := 0; k < r; k++ {
-				e[k] = mid[reflectIndex(k-r, w)]
-				e[r+w+k] = mid[reflectIndex(w+k, w)]
+			for _, bc := range border {
+				e[bc[0]] = e[bc[1]]
 			}
 		}
 		if vec {
-			n4 := w &^ 3
+			n4 := (cb - ca) &^ 3
 			check := 0
 			if q.check {
 				check = 1
 			}
-			ssimRows4(&ext[0], es, &outs[0], w, n4, size, q.inv, q.s, &pr[0], check)
-			for p := 0; p < 5; p++ {
+			if n4 > 0 {
+				ssimRows4(&ext[ca], es, &outs[ca], w, n4, size, q.inv, q.s, &pr[0], check)
+			}
+			for p := 0; p < 5 && ca+n4 < cb; p++ {
 				e, d := ext[p*es:p*es+ew], outs[p*w:p*w+w]
-				for i := n4; i < w; i++ {
+				for i := ca + n4; i < cb; i++ {
 					var t float64
 					for _, v := range e[i : i+size] {
 						t += v
@@ -489,29 +549,136 @@ func SSIM8(a, b Gray8, opt SSIMOptions) (float64, error) {
 		} else {
 			rowPass5(ext, es, outs, w, size, q)
 		}
-		rx, ry, rxx, ryy, rxy := ux[pad:w-pad], uy[pad:w-pad], uxx[pad:w-pad], uyy[pad:w-pad], uxy[pad:w-pad]
+		// Cropped columns [m0, m1) are computed, the others are zmap.
+		m0, m1 := min(max(ca-pad, 0), cw), min(max(cb-pad, 0), cw)
+		if m0 >= m1 {
+			m0, m1 = cw, cw
+		}
+		vals := acc.buf
+		vals = append(vals, zrow[:m0]...)
+		rx, ry, rxx, ryy, rxy := ux[pad+m0:pad+m1], uy[pad+m0:pad+m1], uxx[pad+m0:pad+m1], uyy[pad+m0:pad+m1], uxy[pad+m0:pad+m1]
 		ry, rxx, ryy, rxy = ry[:len(rx)], rxx[:len(rx)], ryy[:len(rx)], rxy[:len(rx)]
 		i0 := 0
-		if vec && cw >= 8 {
-			i0 = cw &^ 7
+		if vec && len(rx) >= 8 {
+			i0 = len(rx) &^ 7
 			n := len(vals)
 			vals = vals[:n+i0]
 			ssimMap8(&rx[0], &ry[0], &rxx[0], &ryy[0], &rxy[0], i0, &vals[n], covNorm, c1, c2)
 		}
 		for i := i0; i < len(rx); i++ {
-			mx, my := rx[i], ry[i]
-			mxx, myy, mxy := float32(mx*mx), float32(my*my), float32(mx*my)
-			vx := float32(covNorm * float32(rxx[i]-mxx))
-			vy := float32(covNorm * float32(ryy[i]-myy))
-			vxy := float32(covNorm * float32(rxy[i]-mxy))
-			a1 := float32(float32(float32(2*mx)*my) + c1)
-			a2 := float32(float32(2*vxy) + c2)
-			b1 := float32(float32(mxx+myy) + c1)
-			b2 := float32(float32(vx+vy) + c2)
-			vals = append(vals, float64(float32(float32(a1*a2)/float32(b1*b2))))
+			vals = append(vals, ssimMapValue(rx[i], ry[i], rxx[i], ryy[i], rxy[i], covNorm, c1, c2))
+		}
+		vals = append(vals, zrow[m1:]...)
+		acc.buf = vals
+		acc.flush(false)
+	}
+	acc.flush(true)
+	return acc.total / float64(acc.n), nil
+}
+
+// ssim8Scratch holds SSIM8's buffers between calls.
+type ssim8Scratch struct {
+	sums       []int32
+	ext, pr    []float64
+	outs, vals []float32
+	zrow       []float32
+	rows       []span
+}
+
+var ssim8Pool sync.Pool
+
+func getSSIM8Scratch() *ssim8Scratch {
+	if s, ok := ssim8Pool.Get().(*ssim8Scratch); ok {
+		return s
+	}
+	return new(ssim8Scratch)
+}
+
+// grow sets *b to a slice of length n (its old buffer when large enough;
+// contents undefined) and returns it.
+func grow[T any](b *[]T, n int) []T {
+	if cap(*b) < n {
+		*b = make([]T, n)
+	}
+	*b = (*b)[:n]
+	return *b
+}
+
+// ssimMapValue is the SSIM map value of one pixel from its five
+// second-pass means, in float32 as the reference computes it.
+func ssimMapValue(mx, my, rxx, ryy, rxy, covNorm, c1, c2 float32) float32 {
+	mxx, myy, mxy := float32(mx*mx), float32(my*my), float32(mx*my)
+	vx := float32(covNorm * float32(rxx-mxx))
+	vy := float32(covNorm * float32(ryy-myy))
+	vxy := float32(covNorm * float32(rxy-mxy))
+	a1 := float32(float32(float32(2*mx)*my) + c1)
+	a2 := float32(float32(2*vxy) + c2)
+	b1 := float32(float32(mxx+myy) + c1)
+	b2 := float32(float32(vx+vy) + c2)
+	return float32(float32(a1*a2) / float32(b1*b2))
+}
+
+// nonzeroColumns sets out[y], for each row y, to the span of columns from
+// the first to the last where a or b is non-zero (lo > hi for a row zero
+// in both), and returns out.
+func nonzeroColumns(a, b Gray8, out []span) []span {
+	w := a.W
+	for y := range out {
+		ra, rb := a.Pix[y*w:y*w+w], b.Pix[y*w:y*w+w]
+		lo := min(firstNonzero(ra), firstNonzero(rb))
+		if lo == w {
+			out[y] = span{w, -1}
+			continue
+		}
+		out[y] = span{lo, max(lastNonzero(ra), lastNonzero(rb))}
+	}
+	return out
+}
+
+// firstNonzero returns the index of the first non-zero byte of p, len(p)
+// if none.
+func firstNonzero(p []uint8) int {
+	i := 0
+	for ; i+32 <= len(p); i += 32 {
+		q := p[i : i+32]
+		if binary.LittleEndian.Uint64(q)|binary.LittleEndian.Uint64(q[8:])|binary.LittleEndian.Uint64(q[16:])|binary.LittleEndian.Uint64(q[24:]) != 0 {
+			break
 		}
 	}
-	return pairwiseSum64(vals) / float64(len(vals)), nil
+	for ; i+8 <= len(p); i += 8 {
+		if v := binary.LittleEndian.Uint64(p[i:]); v != 0 {
+			return i + bits.TrailingZeros64(v)/8
+		}
+	}
+	for ; i < len(p); i++ {
+		if p[i] != 0 {
+			return i
+		}
+	}
+	return len(p)
+}
+
+// lastNonzero returns the index of the last non-zero byte of p, −1 if
+// none.
+func lastNonzero(p []uint8) int {
+	i := len(p)
+	for ; i >= 32; i -= 32 {
+		q := p[i-32 : i]
+		if binary.LittleEndian.Uint64(q)|binary.LittleEndian.Uint64(q[8:])|binary.LittleEndian.Uint64(q[16:])|binary.LittleEndian.Uint64(q[24:]) != 0 {
+			break
+		}
+	}
+	for ; i >= 8; i -= 8 {
+		if v := binary.LittleEndian.Uint64(p[i-8:]); v != 0 {
+			return i - 1 - bits.LeadingZeros64(v)/8
+		}
+	}
+	for i--; i >= 0; i-- {
+		if p[i] != 0 {
+			return i
+		}
+	}
+	return -1
 }
 
 // rowPass5 is the second (row) pass of SSIM8 on five extended rows (ext,
@@ -611,11 +778,11 @@ func (s span) intersect(t span) span { return span{max(s.lo, t.lo), min(s.hi, t.
 
 // nonzeroSpans returns, for each row of im padded by r rows and columns
 // (reflect-101), a span of padded columns outside which the normalised
-// samples lut[v] are +0. The spans may be wider than needed.
-func nonzeroSpans(im Gray8, lut [256]float32, r int) []span {
+// samples lut[v] are +0. The spans may be wider than needed. They are
+// written to out (h+2r entries), rows (h entries) is scratch.
+func nonzeroSpans(im Gray8, lut [256]float32, r int, rows, out []span) []span {
 	w, h := im.W, im.H
 	ew := w + 2*r
-	rows := make([]span, h)
 	for y := range rows {
 		line := im.Pix[y*w : y*w+w]
 		lo, hi := 0, w-1
@@ -641,7 +808,7 @@ func nonzeroSpans(im Gray8, lut [256]float32, r int) []span {
 		}
 		rows[y] = span{lo, hi}
 	}
-	out := make([]span, h+2*r)
+	out = out[:h+2*r]
 	for py := range out {
 		out[py] = rows[reflect101(py-r, h)]
 	}

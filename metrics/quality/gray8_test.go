@@ -110,6 +110,78 @@ func testGray8MatchesFloat(t *testing.T) {
 	}
 }
 
+// TestSSIM8ZeroSpans: SSIM8, which skips the columns whose windows are
+// zero in both images, equals the float path on images that are zero but
+// for a few blobs and lines (at the edges, the corners, one image only,
+// single columns), for several window sizes, vector kernels on and off.
+func TestSSIM8ZeroSpans(t *testing.T) {
+	saved := ssim8Vector
+	defer func() { ssim8Vector = saved }()
+	rng := rand.New(rand.NewPCG(9, 1))
+	for it := 0; it < 100; it++ {
+		w, h := 7+rng.IntN(150), 7+rng.IntN(40)
+		a := Gray8{W: w, H: h, Pix: make([]uint8, w*h)}
+		b := Gray8{W: w, H: h, Pix: make([]uint8, w*h)}
+		for k := rng.IntN(4); k >= 0; k-- {
+			which := rng.IntN(3) // a, b or both
+			x0, y0 := rng.IntN(w), rng.IntN(h)
+			x1, y1 := min(w, x0+1+rng.IntN(12)), min(h, y0+1+rng.IntN(12))
+			switch rng.IntN(4) {
+			case 0:
+				x0 = 0
+			case 1:
+				x1 = w
+			}
+			for y := y0; y < y1; y++ {
+				for x := x0; x < x1; x++ {
+					if which != 1 {
+						a.Pix[y*w+x] = uint8(1 + rng.IntN(255))
+					}
+					if which != 0 {
+						b.Pix[y*w+x] = uint8(1 + rng.IntN(255))
+					}
+				}
+			}
+		}
+		fa, fb := a.Image(), b.Image()
+		for _, size := range []int{7, 3, 5, 11} {
+			if w < size || h < size {
+				continue
+			}
+			opt := SSIMOptions{DataRange: 255, Float32: true, WinSize: size}
+			want, err := SSIM(fa, fb, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, vec := range []bool{true, false} {
+				ssim8Vector = saved && vec
+				got, err := SSIM8(a, b, opt)
+				if err != nil || !sameFloat(got, want) {
+					t.Errorf("case %d %d×%d size %d vector %v: SSIM8 %v (%v), float %v", it, w, h, size, ssim8Vector, got, err, want)
+				}
+			}
+		}
+	}
+}
+
+// TestNonzeroEnds: firstNonzero and lastNonzero on every position of a
+// single non-zero byte, and on zero rows, of lengths around the word size.
+func TestNonzeroEnds(t *testing.T) {
+	for n := 0; n <= 100; n++ {
+		p := make([]uint8, n)
+		if f, l := firstNonzero(p), lastNonzero(p); f != n || l != -1 {
+			t.Errorf("zero row of %d: first %d, last %d", n, f, l)
+		}
+		for i := 0; i < n; i++ {
+			p[i] = uint8(1 + i%255)
+			if f, l := firstNonzero(p), lastNonzero(p); f != i || l != i {
+				t.Errorf("row of %d, non-zero at %d: first %d, last %d", n, i, f, l)
+			}
+			p[i] = 0
+		}
+	}
+}
+
 // TestGray8Errors: size mismatches and bad sample counts are errors.
 func TestGray8Errors(t *testing.T) {
 	a := Gray8{W: 8, H: 8, Pix: make([]uint8, 64)}
@@ -255,10 +327,13 @@ func TestMinMax8(t *testing.T) {
 	}
 }
 
-// TestPairwiseFast: the vectorised numpy sums give the reference
-// implementations' bits on lengths around the leaf and chunk sizes, with
-// values of mixed magnitude and sign (where the order matters).
+// TestPairwiseFast: the vectorised numpy sums (pairwiseSum64; chunkSum32
+// fed in pieces of random lengths) give the reference implementations'
+// bits on lengths around the leaf and chunk sizes, with values of mixed
+// magnitude and sign (where the order matters).
 func TestPairwiseFast(t *testing.T) {
+	saved := ssim8Vector
+	defer func() { ssim8Vector = saved }()
 	rng := rand.New(rand.NewPCG(3, 3))
 	for _, n := range []int{0, 1, 7, 8, 9, 15, 16, 127, 128, 129, 255, 256, 1000, 8191, 8192, 8193, 20000, 70001} {
 		x := make([]float64, n)
@@ -267,14 +342,56 @@ func TestPairwiseFast(t *testing.T) {
 			x[i] = (rng.Float64() - 0.3) * math.Ldexp(1, rng.IntN(40)-20)
 			y[i] = float32(x[i])
 		}
+		ssim8Vector = saved
 		if got, want := pairwiseSum64(x), num.Sum(x); math.Float64bits(got) != math.Float64bits(want) {
 			t.Errorf("n=%d: pairwiseSum64 %v, num.PairwiseSum %v", n, got, want)
 		}
-		if n == 0 {
-			continue
+		for _, vec := range []bool{true, false} {
+			ssim8Vector = saved && vec
+			s := chunkSum32{buf: make([]float32, 0, num.NumpyBuffer+600)}
+			for i := 0; i < n; {
+				m := min(n-i, 1+rng.IntN(600))
+				s.buf = append(s.buf, y[i:i+m]...)
+				s.flush(false)
+				i += m
+			}
+			s.flush(true)
+			if want := num.Sum(y); s.n != n || math.Float32bits(s.total) != math.Float32bits(want) {
+				t.Errorf("n=%d vector %v: chunkSum32 %v over %d values, num.Sum %v", n, ssim8Vector, s.total, s.n, want)
+			}
 		}
-		if got, want := mean32Fast(y), mean32(y); math.Float32bits(got) != math.Float32bits(want) {
-			t.Errorf("n=%d: mean32Fast %v, mean32 %v", n, got, want)
+	}
+}
+
+// TestChunkSum64: float32 values added to chunkSum64 in pieces of random
+// lengths (up to a row of 600) sum to num.Sum of their float64 values, bit
+// for bit, with the vector leaves and without, on lengths around the leaf
+// and chunk sizes.
+func TestChunkSum64(t *testing.T) {
+	saved := ssim8Vector
+	defer func() { ssim8Vector = saved }()
+	rng := rand.New(rand.NewPCG(4, 4))
+	for _, n := range []int{1, 7, 8, 9, 100, 128, 129, 1000, 8191, 8192, 8193, 16384, 20000, 70001, 256036} {
+		x := make([]float32, n)
+		x64 := make([]float64, n)
+		for i := range x {
+			x[i] = float32((rng.Float64() - 0.3) * math.Ldexp(1, rng.IntN(40)-20))
+			x64[i] = float64(x[i])
+		}
+		want := num.Sum(x64)
+		for _, vec := range []bool{true, false} {
+			ssim8Vector = saved && vec
+			s := chunkSum64{buf: make([]float32, 0, num.NumpyBuffer+600)}
+			for i := 0; i < n; {
+				m := min(n-i, 1+rng.IntN(600))
+				s.buf = append(s.buf, x[i:i+m]...)
+				s.flush(false)
+				i += m
+			}
+			s.flush(true)
+			if s.n != n || math.Float64bits(s.total) != math.Float64bits(want) {
+				t.Errorf("n=%d vector %v: chunkSum64 %v over %d values, num.Sum %v", n, ssim8Vector, s.total, s.n, want)
+			}
 		}
 	}
 }

@@ -26,23 +26,3 @@ func putF32(bufs ...[]float32) {
 		}
 	}
 }
-
-var f64Pool sync.Pool
-
-// getF64 returns a float64 slice of length n; its contents are undefined.
-func getF64(n int) []float64 {
-	if p, ok := f64Pool.Get().(*[]float64); ok && cap(*p) >= n {
-		return (*p)[:n]
-	} else if ok {
-		f64Pool.Put(p)
-	}
-	return make([]float64, n)
-}
-
-// putF64 gives a buffer back; it may not be used afterwards.
-func putF64(b []float64) {
-	if cap(b) > 0 {
-		b = b[:0]
-		f64Pool.Put(&b)
-	}
-}

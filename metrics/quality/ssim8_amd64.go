@@ -10,7 +10,7 @@ func ssimCols8(ia, ib, oa, ob *uint8, sums *int32, n, w int, ext *float64, es in
 func ssimRows4(ext *float64, es int, outs *float32, w, n, size int, inv, s float64, pr *float64, check int)
 
 //go:noescape
-func ssimMap8(ux, uy, uxx, uyy, uxy *float32, n int, dst *float64, cov, c1, c2 float32)
+func ssimMap8(ux, uy, uxx, uyy, uxy *float32, n int, dst *float32, cov, c1, c2 float32)
 
 // ssim8Vector selects SSIM8's AVX2 kernels where the CPU has them (tests
 // turn it off to compare with the Go loops).
@@ -32,6 +32,9 @@ func lnccRowQ(mu1, mu2, m11, m22, m12 *float32, n int, q, scratch *float32, thr 
 //
 //go:noescape
 func laneSums64(x *float64, n int, r *[8]float64)
+
+//go:noescape
+func laneSums32to64(x *float32, n int, r *[8]float64)
 
 //go:noescape
 func laneSums32(x *float32, n int, r *[8]float32)

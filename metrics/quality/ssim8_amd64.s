@@ -38,6 +38,8 @@ TEXT ·ssimCols8(SB), NOSPLIT, $0-88
 	MOVQ emit+80(FP), R11
 	XORQ R9, R9                // column
 
+	TESTQ R11, R11
+	JZ   sumsonly
 cols:
 	CMPQ R9, CX
 	JGE  colsdone
@@ -47,23 +49,16 @@ cols:
 	VPMOVZXBD (SI)(R9*1), Y3   // lq
 	LEAQ (R8)(R9*4), R10       // &sums plane 0 [c]
 	LEAQ (DI)(R9*8), R14       // &ext plane 0 [c]
-
 	VPSUBD Y2, Y0, Y4
 	VPADDD (R10), Y4, Y4
 	VMOVDQU Y4, (R10)
-	TESTQ R11, R11
-	JZ   s1
 	EMIT(Y4, (R14), 32(R14))
-s1:
 	ADDQ R13, R10
 	ADDQ R12, R14
 	VPSUBD Y3, Y1, Y4
 	VPADDD (R10), Y4, Y4
 	VMOVDQU Y4, (R10)
-	TESTQ R11, R11
-	JZ   s2
 	EMIT(Y4, (R14), 32(R14))
-s2:
 	ADDQ R13, R10
 	ADDQ R12, R14
 	VPMULLD Y0, Y0, Y4
@@ -71,10 +66,7 @@ s2:
 	VPSUBD Y5, Y4, Y4
 	VPADDD (R10), Y4, Y4
 	VMOVDQU Y4, (R10)
-	TESTQ R11, R11
-	JZ   s3
 	EMIT(Y4, (R14), 32(R14))
-s3:
 	ADDQ R13, R10
 	ADDQ R12, R14
 	VPMULLD Y1, Y1, Y4
@@ -82,10 +74,7 @@ s3:
 	VPSUBD Y5, Y4, Y4
 	VPADDD (R10), Y4, Y4
 	VMOVDQU Y4, (R10)
-	TESTQ R11, R11
-	JZ   s4
 	EMIT(Y4, (R14), 32(R14))
-s4:
 	ADDQ R13, R10
 	ADDQ R12, R14
 	VPMULLD Y1, Y0, Y4
@@ -93,12 +82,45 @@ s4:
 	VPSUBD Y5, Y4, Y4
 	VPADDD (R10), Y4, Y4
 	VMOVDQU Y4, (R10)
-	TESTQ R11, R11
-	JZ   s5
 	EMIT(Y4, (R14), 32(R14))
-s5:
 	ADDQ $8, R9
 	JMP  cols
+
+sumsonly:
+	CMPQ R9, CX
+	JGE  colsdone
+	VPMOVZXBD (AX)(R9*1), Y0   // p
+	VPMOVZXBD (BX)(R9*1), Y1   // q
+	VPMOVZXBD (DX)(R9*1), Y2   // l
+	VPMOVZXBD (SI)(R9*1), Y3   // lq
+	LEAQ (R8)(R9*4), R10       // &sums plane 0 [c]
+	VPSUBD Y2, Y0, Y4
+	VPADDD (R10), Y4, Y4
+	VMOVDQU Y4, (R10)
+	ADDQ R13, R10
+	VPSUBD Y3, Y1, Y4
+	VPADDD (R10), Y4, Y4
+	VMOVDQU Y4, (R10)
+	ADDQ R13, R10
+	VPMULLD Y0, Y0, Y4
+	VPMULLD Y2, Y2, Y5
+	VPSUBD Y5, Y4, Y4
+	VPADDD (R10), Y4, Y4
+	VMOVDQU Y4, (R10)
+	ADDQ R13, R10
+	VPMULLD Y1, Y1, Y4
+	VPMULLD Y3, Y3, Y5
+	VPSUBD Y5, Y4, Y4
+	VPADDD (R10), Y4, Y4
+	VMOVDQU Y4, (R10)
+	ADDQ R13, R10
+	VPMULLD Y1, Y0, Y4
+	VPMULLD Y3, Y2, Y5
+	VPSUBD Y5, Y4, Y4
+	VPADDD (R10), Y4, Y4
+	VMOVDQU Y4, (R10)
+	ADDQ $8, R9
+	JMP  sumsonly
 
 colsdone:
 	VZEROUPPER
@@ -123,13 +145,14 @@ lbl: \
 
 // func ssimRows4(ext *float64, es int, outs *float32, w, n, size int, inv, s float64, pr *float64, check int)
 //
-// For each of five planes (ext planes es float64 apart, es ≥ w+size+3;
-// outs planes w float32 apart) and i in [0, n) (n a multiple of 4):
+// For each of five planes (ext planes es float64 apart, each read up to
+// entry n+size+3; outs planes w float32 apart) and i in [0, n) (n a
+// multiple of 4):
 // outs[i] = float32(t/s) with t = Σ_{k<size} f[i+k], f the plane's row,
 // exact in any order. For size 7, t = f[i+6] + p[i] + p[i+2] + p[i+4] with
 // the pair sums p[j] = f[j]+f[j+1] formed in registers (those of the next
-// four outputs give p[i+4…]); other sizes store the pair sums to pr (es
-// entries) and add (size−1)/2 of them to f[i+size−1]. With check = 0
+// four outputs give p[i+4…]); other sizes store the pair sums to pr (n +
+// size + 3 entries) and add (size−1)/2 of them to f[i+size−1]. With check = 0
 // (sizes whose product is always right, see quotient32) the quotient is
 // the product.
 TEXT ·ssimRows4(SB), NOSPLIT, $0-80
@@ -155,6 +178,7 @@ TEXT ·ssimRows4(SB), NOSPLIT, $0-80
 	MOVQ $33, AX
 	MOVQ AX, X11
 	VPBROADCASTQ X11, Y11
+	LEAQ (CX)(R11*1), R14      // pairs to form: n + size
 	LEAQ -1(R11), R8
 	SHRQ $1, R8                // pairs per window: (size−1)/2
 	LEAQ -8(SI)(R11*8), AX     // &f[size−1]
@@ -169,22 +193,45 @@ plane:
 	CMPQ check+72(FP), $0
 	JNE  outs7
 
-outs7f:                        // size 7, product quotients
-	CMPQ R9, CX
-	JGE  planedone
+	// Size 7, product quotients: eight outputs a step (Y1 = p[i…i+3] on
+	// entry, p[i+8…i+11] on exit), then four.
+	LEAQ -8(CX), R10
+outs7f:
+	CMPQ R9, R10
+	JGT  outs7f4
 	VMOVUPD 32(SI)(R9*8), Y2
 	VADDPD 40(SI)(R9*8), Y2, Y2   // p[i+4…i+7]
 	VPERM2F128 $0x21, Y2, Y1, Y3  // p[i+2…i+5]
-	VMOVUPD 48(SI)(R9*8), Y0      // f[i+6…i+9]
-	VADDPD Y1, Y0, Y0
+	VADDPD 48(SI)(R9*8), Y1, Y0   // f[i+6…i+9] + p[i…]
 	VADDPD Y3, Y0, Y0
 	VADDPD Y2, Y0, Y0
-	VMOVAPD Y2, Y1
+	VMOVUPD 64(SI)(R9*8), Y1
+	VADDPD 72(SI)(R9*8), Y1, Y1   // p[i+8…i+11]
+	VPERM2F128 $0x21, Y1, Y2, Y3  // p[i+6…i+9]
+	VADDPD 80(SI)(R9*8), Y2, Y4   // f[i+10…i+13] + p[i+4…]
+	VADDPD Y3, Y4, Y4
+	VADDPD Y1, Y4, Y4
+	VMULPD Y15, Y0, Y0
+	VCVTPD2PSY Y0, X0
+	VMOVUPS X0, (DI)(R9*4)
+	VMULPD Y15, Y4, Y4
+	VCVTPD2PSY Y4, X4
+	VMOVUPS X4, 16(DI)(R9*4)
+	ADDQ $8, R9
+	JMP  outs7f
+outs7f4:
+	CMPQ R9, CX
+	JGE  planedone
+	VMOVUPD 32(SI)(R9*8), Y2
+	VADDPD 40(SI)(R9*8), Y2, Y2
+	VPERM2F128 $0x21, Y2, Y1, Y3
+	VADDPD 48(SI)(R9*8), Y1, Y0
+	VADDPD Y3, Y0, Y0
+	VADDPD Y2, Y0, Y0
 	VMULPD Y15, Y0, Y4
 	VCVTPD2PSY Y4, X4
 	VMOVUPS X4, (DI)(R9*4)
-	ADDQ $4, R9
-	JMP  outs7f
+	JMP  planedone
 
 outs7:                         // size 7, checked quotients
 	CMPQ R9, CX
@@ -207,7 +254,7 @@ pairs:
 	VADDPD 8(SI)(R9*8), Y0, Y0
 	VMOVUPD Y0, (DX)(R9*8)
 	ADDQ $4, R9
-	CMPQ R9, R12
+	CMPQ R9, R14
 	JLT  pairs
 	XORQ R9, R9
 
@@ -236,10 +283,10 @@ planedone:
 	VZEROUPPER
 	RET
 
-// func ssimMap8(ux, uy, uxx, uyy, uxy *float32, n int, dst *float64, cov, c1, c2 float32)
+// func ssimMap8(ux, uy, uxx, uyy, uxy *float32, n int, dst *float32, cov, c1, c2 float32)
 //
 // For i in [0, n) (n a multiple of 8): the SSIM map value of SSIM8 in
-// float32, widened to float64 into dst[i].
+// float32 into dst[i].
 TEXT ·ssimMap8(SB), NOSPLIT, $0-68
 	MOVQ ux+0(FP), AX
 	MOVQ uy+8(FP), BX
@@ -282,11 +329,7 @@ mapl:
 	VMULPS Y9, Y8, Y8
 	VMULPS Y11, Y10, Y10
 	VDIVPS Y10, Y8, Y8         // S = (a1·a2)/(b1·b2)
-	VCVTPS2PD X8, Y9
-	VEXTRACTF128 $1, Y8, X8
-	VCVTPS2PD X8, Y8
-	VMOVUPD Y9, (DI)(R9*8)
-	VMOVUPD Y8, 32(DI)(R9*8)
+	VMOVUPS Y8, (DI)(R9*4)
 	ADDQ $8, R9
 	JMP  mapl
 
@@ -427,6 +470,32 @@ ls64:
 	ADDQ $8, AX
 	JMP  ls64
 ls64done:
+	VMOVUPD Y0, (DI)
+	VMOVUPD Y1, 32(DI)
+	VZEROUPPER
+	RET
+
+// func laneSums32to64(x *float32, n int, r *[8]float64)
+//
+// laneSums64 of float32 values, each widened to float64 (exactly) before it
+// is added.
+TEXT ·laneSums32to64(SB), NOSPLIT, $0-24
+	MOVQ x+0(FP), SI
+	MOVQ n+8(FP), CX
+	MOVQ r+16(FP), DI
+	VCVTPS2PD (SI), Y0
+	VCVTPS2PD 16(SI), Y1
+	MOVQ $8, AX
+lw:
+	CMPQ AX, CX
+	JGE  lwdone
+	VCVTPS2PD (SI)(AX*4), Y2
+	VCVTPS2PD 16(SI)(AX*4), Y3
+	VADDPD Y2, Y0, Y0
+	VADDPD Y3, Y1, Y1
+	ADDQ $8, AX
+	JMP  lw
+lwdone:
 	VMOVUPD Y0, (DI)
 	VMOVUPD Y1, 32(DI)
 	VZEROUPPER

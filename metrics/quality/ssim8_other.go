@@ -13,7 +13,7 @@ func ssimRows4(ext *float64, es int, outs *float32, w, n, size int, inv, s float
 	panic("quality: no SSIM kernels on this architecture")
 }
 
-func ssimMap8(ux, uy, uxx, uyy, uxy *float32, n int, dst *float64, cov, c1, c2 float32) {
+func ssimMap8(ux, uy, uxx, uyy, uxy *float32, n int, dst *float32, cov, c1, c2 float32) {
 	panic("quality: no SSIM kernels on this architecture")
 }
 
@@ -26,6 +26,10 @@ func lnccRowQ(mu1, mu2, m11, m22, m12 *float32, n int, q, scratch *float32, thr 
 }
 
 func laneSums64(x *float64, n int, r *[8]float64) {
+	panic("quality: no summation kernels on this architecture")
+}
+
+func laneSums32to64(x *float32, n int, r *[8]float64) {
 	panic("quality: no summation kernels on this architecture")
 }
 
