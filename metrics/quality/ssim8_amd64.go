@@ -27,12 +27,9 @@ func minMaxBytes(p *uint8, n int) (lo, hi uint8)
 //go:noescape
 func lnccRowQ(mu1, mu2, m11, m22, m12 *float32, n int, q, scratch *float32, thr float32) int
 
-// laneSums64 and laneSums32 are the eight stride-8 partial sums of numpy's
+// laneSums32to64 and laneSums32 are the eight stride-8 partial sums of numpy's
 // pairwise summation (ssim8_amd64.s).
 //
-//go:noescape
-func laneSums64(x *float64, n int, r *[8]float64)
-
 //go:noescape
 func laneSums32to64(x *float32, n int, r *[8]float64)
 

@@ -451,33 +451,7 @@ qdone:
 	MOVQ R12, ret+72(FP)
 	RET
 
-// func laneSums64(x *float64, n int, r *[8]float64)
-//
-// numpy's eight stride-8 partial sums of x[0:n] (8 ≤ n, n a multiple of
-// 8): r[k] = x[k] + x[8+k] + x[16+k] + …, added in that order.
-TEXT ·laneSums64(SB), NOSPLIT, $0-24
-	MOVQ x+0(FP), SI
-	MOVQ n+8(FP), CX
-	MOVQ r+16(FP), DI
-	VMOVUPD (SI), Y0
-	VMOVUPD 32(SI), Y1
-	MOVQ $8, AX
-ls64:
-	CMPQ AX, CX
-	JGE  ls64done
-	VADDPD (SI)(AX*8), Y0, Y0
-	VADDPD 32(SI)(AX*8), Y1, Y1
-	ADDQ $8, AX
-	JMP  ls64
-ls64done:
-	VMOVUPD Y0, (DI)
-	VMOVUPD Y1, 32(DI)
-	VZEROUPPER
-	RET
-
-// func laneSums32to64(x *float32, n int, r *[8]float64)
-//
-// laneSums64 of float32 values, each widened to float64 (exactly) before it
+// laneSums64-style stride-8 partial sums of float32 values, each widened to float64 (exactly) before it
 // is added.
 TEXT ·laneSums32to64(SB), NOSPLIT, $0-24
 	MOVQ x+0(FP), SI
@@ -503,7 +477,7 @@ lwdone:
 
 // func laneSums32(x *float32, n int, r *[8]float32)
 //
-// laneSums64 for float32.
+// The stride-8 partial sums of float32 values, in float32.
 TEXT ·laneSums32(SB), NOSPLIT, $0-24
 	MOVQ x+0(FP), SI
 	MOVQ n+8(FP), CX

@@ -25,10 +25,6 @@ func lnccRowQ(mu1, mu2, m11, m22, m12 *float32, n int, q, scratch *float32, thr 
 	panic("quality: no LNCC kernels on this architecture")
 }
 
-func laneSums64(x *float64, n int, r *[8]float64) {
-	panic("quality: no summation kernels on this architecture")
-}
-
 func laneSums32to64(x *float32, n int, r *[8]float64) {
 	panic("quality: no summation kernels on this architecture")
 }
