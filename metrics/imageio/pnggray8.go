@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"hash/crc32"
 	"io"
+	"slices"
 	"sync"
 )
 
@@ -112,7 +113,7 @@ func decodePNGGray8(data []byte, o Options) (pix []byte, w, h int, ok bool) {
 // damaged stream, a bad filter type, too little or too much data.
 func inflateGray8(idat [][]byte, pix []byte, w, h int) bool {
 	// One contiguous stream in a *bytes.Reader: the inflater has a fast
-	// path for it (about 5× faster on well-compressed frames than through
+	// path for it (measured 1.7× faster on sector-scan frames than through
 	// a generic io.ByteReader).
 	stream := idat[0]
 	if len(idat) > 1 {
@@ -122,7 +123,7 @@ func inflateGray8(idat [][]byte, pix []byte, w, h int) bool {
 		}
 		bufp := fileBufs.Get().(*[]byte)
 		defer fileBufs.Put(bufp)
-		joined := (*bufp)[:0]
+		joined := slices.Grow((*bufp)[:0], n)
 		for _, p := range idat {
 			joined = append(joined, p...)
 		}
