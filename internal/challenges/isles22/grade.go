@@ -10,6 +10,7 @@ import (
 	"github.com/rexmle/rexmle/internal/challenges/medseg"
 	"github.com/rexmle/rexmle/metrics/components"
 	"github.com/rexmle/rexmle/metrics/imageio"
+	"github.com/rexmle/rexmle/metrics/num"
 	"github.com/rexmle/rexmle/metrics/overlap"
 	"github.com/rexmle/rexmle/metrics/resample"
 	"github.com/rexmle/rexmle/metrics/volume"
@@ -87,13 +88,11 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 		return nil, err
 	}
 	res := &challenge.Result{Mode: mode}
-	var sum CaseScores
+	// pandas' Series.mean of each metric's case values (numpy's pairwise sum).
+	var dice, f1, count, vol []float64
 	caseIDs := medseg.CaseIDs(rows)
 	for i, s := range scores {
-		sum.Dice += s.Dice
-		sum.LesionF1 += s.LesionF1
-		sum.CountDiff += s.CountDiff
-		sum.VolDiff += s.VolDiff
+		dice, f1, count, vol = append(dice, s.Dice), append(f1, s.LesionF1), append(count, s.CountDiff), append(vol, s.VolDiff)
 		res.Cases = append(res.Cases, challenge.Case{ID: caseIDs[i], Values: map[string]float64{
 			MetricDice: s.Dice, MetricLesionF1: s.LesionF1, MetricCountDiff: s.CountDiff, MetricVolDiff: s.VolDiff,
 		}})
@@ -101,11 +100,10 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 			res.Notes = append(res.Notes, notes[i])
 		}
 	}
-	n := float64(len(rows))
-	res.Set(MetricDice, sum.Dice/n)
-	res.Set(MetricLesionF1, sum.LesionF1/n)
-	res.Set(MetricCountDiff, sum.CountDiff/n)
-	res.Set(MetricVolDiff, sum.VolDiff/n)
+	res.Set(MetricDice, num.Mean(dice))
+	res.Set(MetricLesionF1, num.Mean(f1))
+	res.Set(MetricCountDiff, num.Mean(count))
+	res.Set(MetricVolDiff, num.Mean(vol))
 	return res, nil
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/rexmle/rexmle/internal/challenge"
 	"github.com/rexmle/rexmle/internal/challenge/challengetest"
 	"github.com/rexmle/rexmle/metrics/imageio"
+	"github.com/rexmle/rexmle/metrics/num"
 	"github.com/rexmle/rexmle/metrics/volume"
 )
 
@@ -378,5 +379,52 @@ func TestPrepareFromZip(t *testing.T) {
 	train, _ := filepath.Glob(filepath.Join(data, "public", "train", "*_msk.nii.gz"))
 	if len(train) != 12 {
 		t.Errorf("%d training masks, want 12", len(train))
+	}
+}
+
+// TestMeansArePandasMeans: each metric is pandas' Series.mean of the case
+// values — numpy's pairwise sum, which from eight values on differs from a
+// running sum in the last bits. The cases are built so that it does here.
+func TestMeansArePandasMeans(t *testing.T) {
+	sh := [3]int{24, 4, 4}
+	gts := map[string][][3]int{}
+	preds := map[string][][3]int{}
+	var rows [][]string
+	for k := 0; k < 21; k++ {
+		id := fmt.Sprintf("c%02d", k)
+		for x := 0; x <= k; x++ {
+			gts[id] = append(gts[id], [3]int{x, 1, 1})
+		}
+		for x := 0; x < 1+k%4; x++ {
+			preds[id] = append(preds[id], [3]int{x, 1, 1})
+		}
+		preds[id] = append(preds[id], [3]int{23 - k%3, 3, 3}) // a false lesion
+		rows = append(rows, []string{id, "p/" + id + ".nii.gz"})
+	}
+	priv := miniTask(t, gts, sh)
+	sub := writeSub(t, rows)
+	for id, vox := range preds {
+		writeMask(t, filepath.Join(sub, "p", id+".nii.gz"), sh, vox...)
+	}
+	res, err := Challenge{}.Grade(context.Background(), sub, priv, challenge.Reference)
+	if err != nil {
+		t.Fatal(err)
+	}
+	differs := false
+	for _, m := range []string{MetricDice, MetricLesionF1, MetricCountDiff, MetricVolDiff} {
+		var vals []float64
+		running := 0.0
+		for _, c := range res.Cases {
+			vals = append(vals, c.Values[m])
+			running += c.Values[m]
+		}
+		want := num.Mean(vals)
+		if got := res.Values[m]; math.Float64bits(got) != math.Float64bits(want) {
+			t.Errorf("%s = %v, want numpy's mean %v", m, got, want)
+		}
+		differs = differs || want != running/float64(len(vals))
+	}
+	if !differs {
+		t.Fatal("no metric's running mean differs from numpy's here: the test cannot tell them apart")
 	}
 }

@@ -5,11 +5,13 @@ import (
 	"math"
 
 	"github.com/rexmle/rexmle/internal/challenge"
+	"github.com/rexmle/rexmle/metrics/num"
 )
 
 // CaseStatistic recomputes the tumour-burden RMSE over a resample of the
 // graded volumes from the per-case burden error Grade stores:
-// √(Σ burden² / n), summed in resample order as Grade sums in case order.
+// √(numpy mean of burden²), summed in resample order as Grade sums in case
+// order.
 // The other metrics are means of their per-case values.
 func (c Challenge) CaseStatistic(metric string, cases []challenge.Case) (func(idx []int) float64, error) {
 	if metric != MetricRMSE {
@@ -24,10 +26,10 @@ func (c Challenge) CaseStatistic(metric string, cases []challenge.Case) (func(id
 		col[i] = v
 	}
 	return func(idx []int) float64 {
-		var sq float64
-		for _, i := range idx {
-			sq += col[i] * col[i]
+		sq := make([]float64, len(idx))
+		for k, i := range idx {
+			sq[k] = col[i] * col[i]
 		}
-		return math.Sqrt(sq / float64(len(idx)))
+		return math.Sqrt(num.Mean(sq))
 	}, nil
 }

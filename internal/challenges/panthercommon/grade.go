@@ -11,6 +11,7 @@ import (
 	"github.com/rexmle/rexmle/internal/challenge"
 	"github.com/rexmle/rexmle/internal/challenges/medseg"
 	"github.com/rexmle/rexmle/metrics/distance"
+	"github.com/rexmle/rexmle/metrics/num"
 	"github.com/rexmle/rexmle/metrics/overlap"
 	"github.com/rexmle/rexmle/metrics/resample"
 	"github.com/rexmle/rexmle/metrics/volume"
@@ -217,15 +218,12 @@ func (c Challenge) Grade(ctx context.Context, submissionDir, privateDir string, 
 		return nil, err
 	}
 	res := &challenge.Result{Mode: mode}
-	var sum CaseValues
-	var sq float64
+	// np.mean of each metric's case values (numpy's pairwise sum).
+	var dsc, msd, hd95, masd, sq []float64
 	caseIDs := medseg.CaseIDs(rows)
 	for i, v := range vals {
-		sum.DSC += v.DSC
-		sum.MSD += v.MSD
-		sum.HD95 += v.HD95
-		sum.MASD += v.MASD
-		sq += v.Burden * v.Burden
+		dsc, msd, hd95, masd = append(dsc, v.DSC), append(msd, v.MSD), append(hd95, v.HD95), append(masd, v.MASD)
+		sq = append(sq, v.Burden*v.Burden)
 		res.Cases = append(res.Cases, challenge.Case{ID: caseIDs[i], Values: map[string]float64{
 			MetricDSC: v.DSC, MetricMSD: v.MSD, MetricHD95: v.HD95, MetricMASD: v.MASD, CaseBurden: v.Burden,
 		}})
@@ -233,12 +231,11 @@ func (c Challenge) Grade(ctx context.Context, submissionDir, privateDir string, 
 			res.Notes = append(res.Notes, notes[i])
 		}
 	}
-	n := float64(len(vals))
-	res.Set(MetricDSC, sum.DSC/n)
-	res.Set(MetricMSD, sum.MSD/n)
-	res.Set(MetricHD95, sum.HD95/n)
-	res.Set(MetricMASD, sum.MASD/n)
-	res.Set(MetricRMSE, math.Sqrt(sq/n))
+	res.Set(MetricDSC, num.Mean(dsc))
+	res.Set(MetricMSD, num.Mean(msd))
+	res.Set(MetricHD95, num.Mean(hd95))
+	res.Set(MetricMASD, num.Mean(masd))
+	res.Set(MetricRMSE, math.Sqrt(num.Mean(sq)))
 	return res, nil
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/rexmle/rexmle/internal/challenge"
 	"github.com/rexmle/rexmle/metrics/imageio"
+	"github.com/rexmle/rexmle/metrics/num"
 	"github.com/rexmle/rexmle/metrics/volume"
 )
 
@@ -339,5 +340,62 @@ func TestAggregationRMSE(t *testing.T) {
 		if math.Abs(r.Values[k]-w) > 1e-12 {
 			t.Errorf("%s = %.15g, want %.15g", k, r.Values[k], w)
 		}
+	}
+}
+
+// TestMeansAreNumpyMeans: each metric is np.mean of the case values (and
+// RMSE the root of np.mean of the squared burdens) — numpy's pairwise sum,
+// which from eight values on differs from a running sum in the last bits.
+// The cases are built so that it does here.
+func TestMeansAreNumpyMeans(t *testing.T) {
+	priv, sub := t.TempDir(), t.TempDir()
+	var labels, rows [][]string
+	for k := 0; k < 27; k++ {
+		id := fmt.Sprintf("c%02d", k)
+		shape := [3]int{6, 6, 6}
+		gt := npBlock([3]int{1, 1, 1}, [3]int{2 + k%4, 3 + k%2, 3 + k%5})
+		pred := npBlock([3]int{1, 1 + k%2, 1 + k%3}, [3]int{2 + (k*7)%4, 2 + k%3, 4 + k%2})
+		spacing := [3]float64{0.7 + 0.01*float64(k), 1.1, 1.3}
+		writeMHA(t, filepath.Join(priv, "l", id+".mha"), shape, spacing, 1, gt...)
+		writeMHA(t, filepath.Join(sub, id+".mha"), shape, spacing, 1, pred...)
+		labels = append(labels, []string{id, "", "l/" + id + ".mha"})
+		rows = append(rows, []string{id, id + ".mha"})
+	}
+	if err := challenge.WriteCSV(filepath.Join(priv, "test_labels.csv"), []string{"image_id", "image_path", "label_path"}, labels); err != nil {
+		t.Fatal(err)
+	}
+	if err := challenge.WriteCSV(filepath.Join(sub, "submission.csv"), []string{"image_id", "predicted_mask_path"}, rows); err != nil {
+		t.Fatal(err)
+	}
+	r, err := testChallenge.Grade(context.Background(), sub, priv, challenge.Reference)
+	if err != nil {
+		t.Fatal(err)
+	}
+	differs := false
+	check := func(metric string, want, running float64) {
+		if got := r.Values[metric]; math.Float64bits(got) != math.Float64bits(want) {
+			t.Errorf("%s = %v, want numpy's %v", metric, got, want)
+		}
+		differs = differs || want != running
+	}
+	for _, m := range []string{MetricDSC, MetricMSD, MetricHD95, MetricMASD} {
+		var vals []float64
+		running := 0.0
+		for _, c := range r.Cases {
+			vals = append(vals, c.Values[m])
+			running += c.Values[m]
+		}
+		check(m, num.Mean(vals), running/float64(len(vals)))
+	}
+	var sq []float64
+	running := 0.0
+	for _, c := range r.Cases {
+		b := c.Values[CaseBurden]
+		sq = append(sq, b*b)
+		running += b * b
+	}
+	check(MetricRMSE, math.Sqrt(num.Mean(sq)), math.Sqrt(running/float64(len(sq))))
+	if !differs {
+		t.Fatal("no metric's running mean differs from numpy's here: the test cannot tell them apart")
 	}
 }
