@@ -15,6 +15,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/rexmle/rexmle/metrics/imageio"
 )
 
 // ResolveInside resolves rel, a path named by a submission (a CSV cell, a
@@ -107,7 +109,7 @@ func ParseCSV(r io.Reader, name string) (*Table, error) {
 	}
 	// Read through the caps (so a stream with a huge line stops early), then
 	// parse the bytes.
-	data, err := readAllSized(&boundedReader{r: r, name: name, max: MaxCSVBytes, maxLine: MaxLineBytes}, sizeHint(r))
+	data, err := imageio.ReadAllInto(make([]byte, 0, sizeHint(r)), &boundedReader{r: r, name: name, max: MaxCSVBytes, maxLine: MaxLineBytes})
 	if err == nil {
 		if t, ok := parsePlainCSV(data, name); ok {
 			return t, nil
@@ -137,24 +139,6 @@ func sizeHint(r io.Reader) int {
 		}
 	}
 	return 512
-}
-
-// readAllSized reads r to its end into a buffer of capacity hint to start.
-func readAllSized(r io.Reader, hint int) ([]byte, error) {
-	buf := make([]byte, 0, hint)
-	for {
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
-		}
-		n, err := r.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if err == io.EOF {
-			return buf, nil
-		}
-		if err != nil {
-			return buf, err
-		}
-	}
 }
 
 // parsePlainCSV is the common case of ParseCSV: a file without a double

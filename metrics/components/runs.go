@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/rexmle/rexmle/metrics/internal/boolbytes"
-
 	"github.com/rexmle/rexmle/metrics/volume"
 )
 

@@ -124,15 +124,16 @@ func isGzipPath(path string) bool {
 }
 
 // readFileWith opens path and runs dec on it, prefixing errors with the path.
-func readFileWith(path string, dec func(f *os.File) (*volume.Volume, error)) (*volume.Volume, error) {
+func readFileWith[T any](path string, dec func(f *os.File) (T, error)) (T, error) {
+	var zero T
 	f, err := openRegular(path)
 	if err != nil {
-		return nil, err
+		return zero, err
 	}
 	defer f.Close()
 	v, err := dec(f)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return zero, fmt.Errorf("%s: %w", path, err)
 	}
 	return v, nil
 }

@@ -151,16 +151,9 @@ func ReadNIfTIMask(r io.Reader, gz bool, opts ...Options) (*NIfTIMask, error) {
 
 // ReadNIfTIMaskFile is ReadNIfTIMask of a .nii or .nii.gz file.
 func ReadNIfTIMaskFile(path string, opts ...Options) (*NIfTIMask, error) {
-	var m *NIfTIMask
-	_, err := readFileWith(path, func(f *os.File) (*volume.Volume, error) {
-		var err error
-		m, err = ReadNIfTIMask(f, isGzipPath(path), opts...)
-		if err != nil {
-			return nil, err
-		}
-		return m.Volume, nil
+	return readFileWith(path, func(f *os.File) (*NIfTIMask, error) {
+		return ReadNIfTIMask(f, isGzipPath(path), opts...)
 	})
-	return m, err
 }
 
 func readNIfTI(r io.Reader, gz, maskOnly bool, opts []Options) (*volume.Volume, *NIfTIMask, error) {

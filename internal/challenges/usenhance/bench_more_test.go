@@ -138,11 +138,6 @@ func BenchmarkScorePair512Fan(b *testing.B) {
 // with the CPU time per grade reported as well.
 func BenchmarkGrade300x512Fan(b *testing.B) { benchGrade300(b, writeFan) }
 
-// BenchmarkGrade300x512CPU is BenchmarkGrade300x512 (the same speckle
-// data) with the CPU time per grade reported as well: on a loaded machine
-// it shows the work done better than the wall clock.
-func BenchmarkGrade300x512CPU(b *testing.B) { benchGrade300(b, writeSpeckle) }
-
 func benchGrade300(b *testing.B, write func(*testing.B, string, int, int, *rand.Rand, float64)) {
 	n := benchCount()
 	priv, sub := challengetest.BenchDirs(b)
