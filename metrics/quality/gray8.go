@@ -637,44 +637,57 @@ func nonzeroColumns(a, b Gray8, out []span) []span {
 
 // firstNonzero returns the index of the first non-zero byte of p, len(p)
 // if none.
-func firstNonzero(p []uint8) int {
+func firstNonzero(p []uint8) int { return firstOther(p, 0) }
+
+// lastNonzero returns the index of the last non-zero byte of p, −1 if
+// none.
+func lastNonzero(p []uint8) int { return lastOther(p, 0) }
+
+// firstOther returns the index of the first byte of p other than v,
+// len(p) if none; eight bytes are compared at a time (XOR with v in every
+// byte leaves a zero byte exactly where p holds v).
+func firstOther(p []uint8, v uint8) int {
+	fill := uint64(v) * 0x0101010101010101
 	i := 0
 	for ; i+32 <= len(p); i += 32 {
 		q := p[i : i+32]
-		if binary.LittleEndian.Uint64(q)|binary.LittleEndian.Uint64(q[8:])|binary.LittleEndian.Uint64(q[16:])|binary.LittleEndian.Uint64(q[24:]) != 0 {
+		if (binary.LittleEndian.Uint64(q)^fill)|(binary.LittleEndian.Uint64(q[8:])^fill)|
+			(binary.LittleEndian.Uint64(q[16:])^fill)|(binary.LittleEndian.Uint64(q[24:])^fill) != 0 {
 			break
 		}
 	}
 	for ; i+8 <= len(p); i += 8 {
-		if v := binary.LittleEndian.Uint64(p[i:]); v != 0 {
-			return i + bits.TrailingZeros64(v)/8
+		if x := binary.LittleEndian.Uint64(p[i:]) ^ fill; x != 0 {
+			return i + bits.TrailingZeros64(x)/8
 		}
 	}
 	for ; i < len(p); i++ {
-		if p[i] != 0 {
+		if p[i] != v {
 			return i
 		}
 	}
 	return len(p)
 }
 
-// lastNonzero returns the index of the last non-zero byte of p, −1 if
+// lastOther returns the index of the last byte of p other than v, −1 if
 // none.
-func lastNonzero(p []uint8) int {
+func lastOther(p []uint8, v uint8) int {
+	fill := uint64(v) * 0x0101010101010101
 	i := len(p)
 	for ; i >= 32; i -= 32 {
 		q := p[i-32 : i]
-		if binary.LittleEndian.Uint64(q)|binary.LittleEndian.Uint64(q[8:])|binary.LittleEndian.Uint64(q[16:])|binary.LittleEndian.Uint64(q[24:]) != 0 {
+		if (binary.LittleEndian.Uint64(q)^fill)|(binary.LittleEndian.Uint64(q[8:])^fill)|
+			(binary.LittleEndian.Uint64(q[16:])^fill)|(binary.LittleEndian.Uint64(q[24:])^fill) != 0 {
 			break
 		}
 	}
 	for ; i >= 8; i -= 8 {
-		if v := binary.LittleEndian.Uint64(p[i-8:]); v != 0 {
-			return i - 1 - bits.LeadingZeros64(v)/8
+		if x := binary.LittleEndian.Uint64(p[i-8:]) ^ fill; x != 0 {
+			return i - 1 - bits.LeadingZeros64(x)/8
 		}
 	}
 	for i--; i >= 0; i-- {
-		if p[i] != 0 {
+		if p[i] != v {
 			return i
 		}
 	}
@@ -783,18 +796,36 @@ func (s span) intersect(t span) span { return span{max(s.lo, t.lo), min(s.hi, t.
 func nonzeroSpans(im Gray8, lut [256]float32, r int, rows, out []span) []span {
 	w, h := im.W, im.H
 	ew := w + 2*r
+	// The samples whose table value is zero: normLUT8 has exactly one
+	// (the minimum), which is found eight bytes at a time.
+	zero, zeros := 0, 0
+	for v, f := range lut {
+		if f == 0 {
+			zero, zeros = v, zeros+1
+		}
+	}
 	for y := range rows {
 		line := im.Pix[y*w : y*w+w]
-		lo, hi := 0, w-1
-		for lo < w && lut[line[lo]] == 0 {
-			lo++
+		var lo, hi int
+		if zeros == 1 {
+			lo = firstOther(line, uint8(zero))
+			if lo < w {
+				hi = lastOther(line, uint8(zero))
+			}
+		} else {
+			lo, hi = 0, w-1
+			for lo < w && lut[line[lo]] == 0 {
+				lo++
+			}
+			if lo < w {
+				for lut[line[hi]] == 0 {
+					hi--
+				}
+			}
 		}
 		if lo == w {
 			rows[y] = span{ew, -1}
 			continue
-		}
-		for lut[line[hi]] == 0 {
-			hi--
 		}
 		// Padded column c holds column reflect101(c−r, w): the left border
 		// repeats columns 1 … r, the right one w−1−r … w−2 (anything when

@@ -3,6 +3,7 @@ package quality
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/rexmle/rexmle/metrics/num"
@@ -178,6 +179,60 @@ func TestNonzeroEnds(t *testing.T) {
 				t.Errorf("row of %d, non-zero at %d: first %d, last %d", n, i, f, l)
 			}
 			p[i] = 0
+		}
+	}
+}
+
+// TestOtherEnds: firstOther and lastOther against a byte-at-a-time scan on
+// random rows of mostly one value, of lengths around the word sizes.
+func TestOtherEnds(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for it := 0; it < 20000; it++ {
+		n := r.IntN(100)
+		v := uint8(r.IntN(256))
+		p := make([]uint8, n)
+		for i := range p {
+			p[i] = v
+			if r.IntN(40) == 0 {
+				p[i] = uint8(r.IntN(256))
+			}
+		}
+		first, last := n, -1
+		for i, x := range p {
+			if x != v {
+				if first == n {
+					first = i
+				}
+				last = i
+			}
+		}
+		if f, l := firstOther(p, v), lastOther(p, v); f != first || l != last {
+			t.Fatalf("%v, value %d: first %d, last %d, want %d, %d", p, v, f, l, first, last)
+		}
+	}
+}
+
+// TestNonzeroSpansTables: nonzeroSpans finds the same spans with the
+// one-zero fast scan as with its table loop (a table with two zeros).
+func TestNonzeroSpansTables(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for it := 0; it < 300; it++ {
+		w, h, rad := 1+r.IntN(40), 1+r.IntN(12), r.IntN(6)
+		im := Gray8{W: w, H: h, Pix: make([]uint8, w*h)}
+		lo := uint8(r.IntN(150))
+		for i := range im.Pix {
+			im.Pix[i] = lo
+			if r.IntN(6) == 0 {
+				im.Pix[i] = lo + uint8(r.IntN(50))
+			}
+		}
+		one := normLUT8(lo, lo+60)
+		two := one
+		two[255] = 0 // a second zero forces the table loop; 255 never occurs
+		a := nonzeroSpans(im, one, rad, make([]span, h), make([]span, h+2*rad))
+		b := nonzeroSpans(im, two, rad, make([]span, h), make([]span, h+2*rad))
+		if !slices.Equal(a, b) {
+			t.Fatalf("%d×%d r=%d: fast %v, table %v", w, h, rad, a, b)
 		}
 	}
 }
