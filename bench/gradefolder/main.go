@@ -4,6 +4,11 @@
 // grader's on the data a benchmark kept (REXMLE_BENCH_KEEP).
 //
 //	go run ./bench/gradefolder -challenge usenhance -submission DIR -private DIR [-mode reference]
+//
+// With -repeat N it grades N times and reports each grade's wall time on
+// standard error (the minimum last), so that a grader can be timed and
+// profiled (-cpuprofile FILE) on kept data without the benchmark's data
+// generation in the profile.
 package main
 
 import (
@@ -14,7 +19,9 @@ import (
 	"log/slog"
 	"math"
 	"os"
+	"runtime/pprof"
 	"strings"
+	"time"
 
 	"github.com/rexmle/rexmle/internal/challenge"
 	_ "github.com/rexmle/rexmle/internal/challenges/all"
@@ -25,14 +32,16 @@ func main() {
 	sub := flag.String("submission", "", "submission folder (holds submission.csv)")
 	priv := flag.String("private", "", "answers folder (holds test_labels.csv)")
 	mode := flag.String("mode", "reference", "grading mode: reference or official")
+	repeat := flag.Int("repeat", 1, "grade this many times, reporting each wall time on standard error")
+	profile := flag.String("cpuprofile", "", "write a CPU profile of the grading to this file")
 	flag.Parse()
-	if err := run(*id, *sub, *priv, *mode); err != nil {
+	if err := run(*id, *sub, *priv, *mode, *repeat, *profile); err != nil {
 		slog.Error("gradefolder", "err", err)
 		os.Exit(1)
 	}
 }
 
-func run(id, sub, priv, modeName string) error {
+func run(id, sub, priv, modeName string, repeat int, profile string) error {
 	c, ok := challenge.Lookup(id)
 	if !ok {
 		return fmt.Errorf("unknown challenge %q (registered: %s)", id, strings.Join(challenge.IDs(), ", "))
@@ -41,9 +50,38 @@ func run(id, sub, priv, modeName string) error {
 	if err != nil {
 		return err
 	}
-	res, err := challenge.SafeGrade(context.Background(), c, sub, priv, mode)
-	if err != nil {
-		return fmt.Errorf("grade %s: %w", id, err)
+	if repeat < 1 {
+		return fmt.Errorf("-repeat %d: want at least 1", repeat)
+	}
+	if profile != "" {
+		f, err := os.Create(profile)
+		if err != nil {
+			return fmt.Errorf("CPU profile: %w", err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return fmt.Errorf("CPU profile %s: %w", profile, err)
+		}
+		defer pprof.StopCPUProfile()
+	}
+	var res *challenge.Result
+	var best time.Duration
+	for i := 0; i < repeat; i++ {
+		t0 := time.Now()
+		res, err = challenge.SafeGrade(context.Background(), c, sub, priv, mode)
+		if err != nil {
+			return fmt.Errorf("grade %s: %w", id, err)
+		}
+		d := time.Since(t0)
+		if i == 0 || d < best {
+			best = d
+		}
+		if repeat > 1 {
+			fmt.Fprintf(os.Stderr, "grade %d: %v\n", i+1, d)
+		}
+	}
+	if repeat > 1 {
+		fmt.Fprintf(os.Stderr, "minimum of %d: %v\n", repeat, best)
 	}
 	out := make(map[string]any, len(res.Values))
 	for k, v := range res.Values {

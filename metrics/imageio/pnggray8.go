@@ -19,6 +19,16 @@ import (
 // the caller should use ReadPictureFile, which also reports the errors.
 // It accepts no file that ReadPictureFile rejects.
 func ReadGray8PictureFile(path string, opts ...Options) (pix []byte, w, h int, ok bool) {
+	return ReadGray8PictureFileInto(nil, path, opts...)
+}
+
+// ReadGray8PictureFileInto is ReadGray8PictureFile decoding into dst when
+// its capacity holds the samples (pix is then dst[:w*h]; a new slice
+// otherwise). Graders that read many pictures recycle their buffers
+// through it: the samples are most of what they allocate, and each
+// garbage collection that allocation causes stops every worker. dst's
+// content is unspecified when ok is false.
+func ReadGray8PictureFileInto(dst []byte, path string, opts ...Options) (pix []byte, w, h int, ok bool) {
 	o := pickOptions(opts)
 	f, err := openRegular(path)
 	if err != nil {
@@ -39,15 +49,16 @@ func ReadGray8PictureFile(path string, opts ...Options) (pix []byte, w, h int, o
 	if err != io.ErrUnexpectedEOF || int64(n) != st.Size() {
 		return nil, 0, 0, false // changed while read
 	}
-	return decodePNGGray8(buf[:n], o)
+	return decodePNGGray8(buf[:n], o, dst)
 }
 
 // fileBufs recycles the buffers the 8-bit fast paths (ReadGray8PictureFile,
 // ReadPicture8File) read whole files into; no decoded picture refers to them.
 var fileBufs = sync.Pool{New: func() any { return new([]byte) }}
 
-// decodePNGGray8 decodes data as described at ReadGray8PictureFile.
-func decodePNGGray8(data []byte, o Options) (pix []byte, w, h int, ok bool) {
+// decodePNGGray8 decodes data as described at ReadGray8PictureFile, into
+// dst when it is large enough.
+func decodePNGGray8(data []byte, o Options, dst []byte) (pix []byte, w, h int, ok bool) {
 	hd, err := readPNGHeader(data)
 	if err != nil || hd.bitDepth != 8 || hd.colorType != 0 {
 		return nil, 0, 0, false
@@ -101,7 +112,11 @@ func decodePNGGray8(data []byte, o Options) (pix []byte, w, h int, ok bool) {
 			break
 		}
 	}
-	pix = make([]byte, w*h)
+	if cap(dst) >= w*h {
+		pix = dst[:w*h]
+	} else {
+		pix = make([]byte, w*h)
+	}
 	if !inflateGray8(idat, pix, w, h) {
 		return nil, 0, 0, false
 	}

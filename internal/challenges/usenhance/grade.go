@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/rexmle/rexmle/internal/challenge"
 	"github.com/rexmle/rexmle/metrics/imageio"
@@ -303,7 +304,11 @@ func scorePair(submissionDir, privateDir string, r row) scores {
 	tPath := filepath.Join(privateDir, filepath.FromSlash(r.gt))
 	// 8-bit grey PNGs (the usual case) are read as bytes and scored with
 	// the 8-bit metrics, which return the float path's values bit for bit.
-	e8, eok := loadGray8(ePath)
+	// The sample buffers are recycled: nothing keeps them past the scores.
+	eb, tb := pixPool.Get().(*[]byte), pixPool.Get().(*[]byte)
+	defer pixPool.Put(eb)
+	defer pixPool.Put(tb)
+	e8, eok := loadGray8(ePath, eb)
 	var e, t quality.Image
 	var err error
 	if !eok {
@@ -311,7 +316,7 @@ func scorePair(submissionDir, privateDir string, r row) scores {
 			return scores{err: challenge.Invalidf(r.enh, field, "cannot read the enhanced image: %v", err)}
 		}
 	}
-	t8, tok := loadGray8(tPath)
+	t8, tok := loadGray8(tPath, tb)
 	if !tok {
 		if t, err = loadGray(tPath); err != nil {
 			return scores{err: fmt.Errorf("read ground truth %s: %w", r.gt, err)}
@@ -329,12 +334,21 @@ func scorePair(submissionDir, privateDir string, r row) scores {
 	return scoreImages(e, t, r.enh, field)
 }
 
-// loadGray8 reads an 8-bit grey-scale PNG as bytes; ok is false for any
-// other picture (loadGray reads those).
-func loadGray8(path string) (quality.Gray8, bool) {
-	pix, w, h, ok := imageio.ReadGray8PictureFile(path, imageio.Options{MaxBytes: maxImageBytes})
+// loadGray8 reads an 8-bit grey-scale PNG as bytes, into *buf when it is
+// large enough (*buf is then the larger buffer the samples went to); ok is
+// false for any other picture (loadGray reads those).
+func loadGray8(path string, buf *[]byte) (quality.Gray8, bool) {
+	pix, w, h, ok := imageio.ReadGray8PictureFileInto(*buf, path, imageio.Options{MaxBytes: maxImageBytes})
+	if ok && cap(pix) > cap(*buf) {
+		*buf = pix
+	}
 	return quality.Gray8{W: w, H: h, Pix: pix}, ok
 }
+
+// pixPool recycles loadGray8's sample buffers: they are nearly all a grade
+// allocates, and the garbage collections they caused (one every few pairs)
+// each stopped both workers until the running kernels returned.
+var pixPool = sync.Pool{New: func() any { return new([]byte) }}
 
 // scoreGray8 scores a pair of same-sized 8-bit images (enh names the
 // enhanced image in errors, field the row).
