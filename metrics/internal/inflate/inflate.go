@@ -275,126 +275,21 @@ var (
 	errDistance = fmt.Errorf("inflate: distance too far back: %w", errCorrupt)
 )
 
-// Margins of the fast loop: while at least fastIn bytes of input remain,
-// each of its iterations can refill twice with 8-byte loads; while at least
-// fastOut bytes of output remain, it can write three pairs of literals (each
-// pair stored as 2 bytes even when it is a single literal), or two and a
-// match of 258 bytes copied in 8-byte words (up to 7 bytes past its end).
-const (
-	fastIn  = 16
-	fastOut = 4 + 258 + 8 // ≥ 3·2
-)
-
 // huffman decodes a Huffman-coded block with the given tables into dst from
 // o on, and returns the new output position.
 func (d *decoder) huffman(dst []byte, o int, lt *[litlenEnough]uint32, dt *[distEnough]uint32) (int, error) {
-	src := d.src
-	in, bb, nb := d.in, d.bb, d.nb
 	var e uint32
-
-	// Fast loop. After a refill nb ≥ 56: enough for a length (≤ 15+5 bits)
-	// and a distance (≤ 15+13 bits), or for three literal entries from the
-	// main table (≤ 12 bits each); after one or two of those and a refill,
-	// for a length and a distance again.
-	for in <= len(src)-fastIn && o <= len(dst)-fastOut {
-		bb |= binary.LittleEndian.Uint64(src[in:]) << (nb & 63)
-		in += int((63 - nb) >> 3)
-		nb |= 56
-
-		e = lt[bb&(1<<litlenBits-1)]
-		if e&fLit != 0 {
-			bb >>= e & 63
-			nb -= uint(e & 63)
-			binary.LittleEndian.PutUint16(dst[o:], uint16(e>>16))
-			o += int(e >> 8 & 3)
-			e = lt[bb&(1<<litlenBits-1)]
-			if e&fLit != 0 {
-				bb >>= e & 63
-				nb -= uint(e & 63)
-				binary.LittleEndian.PutUint16(dst[o:], uint16(e>>16))
-				o += int(e >> 8 & 3)
-				e = lt[bb&(1<<litlenBits-1)]
-				if e&fLit != 0 {
-					bb >>= e & 63
-					nb -= uint(e & 63)
-					binary.LittleEndian.PutUint16(dst[o:], uint16(e>>16))
-					o += int(e >> 8 & 3)
-					continue
-				}
-			}
-			bb |= binary.LittleEndian.Uint64(src[in:]) << (nb & 63)
-			in += int((63 - nb) >> 3)
-			nb |= 56
-		}
-		if e&fExc != 0 {
-			if e&fSub != 0 {
-				bb >>= e & 63
-				nb -= uint(e & 63)
-				e = lt[(e>>16)+uint32(bb)&(1<<((e>>8)&15)-1)]
-				if e&fLit != 0 {
-					bb >>= e & 63
-					nb -= uint(e & 63)
-					dst[o] = byte(e >> 16)
-					o++
-					continue
-				}
-			}
-			if e&fExc != 0 {
-				if e&fEOB != 0 {
-					bb >>= e & 63
-					nb -= uint(e & 63)
-					d.in, d.bb, d.nb = in, bb, nb
-					return o, nil
-				}
-				return o, errSymbol
-			}
-		}
-		saved := bb
-		bb >>= e & 63
-		nb -= uint(e & 63)
-		length := int(e>>16) + int((saved&(1<<(e&63)-1))>>((e>>8)&15))
-
-		e = dt[bb&(1<<distBits-1)]
-		if e&fExc != 0 {
-			if e&fSub == 0 {
-				return o, errSymbol
-			}
-			bb >>= e & 63
-			nb -= uint(e & 63)
-			e = dt[(e>>16)+uint32(bb)&(1<<((e>>8)&15)-1)]
-			if e&fExc != 0 {
-				return o, errSymbol
-			}
-		}
-		saved = bb
-		bb >>= e & 63
-		nb -= uint(e & 63)
-		dist := int(e>>16) + int((saved&(1<<(e&63)-1))>>((e>>8)&15))
-		if dist > o {
-			return o, errDistance
-		}
-
-		end := o + length
-		switch {
-		case dist >= 8:
-			for s := o - dist; o < end; o, s = o+8, s+8 {
-				binary.LittleEndian.PutUint64(dst[o:], binary.LittleEndian.Uint64(dst[s:]))
-			}
-		case dist == 1:
-			v := uint64(dst[o-1]) * 0x0101010101010101
-			for ; o < end; o += 8 {
-				binary.LittleEndian.PutUint64(dst[o:], v)
-			}
-		default:
-			for s := o - dist; o < end; o, s = o+1, s+1 {
-				dst[o] = dst[s]
-			}
-		}
-		o = end
+	o, status := d.fast(dst, o, lt, dt)
+	switch status {
+	case fastEOB:
+		return o, nil
+	case fastBadSymbol:
+		return o, errSymbol
+	case fastBadDistance:
+		return o, errDistance
 	}
 
 	// Careful loop: one symbol at a time, with every bound checked.
-	d.in, d.bb, d.nb = in, bb, nb
 	for {
 		if d.nb < 48 {
 			if err := d.refill(); err != nil {

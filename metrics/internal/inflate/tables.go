@@ -64,7 +64,7 @@ var (
 
 func init() {
 	for s := 0; s < 256; s++ {
-		litlenInfo[s] = uint32(s)<<16 | fLit
+		litlenInfo[s] = uint32(s)<<16 | fLit | 1<<8 // one literal
 	}
 	litlenInfo[256] = fEOB | fExc
 	// Length symbols 257..285: base lengths and extra-bit counts.
@@ -122,6 +122,15 @@ func init() {
 	}
 }
 
+// entry is the table entry for a symbol with template info whose codeword
+// has l bits at this table level.
+func entry(info uint32, l uint) uint32 {
+	if info&fLit != 0 {
+		return info + uint32(l) // bits 8..11 hold the literal count
+	}
+	return info + uint32(l)<<8 + uint32(l)
+}
+
 // buildTable fills table, a main table of 1<<tableBits entries followed by
 // its subtables, for the canonical Huffman code with the given code lengths
 // (0: symbol unused); info holds the symbols' entry templates. It reports
@@ -155,7 +164,7 @@ func buildTable(table []uint32, tableBits uint, lens []uint8, info []uint32, len
 		if codes == 1 {
 			for s, l := range lens {
 				if l != 0 {
-					e := info[s] + 1<<8 + 1
+					e := entry(info[s], 1)
 					for i := 0; i < mainSize; i += 2 {
 						table[i] = e
 					}
@@ -179,11 +188,24 @@ func buildTable(table []uint32, tableBits uint, lens []uint8, info []uint32, len
 		}
 	}
 
+	// Codewords no longer than the main table's width: those of length l
+	// are written once each into the first 1<<l entries, and the filled part
+	// is doubled before moving to length l+1 (the index bit above a
+	// codeword is free), then up to the whole main table.
 	mask := mainSize - 1
 	next := mainSize // first free entry after the tables built so far
 	subPrefix, subStart, subBits := -1, 0, uint(0)
 	code, n := 0, 0
+	filled := 1 // entries [0, filled) are final for the codewords seen so far
 	for l := uint(1); l <= maxCodeLen; l++ {
+		if l <= tableBits {
+			copy(table[filled:2*filled], table[:filled])
+			filled *= 2
+		} else if filled < mainSize {
+			for ; filled < mainSize; filled *= 2 {
+				copy(table[filled:2*filled], table[:filled])
+			}
+		}
 		for c := 0; c < count[l]; c++ {
 			s := sorted[n]
 			n++
@@ -191,10 +213,7 @@ func buildTable(table []uint32, tableBits uint, lens []uint8, info []uint32, len
 			r := int(bits.Reverse16(uint16(code)) >> (16 - l))
 			code++
 			if l <= tableBits {
-				e := info[s] + uint32(l)<<8 + uint32(l)
-				for i := r; i < mainSize; i += 1 << l {
-					table[i] = e
-				}
+				table[r] = entry(info[s], l)
 				continue
 			}
 			if p := r & mask; p != subPrefix {
@@ -216,7 +235,7 @@ func buildTable(table []uint32, tableBits uint, lens []uint8, info []uint32, len
 				table[p] = uint32(subStart)<<16 | fExc | fSub | uint32(sb)<<8 | uint32(tableBits)
 			}
 			ll := l - tableBits
-			e := info[s] + uint32(ll)<<8 + uint32(ll)
+			e := entry(info[s], ll)
 			for i := r >> tableBits; i < 1<<subBits; i += 1 << ll {
 				table[subStart+i] = e
 			}
@@ -228,8 +247,7 @@ func buildTable(table []uint32, tableBits uint, lens []uint8, info []uint32, len
 
 // pairLiterals rewrites the literal entries of a main literal/length table
 // built by buildTable: where the index bits left after a literal's codeword
-// hold a whole second literal codeword, the entry decodes both (count 2);
-// otherwise it is marked as a single literal (count 1).
+// hold a whole second literal codeword, the entry decodes both (count 2).
 func pairLiterals(t *[litlenEnough]uint32) {
 	// Going down, t[i>>l] (l ≥ 1, so below i unless i is 0) is still the
 	// single-symbol entry when t[i] is rewritten.
@@ -240,10 +258,16 @@ func pairLiterals(t *[litlenEnough]uint32) {
 		}
 		l := e & 63
 		e2 := t[i>>l]
-		if l2 := e2 & 63; e2&fLit != 0 && l+l2 <= litlenBits {
-			t[i] = fLit | (e>>16&0xff)<<16 | (e2>>16&0xff)<<24 | 2<<8 | (l + l2)
-		} else {
-			t[i] = fLit | (e>>16&0xff)<<16 | 1<<8 | l
+		l2 := e2 & 63
+		if e2&fLit == 0 {
+			l2 = litlenBits + 1
 		}
+		// Branch-free where the compiler allows: whether a pair fits is
+		// data-dependent and unpredictable.
+		pair := e&^0xff00_0f3f | (e2>>16&0xff)<<24 | 2<<8 | (l + l2)
+		if l+l2 > litlenBits {
+			pair = e
+		}
+		t[i] = pair
 	}
 }
