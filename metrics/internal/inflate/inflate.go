@@ -77,7 +77,8 @@ func Zlib(dst, src []byte) error {
 // dst, up to the end of its final block. It returns the number of bytes
 // written and the number of bytes of src consumed (the final block's last
 // byte included). It fails when the stream is corrupt or truncated or
-// decodes to more than len(dst) bytes.
+// decodes to more than len(dst) bytes. Bytes of dst past the output may be
+// overwritten.
 func Deflate(dst, src []byte) (nOut, nIn int, err error) {
 	d := decoder{src: src}
 	return d.run(dst)
