@@ -1,0 +1,101 @@
+package inflate
+
+import (
+	"bytes"
+	"io"
+	"math/rand/v2"
+	"runtime"
+	"testing"
+
+	kzlib "github.com/klauspost/compress/zlib"
+)
+
+func klauspostBestSpeed(tb testing.TB, b []byte) []byte {
+	var buf bytes.Buffer
+	w, err := kzlib.NewWriterLevel(&buf, kzlib.BestSpeed)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	write(tb, w, b)
+	return buf.Bytes()
+}
+
+// cpuTimer reports the benchmark loop's thread CPU time per operation as
+// the metric cpu-ns/op (see threadCPU); call the returned function after
+// the loop.
+func cpuTimer(b *testing.B) func() {
+	runtime.LockOSThread()
+	t0, ok := threadCPU()
+	return func() {
+		t1, ok1 := threadCPU()
+		runtime.UnlockOSThread()
+		if ok && ok1 && b.N > 0 {
+			b.ReportMetric(float64(t1-t0)/float64(b.N), "cpu-ns/op")
+		}
+	}
+}
+
+func benchZlib(b *testing.B, data []byte) {
+	src := klauspostBestSpeed(b, data)
+	b.Logf("%d bytes -> %d (%.1f%%)", len(data), len(src), 100*float64(len(src))/float64(len(data)))
+	dst := make([]byte, len(data))
+	b.Run("inflate", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		defer cpuTimer(b)()
+		for b.Loop() {
+			if err := Zlib(dst, src); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if !bytes.Equal(dst, data) {
+			b.Fatal("wrong output")
+		}
+	})
+	b.Run("klauspost", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		defer cpuTimer(b)()
+		for b.Loop() {
+			zr, err := kzlib.NewReader(bytes.NewReader(src))
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := io.ReadFull(zr, dst); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if !bytes.Equal(dst, data) {
+			b.Fatal("wrong output")
+		}
+	})
+	// The same with one reader, Reset for each stream (no allocations).
+	b.Run("klauspostReset", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		br := bytes.NewReader(src)
+		zr, err := kzlib.NewReader(br)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer cpuTimer(b)()
+		for b.Loop() {
+			br.Reset(src)
+			if err := zr.(kzlib.Resetter).Reset(br, nil); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := io.ReadFull(zr, dst); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if !bytes.Equal(dst, data) {
+			b.Fatal("wrong output")
+		}
+	})
+}
+
+// BenchmarkZlibFan512: a 512×512 sector-scan frame's PNG rows, written by
+// klauspost zlib at BestSpeed.
+func BenchmarkZlibFan512(b *testing.B) { benchZlib(b, fanFrame(512, 512, 7)) }
+
+// BenchmarkZlibText: 1 MiB of English-like text, klauspost BestSpeed.
+func BenchmarkZlibText(b *testing.B) {
+	benchZlib(b, textLike(1<<20, rand.New(rand.NewPCG(8, 9))))
+}

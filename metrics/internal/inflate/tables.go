@@ -1,0 +1,273 @@
+package inflate
+
+import "math/bits"
+
+// Decode-table entries are uint32s:
+//
+//	bits  0..5   bits to consume for this entry: the codeword's length (within
+//	             this table level) plus, for lengths and distances, the extra
+//	             bits that follow it; for a subtable pointer, the main table's
+//	             index width
+//	bits  8..11  the codeword's length within this table level (so the extra
+//	             bits are the consumed bits above it); for a subtable pointer,
+//	             the subtable's index width; for a literal in the main
+//	             literal/length table, the number of literals (1 or 2)
+//	bit  12      end of block
+//	bit  13      subtable pointer
+//	bit  14      exceptional: end of block, subtable pointer or invalid symbol
+//	bit  15      literal
+//	bits 16..31  the literal byte (two in bits 16..23 and 24..31 for a pair
+//	             of literals), the length or distance base, or the subtable's
+//	             start index
+//
+// A main literal/length table entry whose bits decode to two literals holds
+// both, so that runs of short literal codes take one lookup per pair.
+//
+// A symbol's template (litlenInfo, distInfo) holds its flags, value and
+// extra-bit count; the table builder adds the codeword length.
+const (
+	fEOB = 1 << 12
+	fSub = 1 << 13
+	fExc = 1 << 14
+	fLit = 1 << 15
+
+	invalid = fExc // a symbol that must not occur (litlen 286/287, distance 30/31, unused codes)
+)
+
+const (
+	litlenBits  = 12 // index width of the main literal/length table
+	distBits    = 8  // index width of the main distance table
+	precodeBits = 7  // the code-length code's lengths are at most 7: no subtables
+
+	// Room for a main table and its subtables. Each subtable holds at most
+	// 1<<(15-bits) entries, and each serves at least two codewords (the
+	// codewords longer than the main table's width that share a prefix must
+	// fill its codespace), so there are at most 288/2 of them for the
+	// literal/length code. For distances, 402 is what zlib's "enough"
+	// program gives for 32 symbols, 8 bits, lengths up to 15. buildTable
+	// checks the room anyway.
+	litlenEnough = 1<<litlenBits + 288/2<<(maxCodeLen-litlenBits)
+	distEnough   = 402
+
+	maxCodeLen = 15
+)
+
+var (
+	litlenInfo [288]uint32
+	distInfo   [32]uint32
+	precodeInf [19]uint32
+
+	// Tables of the fixed Huffman code (RFC 1951 3.2.6).
+	fixedLitlen [litlenEnough]uint32
+	fixedDist   [distEnough]uint32
+)
+
+func init() {
+	for s := 0; s < 256; s++ {
+		litlenInfo[s] = uint32(s)<<16 | fLit | 1<<8 // one literal
+	}
+	litlenInfo[256] = fEOB | fExc
+	// Length symbols 257..285: base lengths and extra-bit counts.
+	base := uint32(3)
+	for s := 257; s < 285; s++ {
+		extra := uint32(0)
+		if s >= 265 {
+			extra = uint32(s-261) / 4
+		}
+		litlenInfo[s] = base<<16 | extra
+		base += 1 << extra
+	}
+	litlenInfo[285] = 258 << 16
+	litlenInfo[286] = invalid
+	litlenInfo[287] = invalid
+
+	base = 1
+	for s := 0; s < 30; s++ {
+		extra := uint32(0)
+		if s >= 4 {
+			extra = uint32(s-2) / 2
+		}
+		distInfo[s] = base<<16 | extra
+		base += 1 << extra
+	}
+	distInfo[30] = invalid
+	distInfo[31] = invalid
+
+	for s := range precodeInf {
+		precodeInf[s] = uint32(s) << 16
+	}
+
+	var lens [288]uint8
+	for s := range lens {
+		switch {
+		case s < 144:
+			lens[s] = 8
+		case s < 256:
+			lens[s] = 9
+		case s < 280:
+			lens[s] = 7
+		default:
+			lens[s] = 8
+		}
+	}
+	if !buildTable(fixedLitlen[:], litlenBits, lens[:], litlenInfo[:], false) {
+		panic("inflate: fixed literal/length table")
+	}
+	pairLiterals(&fixedLitlen)
+	for s := 0; s < 32; s++ {
+		lens[s] = 5
+	}
+	if !buildTable(fixedDist[:], distBits, lens[:32], distInfo[:], false) {
+		panic("inflate: fixed distance table")
+	}
+}
+
+// entry is the table entry for a symbol with template info whose codeword
+// has l bits at this table level.
+func entry(info uint32, l uint) uint32 {
+	if info&fLit != 0 {
+		return info + uint32(l) // bits 8..11 hold the literal count
+	}
+	return info + uint32(l)<<8 + uint32(l)
+}
+
+// buildTable fills table, a main table of 1<<tableBits entries followed by
+// its subtables, for the canonical Huffman code with the given code lengths
+// (0: symbol unused); info holds the symbols' entry templates. It reports
+// false for an over-subscribed code and for an incomplete one, except, when
+// lenient is set, the two incomplete codes the standard decoders accept: no
+// codes at all (every entry invalid) and a single code of length 1 (the
+// other 1-bit codeword invalid).
+func buildTable(table []uint32, tableBits uint, lens []uint8, info []uint32, lenient bool) bool {
+	var count [maxCodeLen + 1]int
+	for _, l := range lens {
+		count[l]++
+	}
+	count[0] = 0
+	left := 1 // unused codespace, in units of the current length
+	codes := 0
+	for l := 1; l <= maxCodeLen; l++ {
+		left = left<<1 - count[l]
+		if left < 0 {
+			return false // over-subscribed
+		}
+		codes += count[l]
+	}
+	mainSize := 1 << tableBits
+	if left > 0 {
+		if !lenient || codes > 1 || (codes == 1 && count[1] != 1) {
+			return false // incomplete
+		}
+		for i := range table[:mainSize] {
+			table[i] = invalid
+		}
+		if codes == 1 {
+			for s, l := range lens {
+				if l != 0 {
+					e := entry(info[s], 1)
+					for i := 0; i < mainSize; i += 2 {
+						table[i] = e
+					}
+					break
+				}
+			}
+		}
+		return true
+	}
+
+	// Symbols sorted by (length, symbol): the canonical order of codewords.
+	var offs [maxCodeLen + 2]int
+	for l := 1; l <= maxCodeLen; l++ {
+		offs[l+1] = offs[l] + count[l]
+	}
+	var sorted [288]uint16
+	for s, l := range lens {
+		if l != 0 {
+			sorted[offs[l]] = uint16(s)
+			offs[l]++
+		}
+	}
+
+	// Codewords no longer than the main table's width: those of length l
+	// are written once each into the first 1<<l entries, and the filled part
+	// is doubled before moving to length l+1 (the index bit above a
+	// codeword is free), then up to the whole main table.
+	mask := mainSize - 1
+	next := mainSize // first free entry after the tables built so far
+	subPrefix, subStart, subBits := -1, 0, uint(0)
+	code, n := 0, 0
+	filled := 1 // entries [0, filled) are final for the codewords seen so far
+	for l := uint(1); l <= maxCodeLen; l++ {
+		if l <= tableBits {
+			copy(table[filled:2*filled], table[:filled])
+			filled *= 2
+		} else if filled < mainSize {
+			for ; filled < mainSize; filled *= 2 {
+				copy(table[filled:2*filled], table[:filled])
+			}
+		}
+		for c := 0; c < count[l]; c++ {
+			s := sorted[n]
+			n++
+			// The codeword's bits in stream order (least significant first).
+			r := int(bits.Reverse16(uint16(code)) >> (16 - l))
+			code++
+			if l <= tableBits {
+				table[r] = entry(info[s], l)
+				continue
+			}
+			if p := r & mask; p != subPrefix {
+				// A new prefix: size its subtable to hold exactly the
+				// codewords that share it (the remaining ones of this length,
+				// then longer ones, until the prefix's codespace is full).
+				subPrefix = p
+				sb := l - tableBits
+				used := count[l] - c
+				for used < 1<<sb && tableBits+sb < maxCodeLen {
+					sb++
+					used = used<<1 + count[tableBits+sb]
+				}
+				subStart, subBits = next, sb
+				next += 1 << sb
+				if next > len(table) {
+					return false
+				}
+				table[p] = uint32(subStart)<<16 | fExc | fSub | uint32(sb)<<8 | uint32(tableBits)
+			}
+			ll := l - tableBits
+			e := entry(info[s], ll)
+			for i := r >> tableBits; i < 1<<subBits; i += 1 << ll {
+				table[subStart+i] = e
+			}
+		}
+		code <<= 1
+	}
+	return true
+}
+
+// pairLiterals rewrites the literal entries of a main literal/length table
+// built by buildTable: where the index bits left after a literal's codeword
+// hold a whole second literal codeword, the entry decodes both (count 2).
+func pairLiterals(t *[litlenEnough]uint32) {
+	// Going down, t[i>>l] (l ≥ 1, so below i unless i is 0) is still the
+	// single-symbol entry when t[i] is rewritten.
+	for i := 1<<litlenBits - 1; i >= 0; i-- {
+		e := t[i]
+		if e&fLit == 0 {
+			continue
+		}
+		l := e & 63
+		e2 := t[i>>l]
+		l2 := e2 & 63
+		if e2&fLit == 0 {
+			l2 = litlenBits + 1
+		}
+		// Branch-free where the compiler allows: whether a pair fits is
+		// data-dependent and unpredictable.
+		pair := e&^0xff00_0f3f | (e2>>16&0xff)<<24 | 2<<8 | (l + l2)
+		if l+l2 > litlenBits {
+			pair = e
+		}
+		t[i] = pair
+	}
+}
