@@ -20,7 +20,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/adler32"
+
+	"github.com/rexmle/rexmle/metrics/internal/adler32"
 )
 
 var (
