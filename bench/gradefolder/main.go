@@ -5,10 +5,11 @@
 //
 //	go run ./bench/gradefolder -challenge usenhance -submission DIR -private DIR [-mode reference]
 //
-// With -repeat N it grades N times and reports each grade's wall time on
-// standard error (the minimum last), so that a grader can be timed and
-// profiled (-cpuprofile FILE) on kept data without the benchmark's data
-// generation in the profile.
+// With -repeat N it grades N times in this one process and reports each
+// grade's wall time on standard error, the minimum last ("minimum of N:
+// S s"), as bench/reference_time.py times the reference (minimum of N runs
+// in one Python process); -cpuprofile FILE profiles the grading alone, on
+// kept data, without a benchmark's data generation.
 package main
 
 import (
@@ -77,11 +78,11 @@ func run(id, sub, priv, modeName string, repeat int, profile string) error {
 			best = d
 		}
 		if repeat > 1 {
-			fmt.Fprintf(os.Stderr, "grade %d: %v\n", i+1, d)
+			fmt.Fprintf(os.Stderr, "grade %d: %.6f s\n", i+1, d.Seconds())
 		}
 	}
 	if repeat > 1 {
-		fmt.Fprintf(os.Stderr, "minimum of %d: %v\n", repeat, best)
+		fmt.Fprintf(os.Stderr, "minimum of %d: %.6f s\n", repeat, best.Seconds())
 	}
 	out := make(map[string]any, len(res.Values))
 	for k, v := range res.Values {

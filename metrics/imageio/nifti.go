@@ -158,7 +158,7 @@ func ReadNIfTIMaskFile(path string, opts ...Options) (*NIfTIMask, error) {
 
 func readNIfTI(r io.Reader, gz, maskOnly bool, opts []Options) (*volume.Volume, *NIfTIMask, error) {
 	o := pickOptions(opts)
-	br, closeFn, err := niftiStream(r, gz)
+	br, closeFn, err := niftiStream(r, gz, true)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -172,7 +172,7 @@ func readNIfTI(r io.Reader, gz, maskOnly bool, opts []Options) (*volume.Volume, 
 
 // ReadNIfTIHeader decodes only the header of a NIfTI-1/2 stream.
 func ReadNIfTIHeader(r io.Reader, gz bool) (*NIfTIHeader, error) {
-	br, closeFn, err := niftiStream(r, gz)
+	br, closeFn, err := niftiStream(r, gz, false)
 	if err != nil {
 		return nil, err
 	}
@@ -195,7 +195,15 @@ func ReadNIfTIHeaderFile(path string) (*NIfTIHeader, error) {
 	return h, nil
 }
 
-func niftiStream(r io.Reader, gz bool) (io.Reader, func(), error) {
+// niftiStream returns a reader of the decoded bytes of r and a function
+// that releases what it used. whole allows decoding a gzip file in one
+// piece (gunzipFile); a reader of the header alone streams.
+func niftiStream(r io.Reader, gz, whole bool) (io.Reader, func(), error) {
+	if gz && whole {
+		if dec, done, ok := gunzipFile(r); ok {
+			return dec, done, nil
+		}
+	}
 	br, _ := bufioPool.Get().(*bufio.Reader)
 	if br == nil {
 		br = bufio.NewReaderSize(r, 1<<16)

@@ -1,0 +1,132 @@
+package imageio
+
+import (
+	"bytes"
+	"encoding/binary"
+	"hash/crc32"
+	"io"
+	"os"
+	"sync"
+
+	"github.com/rexmle/rexmle/metrics/internal/inflate"
+)
+
+// Whole-file gzip decoding: a .nii.gz read from its start is decoded in one
+// piece into one buffer by metrics/internal/inflate (2–3× klauspost's
+// streaming reader) when it is a single gzip member no larger than these
+// bounds. Anything else — several members, trailing bytes, reserved flags,
+// a bad header CRC, a damaged stream, a checksum or length mismatch — is
+// left to the streaming reader, which reports the errors.
+const (
+	maxWholeGzipIn  = 64 << 20  // compressed bytes read whole
+	maxWholeGzipOut = 512 << 20 // decoded bytes held at once
+)
+
+// gzip header flags (RFC 1952 section 2.3.1).
+const (
+	gzipFlagHCRC    = 1 << 1
+	gzipFlagExtra   = 1 << 2
+	gzipFlagName    = 1 << 3
+	gzipFlagComment = 1 << 4
+	gzipFlagsKnown  = 1<<0 | gzipFlagHCRC | gzipFlagExtra | gzipFlagName | gzipFlagComment
+)
+
+// gunzipFile decodes the whole gzip input r when r is a regular file or an
+// in-memory reader positioned at its start (see the bounds above). On
+// success it returns a reader over the decoded bytes and a function that
+// recycles their buffer once they are no longer used; ok false leaves r as
+// it was (it is read with ReadAt only).
+func gunzipFile(r io.Reader) (dec *bytes.Reader, release func(), ok bool) {
+	size, at, known := inputSize(r)
+	if !known || size < 18 || size > maxWholeGzipIn || !atStart(r) {
+		return nil, nil, false
+	}
+	inp := fileBufs.Get().(*[]byte)
+	defer fileBufs.Put(inp)
+	if int64(cap(*inp)) < size {
+		*inp = make([]byte, size)
+	}
+	data := (*inp)[:size]
+	if n, err := at.ReadAt(data, 0); int64(n) != size || (err != nil && err != io.EOF) {
+		return nil, nil, false
+	}
+	outp := gunzipBufs.Get().(*[]byte)
+	out, ok := gunzipWhole(data, *outp)
+	if !ok {
+		gunzipBufs.Put(outp)
+		return nil, nil, false
+	}
+	*outp = out
+	return bytes.NewReader(out), func() { gunzipBufs.Put(outp) }, true
+}
+
+// gunzipBufs recycles gunzipFile's decoded buffers (apart from fileBufs,
+// whose smaller file buffers would otherwise be drawn for them).
+var gunzipBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+// atStart reports whether r would be read from its first byte.
+func atStart(r io.Reader) bool {
+	switch x := r.(type) {
+	case *os.File:
+		off, err := x.Seek(0, io.SeekCurrent)
+		return err == nil && off == 0
+	case *bytes.Reader:
+		return int64(x.Len()) == x.Size()
+	}
+	return false
+}
+
+// gunzipWhole decodes data, one complete gzip member and nothing after it,
+// into buf when its capacity suffices (a new buffer otherwise). ok is false
+// for anything the streaming reader should see instead.
+func gunzipWhole(data, buf []byte) (out []byte, ok bool) {
+	if len(data) < 18 || data[0] != 0x1f || data[1] != 0x8b || data[2] != 8 {
+		return nil, false
+	}
+	flg := data[3]
+	if flg&^gzipFlagsKnown != 0 {
+		return nil, false
+	}
+	pos := 10
+	if flg&gzipFlagExtra != 0 {
+		if pos+2 > len(data) {
+			return nil, false
+		}
+		pos += 2 + int(binary.LittleEndian.Uint16(data[pos:]))
+	}
+	for _, f := range []byte{gzipFlagName, gzipFlagComment} {
+		if flg&f == 0 || pos >= len(data) {
+			continue
+		}
+		// compress/gzip reads a name or comment of at most 511 bytes.
+		end := bytes.IndexByte(data[pos:], 0)
+		if end < 0 || end >= 512 {
+			return nil, false
+		}
+		pos += end + 1
+	}
+	if flg&gzipFlagHCRC != 0 {
+		if pos+2 > len(data) || binary.LittleEndian.Uint16(data[pos:]) != uint16(crc32.ChecksumIEEE(data[:pos])) {
+			return nil, false
+		}
+		pos += 2
+	}
+	if pos > len(data)-8 {
+		return nil, false
+	}
+	body, trailer := data[pos:len(data)-8], data[len(data)-8:]
+	want := int64(binary.LittleEndian.Uint32(trailer[4:]))
+	if want > maxWholeGzipOut || want > int64(len(body))*maxDeflateRatio+8 {
+		return nil, false
+	}
+	if int64(cap(buf)) < want {
+		buf = make([]byte, want)
+	}
+	out = buf[:want]
+	nOut, nIn, err := inflate.Deflate(out, body)
+	if err != nil || int64(nOut) != want || nIn != len(body) ||
+		crc32.ChecksumIEEE(out) != binary.LittleEndian.Uint32(trailer) {
+		return nil, false
+	}
+	return out, true
+}
