@@ -89,10 +89,17 @@ func Score(pred, truth []bool, g volume.Grid) (CaseValues, error) {
 // is tumour; anything else is an error naming the values found.
 func PredictionMask(data []float64) ([]bool, error) {
 	// Only membership of 0, 1, 2 and whether there are 1, 2 or more distinct
-	// values matter, so at most three distinct values are remembered.
+	// values matter, so at most three distinct values are remembered. A
+	// value equal to the one before it changes none of that (masks are long
+	// runs of one value), so only the first of a run is looked at.
 	var distinct []float64
 	var has0, has1, has2 bool
+	prev, started := 0.0, false
 	for _, x := range data {
+		if started && x == prev {
+			continue
+		}
+		prev, started = x, true
 		switch x {
 		case 0:
 			has0 = true
@@ -105,10 +112,10 @@ func PredictionMask(data []float64) ([]bool, error) {
 			distinct = append(distinct, x)
 		}
 	}
-	keep := func(fn func(float64) bool) []bool {
+	keep := func(cmp func(float64) bool) []bool {
 		m := make([]bool, len(data))
 		for i, x := range data {
-			m[i] = fn(x)
+			m[i] = cmp(x)
 		}
 		return m
 	}
@@ -138,7 +145,12 @@ func PredictionMask(data []float64) ([]bool, error) {
 // {2}, …) is not a binary mask and is refused.
 func OfficialPredictionMask(data []float64) ([]bool, error) {
 	var distinct []float64
+	prev, started := 0.0, false
 	for _, x := range data {
+		if started && x == prev {
+			continue // a run of one value: only its first matters
+		}
+		prev, started = x, true
 		if len(distinct) < 3 && !slices.Contains(distinct, x) {
 			distinct = append(distinct, x)
 		}
