@@ -16,7 +16,11 @@ type Loaded struct {
 	// Volume holds the array the reference sees, in storage order (axis 0
 	// fastest = the last numpy axis). Its Spacing is the spacing the
 	// reference pairs with each axis, which is not always the true one.
+	// Its Data is nil when Bytes holds the samples.
 	*volume.Volume
+	// Bytes holds the samples of an 8-bit unsigned MetaImage read by
+	// LoadBytes (nil otherwise): the same values as Data would hold.
+	Bytes []uint8
 	// Format is the decoder chosen by suffix.
 	Format imageio.Format
 }
@@ -38,6 +42,17 @@ type Loaded struct {
 // it. maxBytes bounds the decoded size. Every failure is an
 // *InvalidSubmission naming rel and field.
 func Load(root, rel, field string, maxBytes int64, asReference bool) (*Loaded, error) {
+	return load(root, rel, field, maxBytes, asReference, false)
+}
+
+// LoadBytes is Load, except that an 8-bit unsigned single-channel MetaImage
+// (.mha/.mhd) keeps its samples as bytes in Loaded.Bytes (Data nil): masks
+// usually are, and their float64 copy costs most of a large case's grading.
+func LoadBytes(root, rel, field string, maxBytes int64, asReference bool) (*Loaded, error) {
+	return load(root, rel, field, maxBytes, asReference, true)
+}
+
+func load(root, rel, field string, maxBytes int64, asReference, bytes8 bool) (*Loaded, error) {
 	lower := strings.ToLower(rel)
 	var format imageio.Format
 	switch {
@@ -61,13 +76,21 @@ func Load(root, rel, field string, maxBytes int64, asReference bool) (*Loaded, e
 	}
 	opt := imageio.Options{MaxBytes: maxBytes, FirstVolume: true}
 	var v *volume.Volume
+	var raw []uint8
 	switch format {
 	case imageio.FormatNIfTI:
 		v, err = imageio.ReadNIfTI(f, strings.HasSuffix(lower, ".gz"), opt)
 		f.Close()
 	case imageio.FormatMetaImage:
 		f.Close()
-		v, err = imageio.ReadMetaImageFile(p, opt)
+		if bytes8 {
+			var m *imageio.MetaImage8
+			if m, err = imageio.ReadMetaImageFileBytes(p, opt); err == nil {
+				v, raw = m.Volume, m.Bytes
+			}
+		} else {
+			v, err = imageio.ReadMetaImageFile(p, opt)
+		}
 	default:
 		f.Close()
 		v, err = imageio.ReadNRRDFile(p, opt)
@@ -79,14 +102,14 @@ func Load(root, rel, field string, maxBytes int64, asReference bool) (*Loaded, e
 		return nil, challenge.Invalidf(rel, field, "%d channels per voxel, want a single-channel mask", v.NumChannels())
 	}
 	if !asReference {
-		return &Loaded{Volume: v, Format: format}, nil
+		return &Loaded{Volume: v, Bytes: raw, Format: format}, nil
 	}
 	if format == imageio.FormatNIfTI {
 		v = SwapXY(v)
 	} else {
 		v.Spacing[0], v.Spacing[1] = v.Spacing[1], v.Spacing[0]
 	}
-	return &Loaded{Volume: v, Format: format}, nil
+	return &Loaded{Volume: v, Bytes: raw, Format: format}, nil
 }
 
 // LoadAnswer reads a private answer file with Load's array conventions
@@ -94,14 +117,33 @@ func Load(root, rel, field string, maxBytes int64, asReference bool) (*Loaded, e
 // truly has (no in-plane swap for MetaImage/NRRD). Errors are grader
 // errors, not invalid submissions.
 func LoadAnswer(path string) (*volume.Volume, error) {
+	v, _, err := loadAnswer(path, false)
+	return v, err
+}
+
+// LoadAnswerBytes is LoadAnswer, except that an 8-bit unsigned
+// single-channel MetaImage keeps its samples as bytes (returned, with the
+// volume's Data nil).
+func LoadAnswerBytes(path string) (*volume.Volume, []uint8, error) {
+	return loadAnswer(path, true)
+}
+
+func loadAnswer(path string, bytes8 bool) (*volume.Volume, []uint8, error) {
+	if f, _ := imageio.FormatOf(path); bytes8 && f == imageio.FormatMetaImage {
+		m, err := imageio.ReadMetaImageFileBytes(path, imageio.Options{FirstVolume: true})
+		if err != nil {
+			return nil, nil, fmt.Errorf("read answer: %w", err)
+		}
+		return m.Volume, m.Bytes, nil
+	}
 	v, err := imageio.Read(path, imageio.Options{FirstVolume: true})
 	if err != nil {
-		return nil, fmt.Errorf("read answer: %w", err)
+		return nil, nil, fmt.Errorf("read answer: %w", err)
 	}
 	if f, _ := imageio.FormatOf(path); f == imageio.FormatNIfTI {
-		return SwapXY(v), nil
+		return SwapXY(v), nil, nil
 	}
-	return v, nil
+	return v, nil, nil
 }
 
 // SwapXY returns v with storage axes 0 and 1 exchanged (data, shape,

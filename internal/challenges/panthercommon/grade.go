@@ -87,14 +87,20 @@ func Score(pred, truth []bool, g volume.Grid) (CaseValues, error) {
 // samples: values {0}, {0,1} or {1} → non-zero is tumour; 1 and 2 both
 // present → value 1 is tumour; exactly two values one of which is 0 → > 0
 // is tumour; anything else is an error naming the values found.
-func PredictionMask(data []float64) ([]bool, error) {
+func PredictionMask(data []float64) ([]bool, error) { return predictionMask(data) }
+
+// sample is a mask's element type: bytes as stored, or decoded values.
+type sample interface{ ~uint8 | ~float64 }
+
+func predictionMask[T sample](data []T) ([]bool, error) {
 	// Only membership of 0, 1, 2 and whether there are 1, 2 or more distinct
 	// values matter, so at most three distinct values are remembered. A
 	// value equal to the one before it changes none of that (masks are long
 	// runs of one value), so only the first of a run is looked at.
 	var distinct []float64
 	var has0, has1, has2 bool
-	prev, started := 0.0, false
+	var prev T
+	started := false
 	for _, x := range data {
 		if started && x == prev {
 			continue
@@ -108,11 +114,11 @@ func PredictionMask(data []float64) ([]bool, error) {
 		case 2:
 			has2 = true
 		}
-		if len(distinct) < 3 && !slices.Contains(distinct, x) {
-			distinct = append(distinct, x)
+		if len(distinct) < 3 && !slices.Contains(distinct, float64(x)) {
+			distinct = append(distinct, float64(x))
 		}
 	}
-	keep := func(cmp func(float64) bool) []bool {
+	keep := func(cmp func(T) bool) []bool {
 		m := make([]bool, len(data))
 		for i, x := range data {
 			m[i] = cmp(x)
@@ -125,11 +131,11 @@ func PredictionMask(data []float64) ([]bool, error) {
 	}
 	switch {
 	case onlyBinary:
-		return keep(func(x float64) bool { return x != 0 }), nil
+		return keep(func(x T) bool { return x != 0 }), nil
 	case has1 && has2:
-		return keep(func(x float64) bool { return x == 1 }), nil
+		return keep(func(x T) bool { return x == 1 }), nil
 	case len(distinct) == 2 && has0:
-		return keep(func(x float64) bool { return x > 0 }), nil
+		return keep(func(x T) bool { return x > 0 }), nil
 	}
 	sort.Float64s(distinct)
 	more := ""
@@ -143,16 +149,19 @@ func PredictionMask(data []float64) ([]bool, error) {
 // script): values {0}, {1} or {0, 1} are the mask as is; exactly two values
 // one of which is 0 → positive values are tumour; anything else ({0, 1, 2}, {1, 2},
 // {2}, …) is not a binary mask and is refused.
-func OfficialPredictionMask(data []float64) ([]bool, error) {
+func OfficialPredictionMask(data []float64) ([]bool, error) { return officialPredictionMask(data) }
+
+func officialPredictionMask[T sample](data []T) ([]bool, error) {
 	var distinct []float64
-	prev, started := 0.0, false
+	var prev T
+	started := false
 	for _, x := range data {
 		if started && x == prev {
 			continue // a run of one value: only its first matters
 		}
 		prev, started = x, true
-		if len(distinct) < 3 && !slices.Contains(distinct, x) {
-			distinct = append(distinct, x)
+		if len(distinct) < 3 && !slices.Contains(distinct, float64(x)) {
+			distinct = append(distinct, float64(x))
 		}
 	}
 	sort.Float64s(distinct)
@@ -199,6 +208,22 @@ func OfficialTruth(v *volume.Volume) []bool {
 		return v.LabelMask(1)
 	}
 	return v.Mask()
+}
+
+// officialTruthBytes is OfficialTruth of an 8-bit mask's samples.
+func officialTruthBytes(b []uint8) []bool {
+	conventional := true
+	for _, x := range b {
+		if x > 2 {
+			conventional = false
+			break
+		}
+	}
+	m := make([]bool, len(b))
+	for i, x := range b {
+		m[i] = x == 1 || (!conventional && x != 0)
+	}
+	return m
 }
 
 // Grade implements challenge.Challenge.
@@ -252,7 +277,8 @@ func (c Challenge) Grade(ctx context.Context, submissionDir, privateDir string, 
 }
 
 func gradeRow(submissionDir, gtFile string, row medseg.Row, mode challenge.Mode) (CaseValues, string, error) {
-	gt, err := medseg.LoadAnswer(gtFile)
+	// 8-bit MetaImages (masks usually are) keep their samples as bytes.
+	gt, gtBytes, err := medseg.LoadAnswerBytes(gtFile)
 	if err != nil {
 		return CaseValues{}, "", err
 	}
@@ -260,18 +286,26 @@ func gradeRow(submissionDir, gtFile string, row medseg.Row, mode challenge.Mode)
 	// Keep only the GT's mask and geometry so its samples can be freed
 	// before the prediction is decoded.
 	var truth []bool
-	if official {
+	switch {
+	case gtBytes != nil && official:
+		truth = officialTruthBytes(gtBytes)
+	case gtBytes != nil:
+		truth = make([]bool, len(gtBytes))
+		for i, x := range gtBytes {
+			truth[i] = x == 1
+		}
+	case official:
 		truth = OfficialTruth(gt)
-	} else {
+	default:
 		truth = gt.LabelMask(1)
 	}
 	gt = &volume.Volume{Grid: gt.Grid}
 	limit := max(int64(gt.Len())*8*64, 256<<20)
-	pred, err := medseg.Load(submissionDir, row.Path, colPath, limit, !official)
+	pred, err := medseg.LoadBytes(submissionDir, row.Path, colPath, limit, !official)
 	if err != nil {
 		return CaseValues{}, "", err
 	}
-	for i, x := range pred.Data {
+	for i, x := range pred.Data { // bytes are always finite
 		if math.IsNaN(x) || math.IsInf(x, 0) {
 			return CaseValues{}, "", challenge.Invalidf(row.Path, colPath, "row %d (%s): voxel %d is %v; masks must be finite", row.Line, row.ID, i, x)
 		}
@@ -292,7 +326,13 @@ func gradeRow(submissionDir, gtFile string, row medseg.Row, mode challenge.Mode)
 		g.Spacing = [3]float64{gt.Spacing[2], gt.Spacing[1], gt.Spacing[0]}
 	} else {
 		if !pred.SameShape(gt.Grid) {
-			data, err = resample.Zoom(pred.Data, pred.Shape, gt.Shape)
+			if pred.Bytes != nil {
+				data = make([]float64, len(pred.Bytes))
+				for i, x := range pred.Bytes {
+					data[i] = float64(x)
+				}
+			}
+			data, err = resample.Zoom(data, pred.Shape, gt.Shape)
 			if err != nil {
 				return CaseValues{}, "", challenge.Invalidf(row.Path, colPath, "row %d (%s): cannot resize shape %v to %v: %v", row.Line, row.ID, pred.Shape, gt.Shape, err)
 			}
@@ -300,11 +340,17 @@ func gradeRow(submissionDir, gtFile string, row medseg.Row, mode challenge.Mode)
 		}
 		g.Spacing = pred.Spacing // the prediction's, x/y swapped by the loader
 	}
-	maskOf := PredictionMask
-	if official {
-		maskOf = OfficialPredictionMask
+	var pm []bool
+	switch {
+	case data == nil && official:
+		pm, err = officialPredictionMask(pred.Bytes)
+	case data == nil:
+		pm, err = predictionMask(pred.Bytes)
+	case official:
+		pm, err = OfficialPredictionMask(data)
+	default:
+		pm, err = PredictionMask(data)
 	}
-	pm, err := maskOf(data)
 	if err != nil {
 		return CaseValues{}, "", challenge.Invalidf(row.Path, colPath, "row %d (%s): %v", row.Line, row.ID, err)
 	}
