@@ -99,13 +99,7 @@ func predictionMask[T sample](data []T) ([]bool, error) {
 	// runs of one value), so only the first of a run is looked at.
 	var distinct []float64
 	var has0, has1, has2 bool
-	var prev T
-	started := false
-	for _, x := range data {
-		if started && x == prev {
-			continue
-		}
-		prev, started = x, true
+	eachRunStart(data, func(x T) {
 		switch x {
 		case 0:
 			has0 = true
@@ -117,14 +111,8 @@ func predictionMask[T sample](data []T) ([]bool, error) {
 		if len(distinct) < 3 && !slices.Contains(distinct, float64(x)) {
 			distinct = append(distinct, float64(x))
 		}
-	}
-	keep := func(cmp func(T) bool) []bool {
-		m := make([]bool, len(data))
-		for i, x := range data {
-			m[i] = cmp(x)
-		}
-		return m
-	}
+	})
+	keep := func(cmp func(T) bool) []bool { return maskOf(data, cmp) }
 	onlyBinary := len(distinct) <= 2
 	for _, x := range distinct {
 		onlyBinary = onlyBinary && (x == 0 || x == 1)
@@ -153,17 +141,11 @@ func OfficialPredictionMask(data []float64) ([]bool, error) { return officialPre
 
 func officialPredictionMask[T sample](data []T) ([]bool, error) {
 	var distinct []float64
-	var prev T
-	started := false
-	for _, x := range data {
-		if started && x == prev {
-			continue // a run of one value: only its first matters
-		}
-		prev, started = x, true
+	eachRunStart(data, func(x T) { // a run of one value: only its first matters
 		if len(distinct) < 3 && !slices.Contains(distinct, float64(x)) {
 			distinct = append(distinct, float64(x))
 		}
-	}
+	})
 	sort.Float64s(distinct)
 	ok := false
 	switch len(distinct) {
@@ -182,11 +164,7 @@ func officialPredictionMask[T sample](data []T) ([]bool, error) {
 		return nil, fmt.Errorf("mask values %v%s: the official evaluation wants a binary mask ({0, 1}, or two values one of which is 0)", distinct, more)
 	}
 	// (mask > 0) for two values; {0}, {1}, {0, 1} cast to bool: the same.
-	m := make([]bool, len(data))
-	for i, x := range data {
-		m[i] = x > 0
-	}
-	return m, nil
+	return maskOf(data, func(x T) bool { return x > 0 }), nil
 }
 
 // OfficialTruth is the tumour mask of a ground truth under PANTHER's label
@@ -213,17 +191,8 @@ func OfficialTruth(v *volume.Volume) []bool {
 // officialTruthBytes is OfficialTruth of an 8-bit mask's samples.
 func officialTruthBytes(b []uint8) []bool {
 	conventional := true
-	for _, x := range b {
-		if x > 2 {
-			conventional = false
-			break
-		}
-	}
-	m := make([]bool, len(b))
-	for i, x := range b {
-		m[i] = x == 1 || (!conventional && x != 0)
-	}
-	return m
+	eachRunStart(b, func(x uint8) { conventional = conventional && x <= 2 })
+	return maskOf(b, func(x uint8) bool { return x == 1 || (!conventional && x != 0) })
 }
 
 // Grade implements challenge.Challenge.
@@ -290,10 +259,7 @@ func gradeRow(submissionDir, gtFile string, row medseg.Row, mode challenge.Mode)
 	case gtBytes != nil && official:
 		truth = officialTruthBytes(gtBytes)
 	case gtBytes != nil:
-		truth = make([]bool, len(gtBytes))
-		for i, x := range gtBytes {
-			truth[i] = x == 1
-		}
+		truth = maskOf(gtBytes, func(x uint8) bool { return x == 1 })
 	case official:
 		truth = OfficialTruth(gt)
 	default:

@@ -1,0 +1,62 @@
+package panthercommon
+
+import (
+	"encoding/binary"
+	"math/bits"
+)
+
+// eachRunStart calls visit with the first value of every run of equal
+// values in data, in order (a value equal to the one before it is not
+// visited). Byte samples skip runs eight bytes a word.
+func eachRunStart[T sample](data []T, visit func(T)) {
+	if b, ok := any(data).([]uint8); ok {
+		for i := 0; i < len(b); {
+			v := b[i]
+			visit(T(v))
+			i = nextOther(b, i+1, v)
+		}
+		return
+	}
+	for i, x := range data {
+		if i == 0 || x != data[i-1] {
+			visit(x)
+		}
+	}
+}
+
+// nextOther returns the index of the first byte of b at or after i that is
+// not v, len(b) if none.
+func nextOther(b []uint8, i int, v uint8) int {
+	fill := uint64(v) * 0x0101010101010101
+	for ; i+8 <= len(b); i += 8 {
+		if x := binary.LittleEndian.Uint64(b[i:]) ^ fill; x != 0 {
+			return i + bits.TrailingZeros64(x)/8
+		}
+	}
+	for ; i < len(b); i++ {
+		if b[i] != v {
+			return i
+		}
+	}
+	return len(b)
+}
+
+// maskOf returns cmp of every value of data; byte samples go through a
+// 256-entry table.
+func maskOf[T sample](data []T, cmp func(T) bool) []bool {
+	m := make([]bool, len(data))
+	if b, ok := any(data).([]uint8); ok {
+		var lut [256]bool
+		for v := range lut {
+			lut[v] = cmp(T(v))
+		}
+		for i, x := range b {
+			m[i] = lut[x]
+		}
+		return m
+	}
+	for i, x := range data {
+		m[i] = cmp(x)
+	}
+	return m
+}
