@@ -41,8 +41,9 @@ func nextOther(b []uint8, i int, v uint8) int {
 	return len(b)
 }
 
-// maskOf returns cmp of every value of data; byte samples go through a
-// 256-entry table.
+// maskOf returns cmp of every value of data. Byte samples are taken a run
+// of one value at a time (masks are long runs), cmp of each value from a
+// 256-entry table: only the runs it holds true are written.
 func maskOf[T sample](data []T, cmp func(T) bool) []bool {
 	m := make([]bool, len(data))
 	if b, ok := any(data).([]uint8); ok {
@@ -50,8 +51,15 @@ func maskOf[T sample](data []T, cmp func(T) bool) []bool {
 		for v := range lut {
 			lut[v] = cmp(T(v))
 		}
-		for i, x := range b {
-			m[i] = lut[x]
+		for i := 0; i < len(b); {
+			v := b[i]
+			end := nextOther(b, i+1, v)
+			if lut[v] {
+				for j := range m[i:end] {
+					m[i+j] = true
+				}
+			}
+			i = end
 		}
 		return m
 	}
