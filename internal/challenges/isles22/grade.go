@@ -110,18 +110,38 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 // gradeRow loads one GT mask and its prediction and scores them.
 func gradeRow(privateDir, submissionDir, gtRel string, row medseg.Row, mode challenge.Mode) (CaseScores, string, error) {
 	gtFile := filepath.Join(privateDir, filepath.FromSlash(gtRel))
-	gt, err := imageio.ReadNIfTIMaskFile(gtFile)
+	// The answer and the prediction are decoded at the same time (a case
+	// graded alone uses two cores); the answer's header comes first, for
+	// the prediction's checks.
+	h0, err := imageio.ReadNIfTIHeaderFile(gtFile)
 	if err != nil {
 		return CaseScores{}, "", fmt.Errorf("read answer %s: %w", gtRel, err)
 	}
+	type answer struct {
+		m   *imageio.NIfTIMask
+		err error
+	}
+	answers := make(chan answer, 1)
+	go func() {
+		m, err := imageio.ReadNIfTIMaskFile(gtFile)
+		answers <- answer{m, err}
+	}()
+	pm, perr := loadPrediction(submissionDir, row, headerLen(h0), int(h0.Dim[0]))
+	a := <-answers
+	if a.err != nil {
+		if perr == nil {
+			pm.Release()
+		}
+		return CaseScores{}, "", fmt.Errorf("read answer %s: %w", gtRel, a.err)
+	}
+	gt := a.m
 	defer gt.Release()
-	gh := gt.Header
-	truth := gt.NonZero // astype(bool), as the reference
-	pm, err := loadPrediction(submissionDir, row, gt.Grid, int(gh.Dim[0]))
-	if err != nil {
-		return CaseScores{}, "", err
+	if perr != nil {
+		return CaseScores{}, "", perr
 	}
 	defer pm.Release()
+	gh := gt.Header
+	truth := gt.NonZero // astype(bool), as the reference
 	pred, pg := pm.NonZero, pm.Grid
 	note := ""
 	if !pg.SameShape(gt.Grid) {
@@ -141,10 +161,25 @@ func gradeRow(privateDir, submissionDir, gtRel string, row medseg.Row, mode chal
 	return s, note, nil
 }
 
+// headerLen is the number of voxels of the first volume a NIfTI header
+// describes (axes 1–3; sizes below 1 count as 1), capped at 2^40.
+func headerLen(h *imageio.NIfTIHeader) int64 {
+	const limit = 1 << 40
+	n := int64(1)
+	for i := 1; i <= 3 && int64(i) <= h.Dim[0]; i++ {
+		if d := max(h.Dim[i], 1); d > limit/n {
+			return limit
+		} else {
+			n *= d
+		}
+	}
+	return n
+}
+
 // loadPrediction reads a prediction NIfTI named by a submission row, with
-// its allocation bounded relative to the GT, as a mask of its non-zero
-// voxels.
-func loadPrediction(submissionDir string, row medseg.Row, gt volume.Grid, gtRank int) (*imageio.NIfTIMask, error) {
+// its allocation bounded relative to the GT (gtLen voxels), as a mask of
+// its non-zero voxels.
+func loadPrediction(submissionDir string, row medseg.Row, gtLen int64, gtRank int) (*imageio.NIfTIMask, error) {
 	f, err := challenge.OpenInside(submissionDir, row.Path, colPath)
 	if err != nil {
 		return nil, err
@@ -166,7 +201,7 @@ func loadPrediction(submissionDir string, row medseg.Row, gt volume.Grid, gtRank
 		return nil, fmt.Errorf("rewind %s: %w", row.Path, err)
 	}
 	// Allow generous resizing room but never more than 64× the GT's decoded size (min 256 MiB).
-	limit := max(int64(gt.Len())*8*64, 256<<20)
+	limit := max(min(gtLen, 1<<40)*8*64, 256<<20)
 	m, err := imageio.ReadNIfTIMask(f, gz, imageio.Options{MaxBytes: limit})
 	if err != nil {
 		return nil, challenge.Invalidf(row.Path, "data", "row %d (%s): cannot read the mask: %v", row.Line, row.ID, err)
