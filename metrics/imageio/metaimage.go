@@ -82,13 +82,13 @@ func ReadMetaImageFile(path string, opts ...Options) (*volume.Volume, error) {
 	})
 }
 
-// MetaImage8 is a MetaImage read by ReadMetaImageFileBytes.
-type MetaImage8 struct {
-	// Volume is the image as ReadMetaImageFile returns it, except that
-	// Data is nil when Bytes holds the samples.
+// Volume8 is an image read by ReadMetaImageFileBytes or ReadNRRDFileBytes.
+type Volume8 struct {
+	// Volume is the image as ReadMetaImageFile (ReadNRRDFile) returns it,
+	// except that Data is nil when Bytes holds the samples.
 	*volume.Volume
-	// Bytes holds the samples of a single-channel MET_UCHAR image (nil for
-	// any other element type, whose samples are in Volume.Data).
+	// Bytes holds the samples of a single-channel 8-bit unsigned image
+	// (nil for any other, whose samples are in Volume.Data).
 	Bytes []uint8
 }
 
@@ -98,13 +98,13 @@ type MetaImage8 struct {
 // memory and of the time on large volumes. Compressed data is inflated
 // whole when it is one exact zlib stream (metrics/internal/inflate), else
 // streamed as ReadMetaImageFile streams it.
-func ReadMetaImageFileBytes(path string, opts ...Options) (*MetaImage8, error) {
-	return readFileWith(path, func(f *os.File) (*MetaImage8, error) {
+func ReadMetaImageFileBytes(path string, opts ...Options) (*Volume8, error) {
+	return readFileWith(path, func(f *os.File) (*Volume8, error) {
 		v, raw, err := readMetaImageAs(f, path, pickOptions(opts), true)
 		if err != nil {
 			return nil, err
 		}
-		return &MetaImage8{Volume: v, Bytes: raw}, nil
+		return &Volume8{Volume: v, Bytes: raw}, nil
 	})
 }
 

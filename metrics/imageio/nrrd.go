@@ -73,6 +73,24 @@ func ReadNRRDFile(path string, opts ...Options) (*volume.Volume, error) {
 	})
 }
 
+// ReadNRRDFileBytes reads an NRRD file as ReadNRRDFile does, but keeps the
+// samples of a single-channel 8-bit unsigned image stored in binary (raw,
+// gzip or bzip2) as bytes, with no float64 copy.
+func ReadNRRDFileBytes(path string, opts ...Options) (*Volume8, error) {
+	return readFileWith(path, func(f *os.File) (*Volume8, error) {
+		br := bufio.NewReaderSize(f, 1<<16)
+		h, err := parseNRRDHeader(br)
+		if err != nil {
+			return nil, err
+		}
+		v, raw, err := readNRRDData(br, h, pickOptions(opts), f, true)
+		if err != nil {
+			return nil, err
+		}
+		return &Volume8{Volume: v, Bytes: raw}, nil
+	})
+}
+
 // ReadNRRD decodes an NRRD stream with attached data.
 //
 // Supported: encodings raw, gzip (gz), bzip2 (bz2) and ascii (text, txt);
@@ -98,7 +116,8 @@ func ReadNRRD(r io.Reader, opts ...Options) (*volume.Volume, error) {
 	if err != nil {
 		return nil, err
 	}
-	return readNRRDData(br, h, o, r)
+	v, _, err := readNRRDData(br, h, o, r, false)
+	return v, err
 }
 
 func parseNRRDHeader(br *bufio.Reader) (*nrrdHeader, error) {
@@ -396,10 +415,12 @@ func (h *nrrdHeader) layout(o Options) (spatial []int, channels int64, keepFirst
 }
 
 // orig is the caller's reader, probed for its size (see holdsGzip).
-func readNRRDData(br *bufio.Reader, h *nrrdHeader, o Options, orig io.Reader) (*volume.Volume, error) {
+// With bytes8 a single-channel 8-bit unsigned binary image keeps its
+// samples as bytes (returned; Data nil).
+func readNRRDData(br *bufio.Reader, h *nrrdHeader, o Options, orig io.Reader, bytes8 bool) (*volume.Volume, []uint8, error) {
 	spatial, channels, keepFirst, err := h.layout(o)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	shape := [3]int64{1, 1, 1}
 	for i, a := range spatial {
@@ -415,14 +436,14 @@ func readNRRDData(br *bufio.Reader, h *nrrdHeader, o Options, orig io.Reader) (*
 	}
 	count, err := sampleCount("nrrd header: sizes", o.MaxBytes, shape[0], shape[1], shape[2], channels)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if all != count {
-		return nil, fmt.Errorf("nrrd header: sizes %v do not reduce to shape %v × %d channels", h.sizes, shape, channels)
+		return nil, nil, fmt.Errorf("nrrd header: sizes %v do not reduce to shape %v × %d channels", h.sizes, shape, channels)
 	}
 	for i := int64(0); i < h.lineSkip; i++ {
 		if _, err := br.ReadString('\n'); err != nil {
-			return nil, fmt.Errorf("nrrd: line skip %d: %w", h.lineSkip, eofAsTruncated(err))
+			return nil, nil, fmt.Errorf("nrrd: line skip %d: %w", h.lineSkip, eofAsTruncated(err))
 		}
 	}
 	var src io.Reader = br
@@ -430,7 +451,7 @@ func readNRRDData(br *bufio.Reader, h *nrrdHeader, o Options, orig io.Reader) (*
 	case "gzip", "gz":
 		zr, err := gzip.NewReader(br)
 		if err != nil {
-			return nil, fmt.Errorf("nrrd: gzip data: %w", err)
+			return nil, nil, fmt.Errorf("nrrd: gzip data: %w", err)
 		}
 		defer zr.Close()
 		src = zr
@@ -439,13 +460,21 @@ func readNRRDData(br *bufio.Reader, h *nrrdHeader, o Options, orig io.Reader) (*
 	}
 	if h.byteSkip > 0 {
 		if n, err := io.CopyN(io.Discard, src, h.byteSkip); err != nil {
-			return nil, fmt.Errorf("nrrd: byte skip %d: %w (got %d)", h.byteSkip, eofAsTruncated(err), n)
+			return nil, nil, fmt.Errorf("nrrd: byte skip %d: %w (got %d)", h.byteSkip, eofAsTruncated(err), n)
 		}
 	}
 	v := &volume.Volume{DType: h.dtype, Channels: int(channels), Data: make([]float64, 0)}
-	if h.encoding == "ascii" || h.encoding == "text" || h.encoding == "txt" {
+	ascii := h.encoding == "ascii" || h.encoding == "text" || h.encoding == "txt"
+	var raw []uint8
+	if bytes8 && !ascii && h.dtype == volume.Uint8 && channels == 1 {
+		known := (h.encoding == "gzip" || h.encoding == "gz") && holdsGzip(orig, h.byteSkip+count)
+		if raw, err = readBytes8(src, nil, count, known); err != nil {
+			return nil, nil, fmt.Errorf("nrrd: %w", err)
+		}
+		v.Data = nil
+	} else if ascii {
 		if v.Data, err = readASCIISamples(src, count); err != nil {
-			return nil, fmt.Errorf("nrrd: %w", err)
+			return nil, nil, fmt.Errorf("nrrd: %w", err)
 		}
 	} else {
 		size, _ := elemSize(h.dtype)
@@ -457,7 +486,7 @@ func readNRRDData(br *bufio.Reader, h *nrrdHeader, o Options, orig io.Reader) (*
 		// whether it holds the data.
 		known := (h.encoding == "gzip" || h.encoding == "gz") && holdsGzip(orig, h.byteSkip+count*int64(size))
 		if v.Data, err = readSamples(src, count, h.dtype, bo, known); err != nil {
-			return nil, fmt.Errorf("nrrd: %w", err)
+			return nil, nil, fmt.Errorf("nrrd: %w", err)
 		}
 	}
 	v.Direction = identity3()
@@ -492,7 +521,7 @@ func readNRRDData(br *bufio.Reader, h *nrrdHeader, o Options, orig io.Reader) (*
 			v.Origin[i] = x
 		}
 	}
-	return v, nil
+	return v, raw, nil
 }
 
 // readASCIISamples reads exactly n whitespace-separated numbers.

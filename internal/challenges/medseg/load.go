@@ -18,8 +18,8 @@ type Loaded struct {
 	// reference pairs with each axis, which is not always the true one.
 	// Its Data is nil when Bytes holds the samples.
 	*volume.Volume
-	// Bytes holds the samples of an 8-bit unsigned MetaImage read by
-	// LoadBytes (nil otherwise): the same values as Data would hold.
+	// Bytes holds the samples of an 8-bit unsigned MetaImage or NRRD read
+	// by LoadBytes (nil otherwise): the same values as Data would hold.
 	Bytes []uint8
 	// Format is the decoder chosen by suffix.
 	Format imageio.Format
@@ -46,8 +46,9 @@ func Load(root, rel, field string, maxBytes int64, asReference bool) (*Loaded, e
 }
 
 // LoadBytes is Load, except that an 8-bit unsigned single-channel MetaImage
-// (.mha/.mhd) keeps its samples as bytes in Loaded.Bytes (Data nil): masks
-// usually are, and their float64 copy costs most of a large case's grading.
+// (.mha/.mhd) or binary NRRD keeps its samples as bytes in Loaded.Bytes
+// (Data nil): masks usually are, and their float64 copy costs most of a
+// large case's grading.
 func LoadBytes(root, rel, field string, maxBytes int64, asReference bool) (*Loaded, error) {
 	return load(root, rel, field, maxBytes, asReference, true)
 }
@@ -84,7 +85,7 @@ func load(root, rel, field string, maxBytes int64, asReference, bytes8 bool) (*L
 	case imageio.FormatMetaImage:
 		f.Close()
 		if bytes8 {
-			var m *imageio.MetaImage8
+			var m *imageio.Volume8
 			if m, err = imageio.ReadMetaImageFileBytes(p, opt); err == nil {
 				v, raw = m.Volume, m.Bytes
 			}
@@ -93,7 +94,14 @@ func load(root, rel, field string, maxBytes int64, asReference, bytes8 bool) (*L
 		}
 	default:
 		f.Close()
-		v, err = imageio.ReadNRRDFile(p, opt)
+		if bytes8 {
+			var m *imageio.Volume8
+			if m, err = imageio.ReadNRRDFileBytes(p, opt); err == nil {
+				v, raw = m.Volume, m.Bytes
+			}
+		} else {
+			v, err = imageio.ReadNRRDFile(p, opt)
+		}
 	}
 	if err != nil {
 		return nil, challenge.Invalidf(rel, field, "cannot read the image: %v", trimPath(err, p))
@@ -122,15 +130,19 @@ func LoadAnswer(path string) (*volume.Volume, error) {
 }
 
 // LoadAnswerBytes is LoadAnswer, except that an 8-bit unsigned
-// single-channel MetaImage keeps its samples as bytes (returned, with the
-// volume's Data nil).
+// single-channel MetaImage or binary NRRD keeps its samples as bytes
+// (returned, with the volume's Data nil).
 func LoadAnswerBytes(path string) (*volume.Volume, []uint8, error) {
 	return loadAnswer(path, true)
 }
 
 func loadAnswer(path string, bytes8 bool) (*volume.Volume, []uint8, error) {
-	if f, _ := imageio.FormatOf(path); bytes8 && f == imageio.FormatMetaImage {
-		m, err := imageio.ReadMetaImageFileBytes(path, imageio.Options{FirstVolume: true})
+	if f, _ := imageio.FormatOf(path); bytes8 && (f == imageio.FormatMetaImage || f == imageio.FormatNRRD) {
+		read := imageio.ReadMetaImageFileBytes
+		if f == imageio.FormatNRRD {
+			read = imageio.ReadNRRDFileBytes
+		}
+		m, err := read(path, imageio.Options{FirstVolume: true})
 		if err != nil {
 			return nil, nil, fmt.Errorf("read answer: %w", err)
 		}

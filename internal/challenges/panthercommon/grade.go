@@ -89,17 +89,14 @@ func Score(pred, truth []bool, g volume.Grid) (CaseValues, error) {
 // is tumour; anything else is an error naming the values found.
 func PredictionMask(data []float64) ([]bool, error) { return predictionMask(data) }
 
-// sample is a mask's element type: bytes as stored, or decoded values.
-type sample interface{ ~uint8 | ~float64 }
-
-func predictionMask[T sample](data []T) ([]bool, error) {
+func predictionMask[T medseg.Sample](data []T) ([]bool, error) {
 	// Only membership of 0, 1, 2 and whether there are 1, 2 or more distinct
 	// values matter, so at most three distinct values are remembered. A
 	// value equal to the one before it changes none of that (masks are long
 	// runs of one value), so only the first of a run is looked at.
 	var distinct []float64
 	var has0, has1, has2 bool
-	eachRunStart(data, func(x T) {
+	medseg.EachRunStart(data, func(x T) {
 		switch x {
 		case 0:
 			has0 = true
@@ -112,7 +109,7 @@ func predictionMask[T sample](data []T) ([]bool, error) {
 			distinct = append(distinct, float64(x))
 		}
 	})
-	keep := func(cmp func(T) bool) []bool { return maskOf(data, cmp) }
+	keep := func(cmp func(T) bool) []bool { return medseg.MaskOf(data, cmp) }
 	onlyBinary := len(distinct) <= 2
 	for _, x := range distinct {
 		onlyBinary = onlyBinary && (x == 0 || x == 1)
@@ -139,9 +136,9 @@ func predictionMask[T sample](data []T) ([]bool, error) {
 // {2}, …) is not a binary mask and is refused.
 func OfficialPredictionMask(data []float64) ([]bool, error) { return officialPredictionMask(data) }
 
-func officialPredictionMask[T sample](data []T) ([]bool, error) {
+func officialPredictionMask[T medseg.Sample](data []T) ([]bool, error) {
 	var distinct []float64
-	eachRunStart(data, func(x T) { // a run of one value: only its first matters
+	medseg.EachRunStart(data, func(x T) { // a run of one value: only its first matters
 		if len(distinct) < 3 && !slices.Contains(distinct, float64(x)) {
 			distinct = append(distinct, float64(x))
 		}
@@ -164,7 +161,7 @@ func officialPredictionMask[T sample](data []T) ([]bool, error) {
 		return nil, fmt.Errorf("mask values %v%s: the official evaluation wants a binary mask ({0, 1}, or two values one of which is 0)", distinct, more)
 	}
 	// (mask > 0) for two values; {0}, {1}, {0, 1} cast to bool: the same.
-	return maskOf(data, func(x T) bool { return x > 0 }), nil
+	return medseg.MaskOf(data, func(x T) bool { return x > 0 }), nil
 }
 
 // OfficialTruth is the tumour mask of a ground truth under PANTHER's label
@@ -191,8 +188,8 @@ func OfficialTruth(v *volume.Volume) []bool {
 // officialTruthBytes is OfficialTruth of an 8-bit mask's samples.
 func officialTruthBytes(b []uint8) []bool {
 	conventional := true
-	eachRunStart(b, func(x uint8) { conventional = conventional && x <= 2 })
-	return maskOf(b, func(x uint8) bool { return x == 1 || (!conventional && x != 0) })
+	medseg.EachRunStart(b, func(x uint8) { conventional = conventional && x <= 2 })
+	return medseg.MaskOf(b, func(x uint8) bool { return x == 1 || (!conventional && x != 0) })
 }
 
 // Grade implements challenge.Challenge.
@@ -259,7 +256,7 @@ func gradeRow(submissionDir, gtFile string, row medseg.Row, mode challenge.Mode)
 	case gtBytes != nil && official:
 		truth = officialTruthBytes(gtBytes)
 	case gtBytes != nil:
-		truth = maskOf(gtBytes, func(x uint8) bool { return x == 1 })
+		truth = medseg.MaskOf(gtBytes, func(x uint8) bool { return x == 1 })
 	case official:
 		truth = OfficialTruth(gt)
 	default:

@@ -109,30 +109,38 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 }
 
 func gradeRow(submissionDir, gtFile string, row medseg.Row, mode challenge.Mode) (hd, dsc float64, note string, err error) {
-	gt, err := medseg.LoadAnswer(gtFile)
+	// 8-bit MetaImage and NRRD masks (the usual kind) keep their samples
+	// as bytes: no float64 copy of a 512×512×(hundreds) volume.
+	gt, gtBytes, err := medseg.LoadAnswerBytes(gtFile)
 	if err != nil {
 		return 0, 0, "", err
 	}
-	// Keep only the GT's mask and grid so its float64 samples can be freed
-	// before the prediction is decoded (CTA volumes are large).
+	// Keep only the GT's mask and grid so its samples can be freed before
+	// the prediction is decoded (CTA volumes are large).
 	gtGrid := gt.Grid
-	truth := make([]bool, gt.Len())
-	for i, x := range gt.Data {
-		truth[i] = x > 0
+	var truth []bool
+	if gtBytes != nil {
+		truth = medseg.MaskOf(gtBytes, func(x uint8) bool { return x > 0 })
+	} else {
+		truth = medseg.MaskOf(gt.Data, func(x float64) bool { return x > 0 })
 	}
-	gt = nil
+	gt, gtBytes = nil, nil
 	official := mode == challenge.Official
 	limit := max(int64(gtGrid.Len())*8*64, 256<<20)
-	pred, err := medseg.Load(submissionDir, row.Path, colPath, limit, !official)
+	pred, err := medseg.LoadBytes(submissionDir, row.Path, colPath, limit, !official)
 	if err != nil {
 		return 0, 0, "", err
 	}
-	mask := make([]bool, pred.Len())
-	for i, x := range pred.Data {
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return 0, 0, "", challenge.Invalidf(row.Path, colPath, "row %d (%s): voxel %d is %v; masks must be finite", row.Line, row.ID, i, x)
+	var mask []bool
+	if pred.Bytes != nil { // bytes are always finite
+		mask = medseg.MaskOf(pred.Bytes, func(x uint8) bool { return x > 0 })
+	} else {
+		for i, x := range pred.Data {
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				return 0, 0, "", challenge.Invalidf(row.Path, colPath, "row %d (%s): voxel %d is %v; masks must be finite", row.Line, row.ID, i, x)
+			}
 		}
-		mask[i] = x > 0
+		mask = medseg.MaskOf(pred.Data, func(x float64) bool { return x > 0 })
 	}
 	predGrid := pred.Grid
 	pred = nil

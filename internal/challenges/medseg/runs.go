@@ -1,14 +1,17 @@
-package panthercommon
+package medseg
 
 import (
 	"encoding/binary"
 	"math/bits"
 )
 
-// eachRunStart calls visit with the first value of every run of equal
+// Sample is a mask's element type: bytes as stored, or decoded values.
+type Sample interface{ ~uint8 | ~float64 }
+
+// EachRunStart calls visit with the first value of every run of equal
 // values in data, in order (a value equal to the one before it is not
 // visited). Byte samples skip runs eight bytes a word.
-func eachRunStart[T sample](data []T, visit func(T)) {
+func EachRunStart[T Sample](data []T, visit func(T)) {
 	if b, ok := any(data).([]uint8); ok {
 		for i := 0; i < len(b); {
 			v := b[i]
@@ -41,10 +44,10 @@ func nextOther(b []uint8, i int, v uint8) int {
 	return len(b)
 }
 
-// maskOf returns cmp of every value of data. Byte samples are taken a run
+// MaskOf returns cmp of every value of data. Byte samples are taken a run
 // of one value at a time (masks are long runs), cmp of each value from a
 // 256-entry table: only the runs it holds true are written.
-func maskOf[T sample](data []T, cmp func(T) bool) []bool {
+func MaskOf[T Sample](data []T, cmp func(T) bool) []bool {
 	m := make([]bool, len(data))
 	if b, ok := any(data).([]uint8); ok {
 		var lut [256]bool

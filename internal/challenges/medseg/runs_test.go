@@ -1,4 +1,4 @@
-package panthercommon
+package medseg
 
 import (
 	"math/rand/v2"
@@ -28,13 +28,13 @@ func TestEachRunStartAndMaskOf(t *testing.T) {
 				want = append(want, float64(x))
 			}
 		}
-		eachRunStart(b, func(x uint8) { gotB = append(gotB, float64(x)) })
-		eachRunStart(f, func(x float64) { gotF = append(gotF, x) })
+		EachRunStart(b, func(x uint8) { gotB = append(gotB, float64(x)) })
+		EachRunStart(f, func(x float64) { gotF = append(gotF, x) })
 		if !slices.Equal(gotB, want) || !slices.Equal(gotF, want) {
 			t.Fatalf("%v: runs %v (bytes), %v (float), want %v", b, gotB, gotF, want)
 		}
-		mb := maskOf(b, func(x uint8) bool { return x == 1 || x == 3 })
-		mf := maskOf(f, func(x float64) bool { return x == 1 || x == 3 })
+		mb := MaskOf(b, func(x uint8) bool { return x == 1 || x == 3 })
+		mf := MaskOf(f, func(x float64) bool { return x == 1 || x == 3 })
 		for i, x := range b {
 			if mb[i] != (x == 1 || x == 3) || mf[i] != mb[i] {
 				t.Fatalf("%v: masks differ at %d", b, i)
