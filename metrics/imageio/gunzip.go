@@ -51,7 +51,7 @@ func gunzipFile(r io.Reader) (dec *bytes.Reader, release func(), ok bool) {
 		return nil, nil, false
 	}
 	outp := gunzipBufs.Get().(*[]byte)
-	out, ok := gunzipWhole(data, *outp)
+	out, ok := gunzipWhole(data, *outp, maxWholeGzipOut)
 	if !ok {
 		gunzipBufs.Put(outp)
 		return nil, nil, false
@@ -78,8 +78,9 @@ func atStart(r io.Reader) bool {
 
 // gunzipWhole decodes data, one complete gzip member and nothing after it,
 // into buf when its capacity suffices (a new buffer otherwise). ok is false
-// for anything the streaming reader should see instead.
-func gunzipWhole(data, buf []byte) (out []byte, ok bool) {
+// for anything the streaming reader should see instead, and for a member
+// that decodes to more than maxOut bytes.
+func gunzipWhole(data, buf []byte, maxOut int64) (out []byte, ok bool) {
 	if len(data) < 18 || data[0] != 0x1f || data[1] != 0x8b || data[2] != 8 {
 		return nil, false
 	}
@@ -116,7 +117,7 @@ func gunzipWhole(data, buf []byte) (out []byte, ok bool) {
 	}
 	body, trailer := data[pos:len(data)-8], data[len(data)-8:]
 	want := int64(binary.LittleEndian.Uint32(trailer[4:]))
-	if want > maxWholeGzipOut || want > int64(len(body))*maxDeflateRatio+8 {
+	if want > min(maxOut, maxWholeGzipOut) || want > int64(len(body))*maxDeflateRatio+8 {
 		return nil, false
 	}
 	if int64(cap(buf)) < want {

@@ -77,7 +77,7 @@ func TestGunzipWhole(t *testing.T) {
 	}
 	check := func(name string, data []byte, wantOK bool) {
 		t.Helper()
-		got, ok := gunzipWhole(data, bytes.Repeat([]byte{0xee}, rng.IntN(4000)))
+		got, ok := gunzipWhole(data, bytes.Repeat([]byte{0xee}, rng.IntN(4000)), maxWholeGzipOut)
 		want, err := stdGunzip(data)
 		if ok && (err != nil || !bytes.Equal(got, want)) {
 			t.Fatalf("%s: whole-file path gave %d bytes, compress/gzip %d bytes, %v", name, len(got), len(want), err)
@@ -113,7 +113,7 @@ func TestGunzipWhole(t *testing.T) {
 		for k := 0; k < 4; k++ { // any damage: either declined or what compress/gzip gives
 			d := append([]byte(nil), m...)
 			d[rng.IntN(len(d))] ^= byte(1 + rng.IntN(255))
-			got, ok := gunzipWhole(d, nil)
+			got, ok := gunzipWhole(d, nil, maxWholeGzipOut)
 			if want, err := stdGunzip(d); ok && (err != nil || !bytes.Equal(got, want)) {
 				t.Fatalf("damaged member decoded to %d bytes; compress/gzip: %d bytes, %v", len(got), len(want), err)
 			}

@@ -447,8 +447,24 @@ func readNRRDData(br *bufio.Reader, h *nrrdHeader, o Options, orig io.Reader, by
 		}
 	}
 	var src io.Reader = br
+	eligible8 := bytes8 && h.dtype == volume.Uint8 && channels == 1
 	switch h.encoding {
 	case "gzip", "gz":
+		if eligible8 {
+			// The gzip stream runs to the end of the file: decoded whole
+			// when it is one member that holds the samples (inflate),
+			// else streamed from the bytes read.
+			rest, err := io.ReadAll(io.LimitReader(br, maxWholeGzipIn+1))
+			if err != nil {
+				return nil, nil, fmt.Errorf("nrrd: gzip data: %w", err)
+			}
+			if out, ok := gunzipWhole(rest, nil, h.byteSkip+count); ok && int64(len(out)) == h.byteSkip+count {
+				v := &volume.Volume{DType: h.dtype, Channels: 1}
+				nrrdGeometry(v, h, spatial, shape)
+				return v, out[h.byteSkip : h.byteSkip+count], nil
+			}
+			br = bufio.NewReader(io.MultiReader(bytes.NewReader(rest), br))
+		}
 		zr, err := gzip.NewReader(br)
 		if err != nil {
 			return nil, nil, fmt.Errorf("nrrd: gzip data: %w", err)
@@ -489,6 +505,13 @@ func readNRRDData(br *bufio.Reader, h *nrrdHeader, o Options, orig io.Reader, by
 			return nil, nil, fmt.Errorf("nrrd: %w", err)
 		}
 	}
+	nrrdGeometry(v, h, spatial, shape)
+	return v, raw, nil
+}
+
+// nrrdGeometry sets v's shape, spacing, direction and origin from the
+// header's spatial axes.
+func nrrdGeometry(v *volume.Volume, h *nrrdHeader, spatial []int, shape [3]int64) {
 	v.Direction = identity3()
 	var cols [3][3]float64
 	for i, a := range spatial {
@@ -521,7 +544,6 @@ func readNRRDData(br *bufio.Reader, h *nrrdHeader, o Options, orig io.Reader, by
 			v.Origin[i] = x
 		}
 	}
-	return v, raw, nil
 }
 
 // readASCIISamples reads exactly n whitespace-separated numbers.
