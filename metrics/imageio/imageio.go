@@ -118,6 +118,31 @@ func Read(path string, opts ...Options) (*volume.Volume, error) {
 	}
 }
 
+// ReadBytes is Read, except that a NIfTI, MetaImage or NRRD image of
+// single-channel 8-bit unsigned samples (unscaled) keeps them as bytes
+// (Volume8.Bytes, Data nil): label maps and masks usually are, and their
+// float64 copy is eight times their size. Other images have Data as Read
+// gives it.
+func ReadBytes(path string, opts ...Options) (*Volume8, error) {
+	f, err := FormatOf(path)
+	if err != nil {
+		return nil, err
+	}
+	switch f {
+	case FormatNIfTI:
+		return ReadNIfTIFileBytes(path, opts...)
+	case FormatMetaImage:
+		return ReadMetaImageFileBytes(path, opts...)
+	case FormatNRRD:
+		return ReadNRRDFileBytes(path, opts...)
+	}
+	v, err := Read(path, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return &Volume8{Volume: v}, nil
+}
+
 // isGzipPath reports whether the path ends in .gz (case-insensitive).
 func isGzipPath(path string) bool {
 	return strings.HasSuffix(strings.ToLower(path), ".gz")

@@ -104,7 +104,7 @@ func ReadNIfTIFile(path string, opts ...Options) (*volume.Volume, error) {
 // type. Origin and Direction come from the best affine (see NIfTIHeader):
 // Origin = its translation, Direction row j = its column j normalised.
 func ReadNIfTI(r io.Reader, gz bool, opts ...Options) (*volume.Volume, error) {
-	v, _, err := readNIfTI(r, gz, false, opts)
+	v, _, _, err := readNIfTI(r, gz, niftiSamples, opts)
 	return v, err
 }
 
@@ -141,12 +141,25 @@ var maskPool sync.Pool
 // they are read, so no float64 copy of the image is made; other samples are
 // decoded as ReadNIfTI decodes them.
 func ReadNIfTIMask(r io.Reader, gz bool, opts ...Options) (*NIfTIMask, error) {
-	v, m, err := readNIfTI(r, gz, true, opts)
+	v, m, _, err := readNIfTI(r, gz, niftiMask, opts)
 	if err != nil {
 		return nil, err
 	}
 	m.Volume = v
 	return m, nil
+}
+
+// ReadNIfTIFileBytes reads a .nii or .nii.gz file as ReadNIfTIFile does,
+// but keeps unscaled 8-bit unsigned samples as bytes (Volume8.Bytes, Data
+// nil), with no float64 copy; any other image has its samples in Data.
+func ReadNIfTIFileBytes(path string, opts ...Options) (*Volume8, error) {
+	return readFileWith(path, func(f *os.File) (*Volume8, error) {
+		v, _, raw, err := readNIfTI(f, isGzipPath(path), niftiBytes8, opts)
+		if err != nil {
+			return nil, err
+		}
+		return &Volume8{Volume: v, Bytes: raw}, nil
+	})
 }
 
 // ReadNIfTIMaskFile is ReadNIfTIMask of a .nii or .nii.gz file.
@@ -156,18 +169,27 @@ func ReadNIfTIMaskFile(path string, opts ...Options) (*NIfTIMask, error) {
 	})
 }
 
-func readNIfTI(r io.Reader, gz, maskOnly bool, opts []Options) (*volume.Volume, *NIfTIMask, error) {
+// niftiWant selects what readNIfTI returns besides the volume's geometry.
+type niftiWant int
+
+const (
+	niftiSamples niftiWant = iota // Data: float64 samples
+	niftiMask                     // a NIfTIMask
+	niftiBytes8                   // the bytes of unscaled uint8 samples (else Data)
+)
+
+func readNIfTI(r io.Reader, gz bool, want niftiWant, opts []Options) (*volume.Volume, *NIfTIMask, []uint8, error) {
 	o := pickOptions(opts)
 	br, closeFn, err := niftiStream(r, gz, true)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	defer closeFn()
 	h, consumed, err := readNIfTIHeader(br)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return readNIfTIData(br, h, consumed, o, r, gz, maskOnly)
+	return readNIfTIData(br, h, consumed, o, r, gz, want)
 }
 
 // ReadNIfTIHeader decodes only the header of a NIfTI-1/2 stream.
@@ -451,7 +473,8 @@ func niftiBestAffine(h *NIfTIHeader) [4][4]float64 {
 // output can be allocated before the data is read.
 // With maskOnly it returns the non-zero mask of the samples instead of
 // the samples (see ReadNIfTIMask).
-func readNIfTIData(r io.Reader, h *NIfTIHeader, consumed int64, o Options, orig io.Reader, gz, maskOnly bool) (*volume.Volume, *NIfTIMask, error) {
+func readNIfTIData(r io.Reader, h *NIfTIHeader, consumed int64, o Options, orig io.Reader, gz bool, want niftiWant) (*volume.Volume, *NIfTIMask, []uint8, error) {
+	maskOnly := want == niftiMask
 	nd := int(h.Dim[0])
 	shape := [3]int64{1, 1, 1}
 	for i := 0; i < nd && i < 3; i++ {
@@ -459,20 +482,20 @@ func readNIfTIData(r io.Reader, h *NIfTIHeader, consumed int64, o Options, orig 
 	}
 	for i := 4; i <= nd; i++ {
 		if h.Dim[i] != 1 && !o.FirstVolume {
-			return nil, nil, fmt.Errorf("nifti header: dim[%d] = %d: a %d-D image with more than one volume is not supported (Options.FirstVolume keeps the first)", i, h.Dim[i], nd)
+			return nil, nil, nil, fmt.Errorf("nifti header: dim[%d] = %d: a %d-D image with more than one volume is not supported (Options.FirstVolume keeps the first)", i, h.Dim[i], nd)
 		}
 	}
 	count, err := sampleCount("nifti header: dim", o.MaxBytes, shape[0], shape[1], shape[2])
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	size, _ := elemSize(h.DType)
 	skip := h.VoxOffset - consumed
 	if skip > o.MaxBytes {
-		return nil, nil, fmt.Errorf("nifti header: vox_offset = %d is beyond the %d-byte limit", h.VoxOffset, o.MaxBytes)
+		return nil, nil, nil, fmt.Errorf("nifti header: vox_offset = %d is beyond the %d-byte limit", h.VoxOffset, o.MaxBytes)
 	}
 	if n, err := io.CopyN(io.Discard, r, skip); err != nil {
-		return nil, nil, fmt.Errorf("nifti: skipping to vox_offset %d: %w (got %d bytes)", h.VoxOffset, eofAsTruncated(err), consumed+n)
+		return nil, nil, nil, fmt.Errorf("nifti: skipping to vox_offset %d: %w (got %d bytes)", h.VoxOffset, eofAsTruncated(err), consumed+n)
 	}
 	nbytes := count * int64(size)
 	var known bool
@@ -483,25 +506,34 @@ func readNIfTIData(r io.Reader, h *NIfTIHeader, consumed int64, o Options, orig 
 		var sized bool
 		fileSize, known, sized = holdsPlain(orig, h.VoxOffset+nbytes)
 		if sized && !known {
-			return nil, nil, fmt.Errorf("nifti: file truncated: %d bytes, the header needs %d (vox_offset %d + %d bytes of pixel data)", fileSize, h.VoxOffset+nbytes, h.VoxOffset, nbytes)
+			return nil, nil, nil, fmt.Errorf("nifti: file truncated: %d bytes, the header needs %d (vox_offset %d + %d bytes of pixel data)", fileSize, h.VoxOffset+nbytes, h.VoxOffset, nbytes)
 		}
 	}
 	bo := binary.ByteOrder(binary.LittleEndian)
 	if h.BigEndian {
 		bo = binary.BigEndian
 	}
-	if maskOnly && !h.Scaled() && h.DType.IsInteger() {
-		mask, err := readNonZero(r, count, size, known)
+	if want == niftiBytes8 && !h.Scaled() && h.DType == volume.Uint8 {
+		raw, err := readBytes8(r, nil, count, known)
 		if err != nil {
-			return nil, nil, fmt.Errorf("nifti: %w", err)
+			return nil, nil, nil, fmt.Errorf("nifti: %w", err)
 		}
 		v := &volume.Volume{DType: h.DType, Channels: 1}
 		niftiGeometry(v, h, shape)
-		return v, &NIfTIMask{NonZero: mask, FirstNonFinite: -1, Header: h}, nil
+		return v, nil, raw, nil
+	}
+	if maskOnly && !h.Scaled() && h.DType.IsInteger() {
+		mask, err := readNonZero(r, count, size, known)
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("nifti: %w", err)
+		}
+		v := &volume.Volume{DType: h.DType, Channels: 1}
+		niftiGeometry(v, h, shape)
+		return v, &NIfTIMask{NonZero: mask, FirstNonFinite: -1, Header: h}, nil, nil
 	}
 	data, err := readSamples(r, count, h.DType, bo, known)
 	if err != nil {
-		return nil, nil, fmt.Errorf("nifti: %w", err)
+		return nil, nil, nil, fmt.Errorf("nifti: %w", err)
 	}
 	v := &volume.Volume{DType: h.DType, Channels: 1, Data: data}
 	niftiGeometry(v, h, shape)
@@ -516,7 +548,7 @@ func readNIfTIData(r io.Reader, h *NIfTIHeader, consumed int64, o Options, orig 
 		v.DType = volume.Float64
 	}
 	if !maskOnly {
-		return v, nil, nil
+		return v, nil, nil, nil
 	}
 	m := &NIfTIMask{NonZero: make([]bool, len(v.Data)), FirstNonFinite: -1, Header: h}
 	for i, x := range v.Data {
@@ -526,7 +558,7 @@ func readNIfTIData(r io.Reader, h *NIfTIHeader, consumed int64, o Options, orig 
 		m.NonZero[i] = x != 0
 	}
 	v.Data = nil
-	return v, m, nil
+	return v, m, nil, nil
 }
 
 // niftiGeometry sets v's grid from the header: shape, spacing |pixdim|

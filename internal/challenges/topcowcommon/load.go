@@ -29,9 +29,13 @@ func castUint8(x float64) (uint8, bool) {
 
 // readGT reads a private answer label map.
 func readGT(path string) (*volume.Volume, *labelMap, error) {
-	v, err := imageio.Read(path)
+	r, err := imageio.ReadBytes(path) // 8-bit labels stay bytes
 	if err != nil {
 		return nil, nil, fmt.Errorf("read answer %s: %w", path, err)
+	}
+	v := r.Volume
+	if r.Bytes != nil {
+		return v, &labelMap{shape: v.Shape, spacing: v.Spacing, labels: r.Bytes}, nil
 	}
 	lm := &labelMap{shape: v.Shape, spacing: v.Spacing, labels: make([]uint8, v.Len())}
 	nc := v.NumChannels()
@@ -59,10 +63,11 @@ func readPrediction(path, rel, field string, gt *volume.Volume, mode challenge.M
 	// Bound the decoded size: a prediction may be resampled, but it cannot
 	// be larger than 8× the GT (in float64 samples) or 1 GiB, whichever is more.
 	limit := max(int64(gt.Len())*8*8, 1<<30)
-	v, err := imageio.Read(path, imageio.Options{MaxBytes: limit})
+	r, err := imageio.ReadBytes(path, imageio.Options{MaxBytes: limit}) // 8-bit labels stay bytes
 	if err != nil {
 		return nil, challenge.Invalidf(rel, field, "cannot read the label image: %v", err)
 	}
+	v, raw := r.Volume, r.Bytes
 	if v.NumChannels() != 1 {
 		return nil, challenge.Invalidf(rel, field, "image has %d channels, want a single-channel label map", v.NumChannels())
 	}
@@ -75,6 +80,10 @@ func readPrediction(path, rel, field string, gt *volume.Volume, mode challenge.M
 	lm := &labelMap{shape: gt.Shape, spacing: gt.Spacing, labels: make([]uint8, gt.Len())}
 	bad := func(i int, x float64) error {
 		return challenge.Invalidf(rel, field, "voxel %d holds %v; labels must be finite whole numbers", i, x)
+	}
+	if v.Shape == gt.Shape && raw != nil {
+		lm.labels = raw
+		return lm, nil
 	}
 	if v.Shape == gt.Shape {
 		for i, x := range v.Data {
@@ -92,7 +101,7 @@ func readPrediction(path, rel, field string, gt *volume.Volume, mode challenge.M
 	if !ok {
 		return nil, challenge.Invalidf(rel, field, "image geometry is singular; cannot resample it onto the case grid")
 	}
-	for i, x := range v.Data {
+	for i, x := range v.Data { // (bytes are always whole numbers)
 		if _, ok := castUint8(x); !ok {
 			return nil, bad(i, x)
 		}
@@ -111,7 +120,9 @@ func readPrediction(path, rel, field string, gt *volume.Volume, mode challenge.M
 					}
 					c[a] = int(math.Floor(f + 0.5))
 				}
-				if inside {
+				if inside && raw != nil {
+					lm.labels[idx] = raw[v.Index(c[0], c[1], c[2])]
+				} else if inside {
 					lm.labels[idx], _ = castUint8(v.Data[v.Index(c[0], c[1], c[2])])
 				}
 				idx++
