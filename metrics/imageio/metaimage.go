@@ -108,11 +108,6 @@ func ReadMetaImageFileBytes(path string, opts ...Options) (*Volume8, error) {
 	})
 }
 
-func readMetaImage(r io.Reader, path string, o Options) (*volume.Volume, error) {
-	v, _, err := readMetaImageAs(r, path, o, false)
-	return v, err
-}
-
 // readMetaImageAs reads a MetaImage; with bytes8 a single-channel MET_UCHAR
 // image keeps its samples as bytes (raw, Data nil).
 func readMetaImageAs(r io.Reader, path string, o Options, bytes8 bool) (*volume.Volume, []uint8, error) {

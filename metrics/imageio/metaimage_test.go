@@ -17,7 +17,8 @@ import (
 // ReadMetaImage decodes a MetaImage stream whose data is inline
 // (ElementDataFile = LOCAL), as ReadMetaImageFile does a .mha file.
 func ReadMetaImage(r io.Reader, opts ...Options) (*volume.Volume, error) {
-	return readMetaImage(r, "", pickOptions(opts))
+	v, _, err := readMetaImageAs(r, "", pickOptions(opts), false)
+	return v, err
 }
 
 // WriteMetaImage writes v as WriteMetaImageFile writes a .mha file, to w.

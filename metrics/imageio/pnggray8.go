@@ -10,25 +10,21 @@ import (
 	"github.com/rexmle/rexmle/metrics/internal/inflate"
 )
 
-// ReadGray8PictureFile is a fast path of ReadPictureFile for the commonest
-// picture of image-to-image tasks: a non-interlaced 8-bit grey-scale PNG
-// (colour type 0, bit depth 8). For such a file it returns the samples as
-// bytes, row-major (w columns, h rows), equal to what ReadPictureFile
-// decodes, and ok = true. For any other content, and for any PNG it does
-// not check as fully as ReadPNG (a tRNS or unexpected critical chunk,
-// trailing data, a bad checksum or any damage), it returns ok = false and
-// the caller should use ReadPictureFile, which also reports the errors.
-// It accepts no file that ReadPictureFile rejects.
-func ReadGray8PictureFile(path string, opts ...Options) (pix []byte, w, h int, ok bool) {
-	return ReadGray8PictureFileInto(nil, path, opts...)
-}
-
-// ReadGray8PictureFileInto is ReadGray8PictureFile decoding into dst when
-// its capacity holds the samples (pix is then dst[:w*h]; a new slice
-// otherwise). Graders that read many pictures recycle their buffers
-// through it: the samples are most of what they allocate, and each
-// garbage collection that allocation causes stops every worker. dst's
-// content is unspecified when ok is false.
+// ReadGray8PictureFileInto is a fast path of ReadPictureFile for the
+// commonest picture of image-to-image tasks: a non-interlaced 8-bit
+// grey-scale PNG (colour type 0, bit depth 8). For such a file it returns
+// the samples as bytes, row-major (w columns, h rows), equal to what
+// ReadPictureFile decodes, and ok = true. For any other content, and for
+// any PNG it does not check as fully as ReadPNG (a tRNS or unexpected
+// critical chunk, trailing data, a bad checksum or any damage), it returns
+// ok = false and the caller should use ReadPictureFile, which also reports
+// the errors. It accepts no file that ReadPictureFile rejects.
+//
+// It decodes into dst when its capacity holds the samples (pix is then
+// dst[:w*h]; a new slice otherwise; dst may be nil). Graders that read
+// many pictures recycle their buffers through it: the samples are most of
+// what they allocate, and each garbage collection that allocation causes
+// stops every worker. dst's content is unspecified when ok is false.
 func ReadGray8PictureFileInto(dst []byte, path string, opts ...Options) (pix []byte, w, h int, ok bool) {
 	o := pickOptions(opts)
 	f, err := openRegular(path)
@@ -53,11 +49,11 @@ func ReadGray8PictureFileInto(dst []byte, path string, opts ...Options) (pix []b
 	return decodePNGGray8(buf[:n], o, dst)
 }
 
-// fileBufs recycles the buffers the 8-bit fast paths (ReadGray8PictureFile,
+// fileBufs recycles the buffers the 8-bit fast paths (ReadGray8PictureFileInto,
 // ReadPicture8File) read whole files into; no decoded picture refers to them.
 var fileBufs = sync.Pool{New: func() any { return new([]byte) }}
 
-// decodePNGGray8 decodes data as described at ReadGray8PictureFile, into
+// decodePNGGray8 decodes data as described at ReadGray8PictureFileInto, into
 // dst when it is large enough.
 func decodePNGGray8(data []byte, o Options, dst []byte) (pix []byte, w, h int, ok bool) {
 	hd, err := readPNGHeader(data)

@@ -215,9 +215,9 @@ func TestGray8FastPathMatchesReadPNG(t *testing.T) {
 	if err := os.WriteFile(p, plain, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	got, gw, gh, ok := ReadGray8PictureFile(p)
+	got, gw, gh, ok := ReadGray8PictureFileInto(nil, p)
 	if !ok || gw != w || gh != h || !bytes.Equal(got, pix) {
-		t.Errorf("ReadGray8PictureFile: ok %v %d×%d, samples equal %v", ok, gw, gh, bytes.Equal(got, pix))
+		t.Errorf("ReadGray8PictureFileInto: ok %v %d×%d, samples equal %v", ok, gw, gh, bytes.Equal(got, pix))
 	}
 	// Into a recycled buffer: reused when large enough, else a new one.
 	big := bytes.Repeat([]byte{0x5a}, w*h+7)
@@ -228,13 +228,13 @@ func TestGray8FastPathMatchesReadPNG(t *testing.T) {
 	if got, _, _, ok := ReadGray8PictureFileInto(small, p); !ok || !bytes.Equal(got, pix) || &got[0] == &small[0] {
 		t.Errorf("ReadGray8PictureFileInto a small buffer: ok %v, samples equal %v", ok, bytes.Equal(got, pix))
 	}
-	if _, _, _, ok := ReadGray8PictureFile(dir); ok {
+	if _, _, _, ok := ReadGray8PictureFileInto(nil, dir); ok {
 		t.Error("a directory was accepted")
 	}
-	if _, _, _, ok := ReadGray8PictureFile(filepath.Join(dir, "none.png")); ok {
+	if _, _, _, ok := ReadGray8PictureFileInto(nil, filepath.Join(dir, "none.png")); ok {
 		t.Error("a missing file was accepted")
 	}
-	if _, _, _, ok := ReadGray8PictureFile(p, Options{MaxBytes: 16}); ok {
+	if _, _, _, ok := ReadGray8PictureFileInto(nil, p, Options{MaxBytes: 16}); ok {
 		t.Error("MaxBytes ignored")
 	}
 }

@@ -18,8 +18,8 @@ type Loaded struct {
 	// reference pairs with each axis, which is not always the true one.
 	// Its Data is nil when Bytes holds the samples.
 	*volume.Volume
-	// Bytes holds the samples of an 8-bit unsigned MetaImage or NRRD read
-	// by LoadBytes (nil otherwise): the same values as Data would hold.
+	// Bytes holds the samples of an 8-bit unsigned MetaImage or NRRD (nil
+	// otherwise): the same values as Data would hold.
 	Bytes []uint8
 	// Format is the decoder chosen by suffix.
 	Format imageio.Format
@@ -41,19 +41,11 @@ type Loaded struct {
 // of the file, true spacing), as SimpleITK-based official evaluations see
 // it. maxBytes bounds the decoded size. Every failure is an
 // *InvalidSubmission naming rel and field.
+//
+// An 8-bit unsigned single-channel MetaImage (.mha/.mhd) or binary NRRD
+// keeps its samples as bytes in Loaded.Bytes (Data nil): masks usually
+// are, and their float64 copy would cost most of a large case's grading.
 func Load(root, rel, field string, maxBytes int64, asReference bool) (*Loaded, error) {
-	return load(root, rel, field, maxBytes, asReference, false)
-}
-
-// LoadBytes is Load, except that an 8-bit unsigned single-channel MetaImage
-// (.mha/.mhd) or binary NRRD keeps its samples as bytes in Loaded.Bytes
-// (Data nil): masks usually are, and their float64 copy costs most of a
-// large case's grading.
-func LoadBytes(root, rel, field string, maxBytes int64, asReference bool) (*Loaded, error) {
-	return load(root, rel, field, maxBytes, asReference, true)
-}
-
-func load(root, rel, field string, maxBytes int64, asReference, bytes8 bool) (*Loaded, error) {
 	lower := strings.ToLower(rel)
 	var format imageio.Format
 	switch {
@@ -84,23 +76,15 @@ func load(root, rel, field string, maxBytes int64, asReference, bytes8 bool) (*L
 		f.Close()
 	case imageio.FormatMetaImage:
 		f.Close()
-		if bytes8 {
-			var m *imageio.Volume8
-			if m, err = imageio.ReadMetaImageFileBytes(p, opt); err == nil {
-				v, raw = m.Volume, m.Bytes
-			}
-		} else {
-			v, err = imageio.ReadMetaImageFile(p, opt)
+		var m *imageio.Volume8
+		if m, err = imageio.ReadMetaImageFileBytes(p, opt); err == nil {
+			v, raw = m.Volume, m.Bytes
 		}
 	default:
 		f.Close()
-		if bytes8 {
-			var m *imageio.Volume8
-			if m, err = imageio.ReadNRRDFileBytes(p, opt); err == nil {
-				v, raw = m.Volume, m.Bytes
-			}
-		} else {
-			v, err = imageio.ReadNRRDFile(p, opt)
+		var m *imageio.Volume8
+		if m, err = imageio.ReadNRRDFileBytes(p, opt); err == nil {
+			v, raw = m.Volume, m.Bytes
 		}
 	}
 	if err != nil {
@@ -122,22 +106,12 @@ func load(root, rel, field string, maxBytes int64, asReference, bytes8 bool) (*L
 
 // LoadAnswer reads a private answer file with Load's array conventions
 // (NIfTI axes 0 and 1 exchanged) but keeps the spacing each storage axis
-// truly has (no in-plane swap for MetaImage/NRRD). Errors are grader
-// errors, not invalid submissions.
-func LoadAnswer(path string) (*volume.Volume, error) {
-	v, _, err := loadAnswer(path, false)
-	return v, err
-}
-
-// LoadAnswerBytes is LoadAnswer, except that an 8-bit unsigned
+// truly has (no in-plane swap for MetaImage/NRRD). An 8-bit unsigned
 // single-channel MetaImage or binary NRRD keeps its samples as bytes
-// (returned, with the volume's Data nil).
-func LoadAnswerBytes(path string) (*volume.Volume, []uint8, error) {
-	return loadAnswer(path, true)
-}
-
-func loadAnswer(path string, bytes8 bool) (*volume.Volume, []uint8, error) {
-	if f, _ := imageio.FormatOf(path); bytes8 && (f == imageio.FormatMetaImage || f == imageio.FormatNRRD) {
+// (returned, with the volume's Data nil). Errors are grader errors, not
+// invalid submissions.
+func LoadAnswer(path string) (*volume.Volume, []uint8, error) {
+	if f, _ := imageio.FormatOf(path); f == imageio.FormatMetaImage || f == imageio.FormatNRRD {
 		read := imageio.ReadMetaImageFileBytes
 		if f == imageio.FormatNRRD {
 			read = imageio.ReadNRRDFileBytes

@@ -119,7 +119,7 @@ func TestLoadConventions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Shape != g.Shape || m.Spacing != [3]float64{2, 0.5, 1} || m.Data[g.Index(2, 0, 1)] != 1 {
+	if m.Shape != g.Shape || m.Spacing != [3]float64{2, 0.5, 1} || m.Bytes[g.Index(2, 0, 1)] != 1 || m.Data != nil {
 		t.Errorf("mha: shape %v spacing %v", m.Shape, m.Spacing)
 	}
 	n, err := Load(dir, "n.nii.gz", "f", 1<<20, true)

@@ -76,7 +76,7 @@ func TestGradeRowBytesMatchesFloat(t *testing.T) {
 				out += fmt.Sprintf("%v: %+v %q %v\n", mode, v, note, err)
 			}
 			if n == 0 {
-				if loaded, err := medseg.LoadBytes(sub, "p.mha", colPath, 1<<30, true); err != nil || loaded.Bytes == nil {
+				if loaded, err := medseg.Load(sub, "p.mha", colPath, 1<<30, true); err != nil || loaded.Bytes == nil {
 					t.Fatalf("an 8-bit prediction was not read as bytes (%v)", err)
 				}
 			}

@@ -244,7 +244,7 @@ func (c Challenge) Grade(ctx context.Context, submissionDir, privateDir string, 
 
 func gradeRow(submissionDir, gtFile string, row medseg.Row, mode challenge.Mode) (CaseValues, string, error) {
 	// 8-bit MetaImages (masks usually are) keep their samples as bytes.
-	gt, gtBytes, err := medseg.LoadAnswerBytes(gtFile)
+	gt, gtBytes, err := medseg.LoadAnswer(gtFile)
 	if err != nil {
 		return CaseValues{}, "", err
 	}
@@ -264,7 +264,7 @@ func gradeRow(submissionDir, gtFile string, row medseg.Row, mode challenge.Mode)
 	}
 	gt = &volume.Volume{Grid: gt.Grid}
 	limit := max(int64(gt.Len())*8*64, 256<<20)
-	pred, err := medseg.LoadBytes(submissionDir, row.Path, colPath, limit, !official)
+	pred, err := medseg.Load(submissionDir, row.Path, colPath, limit, !official)
 	if err != nil {
 		return CaseValues{}, "", err
 	}

@@ -70,7 +70,7 @@ func TestGradeRowBytesMatchesFloat(t *testing.T) {
 				out += fmt.Sprintf("%v: %v %v %q %v\n", mode, hd, dsc, note, err)
 			}
 			if n == 0 {
-				if l, err := medseg.LoadBytes(sub, row.Path, colPath, 1<<30, true); err != nil || l.Bytes == nil {
+				if l, err := medseg.Load(sub, row.Path, colPath, 1<<30, true); err != nil || l.Bytes == nil {
 					t.Fatalf("an 8-bit prediction was not read as bytes (%v)", err)
 				}
 			}

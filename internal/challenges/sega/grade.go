@@ -111,7 +111,7 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 func gradeRow(submissionDir, gtFile string, row medseg.Row, mode challenge.Mode) (hd, dsc float64, note string, err error) {
 	// 8-bit MetaImage and NRRD masks (the usual kind) keep their samples
 	// as bytes: no float64 copy of a 512×512×(hundreds) volume.
-	gt, gtBytes, err := medseg.LoadAnswerBytes(gtFile)
+	gt, gtBytes, err := medseg.LoadAnswer(gtFile)
 	if err != nil {
 		return 0, 0, "", err
 	}
@@ -127,7 +127,7 @@ func gradeRow(submissionDir, gtFile string, row medseg.Row, mode challenge.Mode)
 	gt, gtBytes = nil, nil
 	official := mode == challenge.Official
 	limit := max(int64(gtGrid.Len())*8*64, 256<<20)
-	pred, err := medseg.LoadBytes(submissionDir, row.Path, colPath, limit, !official)
+	pred, err := medseg.Load(submissionDir, row.Path, colPath, limit, !official)
 	if err != nil {
 		return 0, 0, "", err
 	}

@@ -86,7 +86,7 @@ func TestScorePairGray8MatchesFloat(t *testing.T) {
 		if err1 != nil || err2 != nil || got.err != nil {
 			t.Fatal(err1, err2, got.err)
 		}
-		if _, _, _, ok := imageio.ReadGray8PictureFile(filepath.Join(dir, r.enh)); !ok {
+		if _, _, _, ok := imageio.ReadGray8PictureFileInto(nil, filepath.Join(dir, r.enh)); !ok {
 			t.Errorf("%s: the 8-bit path was not taken", p.name)
 		}
 		want := scoreImages(e, tr, r.enh, "x")
