@@ -1,0 +1,107 @@
+package imageio
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/rexmle/rexmle/metrics/volume"
+)
+
+// TestReadFileBytes: each byte path (ReadNIfTIFileBytes, ReadMetaImageFileBytes,
+// ReadNRRDFileBytes, and ReadBytes choosing among them) returns what the
+// float path returns — 8-bit unsigned single-channel samples as bytes,
+// every other type as float64 samples — plain or compressed, whole or
+// damaged (truncated; junk after a compressed stream), with the same
+// geometry and the same errors.
+func TestReadFileBytes(t *testing.T) {
+	type format struct {
+		name  string
+		write func(path string, v *volume.Volume, dt volume.DType, compressed bool) error
+		read  func(path string, opts ...Options) (*volume.Volume, error)
+		bytes func(path string, opts ...Options) (*Volume8, error)
+		ext   func(compressed bool) string
+		junk  bool // a compressed stream may be followed by junk
+	}
+	formats := []format{
+		{"nifti", func(p string, v *volume.Volume, dt volume.DType, _ bool) error { return WriteNIfTIFile(p, v, dt) },
+			ReadNIfTIFile, ReadNIfTIFileBytes,
+			func(c bool) string { return map[bool]string{false: ".nii", true: ".nii.gz"}[c] }, false},
+		{"metaimage", WriteMetaImageFile, ReadMetaImageFile, ReadMetaImageFileBytes,
+			func(bool) string { return ".mha" }, true},
+		{"nrrd", WriteNRRDFile, ReadNRRDFile, ReadNRRDFileBytes,
+			func(bool) string { return ".seg.nrrd" }, false},
+		{"any", WriteNRRDFile, Read, ReadBytes,
+			func(bool) string { return ".nrrd" }, false},
+	}
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(31, 32))
+	for _, f := range formats {
+		for it := 0; it < 48; it++ {
+			g := volume.NewGrid(1+rng.IntN(40), 1+rng.IntN(20), 1+rng.IntN(9))
+			g.Spacing = [3]float64{0.5 + rng.Float64(), 1, 2.5}
+			dt := []volume.DType{volume.Uint8, volume.Uint8, volume.Int16, volume.Float32}[it%4]
+			v := volume.New(g, dt)
+			for i := range v.Data {
+				if rng.IntN(5) == 0 {
+					v.Data[i] = float64(rng.IntN(40))
+				}
+			}
+			v.Origin = [3]float64{1, -2, 3}
+			compressed := it%2 == 1
+			path := filepath.Join(dir, "m"+f.ext(compressed))
+			if err := f.write(path, v, dt, compressed); err != nil {
+				t.Fatal(err)
+			}
+			file, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			variants := map[string][]byte{"whole": file, "truncated": file[:len(file)-1-rng.IntN(min(20, len(file)/4))]}
+			if compressed && f.junk {
+				variants["junk after the stream"] = append(slices.Clone(file), 1, 2, 3)
+			}
+			for name, data := range variants {
+				if err := os.WriteFile(path, data, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				if err := sameAsFloat(path, dt, f.read, f.bytes); err != nil {
+					t.Fatalf("%s %d %s (compressed %v) %s: %v", f.name, it, dt, compressed, name, err)
+				}
+			}
+		}
+	}
+}
+
+// sameAsFloat reads path both ways and reports how they differ.
+func sameAsFloat(path string, dt volume.DType, read func(string, ...Options) (*volume.Volume, error), readBytes func(string, ...Options) (*Volume8, error)) error {
+	want, werr := read(path)
+	got, gerr := readBytes(path)
+	if (werr == nil) != (gerr == nil) || (werr != nil && werr.Error() != gerr.Error()) {
+		return fmt.Errorf("errors %v / %v", werr, gerr)
+	}
+	if werr != nil {
+		return nil
+	}
+	if got.Grid != want.Grid || got.Origin != want.Origin || got.Direction != want.Direction || got.DType != want.DType {
+		return fmt.Errorf("geometry %+v, want %+v", got.Volume, want)
+	}
+	if dt != volume.Uint8 {
+		if got.Bytes != nil || !slices.Equal(got.Data, want.Data) {
+			return fmt.Errorf("samples differ (bytes %v)", got.Bytes != nil)
+		}
+		return nil
+	}
+	if got.Data != nil || len(got.Bytes) != len(want.Data) {
+		return fmt.Errorf("%d bytes, Data %v, want %d samples", len(got.Bytes), got.Data != nil, len(want.Data))
+	}
+	for i, b := range got.Bytes {
+		if float64(b) != want.Data[i] {
+			return fmt.Errorf("sample %d = %d, want %v", i, b, want.Data[i])
+		}
+	}
+	return nil
+}
