@@ -495,10 +495,20 @@ func SSIM8(a, b Gray8, opt SSIMOptions) (float64, error) {
 		c0 := 0
 		if vec {
 			c0 = w &^ 7
-			// Emit whole blocks of 8 over [ea, eb) only.
+			// Emit whole blocks of 8 over [ea, eb) only. Outside it the
+			// column sums alone move on, and only where the entering or
+			// the leaving row is non-zero (elsewhere they add 0).
 			e0, e1 := min(ea&^7, c0), min((eb+7)&^7, c0)
+			upd := rows[reflectIndex(y+r, h)].union(rows[reflectIndex(y-1-r, h)])
 			for _, part := range [3][3]int{{0, e0, 0}, {e0, e1, 1}, {e1, c0, 0}} {
-				x, n := part[0], part[1]-part[0]
+				x, end := part[0], part[1]
+				if part[2] == 0 {
+					if upd.lo > upd.hi {
+						continue
+					}
+					x, end = max(x, upd.lo&^7), min(end, (upd.hi+8)&^7)
+				}
+				n := end - x
 				if n > 0 {
 					ssimCols8(&ia[x], &ib[x], &oa[x], &ob[x], &sums[x], n, w, &ext[r+x], es, float32(size), part[2])
 				}
