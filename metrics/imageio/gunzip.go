@@ -32,11 +32,12 @@ const (
 )
 
 // gunzipFile decodes the whole gzip input r when r is a regular file or an
-// in-memory reader positioned at its start (see the bounds above). On
+// in-memory reader positioned at its start and it decodes to at most
+// maxOut bytes (see also the bounds above). On
 // success it returns a reader over the decoded bytes and a function that
 // recycles their buffer once they are no longer used; ok false leaves r as
 // it was (it is read with ReadAt only).
-func gunzipFile(r io.Reader) (dec *bytes.Reader, release func(), ok bool) {
+func gunzipFile(r io.Reader, maxOut int64) (dec *bytes.Reader, release func(), ok bool) {
 	size, at, known := inputSize(r)
 	if !known || size < 18 || size > maxWholeGzipIn || !atStart(r) {
 		return nil, nil, false
@@ -51,7 +52,7 @@ func gunzipFile(r io.Reader) (dec *bytes.Reader, release func(), ok bool) {
 		return nil, nil, false
 	}
 	outp := gunzipBufs.Get().(*[]byte)
-	out, ok := gunzipWhole(data, *outp, maxWholeGzipOut)
+	out, ok := gunzipWhole(data, *outp, maxOut)
 	if !ok {
 		gunzipBufs.Put(outp)
 		return nil, nil, false

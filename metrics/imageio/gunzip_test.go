@@ -152,8 +152,12 @@ func TestGunzipFileNIfTI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, ok := gunzipFile(bytes.NewReader(data)); !ok {
+	dec, _, ok := gunzipFile(bytes.NewReader(data), maxWholeGzipOut)
+	if !ok {
 		t.Fatal("a whole .nii.gz in memory was not decoded whole")
+	}
+	if _, _, ok := gunzipFile(bytes.NewReader(data), dec.Size()-1); ok {
+		t.Fatal("a .nii.gz decoding to more than the bound was decoded whole")
 	}
 	streamed, err := ReadNIfTI(io.MultiReader(bytes.NewReader(data)), true) // not sized: streaming reader
 	if err != nil {
@@ -168,7 +172,7 @@ func TestGunzipFileNIfTI(t *testing.T) {
 	}
 	defer f.Close()
 	f.Seek(3, io.SeekStart)
-	if _, _, ok := gunzipFile(f); ok {
+	if _, _, ok := gunzipFile(f, maxWholeGzipOut); ok {
 		t.Fatal("a file not at its start was decoded whole")
 	}
 }

@@ -180,7 +180,9 @@ const (
 
 func readNIfTI(r io.Reader, gz bool, want niftiWant, opts []Options) (*volume.Volume, *NIfTIMask, []uint8, error) {
 	o := pickOptions(opts)
-	br, closeFn, err := niftiStream(r, gz, true)
+	// The whole file holds at most vox_offset and the samples, each within
+	// MaxBytes (checked once the header is read), and a header.
+	br, closeFn, err := niftiStream(r, gz, true, 2*min(o.MaxBytes, 1<<40)+1<<20)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -194,7 +196,7 @@ func readNIfTI(r io.Reader, gz bool, want niftiWant, opts []Options) (*volume.Vo
 
 // ReadNIfTIHeader decodes only the header of a NIfTI-1/2 stream.
 func ReadNIfTIHeader(r io.Reader, gz bool) (*NIfTIHeader, error) {
-	br, closeFn, err := niftiStream(r, gz, false)
+	br, closeFn, err := niftiStream(r, gz, false, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -218,11 +220,12 @@ func ReadNIfTIHeaderFile(path string) (*NIfTIHeader, error) {
 }
 
 // niftiStream returns a reader of the decoded bytes of r and a function
-// that releases what it used. whole allows decoding a gzip file in one
-// piece (gunzipFile); a reader of the header alone streams.
-func niftiStream(r io.Reader, gz, whole bool) (io.Reader, func(), error) {
+// that releases what it used. whole allows decoding a gzip file of at most
+// maxOut decoded bytes in one piece (gunzipFile); a reader of the header
+// alone streams.
+func niftiStream(r io.Reader, gz, whole bool, maxOut int64) (io.Reader, func(), error) {
 	if gz && whole {
-		if dec, done, ok := gunzipFile(r); ok {
+		if dec, done, ok := gunzipFile(r, maxOut); ok {
 			return dec, done, nil
 		}
 	}
