@@ -1,11 +1,14 @@
 package imageio
 
 import (
+	"bytes"
+	"compress/zlib"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/rexmle/rexmle/metrics/volume"
@@ -104,4 +107,51 @@ func sameAsFloat(path string, dt volume.DType, read func(string, ...Options) (*v
 		}
 	}
 	return nil
+}
+
+// TestReadMetaImageBytesLongStream: a valid zlib stream longer than the
+// whole-stream bound (here padded with 400 empty blocks) is streamed, not
+// cut short: the byte path reads what the float path reads.
+func TestReadMetaImageBytesLongStream(t *testing.T) {
+	v := volume.New(volume.NewGrid(5, 4, 3), volume.Uint8)
+	raw := make([]byte, len(v.Data))
+	for i := range v.Data {
+		v.Data[i] = float64(i % 7)
+		raw[i] = byte(i % 7)
+	}
+	path := filepath.Join(t.TempDir(), "long.mha")
+	if err := WriteMetaImageFile(path, v, volume.Uint8, true); err != nil {
+		t.Fatal(err)
+	}
+	file, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var z bytes.Buffer
+	zw := zlib.NewWriter(&z)
+	for i := 0; i < 400; i++ {
+		zw.Flush() // an empty stored block each
+	}
+	zw.Write(raw)
+	zw.Close()
+	head := string(file[:bytes.Index(file, []byte("ElementDataFile"))])
+	var kept []string
+	for _, line := range strings.Split(head, "\n") {
+		if !strings.HasPrefix(line, "CompressedDataSize") {
+			kept = append(kept, line)
+		}
+	}
+	long := append([]byte(strings.Join(kept, "\n")+"ElementDataFile = LOCAL\n"), z.Bytes()...)
+	if int64(z.Len()) <= int64(len(raw))+int64(len(raw))/8+1024 {
+		t.Fatalf("stream of %d bytes is within the bound", z.Len())
+	}
+	if err := os.WriteFile(path, long, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := sameAsFloat(path, volume.Uint8, ReadMetaImageFile, ReadMetaImageFileBytes); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := ReadMetaImageFileBytes(path); err != nil || !bytes.Equal(got.Bytes, raw) {
+		t.Fatalf("long stream: %v", err)
+	}
 }

@@ -500,8 +500,9 @@ func (z *zlibSource) close() {
 // bytes it decodes, as readSamples reads them).
 func readBytes8(src io.Reader, z *zlibSource, count int64, known bool) ([]uint8, error) {
 	if z != nil {
-		// A zlib stream of count bytes is at most count + count/8 + 1024
-		// bytes long (stored blocks cost 5 bytes per 65535).
+		// A zlib stream of count bytes from any usual encoder is at most
+		// count + count/8 + 1024 bytes long (stored blocks cost 5 bytes
+		// per 65535); a longer one is streamed below.
 		comp, err := io.ReadAll(io.LimitReader(z.r, count+count/8+1024))
 		if err != nil {
 			return nil, fmt.Errorf("compressed data: %w", err)
@@ -510,7 +511,9 @@ func readBytes8(src io.Reader, z *zlibSource, count int64, known bool) ([]uint8,
 		if inflate.Zlib(out, comp) == nil {
 			return out, nil
 		}
-		z.r = bytes.NewReader(comp)
+		// Streamed from the bytes read and whatever follows them (a
+		// valid stream may be longer than the bound).
+		z.r = io.MultiReader(bytes.NewReader(comp), z.r)
 		if src, err = z.stream(); err != nil {
 			return nil, err
 		}
