@@ -1,11 +1,10 @@
 package distance
 
 import (
-	"encoding/binary"
 	"fmt"
 	"math"
-	"math/bits"
 
+	"github.com/rexmle/rexmle/metrics/bytescan"
 	"github.com/rexmle/rexmle/metrics/internal/boolbytes"
 	"github.com/rexmle/rexmle/metrics/internal/parallel"
 	"github.com/rexmle/rexmle/metrics/num"
@@ -46,7 +45,7 @@ type bbox struct{ lo, hi [3]int }
 
 // unionBox returns the bounding box of a ∪ b (b may be nil), and false
 // when both are empty. Planes along axis 2 are scanned concurrently, rows
-// eight voxels a word (rowEnds).
+// eight voxels a word (bytescan).
 func unionBox(a, b []bool, g volume.Grid) (bbox, bool) {
 	n0, n1, n2 := g.Shape[0], g.Shape[1], g.Shape[2]
 	ab, bb := boolbytes.Of(a), boolbytes.Of(b)
@@ -58,12 +57,13 @@ func unionBox(a, b []bool, g volume.Grid) (bbox, bool) {
 		for k := klo; k < khi; k++ {
 			for j := 0; j < n1; j++ {
 				row := (j + n1*k) * n0
-				var rb []byte
+				ra := ab[row : row+n0]
+				first, last := bytescan.FirstOther(ra, 0), bytescan.LastOther(ra, 0)
 				if bb != nil {
-					rb = bb[row : row+n0]
+					rb := bb[row : row+n0]
+					first, last = min(first, bytescan.FirstOther(rb, 0)), max(last, bytescan.LastOther(rb, 0))
 				}
-				first, last := rowEnds(ab[row:row+n0], rb)
-				if first < 0 {
+				if last < 0 {
 					continue
 				}
 				box.lo[0], box.hi[0] = min(box.lo[0], first), max(box.hi[0], last)
@@ -87,52 +87,6 @@ func unionBox(a, b []bool, g volume.Grid) (bbox, bool) {
 		}
 	}
 	return box, any
-}
-
-// rowEnds returns the first and last index where a or b (nil, or as long
-// as a) holds a non-zero byte, (−1, −1) when none does. Eight bytes are
-// tested at a time.
-func rowEnds(a, b []byte) (first, last int) {
-	word := func(i int) uint64 {
-		w := binary.LittleEndian.Uint64(a[i:])
-		if b != nil {
-			w |= binary.LittleEndian.Uint64(b[i:])
-		}
-		return w
-	}
-	on := func(i int) bool { return a[i] != 0 || (b != nil && b[i] != 0) }
-	n := len(a)
-	first = -1
-	i := 0
-	for ; i+8 <= n; i += 8 {
-		if w := word(i); w != 0 {
-			first = i + bits.TrailingZeros64(w)/8
-			break
-		}
-	}
-	if first < 0 {
-		for ; i < n; i++ {
-			if on(i) {
-				first = i
-				break
-			}
-		}
-		if first < 0 {
-			return -1, -1
-		}
-	}
-	i = n
-	for ; i-8 >= first; i -= 8 {
-		if w := word(i - 8); w != 0 {
-			return first, i - 1 - bits.LeadingZeros64(w)/8
-		}
-	}
-	for i--; i > first; i-- {
-		if on(i) {
-			return first, i
-		}
-	}
-	return first, first
 }
 
 // crop copies the box of mask, widened by margin voxels (clamped to the

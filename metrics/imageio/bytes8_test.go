@@ -155,3 +155,35 @@ func TestReadMetaImageBytesLongStream(t *testing.T) {
 		t.Fatalf("long stream: %v", err)
 	}
 }
+
+// TestReadNIfTIBytesKeepsItsBuffer: the bytes a whole-decoded .nii.gz hands
+// over are not recycled — reading more files afterwards leaves them as
+// they were.
+func TestReadNIfTIBytesKeepsItsBuffer(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, fill float64) string {
+		v := volume.New(volume.NewGrid(16, 8, 4), volume.Uint8)
+		for i := range v.Data {
+			v.Data[i] = fill
+		}
+		p := filepath.Join(dir, name)
+		if err := WriteNIfTIFile(p, v, volume.Uint8); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	first, err := ReadNIfTIFileBytes(write("a.nii.gz", 7))
+	if err != nil || first.Bytes == nil {
+		t.Fatalf("read: %v", err)
+	}
+	for i := 0; i < 20; i++ {
+		if _, err := ReadNIfTIFile(write("b.nii.gz", float64(100+i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, b := range first.Bytes {
+		if b != 7 {
+			t.Fatalf("byte %d became %d after later reads", i, b)
+		}
+	}
+}

@@ -33,11 +33,11 @@ const (
 
 // gunzipFile decodes the whole gzip input r when r is a regular file or an
 // in-memory reader positioned at its start and it decodes to at most
-// maxOut bytes (see also the bounds above). On
-// success it returns a reader over the decoded bytes and a function that
-// recycles their buffer once they are no longer used; ok false leaves r as
-// it was (it is read with ReadAt only).
-func gunzipFile(r io.Reader, maxOut int64) (dec *bytes.Reader, release func(), ok bool) {
+// maxOut bytes (see also the bounds above). On success it returns a reader
+// over the decoded bytes and a function that recycles their buffer once
+// they are no longer used (unless wholeStream.take handed it out); ok
+// false leaves r as it was (it is read with ReadAt only).
+func gunzipFile(r io.Reader, maxOut int64) (dec *wholeStream, release func(), ok bool) {
 	size, at, known := inputSize(r)
 	if !known || size < 18 || size > maxWholeGzipIn || !atStart(r) {
 		return nil, nil, false
@@ -58,7 +58,31 @@ func gunzipFile(r io.Reader, maxOut int64) (dec *bytes.Reader, release func(), o
 		return nil, nil, false
 	}
 	*outp = out
-	return bytes.NewReader(out), func() { gunzipBufs.Put(outp) }, true
+	dec = &wholeStream{Reader: bytes.NewReader(out), buf: out}
+	return dec, func() {
+		if !dec.taken {
+			gunzipBufs.Put(outp)
+		}
+	}, true
+}
+
+// wholeStream reads the bytes gunzipFile decoded.
+type wholeStream struct {
+	*bytes.Reader
+	buf   []byte
+	taken bool
+}
+
+// take returns the next n bytes without copying them (ok false when fewer
+// remain) and gives the buffer up: it is not recycled.
+func (w *wholeStream) take(n int64) (p []byte, ok bool) {
+	if n > int64(w.Len()) {
+		return nil, false
+	}
+	at := int64(len(w.buf) - w.Len())
+	w.taken = true
+	w.Seek(n, io.SeekCurrent)
+	return w.buf[at : at+n : at+n], true
 }
 
 // gunzipBufs recycles gunzipFile's decoded buffers (apart from fileBufs,

@@ -517,9 +517,15 @@ func readNIfTIData(r io.Reader, h *NIfTIHeader, consumed int64, o Options, orig 
 		bo = binary.BigEndian
 	}
 	if want == niftiBytes8 && !h.Scaled() && h.DType == volume.Uint8 {
-		raw, err := readBytes8(r, nil, count, known)
-		if err != nil {
-			return nil, nil, nil, fmt.Errorf("nifti: %w", err)
+		// A file decoded whole hands its bytes over; others are read.
+		raw, ok := []byte(nil), false
+		if ws, isWhole := r.(*wholeStream); isWhole {
+			raw, ok = ws.take(count)
+		}
+		if !ok {
+			if raw, err = readBytes8(r, nil, count, known); err != nil {
+				return nil, nil, nil, fmt.Errorf("nifti: %w", err)
+			}
 		}
 		v := &volume.Volume{DType: h.DType, Channels: 1}
 		niftiGeometry(v, h, shape)

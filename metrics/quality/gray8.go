@@ -1,13 +1,12 @@
 package quality
 
 import (
-	"encoding/binary"
 	"fmt"
 	"math"
-	"math/bits"
 	"sync"
 	"unsafe"
 
+	"github.com/rexmle/rexmle/metrics/bytescan"
 	"github.com/rexmle/rexmle/metrics/num"
 )
 
@@ -635,73 +634,14 @@ func nonzeroColumns(a, b Gray8, out []span) []span {
 	w := a.W
 	for y := range out {
 		ra, rb := a.Pix[y*w:y*w+w], b.Pix[y*w:y*w+w]
-		lo := min(firstNonzero(ra), firstNonzero(rb))
+		lo := min(bytescan.FirstOther(ra, 0), bytescan.FirstOther(rb, 0))
 		if lo == w {
 			out[y] = span{w, -1}
 			continue
 		}
-		out[y] = span{lo, max(lastNonzero(ra), lastNonzero(rb))}
+		out[y] = span{lo, max(bytescan.LastOther(ra, 0), bytescan.LastOther(rb, 0))}
 	}
 	return out
-}
-
-// firstNonzero returns the index of the first non-zero byte of p, len(p)
-// if none.
-func firstNonzero(p []uint8) int { return firstOther(p, 0) }
-
-// lastNonzero returns the index of the last non-zero byte of p, −1 if
-// none.
-func lastNonzero(p []uint8) int { return lastOther(p, 0) }
-
-// firstOther returns the index of the first byte of p other than v,
-// len(p) if none; eight bytes are compared at a time (XOR with v in every
-// byte leaves a zero byte exactly where p holds v).
-func firstOther(p []uint8, v uint8) int {
-	fill := uint64(v) * 0x0101010101010101
-	i := 0
-	for ; i+32 <= len(p); i += 32 {
-		q := p[i : i+32]
-		if (binary.LittleEndian.Uint64(q)^fill)|(binary.LittleEndian.Uint64(q[8:])^fill)|
-			(binary.LittleEndian.Uint64(q[16:])^fill)|(binary.LittleEndian.Uint64(q[24:])^fill) != 0 {
-			break
-		}
-	}
-	for ; i+8 <= len(p); i += 8 {
-		if x := binary.LittleEndian.Uint64(p[i:]) ^ fill; x != 0 {
-			return i + bits.TrailingZeros64(x)/8
-		}
-	}
-	for ; i < len(p); i++ {
-		if p[i] != v {
-			return i
-		}
-	}
-	return len(p)
-}
-
-// lastOther returns the index of the last byte of p other than v, −1 if
-// none.
-func lastOther(p []uint8, v uint8) int {
-	fill := uint64(v) * 0x0101010101010101
-	i := len(p)
-	for ; i >= 32; i -= 32 {
-		q := p[i-32 : i]
-		if (binary.LittleEndian.Uint64(q)^fill)|(binary.LittleEndian.Uint64(q[8:])^fill)|
-			(binary.LittleEndian.Uint64(q[16:])^fill)|(binary.LittleEndian.Uint64(q[24:])^fill) != 0 {
-			break
-		}
-	}
-	for ; i >= 8; i -= 8 {
-		if x := binary.LittleEndian.Uint64(p[i-8:]) ^ fill; x != 0 {
-			return i - 1 - bits.LeadingZeros64(x)/8
-		}
-	}
-	for i--; i >= 0; i-- {
-		if p[i] != v {
-			return i
-		}
-	}
-	return -1
 }
 
 // rowPass5 is the second (row) pass of SSIM8 on five extended rows (ext,
@@ -818,9 +758,9 @@ func nonzeroSpans(im Gray8, lut [256]float32, r int, rows, out []span) []span {
 		line := im.Pix[y*w : y*w+w]
 		var lo, hi int
 		if zeros == 1 {
-			lo = firstOther(line, uint8(zero))
+			lo = bytescan.FirstOther(line, uint8(zero))
 			if lo < w {
-				hi = lastOther(line, uint8(zero))
+				hi = bytescan.LastOther(line, uint8(zero))
 			}
 		} else {
 			lo, hi = 0, w-1

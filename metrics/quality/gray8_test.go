@@ -165,53 +165,6 @@ func TestSSIM8ZeroSpans(t *testing.T) {
 	}
 }
 
-// TestNonzeroEnds: firstNonzero and lastNonzero on every position of a
-// single non-zero byte, and on zero rows, of lengths around the word size.
-func TestNonzeroEnds(t *testing.T) {
-	for n := 0; n <= 100; n++ {
-		p := make([]uint8, n)
-		if f, l := firstNonzero(p), lastNonzero(p); f != n || l != -1 {
-			t.Errorf("zero row of %d: first %d, last %d", n, f, l)
-		}
-		for i := 0; i < n; i++ {
-			p[i] = uint8(1 + i%255)
-			if f, l := firstNonzero(p), lastNonzero(p); f != i || l != i {
-				t.Errorf("row of %d, non-zero at %d: first %d, last %d", n, i, f, l)
-			}
-			p[i] = 0
-		}
-	}
-}
-
-// TestOtherEnds: firstOther and lastOther against a byte-at-a-time scan on
-// random rows of mostly one value, of lengths around the word sizes.
-func TestOtherEnds(t *testing.T) {
-	r := rand.New(rand.NewPCG(5, 6))
-	for it := 0; it < 20000; it++ {
-		n := r.IntN(100)
-		v := uint8(r.IntN(256))
-		p := make([]uint8, n)
-		for i := range p {
-			p[i] = v
-			if r.IntN(40) == 0 {
-				p[i] = uint8(r.IntN(256))
-			}
-		}
-		first, last := n, -1
-		for i, x := range p {
-			if x != v {
-				if first == n {
-					first = i
-				}
-				last = i
-			}
-		}
-		if f, l := firstOther(p, v), lastOther(p, v); f != first || l != last {
-			t.Fatalf("%v, value %d: first %d, last %d, want %d, %d", p, v, f, l, first, last)
-		}
-	}
-}
-
 // TestNonzeroSpansTables: nonzeroSpans finds the same spans with the
 // one-zero fast scan as with its table loop (a table with two zeros).
 func TestNonzeroSpansTables(t *testing.T) {

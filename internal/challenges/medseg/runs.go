@@ -1,9 +1,6 @@
 package medseg
 
-import (
-	"encoding/binary"
-	"math/bits"
-)
+import "github.com/rexmle/rexmle/metrics/bytescan"
 
 // Sample is a mask's element type: bytes as stored, or decoded values.
 type Sample interface{ ~uint8 | ~float64 }
@@ -16,7 +13,7 @@ func EachRunStart[T Sample](data []T, visit func(T)) {
 		for i := 0; i < len(b); {
 			v := b[i]
 			visit(T(v))
-			i = nextOther(b, i+1, v)
+			i += 1 + bytescan.FirstOther(b[i+1:], v)
 		}
 		return
 	}
@@ -25,23 +22,6 @@ func EachRunStart[T Sample](data []T, visit func(T)) {
 			visit(x)
 		}
 	}
-}
-
-// nextOther returns the index of the first byte of b at or after i that is
-// not v, len(b) if none.
-func nextOther(b []uint8, i int, v uint8) int {
-	fill := uint64(v) * 0x0101010101010101
-	for ; i+8 <= len(b); i += 8 {
-		if x := binary.LittleEndian.Uint64(b[i:]) ^ fill; x != 0 {
-			return i + bits.TrailingZeros64(x)/8
-		}
-	}
-	for ; i < len(b); i++ {
-		if b[i] != v {
-			return i
-		}
-	}
-	return len(b)
 }
 
 // MaskOf returns cmp of every value of data. Byte samples are taken a run
@@ -56,7 +36,7 @@ func MaskOf[T Sample](data []T, cmp func(T) bool) []bool {
 		}
 		for i := 0; i < len(b); {
 			v := b[i]
-			end := nextOther(b, i+1, v)
+			end := i + 1 + bytescan.FirstOther(b[i+1:], v)
 			if lut[v] {
 				for j := range m[i:end] {
 					m[i+j] = true

@@ -109,18 +109,17 @@ func predictionMask[T medseg.Sample](data []T) ([]bool, error) {
 			distinct = append(distinct, float64(x))
 		}
 	})
-	keep := func(cmp func(T) bool) []bool { return medseg.MaskOf(data, cmp) }
 	onlyBinary := len(distinct) <= 2
 	for _, x := range distinct {
 		onlyBinary = onlyBinary && (x == 0 || x == 1)
 	}
 	switch {
 	case onlyBinary:
-		return keep(func(x T) bool { return x != 0 }), nil
+		return medseg.MaskOf(data, func(x T) bool { return x != 0 }), nil
 	case has1 && has2:
-		return keep(func(x T) bool { return x == 1 }), nil
+		return medseg.MaskOf(data, func(x T) bool { return x == 1 }), nil
 	case len(distinct) == 2 && has0:
-		return keep(func(x T) bool { return x > 0 }), nil
+		return medseg.MaskOf(data, func(x T) bool { return x > 0 }), nil
 	}
 	sort.Float64s(distinct)
 	more := ""

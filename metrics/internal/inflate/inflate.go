@@ -33,11 +33,6 @@ var (
 	errChecksum  = errors.New("inflate: Adler-32 mismatch")
 )
 
-// checksum is the Adler-32 of b (RFC 1950 section 9).
-func checksum(b []byte) uint32 {
-	return adler32.Checksum(b)
-}
-
 // Zlib decodes the complete zlib stream (RFC 1950 + RFC 1951) in src into
 // dst. It succeeds only when the stream decodes without error to exactly
 // len(dst) bytes, its Adler-32 trailer matches, and the trailer ends exactly
@@ -68,7 +63,7 @@ func Zlib(dst, src []byte) error {
 	if len(rest) > 4 {
 		return fmt.Errorf("inflate: %d bytes after the zlib stream", len(rest)-4)
 	}
-	if checksum(dst) != binary.BigEndian.Uint32(rest) {
+	if adler32.Checksum(dst) != binary.BigEndian.Uint32(rest) {
 		return errChecksum
 	}
 	return nil

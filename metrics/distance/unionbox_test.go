@@ -7,42 +7,6 @@ import (
 	"github.com/rexmle/rexmle/metrics/volume"
 )
 
-// TestRowEnds: rowEnds against a byte-at-a-time scan, with and without a
-// second row, on random sparse rows of lengths around the word size.
-func TestRowEnds(t *testing.T) {
-	r := rand.New(rand.NewPCG(21, 22))
-	for it := 0; it < 20000; it++ {
-		n := r.IntN(70)
-		a, b := make([]byte, n), make([]byte, n)
-		for i := range a {
-			if r.IntN(25) == 0 {
-				a[i] = 1
-			}
-			if r.IntN(25) == 0 {
-				b[i] = 1
-			}
-		}
-		for _, two := range []bool{false, true} {
-			var bb []byte
-			if two {
-				bb = b
-			}
-			first, last := -1, -1
-			for i := range a {
-				if a[i] != 0 || (two && b[i] != 0) {
-					if first < 0 {
-						first = i
-					}
-					last = i
-				}
-			}
-			if f, l := rowEnds(a, bb); f != first || l != last {
-				t.Fatalf("a %v b %v (used %v): (%d, %d), want (%d, %d)", a, b, two, f, l, first, last)
-			}
-		}
-	}
-}
-
 // TestUnionBoxScan: unionBox against a voxel-by-voxel bounding box.
 func TestUnionBoxScan(t *testing.T) {
 	r := rand.New(rand.NewPCG(23, 24))
