@@ -345,8 +345,8 @@ func slideBox(rows []float32, stride, m, p0 int, state, out []float32, w, x0, x1
 // columns whose windows miss sp are skipped: their accumulators hold +0
 // (they saw only zero taps since the previous band they were run in, or
 // since the start, whose outputs were all complete) and stay so, and their
-// outputs are +0. The vector kernel takes whole strips of 8 columns for
-// win = 11, slideBox the rest.
+// outputs are +0. For win = 11 the vector kernels take whole strips of 16
+// columns (AVX-512F, where the CPU has it), then of 8, and slideBox the rest.
 func slideBoxSpan(rows []float32, stride, m, p0 int, state, out []float32, w, win int, k float32, sp span, vec bool) {
 	a, b := max(0, sp.lo-(win-1)), min(w, sp.hi+1)
 	if a >= b {
@@ -355,7 +355,14 @@ func slideBoxSpan(rows []float32, stride, m, p0 int, state, out []float32, w, wi
 	if vec && win == 11 {
 		sa, sb := a&^7, min(b+7, w)&^7 // whole strips inside the row
 		if sa < sb {
-			slide11(&rows[sa], stride, m, p0%11, &state[sa], w, &out[sa], w, (sb-sa)/8, k)
+			s8 := sa // where the 8-column strips start
+			if n16 := (sb - sa) / 16; slideWide && n16 > 0 {
+				slide11x16(&rows[sa], stride, m, p0%11, &state[sa], w, &out[sa], w, n16, k)
+				s8 = sa + 16*n16
+			}
+			if s8 < sb {
+				slide11(&rows[s8], stride, m, p0%11, &state[s8], w, &out[s8], w, (sb-s8)/8, k)
+			}
 			slideBox(rows, stride, m, p0, state, out, w, sb, b, win, k) // the last columns
 			a, b = sa, max(b, sb)
 		} else {

@@ -1,5 +1,7 @@
 package quality
 
+import "golang.org/x/sys/cpu"
+
 // The AVX2 kernels of SSIM8 (ssim8_amd64.s); used where haveFMA (AVX2 and
 // FMA) holds.
 //
@@ -42,6 +44,17 @@ func laneSums32(x *float32, n int, r *[8]float32)
 //go:generate go run gen_slide11.go
 //go:noescape
 func slide11(rows *float32, stride, nb, phase int, state *float32, sstride int, out *float32, ostride, nstrips int, k float32)
+
+// slide11x16 is slide11 on strips of 16 columns with AVX-512F (same file):
+// each lane still runs its own pixel's chain of fused multiply-adds in the
+// same order, so the outputs are those of slide11, bit for bit.
+//
+//go:noescape
+func slide11x16(rows *float32, stride, nb, phase int, state *float32, sstride int, out *float32, ostride, nstrips int, k float32)
+
+// slideWide selects slide11x16 where the CPU and the OS support AVX-512F
+// (tests turn it off to compare with slide11).
+var slideWide = haveFMA && cpu.X86.HasAVX512F
 
 // lnccPrep8 is LNCC8's table step for 8-pixel blocks (ssim8_amd64.s).
 //

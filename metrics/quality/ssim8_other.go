@@ -37,6 +37,13 @@ func slide11(rows *float32, stride, nb, phase int, state *float32, sstride int, 
 	panic("quality: no box kernels on this architecture")
 }
 
+func slide11x16(rows *float32, stride, nb, phase int, state *float32, sstride int, out *float32, ostride, nstrips int, k float32) {
+	panic("quality: no box kernels on this architecture")
+}
+
+// slideWide is false: there is no vector kernel on this architecture.
+var slideWide = false
+
 func lnccPrep8(a, b *uint8, n int, de, dt, dee, dtt, det *float32, loE, dE, loT, dT float32) {
 	panic("quality: no LNCC kernels on this architecture")
 }
