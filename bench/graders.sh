@@ -35,17 +35,30 @@
 #     (someone else's measurements on other data, 2 cores), as before.
 #
 # Usage: bench/graders.sh [filter]   e.g. bench/graders.sh usenhance
+#        bench/graders.sh --build-bins DIR [filter]   build the rows' test
+#        binaries and gradefolder into DIR (static, for REXMLE_BENCH_BINDIR)
 # Env:   BENCHTIME (default 1x); COUNT (runs of each timing, default 3: the
 #        minimum is reported); REXMLE_BENCH_CORES (cores for both graders,
 #        default 2, or fewer when the machine has fewer; GOMAXPROCS overrides
 #        for Go); REXMLE_BENCH_N (USenhance pair count, default 300);
 #        REXMLE_REFERENCE, REXMLE_PYTHON (default /usr/bin/python3 when it
-#        exists); REXMLE_BENCH_KEEP (with REXMLE_REFERENCE: keep the data
+#        exists); REXMLE_BENCH_BINDIR (a folder of prebuilt binaries, for a
+#        machine without Go, e.g. a GPU node: <package>.test for each row's
+#        package and gradefolder, as `bench/graders.sh --build-bins DIR`
+#        writes them; rows whose binary is missing are skipped);
+#        REXMLE_BENCH_KEEP (with REXMLE_REFERENCE: keep the data
 #        under this folder, one subfolder per challenge; default a temporary
 #        folder removed at the end).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+buildbins=""
+if [[ "${1:-}" == --build-bins ]]; then
+  buildbins="${2:?--build-bins needs a folder}"
+  shift 2
+fi
 filter="${1:-}"
+bindir="${REXMLE_BENCH_BINDIR:-}"
+if [[ -n "$bindir" ]]; then bindir="$(cd "$bindir" && pwd)"; fi
 benchtime="${BENCHTIME:-1x}"
 count="${COUNT:-3}"
 ncpu="$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)"
@@ -78,6 +91,34 @@ rows=(
   "ldctiqa|./internal/challenges/ldctiqa|^BenchmarkGrade300$|-|private|submission|ldct-iqa|300 test slices, the real split's size|300x"
 )
 
+# bench PKG REGEXP BENCHTIME: run one row's benchmark COUNT times, with go
+# test or, under REXMLE_BENCH_BINDIR, its prebuilt test binary (run in the
+# package's folder, as go test does).
+bench() {
+  if [[ -z "$bindir" ]]; then
+    go test "$1" -run '^$' -bench "$2" -benchtime "$3" -count "$count" 2>&1
+    return
+  fi
+  local bin="$bindir/$(basename "$1").test"
+  [[ -x "$bin" ]] || { echo "no $bin"; return 1; }
+  (cd "$1" && "$bin" -test.run '^$' -test.bench "$2" -test.benchtime "$3" -test.count "$count" 2>&1)
+}
+
+if [[ -n "$buildbins" ]]; then
+  mkdir -p "$buildbins"
+  built=""
+  for row in "${rows[@]}"; do
+    IFS='|' read -r name pkg _ <<<"$row"
+    [[ -n "$filter" && "$name" != *"$filter"* ]] && continue
+    [[ " $built " == *" $pkg "* ]] && continue
+    CGO_ENABLED=0 go test -c -ldflags='-s -w' -o "$buildbins/$(basename "$pkg").test" "$pkg"
+    built="$built $pkg"
+  done
+  CGO_ENABLED=0 go build -ldflags='-s -w' -o "$buildbins/gradefolder" ./bench/gradefolder
+  ls -l "$buildbins"
+  exit 0
+fi
+
 cpu="$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo 2>/dev/null || true)"
 printf 'machine: %s; %s cores online; Go GOMAXPROCS=%s' "${cpu:-unknown CPU}" "$ncpu" "$GOMAXPROCS"
 if [[ -n "$ref" ]]; then
@@ -99,7 +140,7 @@ if [[ -z "$ref" ]]; then
   for row in "${rows[@]}"; do
     IFS='|' read -r name pkg re issue _ _ _ what rowtime <<<"$row"
     [[ -n "$filter" && "$name" != *"$filter"* ]] && continue
-    out="$(go test "$pkg" -run '^$' -bench "$re" -benchtime "${rowtime:-$benchtime}" -count "$count" 2>&1)" || {
+    out="$(bench "$pkg" "$re" "${rowtime:-$benchtime}")" || {
       printf '%-12s %10s\n' "$name" "FAILED"
       printf '%s\n' "$out" | tail -20 >&2
       continue
@@ -128,7 +169,11 @@ fi
 mkdir -p "$keeproot"
 keeproot="$(cd "$keeproot" && pwd)"
 gradefolder="$keeproot/gradefolder"
-go build -o "$gradefolder" ./bench/gradefolder
+if [[ -n "$bindir" ]]; then
+  gradefolder="$bindir/gradefolder"
+else
+  go build -o "$gradefolder" ./bench/gradefolder
+fi
 
 printf '%-12s %10s %10s %10s %10s %9s %9s %8s  %s\n' challenge "bench s" "warm s" "ref s" "ref 1st s" speedup "warm spd" values input
 for row in "${rows[@]}"; do
@@ -136,7 +181,7 @@ for row in "${rows[@]}"; do
   [[ -n "$filter" && "$name" != *"$filter"* ]] && continue
   keep="$keeproot/$name"
   mkdir -p "$keep"
-  out="$(REXMLE_BENCH_KEEP="$keep" go test "$pkg" -run '^$' -bench "$re" -benchtime "${rowtime:-$benchtime}" -count "$count" 2>&1)" || {
+  out="$(REXMLE_BENCH_KEEP="$keep" bench "$pkg" "$re" "${rowtime:-$benchtime}")" || {
     printf '%-12s %10s\n' "$name" "FAILED"
     printf '%s\n' "$out" | tail -20 >&2
     continue
