@@ -57,7 +57,7 @@ var fileBufs = sync.Pool{New: func() any { return new([]byte) }}
 // dst when it is large enough.
 func decodePNGGray8(data []byte, o Options, dst []byte) (pix []byte, w, h int, ok bool) {
 	hd, err := readPNGHeader(data)
-	if err != nil || hd.bitDepth != 8 || hd.colorType != 0 {
+	if err != nil || hd.bitDepth != 8 || hd.colorType != 0 || binary.BigEndian.Uint32(data[8:]) != 13 {
 		return nil, 0, 0, false
 	}
 	// IHDR: compression, filter and interlace methods all 0, and its CRC.
