@@ -104,7 +104,11 @@ func ReadPNG(r io.Reader, opts ...Options) (*volume.Volume, error) {
 	if _, err := sampleCount("png header: width × height × channels", o.MaxBytes, h.width, h.height, h.channels(o.ExpandPalette)); err != nil {
 		return nil, err
 	}
-	data, err := io.ReadAll(io.LimitReader(br, o.MaxBytes+1))
+	// The whole file, in a recycled buffer (nothing decoded refers to it).
+	bufp := fileBufs.Get().(*[]byte)
+	defer fileBufs.Put(bufp)
+	data, err := ReadAllInto((*bufp)[:0], io.LimitReader(br, o.MaxBytes+1))
+	*bufp = data
 	if err != nil {
 		return nil, fmt.Errorf("png: %w", err)
 	}
