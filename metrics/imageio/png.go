@@ -34,8 +34,9 @@ func readPNGHeader(b []byte) (pngIHDR, error) {
 	if string(b[:8]) != "\x89PNG\r\n\x1a\n" {
 		return h, errors.New("png: bad signature, not a PNG file")
 	}
-	if string(b[12:16]) != "IHDR" || binary.BigEndian.Uint32(b[8:]) != 13 {
-		return h, errors.New("png: first chunk is not a 13-byte IHDR")
+	// Pillow reads the first 13 bytes of a longer IHDR.
+	if string(b[12:16]) != "IHDR" || binary.BigEndian.Uint32(b[8:]) < 13 {
+		return h, errors.New("png: first chunk is not an IHDR of at least 13 bytes")
 	}
 	h.width = int64(binary.BigEndian.Uint32(b[16:]))
 	h.height = int64(binary.BigEndian.Uint32(b[20:]))
@@ -87,6 +88,11 @@ func ReadPNGFile(path string, opts ...Options) (*volume.Volume, error) {
 //   - paletted → 1 channel of palette indices (uint8), or with
 //     Options.ExpandPalette the palette colours: 3 channels, 4 when any
 //     palette entry is not opaque.
+//
+// It accepts the files Pillow's Image.open and load accept, damaged ones
+// included (a bad CRC on image data or later chunks, data after the last
+// row ignored, IEND missing; see pnglenient.go), and refuses those Pillow
+// refuses.
 func ReadPNG(r io.Reader, opts ...Options) (*volume.Volume, error) {
 	o := pickOptions(opts)
 	br := bufio.NewReaderSize(r, 1<<16)
@@ -95,16 +101,37 @@ func ReadPNG(r io.Reader, opts ...Options) (*volume.Volume, error) {
 	if err != nil {
 		return nil, err
 	}
-	count, err := sampleCount("png header: width × height × channels", o.MaxBytes, h.width, h.height, h.channels(o.ExpandPalette))
-	if err != nil {
+	if _, err := sampleCount("png header: width × height × channels", o.MaxBytes, h.width, h.height, h.channels(o.ExpandPalette)); err != nil {
 		return nil, err
 	}
-	_ = count
-	img, err := png.Decode(br)
+	// The whole file, in a recycled buffer (nothing decoded refers to it).
+	bufp := fileBufs.Get().(*[]byte)
+	defer fileBufs.Put(bufp)
+	data, err := ReadAllInto((*bufp)[:0], io.LimitReader(br, o.MaxBytes+1))
+	*bufp = data
 	if err != nil {
 		return nil, fmt.Errorf("png: %w", err)
 	}
-	v, err := imageToVolume(img, o.ExpandPalette)
+	if int64(len(data)) > o.MaxBytes {
+		return nil, fmt.Errorf("png: file larger than the %d-byte limit (Options.MaxBytes)", o.MaxBytes)
+	}
+	// Go's strict decoder first; a file it refuses is read again by
+	// Pillow's rules (pnglenient.go), which accept some damage.
+	img, err := png.Decode(bytes.NewReader(data))
+	if err == nil {
+		err = pillowCheckChunks(data)
+	} else {
+		img, err = decodePNGPillow(data, o)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("png: %w", err)
+	}
+	return pngVolume(img, h, o.ExpandPalette)
+}
+
+// pngVolume converts a decoded PNG with header h to ReadPNG's volume.
+func pngVolume(img image.Image, h pngIHDR, expand bool) (*volume.Volume, error) {
+	v, err := imageToVolume(img, expand)
 	if err != nil {
 		return nil, err
 	}

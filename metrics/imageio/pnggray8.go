@@ -17,8 +17,10 @@ import (
 // ReadPictureFile decodes, and ok = true. For any other content, and for
 // any PNG it does not check as fully as ReadPNG (a tRNS or unexpected
 // critical chunk, trailing data, a bad checksum or any damage), it returns
-// ok = false and the caller should use ReadPictureFile, which also reports
-// the errors. It accepts no file that ReadPictureFile rejects.
+// ok = false and the caller should use ReadPictureFile, which reads
+// damaged files by Pillow's rules (a bad IDAT CRC, data after the last row,
+// no IEND: see pnglenient.go) and reports the errors. It accepts no file
+// that ReadPictureFile rejects.
 //
 // It decodes into dst when its capacity holds the samples (pix is then
 // dst[:w*h]; a new slice otherwise; dst may be nil). Graders that read
@@ -57,7 +59,7 @@ var fileBufs = sync.Pool{New: func() any { return new([]byte) }}
 // dst when it is large enough.
 func decodePNGGray8(data []byte, o Options, dst []byte) (pix []byte, w, h int, ok bool) {
 	hd, err := readPNGHeader(data)
-	if err != nil || hd.bitDepth != 8 || hd.colorType != 0 {
+	if err != nil || hd.bitDepth != 8 || hd.colorType != 0 || binary.BigEndian.Uint32(data[8:]) != 13 {
 		return nil, 0, 0, false
 	}
 	// IHDR: compression, filter and interlace methods all 0, and its CRC.

@@ -184,6 +184,17 @@ func TestGray8FastPathMatchesReadPNG(t *testing.T) {
 	badCRC := bytes.Clone(plain)
 	badCRC[len(badCRC)-13] ^= 1
 	declined["bad CRC"] = badCRC
+	// The fast path leaves it to ReadPNG, which loads it as Pillow does.
+	if v, err := ReadPNG(bytes.NewReader(badCRC)); err != nil {
+		t.Errorf("ReadPNG refused a bad IDAT CRC: %v", err)
+	} else {
+		for i, p := range pix {
+			if v.Data[i] != float64(p) {
+				t.Errorf("bad IDAT CRC: sample %d = %v, want %d", i, v.Data[i], p)
+				break
+			}
+		}
+	}
 	for _, d := range []struct {
 		name string
 		pix  []byte

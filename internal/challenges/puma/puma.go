@@ -154,4 +154,4 @@ func (c Challenge) Quirks() []challenge.Quirk {
 }
 
 // maskFormats says how both modes read a predicted tissue mask.
-const maskFormats = "Both modes read a predicted mask by content, as Pillow's Image.open does (PNG, TIFF first page, BMP, JPEG, GIF first frame, whatever the file name; palette images as their indices, multi-channel images by their first channel); other formats are refused."
+const maskFormats = "Both modes read a predicted mask by content, as Pillow's Image.open does (PNG, TIFF first page, BMP, JPEG, GIF first frame, whatever the file name; palette images as their indices, multi-channel images by their first channel; PNGs accepted as Pillow accepts them: IDAT and later CRCs unchecked, data after the last row ignored); other formats are refused."

@@ -44,7 +44,7 @@ func (Challenge) Metrics() []challenge.MetricCard {
 
 // ImageFormats is what both modes accept for an enhanced image, stated in
 // the lncc card.
-const ImageFormats = "enhanced images are read by content, not by name, as Pillow's Image.open does: PNG, TIFF (first page), BMP, JPEG and GIF (first frame); anything else (WebP, PGM, …) is refused, where the reference would also try OpenCV. 8-bit Huffman JPEGs (baseline or progressive) are decoded with libjpeg-turbo's arithmetic (islow IDCT, fancy chroma upsampling, its YCbCr tables) and match Pillow exactly; rare variants (12-bit, arithmetic-coded, CMYK, 4:4:0) fall back to Go's decoder and can differ by one grey level on a few per cent of pixels (PSNR in the 3rd–4th decimal); PNG/TIFF/BMP/GIF are exact"
+const ImageFormats = "enhanced images are read by content, not by name, as Pillow's Image.open does: PNG, TIFF (first page), BMP, JPEG and GIF (first frame); anything else (WebP, PGM, …) is refused, where the reference would also try OpenCV. 8-bit Huffman JPEGs (baseline or progressive) are decoded with libjpeg-turbo's arithmetic (islow IDCT, fancy chroma upsampling, its YCbCr tables) and match Pillow exactly; rare variants (12-bit, arithmetic-coded, CMYK, 4:4:0) fall back to Go's decoder and can differ by one grey level on a few per cent of pixels (PSNR in the 3rd–4th decimal); PNG/TIFF/BMP/GIF are exact; PNGs are accepted as Pillow accepts them (IDAT and later CRCs unchecked, data after the last row ignored)"
 
 // Quirks is empty: the official USenhance metric code is not public, so no
 // departure can be implemented; the differences that are known (scored on
