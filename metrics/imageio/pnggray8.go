@@ -72,7 +72,9 @@ func decodePNGGray8(data []byte, o Options, dst []byte) (pix []byte, w, h int, o
 	}
 	w, h = int(hd.width), int(hd.height)
 	// Chunks up to IEND: consecutive IDATs, ancillary chunks other than
-	// tRNS skipped (their CRCs checked, as ReadPNG does).
+	// tRNS skipped (their CRCs checked, and their contents by Pillow's
+	// rules, as ReadPNG does).
+	st := pillowPNGState{seq: -1, mode: "L"}
 	var idat [][]byte
 	idatDone := false
 	rest := data[33:]
@@ -103,6 +105,10 @@ func decodePNGGray8(data []byte, o Options, dst []byte) (pix []byte, w, h int, o
 			}
 		case typ == "tRNS" || typ[0]&0x20 == 0:
 			return nil, 0, 0, false // critical (or transparency) chunk
+		default:
+			if st.chunkRule(typ, body, len(idat) > 0) != nil {
+				return nil, 0, 0, false // ReadPNG says what Pillow refuses
+			}
 		}
 		if len(idat) > 0 {
 			idatDone = true

@@ -178,6 +178,15 @@ func TestGray8FastPathMatchesReadPNG(t *testing.T) {
 		"truncated":  plain[:len(plain)-20],
 		"no IEND":    plain[:len(plain)-12],
 		"not PNG":    []byte("GIF89a" + string(make([]byte, 40))),
+		// Valid CRCs, contents Pillow refuses (ReadPNG refuses them too).
+		"short gAMA":  gray8PNG(t, pix, w, h, []byte{0}, 1<<20, [][2]string{{"gAMA", "\x00\x01"}}, nil),
+		"short pHYs":  gray8PNG(t, pix, w, h, []byte{0}, 1<<20, [][2]string{{"pHYs", "\x00\x00\x00"}}, nil),
+		"zTXt method": gray8PNG(t, pix, w, h, []byte{0}, 1<<20, [][2]string{{"zTXt", "k\x00\x01x"}}, nil),
+	}
+	for _, name := range []string{"short gAMA", "short pHYs", "zTXt method"} {
+		if _, err := ReadPNG(bytes.NewReader(declined[name])); err == nil {
+			t.Errorf("%s: ReadPNG accepted a file Pillow refuses", name)
+		}
 	}
 	// Bad CRC in IDAT; flipped compressed byte with the CRC fixed (zlib
 	// or Adler-32 error); too much and too little pixel data.
