@@ -8,8 +8,10 @@ import (
 )
 
 // LNCC is the local normalised cross-correlation of the USenhance reference
-// grader, reproduced in its float32 arithmetic (float32 images, OpenCV on an
-// x86-64 FMA build, NumPy 1.x promotion rules):
+// grader, reproduced in its float32 arithmetic (float32 images, OpenCV 4 on
+// an x86-64 FMA build, NumPy 1.x promotion rules; OpenCV 5.0's pip build
+// rounds each product first in the last width mod 8 columns, see
+// TestBoxFilterOpenCV):
 //
 //  1. each image is min-max normalised: X' = (X − min X) / d with
 //     d = float32(float64(max X − min X) + 1e-8), float32 subtraction and
