@@ -444,6 +444,13 @@ func rebuildPNG(st *pillowPNGState, raw []byte) []byte {
 			chunk("tRNS", st.trns[:min(len(st.trns), entries)])
 		}
 	}
+	chunk("IDAT", storedZlib(raw))
+	chunk("IEND", nil)
+	return out.Bytes()
+}
+
+// storedZlib is raw as one zlib stream of stored blocks with its Adler-32.
+func storedZlib(raw []byte) []byte {
 	z := make([]byte, 0, len(raw)+len(raw)/65535*5+16)
 	z = append(z, 0x78, 0x01)
 	for rest := raw; ; {
@@ -459,10 +466,7 @@ func rebuildPNG(st *pillowPNGState, raw []byte) []byte {
 			break
 		}
 	}
-	z = binary.BigEndian.AppendUint32(z, adler32.Checksum(raw))
-	chunk("IDAT", z)
-	chunk("IEND", nil)
-	return out.Bytes()
+	return binary.BigEndian.AppendUint32(z, adler32.Checksum(raw))
 }
 
 // pillowCheckChunks applies Pillow's per-chunk content checks to a file Go's
