@@ -91,6 +91,16 @@ rows=(
   "ldctiqa|./internal/challenges/ldctiqa|^BenchmarkGrade300$|-|private|submission|ldct-iqa|300 test slices, the real split's size|300x"
 )
 
+# rowwhat NAME WHAT: the row's input description, with the USenhance pair
+# count REXMLE_BENCH_N when it is set.
+rowwhat() {
+  if [[ "$1" == usenhance* && -n "${REXMLE_BENCH_N:-}" ]]; then
+    printf '%s\n' "${2/#300 pairs/$REXMLE_BENCH_N pairs}"
+  else
+    printf '%s\n' "$2"
+  fi
+}
+
 # bench PKG REGEXP BENCHTIME: run one row's benchmark COUNT times, with go
 # test or, under REXMLE_BENCH_BINDIR, its prebuilt test binary (run in the
 # package's folder, as go test does).
@@ -140,6 +150,7 @@ if [[ -z "$ref" ]]; then
   for row in "${rows[@]}"; do
     IFS='|' read -r name pkg re issue _ _ _ what rowtime <<<"$row"
     [[ -n "$filter" && "$name" != *"$filter"* ]] && continue
+    what="$(rowwhat "$name" "$what")"
     out="$(bench "$pkg" "$re" "${rowtime:-$benchtime}")" || {
       printf '%-12s %10s\n' "$name" "FAILED"
       printf '%s\n' "$out" | tail -20 >&2
@@ -179,6 +190,7 @@ printf '%-12s %10s %10s %10s %10s %9s %9s %8s  %s\n' challenge "bench s" "warm s
 for row in "${rows[@]}"; do
   IFS='|' read -r name pkg re _ privrel subrel ourid what rowtime <<<"$row"
   [[ -n "$filter" && "$name" != *"$filter"* ]] && continue
+  what="$(rowwhat "$name" "$what")"
   keep="$keeproot/$name"
   mkdir -p "$keep"
   out="$(REXMLE_BENCH_KEEP="$keep" bench "$pkg" "$re" "${rowtime:-$benchtime}")" || {
