@@ -258,3 +258,54 @@ func TestGray8FastPathMatchesReadPNG(t *testing.T) {
 		t.Error("MaxBytes ignored")
 	}
 }
+
+// FuzzGray8FastPath damages 8-bit grey PNGs (a byte changed, the file cut,
+// and with fixCRC every chunk's CRC recomputed afterwards, so that damage
+// inside chunks reaches the content rules) and wants the fast path to
+// decline or to agree with ReadPNG, sample for sample: it never accepts a
+// file ReadPNG refuses.
+func FuzzGray8FastPath(f *testing.F) {
+	rng := rand.New(rand.NewPCG(8, 1))
+	w, h := 12, 5
+	pix := make([]byte, w*h)
+	for i := range pix {
+		pix[i] = byte(rng.IntN(256))
+	}
+	for _, extra := range [][][2]string{
+		nil,
+		{{"gAMA", "\x00\x00\xb1\x8f"}, {"tEXt", "k\x00v"}},
+		{{"pHYs", "\x00\x00\x0b\x13\x00\x00\x0b\x13\x01"}, {"zTXt", "k\x00\x00x"}, {"iCCP", "p\x00\x00x"}},
+	} {
+		file := gray8PNG(f, pix, w, h, []byte{1, 4}, 20, extra, nil)
+		f.Add(file, uint16(50), byte(0x80), uint16(3), false)
+		// A byte of each chunk body changed, CRCs fixed: the content rules.
+		for pos := 8; len(file)-pos >= 12; {
+			n := int(binary.BigEndian.Uint32(file[pos:]))
+			f.Add(file, uint16(pos+8+min(n, 2)), byte(1), uint16(0), true)
+			pos += 12 + n
+		}
+	}
+	f.Fuzz(func(t *testing.T, file []byte, at uint16, xor byte, cut uint16, fixCRC bool) {
+		if len(file) > 1<<16 {
+			return
+		}
+		file = bytes.Clone(file)
+		if int(at) < len(file) {
+			file[at] ^= xor
+		}
+		if int(cut) < len(file) && cut > 0 {
+			file = file[:len(file)-int(cut)]
+		}
+		if fixCRC {
+			for pos := 8; len(file)-pos >= 12; {
+				n := int(binary.BigEndian.Uint32(file[pos:]))
+				if n < 0 || n > len(file)-pos-12 {
+					break
+				}
+				binary.BigEndian.PutUint32(file[pos+8+n:], crc32.ChecksumIEEE(file[pos+4:pos+8+n]))
+				pos += 12 + n
+			}
+		}
+		checkGray8Fast(t, "fuzz", file)
+	})
+}
