@@ -289,13 +289,7 @@ func FuzzGray8FastPath(f *testing.F) {
 		if len(file) > 1<<16 {
 			return
 		}
-		file = bytes.Clone(file)
-		if int(at) < len(file) {
-			file[at] ^= xor
-		}
-		if int(cut) < len(file) && cut > 0 {
-			file = file[:len(file)-int(cut)]
-		}
+		file = damaged(file, at, xor, cut)
 		if fixCRC {
 			for pos := 8; len(file)-pos >= 12; {
 				n := int(binary.BigEndian.Uint32(file[pos:]))

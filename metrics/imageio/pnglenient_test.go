@@ -432,6 +432,20 @@ print(json.dumps(res))
 	}
 }
 
+// damaged returns a copy of file with byte at xored with xor (when at lies
+// inside it) and then its last cut bytes removed (when fewer than all), the
+// fuzz targets' damage.
+func damaged(file []byte, at uint16, xor byte, cut uint16) []byte {
+	file = bytes.Clone(file)
+	if int(at) < len(file) {
+		file[at] ^= xor
+	}
+	if int(cut) < len(file) && cut > 0 {
+		file = file[:len(file)-int(cut)]
+	}
+	return file
+}
+
 // FuzzPNGPillow damages a valid PNG: ReadPNG never panics, and where the
 // strict decoder accepts the file the lenient path gives the same samples.
 func FuzzPNGPillow(f *testing.F) {
@@ -445,13 +459,7 @@ func FuzzPNGPillow(f *testing.F) {
 		if len(file) > 1<<16 {
 			return
 		}
-		file = bytes.Clone(file)
-		if int(at) < len(file) {
-			file[at] ^= xor
-		}
-		if int(cut) < len(file) && cut > 0 {
-			file = file[:len(file)-int(cut)]
-		}
+		file = damaged(file, at, xor, cut)
 		o := pickOptions([]Options{{MaxBytes: 1 << 22}})
 		v, err := ReadPNG(bytes.NewReader(file), o)
 		img, lerr := decodePNGPillow(file, o)

@@ -1,6 +1,10 @@
 package imageio
 
-import "hash/adler32"
+import (
+	"hash/adler32"
+
+	"github.com/rexmle/rexmle/metrics/internal/inflate"
+)
 
 // zlibSim inflates a zlib stream the way zlib's inflate() does when Pillow's
 // PNG decoder drives it: input arrives in blocks (one per read), output is
@@ -169,24 +173,8 @@ var (
 var fixedLit, fixedDist huffSim
 
 func init() {
-	var l [288]uint8
-	for i := range l {
-		switch {
-		case i < 144:
-			l[i] = 8
-		case i < 256:
-			l[i] = 9
-		case i < 280:
-			l[i] = 7
-		default:
-			l[i] = 8
-		}
-	}
+	l, d := inflate.FixedCodeLengths()
 	fixedLit.build(l[:], false)
-	var d [32]uint8
-	for i := range d {
-		d[i] = 5
-	}
 	fixedDist.build(d[:], false)
 }
 

@@ -90,24 +90,8 @@ func newHuff(w *bitWriter, llens, dlens []uint8) *huff {
 }
 
 func fixedLens() (ll, dl []uint8) {
-	ll = make([]uint8, 288)
-	for s := range ll {
-		switch {
-		case s < 144:
-			ll[s] = 8
-		case s < 256:
-			ll[s] = 9
-		case s < 280:
-			ll[s] = 7
-		default:
-			ll[s] = 8
-		}
-	}
-	dl = make([]uint8, 32)
-	for s := range dl {
-		dl[s] = 5
-	}
-	return ll, dl
+	l, d := FixedCodeLengths()
+	return l[:], d[:]
 }
 
 func (h *huff) sym(s int) {

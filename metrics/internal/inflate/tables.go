@@ -97,27 +97,12 @@ func init() {
 		precodeInf[s] = uint32(s) << 16
 	}
 
-	var lens [288]uint8
-	for s := range lens {
-		switch {
-		case s < 144:
-			lens[s] = 8
-		case s < 256:
-			lens[s] = 9
-		case s < 280:
-			lens[s] = 7
-		default:
-			lens[s] = 8
-		}
-	}
+	lens, dlens := FixedCodeLengths()
 	if !buildTable(fixedLitlen[:], litlenBits, lens[:], litlenInfo[:], false) {
 		panic("inflate: fixed literal/length table")
 	}
 	pairLiterals(&fixedLitlen)
-	for s := 0; s < 32; s++ {
-		lens[s] = 5
-	}
-	if !buildTable(fixedDist[:], distBits, lens[:32], distInfo[:], false) {
+	if !buildTable(fixedDist[:], distBits, dlens[:], distInfo[:], false) {
 		panic("inflate: fixed distance table")
 	}
 }
@@ -270,4 +255,27 @@ func pairLiterals(t *[litlenEnough]uint32) {
 		}
 		t[i] = pair
 	}
+}
+
+// FixedCodeLengths returns the code lengths of DEFLATE's fixed Huffman
+// codes (RFC 1951 3.2.6): 288 literal/length codes (8, 9, 7 and 8 bits for
+// symbols 0–143, 144–255, 256–279 and 280–287) and 32 distance codes of 5
+// bits.
+func FixedCodeLengths() (litlen [288]uint8, dist [32]uint8) {
+	for s := range litlen {
+		switch {
+		case s < 144:
+			litlen[s] = 8
+		case s < 256:
+			litlen[s] = 9
+		case s < 280:
+			litlen[s] = 7
+		default:
+			litlen[s] = 8
+		}
+	}
+	for s := range dist {
+		dist[s] = 5
+	}
+	return litlen, dist
 }
