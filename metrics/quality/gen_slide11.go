@@ -1,7 +1,9 @@
 //go:build ignore
 
 // gen_slide11 writes slide11_amd64.s, the sliding 11×11 box kernels of LNCC8
-// (see slideBox in gray8.go), AVX2 and AVX-512F: go run gen_slide11.go.
+// (see slideBox in gray8.go), AVX2 and AVX-512F, and the AVX2 kernel that
+// also runs SSIM8's row pass in the box kernel's shadow (slide11r, see
+// rowJob in fused.go): go run gen_slide11.go.
 package main
 
 import (
@@ -18,7 +20,12 @@ type kernel struct {
 	name, reg, zero string // function, register prefix, clearing instruction
 	lanes           int    // float32 columns per strip
 	feature         string // the instruction set, for the comment
+	rows            bool   // with row-pass work (rowJob) between the taps
 }
+
+// rowVecs is the number of row-pass vectors (four outputs each) slide11r
+// computes per step; rowJob's segments count steps of 4·rowVecs outputs.
+const rowVecs = 3
 
 func main() {
 	var b bytes.Buffer
@@ -27,8 +34,9 @@ func main() {
 	p("")
 	p(`#include "textflag.h"`)
 	for _, k := range []kernel{
-		{"slide11", "Y", "VXORPS", 8, "AVX2"},
-		{"slide11x16", "Z", "VPXORD", 16, "AVX-512F"},
+		{"slide11", "Y", "VXORPS", 8, "AVX2", false},
+		{"slide11x16", "Z", "VPXORD", 16, "AVX-512F", false},
+		{"slide11r", "Y", "VXORPS", 8, "AVX2", true},
 	} {
 		write(p, k)
 	}
@@ -41,12 +49,28 @@ func write(p func(string, ...any), k kernel) {
 	r := func(i int) string { return fmt.Sprintf("%s%d", k.reg, i) }
 	sb := 4 * k.lanes // bytes per strip
 	p("")
-	p("// func %s(rows *float32, stride, nb, phase int, state *float32, sstride int, out *float32, ostride, nstrips int, k float32)", k.name)
-	p("//")
-	p("// slideBox for win = 11 on nstrips strips of %d columns (%s): accumulator", k.lanes, k.feature)
-	p("// slot j of a strip lives in %s<j> (%s … %s), the padded row of a step is", k.reg, r(0), r(10))
-	p("// loaded once per tap (%s, %s) and feeds all eleven slots; k is in %s.", r(11), r(12), r(15))
-	p("TEXT ·%s(SB), NOSPLIT, $0-76", k.name)
+	if k.rows {
+		p("// func %s(rows *float32, stride, nb, phase int, state *float32, sstride int, out *float32, ostride, nstrips int, k float32, job *rowJob)", k.name)
+		p("//")
+		p("// slide11 (%s), and with each step %d vectors of SSIM8's row pass from", k.feature, rowVecs)
+		p("// job's segments: out[i] = float32(t·inv), t = f[i] + … + f[i+6] (exact in")
+		p("// float64, see SSIM8), f the segment's first-pass values. Those")
+		p("// instructions use the adders, loads and stores that the fused")
+		p("// multiply-adds leave idle. Slots in Y0 … Y10, taps in Y11, k in Y15,")
+		p("// row-pass sums in Y12 … Y14; AX, R14 and R15 hold the current segment's")
+		p("// f, out and steps left, R12 the job (its first field, inv×4, is the")
+		p("// multiplier's memory operand). A step takes the next segment when the")
+		p("// current one is done, and runs plain once there is none; on return the")
+		p("// position in the current segment is written back to job.")
+		p("TEXT ·%s(SB), NOSPLIT, $0-88", k.name)
+	} else {
+		p("// func %s(rows *float32, stride, nb, phase int, state *float32, sstride int, out *float32, ostride, nstrips int, k float32)", k.name)
+		p("//")
+		p("// slideBox for win = 11 on nstrips strips of %d columns (%s): accumulator", k.lanes, k.feature)
+		p("// slot j of a strip lives in %s<j> (%s … %s), the padded row of a step is", k.reg, r(0), r(10))
+		p("// loaded once per tap (%s, %s) and feeds all eleven slots; k is in %s.", r(11), r(12), r(15))
+		p("TEXT ·%s(SB), NOSPLIT, $0-76", k.name)
+	}
 	p("\tMOVQ rows+0(FP), DX")
 	p("\tMOVQ stride+8(FP), R10")
 	p("\tSHLQ $2, R10")
@@ -58,6 +82,12 @@ func write(p func(string, ...any), k kernel) {
 	p("\tSHLQ $2, R11")
 	p("\tMOVQ nstrips+64(FP), BX")
 	p("\tVBROADCASTSS k+72(FP), %s", r(15))
+	if k.rows {
+		p("\tMOVQ job+80(FP), R12")
+		p("\tMOVQ %d(R12), AX", jobSrc)
+		p("\tMOVQ %d(R12), R14", jobDst)
+		p("\tMOVQ %d(R12), R15", jobLeft)
+	}
 	p("\tTESTQ BX, BX")
 	p("\tJZ   %s_done", k.name)
 	p("")
@@ -72,32 +102,82 @@ func write(p func(string, ...any), k kernel) {
 	p("\tMOVQ DX, SI")
 	p("\tMOVQ R13, DI")
 	p("\tMOVQ nb+16(FP), CX")
-	p("\tMOVQ phase+24(FP), AX")
-	for ph := 0; ph < win-1; ph++ {
-		p("\tCMPQ AX, $%d", ph)
-		p("\tJEQ  %s_step%d", k.name, ph)
+	if k.rows {
+		p("\tMOVQ job+80(FP), R12")
+		for ph := 0; ph < win-1; ph++ {
+			p("\tCMPQ phase+24(FP), $%d", ph)
+			p("\tJEQ  %s_step%d", k.name, ph)
+		}
+	} else {
+		p("\tMOVQ phase+24(FP), AX")
+		for ph := 0; ph < win-1; ph++ {
+			p("\tCMPQ AX, $%d", ph)
+			p("\tJEQ  %s_step%d", k.name, ph)
+		}
 	}
 	p("\tJMP  %s_step%d", k.name, win-1)
-	for ph := 0; ph < win; ph++ {
-		p("")
-		p("%s_step%d:", k.name, ph)
-		for dx := 0; dx < win; dx++ {
-			v := 11 + dx%2
-			p("\tVMOVUPS %d(SI), %s", 4*dx, r(v))
-			for j := 0; j < win; j++ {
-				p("\tVFMADD231PS %s, %s, %s", r(v), r(15), r(j))
+	variants := []string{"step"}
+	if k.rows {
+		variants = []string{"step", "plain"}
+	}
+	for _, lbl := range variants {
+		fused := k.rows && lbl == "step"
+		for ph := 0; ph < win; ph++ {
+			p("")
+			p("%s_%s%d:", k.name, lbl, ph)
+			if fused {
+				p("\tTESTQ R15, R15")
+				p("\tJZ   %s_next%d", k.name, ph)
+				p("%s_fused%d:", k.name, ph)
+			}
+			for dx := 0; dx < win; dx++ {
+				v := 11 + dx%2
+				if k.rows {
+					v = 11
+				}
+				p("\tVMOVUPS %d(SI), %s", 4*dx, r(v))
+				for j := 0; j < win; j++ {
+					p("\tVFMADD231PS %s, %s, %s", r(v), r(15), r(j))
+					if fused && j == win/2 {
+						rowWork(p, dx)
+					}
+				}
+			}
+			c := (ph + 1) % win // the slot whose output is complete
+			p("\tVMOVUPS %s, (DI)", r(c))
+			p("\t%s %s, %s, %s", k.zero, r(c), r(c), r(c))
+			p("\tADDQ R10, SI")
+			p("\tADDQ R11, DI")
+			p("\tDECQ CX")
+			next := (ph + 1) % win
+			switch {
+			case !k.rows && ph < win-1:
+				p("\tJZ   %s_stripdone", k.name)
+			case !k.rows:
+				p("\tJNZ  %s_step0", k.name)
+			default:
+				p("\tJZ   %s_stripdone", k.name)
+				p("\tJMP  %s_%s%d", k.name, lbl, next)
 			}
 		}
-		c := (ph + 1) % win // the slot whose output is complete
-		p("\tVMOVUPS %s, (DI)", r(c))
-		p("\t%s %s, %s, %s", k.zero, r(c), r(c), r(c))
-		p("\tADDQ R10, SI")
-		p("\tADDQ R11, DI")
-		p("\tDECQ CX")
-		if ph < win-1 {
-			p("\tJZ   %s_stripdone", k.name)
-		} else {
-			p("\tJNZ  %s_step0", k.name)
+	}
+	if k.rows {
+		// Taking the next segment: R12 holds the job.
+		for ph := 0; ph < win; ph++ {
+			p("")
+			p("%s_next%d:", k.name, ph)
+			p("\tMOVQ %d(R12), AX", jobNext)
+			p("\tCMPQ AX, %d(R12)", jobEnd)
+			p("\tJGE  %s_plain%d", k.name, ph)
+			p("\tLEAQ 1(AX), R15")
+			p("\tMOVQ R15, %d(R12)", jobNext)
+			p("\tLEAQ (AX)(AX*2), AX")
+			p("\tMOVQ %d(R12), R15", jobSegs)
+			p("\tLEAQ (R15)(AX*8), R15")
+			p("\tMOVQ 0(R15), AX")
+			p("\tMOVQ 8(R15), R14")
+			p("\tMOVQ 16(R15), R15")
+			p("\tJMP  %s_fused%d", k.name, ph)
 		}
 	}
 	p("")
@@ -116,6 +196,49 @@ func write(p func(string, ...any), k kernel) {
 	p("\tJNZ  %s_strip", k.name)
 	p("")
 	p("%s_done:", k.name)
+	if k.rows {
+		p("\tMOVQ job+80(FP), R12")
+		p("\tMOVQ AX, %d(R12)", jobSrc)
+		p("\tMOVQ R14, %d(R12)", jobDst)
+		p("\tMOVQ R15, %d(R12)", jobLeft)
+	}
 	p("\tVZEROUPPER")
 	p("\tRET")
+}
+
+// Offsets of rowJob's fields (fused.go; TestRowJobLayout checks them).
+const (
+	jobSegs = 32
+	jobNext = 40
+	jobEnd  = 48
+	jobSrc  = 56
+	jobDst  = 64
+	jobLeft = 72
+)
+
+// rowWork writes the row-pass instructions placed after tap dx's sixth
+// multiply-add: vector v of a step sums f[i+4v … i+4v+6] over taps 0 … 6
+// (a load, then six adds with memory operands), multiplies by inv at tap 7,
+// narrows at tap 8, stores at tap 9; tap 10 moves on.
+func rowWork(p func(string, ...any), dx int) {
+	for v := 0; v < rowVecs; v++ {
+		y := 12 + v
+		switch {
+		case dx == 0:
+			p("\tVMOVUPD %d(AX), Y%d", 32*v, y)
+		case dx <= 6:
+			p("\tVADDPD %d(AX), Y%d, Y%d", 32*v+8*dx, y, y)
+		case dx == 7:
+			p("\tVMULPD (R12), Y%d, Y%d", y, y)
+		case dx == 8:
+			p("\tVCVTPD2PSY Y%d, X%d", y, y)
+		case dx == 9:
+			p("\tVMOVUPS X%d, %d(R14)", y, 16*v)
+		}
+	}
+	if dx == 10 {
+		p("\tADDQ $%d, AX", 32*rowVecs)
+		p("\tADDQ $%d, R14", 16*rowVecs)
+		p("\tDECQ R15")
+	}
 }

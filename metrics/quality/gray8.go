@@ -143,6 +143,12 @@ func normParams8(lo, hi uint8) (flo, d float32) {
 // whose windows hold it, so only a band of padded rows, the accumulators
 // and a band of output rows are kept.
 func LNCC8(a, b Gray8, win int) (float64, error) {
+	return lncc8(a, b, win, nil)
+}
+
+// lncc8 is LNCC8; where f is not nil, its box kernel calls also run f's
+// row-pass work (see LNCCSSIM8).
+func lncc8(a, b Gray8, win int, f *ssimFuse) (float64, error) {
 	if err := checkPair8(a, b); err != nil {
 		return 0, err
 	}
@@ -231,7 +237,7 @@ func LNCC8(a, b Gray8, win int) (float64, error) {
 			ue, ut, uet = ue.union(se), ut.union(st), uet.union(se.intersect(st))
 		}
 		for pl, sp := range [5]span{ue, ut, ue, ut, uet} {
-			slideBoxSpan(band[pl*nb*ew:], ew, m, p0, state[pl*win*w:(pl+1)*win*w], outs[pl*nb*w:(pl+1)*nb*w], w, win, k, sp, vec)
+			slideBoxSpan(band[pl*nb*ew:], ew, m, p0, state[pl*win*w:(pl+1)*win*w], outs[pl*nb*w:(pl+1)*nb*w], w, win, k, sp, vec, f)
 		}
 		// Output row y = p − 2r is complete after step p.
 		for i := max(0, 2*r-p0); i < m; i++ {
@@ -346,8 +352,10 @@ func slideBox(rows []float32, stride, m, p0 int, state, out []float32, w, x0, x1
 // (they saw only zero taps since the previous band they were run in, or
 // since the start, whose outputs were all complete) and stay so, and their
 // outputs are +0. For win = 11 the vector kernels take whole strips of 16
-// columns (AVX-512F, where the CPU has it), then of 8, and slideBox the rest.
-func slideBoxSpan(rows []float32, stride, m, p0 int, state, out []float32, w, win int, k float32, sp span, vec bool) {
+// columns (AVX-512F, where the CPU has it), then of 8, and slideBox the rest;
+// with f, the strips of 8 also run f's row-pass work (slide11r), as much as
+// they have room for.
+func slideBoxSpan(rows []float32, stride, m, p0 int, state, out []float32, w, win int, k float32, sp span, vec bool, f *ssimFuse) {
 	a, b := max(0, sp.lo-(win-1)), min(w, sp.hi+1)
 	if a >= b {
 		a, b = 0, 0
@@ -360,8 +368,12 @@ func slideBoxSpan(rows []float32, stride, m, p0 int, state, out []float32, w, wi
 				slide11x16(&rows[sa], stride, m, p0%11, &state[sa], w, &out[sa], w, n16, k)
 				s8 = sa + 16*n16
 			}
-			if s8 < sb {
-				slide11(&rows[s8], stride, m, p0%11, &state[s8], w, &out[s8], w, (sb-s8)/8, k)
+			if n8 := (sb - s8) / 8; n8 > 0 && f != nil {
+				f.topUp(n8 * m)
+				slide11r(&rows[s8], stride, m, p0%11, &state[s8], w, &out[s8], w, n8, k, &f.job)
+				f.retire()
+			} else if n8 > 0 {
+				slide11(&rows[s8], stride, m, p0%11, &state[s8], w, &out[s8], w, n8, k)
 			}
 			slideBox(rows, stride, m, p0, state, out, w, sb, b, win, k) // the last columns
 			a, b = sa, max(b, sb)
@@ -404,24 +416,81 @@ func SSIM8(a, b Gray8, opt SSIMOptions) (float64, error) {
 	if err := o.fill(); err != nil {
 		return 0, err
 	}
-	if !o.Float32 || o.Gaussian || o.WinSize > maxWin8 || a.W < o.WinSize || a.H < o.WinSize {
+	if !ssim8Exact(a, o) {
 		return SSIM(a.Image(), b.Image(), opt)
 	}
+	s := newSSIM8Run(a, b, o, 1)
+	defer s.release()
+	row := &s.slots[0]
+	for s.y < s.h {
+		if s.advance(row) {
+			s.rowPass(row, 0)
+			s.emitRow(row)
+		}
+	}
+	return s.result(), nil
+}
+
+// ssim8Exact reports whether SSIM8 takes its integer path for a with the
+// filled options o.
+func ssim8Exact(a Gray8, o SSIMOptions) bool {
+	return o.Float32 && !o.Gaussian && o.WinSize <= maxWin8 && a.W >= o.WinSize && a.H >= o.WinSize
+}
+
+// ssim8Run is SSIM8 on one pair of images, a row at a time. Each output
+// row goes through three steps, in row order:
+//
+//   - advance moves the column sums on to the row (the first pass) and,
+//     for a row that is not cropped, writes its first-pass values to a
+//     slot: a row buffer of its own, so that several rows can wait there;
+//   - the row pass (rowPass, or segments of it run by slide11r in LNCC8's
+//     shadow, see ssimFuse) turns them into the five second-pass rows;
+//   - emitRow computes the row's map values and adds them to the sum.
+type ssim8Run struct {
+	a, b               Gray8
+	w, h, size, r, pad int
+	ew, es, cw         int
+	sums               []int32 // column sums of x, y, x², y², xy (w each)
+	q                  quotient32
+	border             [][2]int // extended columns of the reflect border and those they copy
+	covNorm, c1, c2    float32
+	acc                chunkSum64
+	rows               []span    // the columns where each row of a or b is non-zero
+	zrow               []float32 // the map value of a zero window, cw times
+	pr                 []float64 // the row kernel's pair sums
+	vec                bool
+	y                  int // the next row advance moves to
+	slots              []ssim8Row
+	sc                 *ssim8Scratch
+}
+
+// ssim8Row is a slot of ssim8Run: one output row's first-pass values (ext:
+// five extended rows es apart) and second-pass rows (outs: five rows w
+// apart). Output columns [ca, cb) are computed (the others are those of a
+// zero window); the first fused of them (a multiple of 4·rowVecs) by the
+// row's segments s0 … s1−1 of an ssimFuse queue, the rest by rowPass.
+type ssim8Row struct {
+	ext           []float64
+	outs          []float32
+	y, ca, cb     int
+	fused, s0, s1 int
+}
+
+// newSSIM8Run sets up SSIM8 on a and b (checked, o filled, ssim8Exact)
+// with n slots.
+func newSSIM8Run(a, b Gray8, o SSIMOptions, n int) *ssim8Run {
 	w, h, size := a.W, a.H, o.WinSize
 	r := size / 2
-	// Column sums of the current output row's window, per plane x, y, x²,
-	// y², xy.
 	sc := getSSIM8Scratch()
-	defer ssim8Pool.Put(sc)
-	sums := grow(&sc.sums, 5*w)
-	clear(sums)
-	sx, sy, sxx, syy, sxy := sums[:w], sums[w:2*w], sums[2*w:3*w], sums[3*w:4*w], sums[4*w:]
-	rowAt := func(k int) ([]uint8, []uint8) {
-		y := reflectIndex(k, h)
-		return a.Pix[y*w : y*w+w], b.Pix[y*w : y*w+w]
-	}
+	s := &sc.run
+	*s = ssim8Run{a: a, b: b, w: w, h: h, size: size, r: r, pad: (size - 1) / 2, sc: sc, vec: ssim8Vector}
+	// Column sums of the first output row's window, per plane x, y, x²,
+	// y², xy.
+	s.sums = grow(&sc.sums, 5*w)
+	clear(s.sums)
+	sx, sy, sxx, syy, sxy := s.planes()
 	for k := -r; k <= r; k++ {
-		ra, rb := rowAt(k)
+		ra, rb := s.rowAt(k)
 		rb = rb[:len(ra)]
 		for c, va := range ra {
 			p, q := int32(va), int32(rb[c])
@@ -435,170 +504,230 @@ func SSIM8(a, b Gray8, opt SSIMOptions) (float64, error) {
 	// First-pass rows (float32 values held as float64) extended by the
 	// reflect border (r each side), one per plane es apart, then the
 	// second-pass outputs. The row kernel reads a few entries past a row.
-	ew := w + 2*r
-	es := (ew + 4 + 7) &^ 7 // planes 64 bytes apart (see below)
-	extBuf := grow(&sc.ext, 5*es+16)
-	// ext[r] of every plane lies on a 64-byte boundary: the column
-	// kernel's stores of first-pass values (at ext[r+x], x a multiple of
-	// 8) are then aligned, none spanning two cache lines.
-	off := int(uintptr(unsafe.Pointer(&extBuf[0]))%64) / 8
-	ext := extBuf[(16-off-r%8)%8:][:5*es+8]
-	clear(ext)
-	pr := grow(&sc.pr, es+4) // the row kernel's pair sums
-	outs := grow(&sc.outs, 5*w)
-	ux, uy, uxx, uyy, uxy := outs[:w], outs[w:2*w], outs[2*w:3*w], outs[3*w:4*w], outs[4*w:]
-	q := newQuotient32(size)
-	// The extended columns of the reflect border and those they copy.
-	border := make([][2]int, 0, 2*r)
-	for k := 0; k < r; k++ {
-		border = append(border, [2]int{k, r + reflectIndex(k-r, w)}, [2]int{r + w + k, r + reflectIndex(w+k, w)})
+	s.ew = w + 2*r
+	s.es = (s.ew + 4 + 7) &^ 7 // planes 64 bytes apart (see below)
+	s.pr = grow(&sc.pr, s.es+4)
+	s.slots = grow(&sc.slots, n)
+	for len(sc.bufs) < n {
+		sc.bufs = append(sc.bufs, ssim8RowBuf{})
 	}
-
+	for i := range s.slots {
+		buf := &sc.bufs[i]
+		extBuf := grow(&buf.ext, 5*s.es+16)
+		// ext[r] of every plane lies on a 64-byte boundary: the column
+		// kernel's stores of first-pass values (at ext[r+x], x a multiple
+		// of 8) are then aligned, none spanning two cache lines.
+		off := int(uintptr(unsafe.Pointer(&extBuf[0]))%64) / 8
+		ext := extBuf[(16-off-r%8)%8:][:5*s.es+8]
+		s.slots[i] = ssim8Row{ext: ext, outs: grow(&buf.outs, 5*w)}
+	}
+	s.q = newQuotient32(size)
+	s.border = sc.border[:0]
+	for k := 0; k < r; k++ {
+		s.border = append(s.border, [2]int{k, r + reflectIndex(k-r, w)}, [2]int{r + w + k, r + reflectIndex(w+k, w)})
+	}
+	sc.border = s.border
 	np := float64(size * size)
-	covNorm := float32(1.0)
+	s.covNorm = float32(1.0)
 	if !o.PopulationCovariance {
-		covNorm = float32(np / (np - 1))
+		s.covNorm = float32(np / (np - 1))
 	}
 	rng := o.DataRange
-	c1 := float32((o.K1 * rng) * (o.K1 * rng))
-	c2 := float32((o.K2 * rng) * (o.K2 * rng))
-	pad := (size - 1) / 2
+	s.c1 = float32((o.K1 * rng) * (o.K1 * rng))
+	s.c2 = float32((o.K2 * rng) * (o.K2 * rng))
 	// The map values, summed in numpy's order a chunk at a time.
-	cw := w - 2*pad // cropped width
-	acc := chunkSum64{buf: grow(&sc.vals, num.NumpyBuffer+cw)[:0]}
-	vec := ssim8Vector
-	// The columns where row y of a or b is non-zero. Where every sample of
-	// both images in an output pixel's window is 0, all five first-pass
-	// values there are +0, the second-pass sums +0, and the map value is
-	// that of zeros; windows of output row y hold rows y−r … y+r.
-	rows := nonzeroColumns(a, b, grow(&sc.rows, h))
-	zrow := grow(&sc.zrow, cw) // the map value of a zero window, cw times
-	zrow[0] = ssimMapValue(0, 0, 0, 0, 0, covNorm, c1, c2)
-	for n := 1; n < cw; n *= 2 {
-		copy(zrow[n:], zrow[:n])
+	s.cw = w - 2*s.pad // cropped width
+	s.acc = chunkSum64{buf: grow(&sc.vals, num.NumpyBuffer+s.cw)[:0]}
+	// Where every sample of both images in an output pixel's window is 0,
+	// all five first-pass values there are +0, the second-pass sums +0,
+	// and the map value is that of zeros; windows of output row y hold
+	// rows y−r … y+r.
+	s.rows = nonzeroColumns(a, b, grow(&sc.rows, h))
+	s.zrow = grow(&sc.zrow, s.cw)
+	s.zrow[0] = ssimMapValue(0, 0, 0, 0, 0, s.covNorm, s.c1, s.c2)
+	for n := 1; n < s.cw; n *= 2 {
+		copy(s.zrow[n:], s.zrow[:n])
 	}
-	for y := 0; y < h; y++ {
-		emit := y >= pad && y < h-pad // else cropped: only the column sums move on
-		ia, ib := rowAt(y + r)
-		oa, ob := rowAt(y - 1 - r)
-		if y == 0 {
-			oa, ob = ia, ib // sums already in place: add nothing
-		}
-		// Output columns [ca, cb) can be non-zero; they read first-pass
-		// values of columns [ea, eb) (reflections included: a window
-		// reaching past an edge reflects columns nearer to it).
-		nz := span{w, -1}
-		if emit {
-			for k := y - r; k <= y+r; k++ {
-				nz = nz.union(rows[reflectIndex(k, h)])
-			}
-		}
-		ca, cb, ea, eb := 0, 0, 0, 0
-		if nz.lo <= nz.hi {
-			ca, cb = max(0, nz.lo-r), min(w, nz.hi+r+1)
-			ea, eb = max(0, nz.lo-2*r), min(w, nz.hi+2*r+1)
-		}
-		c0 := 0
-		if vec {
-			c0 = w &^ 7
-			// Emit whole blocks of 8 over [ea, eb) only. Outside it the
-			// column sums alone move on, and only where the entering or
-			// the leaving row is non-zero (elsewhere they add 0).
-			e0, e1 := min(ea&^7, c0), min((eb+7)&^7, c0)
-			upd := rows[reflectIndex(y+r, h)].union(rows[reflectIndex(y-1-r, h)])
-			for _, part := range [3][3]int{{0, e0, 0}, {e0, e1, 1}, {e1, c0, 0}} {
-				x, end := part[0], part[1]
-				if part[2] == 0 {
-					if upd.lo > upd.hi {
-						continue
-					}
-					x, end = max(x, upd.lo&^7), min(end, (upd.hi+8)&^7)
-				}
-				n := end - x
-				if n > 0 {
-					ssimCols8(&ia[x], &ib[x], &oa[x], &ob[x], &sums[x], n, w, &ext[r+x], es, float32(size), part[2])
-				}
-			}
-		}
-		if y > 0 {
-			for c := c0; c < w; c++ {
-				p, pq, l, lq := int32(ia[c]), int32(ib[c]), int32(oa[c]), int32(ob[c])
-				sx[c] += p - l
-				sy[c] += pq - lq
-				sxx[c] += p*p - l*l
-				syy[c] += pq*pq - lq*lq
-				sxy[c] += p*pq - l*lq
-			}
-		}
-		if !emit {
-			continue
-		}
-		for p, s := range [5][]int32{sx, sy, sxx, syy, sxy} {
-			e := ext[p*es : p*es+ew]
-			mid := e[r : r+w]
-			for c := c0; c < w; c++ {
-				mid[c] = float64(float32(float64(s[c]) * q.inv))
-			}
-			for _, bc := range border {
-				e[bc[0]] = e[bc[1]]
-			}
-		}
-		if vec {
-			n4 := (cb - ca) &^ 3
-			check := 0
-			if q.check {
-				check = 1
-			}
-			if n4 > 0 {
-				ssimRows4(&ext[ca], es, &outs[ca], w, n4, size, q.inv, q.s, &pr[0], check)
-			}
-			for p := 0; p < 5 && ca+n4 < cb; p++ {
-				e, d := ext[p*es:p*es+ew], outs[p*w:p*w+w]
-				for i := ca + n4; i < cb; i++ {
-					var t float64
-					for _, v := range e[i : i+size] {
-						t += v
-					}
-					d[i] = q.of(t)
-				}
-			}
-		} else {
-			rowPass5(ext, es, outs, w, size, q)
-		}
-		// Cropped columns [m0, m1) are computed, the others are zmap.
-		m0, m1 := min(max(ca-pad, 0), cw), min(max(cb-pad, 0), cw)
-		if m0 >= m1 {
-			m0, m1 = cw, cw
-		}
-		vals := acc.buf
-		vals = append(vals, zrow[:m0]...)
-		rx, ry, rxx, ryy, rxy := ux[pad+m0:pad+m1], uy[pad+m0:pad+m1], uxx[pad+m0:pad+m1], uyy[pad+m0:pad+m1], uxy[pad+m0:pad+m1]
-		ry, rxx, ryy, rxy = ry[:len(rx)], rxx[:len(rx)], ryy[:len(rx)], rxy[:len(rx)]
-		i0 := 0
-		if vec && len(rx) >= 8 {
-			i0 = len(rx) &^ 7
-			n := len(vals)
-			vals = vals[:n+i0]
-			ssimMap8(&rx[0], &ry[0], &rxx[0], &ryy[0], &rxy[0], i0, &vals[n], covNorm, c1, c2)
-		}
-		for i := i0; i < len(rx); i++ {
-			vals = append(vals, ssimMapValue(rx[i], ry[i], rxx[i], ryy[i], rxy[i], covNorm, c1, c2))
-		}
-		vals = append(vals, zrow[m1:]...)
-		acc.buf = vals
-		acc.flush(false)
+	return s
+}
+
+// release returns the run's buffers to the pool; s must not be used after.
+func (s *ssim8Run) release() {
+	sc := s.sc
+	s.slots = nil
+	ssim8Pool.Put(sc)
+}
+
+// planes returns the five column-sum planes.
+func (s *ssim8Run) planes() (sx, sy, sxx, syy, sxy []int32) {
+	w, sums := s.w, s.sums
+	return sums[:w], sums[w : 2*w], sums[2*w : 3*w], sums[3*w : 4*w], sums[4*w:]
+}
+
+// rowAt returns row reflectIndex(k) of a and of b.
+func (s *ssim8Run) rowAt(k int) ([]uint8, []uint8) {
+	y := reflectIndex(k, s.h)
+	return s.a.Pix[y*s.w : y*s.w+s.w], s.b.Pix[y*s.w : y*s.w+s.w]
+}
+
+// advance moves the column sums on to row s.y and, unless the row is
+// cropped, writes its first-pass values to row (setting its y, ca and cb)
+// and returns true. row's fused is set to 0.
+func (s *ssim8Run) advance(row *ssim8Row) bool {
+	y, w, h, r, es := s.y, s.w, s.h, s.r, s.es
+	s.y++
+	emit := y >= s.pad && y < h-s.pad // else cropped: only the column sums move on
+	ia, ib := s.rowAt(y + r)
+	oa, ob := s.rowAt(y - 1 - r)
+	if y == 0 {
+		oa, ob = ia, ib // sums already in place: add nothing
 	}
-	acc.flush(true)
-	return acc.total / float64(acc.n), nil
+	ext, sums, rows := row.ext, s.sums, s.rows
+	// Output columns [ca, cb) can be non-zero; they read first-pass
+	// values of columns [ea, eb) (reflections included: a window reaching
+	// past an edge reflects columns nearer to it).
+	nz := span{w, -1}
+	if emit {
+		for k := y - r; k <= y+r; k++ {
+			nz = nz.union(rows[reflectIndex(k, h)])
+		}
+	}
+	ca, cb, ea, eb := 0, 0, 0, 0
+	if nz.lo <= nz.hi {
+		ca, cb = max(0, nz.lo-r), min(w, nz.hi+r+1)
+		ea, eb = max(0, nz.lo-2*r), min(w, nz.hi+2*r+1)
+	}
+	c0 := 0
+	if s.vec {
+		c0 = w &^ 7
+		// Emit whole blocks of 8 over [ea, eb) only. Outside it the
+		// column sums alone move on, and only where the entering or the
+		// leaving row is non-zero (elsewhere they add 0).
+		e0, e1 := min(ea&^7, c0), min((eb+7)&^7, c0)
+		upd := rows[reflectIndex(y+r, h)].union(rows[reflectIndex(y-1-r, h)])
+		for _, part := range [3][3]int{{0, e0, 0}, {e0, e1, 1}, {e1, c0, 0}} {
+			x, end := part[0], part[1]
+			if part[2] == 0 {
+				if upd.lo > upd.hi {
+					continue
+				}
+				x, end = max(x, upd.lo&^7), min(end, (upd.hi+8)&^7)
+			}
+			n := end - x
+			if n > 0 {
+				ssimCols8(&ia[x], &ib[x], &oa[x], &ob[x], &sums[x], n, w, &ext[r+x], es, float32(s.size), part[2])
+			}
+		}
+	}
+	if y > 0 {
+		sx, sy, sxx, syy, sxy := s.planes()
+		for c := c0; c < w; c++ {
+			p, pq, l, lq := int32(ia[c]), int32(ib[c]), int32(oa[c]), int32(ob[c])
+			sx[c] += p - l
+			sy[c] += pq - lq
+			sxx[c] += p*p - l*l
+			syy[c] += pq*pq - lq*lq
+			sxy[c] += p*pq - l*lq
+		}
+	}
+	if !emit {
+		return false
+	}
+	sx, sy, sxx, syy, sxy := s.planes()
+	for p, sp := range [5][]int32{sx, sy, sxx, syy, sxy} {
+		e := ext[p*es : p*es+s.ew]
+		mid := e[r : r+w]
+		for c := c0; c < w; c++ {
+			mid[c] = float64(float32(float64(sp[c]) * s.q.inv))
+		}
+		for _, bc := range s.border {
+			e[bc[0]] = e[bc[1]]
+		}
+	}
+	row.y, row.ca, row.cb, row.fused = y, ca, cb, 0
+	return true
+}
+
+// rowPass computes the second-pass outputs of row's columns [ca+from, cb)
+// (from a multiple of 4).
+func (s *ssim8Run) rowPass(row *ssim8Row, from int) {
+	ext, outs, es, w, size, q := row.ext, row.outs, s.es, s.w, s.size, s.q
+	if !s.vec {
+		rowPass5(ext, es, outs, w, size, q)
+		return
+	}
+	ca, cb := row.ca+from, row.cb
+	n4 := max(cb-ca, 0) &^ 3
+	check := 0
+	if q.check {
+		check = 1
+	}
+	if n4 > 0 {
+		ssimRows4(&ext[ca], es, &outs[ca], w, n4, size, q.inv, q.s, &s.pr[0], check, 5)
+	}
+	for p := 0; p < 5 && ca+n4 < cb; p++ {
+		e, d := ext[p*es:p*es+s.ew], outs[p*w:p*w+w]
+		for i := ca + n4; i < cb; i++ {
+			var t float64
+			for _, v := range e[i : i+size] {
+				t += v
+			}
+			d[i] = q.of(t)
+		}
+	}
+}
+
+// emitRow adds row's map values to the sum; rows must come in order.
+func (s *ssim8Run) emitRow(row *ssim8Row) {
+	pad, cw, w := s.pad, s.cw, s.w
+	ux, uy, uxx, uyy, uxy := row.outs[:w], row.outs[w:2*w], row.outs[2*w:3*w], row.outs[3*w:4*w], row.outs[4*w:]
+	// Cropped columns [m0, m1) are computed, the others are zrow.
+	m0, m1 := min(max(row.ca-pad, 0), cw), min(max(row.cb-pad, 0), cw)
+	if m0 >= m1 {
+		m0, m1 = cw, cw
+	}
+	vals := s.acc.buf
+	vals = append(vals, s.zrow[:m0]...)
+	rx, ry, rxx, ryy, rxy := ux[pad+m0:pad+m1], uy[pad+m0:pad+m1], uxx[pad+m0:pad+m1], uyy[pad+m0:pad+m1], uxy[pad+m0:pad+m1]
+	ry, rxx, ryy, rxy = ry[:len(rx)], rxx[:len(rx)], ryy[:len(rx)], rxy[:len(rx)]
+	i0 := 0
+	if s.vec && len(rx) >= 8 {
+		i0 = len(rx) &^ 7
+		n := len(vals)
+		vals = vals[:n+i0]
+		ssimMap8(&rx[0], &ry[0], &rxx[0], &ryy[0], &rxy[0], i0, &vals[n], s.covNorm, s.c1, s.c2)
+	}
+	for i := i0; i < len(rx); i++ {
+		vals = append(vals, ssimMapValue(rx[i], ry[i], rxx[i], ryy[i], rxy[i], s.covNorm, s.c1, s.c2))
+	}
+	vals = append(vals, s.zrow[m1:]...)
+	s.acc.buf = vals
+	s.acc.flush(false)
+}
+
+// result is the mean of the map once every row is emitted.
+func (s *ssim8Run) result() float64 {
+	s.acc.flush(true)
+	return s.acc.total / float64(s.acc.n)
 }
 
 // ssim8Scratch holds SSIM8's buffers between calls.
 type ssim8Scratch struct {
-	sums       []int32
-	ext, pr    []float64
-	outs, vals []float32
-	zrow       []float32
-	rows       []span
+	run    ssim8Run
+	sums   []int32
+	pr     []float64
+	vals   []float32
+	zrow   []float32
+	rows   []span
+	border [][2]int
+	slots  []ssim8Row
+	bufs   []ssim8RowBuf
+}
+
+// ssim8RowBuf is the memory of one ssim8Row.
+type ssim8RowBuf struct {
+	ext  []float64
+	outs []float32
 }
 
 var ssim8Pool sync.Pool

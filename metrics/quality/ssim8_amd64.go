@@ -9,7 +9,7 @@ import "golang.org/x/sys/cpu"
 func ssimCols8(ia, ib, oa, ob *uint8, sums *int32, n, w int, ext *float64, es int, size float32, emit int)
 
 //go:noescape
-func ssimRows4(ext *float64, es int, outs *float32, w, n, size int, inv, s float64, pr *float64, check int)
+func ssimRows4(ext *float64, es int, outs *float32, w, n, size int, inv, s float64, pr *float64, check, planes int)
 
 //go:noescape
 func ssimMap8(ux, uy, uxx, uyy, uxy *float32, n int, dst *float32, cov, c1, c2 float32)
@@ -51,6 +51,12 @@ func slide11(rows *float32, stride, nb, phase int, state *float32, sstride int, 
 //
 //go:noescape
 func slide11x16(rows *float32, stride, nb, phase int, state *float32, sstride int, out *float32, ostride, nstrips int, k float32)
+
+// slide11r is slide11 that also runs SSIM8 row-pass work from job between
+// its taps (same file; see rowJob).
+//
+//go:noescape
+func slide11r(rows *float32, stride, nb, phase int, state *float32, sstride int, out *float32, ostride, nstrips int, k float32, job *rowJob)
 
 // slideWide selects slide11x16 where the CPU and the OS support AVX-512F
 // (tests turn it off to compare with slide11).

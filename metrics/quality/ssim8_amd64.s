@@ -147,9 +147,9 @@ colsdone:
 lbl: \
 	VCVTPD2PSY res, resx
 
-// func ssimRows4(ext *float64, es int, outs *float32, w, n, size int, inv, s float64, pr *float64, check int)
+// func ssimRows4(ext *float64, es int, outs *float32, w, n, size int, inv, s float64, pr *float64, check, planes int)
 //
-// For each of five planes (ext planes es float64 apart, each read up to
+// For each of the planes (ext planes es float64 apart, each read up to
 // entry n+size+3; outs planes w float32 apart) and i in [0, n) (n a
 // multiple of 4):
 // outs[i] = float32(t/s) with t = Σ_{k<size} f[i+k], f the plane's row,
@@ -159,7 +159,7 @@ lbl: \
 // size + 3 entries) and add (size−1)/2 of them to f[i+size−1]. With check = 0
 // (sizes whose product is always right, see quotient32) the quotient is
 // the product.
-TEXT ·ssimRows4(SB), NOSPLIT, $0-80
+TEXT ·ssimRows4(SB), NOSPLIT, $0-88
 	MOVQ ext+0(FP), SI
 	MOVQ es+8(FP), R12
 	MOVQ outs+16(FP), DI
@@ -186,7 +186,7 @@ TEXT ·ssimRows4(SB), NOSPLIT, $0-80
 	LEAQ -1(R11), R8
 	SHRQ $1, R8                // pairs per window: (size−1)/2
 	LEAQ -8(SI)(R11*8), AX     // &f[size−1]
-	MOVQ $5, R11               // planes left
+	MOVQ planes+80(FP), R11    // planes left
 
 plane:
 	XORQ R9, R9

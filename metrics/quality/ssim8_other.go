@@ -9,7 +9,7 @@ func ssimCols8(ia, ib, oa, ob *uint8, sums *int32, n, w int, ext *float64, es in
 	panic("quality: no SSIM kernels on this architecture")
 }
 
-func ssimRows4(ext *float64, es int, outs *float32, w, n, size int, inv, s float64, pr *float64, check int) {
+func ssimRows4(ext *float64, es int, outs *float32, w, n, size int, inv, s float64, pr *float64, check, planes int) {
 	panic("quality: no SSIM kernels on this architecture")
 }
 
@@ -38,6 +38,10 @@ func slide11(rows *float32, stride, nb, phase int, state *float32, sstride int, 
 }
 
 func slide11x16(rows *float32, stride, nb, phase int, state *float32, sstride int, out *float32, ostride, nstrips int, k float32) {
+	panic("quality: no box kernels on this architecture")
+}
+
+func slide11r(rows *float32, stride, nb, phase int, state *float32, sstride int, out *float32, ostride, nstrips int, k float32, job *rowJob) {
 	panic("quality: no box kernels on this architecture")
 }
 

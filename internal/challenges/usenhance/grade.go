@@ -355,12 +355,9 @@ var pixPool = sync.Pool{New: func() any { return new([]byte) }}
 func scoreGray8(e, t quality.Gray8, enh, field string) scores {
 	var sc scores
 	var err error
-	if sc.lncc, err = quality.LNCC8(e, t, lnccWindow); err != nil {
-		return scores{err: challenge.Invalidf(enh, field, "LNCC: %v", err)}
-	}
 	rng := quality.JointRange8(e, t)
-	if sc.ssim, err = quality.SSIM8(e, t, quality.SSIMOptions{DataRange: rng, Float32: true}); err != nil {
-		return scores{err: challenge.Invalidf(enh, field, "SSIM: %v", err)}
+	if sc.lncc, sc.ssim, err = quality.LNCCSSIM8(e, t, lnccWindow, quality.SSIMOptions{DataRange: rng, Float32: true}); err != nil {
+		return scores{err: challenge.Invalidf(enh, field, "%v", err)}
 	}
 	if bytes.Equal(e.Pix, t.Pix) {
 		sc.psnr = math.Inf(1)
