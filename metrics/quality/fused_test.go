@@ -125,9 +125,9 @@ func TestSlide11r(t *testing.T) {
 
 // TestLNCCSSIM8 wants LNCCSSIM8 to return LNCC8's and SSIM8's values bit
 // for bit: full-field speckle and sector scans (whose zero surround gives
-// rows without segments and short ones), sizes around the segment and
-// strip widths, flat and zero images, and the unfused cases (other
-// windows, Gaussian SSIM, the Go loops).
+// rows without segments and short ones; fused too with fuseCoverage 0),
+// sizes around the segment and strip widths, flat and zero images, and the
+// unfused cases (other windows, Gaussian SSIM, the Go loops).
 func TestLNCCSSIM8(t *testing.T) {
 	type pair struct {
 		name string
@@ -158,10 +158,16 @@ func TestLNCCSSIM8(t *testing.T) {
 		}
 	}
 	pairs = append(pairs, pair{"block", blk, blk2})
-	for _, vec := range []bool{true, false} {
+	defer func(c float64) { fuseCoverage = c }(fuseCoverage)
+	for _, mode := range []struct {
+		vec      bool
+		coverage float64 // fuseCoverage: 0 fuses sector scans and blocks too
+	}{{true, fuseCoverage}, {true, 0}, {false, 0}} {
+		vec := mode.vec
 		if vec && !haveFMA {
 			continue
 		}
+		fuseCoverage = mode.coverage
 		saved := ssim8Vector
 		ssim8Vector = vec
 		for _, p := range pairs {

@@ -421,13 +421,7 @@ func SSIM8(a, b Gray8, opt SSIMOptions) (float64, error) {
 	}
 	s := newSSIM8Run(a, b, o, 1)
 	defer s.release()
-	row := &s.slots[0]
-	for s.y < s.h {
-		if s.advance(row) {
-			s.rowPass(row, 0)
-			s.emitRow(row)
-		}
-	}
+	s.all()
 	return s.result(), nil
 }
 
@@ -549,6 +543,28 @@ func newSSIM8Run(a, b Gray8, o SSIMOptions, n int) *ssim8Run {
 		copy(s.zrow[n:], s.zrow[:n])
 	}
 	return s
+}
+
+// all runs the rows not yet advanced to the end, one at a time in slot 0
+// (no row may be waiting in a slot).
+func (s *ssim8Run) all() {
+	row := &s.slots[0]
+	for s.y < s.h {
+		if s.advance(row) {
+			s.rowPass(row, 0)
+			s.emitRow(row)
+		}
+	}
+}
+
+// coverage is the share of the frame between each row's first and last
+// column where a or b is non-zero.
+func (s *ssim8Run) coverage() float64 {
+	n := 0
+	for _, sp := range s.rows {
+		n += max(sp.hi-sp.lo+1, 0)
+	}
+	return float64(n) / float64(s.w*s.h)
 }
 
 // release returns the run's buffers to the pool; s must not be used after.
