@@ -192,8 +192,12 @@ func TestGray8FastPathMatchesReadPNG(t *testing.T) {
 	// or Adler-32 error); too much and too little pixel data.
 	badCRC := bytes.Clone(plain)
 	badCRC[len(badCRC)-13] ^= 1
-	declined["bad CRC"] = badCRC
-	// The fast path leaves it to ReadPNG, which loads it as Pillow does.
+	// Pillow loads it (it checks no CRC from the image data on), and so
+	// does the fast path, with ReadPNG's samples; a bad CRC before the
+	// image data is refused by both.
+	if !checkGray8Fast(t, "bad IDAT CRC", badCRC) {
+		t.Error("bad IDAT CRC: fast path declined it")
+	}
 	if v, err := ReadPNG(bytes.NewReader(badCRC)); err != nil {
 		t.Errorf("ReadPNG refused a bad IDAT CRC: %v", err)
 	} else {
@@ -203,6 +207,13 @@ func TestGray8FastPathMatchesReadPNG(t *testing.T) {
 				break
 			}
 		}
+	}
+	withText := gray8PNG(t, pix, w, h, []byte{4}, 1<<20, [][2]string{{"tEXt", "a\x00b"}}, nil)
+	badText := bytes.Clone(withText)
+	badText[33+8+3] ^= 1 // the first byte of the tEXt CRC (tEXt comes before IDAT)
+	declined["bad CRC before IDAT"] = badText
+	if _, err := ReadPNG(bytes.NewReader(badText)); err == nil {
+		t.Error("ReadPNG accepted a bad CRC before the image data")
 	}
 	for _, d := range []struct {
 		name string
