@@ -40,6 +40,8 @@ func main() {
 	} {
 		write(p, k)
 	}
+	writeHead(p)
+	writeTail(p)
 	if err := os.WriteFile("slide11_amd64.s", b.Bytes(), 0o644); err != nil {
 		log.Fatal(err)
 	}
@@ -202,6 +204,114 @@ func write(p func(string, ...any), k kernel) {
 		p("\tMOVQ R14, %d(R12)", jobDst)
 		p("\tMOVQ R15, %d(R12)", jobLeft)
 	}
+	p("\tVZEROUPPER")
+	p("\tRET")
+}
+
+// writeHead writes slide11head: steps 0 … 9 of slideBox at phase 0, whose
+// accumulator slots 0 … p alone belong to image rows (y = slot ≥ 0); the
+// others, rows above the image, are neither added to nor written out.
+func writeHead(p func(string, ...any)) {
+	p("")
+	p("// func slide11head(rows *float32, stride int, state *float32, sstride, nstrips int, k float32)")
+	p("//")
+	p("// slide11's first ten steps (padded rows 0 … 9, phase 0) on nstrips strips of")
+	p("// 8 columns, with the fused multiply-adds into the accumulators of rows")
+	p("// above the image left out: step p adds its taps to slots 0 … p only, and")
+	p("// no output row is complete. Slots 0 … 9 go back to state; slot 10 is")
+	p("// neither read nor written (it must hold +0, as slide11 leaves it after")
+	p("// step 9). Every live slot takes the same taps in the same order as in")
+	p("// slide11, so the sums are the same bits.")
+	p("TEXT ·slide11head(SB), NOSPLIT, $0-44")
+	p("\tMOVQ rows+0(FP), DX")
+	p("\tMOVQ stride+8(FP), R10")
+	p("\tSHLQ $2, R10")
+	p("\tMOVQ state+16(FP), R8")
+	p("\tMOVQ sstride+24(FP), R9")
+	p("\tSHLQ $2, R9")
+	p("\tMOVQ nstrips+32(FP), BX")
+	p("\tVBROADCASTSS k+40(FP), Y15")
+	p("\tTESTQ BX, BX")
+	p("\tJZ   slide11head_done")
+	p("slide11head_strip:")
+	p("\tMOVQ DX, SI")
+	for j := 0; j < win-1; j++ {
+		p("\tVXORPS Y%d, Y%d, Y%d", j, j, j)
+	}
+	for step := 0; step < win-1; step++ {
+		for dx := 0; dx < win; dx++ {
+			p("\tVMOVUPS %d(SI), Y11", 4*dx)
+			for j := 0; j <= step; j++ {
+				p("\tVFMADD231PS Y11, Y15, Y%d", j)
+			}
+		}
+		p("\tADDQ R10, SI")
+	}
+	p("\tMOVQ R8, R12")
+	for j := 0; j < win-1; j++ {
+		p("\tVMOVUPS Y%d, (R12)", j)
+		if j < win-2 {
+			p("\tADDQ R9, R12")
+		}
+	}
+	p("\tADDQ $32, DX")
+	p("\tADDQ $32, R8")
+	p("\tDECQ BX")
+	p("\tJNZ  slide11head_strip")
+	p("slide11head_done:")
+	p("\tVZEROUPPER")
+	p("\tRET")
+}
+
+// writeTail writes slide11tail: the last ten steps of slideBox (padded
+// rows h … h+9), where the slots of rows below the image are dead.
+func writeTail(p func(string, ...any)) {
+	p("")
+	p("// func slide11tail(rows *float32, stride int, state *float32, slots *[10]int, out *float32, ostride, nstrips int, k float32)")
+	p("//")
+	p("// slide11's last ten steps (padded rows h … h+9 of an image of h rows) on")
+	p("// nstrips strips of 8 columns, with the fused multiply-adds into the")
+	p("// accumulators of rows below the image left out. slots[j] is the byte")
+	p("// offset in state of the slot of row h−10+j; step i adds its taps to rows")
+	p("// h−10+i … h−1 (registers Y<i> … Y9) and writes row h−10+i, now complete,")
+	p("// to out row i. The slots are not written back (every row is done).")
+	p("TEXT ·slide11tail(SB), NOSPLIT, $0-60")
+	p("\tMOVQ rows+0(FP), DX")
+	p("\tMOVQ stride+8(FP), R10")
+	p("\tSHLQ $2, R10")
+	p("\tMOVQ state+16(FP), R8")
+	p("\tMOVQ slots+24(FP), R9")
+	p("\tMOVQ out+32(FP), R13")
+	p("\tMOVQ ostride+40(FP), R11")
+	p("\tSHLQ $2, R11")
+	p("\tMOVQ nstrips+48(FP), BX")
+	p("\tVBROADCASTSS k+56(FP), Y15")
+	p("\tTESTQ BX, BX")
+	p("\tJZ   slide11tail_done")
+	p("slide11tail_strip:")
+	for j := 0; j < win-1; j++ {
+		p("\tMOVQ %d(R9), R12", 8*j)
+		p("\tVMOVUPS (R8)(R12*1), Y%d", j)
+	}
+	p("\tMOVQ DX, SI")
+	p("\tMOVQ R13, DI")
+	for step := 0; step < win-1; step++ {
+		for dx := 0; dx < win; dx++ {
+			p("\tVMOVUPS %d(SI), Y11", 4*dx)
+			for j := step; j < win-1; j++ {
+				p("\tVFMADD231PS Y11, Y15, Y%d", j)
+			}
+		}
+		p("\tVMOVUPS Y%d, (DI)", step)
+		p("\tADDQ R10, SI")
+		p("\tADDQ R11, DI")
+	}
+	p("\tADDQ $32, DX")
+	p("\tADDQ $32, R8")
+	p("\tADDQ $32, R13")
+	p("\tDECQ BX")
+	p("\tJNZ  slide11tail_strip")
+	p("slide11tail_done:")
 	p("\tVZEROUPPER")
 	p("\tRET")
 }

@@ -237,7 +237,7 @@ func lncc8(a, b Gray8, win int, f *ssimFuse) (float64, error) {
 			ue, ut, uet = ue.union(se), ut.union(st), uet.union(se.intersect(st))
 		}
 		for pl, sp := range [5]span{ue, ut, ue, ut, uet} {
-			slideBoxSpan(band[pl*nb*ew:], ew, m, p0, state[pl*win*w:(pl+1)*win*w], outs[pl*nb*w:(pl+1)*nb*w], w, win, k, sp, vec, f)
+			slideBoxSpan(band[pl*nb*ew:], ew, m, p0, state[pl*win*w:(pl+1)*win*w], outs[pl*nb*w:(pl+1)*nb*w], w, h, win, k, sp, vec, f)
 		}
 		// Output row y = p − 2r is complete after step p.
 		for i := max(0, 2*r-p0); i < m; i++ {
@@ -354,8 +354,8 @@ func slideBox(rows []float32, stride, m, p0 int, state, out []float32, w, x0, x1
 // outputs are +0. For win = 11 the vector kernels take whole strips of 16
 // columns (AVX-512F, where the CPU has it), then of 8, and slideBox the rest;
 // with f, the strips of 8 also run f's row-pass work (slide11r), as much as
-// they have room for.
-func slideBoxSpan(rows []float32, stride, m, p0 int, state, out []float32, w, win int, k float32, sp span, vec bool, f *ssimFuse) {
+// they have room for. h is the image's height.
+func slideBoxSpan(rows []float32, stride, m, p0 int, state, out []float32, w, h, win int, k float32, sp span, vec bool, f *ssimFuse) {
 	a, b := max(0, sp.lo-(win-1)), min(w, sp.hi+1)
 	if a >= b {
 		a, b = 0, 0
@@ -368,12 +368,8 @@ func slideBoxSpan(rows []float32, stride, m, p0 int, state, out []float32, w, wi
 				slide11x16(&rows[sa], stride, m, p0%11, &state[sa], w, &out[sa], w, n16, k)
 				s8 = sa + 16*n16
 			}
-			if n8 := (sb - s8) / 8; n8 > 0 && f != nil {
-				f.topUp(n8 * m)
-				slide11r(&rows[s8], stride, m, p0%11, &state[s8], w, &out[s8], w, n8, k, &f.job)
-				f.retire()
-			} else if n8 > 0 {
-				slide11(&rows[s8], stride, m, p0%11, &state[s8], w, &out[s8], w, n8, k)
+			if n8 := (sb - s8) / 8; n8 > 0 {
+				slide8(rows[s8:], stride, m, p0, state[s8:], out[s8:], w, n8, h, k, f)
 			}
 			slideBox(rows, stride, m, p0, state, out, w, sb, b, win, k) // the last columns
 			a, b = sa, max(b, sb)
@@ -386,6 +382,43 @@ func slideBoxSpan(rows []float32, stride, m, p0 int, state, out []float32, w, wi
 	for i := 0; i < m; i++ {
 		clear(out[i*w : i*w+a])
 		clear(out[i*w+b : i*w+w])
+	}
+}
+
+// slide8 runs slideBox's steps p0 … p0+m−1 on n8 strips of 8 columns for
+// win = 11 (rows, state and out start at the first strip's column; h is
+// the image's height). The image's first ten steps (padded rows above its
+// first output row's window end) run in slide11head and its last ten in
+// slide11tail where the band holds them all, leaving out the multiply-adds
+// into accumulators of rows outside the image (1210 of the 63162 a strip
+// of a 512-row plane takes); the rest run in slide11r with f's row-pass
+// work, or in slide11.
+func slide8(rows []float32, stride, m, p0 int, state, out []float32, w, n8, h int, k float32, f *ssimFuse) {
+	const edge = 10 // win − 1
+	lo, hi := 0, m  // the band's steps slide11 or slide11r run
+	if p0 == 0 && h >= edge && m >= edge {
+		slide11head(&rows[0], stride, &state[0], w, n8, k)
+		lo = edge
+	}
+	if p0+m == h+edge && h >= edge && m-lo >= edge {
+		hi = m - edge
+	}
+	if hi > lo {
+		if f != nil {
+			f.topUp(n8 * (hi - lo))
+			slide11r(&rows[lo*stride], stride, hi-lo, (p0+lo)%11, &state[0], w, &out[lo*w], w, n8, k, &f.job)
+			f.retire()
+		} else {
+			slide11(&rows[lo*stride], stride, hi-lo, (p0+lo)%11, &state[0], w, &out[lo*w], w, n8, k)
+		}
+	}
+	if hi < m {
+		// The slot of row y is y mod 11; the tail's rows are h−10 … h−1.
+		var slots [edge]int
+		for j := range slots {
+			slots[j] = (h + 1 + j) % 11 * w * 4
+		}
+		slide11tail(&rows[hi*stride], stride, &state[0], &slots, &out[hi*w], w, n8, k)
 	}
 }
 

@@ -108,3 +108,49 @@ func BenchmarkLNCC8x512Kernels(b *testing.B) {
 		})
 	}
 }
+
+// TestSlide11HeadTail: slide11head and slide11tail leave out only the
+// multiply-adds into rows outside the image: from cleared accumulators,
+// slide11head's slots 0 … 9 are slide11's after its first ten steps (slot 10
+// stays +0), and slide11tail writes the ten rows slide11 completes in the
+// last ten steps of an image, bit for bit, for every phase.
+func TestSlide11HeadTail(t *testing.T) {
+	if !haveFMA {
+		t.Skip("no AVX2/FMA")
+	}
+	rng := rand.New(rand.NewPCG(10, 11))
+	k := float32(1.0 / 121)
+	for _, w := range []int{8, 24, 512} {
+		stride := w + 10
+		rows := randomImage32(rng, stride, 10)
+		s1, s2 := make([]float32, 11*w), make([]float32, 11*w)
+		out := make([]float32, 10*w)
+		slide11(&rows[0], stride, 10, 0, &s1[0], w, &out[0], w, w/8, k)
+		slide11head(&rows[0], stride, &s2[0], w, w/8, k)
+		for i := range s1 {
+			if math.Float32bits(s1[i]) != math.Float32bits(s2[i]) {
+				t.Fatalf("head w %d: state[%d] (slot %d) = %v, slide11 %v", w, i, i/w, s2[i], s1[i])
+			}
+		}
+		for h := 10; h < 21; h++ {
+			rows := randomImage32(rng, stride, 10)
+			state := randomImage32(rng, w, 11)
+			s1 := append([]float32(nil), state...)
+			o1, o2 := make([]float32, 10*w), make([]float32, 10*w)
+			for i := range o2 {
+				o2[i] = float32(math.NaN())
+			}
+			slide11(&rows[0], stride, 10, h%11, &s1[0], w, &o1[0], w, w/8, k)
+			var slots [10]int
+			for j := range slots {
+				slots[j] = (h + 1 + j) % 11 * w * 4
+			}
+			slide11tail(&rows[0], stride, &state[0], &slots, &o2[0], w, w/8, k)
+			for i := range o1 {
+				if math.Float32bits(o1[i]) != math.Float32bits(o2[i]) {
+					t.Fatalf("tail w %d h %d: out[%d] (row %d) = %v, slide11 %v", w, h, i, i/w, o2[i], o1[i])
+				}
+			}
+		}
+	}
+}

@@ -58,6 +58,16 @@ func slide11x16(rows *float32, stride, nb, phase int, state *float32, sstride in
 //go:noescape
 func slide11r(rows *float32, stride, nb, phase int, state *float32, sstride int, out *float32, ostride, nstrips int, k float32, job *rowJob)
 
+// slide11head and slide11tail are slide11's first and last ten steps
+// without the multiply-adds into the accumulators of rows outside the
+// image (same file).
+//
+//go:noescape
+func slide11head(rows *float32, stride int, state *float32, sstride, nstrips int, k float32)
+
+//go:noescape
+func slide11tail(rows *float32, stride int, state *float32, slots *[10]int, out *float32, ostride, nstrips int, k float32)
+
 // slideWide selects slide11x16 where the CPU and the OS support AVX-512F
 // (tests turn it off to compare with slide11).
 var slideWide = haveFMA && cpu.X86.HasAVX512F

@@ -45,6 +45,14 @@ func slide11r(rows *float32, stride, nb, phase int, state *float32, sstride int,
 	panic("quality: no box kernels on this architecture")
 }
 
+func slide11head(rows *float32, stride int, state *float32, sstride, nstrips int, k float32) {
+	panic("quality: no box kernels on this architecture")
+}
+
+func slide11tail(rows *float32, stride int, state *float32, slots *[10]int, out *float32, ostride, nstrips int, k float32) {
+	panic("quality: no box kernels on this architecture")
+}
+
 // slideWide is false: there is no vector kernel on this architecture.
 var slideWide = false
 
