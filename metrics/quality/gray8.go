@@ -603,7 +603,7 @@ func (s *ssim8Run) coverage() float64 {
 // release returns the run's buffers to the pool; s must not be used after.
 func (s *ssim8Run) release() {
 	sc := s.sc
-	s.slots = nil
+	*s = ssim8Run{} // keeps no image alive in the pool
 	ssim8Pool.Put(sc)
 }
 
