@@ -57,11 +57,15 @@ var fuseCoverage = 0.9
 
 // rowVecs is the number of row-pass vectors of four outputs slide11r
 // computes per step: gen_slide11.go's rowVecs (TestSlide11r checks it).
-const rowVecs = 3
+// With 2 a 512² speckle pair's box kernel has room for about 98 % of its
+// row pass; 3 had room for all of it but cost more per output inside the
+// kernel (0.162 against 0.125 ns), and LNCCSSIM8 took 0.8 % longer
+// (paired medians 0.980–0.991 against 0.971–0.980 of the two calls).
+const rowVecs = 2
 
 // fuseSlots is the number of SSIM rows that may wait for their row pass:
 // more than one box kernel call takes (at most 64 strips × lnccBand steps
-// of 4·rowVecs outputs: about five 512-wide rows).
+// of 4·rowVecs outputs: about three 512-wide rows).
 const fuseSlots = 8
 
 // rowSeg is a run of one second-pass row: n steps of 4·rowVecs outputs

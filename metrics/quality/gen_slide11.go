@@ -25,7 +25,7 @@ type kernel struct {
 
 // rowVecs is the number of row-pass vectors (four outputs each) slide11r
 // computes per step; rowJob's segments count steps of 4·rowVecs outputs.
-const rowVecs = 3
+const rowVecs = 2
 
 func main() {
 	var b bytes.Buffer
@@ -59,7 +59,7 @@ func write(p func(string, ...any), k kernel) {
 		p("// float64, see SSIM8), f the segment's first-pass values. Those")
 		p("// instructions use the adders, loads and stores that the fused")
 		p("// multiply-adds leave idle. Slots in Y0 … Y10, taps in Y11, k in Y15,")
-		p("// row-pass sums in Y12 … Y14; AX, R14 and R15 hold the current segment's")
+		p("// row-pass sums in Y12 … Y%d; AX, R14 and R15 hold the current segment's", 11+rowVecs)
 		p("// f, out and steps left, R12 the job (its first field, inv×4, is the")
 		p("// multiplier's memory operand). A step takes the next segment when the")
 		p("// current one is done, and runs plain once there is none; on return the")
