@@ -186,9 +186,13 @@ func (d *decoder) stored(dst []byte, o int) (int, error) {
 	return o + n, nil
 }
 
-// codeOrder is the order of the code-length code's lengths in a dynamic
-// block's header.
-var codeOrder = [19]uint8{16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15}
+// CodeLengthOrder returns the order in which a dynamic block's header
+// gives the code-length code's 19 lengths (RFC 1951 3.2.7).
+func CodeLengthOrder() [19]uint8 {
+	return [19]uint8{16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15}
+}
+
+var codeOrder = CodeLengthOrder()
 
 // readDynamic reads a dynamic block's code definitions (the 3 header bits
 // have been read) and builds d.litlen and d.dist.

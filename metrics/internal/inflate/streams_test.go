@@ -70,12 +70,11 @@ func canonical(lens []uint8) []uint32 {
 	return codes
 }
 
-// The length and distance symbol tables of RFC 1951 3.2.5.
+// The length and distance symbol tables of RFC 1951 3.2.5 (the decoder's
+// own; the decoder is checked against compress/flate's streams elsewhere).
 var (
-	lenBase  = []int{3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258}
-	lenExtra = []uint{0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0}
-	dstBase  = []int{1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577}
-	dstExtra = []uint{0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13}
+	lenBase, lenExtra = LengthCodes()
+	dstBase, dstExtra = DistanceCodes()
 )
 
 // huff writes symbols with a literal/length and a distance code.
@@ -145,7 +144,7 @@ type preOp struct {
 // code lengths are given as code-length-code symbols with the code-length
 // code's own lengths pre.
 func dynHeader(w *bitWriter, nlit, ndist int, pre [19]uint8, ops []preOp) {
-	order := []int{16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15}
+	order := CodeLengthOrder()
 	w.bits(uint64(nlit-257), 5)
 	w.bits(uint64(ndist-1), 5)
 	w.bits(19-4, 4)

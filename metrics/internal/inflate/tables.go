@@ -67,28 +67,18 @@ func init() {
 		litlenInfo[s] = uint32(s)<<16 | fLit | 1<<8 // one literal
 	}
 	litlenInfo[256] = fEOB | fExc
-	// Length symbols 257..285: base lengths and extra-bit counts.
-	base := uint32(3)
-	for s := 257; s < 285; s++ {
-		extra := uint32(0)
-		if s >= 265 {
-			extra = uint32(s-261) / 4
-		}
-		litlenInfo[s] = base<<16 | extra
-		base += 1 << extra
+	// Length symbols 257..285 and distance symbols 0..29: base values and
+	// extra-bit counts.
+	lbase, lextra := LengthCodes()
+	for i := range lbase {
+		litlenInfo[257+i] = uint32(lbase[i])<<16 | uint32(lextra[i])
 	}
-	litlenInfo[285] = 258 << 16
 	litlenInfo[286] = invalid
 	litlenInfo[287] = invalid
 
-	base = 1
-	for s := 0; s < 30; s++ {
-		extra := uint32(0)
-		if s >= 4 {
-			extra = uint32(s-2) / 2
-		}
-		distInfo[s] = base<<16 | extra
-		base += 1 << extra
+	dbase, dextra := DistanceCodes()
+	for s := range dbase {
+		distInfo[s] = uint32(dbase[s])<<16 | uint32(dextra[s])
 	}
 	distInfo[30] = invalid
 	distInfo[31] = invalid
@@ -278,4 +268,34 @@ func FixedCodeLengths() (litlen [288]uint8, dist [32]uint8) {
 		dist[s] = 5
 	}
 	return litlen, dist
+}
+
+// LengthCodes returns DEFLATE's length codes (RFC 1951 3.2.5): for symbols
+// 257–285, the base length and the number of extra bits (3…258; symbol 285
+// is 258 with none).
+func LengthCodes() (base [29]int, extra [29]uint) {
+	b := 3
+	for i := range base {
+		if i >= 8 && i < 28 {
+			extra[i] = uint(i-4) / 4
+		}
+		base[i] = b
+		b += 1 << extra[i]
+	}
+	base[28] = 258
+	return base, extra
+}
+
+// DistanceCodes returns DEFLATE's distance codes (RFC 1951 3.2.5): for
+// symbols 0–29, the base distance and the number of extra bits (1…32768).
+func DistanceCodes() (base [30]int, extra [30]uint) {
+	b := 1
+	for i := range base {
+		if i >= 4 {
+			extra[i] = uint(i-2) / 2
+		}
+		base[i] = b
+		b += 1 << extra[i]
+	}
+	return base, extra
 }
