@@ -499,7 +499,7 @@ type ssim8Run struct {
 type ssim8Row struct {
 	ext           []float64
 	outs          []float32
-	y, ca, cb     int
+	ca, cb        int
 	fused, s0, s1 int
 }
 
@@ -620,7 +620,7 @@ func (s *ssim8Run) rowAt(k int) ([]uint8, []uint8) {
 }
 
 // advance moves the column sums on to row s.y and, unless the row is
-// cropped, writes its first-pass values to row (setting its y, ca and cb)
+// cropped, writes its first-pass values to row (setting its ca and cb)
 // and returns true. row's fused is set to 0.
 func (s *ssim8Run) advance(row *ssim8Row) bool {
 	y, w, h, r, es := s.y, s.w, s.h, s.r, s.es
@@ -693,7 +693,7 @@ func (s *ssim8Run) advance(row *ssim8Row) bool {
 			e[bc[0]] = e[bc[1]]
 		}
 	}
-	row.y, row.ca, row.cb, row.fused = y, ca, cb, 0
+	row.ca, row.cb, row.fused = ca, cb, 0
 	return true
 }
 
