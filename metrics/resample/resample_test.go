@@ -17,6 +17,8 @@ func TestZoomIndexSpec(t *testing.T) {
 		{5, 1, []int{0}},
 		{1, 3, []int{0, 0, 0}},
 		{4, 4, []int{0, 1, 2, 3}},
+		// 19·(21/19) = 21.000000000000004 > 21: outside, scipy writes cval.
+		{22, 20, []int{0, 1, 2, 3, 4, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 17, 18, 19, 20, -1}},
 	}
 	for _, c := range cases {
 		if got := ZoomIndex(c.n, c.m); !slices.Equal(got, c.want) {
@@ -44,6 +46,50 @@ func TestZoomISLESVector(t *testing.T) {
 					t.Fatalf("(%d,%d,%d) = %d, want %d", i, j, k, v, want)
 				}
 			}
+		}
+	}
+}
+
+func TestZoomPastTheEdgeIsZero(t *testing.T) {
+	// A prediction of ones, 22 slices zoomed to 20: scipy's last slice reads
+	// coordinate 21.000000000000004, past the input, and is 0 (cval).
+	src := make([]uint8, 22*2*2)
+	for i := range src {
+		src[i] = 1
+	}
+	got, err := Zoom(src, [3]int{2, 2, 22}, [3]int{2, 2, 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range got {
+		want := uint8(1)
+		if i >= 19*4 {
+			want = 0
+		}
+		if v != want {
+			t.Fatalf("sample %d (slice %d) = %d, want %d", i, i/4, v, want)
+		}
+	}
+	// The same on the fastest and the middle axis.
+	for _, to := range [][3]int{{20, 2, 2}, {2, 20, 2}} {
+		from := [3]int{2, 2, 2}
+		for a := range to {
+			if to[a] == 20 {
+				from[a] = 22
+			}
+		}
+		got, err := Zoom(src, from, to)
+		if err != nil {
+			t.Fatal(err)
+		}
+		zeros := 0
+		for _, v := range got {
+			if v == 0 {
+				zeros++
+			}
+		}
+		if zeros != 4 {
+			t.Errorf("Zoom %v → %v: %d zero samples, want the 4 of the last index", from, to, zeros)
 		}
 	}
 }

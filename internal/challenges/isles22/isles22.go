@@ -51,7 +51,7 @@ func (Challenge) quirks() []challenge.Quirk {
 	return []challenge.Quirk{{
 		ID:        QuirkResize,
 		Metrics:   []string{MetricDice, MetricLesionF1, MetricCountDiff, MetricVolDiff},
-		Reference: "a prediction whose array shape differs from the GT's is resized to the GT shape by corner-aligned nearest-neighbour zoom (scipy.ndimage.zoom order 0) and then scored",
+		Reference: "a prediction whose array shape differs from the GT's is resized to the GT shape by corner-aligned nearest-neighbour zoom (scipy.ndimage.zoom order 0; an output index the rounded zoom factor puts past the last input sample reads background, cval 0) and then scored",
 		Official:  "the official ISLES'22 evaluation compares arrays of the GT's shape only: a wrong-shaped prediction is rejected",
 	}}
 }

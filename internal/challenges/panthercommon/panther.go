@@ -94,7 +94,7 @@ func (Challenge) quirks() []challenge.Quirk {
 			Reference: "a prediction holding labels 1 and 2 (e.g. {0, 1, 2}) is graded with label 1 as tumour",
 			Official:  "a prediction must be binary: {0}, {1}, {0, 1}, or two values one of which is 0 (values > 0 are tumour); {0, 1, 2} and other multi-valued masks are refused, as the organisers' evaluation script does"},
 		{ID: QuirkResize, Metrics: []string{MetricDSC, MetricMSD, MetricHD95, MetricMASD, MetricRMSE},
-			Reference: "a wrong-shaped prediction is resized to the GT shape by nearest-neighbour zoom (scipy order 0) and a differing spacing is ignored",
+			Reference: "a wrong-shaped prediction is resized to the GT shape by nearest-neighbour zoom (scipy order 0; an output index the rounded zoom factor puts past the last input sample reads background, cval 0) and a differing spacing is ignored",
 			Official:  "a prediction whose shape or spacing differs from the GT's is an error (invalid submission)"},
 	}
 }

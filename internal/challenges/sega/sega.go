@@ -55,7 +55,7 @@ func (Challenge) quirks() []challenge.Quirk {
 			Reference: "spacing is never found by the grader, so distances are in voxel index units and rounded to float32 (current MONAI); one empty mask scores the array diagonal in voxels",
 			Official:  "distances in millimetres with the GT image spacing, float64; one empty mask scores the physical diagonal"},
 		{ID: QuirkResize, Metrics: []string{MetricHD50, MetricDSC50},
-			Reference: "a wrong-shaped prediction is resized to the GT shape by nearest-neighbour zoom (scipy order 0)",
+			Reference: "a wrong-shaped prediction is resized to the GT shape by nearest-neighbour zoom (scipy order 0; an output index the rounded zoom factor puts past the last input sample reads background, cval 0)",
 			Official:  "a prediction whose shape differs from the GT's is rejected"},
 	}
 }
