@@ -209,8 +209,7 @@ func loadPrediction(submissionDir string, row medseg.Row, gtLen int64, gtRank in
 	if m.NumChannels() != 1 {
 		return nil, challenge.Invalidf(row.Path, "data", "row %d (%s): %d channels, want a single-channel mask", row.Line, row.ID, m.NumChannels())
 	}
-	if i := m.FirstNonFinite; i >= 0 {
-		return nil, challenge.Invalidf(row.Path, "data", "row %d (%s): voxel %d is not finite; masks must be finite", row.Line, row.ID, i)
-	}
+	// NaN and ±Inf voxels are lesion: the reference and the organisers'
+	// metric functions binarise with astype(bool), where they are true.
 	return m, nil
 }
