@@ -133,25 +133,15 @@ func meanOf(col []float64) func([]int) float64 {
 	}
 }
 
-// nanMeanOf is numpy's nanmean: NaN replaced by 0, summed, divided by the count of the others.
+// nanMeanOf is numpy's nanmean of the resampled values (num.NaNMean).
 func nanMeanOf(col []float64) func([]int) float64 {
 	buf := make([]float64, 0, len(col))
 	return func(idx []int) float64 {
 		buf = buf[:0]
-		n := 0
 		for _, i := range idx {
-			v := col[i]
-			if math.IsNaN(v) {
-				v = 0
-			} else {
-				n++
-			}
-			buf = append(buf, v)
+			buf = append(buf, col[i])
 		}
-		if n == 0 {
-			return math.NaN()
-		}
-		return num.Sum(buf) / float64(n)
+		return num.NaNMean(buf)
 	}
 }
 

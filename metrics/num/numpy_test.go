@@ -67,3 +67,70 @@ print(repr(float(np.sum(a))), repr(float(np.mean(a))), repr(float(np.sum(f))))`
 		}
 	}
 }
+
+// TestNaNMean: hand cases, and where python3 has pandas, NaNMean equals
+// numpy.nanmean and pandas' Series.mean bit for bit on long arrays with NaNs
+// (their sum is chunked and pairwise with the NaNs as zeros).
+func TestNaNMean(t *testing.T) {
+	nan, inf := math.NaN(), math.Inf(1)
+	for _, c := range []struct {
+		x    []float64
+		want float64
+	}{
+		{[]float64{1, nan, 2}, 1.5},
+		{[]float64{nan, 4}, 4},
+		{[]float64{3}, 3},
+		{[]float64{nan, nan}, nan},
+		{nil, nan},
+		{[]float64{inf, nan, 1}, inf},
+		{[]float64{inf, -inf}, nan},
+	} {
+		got := NaNMean(c.x)
+		if !(got == c.want || math.IsNaN(got) && math.IsNaN(c.want)) {
+			t.Errorf("NaNMean(%v) = %v, want %v", c.x, got, c.want)
+		}
+	}
+	x := []float64{1, nan, 2}
+	NaNMean(x)
+	if !math.IsNaN(x[1]) {
+		t.Errorf("NaNMean changed its input: %v", x)
+	}
+	py, err := exec.LookPath("/usr/bin/python3")
+	if err != nil {
+		t.Skip("no /usr/bin/python3")
+	}
+	if exec.Command(py, "-c", "import pandas").Run() != nil {
+		t.Skip("python3 has no pandas")
+	}
+	r := rand.New(rand.NewPCG(2, 3))
+	for _, n := range []int{5, 8193, 30_001} {
+		v := make([]float64, n)
+		for i := range v {
+			v[i] = r.NormFloat64() * 1e3
+			if r.IntN(7) == 0 {
+				v[i] = nan
+			}
+		}
+		var buf bytes.Buffer
+		binary.Write(&buf, binary.LittleEndian, v)
+		script := `import sys, numpy as np, pandas as pd
+a = np.frombuffer(sys.stdin.buffer.read(), dtype='<f8')
+print(repr(float(np.nanmean(a))), repr(float(pd.Series(a).mean())))`
+		cmd := exec.Command(py, "-c", script)
+		cmd.Stdin = &buf
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("numpy: %v", err)
+		}
+		got := NaNMean(v)
+		for i, f := range strings.Fields(string(out)) {
+			want, err := strconv.ParseFloat(f, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != want {
+				t.Errorf("n=%d: NaNMean %v, %s %v", n, got, []string{"np.nanmean", "Series.mean"}[i], want)
+			}
+		}
+	}
+}

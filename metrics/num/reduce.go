@@ -25,6 +25,32 @@ func Mean(x []float64) float64 {
 	return Sum(x) / float64(len(x))
 }
 
+// NaNMean is numpy.nanmean of a float64 array, which is also pandas'
+// Series.mean (skipna=True, without bottleneck): the NaNs replaced by 0,
+// summed as Sum, divided by the count of the other values; NaN when there
+// are none. An infinity is a value (+Inf and −Inf together give NaN).
+func NaNMean(x []float64) float64 {
+	n := 0
+	var zeroed []float64
+	for i, v := range x {
+		if !math.IsNaN(v) {
+			n++
+			continue
+		}
+		if zeroed == nil {
+			zeroed = slices.Clone(x)
+		}
+		zeroed[i] = 0
+	}
+	if n == 0 {
+		return math.NaN()
+	}
+	if zeroed == nil {
+		return Sum(x) / float64(n)
+	}
+	return Sum(zeroed) / float64(n)
+}
+
 // Percentile is numpy.percentile(values, q) (q in percent) with the default
 // "linear" method on a float64 array: sort; pos = (n−1)·(q/100); for
 // pos ≥ n−1 both neighbours are v[n−1] and t = pos+1 (numpy's index

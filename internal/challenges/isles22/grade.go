@@ -27,11 +27,37 @@ type CaseScores struct {
 	Dice, LesionF1, CountDiff, VolDiff float64
 }
 
-// VoxelML is the reference's voxel volume in millilitres: the float32
-// product (z0·z1)·z2 of the GT header's first three pixdim values (nibabel
-// get_zooms, float32), divided by 1000 in float64.
-func VoxelML(pixdim [8]float64) float64 {
-	p := float32(float32(float32(pixdim[1])*float32(pixdim[2])) * float32(pixdim[3]))
+// VoxelML is the reference's voxel volume in millilitres from the GT's
+// header: np.prod(nib.load(gt).header.get_zooms()[:3]) / 1000. nibabel
+// fixes pixdim[1..3] when it reads a header (0 → 1, negative → absolute
+// value); get_zooms is pixdim[1..dim[0]] ((1.0,) when dim[0] is 0), float32
+// values for NIfTI-1 and float64 for NIfTI-2, so the product (z0·z1)·z2 is
+// taken in that type; it is divided by 1000 in float64.
+func VoxelML(h *imageio.NIfTIHeader) float64 {
+	n := int(min(max(h.Dim[0], 0), 3))
+	if n == 0 {
+		return 1.0 / 1000
+	}
+	var z [3]float64
+	for i := range n {
+		z[i] = h.Pixdim[i+1]
+		if z[i] == 0 {
+			z[i] = 1
+		} else if z[i] < 0 {
+			z[i] = -z[i]
+		}
+	}
+	if h.Version == 2 {
+		p := z[0]
+		for _, v := range z[1:n] {
+			p *= v
+		}
+		return p / 1000
+	}
+	p := float32(z[0])
+	for _, v := range z[1:n] {
+		p = float32(p * float32(v))
+	}
 	return float64(p) / 1000
 }
 
@@ -88,7 +114,8 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 		return nil, err
 	}
 	res := &challenge.Result{Mode: mode}
-	// pandas' Series.mean of each metric's case values (numpy's pairwise sum).
+	// pandas' Series.mean of each metric's case values (numpy's pairwise
+	// sum, NaN cases left out: a GT pixdim of NaN makes a volume NaN).
 	var dice, f1, count, vol []float64
 	caseIDs := medseg.CaseIDs(rows)
 	for i, s := range scores {
@@ -100,10 +127,10 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 			res.Notes = append(res.Notes, notes[i])
 		}
 	}
-	res.Set(MetricDice, num.Mean(dice))
-	res.Set(MetricLesionF1, num.Mean(f1))
-	res.Set(MetricCountDiff, num.Mean(count))
-	res.Set(MetricVolDiff, num.Mean(vol))
+	res.Set(MetricDice, num.NaNMean(dice))
+	res.Set(MetricLesionF1, num.NaNMean(f1))
+	res.Set(MetricCountDiff, num.NaNMean(count))
+	res.Set(MetricVolDiff, num.NaNMean(vol))
 	return res, nil
 }
 
@@ -154,7 +181,7 @@ func gradeRow(privateDir, submissionDir, gtRel string, row medseg.Row, mode chal
 		}
 		note = fmt.Sprintf("%s: prediction shape %v resized to the GT shape %v by nearest-neighbour zoom (order 0)", row.ID, pg.Shape, gt.Shape)
 	}
-	s, err := Score(pred, truth, gt.Grid, VoxelML(gh.Pixdim))
+	s, err := Score(pred, truth, gt.Grid, VoxelML(gh))
 	if err != nil {
 		return CaseScores{}, "", fmt.Errorf("score %s: %w", row.ID, err)
 	}

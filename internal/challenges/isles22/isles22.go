@@ -39,7 +39,7 @@ func (Challenge) Metrics() []challenge.MetricCard {
 		{Name: MetricCountDiff, Direction: challenge.LowerBetter, Ranked: true,
 			Card: "Mean absolute difference between the numbers of 26-connected components of the GT and the prediction."},
 		{Name: MetricVolDiff, Direction: challenge.LowerBetter, Ranked: true,
-			Card: "Mean absolute lesion volume difference in millilitres, voxel volume = float32 product of the GT header's three zooms / 1000."},
+			Card: "Mean absolute lesion volume difference in millilitres, voxel volume = product of the GT header's zooms (nibabel get_zooms()[:3] after its header fixes: a zero voxel size reads as 1, a negative one as its absolute value; float32 for NIfTI-1, float64 for NIfTI-2) / 1000; a case whose volume difference is NaN (a NaN voxel size) is left out of the mean, as pandas' mean skips it."},
 	}
 }
 

@@ -44,7 +44,7 @@ func block(lo, hi [3]int) [][3]int {
 }
 
 func TestScoreVectors(t *testing.T) {
-	unit := VoxelML([8]float64{0, 1, 1, 1})
+	unit := VoxelML(zooms(1, 1, 1))
 	tests := []struct {
 		name       string
 		gt, pred   [][3]int
@@ -53,11 +53,11 @@ func TestScoreVectors(t *testing.T) {
 		count, vol float64
 	}{
 		{"I1", [][3]int{{1, 1, 1}, {8, 8, 8}}, [][3]int{{1, 1, 1}, {5, 5, 5}}, unit, 0.5, 0.5, 0, 0},
-		{"I2 corner-touching is one lesion", [][3]int{{0, 0, 0}, {1, 1, 1}}, [][3]int{{0, 0, 0}}, VoxelML([8]float64{0, 2, 1, 0.5}), 2.0 / 3, 1, 0, 0.001},
+		{"I2 corner-touching is one lesion", [][3]int{{0, 0, 0}, {1, 1, 1}}, [][3]int{{0, 0, 0}}, VoxelML(zooms(2, 1, 0.5)), 2.0 / 3, 1, 0, 0.001},
 		{"I3 empty prediction", block([3]int{2, 2, 2}, [3]int{4, 4, 4}), nil, unit, 0, 0, 1, 0.008},
 		{"I4 both empty", nil, nil, unit, 1, 1, 0, 0},
 		{"I5 empty GT", nil, [][3]int{{0, 0, 0}, {5, 5, 5}, {9, 9, 9}}, unit, 0, 0, 3, 0.003},
-		{"I6", block([3]int{2, 2, 2}, [3]int{6, 4, 4}), append(block([3]int{3, 2, 2}, [3]int{5, 4, 4}), [3]int{2, 2, 2}), VoxelML([8]float64{0, 1.2, 1.2, 1.2}), 0.72, 1, 0, 7 * (float64(float32(1.2)*float32(1.2)*float32(1.2)) / 1000)},
+		{"I6", block([3]int{2, 2, 2}, [3]int{6, 4, 4}), append(block([3]int{3, 2, 2}, [3]int{5, 4, 4}), [3]int{2, 2, 2}), VoxelML(zooms(1.2, 1.2, 1.2)), 0.72, 1, 0, 7 * (float64(float32(1.2)*float32(1.2)*float32(1.2)) / 1000)},
 		{"I7 split prediction", [][3]int{{2, 2, 2}, {3, 2, 2}, {4, 2, 2}, {5, 2, 2}, {6, 2, 2}}, [][3]int{{2, 2, 2}, {6, 2, 2}}, unit, 4.0 / 7, 1, 1, 0.003},
 	}
 	for _, tc := range tests {
@@ -82,13 +82,57 @@ func TestScoreVectors(t *testing.T) {
 }
 
 func TestVoxelMLFloat32(t *testing.T) {
-	v := VoxelML([8]float64{0, 1.2, 1.2, 1.2})
+	v := VoxelML(zooms(1.2, 1.2, 1.2))
 	// float32(1.2)^3 = 1.7280002 in float32, not 1.728.
 	if v == 0.001728 || math.Abs(v-0.0017280001) > 1e-10 {
 		t.Errorf("VoxelML(1.2,1.2,1.2) = %.12g, want the float32 product 1.7280002/1000", v)
 	}
-	if got := VoxelML([8]float64{0, 2, 1, 0.5}); got != 0.001 {
+	if got := VoxelML(zooms(2, 1, 0.5)); got != 0.001 {
 		t.Errorf("VoxelML(2,1,0.5) = %v, want 0.001", got)
+	}
+}
+
+// zooms is a 3-D NIfTI-1 header with these voxel sizes.
+func zooms(z ...float64) *imageio.NIfTIHeader {
+	h := &imageio.NIfTIHeader{Version: 1, Dim: [8]int64{int64(len(z))}}
+	for i, v := range z {
+		h.Dim[i+1] = 4
+		h.Pixdim[i+1] = v
+	}
+	return h
+}
+
+// TestVoxelMLAsNibabel: nibabel's header fixes (0 → 1, negative → absolute
+// value), get_zooms' length (dim[0], at most three used) and NIfTI-2's
+// float64 zooms.
+func TestVoxelMLAsNibabel(t *testing.T) {
+	nifti2 := zooms(1.2, 1.2, 1.2)
+	nifti2.Version = 2
+	flat := zooms(2, 3)
+	flat.Pixdim[3] = 100 // unused: get_zooms()[:3] of a 2-D image has two values
+	none := zooms()
+	for _, c := range []struct {
+		name string
+		h    *imageio.NIfTIHeader
+		want float64
+	}{
+		{"zero pixdim is 1", zooms(0, 2, 3), 0.006},
+		{"negative pixdim is its absolute value", zooms(-1.5, 2, 1), 0.003},
+		{"1-D", zooms(0.5), 0.0005},
+		{"2-D", flat, 0.006},
+		{"4-D uses three", zooms(2, 2, 2, 9), 0.008},
+		{"dim[0] 0", none, 0.001},
+		{"NIfTI-2 multiplies in float64", nifti2, 1.2 * 1.2 * 1.2 / 1000},
+	} {
+		if got := VoxelML(c.h); got != c.want {
+			t.Errorf("%s: VoxelML = %.17g, want %.17g", c.name, got, c.want)
+		}
+	}
+	if v := VoxelML(nifti2); v == VoxelML(zooms(1.2, 1.2, 1.2)) {
+		t.Errorf("NIfTI-2 and NIfTI-1 products agree (%v); the check cannot tell them apart", v)
+	}
+	if v := VoxelML(zooms(math.NaN(), 1, 1)); !math.IsNaN(v) {
+		t.Errorf("NaN pixdim: VoxelML = %v, want NaN (nibabel leaves it)", v)
 	}
 }
 
