@@ -1,5 +1,6 @@
 // Package resample resizes label rasters by nearest-neighbour sampling with
-// the index convention of scipy.ndimage.zoom(order=0) (corner-aligned).
+// the index convention of scipy.ndimage.zoom(order=0) (corner-aligned), and
+// gives the source indices of Pillow's NEAREST resize (pixel centres).
 //
 // Shapes are given in metrics/volume storage order (axis 0 fastest); the
 // convention acts on each axis independently, so the axis order does not
@@ -39,6 +40,72 @@ func ZoomIndex(n, m int) []int {
 		idx[k] = min(int(math.Floor(c+0.5)), n-1)
 	}
 	return idx
+}
+
+// PillowNearestIndex returns, for each of m output samples along one axis,
+// the input index Pillow's Image.resize(…, NEAREST) reads from an axis of n
+// samples in its 8- and 32-bit modes (L, P, 1, I, F, RGB, …), where
+// ImagingScaleAffine runs: the scale s = n/m in float64, a position that
+// starts at s·0.5 and grows by s per sample (a running sum, so its rounding
+// accumulates), the index its integer part. Pillow leaves a sample whose
+// index falls outside the input at 0; its index is then −1 (this does not
+// happen for realistic sizes). Computing (k + 0.5)·n/m instead picks the
+// neighbouring sample for many sizes (n=120→m=119: output 59 reads 59, not
+// 60).
+func PillowNearestIndex(n, m int) []int {
+	idx := make([]int, m)
+	s := float64(n) / float64(m)
+	pos := s * 0.5
+	for k := range idx {
+		idx[k] = pillowIndex(pos, n)
+		pos += s
+	}
+	return idx
+}
+
+// PillowNearestIndex16 is PillowNearestIndex for Pillow's 16-bit modes
+// (I;16, I;16B, …: an array of uint16), which take the generic transform:
+// every position is computed afresh, s·(k + 0.5), the index its integer
+// part.
+func PillowNearestIndex16(n, m int) []int {
+	idx := make([]int, m)
+	s := float64(n) / float64(m)
+	for k := range idx {
+		idx[k] = pillowIndex(s*(float64(k)+0.5), n)
+	}
+	return idx
+}
+
+// pillowIndex is Pillow's COORD(pos) checked against an axis of n samples:
+// the integer part, or −1 outside.
+func pillowIndex(pos float64, n int) int {
+	if pos < 0 || pos >= float64(n) {
+		return -1
+	}
+	return int(pos)
+}
+
+// Resize2D resizes a w×h plane (row-major) to ow×oh with the source
+// indices xs (ow entries) and ys (oh entries) from PillowNearestIndex or
+// PillowNearestIndex16; a sample whose index is −1 on either axis is T's
+// zero value. It returns pix itself when the size does not change.
+func Resize2D[T any](pix []T, w, h, ow, oh int, xs, ys []int) []T {
+	if w == ow && h == oh {
+		return pix
+	}
+	out := make([]T, ow*oh)
+	for y, sy := range ys {
+		if sy < 0 {
+			continue
+		}
+		row, dst := pix[sy*w:(sy+1)*w], out[y*ow:(y+1)*ow]
+		for x, sx := range xs {
+			if sx >= 0 {
+				dst[x] = row[sx]
+			}
+		}
+	}
+	return out
 }
 
 // Zoom resizes src of shape from to shape to with scipy.ndimage.zoom(order=0)

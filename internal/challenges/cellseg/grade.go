@@ -14,6 +14,7 @@ import (
 	"github.com/rexmle/rexmle/metrics/imageio"
 	"github.com/rexmle/rexmle/metrics/matching"
 	"github.com/rexmle/rexmle/metrics/num"
+	"github.com/rexmle/rexmle/metrics/resample"
 	"github.com/rexmle/rexmle/metrics/volume"
 )
 
@@ -90,21 +91,20 @@ func readTruth(path string) (*Mask, error) {
 }
 
 // fitTo resizes a prediction to the truth's size as the reference does:
-// cast to uint16 (wrapping), Pillow nearest neighbour, back to int32.
+// cast to uint16 (wrapping), Pillow NEAREST in its 16-bit mode I;16
+// (resample.PillowNearestIndex16), back to int32.
 func fitTo(p *Mask, w, h int) *Mask {
 	if p.W == w && p.H == h {
 		return p
 	}
-	out := &Mask{W: w, H: h, Pix: make([]int32, w*h)}
-	xs := make([]int, w)
-	for x := range xs {
-		xs[x] = min(int((float64(x)+0.5)*float64(p.W)/float64(w)), p.W-1)
+	pix := make([]uint16, len(p.Pix))
+	for i, v := range p.Pix {
+		pix[i] = uint16(v)
 	}
-	for y := 0; y < h; y++ {
-		sy := min(int((float64(y)+0.5)*float64(p.H)/float64(h)), p.H-1)
-		for x := 0; x < w; x++ {
-			out.Pix[y*w+x] = int32(uint16(p.Pix[sy*p.W+xs[x]]))
-		}
+	pix = resample.Resize2D(pix, p.W, p.H, w, h, resample.PillowNearestIndex16(p.W, w), resample.PillowNearestIndex16(p.H, h))
+	out := &Mask{W: w, H: h, Pix: make([]int32, w*h)}
+	for i, v := range pix {
+		out.Pix[i] = int32(v)
 	}
 	return out
 }

@@ -134,7 +134,8 @@ func (c Challenge) decodeTissueMask(im *rawImage, file string) ([]uint8, error) 
 			}
 		}
 	}
-	return resizeNearest(plane, im.W, im.H, Size, Size), nil
+	// Track 1 resizes the uint8 cast (mode L); track 2 the array as decoded.
+	return resizeNearest(plane, im.W, im.H, Size, Size, c.track == 2 && im.U16), nil
 }
 
 // decodeTissueMask8 is decodeTissueMask for 8-bit unsigned samples (the
@@ -164,7 +165,7 @@ func (c Challenge) decodeTissueMask8(im *imageio.Picture8, file string) ([]uint8
 			return nil, challenge.Invalidf(file, "", "mask has %d channels; track 2 compares the decoded array with the single-channel truth, so it must have one channel", im.C)
 		}
 	}
-	return resizeNearest(plane, im.W, im.H, Size, Size), nil
+	return resizeNearest(plane, im.W, im.H, Size, Size, false), nil
 }
 
 const (
@@ -228,7 +229,7 @@ func readTruthLabels(path string, buf []byte) ([]uint8, error) {
 			truth[k] = uint8(tim.Pix[k*tim.C])
 		}
 	}
-	return resizeNearest(truth, w, h, Size, Size), nil
+	return resizeNearest(truth, w, h, Size, Size, false), nil
 }
 
 // maskBufs recycles the buffers masks are decoded into.

@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/rexmle/rexmle/metrics/imageio"
+	"github.com/rexmle/rexmle/metrics/resample"
+	"github.com/rexmle/rexmle/metrics/volume"
 )
 
 // maxImageBytes bounds the decoded size of a submitted mask (samples ×
@@ -14,6 +16,7 @@ const maxImageBytes = 1 << 30
 type rawImage struct {
 	W, H, C int
 	Pix     []float64
+	U16     bool // uint16 samples: numpy gives Pillow's fromarray a 16-bit (I;16) image
 }
 
 // readImageFile decodes a picture by its content, as Pillow's Image.open
@@ -45,27 +48,17 @@ func readMaskFile(path string, buf []byte) (p8 *imageio.Picture8, f *rawImage, e
 	if v.Shape[2] != 1 {
 		return nil, nil, fmt.Errorf("%s: %d pages, want a 2-D image", path, v.Shape[2])
 	}
-	return nil, &rawImage{W: v.Shape[0], H: v.Shape[1], C: v.NumChannels(), Pix: v.Data}, nil
+	return nil, &rawImage{W: v.Shape[0], H: v.Shape[1], C: v.NumChannels(), Pix: v.Data, U16: v.DType == volume.Uint16}, nil
 }
 
-// resizeNearest resizes a single-channel w×h plane to size×size with
-// Pillow's nearest-neighbour rule: output (y, x) takes input
-// (⌊(y+0.5)·h/size⌋, ⌊(x+0.5)·w/size⌋).
-func resizeNearest[T any](pix []T, w, h, ow, oh int) []T {
-	if w == ow && h == oh {
-		return pix
+// resizeNearest resizes a single-channel w×h plane to ow×oh as the
+// reference's Image.fromarray(plane).resize((ow, oh), NEAREST) does: the
+// source indices of Pillow's 8-bit modes, or of its 16-bit modes when u16
+// (resample.PillowNearestIndex, PillowNearestIndex16).
+func resizeNearest[T any](pix []T, w, h, ow, oh int, u16 bool) []T {
+	index := resample.PillowNearestIndex
+	if u16 {
+		index = resample.PillowNearestIndex16
 	}
-	out := make([]T, ow*oh)
-	xs := make([]int, ow)
-	for x := range xs {
-		xs[x] = min(int((float64(x)+0.5)*float64(w)/float64(ow)), w-1)
-	}
-	for y := 0; y < oh; y++ {
-		sy := min(int((float64(y)+0.5)*float64(h)/float64(oh)), h-1)
-		row := pix[sy*w : (sy+1)*w]
-		for x := 0; x < ow; x++ {
-			out[y*ow+x] = row[xs[x]]
-		}
-	}
-	return out
+	return resample.Resize2D(pix, w, h, ow, oh, index(w, ow), index(h, oh))
 }

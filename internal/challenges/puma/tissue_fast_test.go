@@ -132,7 +132,7 @@ func TestTissueFastPathMatchesFloatPath(t *testing.T) {
 		for k := range want {
 			want[k] = uint8(im.Pix[k*im.C])
 		}
-		want = resizeNearest(want, im.W, im.H, Size, Size)
+		want = resizeNearest(want, im.W, im.H, Size, Size, false)
 		got, err := readTruthLabels(path, dirtyBuf())
 		if err != nil {
 			t.Fatal(err)
