@@ -91,7 +91,10 @@ func onePNG(path string) bool {
 // destination column fx = float32((dx+0.5)·scale − 0.5) with scale =
 // 1/(w/W), sx = ⌊fx⌋, fx −= sx in float32, clamped at the borders (sx < 0
 // → 0 with weight 1; sx ≥ W−1 → W−1 with weight 1); the weights are
-// 1−fx and fx in float32; each row is first resized horizontally
+// 1−fx and fx in float32. Rows take the same position and weights but no
+// clamp of the weights: only the two rows read are clamped to the image
+// (at the top sy = −1 blends row 0 with itself, weights 1−fy and fy,
+// which float32 need not return exactly). Each row is first resized horizontally
 // (S[sx]·a0 + S[sx+1]·a1), then rows are blended (R0·b0 + R1·b1), every
 // product and sum rounded to float32 (OpenCV's baseline SSE build has no
 // fused multiply-add here). Checked against cv2.resize: identical except
@@ -101,13 +104,17 @@ func resizeLinear(src quality.Image, w, h int) quality.Image {
 		i0, i1 int
 		a0, a1 float32
 	}
-	taps := func(srcN, dstN int) []tap {
+	taps := func(srcN, dstN int, vertical bool) []tap {
 		scale := 1 / (float64(dstN) / float64(srcN))
 		out := make([]tap, dstN)
 		for d := range out {
 			f := float32((float64(d)+0.5)*scale - 0.5)
 			i := int(math.Floor(float64(f)))
 			f -= float32(i)
+			if vertical {
+				out[d] = tap{min(max(i, 0), srcN-1), min(max(i+1, 0), srcN-1), 1 - f, f}
+				continue
+			}
 			if i < 0 {
 				i, f = 0, 0
 			}
@@ -119,7 +126,7 @@ func resizeLinear(src quality.Image, w, h int) quality.Image {
 		}
 		return out
 	}
-	xs, ys := taps(src.W, w), taps(src.H, h)
+	xs, ys := taps(src.W, w, false), taps(src.H, h, true)
 	// Horizontal pass of every source row that is used.
 	rows := make(map[int][]float32)
 	hrow := func(y int) []float32 {

@@ -305,9 +305,10 @@ func TestFormatsByContent(t *testing.T) {
 }
 
 // TestResizeLinearOpenCV compares resizeLinear with cv2.resize(INTER_LINEAR)
-// on float32 images (where python3 has OpenCV), up- and down-scaling: equal
-// except for one-ulp differences on under 1% of the pixels (seen on a
-// 64→31 downscale, not explained yet).
+// on float32 images (where python3 has OpenCV), up- and down-scaling, on
+// hand-picked and 40 random sizes: bit for bit. (Rows clamped at the top
+// and bottom keep their weights in OpenCV; clamping them too left one-ulp
+// differences on border rows.)
 func TestResizeLinearOpenCV(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short mode")
@@ -326,7 +327,9 @@ func TestResizeLinearOpenCV(t *testing.T) {
 import sys, json, numpy as np, cv2
 rs = np.random.RandomState(2)
 out = []
-for (h, w, H, W) in [(7, 9, 16, 20), (50, 40, 33, 27), (31, 64, 64, 31), (100, 90, 101, 89), (13, 13, 5, 40)]:
+sizes = [(7, 9, 16, 20), (50, 40, 33, 27), (31, 64, 64, 31), (100, 90, 101, 89), (13, 13, 5, 40), (1, 5, 3, 7), (5, 1, 9, 2)]
+sizes += [tuple(int(x) for x in rs.randint(1, 121, size=4)) for _ in range(40)]
+for (h, w, H, W) in sizes:
     a = rs.randint(0, 256, size=(h, w)).astype(np.float32)
     b = cv2.resize(a, (W, H), interpolation=cv2.INTER_LINEAR)
     out.append(dict(w=w, h=h, W=W, H=H, a=a.ravel().tolist(), b=b.ravel().tolist()))
@@ -361,19 +364,15 @@ json.dump(out, sys.stdout)
 		got := resizeLinear(quality.Image{W: c.W, H: c.H, Pix: c.A}, c.BW, c.BH)
 		diff := 0
 		for i, v := range got.Pix {
-			g, w := float32(v), float32(c.B[i])
-			if g == w {
-				continue
-			}
-			diff++
-			if math.Nextafter32(g, w) != w {
-				t.Errorf("%d×%d → %d×%d pixel %d: %v, OpenCV %v (more than one ulp)", c.W, c.H, c.BW, c.BH, i, g, w)
+			if g, w := float32(v), float32(c.B[i]); g != w {
+				if diff == 0 {
+					t.Errorf("%d×%d → %d×%d pixel %d (row %d): %v, OpenCV %v", c.W, c.H, c.BW, c.BH, i, i/c.BW, g, w)
+				}
+				diff++
 			}
 		}
-		if diff*100 > len(got.Pix) {
+		if diff > 0 {
 			t.Errorf("%d×%d → %d×%d: %d of %d pixels differ from OpenCV", c.W, c.H, c.BW, c.BH, diff, len(got.Pix))
-		} else if diff > 0 {
-			t.Logf("%d×%d → %d×%d: %d of %d pixels one ulp off OpenCV", c.W, c.H, c.BW, c.BH, diff, len(got.Pix))
 		}
 	}
 }
