@@ -272,23 +272,48 @@ func (t *Table) Column(name string) ([]string, error) {
 	return out, nil
 }
 
+// pandasNA is pandas' default set of strings read_csv reads as missing
+// (NaN), matched against the whole field as written: pandas 2's set, the
+// reference's (pandas 1.5 lacks "None").
+var pandasNA = map[string]bool{
+	"": true, "#N/A": true, "#N/A N/A": true, "#NA": true, "-1.#IND": true, "-1.#QNAN": true,
+	"-NaN": true, "-nan": true, "1.#IND": true, "1.#QNAN": true, "<NA>": true, "N/A": true,
+	"NA": true, "NULL": true, "NaN": true, "None": true, "n/a": true, "nan": true, "null": true,
+}
+
+// PandasNA reports whether pandas' read_csv reads the CSV field v as a
+// missing value (NaN) by default.
+func PandasNA(v string) bool { return pandasNA[v] }
+
+// PandasNAKey is the id PandasIDs gives a missing value: it matches no id
+// read from a file.
+const PandasNAKey = "\x00NaN"
+
 // PandasIDs normalises an id column the way pandas' default type inference
-// does before the reference merges on it: when every value parses as an
-// integer the column becomes int64, so "0007" and "7" are the same id; any
-// other column stays text. Surrounding blanks are trimmed.
+// does before the reference merges on it: fields pandas reads as missing
+// become PandasNAKey; when every other value parses as an integer
+// (surrounding blanks ignored, as pandas' number parser does) the column is
+// numeric, so "0007" and " 7" are the id 7; any other column stays text,
+// each value exactly as written (pandas keeps the blanks of a text field).
 func PandasIDs(values []string) []string {
 	out := make([]string, len(values))
-	allInt := len(values) > 0
+	allInt := true
 	for i, v := range values {
-		out[i] = strings.TrimSpace(v)
-		if _, err := strconv.ParseInt(out[i], 10, 64); err != nil {
+		if PandasNA(v) {
+			out[i] = PandasNAKey
+			continue
+		}
+		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+		if err != nil {
 			allInt = false
 		}
+		out[i] = strconv.FormatInt(n, 10)
 	}
-	if allInt {
-		for i, v := range out {
-			n, _ := strconv.ParseInt(v, 10, 64)
-			out[i] = strconv.FormatInt(n, 10)
+	if !allInt {
+		for i, v := range values {
+			if out[i] != PandasNAKey {
+				out[i] = v
+			}
 		}
 	}
 	return out

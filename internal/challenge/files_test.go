@@ -44,6 +44,20 @@ func TestPandasIDs(t *testing.T) {
 	if got := PandasIDs([]string{"0007", "x"}); !reflect.DeepEqual(got, []string{"0007", "x"}) {
 		t.Errorf("text ids: %v", got)
 	}
+	// pandas keeps the blanks of a text field; missing values (its NA
+	// strings) are NaN in either kind of column and match nothing.
+	if got := PandasIDs([]string{" a ", "b"}); !reflect.DeepEqual(got, []string{" a ", "b"}) {
+		t.Errorf("text ids with blanks: %q", got)
+	}
+	if got := PandasIDs([]string{"7", "", "NA", "null", " 8"}); !reflect.DeepEqual(got, []string{"7", PandasNAKey, PandasNAKey, PandasNAKey, "8"}) {
+		t.Errorf("integer ids with missing values: %q", got)
+	}
+	if got := PandasIDs([]string{"x", "NA"}); !reflect.DeepEqual(got, []string{"x", PandasNAKey}) {
+		t.Errorf("text ids with a missing value: %q", got)
+	}
+	if PandasNA("NAN") || PandasNA(" NA") || !PandasNA("<NA>") || !PandasNA("") {
+		t.Errorf("PandasNA: pandas' default NA strings match exactly as written")
+	}
 }
 
 func TestWriteFileAtomicMode(t *testing.T) {

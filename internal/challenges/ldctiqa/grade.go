@@ -23,41 +23,63 @@ const (
 )
 
 // mergeKeys turns an id column into merge keys the way pandas infers its
-// dtype and merges on it: a column whose every value parses as a number
-// (integers, decimals such as "0.0", exponents, "nan"/"inf"; blanks
-// trimmed) is numeric, and numeric keys match by value, so 7, 7.0 and
-// "0007" are one id while 7.5 is another (pandas merges int64 with float64
-// keys by value); any other column is text, matched exactly after trimming.
+// dtype and merges on it. Fields pandas reads as missing (its default NA
+// strings: "", "NA", "null", "nan", …) are NaN and match no test id. A
+// column whose every other value parses as a number (integers, decimals
+// such as "0.0", exponents, "inf"; surrounding blanks ignored, as pandas'
+// number parser does) is numeric, and numeric keys match by value, so 7,
+// 7.0 and " 0007" are one id while 7.5 is another (pandas merges int64
+// with float64 keys by value); any other column is text, matched exactly
+// as written (pandas keeps the blanks of a text field).
 func mergeKeys(values []string) ([]string, idKind) {
 	out := make([]string, len(values))
-	allInt := len(values) > 0
+	allInt := true
 	for i, v := range values {
+		if challenge.PandasNA(v) {
+			out[i] = challenge.PandasNAKey
+			continue
+		}
 		out[i] = strings.TrimSpace(v)
 		if allInt {
 			_, allInt = parseDecimalInt(out[i])
 		}
 	}
-	if allInt {
-		for i, v := range out {
-			out[i] = canonicalInt(v)
+	text := func() ([]string, idKind) {
+		for i, v := range values {
+			if out[i] != challenge.PandasNAKey {
+				out[i] = v
+			}
 		}
-		return out, idNumeric
+		return out, idText
 	}
 	if len(values) == 0 {
 		return out, idText
 	}
+	if allInt {
+		for i, v := range out {
+			if v != challenge.PandasNAKey {
+				out[i] = canonicalInt(v)
+			}
+		}
+		return out, idNumeric
+	}
 	nums := make([]float64, len(out))
 	for i, v := range out {
+		if v == challenge.PandasNAKey {
+			continue
+		}
 		f, err := strconv.ParseFloat(v, 64)
-		if err != nil || v == "" {
-			return out, idText
+		if err != nil || v == "" || math.IsNaN(f) {
+			return text()
 		}
 		nums[i] = f
 	}
 	for i, f := range nums {
-		if f == math.Trunc(f) && math.Abs(f) < 1<<63 {
+		switch {
+		case out[i] == challenge.PandasNAKey:
+		case f == math.Trunc(f) && math.Abs(f) < 1<<63:
 			out[i] = strconv.FormatInt(int64(f), 10)
-		} else {
+		default:
 			out[i] = strconv.FormatFloat(f, 'g', -1, 64)
 		}
 	}
@@ -175,52 +197,61 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 		}
 	}
 
-	// Each id's first test row: the inner merge pairs a prediction with
-	// every test row of its id.
-	first := make(map[string]int, len(ansIDs))
-	for i, id := range ansIDs {
-		if _, ok := first[id]; !ok {
-			first[id] = i
-		}
-	}
-	pred := make([]float64, len(ansIDs))
-	have := make([]bool, len(ansIDs))
+	// pandas' inner merge of the test rows with the submission on the id:
+	// each test row (in order) pairs with every submission row of its id
+	// (in their order); the reference only asks that there be as many
+	// pairs as test rows, so a repeated id can make up for a missing one.
+	rowsOf := make(map[string][]int, len(subIDs))
 	for i, id := range subIDs {
-		k, ok := first[id]
-		if !ok {
-			continue // extra ids are ignored, as the inner merge does
-		}
-		if have[k] {
-			return nil, challenge.Invalidf(submissionFile, fmt.Sprintf("row %d", i+2), "duplicate image_id %q", subIDsRaw[i])
-		}
-		v, err := parseScore(subScoresRaw[i])
-		if err != nil {
-			return nil, challenge.Invalidf(submissionFile, fmt.Sprintf("row %d, %s", i+2, colScore), "%v", err)
-		}
-		pred[k], have[k] = v, true
+		rowsOf[id] = append(rowsOf[id], i)
 	}
-	p := make([]float64, len(ansIDs))
-	g := make([]float64, len(ansIDs))
-	res := &challenge.Result{Mode: mode, Cases: make([]challenge.Case, 0, len(ansIDs))}
-	var missing []string
+	pairs := 0
+	var missing, repeated []string
 	for i, id := range ansIDs {
-		k := first[id]
-		if !have[k] {
+		switch n := len(rowsOf[id]); {
+		case n == 0:
 			missing = append(missing, ansIDsRaw[i])
-			continue
+		case n > 1:
+			repeated = append(repeated, fmt.Sprintf("%s (%d rows)", ansIDsRaw[i], n))
 		}
-		v := pred[k]
-		gv, err := strconv.ParseFloat(strings.TrimSpace(ansScoresRaw[i]), 64)
-		if err != nil {
-			return nil, fmt.Errorf("answers row %d: %w", i+2, err)
-		}
-		p[i], g[i] = v, gv
-		res.Cases = append(res.Cases, challenge.Case{ID: ansIDsRaw[i], Values: map[string]float64{
-			"prediction": v, "truth": gv, "abs_error": math.Abs(v - gv),
-		}})
+		pairs += len(rowsOf[id])
 	}
-	if len(missing) > 0 {
-		return nil, challenge.Invalidf(submissionFile, colID, "missing predictions for %d test images (first: %s)", len(missing), strings.Join(missing[:min(5, len(missing))], ", "))
+	if pairs != len(ansIDs) {
+		msg := fmt.Sprintf("the test images and the submission's rows make %d pairs, want one per test image (%d)", pairs, len(ansIDs))
+		if len(missing) > 0 {
+			msg += fmt.Sprintf("; missing predictions for %d test images (first: %s)", len(missing), strings.Join(missing[:min(5, len(missing))], ", "))
+		}
+		if len(repeated) > 0 {
+			msg += fmt.Sprintf("; duplicate image_id: %s", strings.Join(repeated[:min(5, len(repeated))], ", "))
+		}
+		return nil, challenge.Invalidf(submissionFile, colID, "%s", msg)
+	}
+	p := make([]float64, 0, pairs)
+	g := make([]float64, 0, pairs)
+	res := &challenge.Result{Mode: mode, Cases: make([]challenge.Case, 0, pairs)}
+	var caseIDs []string
+	for i, id := range ansIDs {
+		for _, k := range rowsOf[id] {
+			v, err := parseScore(subScoresRaw[k])
+			if err != nil {
+				return nil, challenge.Invalidf(submissionFile, fmt.Sprintf("row %d, %s", k+2, colScore), "%v", err)
+			}
+			gv, err := strconv.ParseFloat(strings.TrimSpace(ansScoresRaw[i]), 64)
+			if err != nil {
+				return nil, fmt.Errorf("answers row %d: %w", i+2, err)
+			}
+			p, g = append(p, v), append(g, gv)
+			caseIDs = append(caseIDs, ansIDsRaw[i])
+			res.Cases = append(res.Cases, challenge.Case{Values: map[string]float64{
+				"prediction": v, "truth": gv, "abs_error": math.Abs(v - gv),
+			}})
+		}
+	}
+	for i, id := range challenge.DistinctCaseIDs(caseIDs) {
+		res.Cases[i].ID = id
+	}
+	if len(repeated) > 0 {
+		res.Notes = append(res.Notes, fmt.Sprintf("duplicate image_id paired with its test image once per row, as the reference's merge does (a missing image made up the count): %s", strings.Join(repeated, ", ")))
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err

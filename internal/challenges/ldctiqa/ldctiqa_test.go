@@ -73,6 +73,47 @@ func writeCase(t *testing.T, ids []string, truth []string, subIDs []string, pred
 	return sub, priv
 }
 
+// TestMergeLikePandas: the reference's only check is that the inner merge
+// has one pair per test row, so a duplicated id makes up for a missing one
+// and is scored twice; the result equals that of the same pairs under
+// distinct ids. Missing values (empty, NA) in extra rows keep an integer
+// id column numeric, and blanks around numbers are ignored.
+func TestMergeLikePandas(t *testing.T) {
+	ids := []string{"a", "b", "c", "d", "e"}
+	sub, priv := writeCase(t, ids, []string{"2", "1", "4", "3", "5"}, []string{"a", "b", "d", "c", "d"}, []string{"1", "2", "4", "3", "6"})
+	got, err := Challenge{}.Grade(context.Background(), sub, priv, challenge.Reference)
+	if err != nil {
+		t.Fatalf("duplicate d making up for missing e: %v", err)
+	}
+	// The merge's pairs: a (1, 2), b (2, 1), c (3, 4), d (4, 3), d (6, 3).
+	sub, priv = writeCase(t, ids, []string{"2", "1", "4", "3", "3"}, ids, []string{"1", "2", "3", "4", "6"})
+	want, err := Challenge{}.Grade(context.Background(), sub, priv, challenge.Reference)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []string{"plcc", "srocc", "krocc", "score"} {
+		if got.Values[m] != want.Values[m] {
+			t.Errorf("%s = %v, want %v (the same pairs under distinct ids)", m, got.Values[m], want.Values[m])
+		}
+	}
+	if len(got.Cases) != 5 || got.Cases[3].ID == got.Cases[4].ID || len(got.Notes) == 0 {
+		t.Errorf("cases %v, notes %q: want five distinct case ids and a note", got.Cases, got.Notes)
+	}
+	if _, err := (Challenge{}).Grade(context.Background(), sub, priv, challenge.Official); err != nil {
+		t.Errorf("official, distinct ids: %v", err)
+	}
+	sub, priv = writeCase(t, ids, []string{"2", "1", "4", "3", "5"}, []string{"a", "b", "d", "c", "d"}, []string{"1", "2", "4", "3", "6"})
+	if _, err := (Challenge{}).Grade(context.Background(), sub, priv, challenge.Official); !challenge.IsInvalid(err) {
+		t.Errorf("official, duplicate and missing: err = %v, want invalid", err)
+	}
+
+	sub, priv = writeCase(t, []string{"7", "8", "9"}, []string{"1", "2", "3"}, []string{" 7", "8 ", "9", "", "NA", "null"}, []string{"1", "2", "3", "4", "5", "6"})
+	res, err := Challenge{}.Grade(context.Background(), sub, priv, challenge.Reference)
+	if err != nil || len(res.Cases) != 3 || res.Values["krocc"] != 1 {
+		t.Errorf("numeric ids with blanks and missing extra ids: %v, %v; want three pairs, krocc 1", res, err)
+	}
+}
+
 // Spec §7 L1–L4 and the validity rules.
 func TestSpecVectors(t *testing.T) {
 	ids := []string{"a", "b", "c", "d", "e"}
@@ -125,6 +166,8 @@ func TestSpecVectors(t *testing.T) {
 		{"missing", []string{"a", "b"}},
 		{"duplicate", []string{"a", "a", "b", "c"}},
 		{"numeric-vs-text", []string{"1", "2", "3"}},
+		// pandas keeps the blanks of a text id: " a" is not "a".
+		{"blank-in-text-id", []string{" a", "b", "c"}},
 	}
 	for _, c := range invalid {
 		pred := make([]string, len(c.subIDs))

@@ -238,32 +238,36 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 			return nil, err
 		}
 	}
-	want := map[string]bool{}
-	for _, id := range ansIDs {
-		want[id] = true
-	}
-	paths := map[string]string{}
+	// pandas' inner merge of the test rows with the submission on the id:
+	// each test row (in order) pairs with every submission row of its id
+	// (in their order); the reference only asks that there be as many
+	// pairs as test rows, so a repeated id can make up for a missing one.
+	rowsOf := make(map[string][]int, len(subIDs))
 	for i, id := range subIDs {
-		if !want[id] {
-			continue
-		}
-		if _, dup := paths[id]; dup {
-			return nil, challenge.Invalidf(submissionFile, fmt.Sprintf("row %d", i+2), "duplicate image_id %q", subIDsRaw[i])
-		}
-		paths[id] = enh[i]
+		rowsOf[id] = append(rowsOf[id], i)
 	}
 	var rows []row
-	var missing []string
+	var missing, repeated []string
 	for i, id := range ansIDs {
-		p, ok := paths[id]
-		if !ok {
+		switch n := len(rowsOf[id]); {
+		case n == 0:
 			missing = append(missing, ansIDsRaw[i])
-			continue
+		case n > 1:
+			repeated = append(repeated, fmt.Sprintf("%s (%d rows)", ansIDsRaw[i], n))
 		}
-		rows = append(rows, row{ansIDsRaw[i], gtPaths[i], p})
+		for _, k := range rowsOf[id] {
+			rows = append(rows, row{ansIDsRaw[i], gtPaths[i], enh[k]})
+		}
 	}
-	if len(missing) > 0 {
-		return nil, challenge.Invalidf(submissionFile, colID, "missing predictions for %d test images (first: %s)", len(missing), strings.Join(missing[:min(5, len(missing))], ", "))
+	if len(rows) != len(ansIDs) {
+		msg := fmt.Sprintf("the test images and the submission's rows make %d pairs, want one per test image (%d)", len(rows), len(ansIDs))
+		if len(missing) > 0 {
+			msg += fmt.Sprintf("; missing predictions for %d test images (first: %s)", len(missing), strings.Join(missing[:min(5, len(missing))], ", "))
+		}
+		if len(repeated) > 0 {
+			msg += fmt.Sprintf("; duplicate image_id: %s", strings.Join(repeated[:min(5, len(repeated))], ", "))
+		}
+		return nil, challenge.Invalidf(submissionFile, colID, "%s", msg)
 	}
 	// Resolve every path first: problems surface before any scoring.
 	for i := range rows {
@@ -292,6 +296,16 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 			resized++
 		}
 		res.Cases = append(res.Cases, challenge.Case{ID: rows[i].id, Values: map[string]float64{"lncc": sc.lncc, "ssim": sc.ssim, "psnr": sc.psnr}})
+	}
+	if len(repeated) > 0 {
+		ids := make([]string, len(res.Cases))
+		for i, c := range res.Cases {
+			ids[i] = c.ID
+		}
+		for i, id := range challenge.DistinctCaseIDs(ids) {
+			res.Cases[i].ID = id
+		}
+		res.Notes = append(res.Notes, fmt.Sprintf("duplicate image_id paired with its test image once per row, as the reference's merge does (a missing image made up the count): %s", strings.Join(repeated, ", ")))
 	}
 	res.Set("lncc", num.Mean(l))
 	res.Set("ssim", num.Mean(s))

@@ -169,6 +169,25 @@ func TestDuplicateAndFallbackPath(t *testing.T) {
 	if _, err := (Challenge{}).Grade(context.Background(), sub, priv, challenge.Reference); !challenge.IsInvalid(err) || !strings.Contains(err.Error(), "duplicate") {
 		t.Errorf("duplicate id: %v, want invalid", err)
 	}
+	// Two test images, a listed twice and b missing: the reference's merge
+	// has two pairs for two test images and scores a twice (the mean of a
+	// perfect and a poor pair); official mode wants every image once.
+	png(t, filepath.Join(priv, "test", highDir, "b.png"), 9, 9, f)
+	challenge.WriteCSV(filepath.Join(priv, "test_labels.csv"), []string{colID, colGT}, [][]string{{"a", "test/high_quality/a.png"}, {"b", "test/high_quality/b.png"}})
+	png(t, filepath.Join(sub, "poor.png"), 9, 9, func(i, j int) float64 { return float64((i*7 + j*3) % 11 * 20) })
+	challenge.WriteCSV(filepath.Join(sub, submissionFile), []string{colID, colEnhanced}, [][]string{{"a", "a.png"}, {"a", "poor.png"}})
+	res, err = Challenge{}.Grade(context.Background(), sub, priv, challenge.Reference)
+	if err != nil {
+		t.Fatalf("duplicate a making up for missing b: %v", err)
+	}
+	poor := scorePair(sub, priv, row{"a", "test/high_quality/a.png", "poor.png"})
+	if poor.err != nil || len(res.Cases) != 2 || res.Values["ssim"] != (1+poor.ssim)/2 || len(res.Notes) == 0 {
+		t.Errorf("duplicate a making up for missing b: %v (poor pair %v), want the mean of both pairs of a and a note", res, poor)
+	}
+	if _, err := (Challenge{}).Grade(context.Background(), sub, priv, challenge.Official); !challenge.IsInvalid(err) {
+		t.Errorf("official, duplicate and missing: %v, want invalid", err)
+	}
+	challenge.WriteCSV(filepath.Join(priv, "test_labels.csv"), []string{colID, colGT}, [][]string{{"a", "test/high_quality/a.png"}})
 	// A wrongly sized image is resized (and noted), not rejected.
 	png(t, filepath.Join(sub, "a.png"), 18, 18, func(i, j int) float64 { return f(i/2, j/2) })
 	challenge.WriteCSV(filepath.Join(sub, submissionFile), []string{colID, colEnhanced}, [][]string{{"a", "a.png"}})
