@@ -134,3 +134,29 @@ func BenchmarkParseCSV300(b *testing.B) {
 		}
 	})
 }
+
+// TestShortRowsArePadded: a row with fewer fields than the header gets
+// empty ones (pandas reads NaN there), e.g. under a header that ends in a
+// comma; a row with more fields is an error, as pandas raises.
+func TestShortRowsArePadded(t *testing.T) {
+	for _, c := range []struct {
+		data   string
+		header []string
+		rows   [][]string
+	}{
+		{"a,b,c\n1,2\n3,4,5\n", []string{"a", "b", "c"}, [][]string{{"1", "2", ""}, {"3", "4", "5"}}},
+		{"image_id,path,\n1,x.png\n2,y.png\n", []string{"image_id", "path", ""}, [][]string{{"1", "x.png", ""}, {"2", "y.png", ""}}},
+		{"a,b\n\"q\"\n", []string{"a", "b"}, [][]string{{"q", ""}}},
+	} {
+		tab, err := ParseCSV(strings.NewReader(c.data), "x.csv")
+		if err != nil {
+			t.Fatalf("%q: %v", c.data, err)
+		}
+		if !reflect.DeepEqual(tab.Header, c.header) || !reflect.DeepEqual(tab.Rows, c.rows) {
+			t.Errorf("%q: header %q rows %q, want %q %q", c.data, tab.Header, tab.Rows, c.header, c.rows)
+		}
+	}
+	if _, err := ParseCSV(strings.NewReader("a,b\n1,2,3\n"), "x.csv"); err == nil || !strings.Contains(err.Error(), "line 2 has 3 fields") {
+		t.Errorf("a long row: %v, want an error naming line 2", err)
+	}
+}

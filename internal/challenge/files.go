@@ -86,7 +86,9 @@ type Table struct {
 }
 
 // ReadCSV reads a CSV with a header row. Blank lines are skipped (as pandas
-// does); every row must have as many fields as the header. Errors name the
+// does); a row with fewer fields than the header gets empty ones for the
+// rest (pandas reads NaN there, and "" is one of its missing values), a row
+// with more is an error (pandas': "Expected n fields"). Errors name the
 // file and the line. Only a regular file is opened (a FIFO or device is
 // refused before open), and the size caps of ParseCSV apply.
 func ReadCSV(path string) (*Table, error) {
@@ -117,7 +119,7 @@ func ParseCSV(r io.Reader, name string) (*Table, error) {
 	}
 	// Quoted fields, a wrong field count, a cap or a read error:
 	// encoding/csv over the same bytes says what is wrong, at the first
-	// place it is wrong.
+	// place it is wrong (and pads a short row).
 	var rest io.Reader = strings.NewReader("")
 	if err != nil {
 		rest = errReader{err}
@@ -237,9 +239,12 @@ func parseCSVStream(r io.Reader, name string) (*Table, error) {
 			t.Header = rec
 			continue
 		}
-		if len(rec) != len(t.Header) {
+		if len(rec) > len(t.Header) {
 			line, _ := cr.FieldPos(0)
 			return nil, fmt.Errorf("%s: line %d has %d fields, header has %d", name, line, len(rec), len(t.Header))
+		}
+		for len(rec) < len(t.Header) {
+			rec = append(rec, "") // a missing field: pandas reads NaN
 		}
 		t.Rows = append(t.Rows, rec)
 	}
