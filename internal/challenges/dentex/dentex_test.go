@@ -52,6 +52,18 @@ func TestConformance(t *testing.T) {
 		{Name: "missing-json", Want: "not found", Break: func(t testing.TB, dir string) {
 			os.Remove(firstPred(dir))
 		}},
+		// pandas keeps the blanks of a text id, so the reference misses the
+		// image " <id>" does not name.
+		{Name: "blank-around-id", Want: "missing", Break: func(t testing.TB, dir string) {
+			challengetest.EditCSV(t, filepath.Join(dir, submissionFile), func(h []string, r [][]string) ([]string, [][]string) {
+				for c, name := range h {
+					if name == colID {
+						r[0][c] = " " + r[0][c]
+					}
+				}
+				return h, r
+			})
+		}},
 		{Name: "bad-json", Want: "JSON", Break: func(t testing.TB, dir string) {
 			writeFile(t, firstPred(dir), `[{"bbox": [1,2,3,4]`)
 		}},

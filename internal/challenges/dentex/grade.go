@@ -192,14 +192,23 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 	if err != nil {
 		return nil, challenge.Invalidf(submissionFile, colPred, "missing required column %q", colPred)
 	}
+	// The reference compares the id sets as pandas read them: a text id
+	// keeps its blanks (" test_1" is not "test_1"), an integer column is
+	// numbers.
+	subIDs := make([]string, len(sub.Rows))
+	for i, r := range sub.Rows {
+		subIDs[i] = r[idCol]
+	}
+	subIDs = challenge.PandasIDs(subIDs)
+	ansKeys := challenge.PandasIDs(ansIDs)
 	have := map[string]bool{}
-	for _, r := range sub.Rows {
-		have[strings.TrimSpace(r[idCol])] = true
+	for _, id := range subIDs {
+		have[id] = true
 	}
 	var missing []string
-	for _, id := range ansIDs {
+	for i, id := range ansKeys {
 		if !have[id] {
-			missing = append(missing, id)
+			missing = append(missing, ansIDs[i])
 		}
 	}
 	if len(missing) > 0 {
@@ -207,11 +216,7 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 	}
 	if mode == challenge.Official {
 		// The common id rule: every test case exactly once, nothing else.
-		got := make([]string, len(sub.Rows))
-		for i, r := range sub.Rows {
-			got[i] = strings.TrimSpace(r[idCol])
-		}
-		if err := challenge.CheckIDs(submissionFile, colID, got, nil, ansIDs, challenge.StrictIDs); err != nil {
+		if err := challenge.CheckIDs(submissionFile, colID, subIDs, nil, ansKeys, challenge.StrictIDs); err != nil {
 			return nil, err
 		}
 	}
