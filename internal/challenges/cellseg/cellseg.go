@@ -40,7 +40,10 @@ func (Challenge) Metrics() []challenge.MetricCard {
 func (Challenge) quirks() []challenge.Quirk {
 	return []challenge.Quirk{{ID: "per-image-f1-rounding", Metrics: MetricNames,
 		Reference: "per-image F1 averaged unrounded",
-		Official:  "each image's F1 rounded with np.round(f1, 4) (compute_metric.py) before averaging"}}
+		Official:  "each image's F1 rounded with np.round(f1, 4) (compute_metric.py) before averaging"}, {
+		ID: "resize-mismatched-mask", Metrics: MetricNames,
+		Reference: "a mask of another size than its image is cast to uint16 and resized to the image's size with Pillow's nearest neighbour (16-bit mode), then scored",
+		Official:  "the organisers' script compares masks of the image's size only: a mask of another size makes the submission invalid"}}
 }
 
 // Quirks lists where the reference grader departs from the official

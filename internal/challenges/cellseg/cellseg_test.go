@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/rexmle/rexmle/internal/challenge"
@@ -116,6 +117,20 @@ func TestSpecVectors(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestResizedMaskOfficial: a mask of another size than its image is
+// resized and noted in reference mode, and makes the submission invalid in
+// official mode, where the organisers' script compares same-sized masks.
+func TestResizedMaskOfficial(t *testing.T) {
+	sub, priv := fixture(t, []*volume.Volume{mask(10, 10, rect{1, 4, 7, 4, 7})}, []*volume.Volume{mask(5, 5, rect{3, 2, 3, 2, 3})})
+	res, err := Challenge{}.Grade(context.Background(), sub, priv, challenge.Reference)
+	if err != nil || res.Values["f1_0.5"] != 1 || len(res.Notes) == 0 {
+		t.Errorf("reference: %v %v, want F1 1 and a resize note", res, err)
+	}
+	if _, err := (Challenge{}).Grade(context.Background(), sub, priv, challenge.Official); !challenge.IsInvalid(err) || !strings.Contains(err.Error(), "5×5") {
+		t.Errorf("official: %v, want the 5×5 mask refused", err)
 	}
 }
 

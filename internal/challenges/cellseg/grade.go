@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 
 	"github.com/rexmle/rexmle/internal/challenge"
 	"github.com/rexmle/rexmle/metrics/imageio"
@@ -152,7 +153,9 @@ func (Challenge) Grade(ctx context.Context, subDir, privateDir string, mode chal
 	}
 	labelOf := map[string]string{}
 	for i, id := range aids {
-		labelOf[id] = alabs[i] // duplicated ids point to the same file
+		if _, ok := labelOf[id]; !ok {
+			labelOf[id] = alabs[i] // a repeated id: the reference takes its first row
+		}
 	}
 	rows := make([]subRow, len(t.Rows))
 	seen := map[string]bool{}
@@ -179,6 +182,7 @@ func (Challenge) Grade(ctx context.Context, subDir, privateDir string, mode chal
 		}
 	}
 	counts := make([]matching.InstanceCounts, len(rows))
+	var resized atomic.Int64
 	err = challenge.ForEach(ctx, len(rows), func(i int) error {
 		r := rows[i]
 		field := fmt.Sprintf("row %d (%s) predicted_mask_path", r.line, r.id)
@@ -196,6 +200,12 @@ func (Challenge) Grade(ctx context.Context, subDir, privateDir string, mode chal
 		truth, err := readTruth(filepath.Join(privateDir, filepath.FromSlash(labelOf[r.id])))
 		if err != nil {
 			return fmt.Errorf("truth of %s: %w", r.id, err)
+		}
+		if pred.W != truth.W || pred.H != truth.H {
+			if mode == challenge.Official {
+				return challenge.Invalidf(r.path, "", "mask is %d×%d, the image is %d×%d (official mode compares masks of the image's size only)", pred.W, pred.H, truth.W, truth.H)
+			}
+			resized.Add(1)
 		}
 		pred = fitTo(pred, truth.W, truth.H)
 		c, err := matching.MatchInstances(ctx, truth.Pix, pred.Pix, truth.H, truth.W, Thresholds)
@@ -239,6 +249,9 @@ func (Challenge) Grade(ctx context.Context, subDir, privateDir string, mode chal
 	}
 	if mode == challenge.Official {
 		res.Notes = append(res.Notes, "OFFICIAL MODE: per-image F1 rounded to 4 decimals before averaging, as the organisers' script does")
+	}
+	if n := resized.Load(); n > 0 {
+		res.Notes = append(res.Notes, fmt.Sprintf("%d masks had another size than their image and were resized to it (uint16 cast, Pillow nearest neighbour), as the reference does", n))
 	}
 	return res, nil
 }
