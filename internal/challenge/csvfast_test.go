@@ -160,3 +160,15 @@ func TestShortRowsArePadded(t *testing.T) {
 		t.Errorf("a long row: %v, want an error naming line 2", err)
 	}
 }
+
+// TestCSVMustBeUTF8: pandas decodes a CSV as strict UTF-8, so a Latin-1
+// byte makes the reference fail; the error names the line.
+func TestCSVMustBeUTF8(t *testing.T) {
+	_, err := ParseCSV(strings.NewReader("image_id,path\nx,pr\xe9d.png\n"), "submission.csv")
+	if err == nil || !strings.Contains(err.Error(), "line 2") || !strings.Contains(err.Error(), "not UTF-8") {
+		t.Errorf("Latin-1 byte: %v, want an error naming line 2", err)
+	}
+	if _, err := ParseCSV(strings.NewReader("image_id,path\nx,préd.png\n"), "submission.csv"); err != nil {
+		t.Errorf("UTF-8 text: %v", err)
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/rexmle/rexmle/metrics/imageio"
 )
@@ -100,7 +101,8 @@ func ReadCSV(path string) (*Table, error) {
 	return ParseCSV(f, filepath.Base(path))
 }
 
-// ParseCSV is ReadCSV over a reader; name is used in messages. A file larger
+// ParseCSV is ReadCSV over a reader; name is used in messages. The file
+// must be UTF-8 (pandas reads it so, strictly). A file larger
 // than MaxCSVBytes is rejected from its size before it is read (when r is an
 // *os.File), a line longer than MaxLineBytes or a field longer than
 // MaxFieldBytes as soon as it is met; error messages never repeat more than
@@ -112,6 +114,10 @@ func ParseCSV(r io.Reader, name string) (*Table, error) {
 	// Read through the caps (so a stream with a huge line stops early), then
 	// parse the bytes.
 	data, err := imageio.ReadAllInto(make([]byte, 0, sizeHint(r)), &boundedReader{r: r, name: name, max: MaxCSVBytes, maxLine: MaxLineBytes})
+	if err == nil && !utf8.Valid(data) {
+		// pandas decodes the file as UTF-8 (strictly) and fails.
+		return nil, fmt.Errorf("%s: %w", name, notUTF8(data))
+	}
 	if err == nil {
 		if t, ok := parsePlainCSV(data, name); ok {
 			return t, nil
@@ -125,6 +131,20 @@ func ParseCSV(r io.Reader, name string) (*Table, error) {
 		rest = errReader{err}
 	}
 	return parseCSVStream(io.MultiReader(bytes.NewReader(data), rest), name)
+}
+
+// notUTF8 describes where data stops being UTF-8: the line and the byte.
+func notUTF8(data []byte) error {
+	i := 0
+	for i < len(data) {
+		r, n := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && n <= 1 {
+			break
+		}
+		i += n
+	}
+	line := 1 + bytes.Count(data[:i], []byte{'\n'})
+	return fmt.Errorf("line %d: byte %#02x at offset %d is not UTF-8; save the file as UTF-8", line, data[min(i, len(data)-1)], i)
 }
 
 // errReader fails every read with err.

@@ -64,6 +64,14 @@ func TestConformance(t *testing.T) {
 				return h, r
 			})
 		}},
+		// Python's json takes space, tab, LF and CR around a value, no
+		// other blank; and the reference reads the file as UTF-8 text.
+		{Name: "form-feed-around-json", Want: "JSON", Break: func(t testing.TB, dir string) {
+			writeFile(t, firstPred(dir), "\f[]")
+		}},
+		{Name: "latin1-json", Want: "UTF-8", Break: func(t testing.TB, dir string) {
+			writeFile(t, firstPred(dir), "[{\"bbox\": [1, 2, 3, 4], \"score\": 0.5, \"note\": \"d\xe9j\xe0\"}]")
+		}},
 		{Name: "bad-json", Want: "JSON", Break: func(t testing.TB, dir string) {
 			writeFile(t, firstPred(dir), `[{"bbox": [1,2,3,4]`)
 		}},

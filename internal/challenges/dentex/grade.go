@@ -434,7 +434,7 @@ func readPredictionFile(submissionDir, rel, field string, total *atomic.Int64) (
 // "annotations" list, or a single object. It is the encoding/json reading
 // that parsePredictions' scanner is a fast path of (and its errors).
 func parsePredictionFile(b []byte) ([]map[string]json.RawMessage, error) {
-	b = bytes.TrimSpace(b)
+	b = trimJSONSpace(b)
 	if len(b) == 0 {
 		return nil, fmt.Errorf("empty file, want JSON")
 	}

@@ -3,6 +3,7 @@ package dentex
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"unicode/utf8"
 
@@ -260,6 +261,10 @@ func (s *scanner) objectList() ([]object, bool) {
 	}
 }
 
+// trimJSONSpace drops the whitespace JSON allows around a value (space,
+// tab, line feed, carriage return: Python's json too), and no other.
+func trimJSONSpace(b []byte) []byte { return bytes.Trim(b, " \t\n\r") }
+
 // scanObjectList reads raw as a JSON list of objects (json.Unmarshal into
 // []map[string]json.RawMessage); null is a nil list.
 func scanObjectList(raw []byte) ([]object, bool) {
@@ -276,7 +281,7 @@ func scanObjectList(raw []byte) ([]object, bool) {
 
 // scanPredictionFile is parsePredictionFile's fast path (ok false: declined).
 func scanPredictionFile(b []byte) ([]object, bool) {
-	b = bytes.TrimSpace(b)
+	b = trimJSONSpace(b)
 	s := scanner{Lexer: jsonscan.Lexer{B: b}}
 	switch s.Peek() {
 	case '[':
@@ -298,6 +303,10 @@ func scanPredictionFile(b []byte) ([]object, bool) {
 // parsePredictions parses a prediction file: a list of objects, an object
 // with an "annotations" list, or a single object.
 func parsePredictions(b []byte) ([]object, error) {
+	if !utf8.Valid(b) {
+		// The reference reads the file as UTF-8 text and fails.
+		return nil, fmt.Errorf("not UTF-8 text: save the file as UTF-8")
+	}
 	if objs, ok := scanPredictionFile(b); ok {
 		return objs, nil
 	}
