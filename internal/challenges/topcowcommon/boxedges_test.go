@@ -46,8 +46,12 @@ func TestBoxGrading(t *testing.T) {
 	if r.Values["iou"] >= 1 || r.Values["iou"] <= 0 {
 		t.Errorf("string/bool sizes: %v", r.Values)
 	}
+	// pathlib drops a trailing slash: "p/1.json/" is the JSON file p/1.json.
+	r = grade(challenge.Reference, a1, map[string]pred{"001": {"p/1.json/", off}}, "001")
+	check(t, "trailing slash", r, map[string]float64{"boundary_iou": 9.0 / 19.0, "iou": 0.6})
 	// Invalid predictions.
 	for name, p := range map[string]pred{
+		"latin1": {"p/1.txt", "--- ROI Meta Data ---\nSize (Voxels): 10 10 10\nLocation (Voxels): 0 0 0\n# r\xe9gion\n"},
 		"arity": {"p/1.json", `{"size":[10,10],"location":[0,0,0]}`},
 		"yml":   {"p/box.yml", gt},
 		"str":   {"p/1.json", `{"size":["7.5",1,1],"location":[0,0,0]}`},

@@ -8,6 +8,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/rexmle/rexmle/internal/challenge"
 	"github.com/rexmle/rexmle/metrics/topology"
@@ -117,13 +118,19 @@ func parseBoxJSON(b []byte) (topology.Box, error) {
 // readBoxFile reads a box from a .json or .txt file (suffix checked
 // case-insensitively).
 func readBoxFile(submissionDir, rel, field string) (topology.Box, error) {
-	ext := strings.ToLower(rel[strings.LastIndex(rel, ".")+1:])
-	if !strings.Contains(rel, ".") || (ext != "json" && ext != "txt") {
+	// pathlib drops a trailing slash ("b.json/" is b.json, suffix .json).
+	name := strings.TrimRight(rel, "/")
+	ext := strings.ToLower(name[strings.LastIndex(name, ".")+1:])
+	if !strings.Contains(name, ".") || (ext != "json" && ext != "txt") {
 		return topology.Box{}, challenge.Invalidf(rel, field, "box files must end in .json or .txt")
 	}
-	b, err := readSmall(submissionDir, rel, field)
+	b, err := readSmall(submissionDir, name, field)
 	if err != nil {
 		return topology.Box{}, err
+	}
+	if !utf8.Valid(b) {
+		// The reference opens the file as UTF-8 text and fails.
+		return topology.Box{}, challenge.Invalidf(rel, field, "not UTF-8 text: save the box file as UTF-8")
 	}
 	var box topology.Box
 	if ext == "json" {
