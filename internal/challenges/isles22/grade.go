@@ -203,19 +203,37 @@ func headerLen(h *imageio.NIfTIHeader) int64 {
 	return n
 }
 
+// nibabelName is the file nib.load reads for a .nii or .nii.gz name: the
+// ".nii" part in lower or upper case is kept, in mixed case (".Nii") it is
+// lower-cased, so "p.Nii" reads p.nii (and fails when there is none).
+func nibabelName(name string) string {
+	base := name
+	if strings.HasSuffix(strings.ToLower(base), ".gz") {
+		base = base[:len(base)-3]
+	}
+	ext := base[len(base)-4:]
+	if ext == strings.ToLower(ext) || ext == strings.ToUpper(ext) {
+		return name
+	}
+	return base[:len(base)-4] + strings.ToLower(ext) + name[len(base):]
+}
+
 // loadPrediction reads a prediction NIfTI named by a submission row, with
 // its allocation bounded relative to the GT (gtLen voxels), as a mask of
 // its non-zero voxels.
 func loadPrediction(submissionDir string, row medseg.Row, gtLen int64, gtRank int) (*imageio.NIfTIMask, error) {
-	f, err := challenge.OpenInside(submissionDir, row.Path, colPath)
-	if err != nil {
+	if _, err := challenge.ResolveInside(submissionDir, row.Path, colPath); err != nil {
 		return nil, err
 	}
-	defer f.Close()
 	lower := strings.ToLower(row.Path)
 	if !strings.HasSuffix(lower, ".nii.gz") && !strings.HasSuffix(lower, ".nii") {
 		return nil, challenge.Invalidf(row.Path, colPath, "row %d (%s): want a NIfTI file (.nii.gz or .nii)", row.Line, row.ID)
 	}
+	f, err := challenge.OpenInside(submissionDir, nibabelName(row.Path), colPath)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
 	gz := strings.HasSuffix(lower, ".gz")
 	h, err := imageio.ReadNIfTIHeader(f, gz)
 	if err != nil {

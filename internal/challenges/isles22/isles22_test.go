@@ -507,3 +507,17 @@ func TestMeansArePandasMeans(t *testing.T) {
 		t.Fatal("no metric's running mean differs from numpy's here: the test cannot tell them apart")
 	}
 }
+
+// TestNibabelName: nibabel keeps a lower- or upper-case ".nii" and looks
+// for the lower-case name of a mixed-case one (checked with nibabel 5.0:
+// t.NII.gz and t.nii.Gz load, t.Nii.Gz looks for t.nii.Gz).
+func TestNibabelName(t *testing.T) {
+	for in, want := range map[string]string{
+		"p/a.nii": "p/a.nii", "p/A.NII": "p/A.NII", "p/a.Nii": "p/a.nii",
+		"a.nii.gz": "a.nii.gz", "a.NII.gz": "a.NII.gz", "a.nii.GZ": "a.nii.GZ", "a.Nii.Gz": "a.nii.Gz",
+	} {
+		if got := nibabelName(in); got != want {
+			t.Errorf("nibabelName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
