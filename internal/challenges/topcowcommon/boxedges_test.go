@@ -52,12 +52,12 @@ func TestBoxGrading(t *testing.T) {
 	// Invalid predictions.
 	for name, p := range map[string]pred{
 		"latin1": {"p/1.txt", "--- ROI Meta Data ---\nSize (Voxels): 10 10 10\nLocation (Voxels): 0 0 0\n# r\xe9gion\n"},
-		"arity": {"p/1.json", `{"size":[10,10],"location":[0,0,0]}`},
-		"yml":   {"p/box.yml", gt},
-		"str":   {"p/1.json", `{"size":["7.5",1,1],"location":[0,0,0]}`},
-		"null":  {"p/1.json", `{"size":[null,1,1],"location":[0,0,0]}`},
-		"trail": {"p/1.json", gt + "{}"},
-		"lines": {"p/1.txt", "--- ROI ---\nSize (Voxels): 1 2 3\n"},
+		"arity":  {"p/1.json", `{"size":[10,10],"location":[0,0,0]}`},
+		"yml":    {"p/box.yml", gt},
+		"str":    {"p/1.json", `{"size":["7.5",1,1],"location":[0,0,0]}`},
+		"null":   {"p/1.json", `{"size":[null,1,1],"location":[0,0,0]}`},
+		"trail":  {"p/1.json", gt + "{}"},
+		"lines":  {"p/1.txt", "--- ROI ---\nSize (Voxels): 1 2 3\n"},
 	} {
 		sub, priv := topcowtest.MiniFiles(t, "predicted_bbox_path", a1, map[string]pred{"001": p}, []string{"001"})
 		if _, err := challenge.SafeGrade(context.Background(), c, sub, priv, challenge.Reference); !challenge.IsInvalid(err) {
