@@ -185,6 +185,14 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 	if err != nil {
 		return nil, challenge.Invalidf(submissionFile, colScore, "missing required column %q (columns: %s)", colScore, strings.Join(sub.Header, ", "))
 	}
+	// The merge names the two score columns quality_score_gt and
+	// quality_score_pred; a submission column of either name makes pandas
+	// refuse the duplicate (or the reference read a frame, not a column).
+	for _, h := range sub.Header {
+		if h == colScore+"_gt" || h == colScore+"_pred" {
+			return nil, challenge.Invalidf(submissionFile, h, "column %q clashes with the reference's merge of the %s columns; remove it", h, colScore)
+		}
+	}
 	ansIDs, ansKind := mergeKeys(ansIDsRaw)
 	subIDs, subKind := mergeKeys(subIDsRaw)
 	if ansKind != subKind {

@@ -41,6 +41,14 @@ func TestConformance(t *testing.T) {
 		challengetest.SetCell("inf-score", colScore, "inf", "finite"),
 		challengetest.SetCell("text-score", colScore, "good", "not a number"),
 		challengetest.SetCell("text-id", colID, "abc", "integer"),
+		{Name: "merge-suffix-column", Want: "clashes", Break: func(t testing.TB, dir string) {
+			challengetest.EditCSV(t, filepath.Join(dir, submissionFile), func(h []string, r [][]string) ([]string, [][]string) {
+				for i := range r {
+					r[i] = append(r[i], "0")
+				}
+				return append(h, colScore+"_pred"), r
+			})
+		}},
 		{Name: "symlink-out", Want: "leaves", Break: func(t testing.TB, dir string) {
 			outside := filepath.Join(t.TempDir(), "x.csv")
 			os.WriteFile(outside, []byte("image_id,quality_score\n"), 0o644)
