@@ -230,6 +230,14 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 	if err != nil {
 		return nil, challenge.Invalidf(submissionFile, colEnhanced, "missing required column %q", colEnhanced)
 	}
+	// A submission column named like the answers' path column is renamed
+	// by the reference's merge (ground_truth_path_x, _y), and its lookup of
+	// ground_truth_path then fails.
+	for _, h := range sub.Header {
+		if h == colGT {
+			return nil, challenge.Invalidf(submissionFile, h, "column %q clashes with the answers' column of that name in the reference's merge; remove it", h)
+		}
+	}
 	ansIDs := challenge.PandasIDs(ansIDsRaw)
 	subIDs := challenge.PandasIDs(subIDsRaw)
 	if mode == challenge.Official {

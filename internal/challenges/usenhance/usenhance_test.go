@@ -57,6 +57,14 @@ func TestConformance(t *testing.T) {
 		challengetest.MissingCSV(),
 		challengetest.DropRow(),
 		challengetest.DuplicateRow(),
+		{Name: "answers-column-name", Want: "clashes", Break: func(t testing.TB, dir string) {
+			challengetest.EditCSV(t, filepath.Join(dir, submissionFile), func(h []string, r [][]string) ([]string, [][]string) {
+				for i := range r {
+					r[i] = append(r[i], "x.png")
+				}
+				return append(h, colGT), r
+			})
+		}},
 		challengetest.RenameColumn(colID),
 		challengetest.RenameColumn(colEnhanced),
 		{Name: "missing-image", Want: "not found", Break: func(t testing.TB, dir string) { os.Remove(firstImage(dir)) }},
