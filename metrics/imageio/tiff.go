@@ -79,7 +79,8 @@ func ReadTIFFFile(path string, opts ...Options) (*volume.Volume, error) {
 // Supported: strips and tiles; compression none, LZW, Deflate (8 and 32946)
 // and PackBits; horizontal predictor (2) for integer samples; chunky
 // (interleaved) samples; BitsPerSample 1 (returned as 0/1 uint8), 8, 16, 32
-// and 64 with SampleFormat unsigned, signed or IEEE float; 1 to 4 samples
+// and 64 with SampleFormat unsigned, signed or IEEE float (16-bit float
+// widened, DType float32); 1 to 4 samples
 // per pixel as Channels (gray, gray + alpha, RGB, RGBA). Values are returned
 // as stored (WhiteIsZero is not inverted, as tifffile). A paletted image
 // gives its indices, or with Options.ExpandPalette its colours: 3 uint8
@@ -239,6 +240,8 @@ func tiffDType(bits, format uint64) (volume.DType, error) {
 		return volume.Uint16, nil
 	case bits == 16 && format == 2:
 		return volume.Int16, nil
+	case bits == 16 && format == 3:
+		return volume.Float32, nil // float16, widened (volume has no half type)
 	case bits == 32 && format == 1:
 		return volume.Uint32, nil
 	case bits == 32 && format == 2:
@@ -467,6 +470,10 @@ func (t *tiffFile) decodePage(ifd tiffIFD, o Options) (*volume.Volume, error) {
 			if bits == 1 {
 				for x := uint64(0); x < bw; x++ {
 					rowVals[x] = float64(row[x/8] >> (7 - x%8) & 1)
+				}
+			} else if bits == 16 && l.dt == volume.Float32 {
+				for i := range rowVals {
+					rowVals[i] = halfToFloat(bo.Uint16(row[2*i:]))
 				}
 			} else {
 				convert(rowVals, row, l.dt, bo)
@@ -758,4 +765,23 @@ func WriteTIFF(w io.Writer, v *volume.Volume, dt volume.DType) error {
 	}
 	_, err = w.Write(out.Bytes())
 	return err
+}
+
+// halfToFloat widens an IEEE 754 binary16 value (tifffile's float16).
+func halfToFloat(h uint16) float64 {
+	sign := 1.0
+	if h&0x8000 != 0 {
+		sign = -1
+	}
+	e, m := int(h>>10&0x1f), float64(h&0x3ff)
+	switch e {
+	case 0:
+		return sign * m * math.Ldexp(1, -24)
+	case 31:
+		if m != 0 {
+			return math.NaN()
+		}
+		return math.Inf(int(sign))
+	}
+	return sign * (1 + m/1024) * math.Ldexp(1, e-15)
 }

@@ -3,6 +3,7 @@ package imageio
 import (
 	"bytes"
 	"encoding/binary"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -232,5 +233,26 @@ func TestReadPicturePNG16Colour(t *testing.T) {
 		if raw, err := ReadPNGFile(p); err != nil || !equalF(raw.Data, c.in) {
 			t.Errorf("%d channels: ReadPNG must keep 16 bits: %v %v", c.nc, raw, err)
 		}
+	}
+}
+
+func TestReadTIFFFloat16(t *testing.T) {
+	// 1.0, −2.5, 65504 (max), 2^−24 (smallest subnormal), +Inf
+	halves := []uint16{0x3c00, 0xc100, 0x7bff, 0x0001, 0x7c00}
+	b := make([]byte, 2*len(halves))
+	for i, h := range halves {
+		binary.LittleEndian.PutUint16(b[2*i:], h)
+	}
+	f := rawTIFF(false, len(halves), 1, map[uint16][]uint32{tagBitsPerSample: {16}, tagSampleFormat: {3}, tagPhotometric: {1}}, b)
+	v, err := ReadTIFF(bytes.NewReader(f))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []float64{1, -2.5, 65504, 1.0 / (1 << 24), math.Inf(1)}
+	if !equalF(v.Data, want) {
+		t.Errorf("float16 %v, want %v", v.Data, want)
+	}
+	if _, _, err := ReadPicture(bytes.NewReader(f)); err == nil {
+		t.Error("ReadPicture read float16; Pillow cannot open it")
 	}
 }
