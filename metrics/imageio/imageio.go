@@ -47,6 +47,10 @@ type Options struct {
 	// ExpandPalette makes the PNG and TIFF decoders return the colours of a
 	// paletted image (3 or 4 channels) instead of its palette indices.
 	ExpandPalette bool
+
+	// pillow makes the TIFF decoder read a page as Pillow does (see
+	// ReadTIFFPillow); set by ReadPicture and ReadTIFFPillow.
+	pillow bool
 }
 
 func pickOptions(opts []Options) Options {

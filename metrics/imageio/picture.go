@@ -66,7 +66,12 @@ func ReadPictureFile(path string, opts ...Options) (*volume.Volume, Format, erro
 // magic bytes (a file's name plays no part, as with Pillow), into a 2-D
 // volume laid out as ReadPNG's, with the samples numpy.array(Image.open(f))
 // gives:
-//   - PNG and TIFF as ReadPNG and ReadTIFF (Options apply);
+//   - PNG as ReadPNG (Options apply), except that Pillow reduces 16-bit
+//     colour to 8 bits (the high byte of each sample) and reads 16-bit
+//     grey + alpha as RGBA (grey, grey, grey, alpha high bytes);
+//   - TIFF as ReadTIFFPillow: the first page, the layouts Pillow opens
+//     (others are refused), WhiteIsZero 1- and 8-bit inverted, 16-bit
+//     RGB(A) reduced to 8 bits;
 //   - BMP: 1–8-bit paletted files as palette indices (Pillow's "P", or "L"
 //     and "1" for a grey ramp palette, where the index is the value), the
 //     palette colours with Options.ExpandPalette; 24- and 32-bit files as
@@ -91,9 +96,11 @@ func ReadPicture(r io.Reader, opts ...Options) (*volume.Volume, Format, error) {
 	var err error
 	switch format {
 	case FormatPNG:
-		v, err = ReadPNG(br, o)
+		if v, err = ReadPNG(br, o); err == nil {
+			pillowPNG16(v)
+		}
 	case FormatTIFF:
-		v, err = ReadTIFF(br, o)
+		v, err = ReadTIFFPillow(br, o)
 	case FormatBMP, FormatGIF, FormatJPEG:
 		v, err = readStdPicture(br, format, o)
 	default:
@@ -174,4 +181,28 @@ func ycbcrVolume(m *image.YCbCr) *volume.Volume {
 		}
 	})
 	return v
+}
+
+// pillowPNG16 reduces a 16-bit colour PNG (2 to 4 channels) to what
+// Pillow's PNG modes give: RGB;16B and RGBA;16B keep the high byte of
+// each sample, LA;16B becomes mode RGBA (grey high byte three times,
+// then the alpha high byte). 16-bit grey (mode I / I;16) is kept.
+func pillowPNG16(v *volume.Volume) {
+	if v.DType != volume.Uint16 || v.NumChannels() < 2 {
+		return
+	}
+	if v.NumChannels() == 2 {
+		out := make([]float64, 2*len(v.Data))
+		for i := 0; i+1 < len(v.Data); i += 2 {
+			g, a := float64(uint16(v.Data[i])>>8), float64(uint16(v.Data[i+1])>>8)
+			o := out[2*i:]
+			o[0], o[1], o[2], o[3] = g, g, g, a
+		}
+		v.Data, v.Channels, v.DType = out, 4, volume.Uint8
+		return
+	}
+	for i, x := range v.Data {
+		v.Data[i] = float64(uint16(x) >> 8)
+	}
+	v.DType = volume.Uint8
 }

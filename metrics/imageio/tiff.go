@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	mbits "math/bits"
 	"os"
 	"sync"
 
@@ -23,6 +24,7 @@ const (
 	tagBitsPerSample   = 258
 	tagCompression     = 259
 	tagPhotometric     = 262
+	tagFillOrder       = 266
 	tagStripOffsets    = 273
 	tagSamplesPerPixel = 277
 	tagRowsPerStrip    = 278
@@ -77,7 +79,8 @@ func ReadTIFFFile(path string, opts ...Options) (*volume.Volume, error) {
 // Supported: strips and tiles; compression none, LZW, Deflate (8 and 32946)
 // and PackBits; horizontal predictor (2) for integer samples; chunky
 // (interleaved) samples; BitsPerSample 1 (returned as 0/1 uint8), 8, 16, 32
-// and 64 with SampleFormat unsigned, signed or IEEE float; 1 to 4 samples
+// and 64 with SampleFormat unsigned, signed or IEEE float (16-bit float
+// widened, DType float32); 1 to 4 samples
 // per pixel as Channels (gray, gray + alpha, RGB, RGBA). Values are returned
 // as stored (WhiteIsZero is not inverted, as tifffile). A paletted image
 // gives its indices, or with Options.ExpandPalette its colours: 3 uint8
@@ -237,6 +240,8 @@ func tiffDType(bits, format uint64) (volume.DType, error) {
 		return volume.Uint16, nil
 	case bits == 16 && format == 2:
 		return volume.Int16, nil
+	case bits == 16 && format == 3:
+		return volume.Float32, nil // float16, widened (volume has no half type)
 	case bits == 32 && format == 1:
 		return volume.Uint32, nil
 	case bits == 32 && format == 2:
@@ -264,6 +269,11 @@ type tiffLayout struct {
 	tiled                  bool
 	offsets, counts        []uint64
 	rowBytes, elem         uint64 // bytes per block row; bytes per sample
+	perPlane               uint64 // blocks per sample plane (all blocks when chunky)
+	planar                 bool   // PlanarConfiguration 2: one plane per sample
+	planes                 uint64 // planar: the planes decoded (the first ones)
+	reverseBits            bool   // FillOrder 2 (Pillow): bits of each stored byte reversed
+	pillow                 *pillowLayout
 }
 
 // layout checks a page's tags and returns where its samples are; every
@@ -296,6 +306,20 @@ func (t *tiffFile) layout(ifd tiffIFD, o Options) (*tiffLayout, error) {
 	if format == 4 { // undefined: treat as unsigned
 		format = 1
 	}
+	// Pillow opens only the layouts of its OPEN_INFO table, and reads a
+	// missing PhotometricInterpretation as WhiteIsZero.
+	var pl *pillowLayout
+	photometric := ifd.first(tagPhotometric, 1)
+	if o.pillow {
+		var err error
+		if pl, err = pillowTIFFLayout(ifd, t.bo == binary.BigEndian); err != nil {
+			return nil, err
+		}
+		photometric = ifd.first(tagPhotometric, 0)
+		if pl.rawmode == "L" && format == 2 {
+			format = 1 // signed 8-bit: Pillow reads the bytes as mode L
+		}
+	}
 	dt, err := tiffDType(bits, format)
 	if err != nil {
 		return nil, err
@@ -303,12 +327,19 @@ func (t *tiffFile) layout(ifd tiffIFD, o Options) (*tiffLayout, error) {
 	if bits == 1 && spp != 1 {
 		return nil, fmt.Errorf("1-bit samples with SamplesPerPixel = %d are not supported", spp)
 	}
+	planar := false
 	if pc := ifd.first(tagPlanarConfig, 1); pc != 1 && spp > 1 {
-		return nil, fmt.Errorf("PlanarConfiguration = %d (separate planes) is not supported", pc)
+		if !o.pillow || pc != 2 {
+			return nil, fmt.Errorf("PlanarConfiguration = %d (separate planes) is not supported", pc)
+		}
+		planar = true
 	}
-	photometric := ifd.first(tagPhotometric, 1)
 	switch photometric {
 	case 0, 1, 2, 3:
+	case 6: // YCbCr: Pillow reads a single 8-bit sample as L
+		if pl == nil || pl.rawmode != "L" {
+			return nil, fmt.Errorf("tiff: PhotometricInterpretation = 6 (YCbCr) colour is not supported")
+		}
 	default:
 		return nil, fmt.Errorf("tiff: PhotometricInterpretation = %d is not supported (want 0, 1, 2 or 3)", photometric)
 	}
@@ -340,8 +371,12 @@ func (t *tiffFile) layout(ifd tiffIFD, o Options) (*tiffLayout, error) {
 		bh = h // RowsPerStrip beyond the image: one strip (tiles keep their size)
 	}
 	across, down := (w+bw-1)/bw, (h+bh-1)/bh
-	if uint64(len(offsets)) != across*down {
-		return nil, fmt.Errorf("%d strip/tile offsets, want %d", len(offsets), across*down)
+	planes, blockSpp := uint64(1), spp
+	if planar {
+		planes, blockSpp = spp, 1
+	}
+	if uint64(len(offsets)) != across*down*planes {
+		return nil, fmt.Errorf("%d strip/tile offsets, want %d", len(offsets), across*down*planes)
 	}
 	if len(counts) != len(offsets) {
 		if compression == 1 && len(counts) == 0 && len(offsets) == 1 {
@@ -350,9 +385,23 @@ func (t *tiffFile) layout(ifd tiffIFD, o Options) (*tiffLayout, error) {
 			return nil, fmt.Errorf("%d strip/tile byte counts for %d offsets", len(counts), len(offsets))
 		}
 	}
-	return &tiffLayout{w: w, h: h, spp: spp, bits: bits, dt: dt, photometric: photometric,
+	l := &tiffLayout{w: w, h: h, spp: spp, bits: bits, dt: dt, photometric: photometric,
 		predictor: predictor, compression: compression, bw: bw, bh: bh, across: across, tiled: tiled,
-		offsets: offsets, counts: counts, rowBytes: (bw*spp*bits + 7) / 8, elem: bits / 8}, nil
+		offsets: offsets, counts: counts, rowBytes: (bw*blockSpp*bits + 7) / 8, elem: bits / 8,
+		perPlane: across * down, planar: planar, pillow: pl}
+	if pl != nil {
+		l.reverseBits = pl.fillOrder == 2
+		if planar {
+			l.planes = pl.spp // planes Pillow keeps (unspecified extra planes dropped)
+			if err := pillowPlanarCheck(pl, compression); err != nil {
+				return nil, err
+			}
+		}
+		// Pillow's libtiff path (any compression) gets native-order samples
+		// but unpacks 32-bit big-endian ones with a byte swap all the same.
+		pl.swap32 = compression != 1 && (pl.rawmode == "I;32BS" || pl.rawmode == "F;32BF")
+	}
+	return l, nil
 }
 
 // block decompresses strip or tile bi into buf (grown as needed) and
@@ -363,7 +412,8 @@ func (t *tiffFile) block(l *tiffLayout, bi int, buf []byte) (bx, by, rows uint64
 	if off > uint64(len(t.b)) || cnt > uint64(len(t.b))-off {
 		return 0, 0, 0, nil, fmt.Errorf("strip/tile %d at %d+%d runs past the file end (%d bytes)", bi, off, cnt, len(t.b))
 	}
-	bx, by = uint64(bi)%l.across*l.bw, uint64(bi)/l.across*l.bh
+	pi := uint64(bi) % l.perPlane
+	bx, by = pi%l.across*l.bw, pi/l.across*l.bh
 	rows = min(l.bh, l.h-by)
 	if l.tiled {
 		rows = l.bh // tiles are always full size
@@ -373,7 +423,15 @@ func (t *tiffFile) block(l *tiffLayout, bi int, buf []byte) (bx, by, rows uint64
 		buf = make([]byte, need)
 	}
 	data = buf[:need]
-	if err := tiffDecompress(data, t.b[off:off+cnt], l.compression); err != nil {
+	src := t.b[off : off+cnt]
+	if l.reverseBits {
+		rev := make([]byte, len(src))
+		for i, c := range src {
+			rev[i] = mbits.Reverse8(c)
+		}
+		src = rev
+	}
+	if err := tiffDecompress(data, src, l.compression); err != nil {
 		return 0, 0, 0, nil, fmt.Errorf("strip/tile %d: %w", bi, err)
 	}
 	return bx, by, rows, data, nil
@@ -386,12 +444,20 @@ func (t *tiffFile) decodePage(ifd tiffIFD, o Options) (*volume.Volume, error) {
 		return nil, err
 	}
 	w, h, spp, bw, bits := l.w, l.h, l.spp, l.bw, l.bits
-	n := int(w * h * spp)
-	v := &volume.Volume{Grid: volume.NewGrid(int(w), int(h)), DType: l.dt, Channels: int(spp), Data: make([]float64, n)}
+	blockSpp, nc := spp, spp // samples per pixel in a block; channels decoded
+	if l.planar {
+		blockSpp, nc = 1, l.planes
+	}
+	n := int(w * h * nc)
+	v := &volume.Volume{Grid: volume.NewGrid(int(w), int(h)), DType: l.dt, Channels: int(nc), Data: make([]float64, n)}
 	bo := t.bo
 	block := make([]byte, l.rowBytes*l.bh)
-	rowVals := make([]float64, bw*spp)
+	rowVals := make([]float64, bw*blockSpp)
 	for bi := range l.offsets {
+		plane := uint64(bi) / l.perPlane
+		if l.planar && plane >= l.planes {
+			break
+		}
 		bx, by, rows, data, err := t.block(l, bi, block)
 		if err != nil {
 			return nil, err
@@ -399,19 +465,33 @@ func (t *tiffFile) decodePage(ifd tiffIFD, o Options) (*volume.Volume, error) {
 		for y := uint64(0); y < rows && by+y < h; y++ {
 			row := data[y*l.rowBytes : (y+1)*l.rowBytes]
 			if l.predictor == 2 {
-				undoHorizontalPredictor(row, int(spp), int(l.elem), bo)
+				undoHorizontalPredictor(row, int(blockSpp), int(l.elem), bo)
 			}
 			if bits == 1 {
 				for x := uint64(0); x < bw; x++ {
 					rowVals[x] = float64(row[x/8] >> (7 - x%8) & 1)
 				}
+			} else if bits == 16 && l.dt == volume.Float32 {
+				for i := range rowVals {
+					rowVals[i] = halfToFloat(bo.Uint16(row[2*i:]))
+				}
 			} else {
 				convert(rowVals, row, l.dt, bo)
 			}
 			cols := min(bw, w-bx)
+			if l.planar {
+				dst := v.Data[((by+y)*w+bx)*nc+plane:]
+				for x := uint64(0); x < cols; x++ {
+					dst[x*nc] = rowVals[x]
+				}
+				continue
+			}
 			dst := v.Data[((by+y)*w+bx)*spp:]
 			copy(dst[:cols*spp], rowVals[:cols*spp])
 		}
+	}
+	if l.pillow != nil {
+		pillowSamples(v, l.pillow)
 	}
 	if l.photometric == 3 && o.ExpandPalette {
 		if err := expandTIFFPalette(v, ifd[tagColorMap], bits); err != nil {
@@ -685,4 +765,23 @@ func WriteTIFF(w io.Writer, v *volume.Volume, dt volume.DType) error {
 	}
 	_, err = w.Write(out.Bytes())
 	return err
+}
+
+// halfToFloat widens an IEEE 754 binary16 value (tifffile's float16).
+func halfToFloat(h uint16) float64 {
+	sign := 1.0
+	if h&0x8000 != 0 {
+		sign = -1
+	}
+	e, m := int(h>>10&0x1f), float64(h&0x3ff)
+	switch e {
+	case 0:
+		return sign * m * math.Ldexp(1, -24)
+	case 31:
+		if m != 0 {
+			return math.NaN()
+		}
+		return math.Inf(int(sign))
+	}
+	return sign * (1 + m/1024) * math.Ldexp(1, e-15)
 }

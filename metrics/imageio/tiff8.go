@@ -42,6 +42,7 @@ func ReadPicture8File(path string, buf []byte, opts ...Options) (p8 *Picture8, v
 		return nil, v, format, nil
 	}
 	o := pickOptions(opts)
+	o.pillow, o.FirstPage = true, true // ReadPictureFile reads TIFF as ReadTIFFPillow
 	size := int64(0)
 	if st, err := f.Stat(); err == nil {
 		size = st.Size()
@@ -116,8 +117,17 @@ func decodeTIFF8(b []byte, o Options, buf []byte) (*Picture8, bool) {
 		return nil, false
 	}
 	l, err := t.layout(ifd, o)
-	if err != nil || l.bits != 8 || l.dt != volume.Uint8 || (l.photometric == 3 && o.ExpandPalette) {
+	if err != nil || l.bits != 8 || l.dt != volume.Uint8 || (l.photometric == 3 && o.ExpandPalette) || l.planar {
 		return nil, false
+	}
+	if pl := l.pillow; pl != nil {
+		switch {
+		case pl.rawmode == "L" && l.spp == 1, pl.rawmode == "P" && l.spp == 1,
+			pl.rawmode == pl.mode && (pl.mode == "LA" || pl.mode == "PA" || pl.mode == "RGB" || pl.mode == "RGBA"):
+			// stored samples are Pillow's
+		default:
+			return nil, false // inverted, unpremultiplied or dropped samples: decodeTIFF
+		}
 	}
 	w, h, spp := l.w, l.h, l.spp
 	n := w * h * spp

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -24,18 +23,20 @@ const maxImageBytes = 512 << 20
 
 // loadGray reads an image as the reference does (Pillow's Image.open, which
 // identifies the format by content, then mode "L"): PNG, TIFF (first page),
-// BMP, JPEG or GIF whatever the file is called. 8-bit grey as is;
-// grey+alpha → the grey channel; RGB/RGBA → (19595R + 38470G + 7471B +
-// 32768) >> 16; 16-bit grey clipped to 255; 16-bit colour reduced to 8 bits
-// first (as Pillow does); palette images via their colours; 1-bit PNG as
-// 0/255.
+// BMP, JPEG or GIF whatever the file is called, with the samples
+// numpy.array(Image.open(f)) has (imageio.ReadPictureFile: 16-bit colour
+// already reduced to 8 bits, WhiteIsZero TIFFs inverted, TIFF layouts
+// Pillow cannot open refused). 8-bit grey as is; grey+alpha → the grey
+// channel; RGB/RGBA → (19595R + 38470G + 7471B + 32768) >> 16; 16- and
+// 32-bit grey and float clipped to 0..255; palette images via their
+// colours; mode "1" (1-bit PNG or TIFF) as 0/255.
 func loadGray(path string) (quality.Image, error) {
 	v, format, err := imageio.ReadPictureFile(path, imageio.Options{MaxBytes: maxImageBytes, ExpandPalette: true, FirstPage: true})
 	if err != nil {
 		return quality.Image{}, err
 	}
 	scale := 1.0
-	if format == imageio.FormatPNG && onePNG(path) {
+	if (format == imageio.FormatPNG || format == imageio.FormatTIFF) && imageio.OneBitPictureFile(path) {
 		scale = 255 // Pillow mode "1" converts to L as 0/255
 	}
 	if v.Grid.Shape[2] != 1 {
@@ -47,7 +48,6 @@ func loadGray(path string) (quality.Image, error) {
 		return quality.Image{W: w, H: h, Pix: v.Data}, nil
 	}
 	im := quality.Image{W: w, H: h, Pix: make([]float64, w*h)}
-	sixteen := v.DType == "uint16"
 	for i := 0; i < w*h; i++ {
 		s := v.Data[i*c : i*c+c]
 		switch c {
@@ -62,28 +62,10 @@ func loadGray(path string) (quality.Image, error) {
 			im.Pix[i] = math.Trunc(g) * scale
 		default:
 			r, gr, b := s[0], s[1], s[2]
-			if sixteen {
-				r, gr, b = math.Floor(r/256), math.Floor(gr/256), math.Floor(b/256)
-			}
 			im.Pix[i] = float64((19595*int64(r) + 38470*int64(gr) + 7471*int64(b) + 32768) >> 16)
 		}
 	}
 	return im, nil
-}
-
-// onePNG reports whether path is a 1-bit grey-scale PNG (IHDR bit depth 1,
-// colour type 0).
-func onePNG(path string) bool {
-	f, err := challenge.OpenRegular(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	var h [26]byte
-	if _, err := io.ReadFull(f, h[:]); err != nil {
-		return false
-	}
-	return string(h[1:4]) == "PNG" && h[24] == 1 && h[25] == 0
 }
 
 // resizeLinear is cv2.resize(…, INTER_LINEAR) of a float32 image to w×h as

@@ -1,0 +1,292 @@
+package imageio
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+	"math"
+	mbits "math/bits"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/rexmle/rexmle/metrics/volume"
+)
+
+// pillowKey is the key of Pillow's TiffImagePlugin.OPEN_INFO: byte order,
+// PhotometricInterpretation, SampleFormat, FillOrder, BitsPerSample and
+// ExtraSamples, tuples written as comma-separated numbers.
+type pillowKey struct {
+	bigEndian    bool
+	photometric  uint64
+	sampleFormat string
+	fillOrder    uint64
+	bits         string
+	extra        string
+}
+
+func (k pillowKey) String() string {
+	bo := "II"
+	if k.bigEndian {
+		bo = "MM"
+	}
+	return fmt.Sprintf("(%s, PhotometricInterpretation %d, SampleFormat (%s), FillOrder %d, BitsPerSample (%s), ExtraSamples (%s))",
+		bo, k.photometric, k.sampleFormat, k.fillOrder, k.bits, k.extra)
+}
+
+// pillowLayout is how Pillow opens a TIFF page: its mode and the rawmode
+// its unpacker uses (of the FillOrder-1 key, as Pillow's libtiff path
+// does: the decoder reverses the bits of FillOrder-2 data itself), and
+// the samples per pixel it keeps.
+type pillowLayout struct {
+	mode, rawmode string
+	fillOrder     uint64
+	spp           uint64
+	swap32        bool // reverse the bytes of each 32-bit sample (see layout)
+}
+
+// pillowPlanarCheck refuses the separate-plane pages Pillow does not read
+// correctly: its raw decoder (no compression) unpacks plane k with the
+// k-th letter of the rawmode, which exists only for 8-bit RGB and RGBA;
+// its libtiff decoder leaves the alpha plane of LA and PA at zero.
+func pillowPlanarCheck(pl *pillowLayout, compression uint64) error {
+	switch {
+	case pl.mode == "LA" || pl.mode == "PA":
+		return fmt.Errorf("separate planes (PlanarConfiguration 2) of Pillow mode %s are not supported (Pillow leaves the alpha plane 0 or fails)", pl.mode)
+	case compression == 1 && pl.rawmode != "RGB" && pl.rawmode != "RGBA":
+		return fmt.Errorf("uncompressed separate planes (PlanarConfiguration 2) of Pillow rawmode %s are not supported (Pillow unpacks each plane with one letter of the rawmode, which fails or misreads the samples)", pl.rawmode)
+	}
+	return nil
+}
+
+func tupleString(v []uint64) string {
+	parts := make([]string, len(v))
+	for i, x := range v {
+		parts[i] = strconv.FormatUint(x, 10)
+	}
+	return strings.Join(parts, ",")
+}
+
+// pillowTIFFLayout computes the OPEN_INFO key of a page as
+// TiffImageFile._setup does (Pillow main, 12.2+) and looks it up; a page
+// whose key is missing is one Pillow cannot open ("cannot identify image
+// file").
+func pillowTIFFLayout(ifd tiffIFD, bigEndian bool) (*pillowLayout, error) {
+	photo := ifd.first(tagPhotometric, 0) // missing: Pillow reads WhiteIsZero
+	if ifd.first(tagCompression, 1) == 6 {
+		photo = 6 // old-style JPEG: Pillow presumes YCbCr
+	}
+	fill := ifd.first(tagFillOrder, 1)
+	sf := ifd[tagSampleFormat]
+	if len(sf) == 0 {
+		sf = []uint64{1}
+	}
+	if len(sf) > 1 {
+		same := true
+		for _, f := range sf {
+			same = same && f == sf[0]
+		}
+		if same {
+			sf = sf[:1]
+		}
+	}
+	bps := ifd[tagBitsPerSample]
+	if len(bps) == 0 {
+		bps = []uint64{1}
+	}
+	extra := ifd[tagExtraSamples]
+	spp := ifd.first(tagSamplesPerPixel, 1)
+	if ifd.first(tagPlanarConfig, 1) == 2 && len(extra) > 0 {
+		allZero := true
+		for _, e := range extra {
+			allZero = allZero && e == 0
+		}
+		if allZero && uint64(len(extra)) <= spp && len(extra) < len(bps) {
+			// Separate planes: unspecified extra samples at the end are ignored.
+			bps = bps[:len(bps)-len(extra)]
+			spp -= uint64(len(extra))
+			extra = nil
+		}
+	}
+	if spp > 6 {
+		return nil, fmt.Errorf("Pillow cannot open this TIFF: SamplesPerPixel = %d, more than the 6 its OPEN_INFO table knows", spp)
+	}
+	if spp < uint64(len(bps)) {
+		bps = bps[:spp]
+	} else if spp > uint64(len(bps)) && len(bps) == 1 {
+		b := bps[0]
+		bps = make([]uint64, spp)
+		for i := range bps {
+			bps[i] = b
+		}
+	}
+	if uint64(len(bps)) != spp {
+		return nil, fmt.Errorf("Pillow cannot open this TIFF: %d BitsPerSample values for SamplesPerPixel = %d (\"unknown data organization\")", len(bps), spp)
+	}
+	key := pillowKey{bigEndian, photo, tupleString(sf), fill, tupleString(bps), tupleString(extra)}
+	mr, ok := pillowOpenInfo[key]
+	if !ok {
+		return nil, fmt.Errorf("Pillow cannot open this TIFF: %v is not in its TiffImagePlugin OPEN_INFO table (\"unknown pixel mode\")", key)
+	}
+	if fill == 2 {
+		key.fillOrder = 1
+		if mr1, ok := pillowOpenInfo[key]; ok {
+			mr = mr1
+		}
+	}
+	return &pillowLayout{mode: mr[0], rawmode: mr[1], fillOrder: fill, spp: spp}, nil
+}
+
+// pillowSamples turns the stored samples of a page into those of
+// numpy.array of the Pillow image: WhiteIsZero 1- and 8-bit inverted
+// ("1;I", "L;I"), 16-bit colour reduced to its high byte (";16L"/";16B"
+// rawmodes of mode RGB and RGBA), premultiplied alpha divided out
+// ("RGBa"), unspecified extra samples dropped (modes RGB and P read from
+// RGBX and PX), 32-bit unsigned reinterpreted as signed (mode I), signed
+// 16-bit as mode I.
+func pillowSamples(v *volume.Volume, pl *pillowLayout) {
+	raw := pl.rawmode
+	switch raw {
+	case "1;I":
+		for i, x := range v.Data {
+			v.Data[i] = 1 - x
+		}
+	case "L;I":
+		for i, x := range v.Data {
+			v.Data[i] = 255 - x
+		}
+	case "I;32N":
+		for i, x := range v.Data {
+			if x >= 1<<31 {
+				v.Data[i] = x - (1 << 32)
+			}
+		}
+		v.DType = volume.Int32
+	case "I;16S", "I;16BS", "I;32S", "I;32BS":
+		v.DType = volume.Int32
+	}
+	if pl.swap32 {
+		for i, x := range v.Data {
+			if v.DType == volume.Float32 {
+				v.Data[i] = float64(math.Float32frombits(mbits.ReverseBytes32(math.Float32bits(float32(x)))))
+			} else {
+				v.Data[i] = float64(int32(mbits.ReverseBytes32(uint32(int32(x)))))
+			}
+		}
+	}
+	if (pl.mode == "RGB" || pl.mode == "RGBA") && (strings.HasSuffix(raw, ";16L") || strings.HasSuffix(raw, ";16B")) {
+		for i, x := range v.Data {
+			v.Data[i] = float64(uint16(x) >> 8)
+		}
+		v.DType = volume.Uint8
+	}
+	if strings.HasPrefix(raw, "RGBa") {
+		unpremultiply(v)
+	}
+	switch {
+	case pl.mode == "RGB" && v.NumChannels() > 3:
+		keepChannels(v, 0, 1, 2)
+	case pl.mode == "P" && v.NumChannels() > 1:
+		keepChannels(v, 0)
+	case pl.mode == "RGBA" && v.NumChannels() > 4:
+		keepChannels(v, 0, 1, 2, 3)
+	}
+}
+
+// unpremultiply divides 8-bit RGB by alpha as Pillow's RGBa unpackers do:
+// alpha 0 → all zero, else min(c·255/a, 255) in integers.
+func unpremultiply(v *volume.Volume) {
+	nc := v.NumChannels()
+	for p := 0; p+nc <= len(v.Data); p += nc {
+		s := v.Data[p : p+nc]
+		a := int(s[3])
+		switch a {
+		case 0:
+			s[0], s[1], s[2], s[3] = 0, 0, 0, 0
+		case 255:
+		default:
+			for c := 0; c < 3; c++ {
+				s[c] = float64(min(int(s[c])*255/a, 255))
+			}
+		}
+	}
+}
+
+// ReadTIFFPillowFile decodes a TIFF file as Pillow does; see
+// ReadTIFFPillow.
+func ReadTIFFPillowFile(path string, opts ...Options) (*volume.Volume, error) {
+	return readFileWith(path, func(f *os.File) (*volume.Volume, error) {
+		return ReadTIFFPillow(f, opts...)
+	})
+}
+
+// ReadTIFFPillow decodes the first page of a TIFF with the samples
+// numpy.array(PIL.Image.open(f)) gives, where ReadTIFF gives tifffile's:
+//   - a page whose (byte order, PhotometricInterpretation, SampleFormat,
+//     FillOrder, BitsPerSample, ExtraSamples) is not in Pillow's
+//     TiffImagePlugin.OPEN_INFO table (newest Pillow; see
+//     tiffpillow_table.go) is refused, as Pillow refuses it ("cannot
+//     identify image file"): e.g. int64, uint64, float64, big-endian
+//     uint32, big-endian WhiteIsZero 16-bit, multi-channel float or
+//     16-bit integer other than RGB(A), grey + alpha without an alpha
+//     ExtraSamples;
+//   - a missing PhotometricInterpretation is WhiteIsZero; WhiteIsZero 1-
+//     and 8-bit samples are inverted (1 − v, 255 − v), 16-bit and float
+//     ones are not (Pillow does not);
+//   - signed 8-bit samples are their bytes read as unsigned (Pillow ≥ 10);
+//     uint32 samples are read as int32 (mode I: 2³² − 1 → −1); int16 as
+//     int32;
+//   - 16-bit RGB and RGBA are reduced to 8 bits, keeping the high byte;
+//     associated (premultiplied) alpha is divided out as Pillow's RGBa
+//     unpackers do; an unspecified extra sample after RGB (RGBX) or a
+//     palette index is dropped (Pillow ≥ 10.4 reads RGBX as RGB);
+//   - FillOrder 2 and separate planes (PlanarConfiguration 2) are read;
+//     a single-sample 8-bit YCbCr page is grey (mode L).
+//
+// Not read (refused, though Pillow reads them): 2-, 4- and 12-bit samples,
+// CMYK, CIELab, JPEG and CCITT compression, more than 4 samples per pixel.
+// The Orientation tag is ignored (Pillow transposes; Pillow 9.4 keeps the
+// original width and height when it swaps them). Options.FirstPage is
+// implied; the other Options apply as for ReadTIFF.
+func ReadTIFFPillow(r io.Reader, opts ...Options) (*volume.Volume, error) {
+	o := pickOptions(opts)
+	o.pillow, o.FirstPage = true, true
+	return ReadTIFF(r, o)
+}
+
+// OneBitPictureFile reports whether Pillow opens the picture at path in
+// mode "1" — a 1-bit grey PNG, or a TIFF whose first page is 1-bit
+// BlackIsZero or WhiteIsZero — whose conversion to mode "L" gives 0 and
+// 255 where ReadPicture gives 0 and 1.
+func OneBitPictureFile(path string) bool {
+	f, err := openRegular(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, 26)
+	if _, err := io.ReadFull(f, head); err != nil {
+		return false
+	}
+	switch SniffPicture(head) {
+	case FormatPNG:
+		return string(head[12:16]) == "IHDR" && head[24] == 1 && head[25] == 0
+	case FormatTIFF:
+	default:
+		return false
+	}
+	b, err := io.ReadAll(io.LimitReader(io.MultiReader(strings.NewReader(string(head)), f), 64<<20))
+	if err != nil {
+		return false
+	}
+	t := &tiffFile{b: b, bo: binary.LittleEndian}
+	if b[0] == 'M' {
+		t.bo = binary.BigEndian
+	}
+	ifd, _, err := t.readIFD(uint64(t.bo.Uint32(b[4:])))
+	if err != nil {
+		return false
+	}
+	pl, err := pillowTIFFLayout(ifd, b[0] == 'M')
+	return err == nil && pl.mode == "1"
+}
