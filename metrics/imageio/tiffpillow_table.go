@@ -1,5 +1,8 @@
-// Code generated from python-pillow/Pillow src/PIL/TiffImagePlugin.py OPEN_INFO
-// (main at 4e5f09f, 13.0.0.dev0); DO NOT EDIT by hand.
+// The TIFF layouts Pillow opens, as data: transcribed from the OPEN_INFO
+// table of Pillow's TIFF plugin (python-pillow/Pillow main at 4e5f09f,
+// 13.0.0.dev0), the version the reference's pillow>=10 resolves to today.
+// Change it only to follow a newer Pillow; TestPillowTIFFLayouts checks it
+// against the Pillow installed here.
 
 package imageio
 
