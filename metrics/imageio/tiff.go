@@ -3,12 +3,14 @@ package imageio
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	mbits "math/bits"
 	"os"
+	"strings"
 	"sync"
 
 	"github.com/klauspost/compress/zlib"
@@ -784,4 +786,66 @@ func halfToFloat(h uint16) float64 {
 		return math.Inf(int(sign))
 	}
 	return sign * (1 + m/1024) * math.Ldexp(1, e-15)
+}
+
+// TifffileShape returns the array shape tifffile gives the TIFF file at
+// path when tifffile wrote it: tifffile stores the shape it was given as a
+// JSON ImageDescription ({"shape": [1, 64, 64]}) on the first page and
+// reads the file back in that shape, length-1 axes included, so a mask
+// saved as mask[None] comes back 3-D. ok is false when the first page has
+// no such description (tifffile then shapes the array from the pages).
+func TifffileShape(path string) (shape []int, ok bool, err error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, false, err
+	}
+	if len(b) < 8 {
+		return nil, false, nil
+	}
+	t := &tiffFile{b: b}
+	switch string(b[:4]) {
+	case "II*\x00":
+		t.bo = binary.LittleEndian
+	case "MM\x00*":
+		t.bo = binary.BigEndian
+	default:
+		return nil, false, nil
+	}
+	off := uint64(t.bo.Uint32(b[4:]))
+	if off+2 > uint64(len(b)) {
+		return nil, false, nil
+	}
+	n := uint64(t.bo.Uint16(b[off:]))
+	if off+2+12*n > uint64(len(b)) {
+		return nil, false, nil
+	}
+	for i := uint64(0); i < n; i++ {
+		e := b[off+2+12*i:]
+		tag, typ, cnt := t.bo.Uint16(e), t.bo.Uint16(e[2:]), uint64(t.bo.Uint32(e[4:]))
+		if tag != 270 || typ != 2 {
+			continue
+		}
+		data := e[8:12]
+		if cnt > 4 {
+			p := uint64(t.bo.Uint32(e[8:]))
+			if p+cnt > uint64(len(b)) || cnt > uint64(len(b)) {
+				return nil, false, nil
+			}
+			data = b[p : p+cnt]
+		} else {
+			data = data[:cnt]
+		}
+		desc := strings.TrimRight(string(data), "\x00")
+		if !strings.HasPrefix(desc, "{") {
+			return nil, false, nil
+		}
+		var meta struct {
+			Shape []int `json:"shape"`
+		}
+		if json.Unmarshal([]byte(desc), &meta) != nil || len(meta.Shape) == 0 {
+			return nil, false, nil
+		}
+		return meta.Shape, true, nil
+	}
+	return nil, false, nil
 }

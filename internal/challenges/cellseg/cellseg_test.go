@@ -82,11 +82,22 @@ func TestSpecVectors(t *testing.T) {
 	neg := mask(10, 10, rect{1, 3, 6, 3, 6})
 	neg.DType = volume.Int32
 	neg.Data[55] = -4
+	// numpy's astype(np.int32) of float labels: NaN and values outside the
+	// int32 range become −2^31, a negative label (invalid), unless a resize
+	// first casts it to uint16 (0, background).
+	withAt := func(v *volume.Volume, dt volume.DType, i int, x float64) *volume.Volume {
+		v.DType = dt
+		v.Data[i] = x
+		return v
+	}
 	cases := []struct {
 		name          string
 		truths, preds []*volume.Volume
 		want          []float64 // nil = invalid
 	}{
+		{"L NaN label", []*volume.Volume{mask(10, 10, rect{1, 3, 6, 3, 6})}, []*volume.Volume{withAt(mask(10, 10, rect{1, 3, 6, 3, 6}), volume.Float32, 55, math.NaN())}, nil},
+		{"M 2^32+3 float label", []*volume.Volume{mask(10, 10, rect{1, 3, 6, 3, 6})}, []*volume.Volume{withAt(mask(10, 10, rect{1, 3, 6, 3, 6}), volume.Float64, 55, 1<<32+3)}, nil},
+		{"N NaN resized", []*volume.Volume{mask(10, 10, rect{1, 4, 7, 4, 7})}, []*volume.Volume{withAt(mask(5, 5, rect{3, 2, 3, 2, 3}), volume.Float32, 0, math.NaN())}, []float64{1, 1, 1, 1, 1}},
 		{"A IoU 0.75", []*volume.Volume{mask(10, 10, rect{1, 3, 6, 3, 6})}, []*volume.Volume{mask(10, 10, rect{5, 3, 6, 3, 5})}, []float64{1, 1, 1, 0, 0}},
 		{"B border cell", []*volume.Volume{mask(10, 10, rect{1, 0, 2, 0, 2})}, []*volume.Volume{mask(10, 10, rect{1, 0, 2, 0, 2})}, []float64{0, 0, 0, 0, 0}},
 		{"C halves", []*volume.Volume{mask(10, 10, rect{1, 3, 6, 3, 6})}, []*volume.Volume{mask(10, 10, rect{7, 3, 6, 3, 4}, rect{300, 3, 6, 5, 6})}, []float64{2.0 / 3, 0, 0, 0, 0}},
@@ -224,8 +235,6 @@ func TestMalformed(t *testing.T) {
 		}
 	}
 	rgb := &volume.Volume{Grid: volume.NewGrid(8, 8), DType: volume.Uint8, Channels: 3, Data: make([]float64, 192)}
-	nan := volume.New(volume.NewGrid(8, 8), volume.Float32)
-	nan.Data[3] = math.NaN()
 	pages := volume.New(volume.NewGrid(8, 8, 2), volume.Uint16)
 	challengetest.CheckMalformed(t, p, valid, []challengetest.Malformed{
 		challengetest.MissingCSV(),
@@ -246,7 +255,6 @@ func TestMalformed(t *testing.T) {
 		challengetest.SetCell("missing-file", "predicted_mask_path", "predictions/none.tiff", "not found"),
 		challengetest.SetCell("dotdot", "predicted_mask_path", "../../x.tiff", "leaves"),
 		{Name: "rgb", Want: "channel", Break: put(rgb, volume.Uint8)},
-		{Name: "nan", Want: "NaN", Break: put(nan, volume.Float32)},
 		{Name: "multi-page", Want: "pages", Break: put(pages, volume.Uint16)},
 		{Name: "truncated", Want: "cannot read", Break: func(t testing.TB, dir string) {
 			b, _ := os.ReadFile(first(t, dir))
@@ -292,4 +300,89 @@ func hugeTIFF() []byte {
 		}
 	}
 	return le.AppendUint32(b, 0)
+}
+
+// TestInt32Of: numpy's astype(np.int32) on x86-64.
+func TestInt32Of(t *testing.T) {
+	for _, c := range []struct {
+		x     float64
+		float bool
+		want  int32
+	}{
+		{7, false, 7}, {1<<32 + 5, false, 5}, {-1, false, -1}, {1 << 63, false, 0}, {1<<63 + 4096, false, 4096},
+		{7.9, true, 7}, {-7.9, true, -7}, {math.NaN(), true, math.MinInt32}, {math.Inf(1), true, math.MinInt32},
+		{math.Inf(-1), true, math.MinInt32}, {1 << 31, true, math.MinInt32}, {1<<31 - 1, true, math.MaxInt32}, {-(1 << 31), true, math.MinInt32},
+		{1<<32 + 9, true, math.MinInt32},
+	} {
+		if got := int32Of(c.x, c.float); got != c.want {
+			t.Errorf("int32Of(%v, float %v) = %d, want %d", c.x, c.float, got, c.want)
+		}
+	}
+}
+
+// TestPathlibSuffix: PurePath(name).suffix.
+func TestPathlibSuffix(t *testing.T) {
+	for name, want := range map[string]string{"a.tif": ".tif", ".tif": "", "a.": "", "a.b.TIFF": ".TIFF", "a": "", "..tif": ".tif"} {
+		if got := pathlibSuffix(name); got != want {
+			t.Errorf("pathlibSuffix(%q) = %q, want %q", name, got, want)
+		}
+	}
+}
+
+// tifffileTIFF is a 2×2 8-bit grey TIFF whose first page carries the
+// ImageDescription desc, as tifffile writes its {"shape": …} metadata.
+func tifffileTIFF(desc string) []byte {
+	le := binary.LittleEndian
+	d := append([]byte(desc), 0)
+	const nTags = 10
+	ifdOff := 8
+	descOff := ifdOff + 2 + 12*nTags + 4
+	pixOff := descOff + len(d)
+	b := make([]byte, pixOff+4)
+	copy(b, "II*\x00")
+	le.PutUint32(b[4:], uint32(ifdOff))
+	le.PutUint16(b[ifdOff:], nTags)
+	tags := [nTags][4]uint32{
+		{256, 3, 1, 2}, {257, 3, 1, 2}, {258, 3, 1, 8}, {259, 3, 1, 1}, {262, 3, 1, 1},
+		{270, 2, uint32(len(d)), uint32(descOff)}, {273, 4, 1, uint32(pixOff)}, {277, 3, 1, 1}, {278, 3, 1, 2}, {279, 4, 1, 4},
+	}
+	for i, tg := range tags {
+		e := b[ifdOff+2+12*i:]
+		le.PutUint16(e, uint16(tg[0]))
+		le.PutUint16(e[2:], uint16(tg[1]))
+		le.PutUint32(e[4:], tg[2])
+		if tg[1] == 3 {
+			le.PutUint16(e[8:], uint16(tg[3]))
+		} else {
+			le.PutUint32(e[8:], tg[3])
+		}
+	}
+	copy(b[descOff:], d)
+	copy(b[pixOff:], []byte{0, 1, 1, 0})
+	return b
+}
+
+// TestTifffileShapedMask: tifffile reads a mask saved as mask[None] back as
+// (1, H, W), where the reference fails; a (H, W) description is a mask.
+func TestTifffileShapedMask(t *testing.T) {
+	dir := t.TempDir()
+	for desc, ok := range map[string]bool{`{"shape": [2, 2]}`: true, `{"shape": [1, 2, 2]}`: false, `{"shape": [2, 2, 1]}`: false, "plain text": true} {
+		p := filepath.Join(dir, "m.tif")
+		if err := os.WriteFile(p, tifffileTIFF(desc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		m, err := decodePrediction(p)
+		if ok && (err != nil || m.W != 2 || m.H != 2 || m.Pix[1] != 1) {
+			t.Errorf("%s: %v, %v; want the 2×2 mask", desc, m, err)
+		}
+		if !ok && (err == nil || !strings.Contains(err.Error(), "tifffile reads this file as an array of shape")) {
+			t.Errorf("%s: %v, want the shape refused", desc, err)
+		}
+		// Under another name Pillow reads the first page: a 2-D image.
+		q := filepath.Join(dir, "m.png")
+		os.Rename(p, q)
+		if _, err := decodePrediction(q); err != nil {
+			t.Errorf("%s as m.png: %v", desc, err)
+		}
+	}
 }

@@ -35,19 +35,22 @@ type Mask struct {
 	Pix  []int32
 }
 
-// decodePrediction reads a submitted mask the reference's way: .tif/.tiff
-// with every page by tifffile (the content must be TIFF; a multi-page file
-// is 3-D and fails), other files by Pillow, which identifies the format by
-// content (PNG, TIFF first page, BMP, JPEG, GIF first frame; palette images
-// as indices). Samples are cast to int32 (floats truncated, wider integers
-// wrap); a multi-channel image is rejected (the reference fails in the
-// resize).
+// decodePrediction reads a submitted mask the reference's way: a name
+// whose suffix is .tif/.tiff (pathlib's suffix: ".tif" alone has none) with
+// every page by tifffile (the content must be TIFF; a multi-page file is 3-D
+// and fails, and so is a file tifffile wrote with a length-1 axis, e.g.
+// mask[None], which it reads back in that shape), other files by Pillow,
+// which identifies the format by content (PNG, TIFF first page, BMP, JPEG,
+// GIF first frame; palette images as indices). Samples are cast to int32 as
+// numpy's astype(np.int32) does (int32Of); a multi-channel image is
+// rejected (the reference fails in the resize).
 func decodePrediction(path string) (*Mask, error) {
-	lower := strings.ToLower(path)
+	suffix := strings.ToLower(pathlibSuffix(filepath.Base(path)))
 	opt := imageio.Options{MaxBytes: maxImageBytes}
 	var v *volume.Volume
 	var err error
-	if strings.HasSuffix(lower, ".tif") || strings.HasSuffix(lower, ".tiff") {
+	tiff := suffix == ".tif" || suffix == ".tiff"
+	if tiff {
 		v, err = imageio.ReadTIFFFile(path, opt)
 	} else {
 		opt.FirstPage = true
@@ -62,17 +65,52 @@ func decodePrediction(path string) (*Mask, error) {
 	if v.NumChannels() != 1 {
 		return nil, fmt.Errorf("%d channels: a mask must have a single channel", v.NumChannels())
 	}
+	if tiff {
+		if shape, ok, err := imageio.TifffileShape(path); err == nil && ok && len(shape) != 2 {
+			n := 1
+			for _, d := range shape {
+				n *= d
+			}
+			if n == len(v.Data) {
+				return nil, fmt.Errorf("tifffile reads this file as an array of shape %v (its ImageDescription); a mask must be 2-D (save the (H, W) array itself)", shape)
+			}
+		}
+	}
 	m := &Mask{W: v.Shape[0], H: v.Shape[1], Pix: make([]int32, v.Len())}
+	float := !v.DType.IsInteger()
 	for i, x := range v.Data {
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return nil, fmt.Errorf("pixel (row %d, column %d) is %v", i/m.W, i%m.W, x)
-		}
-		if x >= 1<<63 || x < -(1<<63) {
-			return nil, fmt.Errorf("pixel (row %d, column %d) is %v, outside the integer range", i/m.W, i%m.W, x)
-		}
-		m.Pix[i] = int32(int64(x))
+		m.Pix[i] = int32Of(x, float)
 	}
 	return m, nil
+}
+
+// pathlibSuffix is Python's PurePath(name).suffix for a file name: from
+// the last dot, unless that dot starts the name or ends it.
+func pathlibSuffix(name string) string {
+	i := strings.LastIndexByte(name, '.')
+	if i <= 0 || i == len(name)-1 {
+		return ""
+	}
+	return name[i:]
+}
+
+// int32Of is numpy's astype(np.int32) of one sample on x86-64: an integer
+// sample keeps its low 32 bits (wraps); a float one is truncated toward
+// zero, and NaN, ±Inf and values outside the int32 range become
+// −2147483648 (the processor's "integer indefinite"). (Integer samples
+// beyond 2^53 reach here already rounded by the float64 decoding.)
+func int32Of(x float64, float bool) int32 {
+	if float {
+		t := math.Trunc(x)
+		if math.IsNaN(t) || t < math.MinInt32 || t > math.MaxInt32 {
+			return math.MinInt32
+		}
+		return int32(t)
+	}
+	if x >= 1<<63 {
+		return int32(uint64(x))
+	}
+	return int32(int64(x))
 }
 
 // readTruth reads a private label image.
