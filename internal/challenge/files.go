@@ -114,6 +114,9 @@ func ParseCSV(r io.Reader, name string) (*Table, error) {
 	// Read through the caps (so a stream with a huge line stops early), then
 	// parse the bytes.
 	data, err := imageio.ReadAllInto(make([]byte, 0, sizeHint(r)), &boundedReader{r: r, name: name, max: MaxCSVBytes, maxLine: MaxLineBytes})
+	if err == nil {
+		data = crLines(data)
+	}
 	if err == nil && !utf8.Valid(data) {
 		// pandas decodes the file as UTF-8 (strictly) and fails.
 		return nil, fmt.Errorf("%s: %w", name, notUTF8(data))
@@ -145,6 +148,16 @@ func notUTF8(data []byte) error {
 	}
 	line := 1 + bytes.Count(data[:i], []byte{'\n'})
 	return fmt.Errorf("line %d: byte %#02x at offset %d is not UTF-8; save the file as UTF-8", line, data[min(i, len(data)-1)], i)
+}
+
+// crLines turns the lone carriage returns that end the lines of a file
+// without a line feed (classic Mac) into line feeds: pandas' parser ends a
+// line at either.
+func crLines(data []byte) []byte {
+	if bytes.IndexByte(data, '\r') < 0 || bytes.IndexByte(data, '\n') >= 0 {
+		return data
+	}
+	return bytes.ReplaceAll(data, []byte{'\r'}, []byte{'\n'})
 }
 
 // errReader fails every read with err.
