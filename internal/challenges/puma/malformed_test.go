@@ -135,7 +135,8 @@ func TestMalformedNuclei(t *testing.T) {
 				challengetest.SetCell("dotdot", "predicted_nuclei_path", "../x.json", "leaves"),
 				{Name: "bad-json", Want: "not valid JSON", Break: overwrite([]byte(`{"polygons": [`))},
 				{Name: "top-level-array", Want: "object", Break: overwrite([]byte(`[]`))},
-				{Name: "string-score", Want: "score", Break: overwrite([]byte(`{"polygons":[{"name":"tumor","centroid":[1,2],"score":"high"}]}`))},
+				{Name: "null-list", Want: "not a list", Break: overwrite([]byte(`{"polygons":null}`))},
+				{Name: "trailing-data", Want: "extra data", Break: overwrite([]byte(`{"polygons":[]} {}`))},
 				{Name: "bad-point", Want: "point", Break: overwrite([]byte(`{"polygons":[{"name":"tumor","path_points":[[1,2],[3],[4,5]]}]}`))},
 				{Name: "no-rows", Want: "no rows", Break: func(t testing.TB, dir string) {
 					challengetest.EditCSV(t, filepath.Join(dir, "submission.csv"), func(h []string, r [][]string) ([]string, [][]string) { return h, nil })
