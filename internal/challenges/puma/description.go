@@ -35,7 +35,8 @@ primary and metastatic melanoma (40x, about 0.23 µm per pixel). Each ROI is a
 to the submission folder, e.g. ` + "`predictions/<case_id>.tif`" + `), one row per test case.
 Each mask is a single-channel 8-bit PNG or TIFF of 1024 × 1024 pixels holding
 the labels 0–5 (other sizes are resized by nearest neighbour; a value above 5
-makes the submission invalid).
+makes the submission invalid in reference grading; official grading counts it
+as background).
 `)
 		if c.track == 1 {
 			b.WriteString("Only the first channel of a multi-channel mask is read and values are cast to 8 bits.\n")

@@ -96,76 +96,114 @@ const eps = 1e-5
 // tissueCounts are per-class pixel counts (index 1..5).
 type tissueCounts struct{ inter, truth, pred [6]int64 }
 
-// decodeTissueMask turns a decoded prediction into 1024×1024 labels using
-// the track's decoding rule (track 1: channel 0 cast to uint8 — integers
-// wrap modulo 256, floats truncate toward zero; track 2: values as they
-// are, single channel only, compared for exact equality with 1..5), checks
-// the range (max ≤ 5) and resizes by nearest neighbour. Labels outside
-// 1..5 become 0 (background). NaN and ±Inf are invalid.
-func (c Challenge) decodeTissueMask(im *rawImage, file string) ([]uint8, error) {
-	for i, v := range im.Pix {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, challenge.Invalidf(file, "", "sample %d is %v; masks must hold finite labels", i, v)
-		}
-	}
+// decodeTissueMask turns a decoded prediction into 1024×1024 labels 0..5
+// (anything else is background) as the mode's code reads it, and resizes
+// it by nearest neighbour.
+//
+// Reference, track 1: channel 0 cast to uint8 as numpy does on x86
+// (integers wrap modulo 256, floats truncate toward zero, NaN and ±Inf
+// become 0), and a value above 5 after the cast makes the submission
+// invalid. Track 2: the array as decoded, single channel only; the
+// submission is invalid when np.unique(mask).max() > 5, which a NaN
+// anywhere in the mask hides (the max is then NaN); labels compare for
+// exact equality with 1..5, so NaN, ±Inf, fractions and negatives are
+// background.
+//
+// Official, both tracks (evaluate_tissue.py): the array as decoded (no
+// uint8 cast; track 1 takes channel 0 of a multi-channel mask, which the
+// organisers cannot read: see maskFormats), no range check: every value
+// that is not exactly 1..5 is background.
+func (c Challenge) decodeTissueMask(im *rawImage, file string, mode challenge.Mode) ([]uint8, error) {
+	official := mode == challenge.Official
 	plane := make([]uint8, im.W*im.H)
-	if c.track == 1 {
+	label := func(v float64) uint8 {
+		if v == 1 || v == 2 || v == 3 || v == 4 || v == 5 {
+			return uint8(v)
+		}
+		return 0
+	}
+	switch {
+	case c.track == 1 && !official:
 		for i := range plane {
-			v := uint8(int64(math.Trunc(im.Pix[i*im.C])) & 0xff)
-			if v > 5 {
-				return nil, challenge.Invalidf(file, "", "pixel (row %d, column %d) is %d after the uint8 cast, want a label 0–5", i/im.W, i%im.W, v)
+			v := im.Pix[i*im.C]
+			var b uint8
+			if !math.IsNaN(v) && !math.IsInf(v, 0) {
+				b = uint8(int64(math.Trunc(v)) & 0xff)
 			}
-			plane[i] = v
+			if b > 5 {
+				return nil, challenge.Invalidf(file, "", "pixel (row %d, column %d) is %d after the uint8 cast, want a label 0–5", i/im.W, i%im.W, b)
+			}
+			plane[i] = b
 		}
-	} else {
-		mx := math.Inf(-1)
-		for _, v := range im.Pix {
-			mx = math.Max(mx, v)
+	case c.track == 1:
+		for i := range plane {
+			plane[i] = label(im.Pix[i*im.C])
 		}
-		if mx > 5 {
-			return nil, challenge.Invalidf(file, "", "mask values go up to %v, want a label 0–5 (track 2 uses the array as decoded: no channel selection, no uint8 cast)", mx)
+	default:
+		if !official {
+			mx, hasNaN := math.Inf(-1), false
+			for _, v := range im.Pix {
+				hasNaN = hasNaN || math.IsNaN(v)
+				mx = math.Max(mx, v)
+			}
+			if !hasNaN && mx > 5 {
+				return nil, challenge.Invalidf(file, "", "mask values go up to %v, want a label 0–5 (track 2 uses the array as decoded: no channel selection, no uint8 cast)", mx)
+			}
 		}
 		if im.C != 1 {
 			return nil, challenge.Invalidf(file, "", "mask has %d channels; track 2 compares the decoded array with the single-channel truth, so it must have one channel", im.C)
 		}
 		for i, v := range im.Pix {
-			if v == 1 || v == 2 || v == 3 || v == 4 || v == 5 {
-				plane[i] = uint8(v)
-			}
+			plane[i] = label(v)
 		}
 	}
-	// Track 1 resizes the uint8 cast (mode L); track 2 the array as decoded.
-	return resizeNearest(plane, im.W, im.H, Size, Size, c.track == 2 && im.U16), nil
+	// Reference track 1 resizes the uint8 cast (mode L); the others the
+	// array as decoded (a 16-bit one with Pillow's 16-bit rule).
+	return resizeNearest(plane, im.W, im.H, Size, Size, (c.track == 2 || official) && im.U16), nil
 }
 
 // decodeTissueMask8 is decodeTissueMask for 8-bit unsigned samples (the
 // same labels and errors; no NaN, no fractions, no wrap-around possible).
 // The labels may share im.Pix.
-func (c Challenge) decodeTissueMask8(im *imageio.Picture8, file string) ([]uint8, error) {
+func (c Challenge) decodeTissueMask8(im *imageio.Picture8, file string, mode challenge.Mode) ([]uint8, error) {
 	plane := im.Pix
-	if c.track == 1 {
-		if im.C != 1 {
-			plane = make([]uint8, im.W*im.H)
-			for i := range plane {
-				plane[i] = im.Pix[i*im.C]
+	if c.track == 1 && im.C != 1 {
+		plane = make([]uint8, im.W*im.H)
+		for i := range plane {
+			plane[i] = im.Pix[i*im.C]
+		}
+	}
+	if c.track == 2 && im.C != 1 {
+		if i := indexAbove5(im.Pix); i >= 0 && mode == challenge.Reference {
+			return nil, c.above5(im.Pix, i, im.W*im.C, file)
+		}
+		return nil, challenge.Invalidf(file, "", "mask has %d channels; track 2 compares the decoded array with the single-channel truth, so it must have one channel", im.C)
+	}
+	if i := indexAbove5(plane); i >= 0 {
+		if mode == challenge.Reference {
+			return nil, c.above5(plane, i, im.W, file)
+		}
+		// Official: a value above 5 is background.
+		for k := i; k < len(plane); k++ {
+			if plane[k] > 5 {
+				plane[k] = 0
 			}
-		}
-		if i := indexAbove5(plane); i >= 0 {
-			return nil, challenge.Invalidf(file, "", "pixel (row %d, column %d) is %d after the uint8 cast, want a label 0–5", i/im.W, i%im.W, plane[i])
-		}
-	} else {
-		if i := indexAbove5(im.Pix); i >= 0 {
-			mx := uint8(0)
-			for _, v := range im.Pix[i:] {
-				mx = max(mx, v)
-			}
-			return nil, challenge.Invalidf(file, "", "mask values go up to %v, want a label 0–5 (track 2 uses the array as decoded: no channel selection, no uint8 cast)", float64(mx))
-		}
-		if im.C != 1 {
-			return nil, challenge.Invalidf(file, "", "mask has %d channels; track 2 compares the decoded array with the single-channel truth, so it must have one channel", im.C)
 		}
 	}
 	return resizeNearest(plane, im.W, im.H, Size, Size, false), nil
+}
+
+// above5 is the reference's error for a label above 5 at plane[i] (rows
+// of w samples).
+func (c Challenge) above5(plane []uint8, i, w int, file string) error {
+	if c.track == 1 {
+		return challenge.Invalidf(file, "", "pixel (row %d, column %d) is %d after the uint8 cast, want a label 0–5", i/w, i%w, plane[i])
+	}
+	mx := uint8(0)
+	for _, v := range plane[i:] {
+		mx = max(mx, v)
+	}
+	return challenge.Invalidf(file, "", "mask values go up to %v, want a label 0–5 (track 2 uses the array as decoded: no channel selection, no uint8 cast)", float64(mx))
 }
 
 const (
@@ -195,15 +233,15 @@ func indexAbove5(b []byte) int {
 
 // readPrediction reads and decodes a submitted mask (file is its name in
 // the submission, for messages); buf may hold the decoded samples.
-func (c Challenge) readPrediction(path, file string, buf []byte) ([]uint8, error) {
+func (c Challenge) readPrediction(path, file string, buf []byte, mode challenge.Mode) ([]uint8, error) {
 	p8, im, err := readMaskFile(path, buf)
 	if err != nil {
 		return nil, challenge.Invalidf(file, "", "cannot read the mask: %s", strings.ReplaceAll(err.Error(), path+": ", ""))
 	}
 	if p8 != nil {
-		return c.decodeTissueMask8(p8, file)
+		return c.decodeTissueMask8(p8, file, mode)
 	}
-	return c.decodeTissueMask(im, file)
+	return c.decodeTissueMask(im, file, mode)
 }
 
 // readTruthLabels reads a truth mask: channel 0 cast to uint8, resized to
@@ -317,7 +355,7 @@ func (c Challenge) gradeTissue(ctx context.Context, subDir, privateDir string, m
 		pbuf, tbuf := getMaskBuf(), getMaskBuf()
 		defer maskBufs.Put(pbuf)
 		defer maskBufs.Put(tbuf)
-		pred, err := c.readPrediction(path, r.path, *pbuf)
+		pred, err := c.readPrediction(path, r.path, *pbuf, mode)
 		if err != nil {
 			return err
 		}

@@ -48,6 +48,15 @@ func readMaskFile(path string, buf []byte) (p8 *imageio.Picture8, f *rawImage, e
 	if v.Shape[2] != 1 {
 		return nil, nil, fmt.Errorf("%s: %d pages, want a 2-D image", path, v.Shape[2])
 	}
+	if v.DType == volume.Uint32 {
+		// Pillow opens an unsigned 32-bit TIFF as mode "I" (I;32N: the
+		// bits stored as int32), so numpy sees 2³²−1 as −1.
+		for i, x := range v.Data {
+			if x >= 1<<31 {
+				v.Data[i] = x - 1<<32
+			}
+		}
+	}
 	return nil, &rawImage{W: v.Shape[0], H: v.Shape[1], C: v.NumChannels(), Pix: v.Data, U16: v.DType == volume.Uint16}, nil
 }
 

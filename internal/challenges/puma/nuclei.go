@@ -1,16 +1,16 @@
 package puma
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
+	"unicode"
 
 	"github.com/rexmle/rexmle/internal/challenge"
 	"github.com/rexmle/rexmle/metrics/imageio"
@@ -29,18 +29,53 @@ var (
 
 const maxJSONBytes = 256 << 20
 
-// normalise maps a raw class value to the category it is scored under;
-// ok=false drops the item (track 2 reference: unknown names; null always).
-func (c Challenge) normalise(v any, mode challenge.Mode) (string, bool, error) {
+// detection is one nucleus of a nuclei file: its centroid, its class and its
+// score. BadScore, when not empty, names the Python type of a score that
+// cannot be negated (str, NoneType, list, dict): the reference and the
+// organisers read the score only to sort the candidate matches of a truth
+// nucleus (-score), so such a score is harmless until the detection is a
+// candidate (see matchNuclei).
+type detection struct {
+	X, Y     float64
+	Class    string
+	Score    float64
+	BadScore string
+}
+
+// pyIsSpace is Python's str.isspace for one character: Go's unicode.IsSpace
+// and the information separators U+001C–U+001F.
+func pyIsSpace(r rune) bool { return unicode.IsSpace(r) || 0x1c <= r && r <= 0x1f }
+
+// pyStrip is Python's str.strip().
+func pyStrip(s string) string { return strings.TrimFunc(s, pyIsSpace) }
+
+// pyLower is Python's str.lower() as far as the result is compared with
+// ASCII names: Go's strings.ToLower but for U+0130 (İ), which Python
+// lower-cases to "i" + U+0307 (Go: "i"). Every other character whose
+// lower case contains an ASCII letter (only U+212A, Kelvin) agrees.
+func pyLower(s string) string {
+	return strings.ToLower(strings.ReplaceAll(s, "\u0130", "i\u0307"))
+}
+
+// normaliseReference maps a raw class value (name, else class) to the
+// category the reference scores it under; keep=false drops the item, which
+// the reference does before it reads anything else of it.
+//   - track 1: None is dropped; a value that is not a string fails
+//     (category.lower()); name.lower().strip() is compared with the
+//     aliases, and an unknown name is kept as it is (a class of its own);
+//   - track 2 (normalize_category_name): None is dropped; str(value)
+//     .strip().lower() must be a canonical name or nuclei_<singular>, and
+//     anything else (numbers, lists, nuclei_tumor, TILs, …) is dropped.
+func (c Challenge) normaliseReference(v any) (string, bool, error) {
 	if v == nil {
 		return "", false, nil
 	}
+	s, isStr := v.(string)
 	if c.track == 1 {
-		s, isStr := v.(string)
 		if !isStr {
-			return "", false, fmt.Errorf("class name %v is not a string", v)
+			return "", false, fmt.Errorf("class name %s is a %s, not a string ('%s' object has no attribute 'lower')", pyStr(v), pyTypeName(v), pyTypeName(v))
 		}
-		switch strings.ToLower(strings.TrimSpace(s)) {
+		switch pyStrip(pyLower(s)) {
 		case "tils", "til", "lymphocyte", "lymphocytes":
 			return "TILs", true, nil
 		case "tumor", "tumour":
@@ -50,22 +85,10 @@ func (c Challenge) normalise(v any, mode challenge.Mode) (string, bool, error) {
 		}
 		return s, true, nil
 	}
-	var s string
-	switch x := v.(type) {
-	case string:
-		s = x
-	case json.Number:
-		s = x.String()
-	case bool:
-		s = map[bool]string{true: "True", false: "False"}[x]
-	default:
-		// Python's str() of a list or object is never a class name: dropped.
-		if mode == challenge.Official {
-			return fmt.Sprint(x), true, nil
-		}
-		return "", false, nil
+	if !isStr {
+		return "", false, nil // str() of a number, bool, list or object is never a class name
 	}
-	t := strings.ToLower(strings.TrimSpace(s))
+	t := pyLower(pyStrip(s))
 	for _, k := range track2Classes {
 		if t == k {
 			return k, true, nil
@@ -76,129 +99,213 @@ func (c Challenge) normalise(v any, mode challenge.Mode) (string, bool, error) {
 			return k, true, nil
 		}
 	}
-	if mode == challenge.Official {
-		// The dataset's own names (nuclei_tumor, nuclei_stroma, …), which
-		// the organisers' evaluation matches exactly: preparation's table.
-		if k, ok := offNucleiTrack2[t]; ok {
-			return k, true, nil
-		}
-		return s, true, nil // kept as a stray class
-	}
 	return "", false, nil
 }
 
-func toFloat(v any) (float64, bool) {
-	n, ok := v.(json.Number)
-	if !ok {
-		return 0, false
+// normaliseOfficial maps a name to its category as the organisers' code
+// does: the name exactly as written (no case or white-space folding, no
+// aliases), a number or bool as Python's str() of it (a class of its own).
+// Track 2 also takes the dataset's own names (nuclei_tumor, nuclei_stroma,
+// …, preparation's table) as their classes: a documented departure (see
+// the names-dropped quirk). A null name fails (the organisers' np.unique
+// cannot order None among class names), as does a list or object
+// (unhashable).
+func (c Challenge) normaliseOfficial(v any) (string, error) {
+	var s string
+	switch x := v.(type) {
+	case nil:
+		return "", fmt.Errorf("name is null (the organisers' evaluation fails on it: np.unique cannot order None among class names)")
+	case []any, map[string]any:
+		return "", fmt.Errorf("name is a %s (the organisers' evaluation fails on it: unhashable type)", pyTypeName(v))
+	case string:
+		s = x
+	default:
+		s = pyStr(x)
 	}
-	f, err := n.Float64()
-	return f, err == nil
+	if c.track == 2 {
+		if k, ok := offNucleiTrack2[s]; ok {
+			return k, nil
+		}
+	}
+	return s, nil
 }
 
-// parseNuclei reads a predictions or truth JSON into points: the one-pass
-// scanner (scan.go) where it answers, encoding/json otherwise.
-func (c Challenge) parseNuclei(data []byte, mode challenge.Mode) ([]matching.Point, error) {
+// parseNuclei reads a predictions or truth JSON into nuclei: the one-pass
+// scanner (scan.go) where it answers, the Python-json reader otherwise.
+func (c Challenge) parseNuclei(data []byte, mode challenge.Mode) ([]detection, error) {
 	if pts, ok := c.parseNucleiFast(data, mode); ok {
 		return pts, nil
 	}
 	return c.parseNucleiJSON(data, mode)
 }
 
-// parseNucleiJSON reads a predictions or truth JSON into points through
-// encoding/json: the definition parseNucleiFast follows, and its fallback.
-func (c Challenge) parseNucleiJSON(data []byte, mode challenge.Mode) ([]matching.Point, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var top any
-	if err := dec.Decode(&top); err != nil {
-		return nil, fmt.Errorf("not valid JSON: %v", err)
+// parseNucleiJSON reads a predictions or truth JSON into nuclei as the
+// reference's extract_features_from_json (reference mode) or the
+// organisers' (official mode) does, from what Python's json.load gives:
+// the definition parseNucleiFast follows, and its fallback. An error is
+// where the Python code raises.
+//
+// Reference: the list is json_data.get('polygons', json_data.get('nuclei',
+// [])); per item, the class (name, else class) first — an item without
+// one, or one the track drops, is skipped before anything else is read —,
+// then the score (score, else confidence, else 1), then path_points
+// (len < 3: skipped, whatever the type that has a len) or else centroid,
+// else the item is skipped.
+//
+// Official: the list is json_data.get('polygons', []) ("nuclei", "class",
+// "confidence" and "centroid" are not read); every item must have "name"
+// and "path_points" (KeyError); the score is score, else 1; path_points
+// with len < 3 skip the item; the name is checked last (normaliseOfficial).
+func (c Challenge) parseNucleiJSON(data []byte, mode challenge.Mode) ([]detection, error) {
+	top, err := pyJSONLoad(data)
+	if err != nil {
+		return nil, err
 	}
 	obj, ok := top.(map[string]any)
 	if !ok {
-		return nil, fmt.Errorf("top level must be a JSON object with a \"polygons\" (or \"nuclei\") list")
+		return nil, fmt.Errorf("top level is a JSON %s, not an object with a \"polygons\" list ('%s' object has no attribute 'get')", pyTypeName(top), pyTypeName(top))
 	}
-	raw, ok := obj["polygons"]
-	if !ok {
-		raw = obj["nuclei"]
+	var raw any = []any{}
+	key := "polygons"
+	if v, has := obj["polygons"]; has {
+		raw = v
+	} else if v, has := obj["nuclei"]; has && mode == challenge.Reference {
+		raw, key = v, "nuclei"
 	}
-	if raw == nil {
-		return nil, nil
+	var items []any
+	switch x := raw.(type) {
+	case []any:
+		items = x
+	case map[string]any, string:
+		// Iterating an object gives its keys, a string its characters:
+		// nothing when empty, else items that are not objects.
+		if n, _ := pyLen(x); n > 0 {
+			return nil, fmt.Errorf("%q is a non-empty %s, not a list of objects", key, pyTypeName(x))
+		}
+	default:
+		return nil, fmt.Errorf("%q is %s, not a list ('%s' object is not iterable)", key, pyStr(x), pyTypeName(x))
 	}
-	items, ok := raw.([]any)
-	if !ok {
-		return nil, fmt.Errorf("\"polygons\"/\"nuclei\" must be a list")
-	}
-	var out []matching.Point
+	var out []detection
 	for i, it := range items {
 		m, ok := it.(map[string]any)
 		if !ok {
-			return nil, fmt.Errorf("item %d is not an object", i)
+			return nil, fmt.Errorf("item %d is a %s, not an object", i, pyTypeName(it))
 		}
-		cv, has := m["name"]
-		if !has {
-			cv = m["class"]
+		var n detection
+		var keep bool
+		if mode == challenge.Official {
+			n, keep, err = c.officialItem(m)
+		} else {
+			n, keep, err = c.referenceItem(m)
 		}
-		cls, keep, err := c.normalise(cv, mode)
 		if err != nil {
 			return nil, fmt.Errorf("item %d: %v", i, err)
 		}
-		score := 1.0
-		sv, has := m["score"]
-		if !has {
-			sv, has = m["confidence"]
+		if keep {
+			out = append(out, n)
 		}
-		if has {
-			f, ok := toFloat(sv)
-			if !ok {
-				return nil, fmt.Errorf("item %d: score %v is not a number", i, sv)
-			}
-			score = f
-		}
-		var x, y float64
-		if pp, has := m["path_points"]; has {
-			pts, ok := pp.([]any)
-			if !ok {
-				return nil, fmt.Errorf("item %d: path_points is not a list", i)
-			}
-			if len(pts) < 3 {
-				continue
-			}
-			for k, p := range pts {
-				xy, ok := p.([]any)
-				if !ok || len(xy) < 2 {
-					return nil, fmt.Errorf("item %d: point %d is not [x, y]", i, k)
-				}
-				px, ok1 := toFloat(xy[0])
-				py, ok2 := toFloat(xy[1])
-				if !ok1 || !ok2 {
-					return nil, fmt.Errorf("item %d: point %d has a non-numeric coordinate", i, k)
-				}
-				x += px
-				y += py
-			}
-			x /= float64(len(pts))
-			y /= float64(len(pts))
-		} else if cv, has := m["centroid"]; has {
-			xy, ok := cv.([]any)
-			if !ok || len(xy) < 2 {
-				return nil, fmt.Errorf("item %d: centroid is not [x, y]", i)
-			}
-			var ok1, ok2 bool
-			x, ok1 = toFloat(xy[0])
-			y, ok2 = toFloat(xy[1])
-			if !ok1 || !ok2 {
-				return nil, fmt.Errorf("item %d: centroid has a non-numeric coordinate", i)
-			}
-		} else {
-			continue
-		}
-		if !keep {
-			continue
-		}
-		out = append(out, matching.Point{X: x, Y: y, Class: cls, Score: score})
 	}
 	return out, nil
+}
+
+// referenceItem reads one item as the reference does (see parseNucleiJSON).
+func (c Challenge) referenceItem(m map[string]any) (n detection, keep bool, err error) {
+	cv, has := m["name"]
+	if !has {
+		cv = m["class"]
+	}
+	if n.Class, keep, err = c.normaliseReference(cv); err != nil || !keep {
+		return n, false, err
+	}
+	n.Score = 1
+	sv, has := m["score"]
+	if !has {
+		sv, has = m["confidence"]
+	}
+	if has {
+		setScore(&n, sv)
+	}
+	if pp, has := m["path_points"]; has {
+		n.X, n.Y, keep, err = pathCentroid(pp)
+		return n, keep, err
+	}
+	if cen, has := m["centroid"]; has {
+		xy, ok := cen.([]any)
+		if !ok || len(xy) < 2 {
+			return n, false, fmt.Errorf("centroid is not [x, y]")
+		}
+		var ok1, ok2 bool
+		n.X, ok1 = pyNumber(xy[0])
+		n.Y, ok2 = pyNumber(xy[1])
+		if !ok1 || !ok2 {
+			return n, false, fmt.Errorf("centroid has a non-numeric coordinate")
+		}
+		return n, true, nil
+	}
+	return n, false, nil
+}
+
+// officialItem reads one item as the organisers do (see parseNucleiJSON).
+func (c Challenge) officialItem(m map[string]any) (n detection, keep bool, err error) {
+	cv, has := m["name"]
+	if !has {
+		return n, false, fmt.Errorf("no \"name\" (the organisers' evaluation reads polygon_data['name']: KeyError)")
+	}
+	n.Score = 1
+	if sv, has := m["score"]; has {
+		setScore(&n, sv)
+	}
+	pp, has := m["path_points"]
+	if !has {
+		return n, false, fmt.Errorf("no \"path_points\" (the organisers' evaluation reads polygon_data['path_points']: KeyError)")
+	}
+	if n.X, n.Y, keep, err = pathCentroid(pp); err != nil || !keep {
+		return n, false, err
+	}
+	n.Class, err = c.normaliseOfficial(cv)
+	return n, err == nil, err
+}
+
+// setScore records a score: numbers (NaN and ±Inf included) and bools
+// (-True is -1) as their value, anything else as a BadScore.
+func setScore(n *detection, sv any) {
+	if f, ok := pyNumber(sv); ok {
+		n.Score = f
+	} else {
+		n.BadScore = pyTypeName(sv)
+	}
+}
+
+// pathCentroid is the mean of the points of path_points (x, y of each),
+// keep=false when len(path_points) < 3 (the item is skipped, whatever
+// value has that len: a short list, string or object). A value without a
+// len, and points numpy could not average to an (x, y) pair, fail.
+func pathCentroid(pp any) (x, y float64, keep bool, err error) {
+	n, ok := pyLen(pp)
+	if !ok {
+		return 0, 0, false, fmt.Errorf("path_points is %s, not a list (object of type '%s' has no len())", pyStr(pp), pyTypeName(pp))
+	}
+	if n < 3 {
+		return 0, 0, false, nil
+	}
+	pts, ok := pp.([]any)
+	if !ok {
+		return 0, 0, false, fmt.Errorf("path_points is a %s, not a list of points", pyTypeName(pp))
+	}
+	for k, p := range pts {
+		xy, ok := p.([]any)
+		if !ok || len(xy) < 2 {
+			return 0, 0, false, fmt.Errorf("point %d is not [x, y]", k)
+		}
+		px, ok1 := pyNumber(xy[0])
+		py, ok2 := pyNumber(xy[1])
+		if !ok1 || !ok2 {
+			return 0, 0, false, fmt.Errorf("point %d has a non-numeric coordinate", k)
+		}
+		x += px
+		y += py
+	}
+	return x / float64(len(pts)), y / float64(len(pts)), true, nil
 }
 
 // readLimited reads f (at most maxJSONBytes) into buf, grown as needed.
@@ -274,7 +381,6 @@ func (c Challenge) gradeNuclei(ctx context.Context, subDir, privateDir string, m
 		return nil, err
 	}
 	adir := answerDir(privateDir, mode)
-	opt := matching.PointOptions{Radius: 15, RemoveFirstEqualCentroid: true, Inclusive: c.track == 2 && mode == challenge.Reference}
 	perCase := make([]map[string]matching.ClassCount, len(rows))
 	err = challenge.ForEach(ctx, len(rows), func(i int) error {
 		r := rows[i]
@@ -304,7 +410,9 @@ func (c Challenge) gradeNuclei(ctx context.Context, subDir, privateDir string, m
 		if err != nil {
 			return fmt.Errorf("truth of %s: %w", r.id, err)
 		}
-		perCase[i] = matching.MatchPoints(truth, pred, opt)
+		if perCase[i], err = matchNuclei(truth, pred, c.track == 2 && mode == challenge.Reference); err != nil {
+			return challenge.Invalidf(r.path, "", "%v", err)
+		}
 		return nil
 	})
 	if err != nil {
@@ -369,8 +477,13 @@ func (c Challenge) gradeNuclei(ctx context.Context, subDir, privateDir string, m
 		macroVals[i] = perClass[k]
 	}
 	macro := 0.0
-	if len(macroVals) > 0 {
+	switch {
+	case len(macroVals) > 0:
 		macro = num.Sum(macroVals) / float64(len(macroVals))
+	case mode == challenge.Official:
+		// No class name in any file: the organisers' np.mean of an empty
+		// list is NaN (unranked).
+		macro = math.NaN()
 	}
 	res.Set("f1", macro)
 	if c.track == 1 {

@@ -5,20 +5,22 @@ import (
 
 	"github.com/rexmle/rexmle/internal/challenge"
 	"github.com/rexmle/rexmle/internal/jsonscan"
-	"github.com/rexmle/rexmle/metrics/matching"
 )
 
 // A one-pass reader of the nuclei JSON files for the shape that nearly all
 // of them have: {"polygons": [{"name": "…", "path_points": [[x, y], …],
-// "score": s}, …]} (or "nuclei", "class", "confidence", "centroid"), any
-// other members skipped. It validates the whole document with the JSON
-// grammar encoding/json uses, and gives up (ok = false) on anything it does
-// not handle exactly as parseNucleiJSON does — an escape in a key or a
-// class name, a class name that is not a string or null, a score or point
-// that is not a number, a number out of float64 range, an unexpected type,
-// deep nesting, trailing bytes, any syntax error — so that the caller then
-// runs parseNucleiJSON, which gives the result or the error. Where it
-// answers, its points are parseNucleiJSON's, bit for bit.
+// "score": s}, …]} (in reference mode also "nuclei", "class",
+// "confidence", "centroid"), any other members skipped. It validates the
+// whole document with the JSON grammar (a subset of what Python's json
+// accepts: no NaN or Infinity), and gives up (ok = false) on anything it
+// does not handle exactly as parseNucleiJSON does — invalid UTF-8, an
+// escape in a key or a class name, a class name that is not a string or
+// null, a score or point that is not a number, a number out of float64
+// range, an unexpected type, a null list, an item the organisers' code
+// fails on (official mode), deep nesting, trailing bytes, any syntax
+// error — so that the caller then runs parseNucleiJSON, which gives the
+// result or the error. Where it answers, its detections are
+// parseNucleiJSON's, bit for bit.
 
 type nucleiScanner struct {
 	jsonscan.Lexer
@@ -214,13 +216,17 @@ func (s *nucleiScanner) className(o *optString) bool {
 	return ok && plain
 }
 
-func (s *nucleiScanner) item(it *scannedItem) bool {
+func (s *nucleiScanner) item(it *scannedItem, official bool) bool {
 	*it = scannedItem{}
 	if !s.eat('{') {
 		return false
 	}
 	return s.members(func(key []byte) bool {
-		switch string(key) {
+		k := string(key)
+		if official && (k == "class" || k == "confidence" || k == "centroid") {
+			return s.Skip(1) // not read by the organisers
+		}
+		switch k {
 		case "name":
 			return s.className(&it.name)
 		case "class":
@@ -268,16 +274,20 @@ func (s *nucleiScanner) item(it *scannedItem) bool {
 
 // parseNucleiFast is parseNucleiJSON for the files the scanner handles;
 // ok = false sends the file to parseNucleiJSON.
-func (c Challenge) parseNucleiFast(data []byte, mode challenge.Mode) (out []matching.Point, ok bool) {
+func (c Challenge) parseNucleiFast(data []byte, mode challenge.Mode) (out []detection, ok bool) {
+	if !utf8.Valid(data) {
+		return nil, false // Python fails to read it as text: parseNucleiJSON says so
+	}
 	s := &nucleiScanner{jsonscan.Lexer{B: data}}
 	if !s.eat('{') {
 		return nil, false
 	}
-	var polygons, nuclei []matching.Point
+	var polygons, nuclei []detection
 	var hasPolygons, polygonsNull, nucleiNull bool
 	var it scannedItem
 	names := map[string]normalised{} // class names met, normalised
-	list := func(dst *[]matching.Point, null *bool) bool {
+	official := mode == challenge.Official
+	list := func(dst *[]detection, null *bool) bool {
 		*dst, *null = nil, false
 		if s.peek() == 'n' {
 			*null = true
@@ -287,7 +297,7 @@ func (c Challenge) parseNucleiFast(data []byte, mode challenge.Mode) (out []matc
 			return false
 		}
 		return s.elements(func(int) bool {
-			if !s.item(&it) {
+			if !s.item(&it, official) {
 				return false
 			}
 			p, keep, ok := c.scannedPoint(&it, mode, names)
@@ -303,6 +313,9 @@ func (c Challenge) parseNucleiFast(data []byte, mode challenge.Mode) (out []matc
 			hasPolygons = true
 			return list(&polygons, &polygonsNull)
 		case "nuclei":
+			if official {
+				return s.Skip(1) // not read by the organisers
+			}
 			return list(&nuclei, &nucleiNull)
 		}
 		return s.Skip(1)
@@ -312,31 +325,43 @@ func (c Challenge) parseNucleiFast(data []byte, mode challenge.Mode) (out []matc
 	if s.peek() != 0 || s.I != len(s.B) {
 		return nil, false // trailing bytes: left to encoding/json
 	}
+	// A null list fails in Python (None is not iterable): left to
+	// parseNucleiJSON for the error.
 	if hasPolygons {
-		return polygons, true
+		return polygons, !polygonsNull
 	}
-	return nuclei, true
+	return nuclei, !nucleiNull
 }
 
-// normalised is normalise's answer for one class name.
+// normalised is the class normalisation's answer for one class name.
 type normalised struct {
 	cls  string
 	keep bool
 	err  error
 }
 
-// scannedPoint turns an item into a point as parseNucleiJSON does; keep
-// says whether it is one, ok = false that the item needs parseNucleiJSON.
-func (c Challenge) scannedPoint(it *scannedItem, mode challenge.Mode, names map[string]normalised) (p matching.Point, keep, ok bool) {
+// scannedPoint turns an item into a detection as parseNucleiJSON does;
+// keep says whether it is one, ok = false that the item needs
+// parseNucleiJSON.
+func (c Challenge) scannedPoint(it *scannedItem, mode challenge.Mode, names map[string]normalised) (p detection, keep, ok bool) {
+	official := mode == challenge.Official
 	cv := it.name
-	if !cv.set {
+	if !cv.set && !official {
 		cv = it.class
+	}
+	if official && (!cv.set || cv.null || !it.hasPoints) {
+		return p, false, false // an error or a null name: parseNucleiJSON
 	}
 	var cls string
 	if cv.set && !cv.null {
 		n, seen := names[string(cv.raw)]
 		if !seen {
-			n.cls, n.keep, n.err = c.normalise(string(cv.raw), mode)
+			if official {
+				n.cls, n.err = c.normaliseOfficial(string(cv.raw))
+				n.keep = n.err == nil
+			} else {
+				n.cls, n.keep, n.err = c.normaliseReference(string(cv.raw))
+			}
 			names[string(cv.raw)] = n
 		}
 		if n.err != nil {
@@ -365,5 +390,5 @@ func (c Challenge) scannedPoint(it *scannedItem, mode challenge.Mode, names map[
 	if !keep {
 		return p, false, true
 	}
-	return matching.Point{X: x, Y: y, Class: cls, Score: score}, true, true
+	return detection{X: x, Y: y, Class: cls, Score: score}, true, true
 }

@@ -11,7 +11,6 @@ import (
 
 	"github.com/rexmle/rexmle/internal/challenge"
 	"github.com/rexmle/rexmle/internal/jsonscan"
-	"github.com/rexmle/rexmle/metrics/matching"
 )
 
 // pick returns one of the choices at random.
@@ -189,13 +188,13 @@ func genNucleiDoc(r *rand.Rand) string {
 	return doc
 }
 
-func samePoints(a, b []matching.Point) bool {
+func samePoints(a, b []detection) bool {
 	if (a == nil) != (b == nil) || len(a) != len(b) {
 		return false
 	}
 	for i := range a {
 		if math.Float64bits(a[i].X) != math.Float64bits(b[i].X) || math.Float64bits(a[i].Y) != math.Float64bits(b[i].Y) ||
-			math.Float64bits(a[i].Score) != math.Float64bits(b[i].Score) || a[i].Class != b[i].Class {
+			math.Float64bits(a[i].Score) != math.Float64bits(b[i].Score) || a[i].Class != b[i].Class || a[i].BadScore != b[i].BadScore {
 			return false
 		}
 	}
@@ -217,10 +216,10 @@ func checkScan(t *testing.T, doc []byte) int {
 			answered++
 			slow, err := c.parseNucleiJSON(doc, mode)
 			if err != nil {
-				t.Fatalf("track %d %s: the scanner accepted a file encoding/json refuses (%v):\n%s", c.track, mode, err, doc)
+				t.Fatalf("track %d %s: the scanner accepted a file parseNucleiJSON refuses (%v):\n%s", c.track, mode, err, doc)
 			}
 			if !samePoints(fast, slow) {
-				t.Fatalf("track %d %s: scanner %v, encoding/json %v:\n%s", c.track, mode, fast, slow, doc)
+				t.Fatalf("track %d %s: scanner %v, parseNucleiJSON %v:\n%s", c.track, mode, fast, slow, doc)
 			}
 		}
 	}
@@ -232,11 +231,14 @@ func TestScanMatchesEncodingJSON(t *testing.T) {
 	const n = 4000
 	answered := 0
 	for i := 0; i < n; i++ {
-		if checkScan(t, []byte(genNucleiDoc(r))) == 4 {
+		if checkScan(t, []byte(genNucleiDoc(r))) >= 2 {
 			answered++
 		}
 	}
-	// The scanner must handle the bulk of the files, not fall back on all.
+	// The scanner must handle the bulk of the files, not fall back on all
+	// (official mode leaves the items the organisers' code fails on — no
+	// name, no path_points, a null name — to parseNucleiJSON, and most
+	// random files have one).
 	if answered < n/3 {
 		t.Fatalf("scanner answered %d of %d files", answered, n)
 	}
@@ -269,11 +271,16 @@ func TestScanAnswersUsualFiles(t *testing.T) {
 			t.Fatalf("%d points, want %d", len(pts), len(sc.nuclei))
 		}
 	}
-	for _, doc := range []string{`{}`, `{"polygons":null}`, `{"polygons":[]}`, ` {"nuclei":[{"class":"tumor","centroid":[1,2]}]} `,
-		`{"polygons":[{"name":null,"path_points":[[0,0],[1,0],[1,1]]}]}`, `{"polygons":[{"name":"tumor","path_points":[[0,0],[1,0]]}]}`} {
+	for _, doc := range []string{`{}`, `{"polygons":[]}`, ` {"nuclei":[{"class":"tumor","centroid":[1,2]}]} `,
+		`{"polygons":[{"name":"tumor","path_points":[[0,0],[1,0]]}]}`} {
 		if checkScan(t, []byte(doc)) != 4 {
 			t.Fatalf("the scanner left %s to encoding/json", doc)
 		}
+	}
+	// A null name: the reference skips the item, the organisers fail on
+	// it (parseNucleiJSON gives the error).
+	if doc := `{"polygons":[{"name":null,"path_points":[[0,0],[1,0],[1,1]]}]}`; checkScan(t, []byte(doc)) != 2 {
+		t.Fatalf("the scanner left %s to parseNucleiJSON in reference mode, or answered it in official mode", doc)
 	}
 }
 

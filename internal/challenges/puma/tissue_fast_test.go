@@ -2,6 +2,7 @@ package puma
 
 import (
 	"fmt"
+	"github.com/rexmle/rexmle/internal/challenge"
 	"image"
 	"image/color"
 	"math/rand/v2"
@@ -119,13 +120,15 @@ func TestTissueFastPathMatchesFloatPath(t *testing.T) {
 			fast++
 		}
 		for _, c := range []Challenge{Track1Task1, Track2Task1} {
-			want, werr := c.decodeTissueMask(im, "m.tif")
-			got, gerr := c.readPrediction(path, "m.tif", dirtyBuf())
-			if fmt.Sprint(werr) != fmt.Sprint(gerr) {
-				t.Fatalf("mask %d track %d: error %v, want %v", i, c.track, gerr, werr)
-			}
-			if string(got) != string(want) {
-				t.Fatalf("mask %d track %d: labels differ", i, c.track)
+			for _, mode := range []challenge.Mode{challenge.Reference, challenge.Official} {
+				want, werr := c.decodeTissueMask(im, "m.tif", mode)
+				got, gerr := c.readPrediction(path, "m.tif", dirtyBuf(), mode)
+				if fmt.Sprint(werr) != fmt.Sprint(gerr) {
+					t.Fatalf("mask %d track %d %s: error %v, want %v", i, c.track, mode, gerr, werr)
+				}
+				if string(got) != string(want) {
+					t.Fatalf("mask %d track %d %s: labels differ", i, c.track, mode)
+				}
 			}
 		}
 		want := make([]uint8, im.W*im.H)

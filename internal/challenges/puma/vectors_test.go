@@ -354,7 +354,7 @@ func TestNucleiTrack2SpecVectors(t *testing.T) {
 // kept as classes.
 func TestNucleiTrack2OfficialDiffers(t *testing.T) {
 	// Vector G: inclusive gives 2/3 for tumor; strict gives 0.
-	sub, priv := nucleiFixture(t, []string{nuclei(C("tumor", "[0,0]"), C("tumor", "[30,0]"))}, []string{nuclei(C("tumor", "[15,0]"))}, "predicted_nuclei_path")
+	sub, priv := nucleiFixture(t, []string{polys(P("tumor", sq(0, 0)), P("tumor", sq(30, 0)))}, []string{polys(P("tumor", sq(15, 0)))}, "predicted_nuclei_path")
 	off, err := Track2Task2.Grade(context.Background(), sub, priv, challenge.Official)
 	if err != nil {
 		t.Fatal(err)
@@ -383,8 +383,8 @@ func TestNucleiTrack2OfficialDiffers(t *testing.T) {
 // nuclei_tumor, nuclei_epithelium and nuclei_endothelium predictions match
 // tumor/epithelium/endothelium truth; the reference drops them.
 func TestNucleiTrack2OfficialDatasetNames(t *testing.T) {
-	truth := []string{nuclei(C("tumor", "[0,0]"), C("epithelium", "[100,100]"), C("endothelium", "[200,200]"))}
-	pred := []string{nuclei(C("nuclei_tumor", "[0,0]"), C("nuclei_epithelium", "[100,100]"), C("nuclei_endothelium", "[200,200]"))}
+	truth := []string{polys(P("tumor", sq(0, 0)), P("epithelium", sq(100, 100)), P("endothelium", sq(200, 200)))}
+	pred := []string{polys(P("nuclei_tumor", sq(0, 0)), P("nuclei_epithelium", sq(100, 100)), P("nuclei_endothelium", sq(200, 200)))}
 	sub, priv := nucleiFixture(t, truth, pred, "predicted_nuclei_path")
 	off, err := Track2Task2.Grade(context.Background(), sub, priv, challenge.Official)
 	if err != nil {
