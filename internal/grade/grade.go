@@ -205,7 +205,7 @@ func submissionHash(dir string) (string, error) {
 // gradersVersion is bumped when grading changes in a way neither the metric
 // cards nor the quirks show (a fixed bug in a metric): every grade is then
 // redone. A challenge may also version its own grader (GraderVersion).
-var gradersVersion = "3" // 3: per-case details (challenge.Case.Detail)
+var gradersVersion = "4" // 3: per-case details (challenge.Case.Detail); 4: the fidelity fixes of the second differential run (resizes, merges, CSV and JSON reading)
 
 // versioned is what a challenge implements to version its own grader.
 type versioned interface{ GraderVersion() string }
