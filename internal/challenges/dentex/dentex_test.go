@@ -44,6 +44,25 @@ func TestConformance(t *testing.T) {
 		tab, _ := challenge.ReadCSV(filepath.Join(dir, submissionFile))
 		return filepath.Join(dir, tab.Rows[0][1])
 	}
+	// The reference iterates what a file holds: an empty string, or an
+	// empty object under "annotations", is an image without predictions,
+	// the same as an empty list.
+	var empty *challenge.Result
+	for _, body := range []string{`[]`, `{"annotations": {}}`, `{"annotations": ""}`, `""`} {
+		dir := filepath.Join(t.TempDir(), "s")
+		challengetest.CopyDir(t, perfect, dir)
+		writeFile(t, firstPred(dir), body)
+		res := p.Grade(t, dir, challenge.Reference)
+		if empty == nil {
+			empty = res
+			continue
+		}
+		for _, n := range metricNames() {
+			if res.Values[n] != empty.Values[n] && !(math.IsNaN(res.Values[n]) && math.IsNaN(empty.Values[n])) {
+				t.Errorf("%s: %s = %v, with [] %v", body, n, res.Values[n], empty.Values[n])
+			}
+		}
+	}
 	challengetest.CheckMalformed(t, p, perfect, []challengetest.Malformed{
 		challengetest.MissingCSV(),
 		challengetest.DropRow(),
@@ -68,6 +87,9 @@ func TestConformance(t *testing.T) {
 		// other blank; and the reference reads the file as UTF-8 text.
 		{Name: "form-feed-around-json", Want: "JSON", Break: func(t testing.TB, dir string) {
 			writeFile(t, firstPred(dir), "\f[]")
+		}},
+		{Name: "annotations-null", Want: "null", Break: func(t testing.TB, dir string) {
+			writeFile(t, firstPred(dir), `{"annotations": null}`)
 		}},
 		{Name: "latin1-json", Want: "UTF-8", Break: func(t testing.TB, dir string) {
 			writeFile(t, firstPred(dir), "[{\"bbox\": [1, 2, 3, 4], \"score\": 0.5, \"note\": \"d\xe9j\xe0\"}]")

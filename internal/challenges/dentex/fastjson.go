@@ -3,6 +3,7 @@ package dentex
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"unicode/utf8"
 
 	"github.com/rexmle/rexmle/internal/jsonscan"
@@ -47,13 +48,31 @@ func decodeString(raw []byte, s *string) error {
 }
 
 // decodeFloats is json.Unmarshal(raw, list) for a list of numbers, with a
-// fast path for a flat list of plain numbers.
+// fast path for a flat list of plain numbers; a null element is an error
+// (encoding/json would leave 0 there; Python gets None and the reference
+// fails on it).
 func decodeFloats(raw []byte, list *[]float64) error {
 	if out, ok := plainFloats(raw); ok {
 		*list = out
 		return nil
 	}
-	return json.Unmarshal(raw, list)
+	var ptrs []*float64
+	if json.Unmarshal(raw, &ptrs) != nil {
+		return json.Unmarshal(raw, list) // its partial result and error
+	}
+	if ptrs == nil {
+		*list = nil
+		return nil
+	}
+	out := make([]float64, len(ptrs))
+	for i, p := range ptrs {
+		if p == nil {
+			return fmt.Errorf("element %d is null, want a number", i)
+		}
+		out[i] = *p
+	}
+	*list = out
+	return nil
 }
 
 // plainFloats parses raw when it is a list of JSON numbers (whitespace

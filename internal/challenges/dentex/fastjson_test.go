@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -54,5 +55,11 @@ func TestFastJSONMatchesEncodingJSON(t *testing.T) {
 		if (ea == nil) != (eb == nil) || fmt.Sprint(a) != fmt.Sprint(b) || (a == nil) != (b == nil) {
 			t.Errorf("decodeFloats(%s) = %v, %v; encoding/json %v, %v", l, a, ea, b, eb)
 		}
+	}
+	// A null element: encoding/json leaves 0, Python has None and the
+	// reference fails on it.
+	var a []float64
+	if err := decodeFloats([]byte("[50, null, 60, 80]"), &a); err == nil || !strings.Contains(err.Error(), "element 1 is null") {
+		t.Errorf("decodeFloats with a null: %v, %v; want an error naming element 1", a, err)
 	}
 }

@@ -438,6 +438,9 @@ func parsePredictionFile(b []byte) ([]map[string]json.RawMessage, error) {
 	if len(b) == 0 {
 		return nil, fmt.Errorf("empty file, want JSON")
 	}
+	if string(b) == `""` {
+		return []map[string]json.RawMessage{}, nil // the reference iterates the empty string: no prediction
+	}
 	if b[0] == '[' {
 		var list []map[string]json.RawMessage
 		if err := json.Unmarshal(b, &list); err != nil {
@@ -450,6 +453,14 @@ func parsePredictionFile(b []byte) ([]map[string]json.RawMessage, error) {
 		return nil, fmt.Errorf("not valid JSON (want a list of predictions or an object): %v", err)
 	}
 	if a, ok := obj["annotations"]; ok {
+		// The reference iterates whatever "annotations" holds: an empty
+		// string or object gives no prediction, null fails.
+		switch t := string(trimJSONSpace(a)); {
+		case t == "null":
+			return nil, fmt.Errorf("\"annotations\" is null, want a list of prediction objects")
+		case t == `""` || isEmptyJSONObject(a):
+			return []map[string]json.RawMessage{}, nil
+		}
 		var list []map[string]json.RawMessage
 		if err := json.Unmarshal(a, &list); err != nil {
 			return nil, fmt.Errorf("\"annotations\" is not a list of prediction objects: %v", err)
@@ -457,6 +468,12 @@ func parsePredictionFile(b []byte) ([]map[string]json.RawMessage, error) {
 		return list, nil
 	}
 	return []map[string]json.RawMessage{obj}, nil
+}
+
+// isEmptyJSONObject reports whether raw is {} (blanks allowed inside).
+func isEmptyJSONObject(raw []byte) bool {
+	t := trimJSONSpace(raw)
+	return len(t) >= 2 && t[0] == '{' && t[len(t)-1] == '}' && len(trimJSONSpace(t[1:len(t)-1])) == 0
 }
 
 func parsePrediction(obj object, rowImage any, truth *truthSet, mode challenge.Mode) (prediction, error) {

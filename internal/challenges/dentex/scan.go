@@ -266,11 +266,8 @@ func (s *scanner) objectList() ([]object, bool) {
 func trimJSONSpace(b []byte) []byte { return bytes.Trim(b, " \t\n\r") }
 
 // scanObjectList reads raw as a JSON list of objects (json.Unmarshal into
-// []map[string]json.RawMessage); null is a nil list.
+// []map[string]json.RawMessage); anything else, null included, it declines.
 func scanObjectList(raw []byte) ([]object, bool) {
-	if string(raw) == "null" {
-		return nil, true
-	}
 	s := scanner{Lexer: jsonscan.Lexer{B: raw}}
 	if s.Peek() != '[' {
 		return nil, false
