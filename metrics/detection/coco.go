@@ -295,9 +295,6 @@ func Evaluate(ctx context.Context, gts []GroundTruth, dts []Detection, p Params)
 			}
 			lastID, lastIdx = d.ImageID, ii
 		}
-		if math.IsNaN(d.Score) {
-			return nil, fmt.Errorf("detection %d: score is NaN", i)
-		}
 		k, ok := catIndex[d.Category]
 		if !ok {
 			continue

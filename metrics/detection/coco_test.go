@@ -268,3 +268,23 @@ func BenchmarkCOCO1000x50(b *testing.B) {
 		}
 	}
 }
+
+// TestNaNScoreSortsLast: numpy's argsort(-scores, kind='mergesort') puts a
+// NaN score after every number, per image and when accumulating; a NaN on
+// the true positive behind a 0.5 on a false positive gives precision 1/2
+// at every recall, AP 0.5 (the reference's value, json.dump writes NaN).
+func TestNaNScoreSortsLast(t *testing.T) {
+	gts := []GroundTruth{{ImageID: 1, Category: 1, Box: Box{10, 10, 20, 20}, Area: 400, ID: 1}}
+	dts := []Detection{
+		{ImageID: 1, Category: 1, Box: Box{10, 10, 20, 20}, Score: math.NaN()},
+		{ImageID: 1, Category: 1, Box: Box{60, 60, 20, 20}, Score: 0.5},
+	}
+	e := eval(t, gts, dts, []int64{1}, []int64{1})
+	approx(t, "AP", e.Stats[0], 0.5, 1e-12)
+	// The same detections with the NaN replaced by the lowest score.
+	dts[0].Score = 0.1
+	approx(t, "AP with 0.1", eval(t, gts, dts, []int64{1}, []int64{1}).Stats[0], 0.5, 1e-12)
+	// Without the false positive the NaN detection alone is a perfect hit.
+	dts[0].Score = math.NaN()
+	approx(t, "AP of the NaN detection alone", eval(t, gts, dts[:1], []int64{1}, []int64{1}).Stats[0], 1, 1e-12)
+}

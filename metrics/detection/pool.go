@@ -101,10 +101,10 @@ func NewPool(p Params, images []ImageRecord) (*Pool, error) {
 				return nil, fmt.Errorf("detection: image %d: %d detections of category index %d, more than maxDets %d", i, len(c.Dets), c.K, maxDet)
 			}
 			for r, d := range c.Dets {
-				if math.IsNaN(d.Score) || d.Match&^full != 0 || d.Ignore&^full != 0 {
+				if d.Match&^full != 0 || d.Ignore&^full != 0 {
 					return nil, fmt.Errorf("detection: image %d: invalid detection record %+v", i, d)
 				}
-				if r > 0 && d.Score > c.Dets[r-1].Score {
+				if r > 0 && cmp.Compare(d.Score, c.Dets[r-1].Score) > 0 { // NaN last, as numpy sorts it
 					return nil, fmt.Errorf("detection: image %d: detections of category index %d not in descending score order", i, c.K)
 				}
 				per[c.K] = append(per[c.K], entry{d.Score, int32(i), int32(r), poolDet{d.Match, d.Ignore}})

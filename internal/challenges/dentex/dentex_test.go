@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -63,6 +64,24 @@ func TestConformance(t *testing.T) {
 			}
 		}
 	}
+	// NaN and Infinity, as json.dump writes non-finite scores, are numbers
+	// to Python's json: graded (a NaN sorts after every score).
+	for _, word := range []string{"NaN", "Infinity", "-Infinity", "1e400"} {
+		dir := filepath.Join(t.TempDir(), "s")
+		challengetest.CopyDir(t, perfect, dir)
+		b, err := os.ReadFile(firstPred(dir))
+		if err != nil {
+			t.Fatal(err)
+		}
+		scores := regexp.MustCompile(`"score":\s*[-0-9.eE+]+`)
+		if !scores.Match(b) {
+			t.Fatalf("no score in %s", b)
+		}
+		writeFile(t, firstPred(dir), scores.ReplaceAllString(string(b), `"score": `+word))
+		if _, err := challenge.SafeGrade(context.Background(), Challenge{}, dir, p.Private(), challenge.Reference); err != nil {
+			t.Errorf("scores %s: %v", word, err)
+		}
+	}
 	challengetest.CheckMalformed(t, p, perfect, []challengetest.Malformed{
 		challengetest.MissingCSV(),
 		challengetest.DropRow(),
@@ -88,6 +107,12 @@ func TestConformance(t *testing.T) {
 		{Name: "form-feed-around-json", Want: "JSON", Break: func(t testing.TB, dir string) {
 			writeFile(t, firstPred(dir), "\f[]")
 		}},
+		{Name: "image-id-null", Want: "image_id is null", Break: func(t testing.TB, dir string) {
+			writeFile(t, firstPred(dir), `[{"bbox": [1,2,3,4], "image_id": null}]`)
+		}},
+		{Name: "list-category", Want: "list or an object", Break: func(t testing.TB, dir string) {
+			writeFile(t, firstPred(dir), `[{"bbox": [1,2,3,4], "category_id_1": [1]}]`)
+		}},
 		{Name: "annotations-null", Want: "null", Break: func(t testing.TB, dir string) {
 			writeFile(t, firstPred(dir), `{"annotations": null}`)
 		}},
@@ -106,8 +131,8 @@ func TestConformance(t *testing.T) {
 		{Name: "long-bbox", Want: "bbox", Break: func(t testing.TB, dir string) {
 			writeFile(t, firstPred(dir), `[{"bbox": [1,2,3,4,5], "category_id_1": 1}]`)
 		}},
-		{Name: "nan-score", Want: "JSON", Break: func(t testing.TB, dir string) {
-			writeFile(t, firstPred(dir), `[{"bbox": [1,2,3,4], "score": NaN}]`)
+		{Name: "nan-word-in-string-context", Want: "JSON", Break: func(t testing.TB, dir string) {
+			writeFile(t, firstPred(dir), `[{"bbox": [1,2,3,4], "score": nan}]`) // Python's json knows NaN only
 		}},
 		{Name: "unknown-image", Want: "not a test image", Break: func(t testing.TB, dir string) {
 			writeFile(t, firstPred(dir), `[{"bbox": [1,2,3,4], "image_id": 999999}]`)

@@ -3,7 +3,10 @@ package dentex
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"math"
+	"strconv"
 	"unicode/utf8"
 
 	"github.com/rexmle/rexmle/internal/jsonscan"
@@ -28,9 +31,37 @@ func jsonNumber(raw []byte) (float64, bool) {
 	return jsonscan.Float(lit)
 }
 
-// decodeFloat is json.Unmarshal(raw, f) with a fast path for numbers.
+// pyNumber parses raw when it is a number as Python's json reads one in a
+// prediction file: a JSON number (one too large for a float64 is ±Inf, as
+// float() makes it) or one of the words NaN, Infinity and -Infinity, which
+// json.dump writes for non-finite floats.
+func pyNumber(raw []byte) (float64, bool) {
+	switch string(raw) {
+	case "NaN":
+		return math.NaN(), true
+	case "Infinity":
+		return math.Inf(1), true
+	case "-Infinity":
+		return math.Inf(-1), true
+	}
+	if f, ok := jsonNumber(raw); ok {
+		return f, true
+	}
+	if len(raw) == 0 || len(raw) > 64 {
+		return 0, false
+	}
+	l := jsonscan.Lexer{B: raw}
+	if lit, ok := l.Number(); ok && l.I == len(raw) {
+		f, err := strconv.ParseFloat(string(lit), 64) // out of range: ±Inf
+		return f, math.IsInf(f, 0) && errors.Is(err, strconv.ErrRange)
+	}
+	return 0, false
+}
+
+// decodeFloat reads a number of a prediction file (pyNumber), else is
+// json.Unmarshal(raw, f) (for its error).
 func decodeFloat(raw []byte, f *float64) error {
-	if v, ok := jsonNumber(raw); ok {
+	if v, ok := pyNumber(raw); ok {
 		*f = v
 		return nil
 	}
@@ -49,10 +80,20 @@ func decodeString(raw []byte, s *string) error {
 
 // decodeFloats is json.Unmarshal(raw, list) for a list of numbers, with a
 // fast path for a flat list of plain numbers; a null element is an error
-// (encoding/json would leave 0 there; Python gets None and the reference
-// fails on it).
+// (encoding/json would leave 0 there; Python has None, on which the
+// reference fails).
 func decodeFloats(raw []byte, list *[]float64) error {
-	if out, ok := plainFloats(raw); ok {
+	return floatList(raw, list, jsonNumber)
+}
+
+// decodePyFloats is decodeFloats for a prediction file's list, whose
+// numbers Python's json reads (pyNumber).
+func decodePyFloats(raw []byte, list *[]float64) error {
+	return floatList(raw, list, pyNumber)
+}
+
+func floatList(raw []byte, list *[]float64, number func([]byte) (float64, bool)) error {
+	if out, ok := plainFloats(raw, number); ok {
 		*list = out
 		return nil
 	}
@@ -75,9 +116,9 @@ func decodeFloats(raw []byte, list *[]float64) error {
 	return nil
 }
 
-// plainFloats parses raw when it is a list of JSON numbers (whitespace
-// allowed around them) that fit float64s.
-func plainFloats(raw []byte) ([]float64, bool) {
+// plainFloats parses raw when it is a list of numbers (number reads each;
+// whitespace allowed around them).
+func plainFloats(raw []byte, number func([]byte) (float64, bool)) ([]float64, bool) {
 	n := len(raw)
 	if n < 2 || raw[0] != '[' || raw[n-1] != ']' {
 		return nil, false
@@ -93,7 +134,7 @@ func plainFloats(raw []byte) ([]float64, bool) {
 		if i >= 0 {
 			part = body[:i]
 		}
-		v, ok := jsonNumber(bytes.TrimSpace(part))
+		v, ok := number(bytes.TrimSpace(part))
 		if !ok {
 			return nil, false
 		}

@@ -9,9 +9,38 @@ import (
 	"testing"
 )
 
-// The fast decoders agree with encoding/json on values and on failure.
+// TestPyNumber: Python's json reads NaN, Infinity and -Infinity, and an
+// out-of-range literal as an infinity; nothing else beyond JSON numbers.
+func TestPyNumber(t *testing.T) {
+	for raw, want := range map[string]float64{"Infinity": math.Inf(1), "-Infinity": math.Inf(-1), "1e400": math.Inf(1), "-1e400": math.Inf(-1), "1e-400": 0, "2.5": 2.5} {
+		var f float64
+		if err := decodeFloat([]byte(raw), &f); err != nil || f != want {
+			t.Errorf("decodeFloat(%s) = %v, %v; want %v", raw, f, err, want)
+		}
+	}
+	var f float64
+	if err := decodeFloat([]byte("NaN"), &f); err != nil || !math.IsNaN(f) {
+		t.Errorf("decodeFloat(NaN) = %v, %v", f, err)
+	}
+	for _, raw := range []string{"nan", "inf", "-NaN", "+Infinity", "Infinity1", "1e4000000000000000000000"} {
+		if _, ok := pyNumber([]byte(raw)); ok && raw != "1e4000000000000000000000" {
+			t.Errorf("pyNumber(%s) accepted", raw)
+		}
+	}
+	var bb []float64
+	if err := decodePyFloats([]byte("[NaN, 1, Infinity, 1e400]"), &bb); err != nil || !math.IsNaN(bb[0]) || bb[1] != 1 || !math.IsInf(bb[2], 1) || !math.IsInf(bb[3], 1) {
+		t.Errorf("decodePyFloats = %v, %v", bb, err)
+	}
+	if err := decodeFloats([]byte("[NaN, 1]"), &bb); err == nil {
+		t.Errorf("decodeFloats (the answers' strict reader) accepted NaN")
+	}
+}
+
+// The fast decoders agree with encoding/json on values and on failure
+// (decodeFloat apart from Python's number words and out-of-range literals,
+// TestPyNumber).
 func TestFastJSONMatchesEncodingJSON(t *testing.T) {
-	nums := []string{"0", "-0", "1", "-12.5", "1e3", "1E-2", "2.5e+10", "01", "1.", ".5", "+1", "1e400", "-", "null", `"3"`, "true", "[1]", "Infinity", "0x10", "1_0", "123456789012345678901234567890"}
+	nums := []string{"0", "-0", "1", "-12.5", "1e3", "1E-2", "2.5e+10", "01", "1.", ".5", "+1", "-", "null", `"3"`, "true", "[1]", "0x10", "1_0", "123456789012345678901234567890"}
 	for _, n := range nums {
 		var a, b float64
 		ea := decodeFloat([]byte(n), &a)

@@ -37,18 +37,29 @@ type truthAnn struct {
 // category_id_N unless missing or null, else the alias, else 1. ok is false
 // when the value is not an integral number (such a box is never registered).
 func categoryOf(obj object, a aspect) (int64, bool) {
-	v, has := obj.get(a.field)
-	if !has || string(v) == "null" {
-		v, has = obj.get(a.alias)
-		if !has {
-			return 1, true
-		}
+	v := categoryRaw(obj, a)
+	if v == nil {
+		return 1, true
 	}
 	var f float64
 	if err := decodeFloat(v, &f); err != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
 		return 0, false
 	}
 	return int64(f), true
+}
+
+// categoryRaw is the raw value the reference takes for a label level:
+// category_id_N unless missing or null, else the alias; nil when neither
+// is there (the level defaults to 1).
+func categoryRaw(obj object, a aspect) []byte {
+	v, has := obj.get(a.field)
+	if !has || string(v) == "null" {
+		v, has = obj.get(a.alias)
+		if !has {
+			return nil
+		}
+	}
+	return v
 }
 
 type truthSet struct {
@@ -483,10 +494,19 @@ func parsePrediction(obj object, rowImage any, truth *truthSet, mode challenge.M
 	var p prediction
 	for i, a := range aspects {
 		p.cat[i], p.catOK[i] = categoryOf(obj, a)
+		// pycocotools indexes every result by its category: a list or an
+		// object there is unhashable and fails, registered or not.
+		if raw := categoryRaw(obj, a); len(raw) > 0 && (raw[0] == '[' || raw[0] == '{') {
+			return p, fmt.Errorf("%s %s is a list or an object, want a category id", a.field, raw)
+		}
 	}
 	// Image id.
 	img := rowImage
-	if raw, ok := obj.get("image_id"); ok {
+	if raw, ok := obj.get("image_id"); ok && string(raw) == "null" {
+		// Not a string and present: the reference keeps None, which
+		// matches no image.
+		return p, fmt.Errorf("image_id is null, want a file stem or an integer image id")
+	} else if ok {
 		var s string
 		var f float64
 		switch {
@@ -511,7 +531,7 @@ func parsePrediction(obj object, rowImage any, truth *truthSet, mode challenge.M
 		return p, fmt.Errorf("missing bbox")
 	}
 	var bb []float64
-	if err := decodeFloats(raw, &bb); err != nil {
+	if err := decodePyFloats(raw, &bb); err != nil {
 		return p, fmt.Errorf("bbox %s is not a list of numbers", raw)
 	}
 	if len(bb) < 4 {

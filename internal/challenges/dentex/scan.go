@@ -107,8 +107,14 @@ func (s *scanner) value() ([]byte, bool) {
 		ok = s.skipArray()
 	case c == '"':
 		_, ok = s.str()
+	case c == '-' && s.I+1 < len(s.B) && s.B[s.I+1] == 'I':
+		ok = s.Lit("-Infinity") // Python's json: -inf
 	case c == '-' || c >= '0' && c <= '9':
 		ok = s.number()
+	case c == 'N':
+		ok = s.Lit("NaN") // Python's json: nan
+	case c == 'I':
+		ok = s.Lit("Infinity") // Python's json: inf
 	case c == 't':
 		ok = s.Lit("true")
 	case c == 'f':
