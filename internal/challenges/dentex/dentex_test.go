@@ -49,7 +49,10 @@ func TestConformance(t *testing.T) {
 	// empty object under "annotations", is an image without predictions,
 	// the same as an empty list.
 	var empty *challenge.Result
-	for _, body := range []string{`[]`, `{"annotations": {}}`, `{"annotations": ""}`, `""`} {
+	// A prediction registered at no level is never evaluated, so its score
+	// is never read either.
+	unregistered := `[{"bbox": [1, 2, 3, 4], "category_id_1": 99, "category_id_2": 99, "category_id_3": 99, "score": "high"}]`
+	for _, body := range []string{`[]`, `{"annotations": {}}`, `{"annotations": ""}`, `""`, unregistered} {
 		dir := filepath.Join(t.TempDir(), "s")
 		challengetest.CopyDir(t, perfect, dir)
 		writeFile(t, firstPred(dir), body)

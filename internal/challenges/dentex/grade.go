@@ -537,17 +537,9 @@ func parsePrediction(obj object, rowImage any, truth *truthSet, mode challenge.M
 	if len(bb) < 4 {
 		return p, fmt.Errorf("bbox has %d numbers, want 4 [x, y, width, height]", len(bb))
 	}
-	if len(bb) > 4 {
-		for i, a := range aspects {
-			if c, ok := p.cat[i], p.catOK[i]; ok {
-				for _, r := range a.registered(mode) {
-					if r == c {
-						return p, fmt.Errorf("bbox has %d numbers, want 4 [x, y, width, height]", len(bb))
-					}
-				}
-			}
-		}
-		// Unregistered in every level: never evaluated, as in the reference.
+	if len(bb) > 4 && p.registered(mode) {
+		// (Unregistered in every level: never evaluated, as in the reference.)
+		return p, fmt.Errorf("bbox has %d numbers, want 4 [x, y, width, height]", len(bb))
 	}
 	if mode != challenge.Official && len(bb) == 4 && bb[2] > bb[0] && bb[3] > bb[1] && (bb[2] > bb[0]+50 || bb[3] > bb[1]+50) {
 		bb = []float64{bb[0], bb[1], bb[2] - bb[0], bb[3] - bb[1]}
@@ -559,10 +551,30 @@ func parsePrediction(obj object, rowImage any, truth *truthSet, mode challenge.M
 	for _, k := range []string{"score", "confidence"} {
 		if raw, ok := obj.get(k); ok {
 			if err := decodeFloat(raw, &p.score); err != nil || string(raw) == "null" {
+				if !p.registered(mode) {
+					// Never evaluated, so the reference never compares it.
+					p.score = 0.5
+					break
+				}
 				return p, fmt.Errorf("%s %s is not a number", k, raw)
 			}
 			break
 		}
 	}
 	return p, nil
+}
+
+// registered reports whether the prediction's category is registered at
+// some level, so that the reference evaluates (and reads) it.
+func (p *prediction) registered(mode challenge.Mode) bool {
+	for i, a := range aspects {
+		if c, ok := p.cat[i], p.catOK[i]; ok {
+			for _, r := range a.registered(mode) {
+				if r == c {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
