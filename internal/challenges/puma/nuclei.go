@@ -13,6 +13,7 @@ import (
 	"unicode"
 
 	"github.com/rexmle/rexmle/internal/challenge"
+	"github.com/rexmle/rexmle/internal/pyjson"
 	"github.com/rexmle/rexmle/metrics/imageio"
 	"github.com/rexmle/rexmle/metrics/matching"
 	"github.com/rexmle/rexmle/metrics/num"
@@ -73,7 +74,7 @@ func (c Challenge) normaliseReference(v any) (string, bool, error) {
 	s, isStr := v.(string)
 	if c.track == 1 {
 		if !isStr {
-			return "", false, fmt.Errorf("class name %s is a %s, not a string ('%s' object has no attribute 'lower')", pyStr(v), pyTypeName(v), pyTypeName(v))
+			return "", false, fmt.Errorf("class name %s is a %s, not a string ('%s' object has no attribute 'lower')", pyjson.Str(v), pyjson.TypeName(v), pyjson.TypeName(v))
 		}
 		switch pyStrip(pyLower(s)) {
 		case "tils", "til", "lymphocyte", "lymphocytes":
@@ -116,11 +117,11 @@ func (c Challenge) normaliseOfficial(v any) (string, error) {
 	case nil:
 		return "", fmt.Errorf("name is null (the organisers' evaluation fails on it: np.unique cannot order None among class names)")
 	case []any, map[string]any:
-		return "", fmt.Errorf("name is a %s (the organisers' evaluation fails on it: unhashable type)", pyTypeName(v))
+		return "", fmt.Errorf("name is a %s (the organisers' evaluation fails on it: unhashable type)", pyjson.TypeName(v))
 	case string:
 		s = x
 	default:
-		s = pyStr(x)
+		s = pyjson.Str(x)
 	}
 	if c.track == 2 {
 		if k, ok := offNucleiTrack2[s]; ok {
@@ -157,13 +158,13 @@ func (c Challenge) parseNuclei(data []byte, mode challenge.Mode) ([]detection, e
 // and "path_points" (KeyError); the score is score, else 1; path_points
 // with len < 3 skip the item; the name is checked last (normaliseOfficial).
 func (c Challenge) parseNucleiJSON(data []byte, mode challenge.Mode) ([]detection, error) {
-	top, err := pyJSONLoad(data)
+	top, err := pyjson.Load(data)
 	if err != nil {
 		return nil, err
 	}
 	obj, ok := top.(map[string]any)
 	if !ok {
-		return nil, fmt.Errorf("top level is a JSON %s, not an object with a \"polygons\" list ('%s' object has no attribute 'get')", pyTypeName(top), pyTypeName(top))
+		return nil, fmt.Errorf("top level is a JSON %s, not an object with a \"polygons\" list ('%s' object has no attribute 'get')", pyjson.TypeName(top), pyjson.TypeName(top))
 	}
 	var raw any = []any{}
 	key := "polygons"
@@ -179,17 +180,17 @@ func (c Challenge) parseNucleiJSON(data []byte, mode challenge.Mode) ([]detectio
 	case map[string]any, string:
 		// Iterating an object gives its keys, a string its characters:
 		// nothing when empty, else items that are not objects.
-		if n, _ := pyLen(x); n > 0 {
-			return nil, fmt.Errorf("%q is a non-empty %s, not a list of objects", key, pyTypeName(x))
+		if n, _ := pyjson.Len(x); n > 0 {
+			return nil, fmt.Errorf("%q is a non-empty %s, not a list of objects", key, pyjson.TypeName(x))
 		}
 	default:
-		return nil, fmt.Errorf("%q is %s, not a list ('%s' object is not iterable)", key, pyStr(x), pyTypeName(x))
+		return nil, fmt.Errorf("%q is %s, not a list ('%s' object is not iterable)", key, pyjson.Str(x), pyjson.TypeName(x))
 	}
 	var out []detection
 	for i, it := range items {
 		m, ok := it.(map[string]any)
 		if !ok {
-			return nil, fmt.Errorf("item %d is a %s, not an object", i, pyTypeName(it))
+			return nil, fmt.Errorf("item %d is a %s, not an object", i, pyjson.TypeName(it))
 		}
 		var n detection
 		var keep bool
@@ -235,8 +236,8 @@ func (c Challenge) referenceItem(m map[string]any) (n detection, keep bool, err 
 			return n, false, fmt.Errorf("centroid is not [x, y]")
 		}
 		var ok1, ok2 bool
-		n.X, ok1 = pyNumber(xy[0])
-		n.Y, ok2 = pyNumber(xy[1])
+		n.X, ok1 = pyjson.Number(xy[0])
+		n.Y, ok2 = pyjson.Number(xy[1])
 		if !ok1 || !ok2 {
 			return n, false, fmt.Errorf("centroid has a non-numeric coordinate")
 		}
@@ -269,10 +270,10 @@ func (c Challenge) officialItem(m map[string]any) (n detection, keep bool, err e
 // setScore records a score: numbers (NaN and ±Inf included) and bools
 // (-True is -1) as their value, anything else as a BadScore.
 func setScore(n *detection, sv any) {
-	if f, ok := pyNumber(sv); ok {
+	if f, ok := pyjson.Number(sv); ok {
 		n.Score = f
 	} else {
-		n.BadScore = pyTypeName(sv)
+		n.BadScore = pyjson.TypeName(sv)
 	}
 }
 
@@ -281,24 +282,24 @@ func setScore(n *detection, sv any) {
 // value has that len: a short list, string or object). A value without a
 // len, and points numpy could not average to an (x, y) pair, fail.
 func pathCentroid(pp any) (x, y float64, keep bool, err error) {
-	n, ok := pyLen(pp)
+	n, ok := pyjson.Len(pp)
 	if !ok {
-		return 0, 0, false, fmt.Errorf("path_points is %s, not a list (object of type '%s' has no len())", pyStr(pp), pyTypeName(pp))
+		return 0, 0, false, fmt.Errorf("path_points is %s, not a list (object of type '%s' has no len())", pyjson.Str(pp), pyjson.TypeName(pp))
 	}
 	if n < 3 {
 		return 0, 0, false, nil
 	}
 	pts, ok := pp.([]any)
 	if !ok {
-		return 0, 0, false, fmt.Errorf("path_points is a %s, not a list of points", pyTypeName(pp))
+		return 0, 0, false, fmt.Errorf("path_points is a %s, not a list of points", pyjson.TypeName(pp))
 	}
 	for k, p := range pts {
 		xy, ok := p.([]any)
 		if !ok || len(xy) < 2 {
 			return 0, 0, false, fmt.Errorf("point %d is not [x, y]", k)
 		}
-		px, ok1 := pyNumber(xy[0])
-		py, ok2 := pyNumber(xy[1])
+		px, ok1 := pyjson.Number(xy[0])
+		py, ok2 := pyjson.Number(xy[1])
 		if !ok1 || !ok2 {
 			return 0, 0, false, fmt.Errorf("point %d has a non-numeric coordinate", k)
 		}

@@ -1,4 +1,8 @@
-package puma
+// Package pyjson reads JSON as Python's json.load reads a file opened as
+// UTF-8 text, and gives the values Python gets, with helpers for what
+// Python then does with them (len, str, arithmetic on numbers and bools).
+// The graders use it where the reference reads a submitted JSON file.
+package pyjson
 
 import (
 	"errors"
@@ -24,19 +28,19 @@ import (
 //   - duplicate keys: the last one wins (a dict);
 //   - anything after the value but white space is "Extra data".
 //
-// Values: nil, bool, pyNum, string, []any, map[string]any.
+// Values: nil, bool, Num, string, []any, map[string]any.
 
-// pyNum is a JSON number: its float64 value (an integer's exact value
+// Num is a JSON number: its float64 value (an integer's exact value
 // rounded to float64) and whether Python reads it as an int.
-type pyNum struct {
+type Num struct {
 	F     float64
 	IsInt bool
 	Lit   string // the literal (integers: what str() of the int prints, but "-0" for -0)
 }
 
 const (
-	pyMaxIntDigits = 4300  // sys.get_int_max_str_digits() default, Python 3.11
-	pyMaxDepth     = 10000 // nesting limit (Python's recursion limit is lower; see the metric card notes)
+	MaxIntDigits = 4300  // sys.get_int_max_str_digits() default, Python 3.11
+	MaxDepth     = 10000 // nesting limit (Python's recursion limit is lower; see the metric card notes)
 )
 
 type pyParser struct {
@@ -45,14 +49,14 @@ type pyParser struct {
 	depth int
 }
 
-var errPyJSON = errors.New("not valid JSON")
+var ErrSyntax = errors.New("not valid JSON")
 
 func (p *pyParser) fail(format string, a ...any) error {
-	return fmt.Errorf("%w (as Python's json reads it): %s at byte %d", errPyJSON, fmt.Sprintf(format, a...), p.i)
+	return fmt.Errorf("%w (as Python's json reads it): %s at byte %d", ErrSyntax, fmt.Sprintf(format, a...), p.i)
 }
 
-// pyJSONLoad parses data as json.load does.
-func pyJSONLoad(data []byte) (any, error) {
+// Load parses data as json.load does.
+func Load(data []byte) (any, error) {
 	if !utf8.Valid(data) {
 		k := 0
 		for k < len(data) {
@@ -62,7 +66,7 @@ func pyJSONLoad(data []byte) (any, error) {
 			}
 			k += n
 		}
-		return nil, fmt.Errorf("%w: byte %d is not valid UTF-8 (Python reads the file as UTF-8 text)", errPyJSON, k)
+		return nil, fmt.Errorf("%w: byte %d is not valid UTF-8 (Python reads the file as UTF-8 text)", ErrSyntax, k)
 	}
 	p := &pyParser{b: data}
 	if len(data) >= 3 && data[0] == 0xef && data[1] == 0xbb && data[2] == 0xbf {
@@ -117,11 +121,11 @@ func (p *pyParser) value() (any, error) {
 	case p.lit("false"):
 		return false, nil
 	case p.lit("NaN"):
-		return pyNum{F: math.NaN(), Lit: "nan"}, nil
+		return Num{F: math.NaN(), Lit: "nan"}, nil
 	case p.lit("Infinity"):
-		return pyNum{F: math.Inf(1), Lit: "inf"}, nil
+		return Num{F: math.Inf(1), Lit: "inf"}, nil
 	case p.lit("-Infinity"):
-		return pyNum{F: math.Inf(-1), Lit: "-inf"}, nil
+		return Num{F: math.Inf(-1), Lit: "-inf"}, nil
 	case c == '-' || '0' <= c && c <= '9':
 		return p.number()
 	}
@@ -172,7 +176,7 @@ func (p *pyParser) number() (any, error) {
 		if lit[0] == '-' {
 			n--
 		}
-		if n > pyMaxIntDigits {
+		if n > MaxIntDigits {
 			return nil, p.fail("integer of %d digits exceeds Python's 4300-digit limit", n)
 		}
 	}
@@ -180,13 +184,13 @@ func (p *pyParser) number() (any, error) {
 	if err != nil && !errors.Is(err, strconv.ErrRange) {
 		return nil, p.fail("bad number %q", lit)
 	}
-	return pyNum{F: f, IsInt: isInt, Lit: lit}, nil
+	return Num{F: f, IsInt: isInt, Lit: lit}, nil
 }
 
 func (p *pyParser) enter() error {
 	p.depth++
-	if p.depth > pyMaxDepth {
-		return p.fail("nesting deeper than %d", pyMaxDepth)
+	if p.depth > MaxDepth {
+		return p.fail("nesting deeper than %d", MaxDepth)
 	}
 	return nil
 }
@@ -379,9 +383,9 @@ func appendWTF8(b []byte, r rune) []byte {
 	return utf8.AppendRune(b, r)
 }
 
-// pyLen is Python's len() of a JSON value; ok = false where len() raises
+// Len is Python's len() of a JSON value; ok = false where len() raises
 // (numbers, bools, None).
-func pyLen(v any) (int, bool) {
+func Len(v any) (int, bool) {
 	switch x := v.(type) {
 	case []any:
 		return len(x), true
@@ -393,14 +397,14 @@ func pyLen(v any) (int, bool) {
 	return 0, false
 }
 
-// pyTypeName is the Python type name of a JSON value, for messages.
-func pyTypeName(v any) string {
+// TypeName is the Python type name of a JSON value, for messages.
+func TypeName(v any) string {
 	switch x := v.(type) {
 	case nil:
 		return "NoneType"
 	case bool:
 		return "bool"
-	case pyNum:
+	case Num:
 		if x.IsInt {
 			return "int"
 		}
@@ -415,11 +419,11 @@ func pyTypeName(v any) string {
 	return fmt.Sprintf("%T", v)
 }
 
-// pyNumber is the numeric value numpy and Python arithmetic give a JSON
+// Number is the numeric value numpy and Python arithmetic give a JSON
 // value: numbers, and bools as 1 and 0.
-func pyNumber(v any) (float64, bool) {
+func Number(v any) (float64, bool) {
 	switch x := v.(type) {
-	case pyNum:
+	case Num:
 		return x.F, true
 	case bool:
 		if x {
@@ -430,10 +434,10 @@ func pyNumber(v any) (float64, bool) {
 	return 0, false
 }
 
-// pyStr is Python's str() of a JSON scalar (numbers: ints as their
+// Str is Python's str() of a JSON scalar (numbers: ints as their
 // digits, floats in Go's shortest form, which equals Python's repr for the
 // values that matter here).
-func pyStr(v any) string {
+func Str(v any) string {
 	switch x := v.(type) {
 	case string:
 		return x
@@ -444,7 +448,7 @@ func pyStr(v any) string {
 		return "False"
 	case nil:
 		return "None"
-	case pyNum:
+	case Num:
 		if x.IsInt {
 			if x.Lit == "-0" {
 				return "0"
