@@ -46,18 +46,28 @@ func TestBoxGrading(t *testing.T) {
 	if r.Values["iou"] >= 1 || r.Values["iou"] <= 0 {
 		t.Errorf("string/bool sizes: %v", r.Values)
 	}
+	// Python's json: NaN in a key the reference does not read is fine; a
+	// string's characters are what int() gets when the reference iterates it.
+	r = grade(challenge.Reference, a1, map[string]pred{"001": {"p/1.json", `{"size":[10,10,10],"location":[5,0,0],"confidence":NaN}`}}, "001")
+	check(t, "NaN extra key", r, map[string]float64{"boundary_iou": 9.0 / 19.0, "iou": 0.6})
+	r = grade(challenge.Reference, a1, map[string]pred{"001": {"p/1.json", `{"size":"999","location":[0,0,0]}`}}, "001")
+	r9 := grade(challenge.Reference, a1, map[string]pred{"001": {"p/1.json", `{"size":[9,9,9],"location":[0,0,0]}`}}, "001")
+	if r.Values["iou"] != r9.Values["iou"] || r.Values["boundary_iou"] != r9.Values["boundary_iou"] {
+		t.Errorf("size \"999\": %v, want that of [9, 9, 9] %v", r.Values, r9.Values)
+	}
 	// pathlib drops a trailing slash: "p/1.json/" is the JSON file p/1.json.
 	r = grade(challenge.Reference, a1, map[string]pred{"001": {"p/1.json/", off}}, "001")
 	check(t, "trailing slash", r, map[string]float64{"boundary_iou": 9.0 / 19.0, "iou": 0.6})
 	// Invalid predictions.
 	for name, p := range map[string]pred{
-		"latin1": {"p/1.txt", "--- ROI Meta Data ---\nSize (Voxels): 10 10 10\nLocation (Voxels): 0 0 0\n# r\xe9gion\n"},
-		"arity":  {"p/1.json", `{"size":[10,10],"location":[0,0,0]}`},
-		"yml":    {"p/box.yml", gt},
-		"str":    {"p/1.json", `{"size":["7.5",1,1],"location":[0,0,0]}`},
-		"null":   {"p/1.json", `{"size":[null,1,1],"location":[0,0,0]}`},
-		"trail":  {"p/1.json", gt + "{}"},
-		"lines":  {"p/1.txt", "--- ROI ---\nSize (Voxels): 1 2 3\n"},
+		"nan-size": {"p/1.json", `{"size":[NaN,1,1],"location":[0,0,0]}`},
+		"latin1":   {"p/1.txt", "--- ROI Meta Data ---\nSize (Voxels): 10 10 10\nLocation (Voxels): 0 0 0\n# r\xe9gion\n"},
+		"arity":    {"p/1.json", `{"size":[10,10],"location":[0,0,0]}`},
+		"yml":      {"p/box.yml", gt},
+		"str":      {"p/1.json", `{"size":["7.5",1,1],"location":[0,0,0]}`},
+		"null":     {"p/1.json", `{"size":[null,1,1],"location":[0,0,0]}`},
+		"trail":    {"p/1.json", gt + "{}"},
+		"lines":    {"p/1.txt", "--- ROI ---\nSize (Voxels): 1 2 3\n"},
 	} {
 		sub, priv := topcowtest.MiniFiles(t, "predicted_bbox_path", a1, map[string]pred{"001": p}, []string{"001"})
 		if _, err := challenge.SafeGrade(context.Background(), c, sub, priv, challenge.Reference); !challenge.IsInvalid(err) {

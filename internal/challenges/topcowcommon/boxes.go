@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/rexmle/rexmle/internal/challenge"
+	"github.com/rexmle/rexmle/internal/pyjson"
 	"github.com/rexmle/rexmle/metrics/topology"
 )
 
@@ -45,6 +46,14 @@ func pythonInt(v any) (int, error) {
 			return 1, nil
 		}
 		return 0, nil
+	case pyjson.Num:
+		if x.IsInt {
+			return pythonInt(json.Number(x.Lit))
+		}
+		if math.IsNaN(x.F) || math.IsInf(x.F, 0) {
+			return 0, fmt.Errorf("%s cannot be converted to an integer", pyjson.Str(x))
+		}
+		return pythonInt(json.Number(strconv.FormatFloat(x.F, 'g', -1, 64)))
 	case json.Number:
 		s := string(x)
 		if !strings.ContainsAny(s, ".eE") {
@@ -84,11 +93,19 @@ func pythonInt(v any) (int, error) {
 	return 0, fmt.Errorf("%v is not an integer", v)
 }
 
-// parseBoxJSON reads {"size": [3 values], "location": [3 values]}.
+// parseBoxJSON reads {"size": [3 values], "location": [3 values]} as the
+// reference does: json.load (Python's reading: NaN and Infinity are
+// numbers, trailing data fails, pyjson), then int() of each item it
+// iterates out of "size" and "location" (a list's elements, a string's
+// characters).
 func parseBoxJSON(b []byte) (topology.Box, error) {
-	var obj map[string]any
-	if err := decodeJSON(b, &obj); err != nil {
+	v, err := pyjson.Load(b)
+	if err != nil {
 		return topology.Box{}, fmt.Errorf("not a JSON object: %v", err)
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return topology.Box{}, fmt.Errorf("not a JSON object but a %s", pyjson.TypeName(v))
 	}
 	var out topology.Box
 	for _, key := range []string{"size", "location"} {
@@ -96,8 +113,18 @@ func parseBoxJSON(b []byte) (topology.Box, error) {
 		if !ok {
 			return out, fmt.Errorf("missing key %q", key)
 		}
-		list, ok := raw.([]any)
-		if !ok || len(list) != 3 {
+		var list []any
+		switch x := raw.(type) {
+		case []any:
+			list = x
+		case string:
+			for _, r := range x {
+				list = append(list, string(r)) // iterating a str gives its characters
+			}
+		default:
+			return out, fmt.Errorf("%q must be a list of 3 integers, not a %s", key, pyjson.TypeName(raw))
+		}
+		if len(list) != 3 {
 			return out, fmt.Errorf("%q must be a list of 3 integers", key)
 		}
 		for i, v := range list {
