@@ -55,12 +55,18 @@ func TestBoxGrading(t *testing.T) {
 	if r.Values["iou"] != r9.Values["iou"] || r.Values["boundary_iou"] != r9.Values["boundary_iou"] {
 		t.Errorf("size \"999\": %v, want that of [9, 9, 9] %v", r.Values, r9.Values)
 	}
+	// int() reads decimal digits of any script.
+	r = grade(challenge.Reference, a1, map[string]pred{"001": {"p/1.json", `{"size":["٩","9"," 9\u2003"],"location":[0,0,0]}`}}, "001")
+	if r.Values["iou"] != r9.Values["iou"] {
+		t.Errorf("size [\"٩\", \"9\", \" 9\\u2003\"]: %v, want that of [9, 9, 9] %v", r.Values, r9.Values)
+	}
 	// pathlib drops a trailing slash: "p/1.json/" is the JSON file p/1.json.
 	r = grade(challenge.Reference, a1, map[string]pred{"001": {"p/1.json/", off}}, "001")
 	check(t, "trailing slash", r, map[string]float64{"boundary_iou": 9.0 / 19.0, "iou": 0.6})
 	// Invalid predictions.
 	for name, p := range map[string]pred{
 		"nan-size": {"p/1.json", `{"size":[NaN,1,1],"location":[0,0,0]}`},
+		"unit-sep": {"p/1.json", `{"size":["9\u001f",1,1],"location":[0,0,0]}`},
 		"latin1":   {"p/1.txt", "--- ROI Meta Data ---\nSize (Voxels): 10 10 10\nLocation (Voxels): 0 0 0\n# r\xe9gion\n"},
 		"arity":    {"p/1.json", `{"size":[10,10],"location":[0,0,0]}`},
 		"yml":      {"p/box.yml", gt},
@@ -82,6 +88,15 @@ func TestParseBoxText(t *testing.T) {
 		t.Errorf("%+v %v", b, err)
 	}
 	// "0.8" gives two numbers; "x12" none.
+	// Python's re on a str is Unicode-aware (checked with CPython 3.11).
+	for in, want := range map[string]string{
+		"Size (Voxels): ٩ ١٢ 3": "[9 12 3]", "10\u00a010\u00d710\u201410": "[10 10 10 10]",
+		"𝟘𝟙𝟚 𝟗 x": "[12 9]", "12² 5": "[5]", "é5 6é 7": "[7]",
+	} {
+		if got := wordDigits(in); fmt.Sprint(got) != want {
+			t.Errorf("wordDigits(%q) = %v, want %s", in, got, want)
+		}
+	}
 	if got := wordDigits("a 0.8 x12 7_ -5"); fmt.Sprint(got) != "[0 8 5]" {
 		t.Errorf("wordDigits = %v", got)
 	}

@@ -8,6 +8,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/rexmle/rexmle/internal/challenge"
@@ -69,7 +70,10 @@ func pythonInt(v any) (int, error) {
 		}
 		return int(math.Trunc(f)), nil
 	case string:
-		t := strings.TrimSpace(x)
+		// int(str): Unicode blanks stripped (not \x1c–\x1f, which int()
+		// keeps though str.isspace() calls them blanks), a sign, decimal
+		// digits of any script with single underscores between them.
+		t := strings.TrimFunc(x, unicode.IsSpace)
 		neg := false
 		if strings.HasPrefix(t, "+") || strings.HasPrefix(t, "-") {
 			neg = t[0] == '-'
@@ -78,15 +82,22 @@ func pythonInt(v any) (int, error) {
 		if t == "" || t[0] == '_' || t[len(t)-1] == '_' || strings.Contains(t, "__") {
 			return 0, fmt.Errorf("%q is not an integer", x)
 		}
-		t = strings.ReplaceAll(t, "_", "")
-		n, err := strconv.ParseInt(t, 10, 64)
-		if err != nil || n > 1<<40 {
-			return 0, fmt.Errorf("%q is not an integer", x)
+		n := 0
+		for _, r := range t {
+			if r == '_' {
+				continue
+			}
+			if !unicode.IsDigit(r) {
+				return 0, fmt.Errorf("%q is not an integer", x)
+			}
+			if n = n*10 + digitValue(r); n > 1<<40 {
+				return 0, fmt.Errorf("%q is out of range", x)
+			}
 		}
 		if neg {
 			n = -n
 		}
-		return int(n), nil
+		return n, nil
 	case nil:
 		return 0, fmt.Errorf("null is not an integer")
 	}

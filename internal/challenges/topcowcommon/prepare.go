@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"unicode"
 
 	"github.com/rexmle/rexmle/internal/fsutil"
 
@@ -194,27 +195,28 @@ func splitLines(s string) []string {
 	return strings.Split(s, "\n")
 }
 
-// wordDigits returns the integers of every maximal digit run bounded by
-// regex word boundaries: the characters on either side are not word
-// characters (letters, digits, underscore) or the string ends.
+// wordDigits returns int() of every match of Python's re.findall(r"\b\d+\b")
+// on a str: a maximal run of decimal digits (Unicode category Nd, any
+// script) whose neighbours are not word characters (Python's \w: letters,
+// numbers of any kind, underscore) or the string's ends; int() reads each
+// digit's value whatever its script.
 func wordDigits(s string) []int {
-	isWord := func(r byte) bool {
-		return r == '_' || (r >= '0' && r <= '9') || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || r >= 0x80
-	}
+	rs := []rune(s)
+	isWord := func(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsNumber(r) }
 	var out []int
-	for i := 0; i < len(s); {
-		if s[i] < '0' || s[i] > '9' {
+	for i := 0; i < len(rs); {
+		if !unicode.IsDigit(rs[i]) {
 			i++
 			continue
 		}
 		j := i
-		for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+		for j < len(rs) && unicode.IsDigit(rs[j]) {
 			j++
 		}
-		if (i == 0 || !isWord(s[i-1])) && (j == len(s) || !isWord(s[j])) {
+		if (i == 0 || !isWord(rs[i-1])) && (j == len(rs) || !isWord(rs[j])) {
 			n := 0
-			for _, ch := range s[i:j] {
-				n = n*10 + int(ch-'0')
+			for _, r := range rs[i:j] {
+				n = n*10 + digitValue(r)
 				if n > 1<<40 {
 					break
 				}
@@ -224,4 +226,15 @@ func wordDigits(s string) []int {
 		i = j
 	}
 	return out
+}
+
+// digitValue is the value of a decimal digit (category Nd): Unicode lays
+// them out in whole runs 0–9, so it is the distance from the start of its
+// block of consecutive digits, modulo 10.
+func digitValue(r rune) int {
+	start := r
+	for unicode.IsDigit(start - 1) {
+		start--
+	}
+	return int(r-start) % 10
 }
