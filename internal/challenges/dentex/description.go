@@ -32,7 +32,9 @@ tooth and give, for each one, a bounding box and three labels:
   ` + "`image_id`" + ` (the image's file stem), ` + "`bbox`" + ` (` + "`[x, y, width, height]`" + `, pixels),
   ` + "`score`" + ` (confidence; higher first), and ` + "`category_id_1`" + `, ` + "`category_id_2`" + `,
   ` + "`category_id_3`" + ` **using the same 0-based ids as the training JSON**.
-  A missing score counts as 0.5 and a missing label as 1.
+  A missing score counts as 0.5 and a missing label as 1. Files are read
+  as Python's ` + "`json`" + ` reads UTF-8 text (NaN and Infinity are numbers;
+  a NaN score ranks below every other score).
 - The whole submission must contain at least one prediction.
 - Box format caution: the grader reinterprets a box ` + "`[a, b, c, d]`" + ` with c > a, d > b
   and (c > a + 50 or d > b + 50) as corners ` + "`[x1, y1, x2, y2]`" + `; write genuine
