@@ -51,5 +51,5 @@ const ImageFormats = "enhanced images are read by content, not by name, as Pillo
 // held-out training pairs, joint data range) are stated in the metric cards
 // and the description.
 func (c Challenge) Quirks() []challenge.Quirk {
-	return []challenge.Quirk{challenge.IDRuleQuirk("ids that are not test cases are ignored (an inner merge); a repeated or missing test id makes the submission invalid", challenge.RankedNames(c.Metrics()))}
+	return []challenge.Quirk{challenge.IDRuleQuirk("ids that are not test cases are ignored and the merge must give one pair per test case (pandas inner merge): a missing test id makes the submission invalid unless a repeated one makes up the count, and then the repeated id is scored once per row; a repeated id alone is invalid; text ids are matched exactly as written, blanks included", challenge.RankedNames(c.Metrics()))}
 }
