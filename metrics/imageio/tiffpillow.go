@@ -109,7 +109,7 @@ func pillowTIFFLayout(ifd tiffIFD, bigEndian bool) (*pillowLayout, error) {
 		}
 	}
 	if spp > 6 {
-		return nil, fmt.Errorf("Pillow cannot open this TIFF: SamplesPerPixel = %d, more than the 6 its OPEN_INFO table knows", spp)
+		return nil, fmt.Errorf("this TIFF is a layout Pillow cannot open: SamplesPerPixel = %d, more than the 6 its OPEN_INFO table knows", spp)
 	}
 	if spp < uint64(len(bps)) {
 		bps = bps[:spp]
@@ -121,12 +121,12 @@ func pillowTIFFLayout(ifd tiffIFD, bigEndian bool) (*pillowLayout, error) {
 		}
 	}
 	if uint64(len(bps)) != spp {
-		return nil, fmt.Errorf("Pillow cannot open this TIFF: %d BitsPerSample values for SamplesPerPixel = %d (\"unknown data organization\")", len(bps), spp)
+		return nil, fmt.Errorf("this TIFF is a layout Pillow cannot open: %d BitsPerSample values for SamplesPerPixel = %d (\"unknown data organization\")", len(bps), spp)
 	}
 	key := pillowKey{bigEndian, photo, tupleString(sf), fill, tupleString(bps), tupleString(extra)}
 	mr, ok := pillowOpenInfo[key]
 	if !ok {
-		return nil, fmt.Errorf("Pillow cannot open this TIFF: %v is not in its TiffImagePlugin OPEN_INFO table (\"unknown pixel mode\")", key)
+		return nil, fmt.Errorf("this TIFF is a layout Pillow cannot open: %v is not in its TiffImagePlugin OPEN_INFO table (\"unknown pixel mode\")", key)
 	}
 	if fill == 2 {
 		key.fillOrder = 1
