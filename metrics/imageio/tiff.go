@@ -10,7 +10,6 @@ import (
 	"math"
 	mbits "math/bits"
 	"os"
-	"strings"
 	"sync"
 
 	"github.com/klauspost/compress/zlib"
@@ -20,26 +19,27 @@ import (
 
 // TIFF tags the decoder reads.
 const (
-	tagNewSubfileType  = 254
-	tagImageWidth      = 256
-	tagImageLength     = 257
-	tagBitsPerSample   = 258
-	tagCompression     = 259
-	tagPhotometric     = 262
-	tagFillOrder       = 266
-	tagStripOffsets    = 273
-	tagSamplesPerPixel = 277
-	tagRowsPerStrip    = 278
-	tagStripByteCounts = 279
-	tagPlanarConfig    = 284
-	tagPredictor       = 317
-	tagColorMap        = 320
-	tagTileWidth       = 322
-	tagTileLength      = 323
-	tagTileOffsets     = 324
-	tagTileByteCounts  = 325
-	tagExtraSamples    = 338
-	tagSampleFormat    = 339
+	tagNewSubfileType   = 254
+	tagImageWidth       = 256
+	tagImageLength      = 257
+	tagBitsPerSample    = 258
+	tagCompression      = 259
+	tagPhotometric      = 262
+	tagImageDescription = 270
+	tagFillOrder        = 266
+	tagStripOffsets     = 273
+	tagSamplesPerPixel  = 277
+	tagRowsPerStrip     = 278
+	tagStripByteCounts  = 279
+	tagPlanarConfig     = 284
+	tagPredictor        = 317
+	tagColorMap         = 320
+	tagTileWidth        = 322
+	tagTileLength       = 323
+	tagTileOffsets      = 324
+	tagTileByteCounts   = 325
+	tagExtraSamples     = 338
+	tagSampleFormat     = 339
 )
 
 // maxTIFFPages caps the IFD chain.
@@ -102,7 +102,8 @@ func ReadTIFF(r io.Reader, opts ...Options) (*volume.Volume, error) {
 	return decodeTIFF(b, o)
 }
 
-func decodeTIFF(b []byte, o Options) (*volume.Volume, error) {
+// openTIFF reads the header of a classic TIFF: its byte order.
+func openTIFF(b []byte) (*tiffFile, error) {
 	if len(b) < 8 {
 		return nil, errors.New("tiff: file truncated in the header")
 	}
@@ -116,6 +117,14 @@ func decodeTIFF(b []byte, o Options) (*volume.Volume, error) {
 		return nil, errors.New("tiff: BigTIFF is not supported")
 	default:
 		return nil, errors.New("tiff: bad byte-order mark, not a TIFF file")
+	}
+	return t, nil
+}
+
+func decodeTIFF(b []byte, o Options) (*volume.Volume, error) {
+	t, err := openTIFF(b)
+	if err != nil {
+		return nil, err
 	}
 	off := uint64(t.bo.Uint32(b[4:]))
 	seen := map[uint64]bool{}
@@ -200,6 +209,15 @@ func (t *tiffFile) readIFD(off uint64) (tiffIFD, uint64, error) {
 			data = b[p : p+total]
 		}
 		switch typ {
+		case 2: // ASCII: only the description is read
+			if tag != tagImageDescription {
+				continue
+			}
+			vals := make([]uint64, cnt)
+			for j := range vals {
+				vals[j] = uint64(data[j])
+			}
+			ifd[tag] = vals
 		case 1, 6, 7: // BYTE, SBYTE, UNDEFINED
 			vals := make([]uint64, cnt)
 			for j := range vals {
@@ -799,53 +817,27 @@ func TifffileShape(path string) (shape []int, ok bool, err error) {
 	if err != nil {
 		return nil, false, err
 	}
-	if len(b) < 8 {
+	t, err := openTIFF(b)
+	if err != nil {
 		return nil, false, nil
 	}
-	t := &tiffFile{b: b}
-	switch string(b[:4]) {
-	case "II*\x00":
-		t.bo = binary.LittleEndian
-	case "MM\x00*":
-		t.bo = binary.BigEndian
-	default:
+	ifd, _, err := t.readIFD(uint64(t.bo.Uint32(b[4:])))
+	if err != nil {
 		return nil, false, nil
 	}
-	off := uint64(t.bo.Uint32(b[4:]))
-	if off+2 > uint64(len(b)) {
+	desc := make([]byte, 0, len(ifd[tagImageDescription]))
+	for _, c := range ifd[tagImageDescription] {
+		desc = append(desc, byte(c))
+	}
+	desc = bytes.TrimRight(desc, "\x00")
+	if !bytes.HasPrefix(desc, []byte("{")) {
 		return nil, false, nil
 	}
-	n := uint64(t.bo.Uint16(b[off:]))
-	if off+2+12*n > uint64(len(b)) {
+	var meta struct {
+		Shape []int `json:"shape"`
+	}
+	if json.Unmarshal(desc, &meta) != nil || len(meta.Shape) == 0 {
 		return nil, false, nil
 	}
-	for i := uint64(0); i < n; i++ {
-		e := b[off+2+12*i:]
-		tag, typ, cnt := t.bo.Uint16(e), t.bo.Uint16(e[2:]), uint64(t.bo.Uint32(e[4:]))
-		if tag != 270 || typ != 2 {
-			continue
-		}
-		data := e[8:12]
-		if cnt > 4 {
-			p := uint64(t.bo.Uint32(e[8:]))
-			if p+cnt > uint64(len(b)) || cnt > uint64(len(b)) {
-				return nil, false, nil
-			}
-			data = b[p : p+cnt]
-		} else {
-			data = data[:cnt]
-		}
-		desc := strings.TrimRight(string(data), "\x00")
-		if !strings.HasPrefix(desc, "{") {
-			return nil, false, nil
-		}
-		var meta struct {
-			Shape []int `json:"shape"`
-		}
-		if json.Unmarshal([]byte(desc), &meta) != nil || len(meta.Shape) == 0 {
-			return nil, false, nil
-		}
-		return meta.Shape, true, nil
-	}
-	return nil, false, nil
+	return meta.Shape, true, nil
 }

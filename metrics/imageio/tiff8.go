@@ -2,7 +2,6 @@ package imageio
 
 import (
 	"bufio"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -100,16 +99,8 @@ func ReadAllInto(buf []byte, r io.Reader) ([]byte, error) {
 // or any error (decodeTIFF then reports it in its words). Validation is
 // decodeTIFF's own (readIFD, layout, block), so both accept the same files.
 func decodeTIFF8(b []byte, o Options, buf []byte) (*Picture8, bool) {
-	if len(b) < 8 {
-		return nil, false
-	}
-	t := &tiffFile{b: b}
-	switch string(b[:4]) {
-	case "II*\x00":
-		t.bo = binary.LittleEndian
-	case "MM\x00*":
-		t.bo = binary.BigEndian
-	default:
+	t, err := openTIFF(b)
+	if err != nil {
 		return nil, false
 	}
 	ifd, next, err := t.readIFD(uint64(t.bo.Uint32(b[4:])))
