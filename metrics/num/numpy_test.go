@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/rexmle/rexmle/internal/pythontest"
 )
 
 // TestSumChunksLikeNumpy: beyond one 8192-element chunk numpy's sum is the
@@ -95,13 +97,7 @@ func TestNaNMean(t *testing.T) {
 	if !math.IsNaN(x[1]) {
 		t.Errorf("NaNMean changed its input: %v", x)
 	}
-	py, err := exec.LookPath("/usr/bin/python3")
-	if err != nil {
-		t.Skip("no /usr/bin/python3")
-	}
-	if exec.Command(py, "-c", "import pandas").Run() != nil {
-		t.Skip("python3 has no pandas")
-	}
+	py := pythontest.Find(t, "pandas")
 	r := rand.New(rand.NewPCG(2, 3))
 	for _, n := range []int{5, 8193, 30_001} {
 		v := make([]float64, n)

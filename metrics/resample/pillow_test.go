@@ -5,6 +5,8 @@ import (
 	"os/exec"
 	"slices"
 	"testing"
+
+	"github.com/rexmle/rexmle/internal/pythontest"
 )
 
 func TestPillowNearestIndexHand(t *testing.T) {
@@ -62,19 +64,7 @@ print(json.dumps({"rows": rows, "planes": planes}))
 // TestPillowNearestAgainstPillow compares with Pillow itself (skipped
 // without a python3 with Pillow and numpy).
 func TestPillowNearestAgainstPillow(t *testing.T) {
-	if testing.Short() {
-		t.Skip("short mode")
-	}
-	py := ""
-	for _, c := range []string{"/usr/bin/python3", "python3"} {
-		if exec.Command(c, "-c", "import PIL, numpy").Run() == nil {
-			py = c
-			break
-		}
-	}
-	if py == "" {
-		t.Skip("no python3 with Pillow and numpy")
-	}
+	py := pythontest.Find(t, "PIL", "numpy")
 	raw, err := exec.Command(py, "-c", pillowScript).Output()
 	if err != nil {
 		t.Fatalf("python: %v", err)

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"os/exec"
 	"testing"
+
+	"github.com/rexmle/rexmle/internal/pythontest"
 )
 
 // zoomScript prints, for every pair of axis lengths 1 ≤ n, m ≤ 96, what
@@ -25,19 +27,7 @@ print(json.dumps(out))
 // TestZoomAgainstSciPy compares Zoom with scipy itself on every axis-length
 // pair up to 96 (skipped without a python3 with scipy).
 func TestZoomAgainstSciPy(t *testing.T) {
-	if testing.Short() {
-		t.Skip("short mode")
-	}
-	py := ""
-	for _, c := range []string{"/usr/bin/python3", "python3"} {
-		if exec.Command(c, "-c", "import scipy").Run() == nil {
-			py = c
-			break
-		}
-	}
-	if py == "" {
-		t.Skip("no python3 with scipy")
-	}
+	py := pythontest.Find(t, "scipy")
 	raw, err := exec.Command(py, "-c", zoomScript).Output()
 	if err != nil {
 		t.Fatalf("python: %v", err)

@@ -5,6 +5,8 @@ import (
 	"math"
 	"os/exec"
 	"testing"
+
+	"github.com/rexmle/rexmle/internal/pythontest"
 )
 
 const scipyScript = `
@@ -26,19 +28,7 @@ print(json.dumps(out))
 // TestAgainstSciPy compares with scipy.stats on random data, with and
 // without ties (skipped when no python3 with scipy is installed).
 func TestAgainstSciPy(t *testing.T) {
-	if testing.Short() {
-		t.Skip("short mode")
-	}
-	var py string
-	for _, c := range []string{"/usr/bin/python3", "python3"} {
-		if exec.Command(c, "-c", "import scipy").Run() == nil {
-			py = c
-			break
-		}
-	}
-	if py == "" {
-		t.Skip("no python3 with scipy")
-	}
+	py := pythontest.Find(t, "scipy")
 	raw, err := exec.Command(py, "-c", scipyScript).Output()
 	if err != nil {
 		t.Fatalf("python: %v", err)
