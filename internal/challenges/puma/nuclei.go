@@ -303,10 +303,21 @@ func pathCentroid(pp any) (x, y float64, keep bool, err error) {
 		if !ok1 || !ok2 {
 			return 0, 0, false, fmt.Errorf("point %d has a non-numeric coordinate", k)
 		}
+		if bigInt(xy[0]) || bigInt(xy[1]) {
+			// numpy averages such ints as Python objects, and int / int
+			// beyond the float range fails.
+			return 0, 0, false, fmt.Errorf("point %d has an integer coordinate too large for a float (integer division result too large for a float)", k)
+		}
 		x += px
 		y += py
 	}
 	return x / float64(len(pts)), y / float64(len(pts)), true, nil
+}
+
+// bigInt reports whether v is a JSON integer beyond the float64 range.
+func bigInt(v any) bool {
+	n, ok := v.(pyjson.Num)
+	return ok && n.IsInt && math.IsInf(n.F, 0)
 }
 
 // readLimited reads f (at most maxJSONBytes) into buf, grown as needed.

@@ -3,9 +3,11 @@ package puma
 import (
 	"context"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/rexmle/rexmle/internal/challenge"
+	"github.com/rexmle/rexmle/internal/pyjson"
 )
 
 // nucleiCase is one hand-computed nuclei grading: one image, the metric
@@ -210,4 +212,24 @@ func TestNucleiOfficialSchema(t *testing.T) {
 		nucleiCase{name: "t2-dataset-name-case", c: Track2Task2, mode: off, truth: truth1, pred: polys(P("Nuclei_tumor", sq(50, 50))), metric: "f1_tumor", want: 0},
 	)
 	runNucleiCases(t, cases)
+}
+
+// TestPathCentroidBigInt: numpy averages integers beyond int64 as Python
+// objects, and the division of a sum beyond the float range fails there;
+// a 30-digit integer is averaged as a float.
+func TestPathCentroidBigInt(t *testing.T) {
+	load := func(s string) any {
+		v, err := pyjson.Load([]byte(s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	if _, _, _, err := pathCentroid(load(`[[1` + strings.Repeat("0", 400) + `, 2], [3, 4], [5, 6]]`)); err == nil || !strings.Contains(err.Error(), "too large for a float") {
+		t.Errorf("400-digit coordinate: %v, want the overflow", err)
+	}
+	x, y, keep, err := pathCentroid(load(`[[3` + strings.Repeat("0", 29) + `, 3], [0, 3], [0, 3]]`))
+	if err != nil || !keep || x != 1e29 || y != 3 {
+		t.Errorf("30-digit coordinate: %v %v %v %v", x, y, keep, err)
+	}
 }
