@@ -43,7 +43,7 @@ func (Challenge) quirks() []challenge.Quirk {
 		Official:  "each image's F1 rounded with np.round(f1, 4) (compute_metric.py) before averaging"}, {
 		ID: "resize-mismatched-mask", Metrics: MetricNames,
 		Reference: "a mask of another size than its image is cast to uint16 and resized to the image's size with Pillow's nearest neighbour (16-bit mode), then scored",
-		Official:  "the organisers' script compares masks of the image's size only: a mask of another size makes the submission invalid"}}
+		Official:  "the organisers' script has no resize: a mask of another size raises in its Dice (shapes that do not broadcast), which drops the image from its mean, or is read out of bounds by its overlap count (shapes that broadcast, e.g. H×1); official mode refuses such a submission instead"}}
 }
 
 // Quirks lists where the reference grader departs from the official
