@@ -321,7 +321,19 @@ var pandasNA = map[string]bool{
 
 // PandasNA reports whether pandas' read_csv reads the CSV field v as a
 // missing value (NaN) by default.
-func PandasNA(v string) bool { return pandasNA[v] }
+func PandasNA(v string) bool {
+	if len(v) > 8 {
+		return false // longer than every NA string
+	}
+	if v != "" {
+		switch v[0] {
+		case '#', '-', '1', '<', 'N', 'n':
+		default:
+			return false // no NA string starts so
+		}
+	}
+	return pandasNA[v]
+}
 
 // PandasNAKey is the id PandasIDs gives a missing value: it matches no id
 // read from a file.
@@ -519,3 +531,39 @@ func WriteColumns(path string, header []string, cols ...[]string) error {
 	}
 	return WriteCSV(path, header, rows)
 }
+
+// RowIndex lists, for each key of a column, the rows that hold it in row
+// order: what pandas' merge pairs with a test row of that key. It is one
+// map and one slice, whatever the number of keys.
+type RowIndex struct {
+	first map[string]int
+	next  []int // the next row with the same key; −1 after the last
+}
+
+// NewRowIndex indexes keys (one per row).
+func NewRowIndex(keys []string) *RowIndex {
+	x := &RowIndex{first: make(map[string]int, len(keys)), next: make([]int, len(keys))}
+	for i := len(keys) - 1; i >= 0; i-- {
+		if f, ok := x.first[keys[i]]; ok {
+			x.next[i] = f
+		} else {
+			x.next[i] = -1
+		}
+		x.first[keys[i]] = i
+	}
+	return x
+}
+
+// First is the first row holding key, −1 if none; Next(row) is the next
+// one after row, −1 after the last:
+//
+//	for k := x.First(key); k >= 0; k = x.Next(k) { … }
+func (x *RowIndex) First(key string) int {
+	if i, ok := x.first[key]; ok {
+		return i
+	}
+	return -1
+}
+
+// Next is the row after row holding the same key, −1 after the last.
+func (x *RowIndex) Next(row int) int { return x.next[row] }

@@ -70,3 +70,30 @@ func TestWriteFileAtomicMode(t *testing.T) {
 		t.Fatalf("mode %v, %v; want 0644", st.Mode(), err)
 	}
 }
+
+// TestRowIndex: every row of a key, in row order; none for a missing key.
+func TestRowIndex(t *testing.T) {
+	x := NewRowIndex([]string{"a", "b", "a", "c", "a"})
+	rows := func(key string) []int {
+		var out []int
+		for k := x.First(key); k >= 0; k = x.Next(k) {
+			out = append(out, k)
+		}
+		return out
+	}
+	for key, want := range map[string][]int{"a": {0, 2, 4}, "b": {1}, "c": {3}, "d": nil} {
+		if got := rows(key); !reflect.DeepEqual(got, want) {
+			t.Errorf("rows of %q: %v, want %v", key, got, want)
+		}
+	}
+	for _, v := range []string{"", "#N/A N/A", "-1.#QNAN", "1.#IND", "<NA>", "None", "null"} {
+		if !PandasNA(v) {
+			t.Errorf("PandasNA(%q) = false", v)
+		}
+	}
+	for _, v := range []string{"1", "1000", "Nan", "NONE", "#N/A N/AX", "x"} {
+		if PandasNA(v) {
+			t.Errorf("PandasNA(%q) = true", v)
+		}
+	}
+}

@@ -209,23 +209,25 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 	// each test row (in order) pairs with every submission row of its id
 	// (in their order); the reference only asks that there be as many
 	// pairs as test rows, so a repeated id can make up for a missing one.
-	rowsOf := make(map[string][]int, len(subIDs))
-	for i, id := range subIDs {
-		rowsOf[id] = append(rowsOf[id], i)
-	}
-	pairs := 0
+	rowsOf := challenge.NewRowIndex(subIDs)
+	type pair struct{ test, row int }
+	pairs := make([]pair, 0, len(ansIDs))
 	var missing, repeated []string
 	for i, id := range ansIDs {
-		switch n := len(rowsOf[id]); {
+		n := 0
+		for k := rowsOf.First(id); k >= 0; k = rowsOf.Next(k) {
+			pairs = append(pairs, pair{i, k})
+			n++
+		}
+		switch {
 		case n == 0:
 			missing = append(missing, ansIDsRaw[i])
 		case n > 1:
 			repeated = append(repeated, fmt.Sprintf("%s (%d rows)", ansIDsRaw[i], n))
 		}
-		pairs += len(rowsOf[id])
 	}
-	if pairs != len(ansIDs) {
-		msg := fmt.Sprintf("the test images and the submission's rows make %d pairs, want one per test image (%d)", pairs, len(ansIDs))
+	if len(pairs) != len(ansIDs) {
+		msg := fmt.Sprintf("the test images and the submission's rows make %d pairs, want one per test image (%d)", len(pairs), len(ansIDs))
 		if len(missing) > 0 {
 			msg += fmt.Sprintf("; missing predictions for %d test images (first: %s)", len(missing), strings.Join(missing[:min(5, len(missing))], ", "))
 		}
@@ -234,26 +236,25 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 		}
 		return nil, challenge.Invalidf(submissionFile, colID, "%s", msg)
 	}
-	p := make([]float64, 0, pairs)
-	g := make([]float64, 0, pairs)
-	res := &challenge.Result{Mode: mode, Cases: make([]challenge.Case, 0, pairs)}
-	var caseIDs []string
-	for i, id := range ansIDs {
-		for _, k := range rowsOf[id] {
-			v, err := parseScore(subScoresRaw[k])
-			if err != nil {
-				return nil, challenge.Invalidf(submissionFile, fmt.Sprintf("row %d, %s", k+2, colScore), "%v", err)
-			}
-			gv, err := strconv.ParseFloat(strings.TrimSpace(ansScoresRaw[i]), 64)
-			if err != nil {
-				return nil, fmt.Errorf("answers row %d: %w", i+2, err)
-			}
-			p, g = append(p, v), append(g, gv)
-			caseIDs = append(caseIDs, ansIDsRaw[i])
-			res.Cases = append(res.Cases, challenge.Case{Values: map[string]float64{
-				"prediction": v, "truth": gv, "abs_error": math.Abs(v - gv),
-			}})
+	p := make([]float64, 0, len(pairs))
+	g := make([]float64, 0, len(pairs))
+	res := &challenge.Result{Mode: mode, Cases: make([]challenge.Case, 0, len(pairs))}
+	caseIDs := make([]string, 0, len(pairs))
+	for _, pr := range pairs {
+		i, k := pr.test, pr.row
+		v, err := parseScore(subScoresRaw[k])
+		if err != nil {
+			return nil, challenge.Invalidf(submissionFile, fmt.Sprintf("row %d, %s", k+2, colScore), "%v", err)
 		}
+		gv, err := strconv.ParseFloat(strings.TrimSpace(ansScoresRaw[i]), 64)
+		if err != nil {
+			return nil, fmt.Errorf("answers row %d: %w", i+2, err)
+		}
+		p, g = append(p, v), append(g, gv)
+		caseIDs = append(caseIDs, ansIDsRaw[i])
+		res.Cases = append(res.Cases, challenge.Case{Values: map[string]float64{
+			"prediction": v, "truth": gv, "abs_error": math.Abs(v - gv),
+		}})
 	}
 	for i, id := range challenge.DistinctCaseIDs(caseIDs) {
 		res.Cases[i].ID = id

@@ -232,21 +232,20 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 	// each test row (in order) pairs with every submission row of its id
 	// (in their order); the reference only asks that there be as many
 	// pairs as test rows, so a repeated id can make up for a missing one.
-	rowsOf := make(map[string][]int, len(subIDs))
-	for i, id := range subIDs {
-		rowsOf[id] = append(rowsOf[id], i)
-	}
+	rowsOf := challenge.NewRowIndex(subIDs)
 	var rows []row
 	var missing, repeated []string
 	for i, id := range ansIDs {
-		switch n := len(rowsOf[id]); {
+		n := 0
+		for k := rowsOf.First(id); k >= 0; k = rowsOf.Next(k) {
+			rows = append(rows, row{ansIDsRaw[i], gtPaths[i], enh[k]})
+			n++
+		}
+		switch {
 		case n == 0:
 			missing = append(missing, ansIDsRaw[i])
 		case n > 1:
 			repeated = append(repeated, fmt.Sprintf("%s (%d rows)", ansIDsRaw[i], n))
-		}
-		for _, k := range rowsOf[id] {
-			rows = append(rows, row{ansIDsRaw[i], gtPaths[i], enh[k]})
 		}
 	}
 	if len(rows) != len(ansIDs) {
