@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rexmle/rexmle/internal/pythontest"
+	"github.com/rexmle/rexmle/metrics/internal/pythontest"
 )
 
 // TestSumChunksLikeNumpy: beyond one 8192-element chunk numpy's sum is the

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/rexmle/rexmle/internal/pythontest"
+	"github.com/rexmle/rexmle/metrics/internal/pythontest"
 )
 
 func TestPillowNearestIndexHand(t *testing.T) {

@@ -5,7 +5,7 @@ import (
 	"os/exec"
 	"testing"
 
-	"github.com/rexmle/rexmle/internal/pythontest"
+	"github.com/rexmle/rexmle/metrics/internal/pythontest"
 )
 
 // zoomScript prints, for every pair of axis lengths 1 ≤ n, m ≤ 96, what

@@ -6,7 +6,7 @@ import (
 	"os/exec"
 	"testing"
 
-	"github.com/rexmle/rexmle/internal/pythontest"
+	"github.com/rexmle/rexmle/metrics/internal/pythontest"
 )
 
 const scipyScript = `

@@ -1,4 +1,4 @@
-// Package pythontest finds the Python that cross-check tests run: tests
+// Package pythontest finds the Python that the metrics cross-check tests run: tests
 // that compare a grader's arithmetic with numpy, scipy, Pillow or pandas
 // themselves, and skip where no such Python is installed.
 package pythontest
