@@ -532,38 +532,55 @@ func WriteColumns(path string, header []string, cols ...[]string) error {
 	return WriteCSV(path, header, rows)
 }
 
-// RowIndex lists, for each key of a column, the rows that hold it in row
-// order: what pandas' merge pairs with a test row of that key. It is one
-// map and one slice, whatever the number of keys.
-type RowIndex struct {
-	first map[string]int
-	next  []int // the next row with the same key; −1 after the last
-}
+// MergePair is one row of pandas' inner merge of the test rows with a
+// submission: a test row and a submission row with the same key.
+type MergePair struct{ Test, Row int }
 
-// NewRowIndex indexes keys (one per row).
-func NewRowIndex(keys []string) *RowIndex {
-	x := &RowIndex{first: make(map[string]int, len(keys)), next: make([]int, len(keys))}
-	for i := len(keys) - 1; i >= 0; i-- {
-		if f, ok := x.first[keys[i]]; ok {
-			x.next[i] = f
+// InnerMerge pairs the test rows with the submission rows of the same key
+// as pandas' answers.merge(submission, on=id) does: each test row in
+// order, with every submission row of its key in their order. The
+// reference graders then only ask for as many pairs as test rows, so a
+// repeated id can make up for a missing one; any other count is an
+// *InvalidSubmission of file's field naming the missing and the repeated
+// ids (testIDs are the ids as written, for messages). repeated describes
+// the test ids paired more than once (for a note).
+func InnerMerge(file, field string, testKeys, testIDs, subKeys []string) (pairs []MergePair, repeated []string, err error) {
+	first := make(map[string]int, len(subKeys))
+	next := make([]int, len(subKeys)) // the next row of the same key, −1 after the last
+	for i := len(subKeys) - 1; i >= 0; i-- {
+		if f, ok := first[subKeys[i]]; ok {
+			next[i] = f
 		} else {
-			x.next[i] = -1
+			next[i] = -1
 		}
-		x.first[keys[i]] = i
+		first[subKeys[i]] = i
 	}
-	return x
-}
-
-// First is the first row holding key, −1 if none; Next(row) is the next
-// one after row, −1 after the last:
-//
-//	for k := x.First(key); k >= 0; k = x.Next(k) { … }
-func (x *RowIndex) First(key string) int {
-	if i, ok := x.first[key]; ok {
-		return i
+	pairs = make([]MergePair, 0, len(testKeys))
+	var missing []string
+	for i, key := range testKeys {
+		n := 0
+		k, ok := first[key]
+		for ok && k >= 0 {
+			pairs = append(pairs, MergePair{i, k})
+			n++
+			k = next[k]
+		}
+		switch {
+		case n == 0:
+			missing = append(missing, testIDs[i])
+		case n > 1:
+			repeated = append(repeated, fmt.Sprintf("%s (%d rows)", testIDs[i], n))
+		}
 	}
-	return -1
+	if len(pairs) == len(testKeys) {
+		return pairs, repeated, nil
+	}
+	msg := fmt.Sprintf("the test cases and the submission's rows make %d pairs, want one per test case (%d)", len(pairs), len(testKeys))
+	if len(missing) > 0 {
+		msg += fmt.Sprintf("; missing predictions for %d test cases (first: %s)", len(missing), strings.Join(missing[:min(5, len(missing))], ", "))
+	}
+	if len(repeated) > 0 {
+		msg += fmt.Sprintf("; duplicate %s: %s", field, strings.Join(repeated[:min(5, len(repeated))], ", "))
+	}
+	return nil, nil, Invalidf(file, field, "%s", msg)
 }
-
-// Next is the row after row holding the same key, −1 after the last.
-func (x *RowIndex) Next(row int) int { return x.next[row] }

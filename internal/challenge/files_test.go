@@ -71,20 +71,30 @@ func TestWriteFileAtomicMode(t *testing.T) {
 	}
 }
 
-// TestRowIndex: every row of a key, in row order; none for a missing key.
-func TestRowIndex(t *testing.T) {
-	x := NewRowIndex([]string{"a", "b", "a", "c", "a"})
-	rows := func(key string) []int {
-		var out []int
-		for k := x.First(key); k >= 0; k = x.Next(k) {
-			out = append(out, k)
-		}
-		return out
+// TestInnerMerge: pandas' inner merge order (test rows in order, each with
+// its submission rows in order) and the reference's count rule.
+func TestInnerMerge(t *testing.T) {
+	ids := []string{"a", "b", "c"}
+	// b twice makes up for c: three pairs for three test rows.
+	pairs, repeated, err := InnerMerge("s.csv", "id", ids, ids, []string{"b", "a", "x", "b"})
+	want := []MergePair{{0, 1}, {1, 0}, {1, 3}}
+	if err != nil || !reflect.DeepEqual(pairs, want) || !reflect.DeepEqual(repeated, []string{"b (2 rows)"}) {
+		t.Errorf("b twice, c missing: %v %v %v, want %v", pairs, repeated, err, want)
 	}
-	for key, want := range map[string][]int{"a": {0, 2, 4}, "b": {1}, "c": {3}, "d": nil} {
-		if got := rows(key); !reflect.DeepEqual(got, want) {
-			t.Errorf("rows of %q: %v, want %v", key, got, want)
+	for _, c := range []struct {
+		sub  []string
+		want string
+	}{
+		{[]string{"b", "a", "x", "b", "b"}, "make 4 pairs, want one per test case (3); missing predictions for 1 test cases (first: c); duplicate id: b (3 rows)"},
+		{[]string{"a", "b"}, "missing predictions for 1 test cases (first: c)"},
+		{[]string{"c", "b", "a", "b"}, "duplicate id: b (2 rows)"},
+	} {
+		if _, _, err := InnerMerge("s.csv", "id", ids, ids, c.sub); !IsInvalid(err) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v, want an invalid submission saying %q", c.sub, err, c.want)
 		}
+	}
+	if !PandasNA("NA") {
+		t.Errorf("PandasNA(NA) = false")
 	}
 	for _, v := range []string{"", "#N/A N/A", "-1.#QNAN", "1.#IND", "<NA>", "None", "null"} {
 		if !PandasNA(v) {

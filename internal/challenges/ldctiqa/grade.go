@@ -209,39 +209,16 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 	// each test row (in order) pairs with every submission row of its id
 	// (in their order); the reference only asks that there be as many
 	// pairs as test rows, so a repeated id can make up for a missing one.
-	rowsOf := challenge.NewRowIndex(subIDs)
-	type pair struct{ test, row int }
-	pairs := make([]pair, 0, len(ansIDs))
-	var missing, repeated []string
-	for i, id := range ansIDs {
-		n := 0
-		for k := rowsOf.First(id); k >= 0; k = rowsOf.Next(k) {
-			pairs = append(pairs, pair{i, k})
-			n++
-		}
-		switch {
-		case n == 0:
-			missing = append(missing, ansIDsRaw[i])
-		case n > 1:
-			repeated = append(repeated, fmt.Sprintf("%s (%d rows)", ansIDsRaw[i], n))
-		}
-	}
-	if len(pairs) != len(ansIDs) {
-		msg := fmt.Sprintf("the test images and the submission's rows make %d pairs, want one per test image (%d)", len(pairs), len(ansIDs))
-		if len(missing) > 0 {
-			msg += fmt.Sprintf("; missing predictions for %d test images (first: %s)", len(missing), strings.Join(missing[:min(5, len(missing))], ", "))
-		}
-		if len(repeated) > 0 {
-			msg += fmt.Sprintf("; duplicate image_id: %s", strings.Join(repeated[:min(5, len(repeated))], ", "))
-		}
-		return nil, challenge.Invalidf(submissionFile, colID, "%s", msg)
+	pairs, repeated, err := challenge.InnerMerge(submissionFile, colID, ansIDs, ansIDsRaw, subIDs)
+	if err != nil {
+		return nil, err
 	}
 	p := make([]float64, 0, len(pairs))
 	g := make([]float64, 0, len(pairs))
 	res := &challenge.Result{Mode: mode, Cases: make([]challenge.Case, 0, len(pairs))}
 	caseIDs := make([]string, 0, len(pairs))
 	for _, pr := range pairs {
-		i, k := pr.test, pr.row
+		i, k := pr.Test, pr.Row
 		v, err := parseScore(subScoresRaw[k])
 		if err != nil {
 			return nil, challenge.Invalidf(submissionFile, fmt.Sprintf("row %d, %s", k+2, colScore), "%v", err)

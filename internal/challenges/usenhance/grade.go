@@ -232,31 +232,13 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 	// each test row (in order) pairs with every submission row of its id
 	// (in their order); the reference only asks that there be as many
 	// pairs as test rows, so a repeated id can make up for a missing one.
-	rowsOf := challenge.NewRowIndex(subIDs)
-	var rows []row
-	var missing, repeated []string
-	for i, id := range ansIDs {
-		n := 0
-		for k := rowsOf.First(id); k >= 0; k = rowsOf.Next(k) {
-			rows = append(rows, row{ansIDsRaw[i], gtPaths[i], enh[k]})
-			n++
-		}
-		switch {
-		case n == 0:
-			missing = append(missing, ansIDsRaw[i])
-		case n > 1:
-			repeated = append(repeated, fmt.Sprintf("%s (%d rows)", ansIDsRaw[i], n))
-		}
+	pairs, repeated, err := challenge.InnerMerge(submissionFile, colID, ansIDs, ansIDsRaw, subIDs)
+	if err != nil {
+		return nil, err
 	}
-	if len(rows) != len(ansIDs) {
-		msg := fmt.Sprintf("the test images and the submission's rows make %d pairs, want one per test image (%d)", len(rows), len(ansIDs))
-		if len(missing) > 0 {
-			msg += fmt.Sprintf("; missing predictions for %d test images (first: %s)", len(missing), strings.Join(missing[:min(5, len(missing))], ", "))
-		}
-		if len(repeated) > 0 {
-			msg += fmt.Sprintf("; duplicate image_id: %s", strings.Join(repeated[:min(5, len(repeated))], ", "))
-		}
-		return nil, challenge.Invalidf(submissionFile, colID, "%s", msg)
+	rows := make([]row, len(pairs))
+	for n, pr := range pairs {
+		rows[n] = row{ansIDsRaw[pr.Test], gtPaths[pr.Test], enh[pr.Row]}
 	}
 	// Resolve every path first: problems surface before any scoring.
 	for i := range rows {
