@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -144,7 +145,7 @@ func TestReadPictureTIFFPillowTable(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 			continue
 		}
-		if v.NumChannels() != c.pil.nc || string(v.DType) != c.pil.dt || !equalF(v.Data, c.pil.vals) {
+		if v.NumChannels() != c.pil.nc || string(v.DType) != c.pil.dt || !slices.Equal(v.Data, c.pil.vals) {
 			t.Errorf("%s: ReadPicture %d × %s %v, want %d × %s %v", name, v.NumChannels(), v.DType, v.Data, c.pil.nc, c.pil.dt, c.pil.vals)
 		}
 		// ReadPicture8File gives the same samples.
@@ -160,30 +161,18 @@ func TestReadPictureTIFFPillowTable(t *testing.T) {
 			for i, x := range p8.Pix {
 				got[i] = float64(x)
 			}
-			if p8.C != c.pil.nc || !equalF(got, c.pil.vals) {
+			if p8.C != c.pil.nc || !slices.Equal(got, c.pil.vals) {
 				t.Errorf("%s: ReadPicture8File %d × %v, want %v", name, p8.C, got, c.pil.vals)
 			}
-		} else if !equalF(v8.Data, c.pil.vals) {
+		} else if !slices.Equal(v8.Data, c.pil.vals) {
 			t.Errorf("%s: ReadPicture8File %v, want %v", name, v8.Data, c.pil.vals)
 		}
 		if c.tiff != nil {
-			if v, err := ReadTIFF(bytes.NewReader(c.b)); err != nil || !equalF(v.Data, c.tiff) {
+			if v, err := ReadTIFF(bytes.NewReader(c.b)); err != nil || !slices.Equal(v.Data, c.tiff) {
 				t.Errorf("%s: ReadTIFF (tifffile) changed: %v %v, want %v", name, v, err, c.tiff)
 			}
 		}
 	}
-}
-
-func equalF(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func TestOneBitPictureFile(t *testing.T) {
@@ -227,10 +216,10 @@ func TestReadPicturePNG16Colour(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got.DType != volume.Uint8 || !equalF(got.Data, c.want) {
+		if got.DType != volume.Uint8 || !slices.Equal(got.Data, c.want) {
 			t.Errorf("%d channels: %s %v, want uint8 %v (Pillow: high bytes, LA → RGBA)", c.nc, got.DType, got.Data, c.want)
 		}
-		if raw, err := ReadPNGFile(p); err != nil || !equalF(raw.Data, c.in) {
+		if raw, err := ReadPNGFile(p); err != nil || !slices.Equal(raw.Data, c.in) {
 			t.Errorf("%d channels: ReadPNG must keep 16 bits: %v %v", c.nc, raw, err)
 		}
 	}
@@ -249,7 +238,7 @@ func TestReadTIFFFloat16(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []float64{1, -2.5, 65504, 1.0 / (1 << 24), math.Inf(1)}
-	if !equalF(v.Data, want) {
+	if !slices.Equal(v.Data, want) {
 		t.Errorf("float16 %v, want %v", v.Data, want)
 	}
 	if _, _, err := ReadPicture(bytes.NewReader(f)); err == nil {
