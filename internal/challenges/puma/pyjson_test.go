@@ -52,7 +52,7 @@ var (
 
 // The nuclei files as Python's json.load reads them (reference mode: the
 // reference's extract_features_from_json; the expected values were checked
-// against the reference's grade.py, /work/fuzz/c/run_pair.py).
+// against the reference's grade.py).
 func TestNucleiPythonJSONReference(t *testing.T) {
 	truth1 := polys(P("tumor", sq(50, 50)))
 	var cases []nucleiCase
@@ -156,7 +156,7 @@ func TestNucleiNaNScoreSort(t *testing.T) {
 }
 
 // Official mode reads the files as the organisers' eval_nuclei.py does
-// (checked against it, /work/fuzz/g/repro.py).
+// (checked against it).
 func TestNucleiOfficialSchema(t *testing.T) {
 	truth1 := polys(P("tumor", sq(50, 50)))
 	var cases []nucleiCase

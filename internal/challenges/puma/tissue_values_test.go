@@ -30,7 +30,7 @@ func same(x float64) float64 { return x }
 
 // Masks holding values outside 0–5, per mode and track (hand-computed;
 // checked against the reference's grade.py and the organisers'
-// evaluate_tissue.py with /work/fuzz/fixp). The truth has 10,000 pixels of
+// evaluate_tissue.py). The truth has 10,000 pixels of
 // class 3; a perfect class 3 and four classes absent from both sides give
 // the micro Dice 1/5 in every mode.
 func TestTissueValuesOutsideLabels(t *testing.T) {
