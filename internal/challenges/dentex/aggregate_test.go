@@ -79,11 +79,14 @@ func writeImages(t testing.TB, imgs []aggImage, w []int) (priv, sub string) {
 				}
 				anns += bytes.NewBufferString(a).String()
 			}
-			// image_id 0 in the template: set it.
+			// image_id 0 in the template: set it. A copy's annotations get
+			// ids of their own (the template's for the original), since
+			// pycocotools loads every repeated id as its last annotation.
 			var list []map[string]any
 			json.Unmarshal([]byte("["+anns+"]"), &list)
-			for _, a := range list {
+			for j, a := range list {
 				a["image_id"] = id
+				a["id"] = id*10 + int64(j) + 1
 			}
 			aj, _ := json.Marshal(list)
 			js := `{"images":[{"id":` + fmt.Sprint(id) + `,"file_name":"` + stem + `.png","width":2744,"height":1316}],"annotations":` + string(aj) + `}`

@@ -85,7 +85,7 @@ func init() { challenge.Register(Challenge{}) }
 // ID returns "dentex".
 func (Challenge) ID() string { return ID }
 
-const quirkNote = " QUIRK category-ids: in reference mode class 0 of the level (quadrant 1, tooth 1, Impacted) is never scored; official mode scores all classes. Quirk corner-box-heuristic also applies. In both modes a submission with no prediction at all is invalid: pycocotools' loadRes, which the reference and the organisers' evaluation both call, fails on an empty result list."
+const quirkNote = " QUIRK category-ids: in reference mode class 0 of the level (quadrant 1, tooth 1, Impacted) is never scored; official mode scores all classes. Quirk corner-box-heuristic also applies. In both modes a submission with no prediction at all is invalid: pycocotools' loadRes, which the reference and the organisers' evaluation both call, fails on an empty result list. Truth annotations are loaded by id as pycocotools does: where ids repeat, each loads as the last annotation with that id."
 
 // Metrics lists the 16 leaderboard metrics (all COCO bbox statistics at
 // maxDets 100, area 'all').

@@ -69,6 +69,9 @@ type truthSet struct {
 	anns      []object
 	gts       []truthAnn
 	perImage  map[int64]int
+	// lastWithID is, per annotation id, the index in gts of the last
+	// annotation with it (pycocotools' anns dict keeps that one).
+	lastWithID map[int64]int
 }
 
 func loadTruth(privateDir string) (*truthSet, *challenge.Table, error) {
@@ -103,7 +106,7 @@ func loadTruth(privateDir string) (*truthSet, *challenge.Table, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	ts := &truthSet{stemToID: map[string]int64{}, isImageID: map[int64]bool{}, perImage: map[int64]int{}}
+	ts := &truthSet{stemToID: map[string]int64{}, isImageID: map[int64]bool{}, perImage: map[int64]int{}, lastWithID: map[int64]int{}}
 	for _, p := range per {
 		for _, e := range p.imgs {
 			ts.imageIDs = append(ts.imageIDs, e.ID)
@@ -111,6 +114,7 @@ func loadTruth(privateDir string) (*truthSet, *challenge.Table, error) {
 			ts.stemToID[strings.ReplaceAll(e.FileName, ".png", "")] = e.ID
 		}
 		for i, a := range p.gts {
+			ts.lastWithID[a.ID] = len(ts.gts)
 			ts.gts = append(ts.gts, a)
 			ts.anns = append(ts.anns, p.objs[i])
 			ts.perImage[a.ImageID]++
@@ -302,11 +306,21 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 		}
 		gts := make([]detection.GroundTruth, 0, len(truth.gts))
 		skipped := 0
-		for i, g := range truth.gts {
+		for i := range truth.gts {
 			c, ok := categoryOf(truth.anns[i], a)
 			if !ok || !reg[c] {
 				skipped++
 				continue
+			}
+			// pycocotools selects the truth by its own category, then
+			// loads it by id: where ids repeat, every one of them loads
+			// the last annotation with that id (image and label too).
+			j := truth.lastWithID[truth.gts[i].ID]
+			g := truth.gts[j]
+			if j != i {
+				if c, ok = categoryOf(truth.anns[j], a); !ok || !reg[c] {
+					continue
+				}
 			}
 			area := g.BBox[2] * g.BBox[3]
 			if g.Area != nil {
