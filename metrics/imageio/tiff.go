@@ -92,6 +92,15 @@ func ReadTIFFFile(path string, opts ...Options) (*volume.Volume, error) {
 // Options.MaxBytes).
 func ReadTIFF(r io.Reader, opts ...Options) (*volume.Volume, error) {
 	o := pickOptions(opts)
+	b, err := readTIFFBytes(r, o)
+	if err != nil {
+		return nil, err
+	}
+	return decodeTIFF(b, o)
+}
+
+// readTIFFBytes reads a whole TIFF, at most Options.MaxBytes.
+func readTIFFBytes(r io.Reader, o Options) ([]byte, error) {
 	b, err := io.ReadAll(io.LimitReader(r, o.MaxBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("tiff: %w", err)
@@ -99,7 +108,7 @@ func ReadTIFF(r io.Reader, opts ...Options) (*volume.Volume, error) {
 	if int64(len(b)) > o.MaxBytes {
 		return nil, fmt.Errorf("tiff: file larger than the %d-byte limit (Options.MaxBytes)", o.MaxBytes)
 	}
-	return decodeTIFF(b, o)
+	return b, nil
 }
 
 // openTIFF reads the header of a classic TIFF: its byte order.
@@ -806,24 +815,36 @@ func halfToFloat(h uint16) float64 {
 	return sign * (1 + m/1024) * math.Ldexp(1, e-15)
 }
 
-// TifffileShape returns the array shape tifffile gives the TIFF file at
-// path when tifffile wrote it: tifffile stores the shape it was given as a
-// JSON ImageDescription ({"shape": [1, 64, 64]}) on the first page and
-// reads the file back in that shape, length-1 axes included, so a mask
-// saved as mask[None] comes back 3-D. ok is false when the first page has
-// no such description (tifffile then shapes the array from the pages).
-func TifffileShape(path string) (shape []int, ok bool, err error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, false, err
-	}
+// ReadTifffileFile is ReadTIFFFile that also returns the array shape
+// tifffile gives the file when tifffile wrote it: tifffile stores the shape
+// it was given as a JSON ImageDescription ({"shape": [1, 64, 64]}) on the
+// first page and reads the file back in that shape, length-1 axes
+// included, so a mask saved as mask[None] comes back 3-D. shape is nil when
+// the first page has no such description (tifffile then shapes the array
+// from the pages). The file is read once.
+func ReadTifffileFile(path string, opts ...Options) (v *volume.Volume, shape []int, err error) {
+	o := pickOptions(opts)
+	v, err = readFileWith(path, func(f *os.File) (*volume.Volume, error) {
+		b, err := readTIFFBytes(f, o)
+		if err != nil {
+			return nil, err
+		}
+		shape = tifffileShape(b)
+		return decodeTIFF(b, o)
+	})
+	return v, shape, err
+}
+
+// tifffileShape is the {"shape": […]} of the first page's
+// ImageDescription of the TIFF b, or nil.
+func tifffileShape(b []byte) []int {
 	t, err := openTIFF(b)
 	if err != nil {
-		return nil, false, nil
+		return nil
 	}
 	ifd, _, err := t.readIFD(uint64(t.bo.Uint32(b[4:])))
 	if err != nil {
-		return nil, false, nil
+		return nil
 	}
 	desc := make([]byte, 0, len(ifd[tagImageDescription]))
 	for _, c := range ifd[tagImageDescription] {
@@ -831,13 +852,13 @@ func TifffileShape(path string) (shape []int, ok bool, err error) {
 	}
 	desc = bytes.TrimRight(desc, "\x00")
 	if !bytes.HasPrefix(desc, []byte("{")) {
-		return nil, false, nil
+		return nil
 	}
 	var meta struct {
 		Shape []int `json:"shape"`
 	}
 	if json.Unmarshal(desc, &meta) != nil || len(meta.Shape) == 0 {
-		return nil, false, nil
+		return nil
 	}
-	return meta.Shape, true, nil
+	return meta.Shape
 }

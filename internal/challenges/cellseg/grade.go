@@ -48,10 +48,10 @@ func decodePrediction(path string) (*Mask, error) {
 	suffix := strings.ToLower(pathlibSuffix(filepath.Base(path)))
 	opt := imageio.Options{MaxBytes: maxImageBytes}
 	var v *volume.Volume
+	var shape []int // tifffile's, when it wrote the file
 	var err error
-	tiff := suffix == ".tif" || suffix == ".tiff"
-	if tiff {
-		v, err = imageio.ReadTIFFFile(path, opt)
+	if suffix == ".tif" || suffix == ".tiff" {
+		v, shape, err = imageio.ReadTifffileFile(path, opt)
 	} else {
 		opt.FirstPage = true
 		v, _, err = imageio.ReadPictureFile(path, opt)
@@ -65,15 +65,13 @@ func decodePrediction(path string) (*Mask, error) {
 	if v.NumChannels() != 1 {
 		return nil, fmt.Errorf("%d channels: a mask must have a single channel", v.NumChannels())
 	}
-	if tiff {
-		if shape, ok, err := imageio.TifffileShape(path); err == nil && ok && len(shape) != 2 {
-			n := 1
-			for _, d := range shape {
-				n *= d
-			}
-			if n == len(v.Data) {
-				return nil, fmt.Errorf("tifffile reads this file as an array of shape %v (its ImageDescription); a mask must be 2-D (save the (H, W) array itself)", shape)
-			}
+	if shape != nil && len(shape) != 2 {
+		n := 1
+		for _, d := range shape {
+			n *= d
+		}
+		if n == len(v.Data) {
+			return nil, fmt.Errorf("tifffile reads this file as an array of shape %v (its ImageDescription); a mask must be 2-D (save the (H, W) array itself)", shape)
 		}
 	}
 	m := &Mask{W: v.Shape[0], H: v.Shape[1], Pix: make([]int32, v.Len())}
