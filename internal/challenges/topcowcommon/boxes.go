@@ -2,7 +2,6 @@ package topcowcommon
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -49,26 +48,19 @@ func pythonInt(v any) (int, error) {
 		return 0, nil
 	case pyjson.Num:
 		if x.IsInt {
-			return pythonInt(json.Number(x.Lit))
+			n, err := strconv.ParseInt(x.Lit, 10, 64)
+			if err != nil || n > 1<<40 || n < -(1<<40) {
+				return 0, fmt.Errorf("integer %s out of range", x.Lit)
+			}
+			return int(n), nil
 		}
 		if math.IsNaN(x.F) || math.IsInf(x.F, 0) {
 			return 0, fmt.Errorf("%s cannot be converted to an integer", pyjson.Str(x))
 		}
-		return pythonInt(json.Number(strconv.FormatFloat(x.F, 'g', -1, 64)))
-	case json.Number:
-		s := string(x)
-		if !strings.ContainsAny(s, ".eE") {
-			n, err := strconv.ParseInt(s, 10, 64)
-			if err != nil || n > 1<<40 || n < -(1<<40) {
-				return 0, fmt.Errorf("integer %s out of range", s)
-			}
-			return int(n), nil
+		if math.Abs(x.F) > 1<<40 {
+			return 0, fmt.Errorf("number %s out of range", x.Lit)
 		}
-		f, err := strconv.ParseFloat(s, 64)
-		if err != nil || math.IsInf(f, 0) || math.Abs(f) > 1<<40 {
-			return 0, fmt.Errorf("number %s out of range", s)
-		}
-		return int(math.Trunc(f)), nil
+		return int(math.Trunc(x.F)), nil
 	case string:
 		// int(str): Unicode blanks stripped (not \x1c–\x1f, which int()
 		// keeps though str.isspace() calls them blanks), a sign, decimal
