@@ -13,6 +13,10 @@ import (
 	"github.com/rexmle/rexmle/metrics/volume"
 )
 
+// pillowTIFFHint ends the errors of TIFF layouts Pillow cannot open with
+// what to write instead.
+const pillowTIFFHint = "; save it as PNG, or as a TIFF of 8-bit, 16-bit unsigned or 32-bit samples (e.g. numpy uint8/uint16/int32/float32)"
+
 // pillowKey is the key of Pillow's TiffImagePlugin.OPEN_INFO: byte order,
 // PhotometricInterpretation, SampleFormat, FillOrder, BitsPerSample and
 // ExtraSamples, tuples written as comma-separated numbers.
@@ -109,7 +113,7 @@ func pillowTIFFLayout(ifd tiffIFD, bigEndian bool) (*pillowLayout, error) {
 		}
 	}
 	if spp > 6 {
-		return nil, fmt.Errorf("this TIFF is a layout Pillow cannot open: SamplesPerPixel = %d, more than the 6 its OPEN_INFO table knows", spp)
+		return nil, fmt.Errorf("this TIFF is a layout Pillow cannot open: SamplesPerPixel = %d, more than the 6 its OPEN_INFO table knows%s", spp, pillowTIFFHint)
 	}
 	if spp < uint64(len(bps)) {
 		bps = bps[:spp]
@@ -121,12 +125,12 @@ func pillowTIFFLayout(ifd tiffIFD, bigEndian bool) (*pillowLayout, error) {
 		}
 	}
 	if uint64(len(bps)) != spp {
-		return nil, fmt.Errorf("this TIFF is a layout Pillow cannot open: %d BitsPerSample values for SamplesPerPixel = %d (\"unknown data organization\")", len(bps), spp)
+		return nil, fmt.Errorf("this TIFF is a layout Pillow cannot open: %d BitsPerSample values for SamplesPerPixel = %d (\"unknown data organization\")%s", len(bps), spp, pillowTIFFHint)
 	}
 	key := pillowKey{bigEndian, photo, tupleString(sf), fill, tupleString(bps), tupleString(extra)}
 	mr, ok := pillowOpenInfo[key]
 	if !ok {
-		return nil, fmt.Errorf("this TIFF is a layout Pillow cannot open: %v is not in its TiffImagePlugin OPEN_INFO table (\"unknown pixel mode\")", key)
+		return nil, fmt.Errorf("this TIFF is a layout Pillow cannot open: %v is not in its TiffImagePlugin OPEN_INFO table (\"unknown pixel mode\")%s", key, pillowTIFFHint)
 	}
 	if fill == 2 {
 		key.fillOrder = 1
