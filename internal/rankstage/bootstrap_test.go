@@ -313,7 +313,8 @@ func TestBootstrapStage(t *testing.T) {
 	if !foundNote {
 		t.Error("metric_intervals.csv does not say why run c's dice has no interval")
 	}
-	files := []string{"positions.csv", "ranks.csv", "overall.csv", "metric_intervals.csv", "challenge_intervals.csv", "pairwise.csv", "rank_counts.csv"}
+	files := []string{"positions.csv", "ranks.csv", "overall.csv", "metric_intervals.csv", "challenge_intervals.csv", "pairwise.csv", "rank_counts.csv",
+		"significance.csv", "task_stability.csv", "challenge_rank_counts.csv", "resampling_design.csv"}
 	o2, err := RunWith(ctx, b, st, opt)
 	if err != nil {
 		t.Fatal(err)

@@ -228,7 +228,7 @@ func taskStability(opt Options, groups []*Group) []TaskStability {
 			ts.TauLo, ts.TauHi = rank.PercentileInterval(taus, 0.95)
 		}
 		if ts.NUndefined > 0 {
-			ts.Note = fmt.Sprintf("τ undefined in %d of %d resamples (a ranking with every configuration tied)", ts.NUndefined, opt.Boot)
+			ts.Note = fmt.Sprintf("τ undefined in %d of %d resamples (the point or the resampled ranking has every configuration tied)", ts.NUndefined, opt.Boot)
 		}
 		out = append(out, ts)
 	}
