@@ -18,23 +18,33 @@ import (
 	"github.com/rexmle/rexmle/metrics/num"
 )
 
-// The case-level bootstrap (issue 18). For every new run with per-case
-// values, B resamples of its cases are drawn with replacement (indices from
-// rank.StreamRNG(boot seed, run id): independent of the order runs are
-// visited, byte-reproducible). Each ranked metric is recomputed per
-// resample the way the challenge aggregates it — numpy's mean of the
-// per-case values by default (nanmean where that is what reproduces the
-// graded value), or the challenge's challenge.CaseAggregator — and only if
-// the full sample reproduces the graded value (relative 1e-9): otherwise
-// the interval is unavailable and the note says why. Each resample is
-// ranked against the fixed human leaderboard (rank.Position), giving a
-// mean rank and a percentile per resample; the 95 % percentile intervals use
-// numpy's linear interpolation. The ReX-MLE rank of a configuration is
-// resampled by averaging, per resample index, the percentile of each
-// challenge (its seeds averaged; a failed run is 0 in every resample; a
-// successful run without an interval is held at its percentile and
-// counted in n_boot_fixed). Paper rows have no per-case values and no
-// intervals.
+// The bootstrap (issues 18 and 33): one resampling design for every
+// interval and comparison.
+//   - Cases: per resample, the test cases of each case universe (challenges
+//     sharing a raw folder and case ids, caseUniverses) are drawn once with
+//     replacement (stream "cases/"+universe), and the same draw is applied
+//     to every configuration and seed: comparisons are paired, and tasks
+//     that grade the same cases move together.
+//   - Metrics: each ranked metric is recomputed per resample the way the
+//     challenge aggregates it — numpy's mean of the per-case values (nanmean
+//     where that reproduces the graded value) or the challenge's
+//     challenge.CaseAggregator — only if the full sample reproduces the
+//     graded value (relative 1e-9); otherwise the note says why there is no
+//     interval. A resample in which a metric is undefined (NaN) ranks it
+//     last and fails the run there.
+//   - Seeds: per resample, each configuration's seeds are drawn with
+//     replacement (stream "seeds/"+configuration: the outer level of a
+//     hierarchical bootstrap), so the challenge and overall intervals carry
+//     seed and case variation; identical seeds add no information and do not
+//     narrow them. The seed mean ± SE is reported beside them.
+//   - Intervals: per aggregation the method of the coverage study
+//     (methodFor), read from the resampled values; position, mean-rank and
+//     percentile intervals are their monotone images; an interval over
+//     fewer than rank.SmallN cases is flagged. The human leaderboard is held
+//     fixed. Paper rows have no per-case values and no intervals.
+//   - Tests: per challenge, a one-sided Wilcoxon signed-rank test on the
+//     paired per-case values of its primary metric for every ordered pair
+//     of configurations, Holm-adjusted within the challenge (significance).
 
 // Options are the rank stage's settings.
 type Options struct {
@@ -84,6 +94,7 @@ const (
 // MetricBoot is the bootstrap of one ranked metric of a run.
 type MetricBoot struct {
 	Aggregation string // Agg*; empty when unavailable
+	Method      string // interval method (rank.Method*); empty when unavailable
 	Note        string // why no interval
 	Value       Interval
 	Position    Interval
@@ -99,6 +110,8 @@ type RunBoot struct {
 	MeanRank  Interval
 	Pct       Interval
 	Undefined int       // resamples in which some ranked metric was NaN (the run fails there: percentile 0)
+	Method    string    // interval method of the mean rank and percentile
+	SmallN    bool      // fewer than rank.SmallN cases: the interval covers less than it says
 	samples   []float64 // percentile per resample; nil without an interval
 }
 
@@ -216,9 +229,183 @@ func statistic(m string, f func([]int) float64, ferr error, cases []challenge.Ca
 	return nil, "", fmt.Errorf("%w (the mean of the %d stored per-case %s is %v, the grader reported %v: the grader aggregates otherwise, or graded cases the store keeps once, e.g. repeated case ids)", challenge.ErrNotAMean, len(cases), m, mean(all), value)
 }
 
-// bootRun resamples a run's cases, recomputes every ranked metric, ranks
-// each resample against the fixed leaderboard and takes percentile intervals.
-func bootRun(ctx context.Context, tx *store.Tx, opt Options, c *config.Challenge, rk *Ranked) (*RunBoot, error) {
+// A case universe is a set of test cases that several challenges grade:
+// the tasks of one competition that share a raw folder and whose graded
+// case ids overlap (the four PUMA tasks grade the same ROIs; TopCoW's tasks
+// the same images of one modality). It is found from the stored data:
+// challenges are joined when they share a raw folder and a case id.
+type caseUniverse struct {
+	Key        string   // its challenges' ids joined by "+"
+	Challenges []string // sorted
+	IDs        []string // the sorted union of the case ids graded in it
+	draws      [][]int  // per resample, len(IDs) indices into IDs
+}
+
+// caseUniverses groups the challenges of the runs with cases into case
+// universes and draws each universe's resamples once, from the stream
+// "cases/"+Key (independent of the order of runs and of other universes).
+func caseUniverses(b *config.Benchmark, opt Options, runs []*Ranked) map[string]*caseUniverse {
+	ids := map[string]map[string]bool{}
+	for _, r := range runs {
+		for _, c := range r.cases {
+			if ids[r.Run.Challenge] == nil {
+				ids[r.Run.Challenge] = map[string]bool{}
+			}
+			ids[r.Run.Challenge][c.ID] = true
+		}
+	}
+	chs := make([]string, 0, len(ids))
+	for ch := range ids {
+		chs = append(chs, ch)
+	}
+	sort.Strings(chs)
+	parent := map[string]string{}
+	var find func(string) string
+	find = func(x string) string {
+		if parent[x] == "" || parent[x] == x {
+			parent[x] = x
+			return x
+		}
+		parent[x] = find(parent[x])
+		return parent[x]
+	}
+	folder := func(id string) string {
+		if c, ok := b.Challenge(id); ok {
+			return c.RawFolder()
+		}
+		return id
+	}
+	for i, a := range chs {
+		for _, c := range chs[i+1:] {
+			if folder(a) != folder(c) || find(a) == find(c) {
+				continue
+			}
+			for id := range ids[a] {
+				if ids[c][id] {
+					parent[find(c)] = find(a)
+					break
+				}
+			}
+		}
+	}
+	byRoot := map[string]*caseUniverse{}
+	for _, ch := range chs {
+		root := find(ch)
+		u := byRoot[root]
+		if u == nil {
+			u = &caseUniverse{}
+			byRoot[root] = u
+		}
+		u.Challenges = append(u.Challenges, ch)
+	}
+	out := map[string]*caseUniverse{}
+	for _, u := range byRoot {
+		set := map[string]bool{}
+		for _, ch := range u.Challenges {
+			for id := range ids[ch] {
+				set[id] = true
+			}
+			out[ch] = u
+		}
+		for id := range set {
+			u.IDs = append(u.IDs, id)
+		}
+		sort.Strings(u.IDs)
+		u.Key = strings.Join(u.Challenges, "+")
+		if opt.Boot > 0 {
+			u.draws = rank.Resample(rank.StreamRNG(opt.BootSeed, "cases/"+u.Key), len(u.IDs), opt.Boot)
+		}
+	}
+	return out
+}
+
+// runDraws maps the universe's resamples onto a run's cases: resample k is
+// the run's cases drawn in universe resample k, in the order drawn and as
+// often as drawn (a case of the universe the run lacks is skipped).
+func (u *caseUniverse) runDraws(cases []challenge.Case) [][]int {
+	loc := make([]int, len(u.IDs))
+	at := make(map[string]int, len(cases))
+	for i, c := range cases {
+		at[c.ID] = i
+	}
+	for i, id := range u.IDs {
+		loc[i] = -1
+		if j, ok := at[id]; ok {
+			loc[i] = j
+		}
+	}
+	out := make([][]int, len(u.draws))
+	for k, d := range u.draws {
+		ix := make([]int, 0, len(cases))
+		for _, i := range d {
+			if loc[i] >= 0 {
+				ix = append(ix, loc[i])
+			}
+		}
+		out[k] = ix
+	}
+	return out
+}
+
+// Interval methods per aggregation, chosen by the coverage study
+// (TestIntervalCoverage): a mean over cases takes the expanded BCa
+// interval, a challenge's own recomputation (median, RMSE, correlation,
+// pooled F1, COCO AP) the expanded percentile interval.
+func methodFor(agg string) string {
+	if agg == AggMean || agg == AggNaNMean {
+		return rank.MethodExpandedBCa
+	}
+	return rank.MethodExpanded
+}
+
+// worst is the value a resample in which a metric is undefined (NaN) takes
+// in the interval: the worst value in the metric's direction, which ranks
+// last (position N+1), as a failed metric does.
+func worst(higherBetter bool) float64 {
+	if higherBetter {
+		return math.Inf(-1)
+	}
+	return math.Inf(1)
+}
+
+// jackknife is the statistic over the n leave-one-out samples of n cases.
+func jackknife(f func([]int) float64, n int) []float64 {
+	out := make([]float64, n)
+	ix := make([]int, 0, n)
+	for i := range out {
+		ix = ix[:0]
+		for j := 0; j < n; j++ {
+			if j != i {
+				ix = append(ix, j)
+			}
+		}
+		out[i] = f(ix)
+	}
+	return out
+}
+
+// intervalOf reads the interval of method from the bootstrap values x
+// (undefined resamples already mapped to a value) around estimate, with
+// jackknife values jack for the BCa methods.
+func intervalOf(method string, confidence float64, n int, x []float64, estimate float64, jack []float64) Interval {
+	var bp rank.BCaParams
+	if method == rank.MethodBCa || method == rank.MethodExpandedBCa {
+		bp = rank.BCaFrom(x, estimate, jack)
+	}
+	l, err := rank.MethodLevels(method, confidence, n, bp)
+	if err != nil {
+		return noInterval
+	}
+	lo, hi := rank.QuantilesAt(x, l)
+	return Interval{lo, hi}
+}
+
+// bootRun resamples a run's cases with its universe's draws, recomputes
+// every ranked metric, ranks each resample against the fixed leaderboard
+// and takes the intervals of the aggregation's method. A resample in which
+// a metric is undefined ranks that metric last and fails the run there
+// (mean rank N+1, percentile 0), in every interval alike.
+func bootRun(ctx context.Context, opt Options, c *config.Challenge, rk *Ranked, u *caseUniverse) (*RunBoot, error) {
 	rb := &RunBoot{BootSeed: opt.BootSeed, Metrics: map[string]*MetricBoot{}, MeanRank: noInterval, Pct: noInterval}
 	switch {
 	case rk.Run.Source == paper.Source:
@@ -231,24 +418,23 @@ func bootRun(ctx context.Context, tx *store.Tx, opt Options, c *config.Challenge
 		rb.Note = "the run failed: it counts 0 in every resample"
 		return rb, nil
 	}
-	cases, err := tx.CaseValues(ctx, rk.Run.ID)
-	if err != nil {
-		return nil, err
-	}
+	cases := rk.cases
 	rb.NCases = len(cases)
-	if len(cases) == 0 {
+	if len(cases) == 0 || u == nil {
 		rb.Note = NoteNoCas
 		return rb, nil
 	}
 	impl, _ := challenge.Lookup(c.ID)
 	lb := c.Board()
-	stats := make([]func([]int) float64, len(lb.Metrics))
-	names := make([]string, len(lb.Metrics))
+	K := len(lb.Metrics)
+	stats := make([]func([]int) float64, K)
+	names := make([]string, K)
 	for j, m := range lb.Metrics {
 		names[j] = m.Name
 	}
 	proposed, proposedErr := proposals(impl, names, cases)
 	var missing []string
+	allMeans := true
 	for j, m := range lb.Metrics {
 		mb := &MetricBoot{Value: noInterval, Position: noInterval}
 		rb.Metrics[m.Name] = mb
@@ -258,23 +444,27 @@ func bootRun(ctx context.Context, tx *store.Tx, opt Options, c *config.Challenge
 			missing = append(missing, m.Name)
 			continue
 		}
-		mb.Aggregation = agg
+		mb.Aggregation, mb.Method = agg, methodFor(agg)
+		allMeans = allMeans && methodFor(agg) == rank.MethodExpandedBCa
 		stats[j] = f
 	}
-	idx := rank.Resample(rank.StreamRNG(opt.BootSeed, rk.Run.ID), len(cases), opt.Boot)
+	idx := u.runDraws(cases)
 	rb.NBoot = opt.Boot
-	cols := make([][]float64, len(lb.Metrics))
+	rb.SmallN = len(cases) < rank.SmallN
+	cols := make([][]float64, K)
 	for j := range lb.Metrics {
 		cols[j] = make([]float64, len(lb.Rows))
 		for i, row := range lb.Rows {
 			cols[j][i] = row[j]
 		}
 	}
-	vals := make([][]float64, len(lb.Metrics))
-	poss := make([][]float64, len(lb.Metrics))
-	var pct, mr []float64
+	N := len(lb.Rows)
+	vals := make([][]float64, K)
+	undefined := make([]int, K)
 	full := len(missing) == 0
+	var mr, pct []float64
 	if full {
+		mr = make([]float64, 0, opt.Boot)
 		pct = make([]float64, 0, opt.Boot)
 	}
 	for k, ix := range idx {
@@ -288,14 +478,17 @@ func bootRun(ctx context.Context, tx *store.Tx, opt Options, c *config.Challenge
 			if stats[j] == nil {
 				continue
 			}
-			v := stats[j](ix)
-			vals[j] = append(vals[j], v)
-			p, err := rank.Position(v, cols[j], m.HigherBetter)
-			if err != nil {
-				bad = true
-				continue
+			v := math.NaN()
+			if len(ix) > 0 {
+				v = stats[j](ix)
 			}
-			poss[j] = append(poss[j], float64(p))
+			if math.IsNaN(v) {
+				undefined[j]++
+				bad = true
+				v = worst(m.HigherBetter)
+			}
+			vals[j] = append(vals[j], v)
+			p, _ := rank.Position(v, cols[j], m.HigherBetter)
 			sum += p
 		}
 		if !full {
@@ -303,33 +496,71 @@ func bootRun(ctx context.Context, tx *store.Tx, opt Options, c *config.Challenge
 		}
 		if bad {
 			rb.Undefined++
+			mr = append(mr, float64(N+1))
 			pct = append(pct, 0)
 			continue
 		}
-		m := float64(sum) / float64(len(lb.Metrics))
+		m := float64(sum) / float64(K)
 		mr = append(mr, m)
-		pct = append(pct, rank.Percentile(m, len(lb.Rows)))
+		pct = append(pct, rank.Percentile(m, N))
 	}
+	// Jackknife values for the BCa acceleration (one leave-one-out per case).
+	jackVals := make([][]float64, K)
 	for j, m := range lb.Metrics {
 		if stats[j] == nil {
 			continue
 		}
 		mb := rb.Metrics[m.Name]
-		mb.Value.Lo, mb.Value.Hi = rank.PercentileInterval(vals[j], opt.Confidence)
-		mb.Position.Lo, mb.Position.Hi = rank.PercentileInterval(poss[j], opt.Confidence)
-		if n := opt.Boot - len(poss[j]); n > 0 {
-			mb.Note = fmt.Sprintf("%s is undefined (NaN) in %d of %d resamples: the value interval is NaN, the position interval leaves them out", m.Name, n, opt.Boot)
+		if mb.Method == rank.MethodBCa || mb.Method == rank.MethodExpandedBCa || (full && allMeans) {
+			jackVals[j] = jackknife(stats[j], len(cases))
+		}
+		mb.Value = intervalOf(mb.Method, opt.Confidence, len(cases), vals[j], rk.Values[m.Name], jackVals[j])
+		// Positions are a step function of the value: the bounds are the
+		// positions of the value interval's ends (integers, N+1 at worst).
+		best, wst := mb.Value.Hi, mb.Value.Lo
+		if !m.HigherBetter {
+			best, wst = mb.Value.Lo, mb.Value.Hi
+		}
+		pLo, _ := rank.Position(best, cols[j], m.HigherBetter)
+		pHi, _ := rank.Position(wst, cols[j], m.HigherBetter)
+		mb.Position = Interval{float64(pLo), float64(pHi)}
+		if undefined[j] > 0 {
+			mb.Note = fmt.Sprintf("%s is undefined (NaN) in %d of %d resamples: they count as its worst value (position %d)", m.Name, undefined[j], opt.Boot, N+1)
 		}
 	}
 	if !full {
 		rb.Note = "no interval for the mean rank and percentile: " + strings.Join(missing, ", ") + " cannot be recomputed per resample"
 		return rb, nil
 	}
+	rb.Method = rank.MethodExpanded
+	var jackMR []float64
+	if allMeans {
+		rb.Method = rank.MethodExpandedBCa
+		jackMR = make([]float64, len(cases))
+		for i := range jackMR {
+			sum, bad := 0, false
+			for j, m := range lb.Metrics {
+				v := jackVals[j][i]
+				if math.IsNaN(v) {
+					bad = true
+					break
+				}
+				p, _ := rank.Position(v, cols[j], m.HigherBetter)
+				sum += p
+			}
+			jackMR[i] = float64(sum) / float64(K)
+			if bad {
+				jackMR[i] = float64(N + 1)
+			}
+		}
+	}
 	rb.samples = pct
-	rb.Pct.Lo, rb.Pct.Hi = rank.PercentileInterval(pct, opt.Confidence)
-	rb.MeanRank.Lo, rb.MeanRank.Hi = rank.PercentileInterval(mr, opt.Confidence)
+	rb.MeanRank = intervalOf(rb.Method, opt.Confidence, len(cases), mr, rk.Result.MeanRank, jackMR)
+	// The percentile falls as the mean rank rises: its interval is the
+	// image of the mean-rank interval.
+	rb.Pct = Interval{rank.Percentile(rb.MeanRank.Hi, N), rank.Percentile(rb.MeanRank.Lo, N)}
 	if rb.Undefined > 0 {
-		rb.Note = fmt.Sprintf("a ranked metric is undefined in %d of %d resamples: the run fails there (percentile 0; left out of the mean-rank interval)", rb.Undefined, opt.Boot)
+		rb.Note = fmt.Sprintf("a ranked metric is undefined in %d of %d resamples: the run fails there (mean rank %d, percentile 0)", rb.Undefined, opt.Boot, N+1)
 	}
 	return rb, nil
 }
@@ -348,6 +579,7 @@ type GroupBoot struct {
 	SeedValues  []float64
 	SeedSummary rank.SeedSummary
 	FailedRuns  int // runs (challenge × seed) that failed or are missing, counted 0
+	FailedSeeds int // seeds with at least one failed or missing run
 	// Challenges: per challenge, the percentile averaged over seeds and its
 	// interval (error bars of the per-challenge and Figure 1 charts).
 	Challenges []ChallengeBoot
@@ -360,7 +592,10 @@ type ChallengeBoot struct {
 	Pct        Interval
 	NSeeds     int // runs (seeds) averaged
 	NFixed     int // of them, successful runs without an interval, held fixed
+	NCases     int // the fewest cases of a bootstrapped run (0: none)
+	SmallN     bool
 	Note       string
+	samples    []float64
 }
 
 // Label is the configuration's name in exports: source/setting/backend/agent.
@@ -368,7 +603,13 @@ func (g *Group) Label() string {
 	return g.Source + "/" + g.Setting + "/" + g.Backend + "/" + g.Agent
 }
 
-// bootGroups computes the overall intervals and seed summaries of every group.
+// bootGroups computes the overall intervals and seed summaries of every
+// group: the hierarchical bootstrap. Per resample k a configuration's seeds
+// are drawn with replacement (stream "seeds/"+label: the same positions in
+// every challenge whose runs have the same seeds), each drawn run
+// contributes its percentile in case resample k (the same case draw for
+// every configuration and seed: paired), the drawn runs are averaged per
+// challenge and the challenges averaged.
 func bootGroups(opt Options, runs []*Ranked, groups []*Group) {
 	type key struct{ s, set, b, a string }
 	byGroup := map[key]map[string][]*Ranked{}
@@ -406,7 +647,7 @@ func bootGroups(opt Options, runs []*Ranked, groups []*Group) {
 		}
 		sort.Ints(gb.Seeds)
 		for _, s := range gb.Seeds {
-			sum := 0.0
+			sum, failed := 0.0, false
 			for _, ch := range chs {
 				var got *Ranked
 				for _, r := range per[ch] {
@@ -416,15 +657,17 @@ func bootGroups(opt Options, runs []*Ranked, groups []*Group) {
 				}
 				if got == nil || got.Result.Status != rank.OK {
 					gb.FailedRuns++
+					failed = true
 					continue
 				}
 				sum += got.Result.Percentile
 			}
+			if failed {
+				gb.FailedSeeds++
+			}
 			gb.SeedValues = append(gb.SeedValues, sum/float64(len(chs)))
 		}
 		gb.SeedSummary = rank.Seeds(gb.SeedValues, nil)
-		// Overall bootstrap: each challenge resampled independently (its own
-		// stream), seeds averaged per challenge, challenges averaged.
 		switch {
 		case g.Source == paper.Source:
 			gb.Note = NotePaper
@@ -434,51 +677,68 @@ func bootGroups(opt Options, runs []*Ranked, groups []*Group) {
 			continue
 		}
 		gb.NBoot = opt.Boot
+		maxRuns := 0
+		for _, ch := range chs {
+			maxRuns = max(maxRuns, len(per[ch]))
+		}
+		// Outer level: the seed draws, as uniform numbers shared by the
+		// challenges (a challenge with m runs takes ⌊u·m⌋).
+		rng := rank.StreamRNG(opt.BootSeed, "seeds/"+g.Label())
+		us := make([][]float64, opt.Boot)
+		for k := range us {
+			us[k] = make([]float64, maxRuns)
+			for i := range us[k] {
+				us[k][i] = rng.Float64()
+			}
+		}
 		tot := make([]float64, opt.Boot)
 		for _, ch := range chs {
 			rs := per[ch]
-			chSum := make([]float64, opt.Boot)
-			for _, r := range rs {
-				if r.Boot != nil && r.Boot.samples != nil {
-					for k, v := range r.Boot.samples {
-						chSum[k] += v
-					}
-					continue
-				}
-				if r.Result.Status == rank.OK {
-					gb.NFixed++
-					for k := range chSum {
-						chSum[k] += r.Result.Percentile
-					}
-				}
-			}
-			for k := range tot {
-				tot[k] += chSum[k] / float64(len(rs))
-			}
+			// value(r, k): the run's percentile in case resample k.
+			value := make([]func(int) float64, len(rs))
 			cb := ChallengeBoot{Challenge: ch, Pct: noInterval, NSeeds: len(rs)}
 			sampled := 0
-			for _, r := range rs {
+			for i, r := range rs {
+				switch {
+				case r.Boot != nil && r.Boot.samples != nil:
+					s := r.Boot.samples
+					value[i] = func(k int) float64 { return s[k] }
+					sampled++
+					if cb.NCases == 0 || r.Boot.NCases < cb.NCases {
+						cb.NCases = r.Boot.NCases
+					}
+				case r.Result.Status == rank.OK:
+					p := r.Result.Percentile
+					value[i] = func(int) float64 { return p }
+					gb.NFixed++
+					cb.NFixed++
+				default:
+					value[i] = func(int) float64 { return 0 }
+				}
 				if r.Result.Status == rank.OK {
 					cb.Percentile += r.Result.Percentile
 				}
-				switch {
-				case r.Boot != nil && r.Boot.samples != nil:
-					sampled++
-				case r.Result.Status == rank.OK:
-					cb.NFixed++
-				}
 			}
 			cb.Percentile /= float64(len(rs))
+			chS := make([]float64, opt.Boot)
+			m := len(rs)
+			for k := range chS {
+				s := 0.0
+				for i := 0; i < m; i++ {
+					s += value[min(int(us[k][i]*float64(m)), m-1)](k)
+				}
+				chS[k] = s / float64(m)
+				tot[k] += chS[k]
+			}
+			cb.samples = chS
 			if sampled == 0 {
 				cb.Note = "no run of this challenge has an interval"
 				if r := rs[0]; r.Boot != nil && r.Boot.Note != "" && len(rs) == 1 {
 					cb.Note = r.Boot.Note
 				}
 			} else {
-				for k := range chSum {
-					chSum[k] /= float64(len(rs))
-				}
-				cb.Pct.Lo, cb.Pct.Hi = rank.PercentileInterval(chSum, opt.Confidence)
+				cb.Pct = intervalOf(rank.MethodExpanded, opt.Confidence, cb.NCases, chS, cb.Percentile, nil)
+				cb.SmallN = cb.NCases < rank.SmallN
 				if cb.NFixed > 0 {
 					cb.Note = fmt.Sprintf("%d of %d seed run(s) have no interval and are held at their percentile", cb.NFixed, len(rs))
 				}
@@ -509,6 +769,16 @@ type Stability struct {
 	Configs  []string // labels, in Outcome.Groups order
 	Pairs    []Pair   // every ordered pair A ≠ B
 	Counts   [][]int  // Counts[c][r−1]: resamples in which Configs[c] ranked r-th overall
+	Tasks    []TaskStability
+	// Universes: the case universes of the design, sorted by key.
+	Universes []Universe
+}
+
+// Universe is one case universe of the design as exported.
+type Universe struct {
+	Key        string
+	Challenges []string
+	NCases     int
 }
 
 // stability compares the configurations that have an overall bootstrap.
@@ -530,7 +800,22 @@ func stability(opt Options, groups []*Group) *Stability {
 		}
 	}
 	st.Counts = rank.RankCounts(samples)
+	st.Tasks = taskStability(opt, groups)
 	return st
+}
+
+// designUniverses lists the distinct case universes, sorted by key.
+func designUniverses(us map[string]*caseUniverse) []Universe {
+	seen := map[string]bool{}
+	var out []Universe
+	for _, u := range us {
+		if !seen[u.Key] {
+			seen[u.Key] = true
+			out = append(out, Universe{Key: u.Key, Challenges: u.Challenges, NCases: len(u.IDs)})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
+	return out
 }
 
 // putBoot stores a run's bootstrap (replacing what was there).
@@ -543,7 +828,7 @@ func putBoot(ctx context.Context, tx *store.Tx, runID string, rb *RunBoot) error
 	ms := make([]store.MetricBootRecord, len(names))
 	for i, m := range names {
 		mb := rb.Metrics[m]
-		ms[i] = store.MetricBootRecord{Metric: m, Aggregation: mb.Aggregation, ValueLo: mb.Value.Lo, ValueHi: mb.Value.Hi,
+		ms[i] = store.MetricBootRecord{Metric: m, Aggregation: mb.Aggregation, Method: mb.Method, ValueLo: mb.Value.Lo, ValueHi: mb.Value.Hi,
 			PositionLo: mb.Position.Lo, PositionHi: mb.Position.Hi, Note: mb.Note}
 	}
 	return tx.PutRunBoot(ctx, runID, store.RunBootRecord{NBoot: rb.NBoot, BootSeed: int64(rb.BootSeed), NCases: rb.NCases,
@@ -552,17 +837,33 @@ func putBoot(ctx context.Context, tx *store.Tx, runID string, rb *RunBoot) error
 
 // putStability replaces the overall intervals, seed summaries, pairwise
 // probabilities and rank counts.
-func putStability(ctx context.Context, tx *store.Tx, groups []*Group, s *Stability) error {
+func putStability(ctx context.Context, tx *store.Tx, groups []*Group, s *Stability, sig []ChallengeTests) error {
 	rec := store.StabilityRecord{NBoot: s.NBoot, BootSeed: int64(s.BootSeed)}
+	for _, ct := range sig {
+		if len(ct.Tests) == 0 {
+			rec.Tests = append(rec.Tests, store.SignificanceRecord{Challenge: ct.Challenge, Metric: ct.Metric, Statistic: math.NaN(), P: math.NaN(), PHolm: math.NaN(), Note: ct.Note})
+		}
+		for _, t := range ct.Tests {
+			rec.Tests = append(rec.Tests, store.SignificanceRecord{Challenge: ct.Challenge, Metric: ct.Metric, A: t.A, B: t.B, N: t.N, NZero: t.NZero,
+				Statistic: t.Statistic, P: t.P, PHolm: t.PHolm, Significant: t.Significant, Method: t.Method, Note: t.Note})
+		}
+	}
+	for _, ts := range s.Tasks {
+		rec.Tasks = append(rec.Tasks, store.TaskStabilityRecord{Challenge: ts.Challenge, NConfigs: len(ts.Configs), TauMean: ts.TauMean,
+			TauMedian: ts.TauMedian, TauLo: ts.TauLo, TauHi: ts.TauHi, NUndefined: ts.NUndefined, Note: ts.Note})
+	}
+	for _, u := range s.Universes {
+		rec.Universes = append(rec.Universes, store.UniverseRecord{Key: u.Key, Challenges: strings.Join(u.Challenges, ","), NCases: u.NCases})
+	}
 	for _, g := range groups {
 		gb := g.Boot
 		o := store.OverallBootRecord{Source: g.Source, Setting: g.Setting, Backend: g.Backend, Agent: g.Agent,
 			Rank: g.Overall, RankLo: gb.Overall.Lo, RankHi: gb.Overall.Hi, NBoot: gb.NBoot, BootSeed: int64(gb.BootSeed), NFixed: gb.NFixed,
-			NSeeds: len(gb.Seeds), SeedMean: gb.SeedSummary.Mean, SeedSE: gb.SeedSummary.SE, NFailedSeeds: gb.FailedRuns,
+			NSeeds: len(gb.Seeds), SeedMean: gb.SeedSummary.Mean, SeedSE: gb.SeedSummary.SE, NFailedSeeds: gb.FailedSeeds,
 			SeedValues: seedValues(gb), Note: gb.Note}
 		for _, cb := range gb.Challenges {
 			o.Challenges = append(o.Challenges, store.ChallengeBootRecord{Challenge: cb.Challenge, Percentile: cb.Percentile,
-				PctLo: cb.Pct.Lo, PctHi: cb.Pct.Hi, NSeeds: cb.NSeeds, NFixed: cb.NFixed, Note: cb.Note})
+				PctLo: cb.Pct.Lo, PctHi: cb.Pct.Hi, NSeeds: cb.NSeeds, NFixed: cb.NFixed, NCases: cb.NCases, Note: cb.Note})
 		}
 		rec.Overall = append(rec.Overall, o)
 	}

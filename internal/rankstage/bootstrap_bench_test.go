@@ -87,8 +87,12 @@ func BenchmarkBootRun(b *testing.B) {
 				}
 				r := store.Run{ID: "x/" + ch, Source: "x", Challenge: ch, Status: "done"}
 				rk := rankRun(c, r, vals)
+				if rk.cases, err = tx.CaseValues(ctx, r.ID); err != nil {
+					return err
+				}
+				u := caseUniverses(bm, opt, []*Ranked{rk})[ch]
 				for b.Loop() {
-					rb, err := bootRun(ctx, tx, opt, c, rk)
+					rb, err := bootRun(ctx, opt, c, rk, u)
 					if err != nil {
 						return err
 					}

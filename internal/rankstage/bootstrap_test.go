@@ -166,8 +166,18 @@ func TestBootstrapStage(t *testing.T) {
 			t.Errorf("isles22 a %s: position interval [%v, %v]", m, mb.Position.Lo, mb.Position.Hi)
 		}
 	}
-	if lo, hi := rank.PercentileInterval(a1.Boot.samples, 0.95); lo != a1.Boot.Pct.Lo || hi != a1.Boot.Pct.Hi || lo > hi {
-		t.Errorf("percentile interval [%v, %v] vs samples [%v, %v]", a1.Boot.Pct.Lo, a1.Boot.Pct.Hi, lo, hi)
+	// The percentile interval is the image of the mean-rank interval (one
+	// method, one treatment of undefined resamples), and holds the estimate.
+	N := a1.Result.N
+	if a1.Boot.Method != rank.MethodExpandedBCa || a1.Boot.Pct.Lo != rank.Percentile(a1.Boot.MeanRank.Hi, N) || a1.Boot.Pct.Hi != rank.Percentile(a1.Boot.MeanRank.Lo, N) ||
+		!(a1.Boot.Pct.Lo <= a1.Result.Percentile && a1.Result.Percentile <= a1.Boot.Pct.Hi) {
+		t.Errorf("%s interval: mean rank %+v, percentile %+v around %v", a1.Boot.Method, a1.Boot.MeanRank, a1.Boot.Pct, a1.Result.Percentile)
+	}
+	// Positions are integers.
+	for m, mb := range a1.Boot.Metrics {
+		if mb.Position.Lo != math.Trunc(mb.Position.Lo) || mb.Position.Hi != math.Trunc(mb.Position.Hi) {
+			t.Errorf("%s: position bounds %+v are not integers", m, mb.Position)
+		}
 	}
 	// The challenge's own aggregation: LDCT-IQA correlations.
 	l1 := runs["x/ldct-iqa/a/seed-1"]
@@ -201,11 +211,19 @@ func TestBootstrapStage(t *testing.T) {
 	if ga == nil || gb == nil {
 		t.Fatal("groups a and b not found")
 	}
+	// The seeds are drawn per resample (the outer level): two uniform
+	// numbers per resample from the configuration's stream pick the runs.
+	rng := rank.StreamRNG(77, "seeds/"+ga.Label())
 	want := make([]float64, opt.Boot)
+	isl := make([]float64, opt.Boot)
 	for k := range want {
-		isl := (runs["x/isles22/a/seed-1"].Boot.samples[k] + runs["x/isles22/a/seed-2"].Boot.samples[k]) / 2
-		ld := (runs["x/ldct-iqa/a/seed-1"].Boot.samples[k] + runs["x/ldct-iqa/a/seed-2"].Boot.samples[k]) / 2
-		want[k] = (isl + ld) / 2 // challenges in sorted order: isles22, ldct-iqa
+		u := []int{int(rng.Float64() * 2), int(rng.Float64() * 2)}
+		run := func(ch string, i int) float64 {
+			return runs[fmt.Sprintf("x/%s/a/seed-%d", ch, u[i]+1)].Boot.samples[k]
+		}
+		isl[k] = (run("isles22", 0) + run("isles22", 1)) / 2
+		ld := (run("ldct-iqa", 0) + run("ldct-iqa", 1)) / 2
+		want[k] = (isl[k] + ld) / 2 // challenges in sorted order: isles22, ldct-iqa
 	}
 	if lo, hi := rank.PercentileInterval(want, 0.95); lo != ga.Boot.Overall.Lo || hi != ga.Boot.Overall.Hi {
 		t.Errorf("overall a [%v, %v], recomputed [%v, %v]", ga.Boot.Overall.Lo, ga.Boot.Overall.Hi, lo, hi)
@@ -214,11 +232,8 @@ func TestBootstrapStage(t *testing.T) {
 	if len(ga.Boot.Challenges) != 2 || ga.Boot.Challenges[0].Challenge != "isles22" || ga.Boot.Challenges[0].NSeeds != 2 {
 		t.Fatalf("per-challenge bootstrap of a: %+v", ga.Boot.Challenges)
 	}
-	isl := make([]float64, opt.Boot)
-	for k := range isl {
-		isl[k] = (runs["x/isles22/a/seed-1"].Boot.samples[k] + runs["x/isles22/a/seed-2"].Boot.samples[k]) / 2
-	}
-	if lo, hi := rank.PercentileInterval(isl, 0.95); ga.Boot.Challenges[0].Pct != (Interval{lo, hi}) || ga.Boot.Challenges[0].Percentile != ga.PerChallenge["isles22"] {
+	lv, _ := rank.MethodLevels(rank.MethodExpanded, 0.95, 12, rank.BCaParams{})
+	if lo, hi := rank.QuantilesAt(isl, lv); ga.Boot.Challenges[0].Pct != (Interval{lo, hi}) || ga.Boot.Challenges[0].Percentile != ga.PerChallenge["isles22"] {
 		t.Errorf("isles22 of a: %+v, want [%v, %v] around %v", ga.Boot.Challenges[0], lo, hi, ga.PerChallenge["isles22"])
 	}
 	// b ran isles22 only: the overall over one challenge is that run's percentile.
@@ -298,7 +313,8 @@ func TestBootstrapStage(t *testing.T) {
 	if !foundNote {
 		t.Error("metric_intervals.csv does not say why run c's dice has no interval")
 	}
-	files := []string{"positions.csv", "ranks.csv", "overall.csv", "metric_intervals.csv", "challenge_intervals.csv", "pairwise.csv", "rank_counts.csv"}
+	files := []string{"positions.csv", "ranks.csv", "overall.csv", "metric_intervals.csv", "challenge_intervals.csv", "pairwise.csv", "rank_counts.csv",
+		"significance.csv", "task_stability.csv", "challenge_rank_counts.csv", "resampling_design.csv"}
 	o2, err := RunWith(ctx, b, st, opt)
 	if err != nil {
 		t.Fatal(err)

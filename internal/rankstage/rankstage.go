@@ -31,6 +31,7 @@ type Ranked struct {
 	PctLo, PctHi   float64
 	PrimaryMissing bool
 	Boot           *RunBoot // the case-level bootstrap (never nil after Run)
+	cases          []challenge.Case
 }
 
 // Group is the runs of one agent configuration: (source, setting, backend, agent).
@@ -55,6 +56,9 @@ type Outcome struct {
 	// Stability compares the configurations that have an overall bootstrap.
 	Stability *Stability
 	Options   Options
+	// Significance: per challenge, the Wilcoxon–Holm tests between configurations.
+	Significance []ChallengeTests
+	universes    map[string]*caseUniverse // by challenge
 }
 
 // Run executes the stage with the options of the environment (OptionsFromEnv).
@@ -105,13 +109,23 @@ func RunWith(ctx context.Context, b *config.Benchmark, st *store.Store, opt Opti
 			if err := putRank(ctx, tx, r.ID, rk); err != nil {
 				return err
 			}
-			if rk.Boot, err = bootRun(ctx, tx, opt, c, rk); err != nil {
-				return fmt.Errorf("bootstrap %s: %w", r.ID, err)
-			}
-			if err := putBoot(ctx, tx, r.ID, rk.Boot); err != nil {
-				return err
+			if r.Source != paper.Source && rk.Result.Status == rank.OK {
+				if rk.cases, err = tx.CaseValues(ctx, r.ID); err != nil {
+					return err
+				}
 			}
 			out.Runs = append(out.Runs, rk)
+		}
+		out.universes = caseUniverses(b, opt, out.Runs)
+		for _, rk := range out.Runs {
+			c, _ := b.Challenge(rk.Run.Challenge)
+			var err error
+			if rk.Boot, err = bootRun(ctx, opt, c, rk, out.universes[rk.Run.Challenge]); err != nil {
+				return fmt.Errorf("bootstrap %s: %w", rk.Run.ID, err)
+			}
+			if err := putBoot(ctx, tx, rk.Run.ID, rk.Boot); err != nil {
+				return err
+			}
 		}
 		return nil
 	})
@@ -121,11 +135,16 @@ func RunWith(ctx context.Context, b *config.Benchmark, st *store.Store, opt Opti
 	out.Groups = groups(out.Runs)
 	bootGroups(opt, out.Runs, out.Groups)
 	out.Stability = stability(opt, out.Groups)
+	out.Stability.Universes = designUniverses(out.universes)
+	out.Significance = significance(b, out.Runs, out.Groups)
+	for _, r := range out.Runs {
+		r.cases = nil // the per-case values are not needed past this point
+	}
 	if rec != nil {
 		out.Check = check(b, rec, out)
 	}
 	err = st.Update(ctx, func(tx *store.Tx) error {
-		if err := putStability(ctx, tx, out.Groups, out.Stability); err != nil {
+		if err := putStability(ctx, tx, out.Groups, out.Stability, out.Significance); err != nil {
 			return err
 		}
 		var cs []store.Reproduced
@@ -328,7 +347,7 @@ func WriteCSVs(dir string, b *config.Benchmark, o *Outcome) error {
 			if mb := bootMetric(r, m.Name); mb != nil {
 				mi = append(mi, []string{r.Run.Source, r.Run.Setting, r.Run.Backend, r.Run.Challenge, r.Run.Agent, strconv.Itoa(r.Run.Seed), m.Name,
 					val, ff(mb.Value.Lo), ff(mb.Value.Hi), ps, ff(mb.Position.Lo), ff(mb.Position.Hi), mb.Aggregation,
-					nboot(r.Boot.NBoot), bseed(r.Boot.NBoot, r.Boot.BootSeed), mb.Note})
+					nboot(r.Boot.NBoot), bseed(r.Boot.NBoot, r.Boot.BootSeed), mb.Note, mb.Method, strconv.Itoa(r.Boot.NCases), smallN(r.Boot.NBoot, r.Boot.SmallN)})
 			}
 		}
 		status, mr, pct := r.Result.Status, "", "0"
@@ -343,7 +362,8 @@ func WriteCSVs(dir string, b *config.Benchmark, o *Outcome) error {
 		if rb == nil {
 			rb = &RunBoot{MeanRank: noInterval, Pct: noInterval}
 		}
-		row = append(row, ff(rb.MeanRank.Lo), ff(rb.MeanRank.Hi), ff(rb.Pct.Lo), ff(rb.Pct.Hi), nboot(rb.NBoot), bseed(rb.NBoot, rb.BootSeed), strconv.Itoa(rb.NCases), rb.Note)
+		row = append(row, ff(rb.MeanRank.Lo), ff(rb.MeanRank.Hi), ff(rb.Pct.Lo), ff(rb.Pct.Hi), nboot(rb.NBoot), bseed(rb.NBoot, rb.BootSeed), strconv.Itoa(rb.NCases), rb.Note,
+			rb.Method, smallN(rb.NBoot, rb.SmallN && rb.Method != ""))
 		rks = append(rks, row)
 	}
 	var ov [][]string
@@ -359,7 +379,7 @@ func WriteCSVs(dir string, b *config.Benchmark, o *Outcome) error {
 			ns = strconv.Itoa(len(gb.Seeds))
 		}
 		row = append(row, ff(gb.Overall.Lo), ff(gb.Overall.Hi), nboot(gb.NBoot), bseed(gb.NBoot, gb.BootSeed), strconv.Itoa(gb.NFixed),
-			ns, ff(gb.SeedSummary.Mean), ff(gb.SeedSummary.SE), strconv.Itoa(gb.FailedRuns), seedValues(gb), gb.Note)
+			ns, ff(gb.SeedSummary.Mean), ff(gb.SeedSummary.SE), strconv.Itoa(gb.FailedSeeds), seedValues(gb), gb.Note, strconv.Itoa(gb.FailedRuns))
 		ov = append(ov, row)
 	}
 	if err := challenge.WriteCSV(filepath.Join(dir, "positions.csv"),
@@ -368,17 +388,17 @@ func WriteCSVs(dir string, b *config.Benchmark, o *Outcome) error {
 	}
 	if err := challenge.WriteCSV(filepath.Join(dir, "metric_intervals.csv"),
 		[]string{"source", "setting", "backend", "challenge", "agent", "seed", "metric", "value", "value_lo", "value_hi",
-			"position", "position_lo", "position_hi", "aggregation", "n_boot", "boot_seed", "note"}, mi); err != nil {
+			"position", "position_lo", "position_hi", "aggregation", "n_boot", "boot_seed", "note", "method", "n_cases", "small_n"}, mi); err != nil {
 		return err
 	}
 	if err := challenge.WriteCSV(filepath.Join(dir, "ranks.csv"),
 		[]string{"source", "setting", "backend", "challenge", "agent", "status", "mean_rank", "percentile", "seed", "reason",
-			"mean_rank_lo", "mean_rank_hi", "percentile_lo", "percentile_hi", "n_boot", "boot_seed", "n_cases", "boot_note"}, rks); err != nil {
+			"mean_rank_lo", "mean_rank_hi", "percentile_lo", "percentile_hi", "n_boot", "boot_seed", "n_cases", "boot_note", "interval_method", "small_n"}, rks); err != nil {
 		return err
 	}
 	if err := challenge.WriteCSV(filepath.Join(dir, "overall.csv"),
 		[]string{"source", "setting", "backend", "agent", "n_challenges", "rexmle_rank", "n_partial", "rexmle_rank_min", "rexmle_rank_max",
-			"rexmle_rank_lo", "rexmle_rank_hi", "n_boot", "boot_seed", "n_boot_fixed", "n_seeds", "seed_mean", "seed_se", "n_failed_seeds", "seed_values", "boot_note"}, ov); err != nil {
+			"rexmle_rank_lo", "rexmle_rank_hi", "n_boot", "boot_seed", "n_boot_fixed", "n_seeds", "seed_mean", "seed_se", "n_failed_seeds", "seed_values", "boot_note", "n_failed_runs"}, ov); err != nil {
 		return err
 	}
 	var ci [][]string
@@ -388,12 +408,13 @@ func WriteCSVs(dir string, b *config.Benchmark, o *Outcome) error {
 		}
 		for _, cb := range g.Boot.Challenges {
 			ci = append(ci, []string{g.Source, g.Setting, g.Backend, g.Agent, cb.Challenge, ff(cb.Percentile), ff(cb.Pct.Lo), ff(cb.Pct.Hi),
-				strconv.Itoa(cb.NSeeds), strconv.Itoa(cb.NFixed), nboot(g.Boot.NBoot), bseed(g.Boot.NBoot, g.Boot.BootSeed), cb.Note})
+				strconv.Itoa(cb.NSeeds), strconv.Itoa(cb.NFixed), nboot(g.Boot.NBoot), bseed(g.Boot.NBoot, g.Boot.BootSeed), cb.Note,
+				strconv.Itoa(cb.NCases), smallN(g.Boot.NBoot, cb.SmallN && hasCI(cb.Pct))})
 		}
 	}
 	if err := challenge.WriteCSV(filepath.Join(dir, "challenge_intervals.csv"),
 		[]string{"source", "setting", "backend", "agent", "challenge", "percentile", "percentile_lo", "percentile_hi",
-			"n_seeds", "n_boot_fixed", "n_boot", "boot_seed", "note"}, ci); err != nil {
+			"n_seeds", "n_boot_fixed", "n_boot", "boot_seed", "note", "n_cases", "small_n"}, ci); err != nil {
 		return err
 	}
 	var pw, rc [][]string
@@ -411,9 +432,76 @@ func WriteCSVs(dir string, b *config.Benchmark, o *Outcome) error {
 		[]string{"config_a", "config_b", "p_a_above_b", "n_boot", "boot_seed"}, pw); err != nil {
 		return err
 	}
-	return challenge.WriteCSV(filepath.Join(dir, "rank_counts.csv"),
-		[]string{"config", "rank", "count", "n_boot", "boot_seed"}, rc)
+	if err := challenge.WriteCSV(filepath.Join(dir, "rank_counts.csv"),
+		[]string{"config", "rank", "count", "n_boot", "boot_seed"}, rc); err != nil {
+		return err
+	}
+	return writeDesignCSVs(dir, o, ff)
 }
+
+// writeDesignCSVs writes the significance tests (significance.csv), the
+// per-challenge rank stability (task_stability.csv), its blob-plot counts
+// (challenge_rank_counts.csv) and the case universes (resampling_design.csv).
+func writeDesignCSVs(dir string, o *Outcome, ff func(float64) string) error {
+	var sg, ts, crc, ud [][]string
+	for _, ct := range o.Significance {
+		if len(ct.Tests) == 0 {
+			sg = append(sg, []string{ct.Challenge, ct.Metric, "", "", "0", "0", "", "", "", "", "", ct.Note})
+		}
+		for _, t := range ct.Tests {
+			sig := "false"
+			if t.Significant {
+				sig = "true"
+			}
+			sg = append(sg, []string{ct.Challenge, ct.Metric, t.A, t.B, strconv.Itoa(t.N), strconv.Itoa(t.NZero), ff(t.Statistic), ff(t.P), ff(t.PHolm), sig, t.Method, t.Note})
+		}
+	}
+	nb, seed := "", ""
+	if s := o.Stability; s != nil {
+		nb, seed = nboot(s.NBoot), bseed(s.NBoot, s.BootSeed)
+		for _, t := range s.Tasks {
+			ts = append(ts, []string{t.Challenge, strconv.Itoa(len(t.Configs)), ff(t.TauMean), ff(t.TauMedian), ff(t.TauLo), ff(t.TauHi), strconv.Itoa(t.NUndefined), nb, seed, t.Note})
+			for c, row := range t.Counts {
+				for r, n := range row {
+					crc = append(crc, []string{t.Challenge, t.Configs[c], strconv.Itoa(r + 1), strconv.Itoa(n), nb, seed})
+				}
+			}
+		}
+		for _, u := range s.Universes {
+			ud = append(ud, []string{u.Key, strings.Join(u.Challenges, ";"), strconv.Itoa(u.NCases), nb, seed})
+		}
+	}
+	files := []struct {
+		name   string
+		header []string
+		rows   [][]string
+	}{
+		{"significance.csv", []string{"challenge", "metric", "config_a", "config_b", "n_pairs", "n_zero", "statistic", "p_value", "p_holm", "significant", "method", "note"}, sg},
+		{"task_stability.csv", []string{"challenge", "n_configs", "tau_mean", "tau_median", "tau_lo", "tau_hi", "n_undefined", "n_boot", "boot_seed", "note"}, ts},
+		{"challenge_rank_counts.csv", []string{"challenge", "config", "rank", "count", "n_boot", "boot_seed"}, crc},
+		{"resampling_design.csv", []string{"universe", "challenges", "n_cases", "n_boot", "boot_seed"}, ud},
+	}
+	for _, f := range files {
+		if err := challenge.WriteCSV(filepath.Join(dir, f.name), f.header, f.rows); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// smallN prints the small-n flag: "true" for an interval over fewer than
+// rank.SmallN cases, empty without a bootstrap.
+func smallN(nBoot int, small bool) string {
+	switch {
+	case nBoot <= 0:
+		return ""
+	case small:
+		return "true"
+	}
+	return "false"
+}
+
+func hasCI(iv Interval) bool { return !math.IsNaN(iv.Lo) && !math.IsNaN(iv.Hi) }
 
 func bootMetric(r *Ranked, m string) *MetricBoot {
 	if r.Boot == nil {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/rexmle/rexmle/internal/config"
+	"github.com/rexmle/rexmle/internal/rank"
 	"github.com/rexmle/rexmle/internal/store"
 )
 
@@ -34,6 +35,9 @@ type bootData struct {
 	Challenges map[groupKey]map[string]store.BootChallenge
 	Pairs      []store.BootPair
 	Counts     []store.BootRankCount
+	Tests      []store.BootTest
+	Tasks      map[string]store.BootTaskStability
+	Universes  []store.BootUniverse
 	GPU        map[string]store.GPUSummary
 }
 
@@ -41,7 +45,7 @@ type bootData struct {
 // store predates them).
 func loadBoot(ctx context.Context, st *store.Store) (*bootData, error) {
 	bd := &bootData{Runs: map[string]store.BootRun{}, Metrics: map[string]map[string]store.BootMetric{}, Overall: map[groupKey]store.BootOverall{},
-		Challenges: map[groupKey]map[string]store.BootChallenge{}, GPU: map[string]store.GPUSummary{}}
+		Challenges: map[groupKey]map[string]store.BootChallenge{}, GPU: map[string]store.GPUSummary{}, Tasks: map[string]store.BootTaskStability{}}
 	hasBoot, hasGPU, err := st.BootTablesPresent(ctx)
 	if err != nil {
 		return nil, err
@@ -97,6 +101,19 @@ func loadBoot(ctx context.Context, st *store.Store) (*bootData, error) {
 		return nil, err
 	}
 	if bd.Counts, err = st.BootRankCounts(ctx); err != nil {
+		return nil, err
+	}
+	if bd.Tests, err = st.BootTests(ctx); err != nil {
+		return nil, err
+	}
+	ts, err := st.BootTaskStabilities(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range ts {
+		bd.Tasks[t.Challenge] = t
+	}
+	if bd.Universes, err = st.BootUniverses(ctx); err != nil {
 		return nil, err
 	}
 	return bd, nil
@@ -259,7 +276,8 @@ func (s *site) challengeUncertainty(c *config.Challenge) []*section {
 	}
 	dec := s.metricDecimals(c.ID)
 	sec := &section{ID: "intervals", Title: "How sure: bootstrap intervals per metric"}
-	sec.Paragraphs = []string{"The rank stage resamples each run's test cases with replacement, recomputes every ranked metric the way the challenge aggregates it, and ranks each resample against the fixed human leaderboard: the 95 % percentile intervals of the value, the position and the percentile are below. Runs without per-case values (the paper's rows) have none, and the note says why."}
+	sec.Paragraphs = []string{"The rank stage resamples the test cases with replacement (one draw per resample for every configuration and seed, and for the tasks that grade the same cases — see the resampling design on the overview), recomputes every ranked metric the way the challenge aggregates it, and ranks each resample against the fixed human leaderboard: the 95 % intervals of the value, the position and the percentile are below, with the interval method of the metric's aggregation. Runs without per-case values (the paper's rows) have none, and the note says why.",
+		smallNNote, humanBoardNote}
 	sec.Tables = s.intervalTables("int-"+c.ID, c, runs, dec)
 	if nPaper > 0 {
 		sec.Paragraphs = append(sec.Paragraphs, fmt.Sprintf("The paper's %d recorded run(s) on this challenge have no intervals: paper row: no per-case values recorded.", nPaper))
@@ -269,6 +287,9 @@ func (s *site) challengeUncertainty(c *config.Challenge) []*section {
 		sec.Tables = nil
 	}
 	out := []*section{sec}
+	if sg := s.significanceSection(c.ID); sg != nil {
+		out = append(out, sg)
+	}
 	if len(demo) > 0 {
 		ds := &section{ID: "synthetic-intervals", Title: "Synthetic runs: bootstrap intervals (not comparable)", Class: "section-demo",
 			Paragraphs: []string{"Runs on synthetic data: their intervals show that the pipeline works, not how good an agent is."}}
@@ -341,6 +362,12 @@ func (s *site) intervalTables(id string, c *config.Challenge, runs []*runData, d
 			var vlo, vhi, plo, phi any
 			if ok {
 				agg = bm.Aggregation
+				if bm.Method != "" {
+					agg += " · " + bm.Method
+				}
+				if br.NCases > 0 && br.NCases < rank.SmallN && hasInterval(bm.ValueLo, bm.ValueHi) {
+					agg += " · " + smallNFlag(br.NCases)
+				}
 				if bm.Note != "" {
 					agg = strings.TrimSpace(agg + " " + bm.Note)
 				}
@@ -370,6 +397,9 @@ func (s *site) intervalTables(id string, c *config.Challenge, runs []*runData, d
 		ci := "—"
 		if hasInterval(br.PctLo, br.PctHi) {
 			ci = ciText(br.PctLo, br.PctHi, 1)
+			if br.NCases < rank.SmallN {
+				note = strings.TrimSpace(smallNFlag(br.NCases) + ". " + note)
+			}
 		}
 		pt.Rows = append(pt.Rows, row{Cells: []cell{{Text: lbl}, {Text: strconv.Itoa(r.Seed), Class: "num"}, {Text: runPct(r, 1), Class: "num", Sort: sortKey(pct)},
 			{Text: ci, Class: "num", Sort: sortKey(br.PctLo)}, {Text: strconv.Itoa(br.NCases), Class: "num"}, {Text: strconv.Itoa(br.NBoot), Class: "num"}, {Text: orDash(note)}},
@@ -450,17 +480,17 @@ func (s *site) stabilitySections() (main, demo []*section) {
 	if nBoot > 0 {
 		src = fmt.Sprintf("From the rank stage's case-level bootstrap (n_boot = %d resamples, boot_seed = %d)", nBoot, seed)
 	}
-	ms.Paragraphs = []string{src + ": each resample recomputes every run's percentile and every configuration's ReX-MLE rank. The significance map gives, for each pair, the share of resamples in which the row's configuration ranks above the column's (ties count ½), in the style of challengeR; ≥ 95 % or ≤ 5 % marks an order the resampling does not shake (outlined cells). The blob plot shows how often each configuration takes each overall place."}
+	ms.Paragraphs = []string{src + ": each resample recomputes every run's percentile and every configuration's ReX-MLE rank, with the same case draw for every configuration (paired). The map below is a bootstrap probability, not a test: for each pair, the share of resamples in which the row's configuration ranks above the column's (ties count ½); ≥ 95 % or ≤ 5 % marks an order the resampling does not shake (outlined cells). The significance test (one-sided Wilcoxon signed-rank on paired per-case values, Holm-adjusted per challenge, α = 0.05, as challengeR) is on each challenge's page and in results/significance.csv. The blob plot shows how often each configuration takes each overall place."}
 	if len(comp) < 2 {
 		ms.Paragraphs = append(ms.Paragraphs, fmt.Sprintf("Comparable configurations with a bootstrap: %d. The paper's recorded rows have no per-case values, so they cannot be resampled; the map needs at least two configurations run and graded by rexmle on the real data.", len(comp)))
 	} else {
-		ms.Charts = append(ms.Charts, s.sigMap(chartID("sigmap"), "Significance map: P(row ranks above column)", comp, byLabel, nBoot))
+		ms.Charts = append(ms.Charts, s.sigMap(chartID("sigmap"), "Bootstrap probability map (not a test): P(row ranks above column)", comp, byLabel, nBoot))
 		if !mixed {
 			ms.Charts = append(ms.Charts, s.blobChart(chartID("blobs"), "Overall rank across resamples", comp, byLabel, nBoot))
 			ms.Tables = append(ms.Tables, s.podiumTable("rank-stability", comp, byLabel, nBoot, seed))
 		}
 	}
-	main = append(main, ms)
+	main = append(main, s.designSection(), ms)
 	if len(synth) > 0 {
 		ds := &section{ID: "synthetic-stability", Title: "Synthetic runs: significance map and rank blobs (not comparable)", Class: "section-demo",
 			Paragraphs: []string{fmt.Sprintf("The same views for the configurations run on synthetic data (n_boot = %d, boot_seed = %d): a check that the pipeline works, not a comparison of agents.", nBoot, seed)}}
@@ -468,7 +498,7 @@ func (s *site) stabilitySections() (main, demo []*section) {
 			ds.Paragraphs = append(ds.Paragraphs, "The stored overall ranks were counted over every bootstrapped configuration, synthetic and real together, so the blob plot is shown here, apart, for all of them.")
 		}
 		if len(synth) >= 2 {
-			ds.Charts = append(ds.Charts, s.sigMap(chartID("sigmap", "synthetic"), "Significance map (synthetic runs): P(row ranks above column)", synth, byLabel, nBoot))
+			ds.Charts = append(ds.Charts, s.sigMap(chartID("sigmap", "synthetic"), "Bootstrap probability map (synthetic runs, not a test): P(row ranks above column)", synth, byLabel, nBoot))
 		} else {
 			ds.Paragraphs = append(ds.Paragraphs, "Only one synthetic configuration has a bootstrap: no pair to compare.")
 		}
@@ -925,4 +955,106 @@ func ciSeries(bars []pctBar) any {
 	}
 	return map[string]any{"name": ciName, "type": "boxplot", "data": data, "boxWidth": []int{10, 10}, "z": 5,
 		"itemStyle": map[string]any{"color": "rgba(0,0,0,0)", "borderColor": textColour, "borderWidth": 1.5}}
+}
+
+// ---- the resampling design and the significance tests (issue 33) -----
+
+// smallNNote is said beside every table of intervals.
+const smallNNote = "Intervals over fewer than 10 cases are flagged: the coverage study (rankstage TestIntervalCoverage) finds 55–80 % actual coverage of a nominal 95 % at 3 cases, whatever the method."
+
+// humanBoardNote states what the intervals leave out.
+const humanBoardNote = "What the intervals include: the variation of the test cases and, where a configuration ran several seeds, of its seeds. What they do not: the human leaderboard is held fixed (its entries' own sampling error is unknown), and the humans were scored on the challenges' hidden test sets while agents are scored on a split of the public training data, so a position against them carries a test-set shift no interval measures."
+
+func smallNFlag(n int) string {
+	return fmt.Sprintf("few cases (n = %d < %d): covers less than 95 %%", n, rank.SmallN)
+}
+
+// designSection states the resampling design once: a paragraph, the levels
+// in a table and the case universes found in the store.
+func (s *site) designSection() *section {
+	sec := &section{ID: "resampling-design", Title: "How the intervals are made: the resampling design"}
+	sec.Paragraphs = []string{"One design serves every interval, probability and rank count on this site: a hierarchical, paired bootstrap. In each resample the test cases of each case universe are drawn once with replacement and the same draw is used for every configuration and seed; each configuration's seeds are drawn with replacement as the outer level, so an interval carries both case and seed variation (the seed mean ± SE is shown beside it). Identical seeds therefore add nothing and do not narrow an interval.",
+		humanBoardNote, smallNNote}
+	dt := &table{ID: "resampling-levels", Caption: "Levels of the resampling", Class: "compact",
+		Head: []string{"Level", "Resampled", "How", "Shared by"}}
+	for _, r := range [][4]string{
+		{"cases (inner)", "the test cases of a case universe", "n draws with replacement per resample, stream cases/<universe>", "every configuration and seed, every task of the universe"},
+		{"seeds (outer)", "a configuration's seeds", "as many draws as seeds, with replacement, stream seeds/<configuration>", "all challenges of the configuration"},
+		{"metric", "nothing: recomputed", "the challenge's own aggregation over the drawn cases (mean, median, RMSE, correlation, pooled F1, COCO AP)", "—"},
+		{"interval", "nothing: read from the resamples", "means: expanded BCa; other aggregations and challenge percentiles: expanded percentile; overall: percentile", "position, mean rank and percentile are images of the value interval"},
+		{"human leaderboard", "nothing: held fixed", "—", "—"},
+	} {
+		dt.Rows = append(dt.Rows, row{Cells: []cell{{Text: r[0]}, {Text: r[1]}, {Text: r[2]}, {Text: r[3]}}})
+	}
+	sec.Tables = append(sec.Tables, dt)
+	if us := s.boot().Universes; len(us) > 0 {
+		ut := &table{ID: "case-universes", Caption: "Case universes found in the store (tasks sharing a raw folder and case ids are drawn together)", Class: "compact",
+			Head: []string{"Universe", "Challenges", "Cases"}}
+		for _, u := range us {
+			ut.Rows = append(ut.Rows, row{Cells: []cell{{Text: u.Key}, {Text: strings.Join(u.Challenges, ", ")}, {Text: strconv.Itoa(u.NCases), Class: "num"}}})
+		}
+		sec.Tables = append(sec.Tables, ut)
+	}
+	return sec
+}
+
+// significanceSection is a challenge's tests and rank stability.
+func (s *site) significanceSection(ch string) *section {
+	var tests []store.BootTest
+	for _, t := range s.boot().Tests {
+		if t.Challenge == ch {
+			tests = append(tests, t)
+		}
+	}
+	ts, hasTau := s.boot().Tasks[ch]
+	if len(tests) == 0 && !hasTau {
+		return nil
+	}
+	sec := &section{ID: "significance", Title: "Significance: Wilcoxon signed-rank tests, Holm-adjusted"}
+	sec.Paragraphs = []string{"For every ordered pair of configurations with per-case values of the primary metric: a one-sided Wilcoxon signed-rank test that the first is better than the second on the cases both graded (each configuration's case value averaged over its seeds; scipy.stats.wilcoxon's defaults in scipy 1.10: exact below 51 pairs without zero differences, else the normal approximation with the tie correction and no continuity correction), the p-values of the challenge Holm-adjusted together, significant at adjusted p ≤ 0.05 (challengeR's rule). Configurations on synthetic data are tested too; their rows compare the pipeline's sample agents, not real ones."}
+	if hasTau {
+		if hasInterval(ts.TauLo, ts.TauHi) {
+			sec.Paragraphs = append(sec.Paragraphs, fmt.Sprintf("Rank stability: Kendall's τ between the point ranking of the %d configurations on this challenge and their ranking in each resample: mean %.2f, median %.2f, 95 %% of resamples in [%.2f, %.2f] (results/task_stability.csv; blob-plot counts in results/challenge_rank_counts.csv).", ts.NConfigs, ts.TauMean, ts.TauMedian, ts.TauLo, ts.TauHi))
+		} else if ts.Note != "" {
+			sec.Paragraphs = append(sec.Paragraphs, "Rank stability: "+ts.Note+".")
+		}
+	}
+	byLabel := map[string]store.BootOverall{}
+	for _, o := range s.boot().Overall {
+		byLabel[o.Label()] = o
+	}
+	tb := &table{ID: "sig-" + ch, Caption: "One-sided Wilcoxon signed-rank tests (A better than B), Holm-adjusted", Class: "compact",
+		Head:     []string{"A", "B", "Pairs", "r+", "p", "Holm p", "Significant", "Method / note"},
+		DataHead: []string{"config_a", "config_b", "n_pairs", "statistic", "p_value", "p_holm", "significant", "method", "note"}}
+	for _, t := range tests {
+		if t.A == "" {
+			sec.Paragraphs = append(sec.Paragraphs, "No test: "+t.Note+".")
+			continue
+		}
+		sig := "no"
+		if t.Significant {
+			sig = "yes"
+		}
+		f := func(v float64) string {
+			if math.IsNaN(v) {
+				return "—"
+			}
+			return strconv.FormatFloat(v, 'g', 4, 64)
+		}
+		tb.Rows = append(tb.Rows, row{Cells: []cell{{Text: s.configName(t.A, byLabel)}, {Text: s.configName(t.B, byLabel)}, {Text: strconv.Itoa(t.N), Class: "num"},
+			{Text: f(t.Statistic), Class: "num"}, {Text: f(t.P), Class: "num"}, {Text: f(t.PHolm), Class: "num"}, {Text: sig}, {Text: orDash(strings.TrimSpace(t.Method + " " + t.Note))}},
+			Data: []any{t.A, t.B, t.N, nanNil(t.Statistic), nanNil(t.P), nanNil(t.PHolm), t.Significant, t.Method, t.Note}})
+	}
+	if len(tb.Rows) > 0 {
+		sec.Tables = append(sec.Tables, tb)
+	}
+	return sec
+}
+
+// nanNil is nil for NaN (an empty download cell), else v.
+func nanNil(v float64) any {
+	if math.IsNaN(v) {
+		return nil
+	}
+	return v
 }

@@ -280,6 +280,16 @@ func TestUncertaintyOnSite(t *testing.T) {
 	if strings.Contains(string(idx), "%%") {
 		t.Error("the overview shows a literal %%")
 	}
+	// The resampling design, stated once (issue 33): paragraph, levels
+	// table, what the intervals leave out; the probability map is not a test.
+	for _, want := range []string{`id="resampling-design"`, "hierarchical, paired bootstrap", "hidden test sets", "not a test", "Wilcoxon signed-rank"} {
+		if !strings.Contains(string(idx), want) {
+			t.Errorf("the overview does not say %q", want)
+		}
+	}
+	if lv := readTable(t, site, "resampling-levels"); len(lv.Rows) != 5 {
+		t.Errorf("resampling levels table: %d rows", len(lv.Rows))
+	}
 	// Agent pages: the per-seed values as stored.
 	for _, o := range ov {
 		if o.Source != "realtest" {

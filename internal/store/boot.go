@@ -27,6 +27,7 @@ type BootRun struct {
 // BootMetric is one boot_metrics row: a ranked metric's value and position intervals.
 type BootMetric struct {
 	RunID, Metric, Aggregation string
+	Method                     string // interval method
 	ValueLo, ValueHi           float64
 	PositionLo, PositionHi     float64
 	Note                       string
@@ -63,8 +64,84 @@ type BootChallenge struct {
 	Source, Setting, Backend, Agent, Challenge string
 	Pct, PctLo, PctHi                          float64 // 0–1
 	NSeeds, NFixed, NBoot                      int
+	NCases                                     int // the fewest cases of its bootstrapped runs
 	BootSeed                                   int64
 	Note                                       string
+}
+
+// BootTest is one boot_significance row (A and B empty: the challenge has
+// no test, Note says why).
+type BootTest struct {
+	Challenge, Metric, A, B string
+	N, NZero                int
+	Statistic, P, PHolm     float64
+	Significant             bool
+	Method, Note            string
+}
+
+// BootTaskStability is one boot_task_stability row.
+type BootTaskStability struct {
+	Challenge                        string
+	NConfigs, NUndefined, NBoot      int
+	TauMean, TauMedian, TauLo, TauHi float64
+	Note                             string
+}
+
+// BootUniverse is one boot_universes row.
+type BootUniverse struct {
+	Key        string
+	Challenges []string
+	NCases     int
+}
+
+// BootTests returns the significance tests, by challenge and pair.
+func (s *Store) BootTests(ctx context.Context) ([]BootTest, error) {
+	var out []BootTest
+	err := s.bootQuery(ctx, "boot_significance", `SELECT challenge_id, metric, config_a, config_b, n_pairs, n_zero, statistic, p_value, p_holm, significant, method, note
+FROM boot_significance ORDER BY challenge_id, config_a, config_b`, func(r *sql.Rows) error {
+		var b BootTest
+		var st, p, ph sql.NullFloat64
+		if err := r.Scan(&b.Challenge, &b.Metric, &b.A, &b.B, &b.N, &b.NZero, &st, &p, &ph, &b.Significant, &b.Method, &b.Note); err != nil {
+			return err
+		}
+		b.Statistic, b.P, b.PHolm = nullNaN(st), nullNaN(p), nullNaN(ph)
+		out = append(out, b)
+		return nil
+	})
+	return out, err
+}
+
+// BootTaskStabilities returns every challenge's rank stability.
+func (s *Store) BootTaskStabilities(ctx context.Context) ([]BootTaskStability, error) {
+	var out []BootTaskStability
+	err := s.bootQuery(ctx, "boot_task_stability", `SELECT challenge_id, n_configs, tau_mean, tau_median, tau_lo, tau_hi, n_undefined, n_boot, note
+FROM boot_task_stability ORDER BY challenge_id`, func(r *sql.Rows) error {
+		var b BootTaskStability
+		var m, md, lo, hi sql.NullFloat64
+		if err := r.Scan(&b.Challenge, &b.NConfigs, &m, &md, &lo, &hi, &b.NUndefined, &b.NBoot, &b.Note); err != nil {
+			return err
+		}
+		b.TauMean, b.TauMedian, b.TauLo, b.TauHi = nullNaN(m), nullNaN(md), nullNaN(lo), nullNaN(hi)
+		out = append(out, b)
+		return nil
+	})
+	return out, err
+}
+
+// BootUniverses returns the case universes of the resampling design.
+func (s *Store) BootUniverses(ctx context.Context) ([]BootUniverse, error) {
+	var out []BootUniverse
+	err := s.bootQuery(ctx, "boot_universes", `SELECT universe, challenges, n_cases FROM boot_universes ORDER BY universe`, func(r *sql.Rows) error {
+		var b BootUniverse
+		var chs string
+		if err := r.Scan(&b.Key, &chs, &b.NCases); err != nil {
+			return err
+		}
+		b.Challenges = strings.Split(chs, ",")
+		out = append(out, b)
+		return nil
+	})
+	return out, err
 }
 
 // BootPair is one boot_pairwise row: P(A ranks above B), ties ½.
@@ -127,11 +204,11 @@ FROM boot_runs ORDER BY run_id`, func(r *sql.Rows) error {
 // BootMetrics returns every run's per-metric intervals, by run and metric.
 func (s *Store) BootMetrics(ctx context.Context) ([]BootMetric, error) {
 	var out []BootMetric
-	err := s.bootQuery(ctx, "boot_metrics", `SELECT run_id, metric, aggregation, value_lo, value_hi, position_lo, position_hi, note
+	err := s.bootQuery(ctx, "boot_metrics", `SELECT run_id, metric, aggregation, method, value_lo, value_hi, position_lo, position_hi, note
 FROM boot_metrics ORDER BY run_id, metric`, func(r *sql.Rows) error {
 		var b BootMetric
 		var vlo, vhi, plo, phi sql.NullFloat64
-		if err := r.Scan(&b.RunID, &b.Metric, &b.Aggregation, &vlo, &vhi, &plo, &phi, &b.Note); err != nil {
+		if err := r.Scan(&b.RunID, &b.Metric, &b.Aggregation, &b.Method, &vlo, &vhi, &plo, &phi, &b.Note); err != nil {
 			return err
 		}
 		b.ValueLo, b.ValueHi, b.PositionLo, b.PositionHi = nullNaN(vlo), nullNaN(vhi), nullNaN(plo), nullNaN(phi)
@@ -193,10 +270,10 @@ func parseSeedValues(s string) ([]SeedValue, error) {
 func (s *Store) BootChallenges(ctx context.Context) ([]BootChallenge, error) {
 	var out []BootChallenge
 	err := s.bootQuery(ctx, "boot_challenges", `SELECT source, setting, backend, agent, challenge_id, percentile, percentile_lo, percentile_hi,
- n_seeds, n_fixed, n_boot, boot_seed, note FROM boot_challenges ORDER BY source, setting, backend, agent, challenge_id`, func(r *sql.Rows) error {
+ n_seeds, n_fixed, n_boot, boot_seed, note, n_cases FROM boot_challenges ORDER BY source, setting, backend, agent, challenge_id`, func(r *sql.Rows) error {
 		var b BootChallenge
 		var p, lo, hi sql.NullFloat64
-		if err := r.Scan(&b.Source, &b.Setting, &b.Backend, &b.Agent, &b.Challenge, &p, &lo, &hi, &b.NSeeds, &b.NFixed, &b.NBoot, &b.BootSeed, &b.Note); err != nil {
+		if err := r.Scan(&b.Source, &b.Setting, &b.Backend, &b.Agent, &b.Challenge, &p, &lo, &hi, &b.NSeeds, &b.NFixed, &b.NBoot, &b.BootSeed, &b.Note, &b.NCases); err != nil {
 			return err
 		}
 		b.Pct, b.PctLo, b.PctHi = nullNaN(p), nullNaN(lo), nullNaN(hi)

@@ -161,6 +161,7 @@ type RunBootRecord struct {
 // MetricBootRecord is one metric of a run's bootstrap (table boot_metrics).
 type MetricBootRecord struct {
 	Metric, Aggregation    string
+	Method                 string // the interval method
 	ValueLo, ValueHi       float64
 	PositionLo, PositionHi float64
 	Note                   string
@@ -180,8 +181,8 @@ VALUES (?,?,?,?,?,?,?,?,?,?)`, runID, rb.NBoot, rb.BootSeed, rb.NCases, nullable
 		return fmt.Errorf("store bootstrap of %s: %w", runID, err)
 	}
 	for _, m := range ms {
-		if _, err := t.tx.ExecContext(ctx, `INSERT INTO boot_metrics(run_id, metric, aggregation, value_lo, value_hi, position_lo, position_hi, note) VALUES (?,?,?,?,?,?,?,?)`,
-			runID, m.Metric, m.Aggregation, nullable(m.ValueLo), nullable(m.ValueHi), nullable(m.PositionLo), nullable(m.PositionHi), m.Note); err != nil {
+		if _, err := t.tx.ExecContext(ctx, `INSERT INTO boot_metrics(run_id, metric, aggregation, method, value_lo, value_hi, position_lo, position_hi, note) VALUES (?,?,?,?,?,?,?,?,?)`,
+			runID, m.Metric, m.Aggregation, m.Method, nullable(m.ValueLo), nullable(m.ValueHi), nullable(m.PositionLo), nullable(m.PositionHi), m.Note); err != nil {
 			return fmt.Errorf("store bootstrap of %s/%s: %w", runID, m.Metric, err)
 		}
 	}
@@ -206,6 +207,7 @@ type ChallengeBootRecord struct {
 	Challenge                string
 	Percentile, PctLo, PctHi float64
 	NSeeds, NFixed           int
+	NCases                   int // the fewest cases of its bootstrapped runs
 	Note                     string
 }
 
@@ -231,13 +233,44 @@ type StabilityRecord struct {
 	Counts   []RankCountRecord
 	NBoot    int
 	BootSeed int64
+	// Tests: per challenge, the Wilcoxon–Holm tests (a row without
+	// configurations says why a challenge has none).
+	Tests []SignificanceRecord
+	// Tasks: per challenge, Kendall's τ between the point ranking and the
+	// resampled rankings.
+	Tasks []TaskStabilityRecord
+	// Universes: the case universes of the resampling design.
+	Universes []UniverseRecord
+}
+
+// SignificanceRecord is one boot_significance row.
+type SignificanceRecord struct {
+	Challenge, Metric, A, B string
+	N, NZero                int
+	Statistic, P, PHolm     float64
+	Significant             bool
+	Method, Note            string
+}
+
+// TaskStabilityRecord is one boot_task_stability row.
+type TaskStabilityRecord struct {
+	Challenge                        string
+	NConfigs, NUndefined             int
+	TauMean, TauMedian, TauLo, TauHi float64
+	Note                             string
+}
+
+// UniverseRecord is one boot_universes row.
+type UniverseRecord struct {
+	Key, Challenges string
+	NCases          int
 }
 
 // ReplaceStability replaces the boot_overall, boot_challenges,
 // boot_pairwise and boot_rank_counts tables (rows written in the order
 // given).
 func (t *Tx) ReplaceStability(ctx context.Context, s StabilityRecord) error {
-	for _, tbl := range []string{"boot_overall", "boot_challenges", "boot_pairwise", "boot_rank_counts"} {
+	for _, tbl := range []string{"boot_overall", "boot_challenges", "boot_pairwise", "boot_rank_counts", "boot_significance", "boot_task_stability", "boot_universes"} {
 		if _, err := t.tx.ExecContext(ctx, `DELETE FROM `+tbl); err != nil {
 			return fmt.Errorf("clear %s: %w", tbl, err)
 		}
@@ -252,8 +285,8 @@ func (t *Tx) ReplaceStability(ctx context.Context, s StabilityRecord) error {
 		}
 		for _, c := range g.Challenges {
 			if _, err := t.tx.ExecContext(ctx, `INSERT INTO boot_challenges(source, setting, backend, agent, challenge_id, percentile, percentile_lo, percentile_hi,
- n_seeds, n_fixed, n_boot, boot_seed, note) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)`, g.Source, g.Setting, g.Backend, g.Agent, c.Challenge, nullable(c.Percentile),
-				nullable(c.PctLo), nullable(c.PctHi), c.NSeeds, c.NFixed, g.NBoot, g.BootSeed, c.Note); err != nil {
+ n_seeds, n_fixed, n_boot, boot_seed, note, n_cases) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`, g.Source, g.Setting, g.Backend, g.Agent, c.Challenge, nullable(c.Percentile),
+				nullable(c.PctLo), nullable(c.PctHi), c.NSeeds, c.NFixed, g.NBoot, g.BootSeed, c.Note, c.NCases); err != nil {
 				return fmt.Errorf("store challenge bootstrap of %s/%s: %w", label, c.Challenge, err)
 			}
 		}
@@ -267,6 +300,27 @@ func (t *Tx) ReplaceStability(ctx context.Context, s StabilityRecord) error {
 	for _, c := range s.Counts {
 		if _, err := t.tx.ExecContext(ctx, `INSERT INTO boot_rank_counts(config, rank, count, n_boot) VALUES (?,?,?,?)`, c.Config, c.Rank, c.Count, s.NBoot); err != nil {
 			return fmt.Errorf("store rank counts of %s: %w", c.Config, err)
+		}
+	}
+	for _, x := range s.Tests {
+		sig := 0
+		if x.Significant {
+			sig = 1
+		}
+		if _, err := t.tx.ExecContext(ctx, `INSERT INTO boot_significance(challenge_id, metric, config_a, config_b, n_pairs, n_zero, statistic, p_value, p_holm, significant, method, note)
+VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`, x.Challenge, x.Metric, x.A, x.B, x.N, x.NZero, nullable(x.Statistic), nullable(x.P), nullable(x.PHolm), sig, x.Method, x.Note); err != nil {
+			return fmt.Errorf("store significance %s %s/%s: %w", x.Challenge, x.A, x.B, err)
+		}
+	}
+	for _, x := range s.Tasks {
+		if _, err := t.tx.ExecContext(ctx, `INSERT INTO boot_task_stability(challenge_id, n_configs, tau_mean, tau_median, tau_lo, tau_hi, n_undefined, n_boot, note)
+VALUES (?,?,?,?,?,?,?,?,?)`, x.Challenge, x.NConfigs, nullable(x.TauMean), nullable(x.TauMedian), nullable(x.TauLo), nullable(x.TauHi), x.NUndefined, s.NBoot, x.Note); err != nil {
+			return fmt.Errorf("store rank stability of %s: %w", x.Challenge, err)
+		}
+	}
+	for _, u := range s.Universes {
+		if _, err := t.tx.ExecContext(ctx, `INSERT INTO boot_universes(universe, challenges, n_cases) VALUES (?,?,?)`, u.Key, u.Challenges, u.NCases); err != nil {
+			return fmt.Errorf("store case universe %s: %w", u.Key, err)
 		}
 	}
 	return nil
