@@ -132,8 +132,15 @@ func (j *Job) buildDocker(socket, egressSock string) (*launch, error) {
 	if j.Agent.Memory != "" {
 		argv = append(argv, "--memory", j.Agent.Memory, "--memory-swap", j.Agent.Memory)
 	}
-	argv = append(argv, "-v", h.data+":"+cp.data+":ro", "-v", h.submission+":"+cp.submission,
-		"-v", h.logs+":"+cp.logs, "-v", h.workspace+":"+cp.workspace)
+	// podman mounts the run's folders nosuid,nodev (docker's -v has no such
+	// options: there the copy-out's stripping is what keeps a setuid file
+	// the agent made from staying setuid on the host).
+	ro, rw := ":ro", ""
+	if engine == "podman" {
+		ro, rw = ":ro,nosuid,nodev", ":nosuid,nodev"
+	}
+	argv = append(argv, "-v", h.data+":"+cp.data+ro, "-v", h.submission+":"+cp.submission+rw,
+		"-v", h.logs+":"+cp.logs+rw, "-v", h.workspace+":"+cp.workspace+rw)
 	if socket != "" {
 		argv = append(argv, "-v", socket+":"+cp.socket)
 	}
@@ -288,6 +295,12 @@ func (j *Job) prepareContainer(engine, name string, env, paths []string) error {
 		}
 		if err := os.Lchown(p, containerUID, containerUID); err != nil && !os.IsNotExist(err) {
 			return fmt.Errorf("agent %s: give %s to the container's uid %d: %w", j.Agent.ID, p, containerUID, err)
+		}
+		// Owner-only while the run holds them (uid 1000 is a host user too).
+		if fi, err := os.Lstat(p); err == nil && fi.IsDir() {
+			if err := os.Chmod(p, 0o700); err != nil {
+				return fmt.Errorf("agent %s: %w", j.Agent.ID, err)
+			}
 		}
 	}
 	return nil

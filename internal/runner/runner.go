@@ -35,9 +35,13 @@
 package runner
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"log/slog"
 	"math"
 	"os"
@@ -48,6 +52,7 @@ import (
 
 	"github.com/rexmle/rexmle/internal/challenge"
 	"github.com/rexmle/rexmle/internal/config"
+	"github.com/rexmle/rexmle/internal/fsutil"
 	"github.com/rexmle/rexmle/internal/gpu"
 	"github.com/rexmle/rexmle/internal/runner/egress"
 	"github.com/rexmle/rexmle/internal/runstatus"
@@ -144,12 +149,17 @@ type Info struct {
 	Egress         []string     `json:"egress,omitempty"`         // endpoints the proxy allowed
 	EgressRefused  int          `json:"egress_refused,omitempty"` // requests it refused
 	Snapshot       *Snapshot    `json:"snapshot,omitempty"`
-	BenchHash      string       `json:"benchmark_sha256"`
+	// LogProblems says which files the run left that the pipeline did not
+	// read, and why (a FIFO as console.log, a link, a file over its cap).
+	LogProblems []string `json:"log_problems,omitempty"`
+	// CopyOut says what handing the run's folders back removed or stripped.
+	CopyOut   *CopyOut `json:"copy_out,omitempty"`
+	BenchHash string   `json:"benchmark_sha256"`
 }
 
 // ReadInfo reads runDir/run.json.
 func ReadInfo(runDir string) (*Info, error) {
-	b, err := os.ReadFile(filepath.Join(runDir, "run.json"))
+	b, err := fsutil.ReadFileIn(runDir, "run.json", maxRunJSONBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -315,12 +325,19 @@ func Execute(ctx context.Context, j *Job) (*Info, error) {
 	}
 	reapGroup(cmd.Process.Pid, spec)
 	wall := time.Since(start)
+	// Every process of the run is gone: its folders become the pipeline's.
+	in.CopyOut = handBack(j.RunDir, []string{"workspace", "logs", "home"})
 	samples := tel.finish()
 	in.WallSeconds = wall.Seconds()
 	in.EndedAt = time.Now().UTC().Format(time.RFC3339Nano)
 	in.ExitCode = cmd.ProcessState.ExitCode()
-	if ws, ok := workingSeconds(j.RunDir); ok {
+	ws, ok, problems := workingSeconds(j.RunDir)
+	if ok {
 		in.WorkingSeconds = &ws
+	}
+	in.LogProblems = append(in.LogProblems, problems...)
+	for _, p := range problems {
+		j.logger().Warn("run left a bad log file", "run", j.ID(), "problem", p)
 	}
 	if j.Sampler != nil {
 		s := gpu.Summarize(samples, len(j.GPUs), wall)
@@ -378,33 +395,96 @@ func socketPath(runDir, name string) (string, func(), error) {
 	return filepath.Join(tmp, name), func() { os.RemoveAll(tmp) }, nil
 }
 
-// workingSeconds reads the agent's own working time (see the package doc).
-func workingSeconds(runDir string) (float64, bool) {
-	if b, err := os.ReadFile(filepath.Join(runDir, "logs", "working_time.json")); err == nil {
+// Caps on the files the pipeline reads back from a run folder. Every one
+// is read through fsutil.OpenIn: no symbolic link is followed, a FIFO or
+// device is never opened for reading, so an agent's leftovers cannot make
+// the stage block or read outside the run.
+const (
+	maxRunJSONBytes     = 16 << 20
+	maxWorkingTimeBytes = 64 << 10
+	// consoleTailBytes is how much of the end of console.log is searched
+	// for the working-time line (the last one counts).
+	consoleTailBytes  = 64 << 20
+	maxConsoleLine    = 64 << 10
+	maxTelemetryBytes = 1 << 30
+)
+
+// workingSeconds reads the agent's own working time (see the package doc)
+// and says what was wrong with the files it looked at (a FIFO, a link, a
+// file over its cap): those are skipped, never waited on.
+func workingSeconds(runDir string) (float64, bool, []string) {
+	var problems []string
+	note := func(rel string, err error) {
+		problems = append(problems, fmt.Sprintf("%s: not read: %s", rel, whyUnread(err)))
+	}
+	const wt = "logs/working_time.json"
+	b, err := fsutil.ReadFileIn(runDir, wt, maxWorkingTimeBytes)
+	switch {
+	case err == nil:
 		var w struct {
 			WorkingSeconds *float64 `json:"working_seconds"`
 		}
 		if json.Unmarshal(b, &w) == nil && w.WorkingSeconds != nil && validSeconds(*w.WorkingSeconds) {
-			return *w.WorkingSeconds, true
+			return *w.WorkingSeconds, true, problems
+		}
+		problems = append(problems, wt+`: not {"working_seconds": <seconds ≥ 0>}; ignored`)
+	case !errors.Is(err, fs.ErrNotExist):
+		note(wt, err)
+	}
+	const cl = "logs/console.log"
+	f, err := fsutil.OpenIn(runDir, cl)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			note(cl, err)
+		}
+		return 0, false, problems
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.Size() > consoleTailBytes {
+		if _, err := f.Seek(st.Size()-consoleTailBytes, io.SeekStart); err != nil {
+			note(cl, err)
+			return 0, false, problems
 		}
 	}
-	b, err := os.ReadFile(filepath.Join(runDir, "logs", "console.log"))
-	if err != nil {
-		return 0, false
+	v, ok := lastWorkingLine(io.LimitReader(f, consoleTailBytes))
+	return v, ok, problems
+}
+
+// whyUnread says in words why a run's file was not read.
+func whyUnread(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
 	}
+	return err.Error()
+}
+
+// lastWorkingLine finds the last valid "REXMLE_WORKING_SECONDS=<x>" line;
+// lines longer than maxConsoleLine are skipped unread.
+func lastWorkingLine(r io.Reader) (float64, bool) {
 	const key = "REXMLE_WORKING_SECONDS="
-	v, ok := 0.0, false
-	for _, line := range strings.Split(string(b), "\n") {
-		line = strings.TrimSpace(line)
-		if !strings.HasPrefix(line, key) {
+	br := bufio.NewReaderSize(r, maxConsoleLine)
+	v, ok, long := 0.0, false, false
+	for {
+		line, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			long = true
 			continue
 		}
-		var x float64
-		if _, err := fmt.Sscan(strings.TrimPrefix(line, key), &x); err == nil && validSeconds(x) {
-			v, ok = x, true
+		if !long {
+			l := strings.TrimSpace(string(line))
+			if rest, found := strings.CutPrefix(l, key); found {
+				var x float64
+				if _, err := fmt.Sscan(rest, &x); err == nil && validSeconds(x) {
+					v, ok = x, true
+				}
+			}
+		}
+		long = false
+		if err != nil {
+			return v, ok
 		}
 	}
-	return v, ok
 }
 
 func validSeconds(x float64) bool { return x >= 0 && !math.IsInf(x, 0) && !math.IsNaN(x) }
