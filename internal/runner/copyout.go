@@ -75,18 +75,16 @@ func handBack(runDir string, names []string) *CopyOut {
 				}
 				return nil
 			}
-			if root {
-				if err := os.Lchown(p, uid, gid); err != nil {
+			// Modes first (a chown by root would clear setuid silently,
+			// and the count would miss it), then the owner.
+			if t&fs.ModeSymlink == 0 {
+				if err := stripMode(p, c, rel); err != nil {
 					c.fail(rel, err)
 				}
 			}
-			if t&fs.ModeSymlink != 0 {
-				return nil
-			}
-			if err := stripMode(p, c, rel); err != nil {
-				c.fail(rel, err)
-				if t.IsDir() {
-					return filepath.SkipDir
+			if root {
+				if err := os.Lchown(p, uid, gid); err != nil {
+					c.fail(rel, err)
 				}
 			}
 			return nil

@@ -227,6 +227,11 @@ func (j *Job) buildBwrap(socket, egressSock string) (*launch, error) {
 		}
 		argv = egress.BridgeArgs(SandboxAgentBin, fw, inner)
 	}
+	if j.AgentBin == "" {
+		return nil, fmt.Errorf("agent %s: the sandbox's resource limits need the rexmle-agent binary", j.Agent.ID)
+	}
+	argv = sandbox.LimitsArgs(SandboxAgentBin, sandbox.Limits{Procs: uint64(j.limits.Pids), Data: uint64(j.limits.MemoryBytes),
+		FileSize: uint64(j.limits.FileSizeBytes)}, argv)
 	h := j.hostPaths(socket)
 	spec := sandbox.Spec{Network: j.Agent.Network, Cwd: ContainerWorkspace, Argv: argv, Binds: []sandbox.Bind{
 		{Host: h.data, Inside: ContainerData},
@@ -257,7 +262,7 @@ func (j *Job) buildBwrap(socket, egressSock string) (*launch, error) {
 	l.argv, l.files, l.attr, l.env = c.Argv, c.Files, c.Attr, env
 	l.display = c.Argv
 	uid, _ := sandbox.HostIDs()
-	l.isolation = fmt.Sprintf("bwrap: fresh root; uid %d inside (host uid %d), no capabilities, no_new_privs; user, pid, ipc, uts, cgroup, mount namespaces", sandbox.UID, uid)
+	l.isolation = fmt.Sprintf("bwrap: fresh root; uid %d inside (host uid %d), no capabilities, no_new_privs; user, pid, ipc, uts, cgroup, mount namespaces; binds nosuid,nodev; rlimits nproc, data, fsize", sandbox.UID, uid)
 	switch {
 	case j.Agent.Network:
 		l.isolation += "; network: full (network = true)"

@@ -54,6 +54,7 @@ import (
 	"github.com/rexmle/rexmle/internal/config"
 	"github.com/rexmle/rexmle/internal/fsutil"
 	"github.com/rexmle/rexmle/internal/gpu"
+	"github.com/rexmle/rexmle/internal/runlimits"
 	"github.com/rexmle/rexmle/internal/runner/egress"
 	"github.com/rexmle/rexmle/internal/runstatus"
 )
@@ -99,6 +100,9 @@ type Job struct {
 	// GPUs are the NVML indices the run holds (CUDA_VISIBLE_DEVICES); set
 	// by the scheduler.
 	GPUs []int
+	// limits are the run's resource limits, resolved by Execute from the
+	// agent's settings (package runlimits).
+	limits runlimits.Limits
 
 	// Sampler reads the run's GPUs; nil records telemetry as unavailable
 	// with TelemetryNote as the reason.
@@ -149,6 +153,8 @@ type Info struct {
 	Egress         []string     `json:"egress,omitempty"`         // endpoints the proxy allowed
 	EgressRefused  int          `json:"egress_refused,omitempty"` // requests it refused
 	Snapshot       *Snapshot    `json:"snapshot,omitempty"`
+	// Limits are the run's resource limits and where each came from.
+	Limits *runlimits.Limits `json:"limits,omitempty"`
 	// LogProblems says which files the run left that the pipeline did not
 	// read, and why (a FIFO as console.log, a link, a file over its cap).
 	LogProblems []string `json:"log_problems,omitempty"`
@@ -235,6 +241,11 @@ func Execute(ctx context.Context, j *Job) (*Info, error) {
 		in.EndedAt = time.Now().UTC().Format(time.RFC3339Nano)
 		return in, writeInfo(j.RunDir, in)
 	}
+	lim, err := runlimits.Resolve(j.Agent, j.RunDir, runlimits.System())
+	if err != nil {
+		return fail(fmt.Errorf("agent %s: resource limits: %w", j.Agent.ID, err))
+	}
+	j.limits, in.Limits = lim, &lim
 	local := j.Agent.Executor == "" || j.Agent.Executor == "local"
 	sandboxed := local && j.Agent.Sandbox != "none"
 	if sandboxed {
@@ -298,12 +309,21 @@ func Execute(ctx context.Context, j *Job) (*Info, error) {
 	go func() { done <- cmd.Wait() }()
 
 	tel := startTelemetry(j, cmd.Process.Pid)
+	var tracked *ProcTracker
+	if spec.sandboxed {
+		tracked = NewProcTracker(cmd.Process.Pid)
+	}
+	wd := startWatchdog(j.RunDir, lim, tracked)
 	timer := time.NewTimer(limit)
 	defer timer.Stop()
 	var werr error
 	interrupted := false
+	overLimit := ""
 	select {
 	case werr = <-done:
+	case overLimit = <-wd.over:
+		j.logger().Warn("run exceeded a resource limit; stopping it", "run", j.ID(), "why", overLimit)
+		werr = stop(cmd, spec, done, grace)
 	case <-timer.C:
 		in.TimedOut = true
 		j.logger().Warn("run reached its time limit; stopping it", "run", j.ID(), "limit", limit)
@@ -324,9 +344,8 @@ func Execute(ctx context.Context, j *Job) (*Info, error) {
 		werr = stop(cmd, spec, done, grace)
 	}
 	reapGroup(cmd.Process.Pid, spec)
+	wd.finish()
 	wall := time.Since(start)
-	// Every process of the run is gone: its folders become the pipeline's.
-	in.CopyOut = handBack(j.RunDir, []string{"workspace", "logs", "home"})
 	samples := tel.finish()
 	in.WallSeconds = wall.Seconds()
 	in.EndedAt = time.Now().UTC().Format(time.RFC3339Nano)
@@ -339,6 +358,8 @@ func Execute(ctx context.Context, j *Job) (*Info, error) {
 	for _, p := range problems {
 		j.logger().Warn("run left a bad log file", "run", j.ID(), "problem", p)
 	}
+	// Every process of the run is gone: its folders become the pipeline's.
+	in.CopyOut = handBack(j.RunDir, []string{"workspace", "logs", "home"})
 	if j.Sampler != nil {
 		s := gpu.Summarize(samples, len(j.GPUs), wall)
 		in.GPUSummary = &s
@@ -349,6 +370,8 @@ func Execute(ctx context.Context, j *Job) (*Info, error) {
 	switch {
 	case interrupted:
 		in.Status, in.Error = StatusInterrupted, "the run stage was stopped"
+	case overLimit != "":
+		in.Status, in.Error = StatusFailed, overLimit+" (the run was stopped)"
 	case in.TimedOut:
 		in.Status = StatusTimedOut
 	case werr != nil:
