@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -247,4 +248,53 @@ func TestSandboxLimits(t *testing.T) {
 			t.Errorf("%s after %.1fs: %q, want stopped for the disk limit", in.Status, in.WallSeconds, in.Error)
 		}
 	})
+}
+
+// TestSnapshotKeepsWhatIsGradedFirst: a folder that sorts before
+// submission.csv holds more files than the entry cap. The sealed
+// submission keeps submission.csv and the files it names, drops the rest
+// past the cap, and run.json counts every dropped entry.
+func TestSnapshotKeepsWhatIsGradedFirst(t *testing.T) {
+	runDir := t.TempDir()
+	sub := filepath.Join(runDir, "submission")
+	big := filepath.Join(sub, "a_big")
+	if err := os.MkdirAll(big, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	defer func(n int) { snapshotMaxEntries = n }(snapshotMaxEntries)
+	snapshotMaxEntries = 500 // 100,000 files take a minute to make on a slow disk
+	start := time.Now()
+	bigFiles := snapshotMaxEntries + 1
+	for i := 0; i < bigFiles; i++ {
+		f, err := os.Create(filepath.Join(big, fmt.Sprintf("f%06d", i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+	}
+	t.Logf("%d files made in %v", bigFiles, time.Since(start))
+	os.MkdirAll(filepath.Join(sub, "preds"), 0o755)
+	os.WriteFile(filepath.Join(sub, "preds", "case1.nii.gz"), []byte("prediction"), 0o644)
+	os.WriteFile(filepath.Join(sub, "submission.csv"), []byte("id,path\n1,preds/case1.nii.gz\n2,preds/missing.nii.gz\n3,../outside\n4,/etc/passwd\n"), 0o644)
+	os.WriteFile(filepath.Join(sub, "zz_after.txt"), []byte("x"), 0o644)
+	total := 1 + bigFiles + 1 + 1 + 1 + 1 // a_big, its files, preds, case1, submission.csv, zz_after.txt
+
+	start = time.Now()
+	s, err := sealSubmission(runDir, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("sealed in %v: %d files, %d dropped, first %q", time.Since(start), s.Files, s.DroppedCount, s.Dropped[:min(3, len(s.Dropped))])
+	for _, f := range []string{"submission.csv", filepath.Join("preds", "case1.nii.gz")} {
+		if _, err := os.Stat(filepath.Join(sub, f)); err != nil {
+			t.Errorf("%s was not kept: %v", f, err)
+		}
+	}
+	// Every entry counts: the two folders kept, the files kept, the rest dropped.
+	if s.DroppedCount != total-snapshotMaxEntries || s.Files != snapshotMaxEntries-2 {
+		t.Errorf("kept %d files and dropped %d of %d entries, want %d kept and %d dropped", s.Files, s.DroppedCount, total, snapshotMaxEntries-2, total-snapshotMaxEntries)
+	}
+	if len(s.Dropped) == 0 || !strings.HasPrefix(s.Dropped[0], filepath.Join("a_big", fmt.Sprintf("f%06d", bigFiles-(total-snapshotMaxEntries-1)))+": more than") {
+		t.Errorf("dropped %q", s.Dropped[:min(3, len(s.Dropped))])
+	}
 }

@@ -227,9 +227,6 @@ func (j *Job) buildBwrap(socket, egressSock string) (*launch, error) {
 		}
 		argv = egress.BridgeArgs(SandboxAgentBin, fw, inner)
 	}
-	if j.AgentBin == "" {
-		return nil, fmt.Errorf("agent %s: the sandbox's resource limits need the rexmle-agent binary", j.Agent.ID)
-	}
 	argv = sandbox.LimitsArgs(SandboxAgentBin, sandbox.Limits{Procs: uint64(j.limits.Pids), Data: uint64(j.limits.MemoryBytes),
 		FileSize: uint64(j.limits.FileSizeBytes)}, argv)
 	h := j.hostPaths(socket)
@@ -258,6 +255,10 @@ func (j *Job) buildBwrap(socket, egressSock string) (*launch, error) {
 	c, err := spec.Build()
 	if err != nil {
 		return nil, fmt.Errorf("agent %s: %w", j.Agent.ID, err)
+	}
+	if j.AgentBin == "" { // the limits are set by `rexmle-agent limits`
+		c.Close()
+		return nil, fmt.Errorf("agent %s: the sandbox's resource limits need the rexmle-agent binary", j.Agent.ID)
 	}
 	l.argv, l.files, l.attr, l.env = c.Argv, c.Files, c.Attr, env
 	l.display = c.Argv
