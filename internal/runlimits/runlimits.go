@@ -53,11 +53,11 @@ func (l Limits) CheckEvery() time.Duration {
 // Host is what the defaults are computed from; System is the real one.
 type Host struct {
 	MemTotal  func() (int64, error)
-	FreeBytes func(path string) (int64, error)
+	FreeBytes func(path string) (uint64, error)
 }
 
 // System looks at this host.
-func System() Host { return Host{MemTotal: memTotal, FreeBytes: freeBytes} }
+func System() Host { return Host{MemTotal: MemTotal, FreeBytes: FreeBytes} }
 
 // Resolve gives agent a's limits for a run folder at runDir.
 func Resolve(a config.Agent, runDir string, h Host) (Limits, error) {
@@ -71,6 +71,9 @@ func Resolve(a config.Agent, runDir string, h Host) (Limits, error) {
 	}
 	var err error
 	if l.MemoryBytes, err = size(&l, a.Memory, "memory", func() (int64, string, error) {
+		if h.MemTotal == nil {
+			return 0, "", errors.New("the host's RAM was not measured")
+		}
 		t, err := h.MemTotal()
 		if err != nil {
 			return 0, "", fmt.Errorf("the host's RAM: %w", err)
@@ -85,11 +88,14 @@ func Resolve(a config.Agent, runDir string, h Host) (Limits, error) {
 		return l, err
 	}
 	if l.DiskBytes, err = size(&l, a.DiskLimit, "disk_limit", func() (int64, string, error) {
+		if h.FreeBytes == nil {
+			return 0, "", errors.New("the free space was not measured")
+		}
 		free, err := h.FreeBytes(runDir)
 		if err != nil {
 			return 0, "", err
 		}
-		return int64(float64(free) * DiskShare), fmt.Sprintf("%.0f%% of the %s free on the run folder's file system", DiskShare*100, Bytes(free)), nil
+		return int64(float64(free) * DiskShare), fmt.Sprintf("%.0f%% of the %s free on the run folder's file system", DiskShare*100, Bytes(int64(free))), nil
 	}); err != nil {
 		return l, err
 	}
@@ -146,7 +152,8 @@ func Bytes(n int64) string {
 	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTP"[exp])
 }
 
-func memTotal() (int64, error) {
+// MemTotal is the host's RAM (MemTotal of /proc/meminfo).
+func MemTotal() (int64, error) {
 	f, err := os.Open("/proc/meminfo")
 	if err != nil {
 		return 0, err
@@ -167,15 +174,15 @@ func memTotal() (int64, error) {
 	return 0, errors.New("no MemTotal in /proc/meminfo")
 }
 
-// freeBytes is the space available on path's file system (its nearest
-// existing ancestor's when path does not exist yet).
-func freeBytes(path string) (int64, error) {
+// FreeBytes is the space available to this user on the file system of
+// path (or of its nearest existing parent).
+func FreeBytes(path string) (uint64, error) {
 	p := path
 	for {
 		var st syscall.Statfs_t
 		err := syscall.Statfs(p, &st)
 		if err == nil {
-			return int64(st.Bavail) * int64(st.Bsize), nil
+			return st.Bavail * uint64(st.Bsize), nil
 		}
 		if !errors.Is(err, syscall.ENOENT) || filepath.Dir(p) == p {
 			return 0, fmt.Errorf("free space of %s: %w", path, err)
