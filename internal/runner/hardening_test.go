@@ -210,6 +210,31 @@ func TestSandboxLimits(t *testing.T) {
 			t.Errorf("started %v processes with pids_limit 64 (limits %+v)", n, in.Limits)
 		}
 	})
+	t.Run("pids: each run counts its own", func(t *testing.T) {
+		// Every sandbox runs as the same host user (nobody when the
+		// pipeline is root): a run holding 40 processes must not take them
+		// from another run's 64.
+		holder := newJob(t, t.TempDir(), "holder", "auto", "hog", "forkhold", "40")
+		holder.Agent.PidsLimit = 64
+		held := make(chan *Info, 1)
+		go func() { in, _ := Execute(context.Background(), holder); held <- in }()
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			if _, err := os.Stat(filepath.Join(holder.RunDir, "logs", "hog.json")); err == nil || time.Now().After(deadline) {
+				break
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		j := newJob(t, t.TempDir(), "fork2", "auto", "hog", "fork", "400")
+		j.Agent.PidsLimit = 64
+		finishWithin(t, j, 20*time.Second)
+		<-held
+		h, v := readHog(t, holder), readHog(t, j)
+		t.Logf("holder started %v; the other run, meanwhile, %v", h["started"], v["started"])
+		if h["started"].(float64) != 40 || v["started"].(float64) < 40 {
+			t.Errorf("holder started %v of 40; the other run %v with its own limit of 64", h["started"], v["started"])
+		}
+	})
 	t.Run("memory: one process", func(t *testing.T) {
 		j := newJob(t, t.TempDir(), "mem", "auto", "hog", "mem", strconv.Itoa(1<<30))
 		j.Agent.Memory = "256m"

@@ -94,6 +94,7 @@ func BadLogs(args []string) int {
 // what it got to /logs/hog.json as it goes.
 //
 //	fork N               start N sleeping processes
+//	forkhold N           the same, holding them 4 s before it ends
 //	mem BYTES            map and touch BYTES of memory in 16 MiB pieces
 //	memfork K BYTES      K processes, each holding BYTES
 //	fsize BYTES          write one file of BYTES (SIGXFSZ ignored)
@@ -107,7 +108,7 @@ func Hog(args []string) int {
 	switch args[0] {
 	case "pause":
 		time.Sleep(20 * time.Second)
-	case "fork":
+	case "fork", "forkhold":
 		var pids []int
 		var lastErr error
 		// /bin/sleep where there is one (the sandbox), else this program
@@ -125,6 +126,9 @@ func Hog(args []string) int {
 			pids = append(pids, pid)
 		}
 		report(map[string]any{"started": len(pids), "err": fmt.Sprint(lastErr)})
+		if args[0] == "forkhold" {
+			time.Sleep(4 * time.Second)
+		}
 		for _, p := range pids {
 			syscall.Kill(p, syscall.SIGKILL)
 			var ws syscall.WaitStatus
