@@ -24,7 +24,16 @@
 // process of it is gone, the submission folder is sealed: replaced by a
 // copy of its regular files within size caps (see sealSubmission), so that
 // nothing written afterwards is graded and no FIFO or giant file reaches
-// the graders; run.json records what was dropped.
+// the graders; run.json records what was dropped. The run's other folders
+// are handed back to the pipeline's user (special files removed, setuid
+// and group/world write stripped: see handBack), and every file read back
+// from the run goes through fsutil.OpenIn (no link followed, no FIFO
+// opened, size caps); what was skipped is listed in run.json.
+//
+// Resource limits (package runlimits): processes, memory, file size and
+// disk, per agent, enforced with rlimits inside the bwrap sandbox
+// (`rexmle-agent limits`), the container engine's flags, and a watchdog
+// that stops a run whose memory (PSS) or disk use passes its limit.
 //
 // Working time: an agent may report the time it spent working (as opposed
 // to waiting, e.g. on an API) either by writing logs/working_time.json as
@@ -238,6 +247,7 @@ func Execute(ctx context.Context, j *Job) (*Info, error) {
 	}
 	fail := func(err error) (*Info, error) {
 		in.Status, in.Error = StatusFailed, err.Error()
+		in.CopyOut = handBack(j.RunDir, []string{"workspace", "logs", "home"}) // they may have been given to the sandbox's uid
 		in.EndedAt = time.Now().UTC().Format(time.RFC3339Nano)
 		return in, writeInfo(j.RunDir, in)
 	}
