@@ -5,6 +5,7 @@
 //	rexmle-agent sample   -challenge ID -data PUBLIC_DIR -submission DIR -logs DIR
 //	rexmle-agent baseline -challenge ID -data PUBLIC_DIR -submission DIR -logs DIR
 //	rexmle-agent bridge   [-listen ADDR -socket PATH]... -- COMMAND...
+//	rexmle-agent limits   -nproc N -data BYTES -fsize BYTES -- COMMAND...
 //	rexmle-agent validate [-socket PATH] [SUBMISSION_DIR]
 //	rexmle-agent task     MANIFEST INDEX
 //
@@ -16,7 +17,10 @@
 // addresses and forwards each connection to a Unix socket (the egress
 // proxy's, the validation endpoint's), runs COMMAND as its child, forwards
 // SIGTERM/SIGINT/SIGHUP to it and exits with its exit code (package
-// internal/runner/egress). "validate" asks the run's validation endpoint
+// internal/runner/egress). "limits" is the first process of a local
+// sandbox: it sets the run's rlimits (processes, data, file size) and
+// executes COMMAND in its place (package internal/runner/sandbox).
+// "validate" asks the run's validation endpoint
 // (the socket in $REXMLE_VALIDATE_SOCKET unless -socket is given) whether a
 // submission folder (default: the run's submission folder) is in the right
 // format: it prints "valid" or "invalid: <reason>" and exits 0, 1 (invalid)
@@ -44,6 +48,7 @@ import (
 	"github.com/rexmle/rexmle/internal/challenge"
 	_ "github.com/rexmle/rexmle/internal/challenges/all"
 	"github.com/rexmle/rexmle/internal/runner/egress"
+	"github.com/rexmle/rexmle/internal/runner/sandbox"
 	"github.com/rexmle/rexmle/internal/runner/slurm"
 	"github.com/rexmle/rexmle/internal/runner/validate"
 )
@@ -95,6 +100,7 @@ func (l *stepLog) Write(p []byte) (int, error) {
 const usage = `usage:
   rexmle-agent sample|baseline -challenge ID -data DIR -submission DIR -logs DIR
   rexmle-agent bridge [-listen ADDR -socket PATH]... -- COMMAND...
+  rexmle-agent limits -nproc N -data BYTES -fsize BYTES -- COMMAND...
   rexmle-agent validate [-socket PATH] [DIR]
   rexmle-agent task MANIFEST INDEX`
 
@@ -107,6 +113,8 @@ func main() {
 	case "sample", "baseline":
 	case "bridge":
 		os.Exit(egress.BridgeMain(os.Args[2:]))
+	case "limits":
+		os.Exit(sandbox.LimitsMain(os.Args[2:]))
 	case "validate":
 		os.Exit(validateMain(os.Args[2:]))
 	case "task":

@@ -21,7 +21,7 @@ import (
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 {
 		switch os.Args[1] {
-		case "sample", "baseline", "bridge", "validate", "task":
+		case "sample", "baseline", "bridge", "limits", "validate", "task":
 			main()
 			return
 		}

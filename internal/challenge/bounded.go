@@ -2,12 +2,13 @@ package challenge
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"unicode/utf8"
+
+	"github.com/rexmle/rexmle/internal/fsutil"
 )
 
 // Size caps for the files a submission names. They are variables so a test
@@ -42,10 +43,10 @@ func Clip(s string) string {
 }
 
 // ErrTooLarge is wrapped by the errors of the size caps.
-var ErrTooLarge = errors.New("too large")
+var ErrTooLarge = fsutil.ErrTooLarge
 
 // ErrNotRegular is wrapped when a path is a FIFO, device, socket or folder.
-var ErrNotRegular = errors.New("not a regular file")
+var ErrNotRegular = fsutil.ErrNotRegular
 
 // OpenRegular opens path for reading only if it is a regular file. It
 // checks before opening (a FIFO or device is never opened, so nothing can
@@ -58,7 +59,7 @@ func OpenRegular(path string) (*os.File, error) {
 		return nil, err
 	}
 	if !st.Mode().IsRegular() {
-		return nil, &fs.PathError{Op: "open", Path: path, Err: fmt.Errorf("%w (%s)", ErrNotRegular, kindOf(st.Mode()))}
+		return nil, &fs.PathError{Op: "open", Path: path, Err: fmt.Errorf("%w (%s)", ErrNotRegular, fsutil.KindOf(st.Mode()))}
 	}
 	f, err := openNonBlocking(path)
 	if err != nil {
@@ -71,25 +72,9 @@ func OpenRegular(path string) (*os.File, error) {
 	}
 	if !st.Mode().IsRegular() {
 		f.Close()
-		return nil, &fs.PathError{Op: "open", Path: path, Err: fmt.Errorf("%w (%s)", ErrNotRegular, kindOf(st.Mode()))}
+		return nil, &fs.PathError{Op: "open", Path: path, Err: fmt.Errorf("%w (%s)", ErrNotRegular, fsutil.KindOf(st.Mode()))}
 	}
 	return f, nil
-}
-
-func kindOf(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a folder"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe (FIFO)"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0, m&fs.ModeCharDevice != 0:
-		return "a device"
-	case m&fs.ModeSymlink != 0:
-		return "a symbolic link"
-	}
-	return "not a regular file"
 }
 
 // ReadFileMax reads a regular file of at most max bytes. A larger file is
@@ -133,7 +118,7 @@ func checkSize(r io.Reader, name string, max int64) error {
 		return nil
 	}
 	if !st.Mode().IsRegular() {
-		return fmt.Errorf("%s: %w (%s)", name, ErrNotRegular, kindOf(st.Mode()))
+		return fmt.Errorf("%s: %w (%s)", name, ErrNotRegular, fsutil.KindOf(st.Mode()))
 	}
 	if st.Size() > max {
 		return fmt.Errorf("%s: %w: %d bytes, the limit is %d", name, ErrTooLarge, st.Size(), max)

@@ -85,12 +85,24 @@ type Agent struct {
 	// Container limits (executor "docker"). Engine is the docker-compatible
 	// CLI: "docker" or "podman" (empty: $REXMLE_ENGINE, else docker).
 	// ShmSize is --shm-size ("16g"; empty: the engine's 64 MB), CPUs is
-	// --cpus (0: no limit), Memory is --memory and --memory-swap ("64g";
-	// empty: no limit).
+	// --cpus (0: no limit).
 	Engine  string  `toml:"engine"`
 	ShmSize string  `toml:"shm_size"`
 	CPUs    float64 `toml:"cpus"`
-	Memory  string  `toml:"memory"`
+	// Limits of one run, for the local sandbox and containers alike (see
+	// package runlimits for how each is enforced). Sizes are bytes with an
+	// optional k, m, g or t suffix (powers of 1024), or "unlimited".
+	// Memory: the run's memory ("" : 3/4 of the host's RAM); a container's
+	// --memory and --memory-swap. PidsLimit: its processes and threads
+	// (0: 4096). FileSizeLimit: the largest file it may write ("": 256g).
+	// DiskLimit: what its folders may hold on disk ("": half the free
+	// space of the results file system when the run starts).
+	// LimitCheckEvery: how often memory and disk are measured (0: 10s).
+	Memory          string   `toml:"memory"`
+	PidsLimit       int      `toml:"pids_limit"`
+	FileSizeLimit   string   `toml:"file_size_limit"`
+	DiskLimit       string   `toml:"disk_limit"`
+	LimitCheckEvery Duration `toml:"limit_check_every"`
 	// Backends are the LLM backends the agent can run with, by label (the
 	// label runs are recorded under, e.g. "gpt-5", "claude-sonnet-4.5"). A
 	// profile picks one with profile.backend; otherwise Backend is used.

@@ -311,6 +311,15 @@ func (b *Benchmark) validate(ck *checker, written *writtenDurations) {
 		line := ck.table("agent", i)
 		ck.positive(a.TimeLimit, i < len(written.Agents) && written.Agents[i].TimeLimit != nil, "time_limit", line, "agent %q", a.ID)
 		ck.nonNegative(a.GracePeriod, "grace_period", line, "agent %q", a.ID)
+		ck.nonNegative(a.LimitCheckEvery, "limit_check_every", line, "agent %q", a.ID)
+		if a.PidsLimit < 0 {
+			ck.addf(ck.key("pids_limit", line), "agent %q: pids_limit is %d, want a number of processes > 0 (or leave it out: 4096)", a.ID, a.PidsLimit)
+		}
+		for _, f := range []struct{ key, v string }{{"memory", a.Memory}, {"file_size_limit", a.FileSizeLimit}, {"disk_limit", a.DiskLimit}} {
+			if _, err := ParseSize(f.v); err != nil {
+				ck.addf(ck.key(f.key, line), "agent %q: %s: %v", a.ID, f.key, err)
+			}
+		}
 	}
 	ck.positive(b.Judge.Timeout, written.Judge.Timeout != nil, "timeout", ck.table("judge", 0), "judge")
 	if b.Judge.Concurrency < 0 || b.Judge.Retries < 0 || b.Judge.MaxChars < 0 {

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 const goodBench = `[benchmark]
@@ -174,6 +175,9 @@ func TestBrokenConfigs(t *testing.T) {
 			[]string{"agent \"sample\": time_limit is 0s"}},
 		{"negative grace period", strings.Replace(goodBench, "builtin = \"sample\"\n", "builtin = \"sample\"\ngrace_period = \"-5m\"\n", 1), goodChallenge,
 			[]string{"agent \"sample\": grace_period is -5m0s, want zero or a positive duration"}},
+		{"bad limits", strings.Replace(goodBench, "builtin = \"sample\"\n", "builtin = \"sample\"\npids_limit = -1\nmemory = \"lots\"\nfile_size_limit = \"0\"\ndisk_limit = \"-5g\"\nlimit_check_every = \"-1s\"\n", 1), goodChallenge,
+			[]string{"agent \"sample\": pids_limit is -1", "agent \"sample\": memory: \"lots\" is not a size", "file_size_limit: \"0\" is not a size",
+				"disk_limit: \"-5g\" is not a size", "limit_check_every is -1s"}},
 		{"zero profile time limit", goodBench + "time_limit = \"0h\"\n", goodChallenge,
 			[]string{"benchmark.toml:13: profile \"demo\": time_limit is 0s"}},
 		{"negative judge timeout", goodBench + "\n[judge]\ntimeout = \"-2s\"\n", goodChallenge,
@@ -215,5 +219,30 @@ func TestAllProblemsReportedTogether(t *testing.T) {
 	var ce *Error
 	if !errors.As(err, &ce) || len(ce.Problems) != 2 {
 		t.Fatalf("want 2 problems (no direction; row 2 without hd95), got %v", err)
+	}
+}
+
+func TestParseSize(t *testing.T) {
+	for in, want := range map[string]int64{"": 0, "unlimited": -1, "Unlimited": -1, "4096": 4096, "512m": 512 << 20, "64g": 64 << 30, "64G": 64 << 30,
+		"64GiB": 64 << 30, "64gb": 64 << 30, "1.5t": 3 << 39, "1k": 1024, " 2 g ": 2 << 30} {
+		if got, err := ParseSize(in); err != nil || got != want {
+			t.Errorf("ParseSize(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"0", "-1g", "g", "1x", "1e30t", "NaN", "inf", "0.0001"} {
+		if got, err := ParseSize(in); err == nil {
+			t.Errorf("ParseSize(%q) = %d, want an error", in, got)
+		}
+	}
+}
+
+func TestLimitsLoaded(t *testing.T) {
+	b, err := Load(write(t, strings.Replace(goodBench, "builtin = \"sample\"\n", "builtin = \"sample\"\npids_limit = 512\nmemory = \"8g\"\nfile_size_limit = \"unlimited\"\ndisk_limit = \"100g\"\nlimit_check_every = \"30s\"\n", 1), goodChallenge))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := b.Agents[0]
+	if a.PidsLimit != 512 || a.Memory != "8g" || a.FileSizeLimit != "unlimited" || a.DiskLimit != "100g" || a.LimitCheckEvery.Duration != 30*time.Second {
+		t.Fatalf("%+v", a)
 	}
 }

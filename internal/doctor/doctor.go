@@ -12,7 +12,6 @@ package doctor
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -21,13 +20,13 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
 	"github.com/rexmle/rexmle/internal/challenge"
 	"github.com/rexmle/rexmle/internal/config"
 	"github.com/rexmle/rexmle/internal/gpu"
+	"github.com/rexmle/rexmle/internal/runlimits"
 )
 
 // Check statuses.
@@ -57,6 +56,7 @@ type Probe struct {
 	LookupEnv func(name string) (string, bool)
 	Devices   func() ([]gpu.Device, error) // every GPU and MIG instance NVML lists
 	FreeBytes func(path string) (uint64, error)
+	MemTotal  func() (int64, error) // the host's RAM (the default memory limit is a share of it)
 }
 
 // System probes this host.
@@ -70,24 +70,8 @@ func System() Probe {
 		},
 		LookupEnv: os.LookupEnv,
 		Devices:   gpu.Discover,
-		FreeBytes: freeBytes,
-	}
-}
-
-// freeBytes is the space available to this user on the file system of
-// path (or of its nearest existing parent).
-func freeBytes(path string) (uint64, error) {
-	p := path
-	for {
-		var st syscall.Statfs_t
-		err := syscall.Statfs(p, &st)
-		if err == nil {
-			return st.Bavail * uint64(st.Bsize), nil
-		}
-		if !errors.Is(err, syscall.ENOENT) || filepath.Dir(p) == p {
-			return 0, fmt.Errorf("free space of %s: %w", path, err)
-		}
-		p = filepath.Dir(p)
+		FreeBytes: runlimits.FreeBytes,
+		MemTotal:  runlimits.MemTotal,
 	}
 }
 
@@ -222,6 +206,7 @@ func checkAgent(ctx context.Context, r *Report, in Input, p Probe, a config.Agen
 	} else {
 		r.add(Check{Area: "config", Item: "agent " + a.ID, Status: OK, Detail: "time limit " + lim.String()})
 	}
+	checkLimits(r, in, p, a)
 	switch a.Executor {
 	case "", "local":
 		if a.Sandbox == "none" {
@@ -316,6 +301,32 @@ const probeEntrypoint = "/nonexistent-rexmle-probe"
 // engine and image: an engine that lists images but cannot start containers
 // (podman with crun or systemd cgroups where they fail, default ulimits it
 // may not raise) would fail every run; the doctor says so and what to set.
+// checkLimits shows the resource limits the agent's runs get (package
+// runlimits) and how they are enforced for its executor.
+func checkLimits(r *Report, in Input, p Probe, a config.Agent) {
+	runs := ""
+	if in.Bench != nil {
+		runs = in.Bench.Path(in.Bench.Paths.Runs)
+	}
+	l, err := runlimits.Resolve(a, runs, runlimits.Host{MemTotal: p.MemTotal, FreeBytes: p.FreeBytes})
+	if err != nil {
+		r.add(Check{Area: "limits", Item: a.ID, Status: Fail, Detail: err.Error(), Agents: []string{a.ID}})
+		return
+	}
+	status, how := OK, ""
+	switch {
+	case a.Executor == "docker" || a.Executor == "podman":
+		how = "container: --pids-limit, --memory, --ulimit fsize; disk by the watchdog"
+	case a.Executor == "apptainer":
+		status, how = Warn, "apptainer: only the disk watchdog applies (no process, memory or file-size limit)"
+	case a.Sandbox == "none":
+		status, how = Warn, `sandbox = "none": only the disk watchdog applies (no process, memory or file-size limit)`
+	default:
+		how = "bwrap: rlimits nproc, data, fsize inside the sandbox; memory (PSS of its processes) and disk by the watchdog"
+	}
+	r.add(Check{Area: "limits", Item: a.ID, Status: status, Detail: l.String() + "; " + how})
+}
+
 func checkEngineStarts(ctx context.Context, r *Report, p Probe, engine, image, agent string) {
 	key := engine + " " + image
 	if r.probed == nil {

@@ -112,6 +112,7 @@ func (h *fakeHost) probe() Probe {
 		LookupEnv: func(n string) (string, bool) { v, ok := h.env[n]; return v, ok },
 		Devices:   func() ([]gpu.Device, error) { return h.devs, h.devErr },
 		FreeBytes: func(string) (uint64, error) { return h.free, nil },
+		MemTotal:  func() (int64, error) { return 64 << 30, nil },
 	}
 }
 
@@ -410,5 +411,46 @@ func TestEngineCannotStartContainers(t *testing.T) {
 		if !strings.Contains(Reasons(r.Blocking(a, "c1")), "cannot start a container") {
 			t.Errorf("the %s runs are not stopped by the broken engine", a)
 		}
+	}
+}
+
+// TestLimitsShown: every agent's limits, resolved from its settings and
+// the host (64 GiB of RAM, 500 GiB free here), with how its executor
+// enforces them; a setting that cannot be resolved is a failure.
+func TestLimitsShown(t *testing.T) {
+	root := t.TempDir()
+	b := bench(root)
+	prepare(t, root, "c1", "c1", false)
+	h := &fakeHost{paths: map[string]string{"bwrap": "/usr/bin/bwrap", "docker": "/usr/bin/docker"}, free: 500 << 30}
+	for i := range b.Agents {
+		if b.Agents[i].ID == "sample" {
+			b.Agents[i].PidsLimit, b.Agents[i].Memory, b.Agents[i].DiskLimit = 512, "8g", "unlimited"
+		}
+	}
+	p := config.Profile{Data: "synthetic", Agents: []string{"aide", "sample"}}
+	r := Run(context.Background(), Input{Bench: b, ProfileName: "demo", Profile: p, Challenges: b.Challenges}, h.probe())
+	var out bytes.Buffer
+	r.Print(&out)
+	for item, pieces := range map[string][]string{
+		"sample": {"pids 512 (pids_limit)", "memory 8.0 GiB (memory)", "file size 256.0 GiB (default)", "disk unlimited (disk_limit)", "every 10s", "bwrap: rlimits nproc, data, fsize"},
+		"aide":   {"pids 4096 (default)", "memory 48.0 GiB (75% of the host's 64.0 GiB RAM)", "disk 250.0 GiB (50% of the 500.0 GiB free"},
+	} {
+		c := find(r, "limits", item)
+		if c == nil || c.Status == Fail {
+			t.Fatalf("limits/%s: %+v\n%s", item, c, out.String())
+		}
+		for _, piece := range pieces {
+			if !strings.Contains(c.Detail, piece) {
+				t.Errorf("limits/%s: %q lacks %q", item, c.Detail, piece)
+			}
+		}
+	}
+	h.free = 0
+	bad := *h
+	probe := bad.probe()
+	probe.MemTotal = func() (int64, error) { return 0, errors.New("no /proc/meminfo") }
+	r = Run(context.Background(), Input{Bench: b, ProfileName: "demo", Profile: p, Challenges: b.Challenges}, probe)
+	if c := find(r, "limits", "aide"); c == nil || c.Status != Fail || !strings.Contains(c.Detail, "no /proc/meminfo") {
+		t.Errorf("limits/aide without the host's RAM: %+v", c)
 	}
 }

@@ -24,6 +24,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rexmle/rexmle/internal/fsutil"
 	"github.com/rexmle/rexmle/internal/runstatus"
 	"github.com/rexmle/rexmle/internal/workpool"
 
@@ -564,7 +565,7 @@ func runEnded(b *config.Benchmark, s Submission) bool {
 func readRunMeta(dir string, rel func(string) string) (runMeta, error) {
 	var meta runMeta
 	p := filepath.Join(dir, "run.json")
-	b, err := challenge.ReadFileMax(p, 16<<20)
+	b, err := fsutil.ReadFileIn(dir, "run.json", 16<<20)
 	if errors.Is(err, fs.ErrNotExist) {
 		return meta, nil
 	}

@@ -8,12 +8,13 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/rexmle/rexmle/internal/fsutil"
 )
 
 // Format names a log reader.
@@ -101,7 +102,7 @@ func ReadLogDir(dir, agent string, opts IngestOptions) ([]Section, error) {
 	var out []Section
 	for _, rel := range SelectLogFiles(files, agent) {
 		p := filepath.Join(dir, filepath.FromSlash(rel))
-		secs, err := readLogFile(p, rel, agent, opts)
+		secs, err := readLogFile(dir, rel, agent, opts)
 		if err != nil {
 			return nil, fmt.Errorf("read log %s: %w", p, err)
 		}
@@ -113,9 +114,12 @@ func ReadLogDir(dir, agent string, opts IngestOptions) ([]Section, error) {
 // sniffBytes is how much of a file format detection looks at.
 const sniffBytes = 1 << 20
 
-// readLogFile detects p's format from its name and first MiB, then streams it.
-func readLogFile(p, rel, agent string, opts IngestOptions) ([]Section, error) {
-	f, err := os.Open(p)
+// readLogFile detects the format of dir/rel from its name and first MiB,
+// then streams it. It is opened as fsutil.OpenIn opens a run's files: an
+// agent's log that is a FIFO, a device or a link (to the host's files or
+// not) is refused, never read or waited on.
+func readLogFile(dir, rel, agent string, opts IngestOptions) ([]Section, error) {
+	f, err := fsutil.OpenIn(dir, rel)
 	if err != nil {
 		return nil, err
 	}

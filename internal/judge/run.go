@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/rexmle/rexmle/internal/fsutil"
 	"github.com/rexmle/rexmle/internal/store"
 )
 
@@ -84,7 +84,7 @@ func DiscoverRuns(root string) ([]RunLogs, error) {
 	}
 	var out []RunLogs
 	for _, m := range matches {
-		if fi, err := os.Stat(m); err != nil || !fi.IsDir() {
+		if fi, err := os.Lstat(m); err != nil || !fi.IsDir() {
 			continue
 		}
 		seedDir := filepath.Dir(m)
@@ -103,7 +103,7 @@ func DiscoverRuns(root string) ([]RunLogs, error) {
 			LogDir:    m,
 			Group:     filepath.Base(runDir),
 		}
-		if b, err := readSmallFile(filepath.Join(seedDir, "run.json"), 1<<20); err == nil {
+		if b, err := fsutil.ReadFileIn(seedDir, "run.json", 1<<20); err == nil {
 			var meta struct {
 				Backend string `json:"backend"`
 				Group   string `json:"group"`
@@ -120,23 +120,6 @@ func DiscoverRuns(root string) ([]RunLogs, error) {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Key() < out[j].Key() })
 	return out, nil
-}
-
-// readSmallFile reads a regular file of at most limit bytes.
-func readSmallFile(p string, limit int64) ([]byte, error) {
-	f, err := os.Open(p)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() || st.Size() > limit {
-		return nil, fmt.Errorf("%s: not a regular file of at most %d bytes", p, limit)
-	}
-	return io.ReadAll(io.LimitReader(f, limit))
 }
 
 // Judge selection values of Config.Judge.

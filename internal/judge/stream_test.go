@@ -240,7 +240,7 @@ func TestReadLogDirBoundedMemory(t *testing.T) {
 		runtime.GC()
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
-		secs, err := readLogFile(filepath.Join(dir, c.file), c.file, "", IngestOptions{Format: c.format, Truncation: TruncateMiddle})
+		secs, err := readLogFile(dir, c.file, "", IngestOptions{Format: c.format, Truncation: TruncateMiddle})
 		runtime.ReadMemStats(&after)
 		if err != nil {
 			t.Fatal(err)

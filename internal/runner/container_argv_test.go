@@ -6,8 +6,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/rexmle/rexmle/internal/runlimits"
 )
 
 // flagValue returns the value after the first occurrence of flag in argv.
@@ -64,11 +67,16 @@ func TestDockerArgv(t *testing.T) {
 	if os.Getuid() == 0 {
 		user = "1000:1000" // never root inside
 	}
+	// Default limits: 3/4 of the host's RAM, files up to 256 GiB.
+	mem := strconv.FormatInt(j.limits.MemoryBytes, 10)
+	if total, err := runlimits.System().MemTotal(); err != nil || j.limits.MemoryBytes != int64(float64(total)*runlimits.MemoryShare) {
+		t.Fatalf("default memory limit %d, host RAM %d (%v)", j.limits.MemoryBytes, total, err)
+	}
 	// The engine, run options up to the image, then the templated command.
 	want := []string{"docker", "run", "--rm", "--init", "--name", containerName(j), "--label", "io.rexmle.run=paper/isles22/aide/seed-2",
 		"--pull", "never", "--user", user, "--cap-drop", "ALL", "--security-opt", "no-new-privileges",
-		"--read-only", "--tmpfs", "/tmp:rw,nosuid,nodev,exec,mode=1777", "--pids-limit", "16384",
-		"--network", "none", "--gpus", `"device=2,5"`,
+		"--read-only", "--tmpfs", "/tmp:rw,nosuid,nodev,exec,mode=1777", "--pids-limit", "4096",
+		"--network", "none", "--gpus", `"device=2,5"`, "--memory", mem, "--memory-swap", mem, "--ulimit", "fsize=274877906944:274877906944",
 		"-v", "/d/isles22/public:/data:ro", "-v", "/r/isles22/aide/seed-2/submission:/submission",
 		"-v", "/r/isles22/aide/seed-2/logs:/logs", "-v", "/r/isles22/aide/seed-2/workspace:/workspace",
 		"-v", "/r/isles22/aide/seed-2/validate.sock:/run/rexmle/validate.sock", "-w", "/workspace",
@@ -127,7 +135,7 @@ func TestPodmanArgvLimitsAndGPUs(t *testing.T) {
 	if got := flagValues(l.argv, "--device"); !reflect.DeepEqual(got, []string{"nvidia.com/gpu=1", "nvidia.com/gpu=3"}) {
 		t.Errorf("CDI devices %q", got)
 	}
-	for flag, want := range map[string]string{"--shm-size": "16g", "--cpus": "7.5", "--memory": "64g", "--memory-swap": "64g", "--network": "none"} {
+	for flag, want := range map[string]string{"--shm-size": "16g", "--cpus": "7.5", "--memory": "68719476736", "--memory-swap": "68719476736", "--pids-limit": "4096", "--network": "none"} {
 		if v, ok := flagValue(l.argv, flag); !ok || v != want {
 			t.Errorf("%s = %q (present %v), want %q", flag, v, ok, want)
 		}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/rexmle/rexmle/internal/config"
+	"github.com/rexmle/rexmle/internal/runlimits"
 )
 
 // testImage is the tiny image the container tests import: the static
@@ -284,8 +285,8 @@ func TestContainerExecutorHostileAgent(t *testing.T) {
 		var l map[string]string
 		json.Unmarshal(b, &l)
 		t.Logf("inside: %v", l)
-		if l["memory"] != strconv.Itoa(256<<20) || l["pids"] != strconv.Itoa(containerPidsLimit) {
-			t.Errorf("memory %q pids %q, want %d and %d", l["memory"], l["pids"], 256<<20, containerPidsLimit)
+		if l["memory"] != strconv.Itoa(256<<20) || l["pids"] != strconv.Itoa(runlimits.DefaultPids) {
+			t.Errorf("memory %q pids %q, want %d and %d", l["memory"], l["pids"], 256<<20, runlimits.DefaultPids)
 		}
 		// 1.5 CPUs: a quota of 1.5 periods.
 		cpu := l["cpu_max"]
@@ -407,6 +408,72 @@ func TestContainerExecutorHostileAgent(t *testing.T) {
 			if _, err := os.Lstat(filepath.Join(j.RunDir, "submission", f)); !os.IsNotExist(err) {
 				t.Errorf("%s is in the sealed submission: %v", f, err)
 			}
+		}
+		assertContainerGone(t, j)
+	})
+}
+
+// TestContainerExecutorHardening: the hardening tests' agents in a podman
+// container: FIFO logs, a setuid file and world-writable files in the
+// workspace and logs, a fork bomb, a memory hog, a file-size hog.
+func TestContainerExecutorHardening(t *testing.T) {
+	setupPodman(t)
+	t.Run("FIFO logs: the stage ends and says so", func(t *testing.T) {
+		j := containerRunJob(t, t.TempDir(), "fifo", "badlogs", "fifo")
+		in := finishWithin(t, j, 60*time.Second)
+		if in.Status != StatusDone || !hasProblem(in, "logs/working_time.json", "named pipe (FIFO)") || !hasProblem(in, "logs/console.log", "named pipe (FIFO)") {
+			t.Errorf("%s %q, log problems %q", in.Status, in.Error, in.LogProblems)
+		}
+		assertContainerGone(t, j)
+	})
+	t.Run("setuid and world-writable files: stripped on the host", func(t *testing.T) {
+		j := containerRunJob(t, t.TempDir(), "setuid", "badlogs", "setuid")
+		in := finishWithin(t, j, 60*time.Second)
+		if in.Status != StatusDone {
+			log, _ := os.ReadFile(filepath.Join(j.RunDir, "logs", "console.log"))
+			t.Fatalf("%+v\n%s", in, log)
+		}
+		checkHandedBack(t, j.RunDir, []string{"workspace", "logs"})
+		mounts, _ := os.ReadFile(filepath.Join(j.RunDir, "logs", "mounts.txt"))
+		t.Logf("inside: %s; copy_out %+v", mounts, in.CopyOut)
+		for _, l := range strings.Split(strings.TrimSpace(string(mounts)), "\n") {
+			if !strings.Contains(l, "nosuid") || !strings.Contains(l, "nodev") {
+				t.Errorf("mount %q is not nosuid,nodev", l)
+			}
+		}
+		if in.CopyOut == nil || in.CopyOut.Removed != 4 {
+			t.Errorf("copy_out %+v, want the 4 FIFOs and sockets removed", in.CopyOut)
+		}
+	})
+	t.Run("fork bomb: --pids-limit", func(t *testing.T) {
+		j := containerRunJob(t, t.TempDir(), "fork", "hog", "fork", "400")
+		j.Agent.PidsLimit = 64
+		finishWithin(t, j, 60*time.Second)
+		v := readHog(t, j)
+		t.Logf("started %v (%v)", v["started"], v["err"])
+		if n, _ := v["started"].(float64); n >= 64 || n < 3 {
+			t.Errorf("started %v processes with pids_limit 64", n)
+		}
+		assertContainerGone(t, j)
+	})
+	t.Run("memory hog: --memory", func(t *testing.T) {
+		j := containerRunJob(t, t.TempDir(), "mem", "hog", "mem", strconv.Itoa(1<<30))
+		j.Agent.Memory = "256m"
+		in := finishWithin(t, j, 60*time.Second)
+		v := readHog(t, j)
+		t.Logf("%s exit %d; got %v MiB", in.Status, in.ExitCode, v["bytes"].(float64)/(1<<20))
+		if got := v["bytes"].(float64); got > 256<<20 {
+			t.Errorf("the container held %v bytes with memory = 256m", got)
+		}
+		assertContainerGone(t, j)
+	})
+	t.Run("file-size hog: --ulimit fsize", func(t *testing.T) {
+		j := containerRunJob(t, t.TempDir(), "fsize", "hog", "fsize", strconv.Itoa(64<<20))
+		j.Agent.FileSizeLimit = "1m"
+		finishWithin(t, j, 60*time.Second)
+		fi, err := os.Stat(filepath.Join(j.RunDir, "workspace", "big"))
+		if err != nil || fi.Size() > 1<<20 {
+			t.Errorf("the file is %v (%v) with file_size_limit 1m", fi, err)
 		}
 		assertContainerGone(t, j)
 	})

@@ -17,11 +17,12 @@ import (
 	"time"
 
 	"github.com/rexmle/rexmle/internal/runner/egress"
+	"github.com/rexmle/rexmle/internal/runner/internal/hostileagent"
 	"github.com/rexmle/rexmle/internal/runner/sandbox"
 	"github.com/rexmle/rexmle/internal/runner/validate"
 )
 
-var helpers = map[string]bool{"pipeline": true, "termcount": true, "hostile": true, "daemon": true, "egress": true, "bridge": true, "sleep": true, "count": true, "say": true, "fail": true, "validator": true, "snoop": true, "dial": true}
+var helpers = map[string]bool{"pipeline": true, "termcount": true, "hostile": true, "daemon": true, "egress": true, "bridge": true, "sleep": true, "count": true, "say": true, "fail": true, "validator": true, "snoop": true, "dial": true, "limits": true, "badlogs": true, "hog": true}
 
 // agentBin is this test binary, copied into a folder every user can reach
 // (go test's own build folder is private to root, and a root pipeline runs
@@ -73,6 +74,12 @@ func helper(kind string, args []string) int {
 	switch kind {
 	case "bridge":
 		return egress.BridgeMain(args)
+	case "limits":
+		return sandbox.LimitsMain(args)
+	case "badlogs":
+		return hostileagent.BadLogs(args)
+	case "hog":
+		return hostileagent.Hog(args)
 	case "sleep": // sleep SECONDS [ignore-term]
 		if len(args) > 1 && args[1] == "ignore-term" {
 			signal.Ignore(syscall.SIGTERM)

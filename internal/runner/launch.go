@@ -227,6 +227,8 @@ func (j *Job) buildBwrap(socket, egressSock string) (*launch, error) {
 		}
 		argv = egress.BridgeArgs(SandboxAgentBin, fw, inner)
 	}
+	argv = sandbox.LimitsArgs(SandboxAgentBin, sandbox.Limits{Procs: uint64(j.limits.Pids), Data: uint64(j.limits.MemoryBytes),
+		FileSize: uint64(j.limits.FileSizeBytes)}, argv)
 	h := j.hostPaths(socket)
 	spec := sandbox.Spec{Network: j.Agent.Network, Cwd: ContainerWorkspace, Argv: argv, Binds: []sandbox.Bind{
 		{Host: h.data, Inside: ContainerData},
@@ -254,10 +256,14 @@ func (j *Job) buildBwrap(socket, egressSock string) (*launch, error) {
 	if err != nil {
 		return nil, fmt.Errorf("agent %s: %w", j.Agent.ID, err)
 	}
+	if j.AgentBin == "" { // the limits are set by `rexmle-agent limits`
+		c.Close()
+		return nil, fmt.Errorf("agent %s: the sandbox's resource limits need the rexmle-agent binary", j.Agent.ID)
+	}
 	l.argv, l.files, l.attr, l.env = c.Argv, c.Files, c.Attr, env
 	l.display = c.Argv
 	uid, _ := sandbox.HostIDs()
-	l.isolation = fmt.Sprintf("bwrap: fresh root; uid %d inside (host uid %d), no capabilities, no_new_privs; user, pid, ipc, uts, cgroup, mount namespaces", sandbox.UID, uid)
+	l.isolation = fmt.Sprintf("bwrap: fresh root; uid %d inside (host uid %d), no capabilities, no_new_privs; user, pid, ipc, uts, cgroup, mount namespaces; binds nosuid,nodev; rlimits nproc, data, fsize", sandbox.UID, uid)
 	switch {
 	case j.Agent.Network:
 		l.isolation += "; network: full (network = true)"

@@ -28,8 +28,6 @@ const (
 	// containerUID is the agent's uid and gid inside the container when the
 	// pipeline runs as root: never root, whatever the image says.
 	containerUID = 1000
-	// containerPidsLimit caps the processes and threads of one run.
-	containerPidsLimit = 16384
 	// containerHome is HOME inside the container: the read-only root has no
 	// writable home, /tmp is a private tmpfs.
 	containerHome = "/tmp"
@@ -83,7 +81,8 @@ func (j *Job) Engine() (string, error) {
 // buildDocker makes the `docker run` (or `podman run`) command line: the
 // image (never pulled: build or pull it first), a read-only root with a
 // private tmpfs /tmp, a non-root user without capabilities or new
-// privileges, a pids limit, the public data read-only at /data,
+// privileges, the run's limits (--pids-limit, --memory and
+// --memory-swap, --ulimit fsize), the public data read-only at /data,
 // submission, logs and workspace read-write, the validation socket, nothing
 // else of the host; --network none unless the agent may use the network;
 // the run's GPUs (--gpus for docker, CDI devices for podman); shared
@@ -118,7 +117,7 @@ func (j *Job) buildDocker(socket, egressSock string) (*launch, error) {
 		argv = append(argv, "--userns", userns)
 	}
 	argv = append(argv, "--cap-drop", "ALL", "--security-opt", "no-new-privileges",
-		"--read-only", "--tmpfs", "/tmp:rw,nosuid,nodev,exec,mode=1777", "--pids-limit", strconv.Itoa(containerPidsLimit))
+		"--read-only", "--tmpfs", "/tmp:rw,nosuid,nodev,exec,mode=1777", "--pids-limit", strconv.Itoa(j.limits.Pids))
 	if !j.Agent.Network {
 		argv = append(argv, "--network", "none")
 	}
@@ -129,11 +128,28 @@ func (j *Job) buildDocker(socket, egressSock string) (*launch, error) {
 	if j.Agent.CPUs > 0 {
 		argv = append(argv, "--cpus", strconv.FormatFloat(j.Agent.CPUs, 'f', -1, 64))
 	}
-	if j.Agent.Memory != "" {
-		argv = append(argv, "--memory", j.Agent.Memory, "--memory-swap", j.Agent.Memory)
+	if m := j.limits.MemoryBytes; m > 0 {
+		mem := strconv.FormatInt(m, 10)
+		argv = append(argv, "--memory", mem, "--memory-swap", mem)
 	}
-	argv = append(argv, "-v", h.data+":"+cp.data+":ro", "-v", h.submission+":"+cp.submission,
-		"-v", h.logs+":"+cp.logs, "-v", h.workspace+":"+cp.workspace)
+	if f := j.limits.FileSizeBytes; f > 0 {
+		argv = append(argv, "--ulimit", fmt.Sprintf("fsize=%d:%d", f, f))
+		if engine == "podman" {
+			// Given any --ulimit, podman (as root) also raises nofile and
+			// nproc to its own maxima (1048576), which the OCI runtime
+			// cannot set where the host's limits are lower: name both.
+			argv = append(argv, j.inheritedUlimits()...)
+		}
+	}
+	// podman mounts the run's folders nosuid,nodev (docker's -v has no such
+	// options: there the copy-out's stripping is what keeps a setuid file
+	// the agent made from staying setuid on the host).
+	ro, rw := ":ro", ""
+	if engine == "podman" {
+		ro, rw = ":ro,nosuid,nodev", ":nosuid,nodev"
+	}
+	argv = append(argv, "-v", h.data+":"+cp.data+ro, "-v", h.submission+":"+cp.submission+rw,
+		"-v", h.logs+":"+cp.logs+rw, "-v", h.workspace+":"+cp.workspace+rw)
 	if socket != "" {
 		argv = append(argv, "-v", socket+":"+cp.socket)
 	}
@@ -289,6 +305,12 @@ func (j *Job) prepareContainer(engine, name string, env, paths []string) error {
 		if err := os.Lchown(p, containerUID, containerUID); err != nil && !os.IsNotExist(err) {
 			return fmt.Errorf("agent %s: give %s to the container's uid %d: %w", j.Agent.ID, p, containerUID, err)
 		}
+		// Owner-only while the run holds them (uid 1000 is a host user too).
+		if fi, err := os.Lstat(p); err == nil && fi.IsDir() {
+			if err := os.Chmod(p, 0o700); err != nil {
+				return fmt.Errorf("agent %s: %w", j.Agent.ID, err)
+			}
+		}
 	}
 	return nil
 }
@@ -363,4 +385,16 @@ func (j *Job) buildApptainer(socket string) (*launch, error) {
 		env = append(env, "APPTAINERENV_"+kv)
 	}
 	return &launch{argv: argv, display: argv, env: env, dir: h.workspace, attr: &syscall.SysProcAttr{Setpgid: true}, isolation: "container: apptainer"}, nil
+}
+
+// inheritedUlimits are --ulimit flags for nofile (the pipeline's own hard
+// limit) and nproc (the run's pids limit: the container's uid is a host
+// uid, so this also bounds that uid's processes host-wide).
+func (j *Job) inheritedUlimits() []string {
+	out := []string{"--ulimit", fmt.Sprintf("nproc=%d:%d", j.limits.Pids, j.limits.Pids)}
+	var l syscall.Rlimit
+	if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &l) == nil && l.Max != ^uint64(0) {
+		out = append(out, "--ulimit", fmt.Sprintf("nofile=%d:%d", l.Max, l.Max))
+	}
+	return out
 }

@@ -7,10 +7,18 @@ import (
 	"time"
 
 	"github.com/rexmle/rexmle/internal/config"
+	"github.com/rexmle/rexmle/internal/runlimits"
 )
 
 // build decides how to start the run without the egress proxy.
 func (j *Job) build(val *validationServer) (*launch, error) {
+	if j.limits.Pids == 0 { // as Execute resolves them
+		l, err := runlimits.Resolve(j.Agent, j.RunDir, runlimits.System())
+		if err != nil {
+			return nil, err
+		}
+		j.limits = l
+	}
 	return j.buildWith(val, "")
 }
 

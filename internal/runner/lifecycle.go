@@ -139,6 +139,11 @@ func prepareSandboxDirs(j *Job, dirs []string) error {
 		if err := os.Chown(d, uid, gid); err != nil {
 			return err
 		}
+		// Owner-only while the run holds them: nobody is shared by other
+		// daemons (and other runs), none of which may write here.
+		if err := os.Chmod(d, 0o700); err != nil {
+			return err
+		}
 	}
 	for _, p := range []string{j.PublicDir, j.RunDir} {
 		if err := searchableWithin(p, j.Hide); err != nil {

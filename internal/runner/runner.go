@@ -24,7 +24,16 @@
 // process of it is gone, the submission folder is sealed: replaced by a
 // copy of its regular files within size caps (see sealSubmission), so that
 // nothing written afterwards is graded and no FIFO or giant file reaches
-// the graders; run.json records what was dropped.
+// the graders; run.json records what was dropped. The run's other folders
+// are handed back to the pipeline's user (special files removed, setuid
+// and group/world write stripped: see handBack), and every file read back
+// from the run goes through fsutil.OpenIn (no link followed, no FIFO
+// opened, size caps); what was skipped is listed in run.json.
+//
+// Resource limits (package runlimits): processes, memory, file size and
+// disk, per agent, enforced with rlimits inside the bwrap sandbox
+// (`rexmle-agent limits`), the container engine's flags, and a watchdog
+// that stops a run whose memory (PSS) or disk use passes its limit.
 //
 // Working time: an agent may report the time it spent working (as opposed
 // to waiting, e.g. on an API) either by writing logs/working_time.json as
@@ -35,9 +44,13 @@
 package runner
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"log/slog"
 	"math"
 	"os"
@@ -48,7 +61,9 @@ import (
 
 	"github.com/rexmle/rexmle/internal/challenge"
 	"github.com/rexmle/rexmle/internal/config"
+	"github.com/rexmle/rexmle/internal/fsutil"
 	"github.com/rexmle/rexmle/internal/gpu"
+	"github.com/rexmle/rexmle/internal/runlimits"
 	"github.com/rexmle/rexmle/internal/runner/egress"
 	"github.com/rexmle/rexmle/internal/runstatus"
 )
@@ -94,6 +109,9 @@ type Job struct {
 	// GPUs are the NVML indices the run holds (CUDA_VISIBLE_DEVICES); set
 	// by the scheduler.
 	GPUs []int
+	// limits are the run's resource limits, resolved by Execute from the
+	// agent's settings (package runlimits).
+	limits runlimits.Limits
 
 	// Sampler reads the run's GPUs; nil records telemetry as unavailable
 	// with TelemetryNote as the reason.
@@ -144,12 +162,19 @@ type Info struct {
 	Egress         []string     `json:"egress,omitempty"`         // endpoints the proxy allowed
 	EgressRefused  int          `json:"egress_refused,omitempty"` // requests it refused
 	Snapshot       *Snapshot    `json:"snapshot,omitempty"`
-	BenchHash      string       `json:"benchmark_sha256"`
+	// Limits are the run's resource limits and where each came from.
+	Limits *runlimits.Limits `json:"limits,omitempty"`
+	// LogProblems says which files the run left that the pipeline did not
+	// read, and why (a FIFO as console.log, a link, a file over its cap).
+	LogProblems []string `json:"log_problems,omitempty"`
+	// CopyOut says what handing the run's folders back removed or stripped.
+	CopyOut   *CopyOut `json:"copy_out,omitempty"`
+	BenchHash string   `json:"benchmark_sha256"`
 }
 
 // ReadInfo reads runDir/run.json.
 func ReadInfo(runDir string) (*Info, error) {
-	b, err := os.ReadFile(filepath.Join(runDir, "run.json"))
+	b, err := fsutil.ReadFileIn(runDir, "run.json", maxRunJSONBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -222,9 +247,15 @@ func Execute(ctx context.Context, j *Job) (*Info, error) {
 	}
 	fail := func(err error) (*Info, error) {
 		in.Status, in.Error = StatusFailed, err.Error()
+		in.CopyOut = handBack(j.RunDir, []string{"workspace", "logs", "home"}) // they may have been given to the sandbox's uid
 		in.EndedAt = time.Now().UTC().Format(time.RFC3339Nano)
 		return in, writeInfo(j.RunDir, in)
 	}
+	lim, err := runlimits.Resolve(j.Agent, j.RunDir, runlimits.System())
+	if err != nil {
+		return fail(fmt.Errorf("agent %s: resource limits: %w", j.Agent.ID, err))
+	}
+	j.limits, in.Limits = lim, &lim
 	local := j.Agent.Executor == "" || j.Agent.Executor == "local"
 	sandboxed := local && j.Agent.Sandbox != "none"
 	if sandboxed {
@@ -288,12 +319,21 @@ func Execute(ctx context.Context, j *Job) (*Info, error) {
 	go func() { done <- cmd.Wait() }()
 
 	tel := startTelemetry(j, cmd.Process.Pid)
+	var tracked *ProcTracker
+	if spec.sandboxed {
+		tracked = NewProcTracker(cmd.Process.Pid)
+	}
+	wd := startWatchdog(j.RunDir, lim, tracked)
 	timer := time.NewTimer(limit)
 	defer timer.Stop()
 	var werr error
 	interrupted := false
+	overLimit := ""
 	select {
 	case werr = <-done:
+	case overLimit = <-wd.over:
+		j.logger().Warn("run exceeded a resource limit; stopping it", "run", j.ID(), "why", overLimit)
+		werr = stop(cmd, spec, done, grace)
 	case <-timer.C:
 		in.TimedOut = true
 		j.logger().Warn("run reached its time limit; stopping it", "run", j.ID(), "limit", limit)
@@ -314,14 +354,22 @@ func Execute(ctx context.Context, j *Job) (*Info, error) {
 		werr = stop(cmd, spec, done, grace)
 	}
 	reapGroup(cmd.Process.Pid, spec)
+	wd.finish()
 	wall := time.Since(start)
 	samples := tel.finish()
 	in.WallSeconds = wall.Seconds()
 	in.EndedAt = time.Now().UTC().Format(time.RFC3339Nano)
 	in.ExitCode = cmd.ProcessState.ExitCode()
-	if ws, ok := workingSeconds(j.RunDir); ok {
+	ws, ok, problems := workingSeconds(j.RunDir)
+	if ok {
 		in.WorkingSeconds = &ws
 	}
+	in.LogProblems = append(in.LogProblems, problems...)
+	for _, p := range problems {
+		j.logger().Warn("run left a bad log file", "run", j.ID(), "problem", p)
+	}
+	// Every process of the run is gone: its folders become the pipeline's.
+	in.CopyOut = handBack(j.RunDir, []string{"workspace", "logs", "home"})
 	if j.Sampler != nil {
 		s := gpu.Summarize(samples, len(j.GPUs), wall)
 		in.GPUSummary = &s
@@ -332,6 +380,8 @@ func Execute(ctx context.Context, j *Job) (*Info, error) {
 	switch {
 	case interrupted:
 		in.Status, in.Error = StatusInterrupted, "the run stage was stopped"
+	case overLimit != "":
+		in.Status, in.Error = StatusFailed, overLimit+" (the run was stopped)"
 	case in.TimedOut:
 		in.Status = StatusTimedOut
 	case werr != nil:
@@ -378,33 +428,96 @@ func socketPath(runDir, name string) (string, func(), error) {
 	return filepath.Join(tmp, name), func() { os.RemoveAll(tmp) }, nil
 }
 
-// workingSeconds reads the agent's own working time (see the package doc).
-func workingSeconds(runDir string) (float64, bool) {
-	if b, err := os.ReadFile(filepath.Join(runDir, "logs", "working_time.json")); err == nil {
+// Caps on the files the pipeline reads back from a run folder. Every one
+// is read through fsutil.OpenIn: no symbolic link is followed, a FIFO or
+// device is never opened for reading, so an agent's leftovers cannot make
+// the stage block or read outside the run.
+const (
+	maxRunJSONBytes     = 16 << 20
+	maxWorkingTimeBytes = 64 << 10
+	// consoleTailBytes is how much of the end of console.log is searched
+	// for the working-time line (the last one counts).
+	consoleTailBytes  = 64 << 20
+	maxConsoleLine    = 64 << 10
+	maxTelemetryBytes = 1 << 30
+)
+
+// workingSeconds reads the agent's own working time (see the package doc)
+// and says what was wrong with the files it looked at (a FIFO, a link, a
+// file over its cap): those are skipped, never waited on.
+func workingSeconds(runDir string) (float64, bool, []string) {
+	var problems []string
+	note := func(rel string, err error) {
+		problems = append(problems, fmt.Sprintf("%s: not read: %s", rel, whyUnread(err)))
+	}
+	const wt = "logs/working_time.json"
+	b, err := fsutil.ReadFileIn(runDir, wt, maxWorkingTimeBytes)
+	switch {
+	case err == nil:
 		var w struct {
 			WorkingSeconds *float64 `json:"working_seconds"`
 		}
 		if json.Unmarshal(b, &w) == nil && w.WorkingSeconds != nil && validSeconds(*w.WorkingSeconds) {
-			return *w.WorkingSeconds, true
+			return *w.WorkingSeconds, true, problems
+		}
+		problems = append(problems, wt+`: not {"working_seconds": <seconds ≥ 0>}; ignored`)
+	case !errors.Is(err, fs.ErrNotExist):
+		note(wt, err)
+	}
+	const cl = "logs/console.log"
+	f, err := fsutil.OpenIn(runDir, cl)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			note(cl, err)
+		}
+		return 0, false, problems
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.Size() > consoleTailBytes {
+		if _, err := f.Seek(st.Size()-consoleTailBytes, io.SeekStart); err != nil {
+			note(cl, err)
+			return 0, false, problems
 		}
 	}
-	b, err := os.ReadFile(filepath.Join(runDir, "logs", "console.log"))
-	if err != nil {
-		return 0, false
+	v, ok := lastWorkingLine(io.LimitReader(f, consoleTailBytes))
+	return v, ok, problems
+}
+
+// whyUnread says in words why a run's file was not read.
+func whyUnread(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
 	}
+	return err.Error()
+}
+
+// lastWorkingLine finds the last valid "REXMLE_WORKING_SECONDS=<x>" line;
+// lines longer than maxConsoleLine are skipped unread.
+func lastWorkingLine(r io.Reader) (float64, bool) {
 	const key = "REXMLE_WORKING_SECONDS="
-	v, ok := 0.0, false
-	for _, line := range strings.Split(string(b), "\n") {
-		line = strings.TrimSpace(line)
-		if !strings.HasPrefix(line, key) {
+	br := bufio.NewReaderSize(r, maxConsoleLine)
+	v, ok, long := 0.0, false, false
+	for {
+		line, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			long = true
 			continue
 		}
-		var x float64
-		if _, err := fmt.Sscan(strings.TrimPrefix(line, key), &x); err == nil && validSeconds(x) {
-			v, ok = x, true
+		if !long {
+			l := strings.TrimSpace(string(line))
+			if rest, found := strings.CutPrefix(l, key); found {
+				var x float64
+				if _, err := fmt.Sscan(rest, &x); err == nil && validSeconds(x) {
+					v, ok = x, true
+				}
+			}
+		}
+		long = false
+		if err != nil {
+			return v, ok
 		}
 	}
-	return v, ok
 }
 
 func validSeconds(x float64) bool { return x >= 0 && !math.IsInf(x, 0) && !math.IsNaN(x) }

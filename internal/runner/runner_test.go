@@ -110,11 +110,11 @@ func TestWorkingTime(t *testing.T) {
 	}
 	// The file wins over the line.
 	os.WriteFile(filepath.Join(j.RunDir, "logs", "working_time.json"), []byte(`{"working_seconds": 7}`), 0o644)
-	if v, ok := workingSeconds(j.RunDir); !ok || v != 7 {
+	if v, ok, _ := workingSeconds(j.RunDir); !ok || v != 7 {
 		t.Fatalf("working %v %v", v, ok)
 	}
 	os.WriteFile(filepath.Join(j.RunDir, "logs", "working_time.json"), []byte(`{"working_seconds": -1}`), 0o644)
-	if v, ok := workingSeconds(j.RunDir); !ok || v != 12.5 {
+	if v, ok, _ := workingSeconds(j.RunDir); !ok || v != 12.5 {
 		t.Fatalf("negative file value must be ignored: %v %v", v, ok)
 	}
 }

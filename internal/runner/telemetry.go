@@ -4,6 +4,9 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
+	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rexmle/rexmle/internal/fsutil"
 	"github.com/rexmle/rexmle/internal/gpu"
 )
 
@@ -172,8 +176,8 @@ func jsonSample(s gpu.Sample) sampleLine {
 
 // ReadTelemetry reads a run folder's telemetry.jsonl (no file: no samples).
 func ReadTelemetry(runDir string) ([]gpu.Sample, error) {
-	f, err := os.Open(filepath.Join(runDir, "telemetry.jsonl"))
-	if os.IsNotExist(err) {
+	f, err := fsutil.OpenIn(runDir, "telemetry.jsonl")
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
@@ -181,7 +185,7 @@ func ReadTelemetry(runDir string) ([]gpu.Sample, error) {
 	}
 	defer f.Close()
 	var out []gpu.Sample
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(io.LimitReader(f, maxTelemetryBytes))
 	for sc.Scan() {
 		var l sampleLine
 		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {

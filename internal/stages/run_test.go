@@ -61,10 +61,19 @@ builtin = "sample"
 time_limit = "1m"
 gpus = 64
 
+[[agent]]
+id = "fifo-logs"
+name = "Leaves FIFOs as console.log and working_time.json (issue 29: the stage hung on them, holding its lock)"
+backend = "none"
+executor = "local"
+sandbox = "none"
+command = ["sh", "-c", "rm -f {logs}/console.log && mkfifo {logs}/console.log {logs}/working_time.json"]
+time_limit = "1m"
+
 [profile.refusals]
 description = "the run stage's refusals"
 data = "synthetic"
-agents = ["plain", "needs-key", "needs-gpus"]
+agents = ["plain", "needs-key", "needs-gpus", "fifo-logs"]
 seeds = [1]
 setting = "demo"
 judge = "heuristic"
@@ -120,6 +129,12 @@ func TestRunRecordsRunsThatCannotStart(t *testing.T) {
 	if in, err := runner.ReadInfo(runDir("plain")); err != nil || in.Status != runner.StatusDone {
 		t.Fatalf("the run that could start: %+v %v", in, err)
 	}
+	// The FIFO logs were skipped and named; the stage went on (and the
+	// stages below take its lock again).
+	if in, err := runner.ReadInfo(runDir("fifo-logs")); err != nil || in.Status != runner.StatusDone || len(in.LogProblems) != 2 ||
+		!strings.Contains(strings.Join(in.LogProblems, "\n"), "logs/console.log: not read: not a regular file (a named pipe (FIFO))") {
+		t.Fatalf("the run that left FIFO logs: %+v %v", in, err)
+	}
 	st, err := store.Open(ctx, filepath.Join(root, "results", "rexmle.sqlite"))
 	if err != nil {
 		t.Fatal(err)
@@ -136,7 +151,7 @@ func TestRunRecordsRunsThatCannotStart(t *testing.T) {
 	}
 	r.Close()
 	st.Close()
-	if !strings.HasPrefix(rows["needs-key"], "failed not started:") || !strings.HasPrefix(rows["needs-gpus"], "failed not started:") || rows["plain"] != "done " {
+	if !strings.HasPrefix(rows["needs-key"], "failed not started:") || !strings.HasPrefix(rows["needs-gpus"], "failed not started:") || rows["plain"] != "done " || rows["fifo-logs"] != "done " {
 		t.Fatalf("store rows %q", rows)
 	}
 

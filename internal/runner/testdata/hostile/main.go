@@ -9,12 +9,15 @@
 //	hostile daemon TOKEN
 //	hostile leave-junk
 //	hostile limits OUT
+//	hostile badlogs MODE [ARG]  (package hostileagent)
+//	hostile hog MODE ARGS       (package hostileagent)
 package main
 
 import (
 	"encoding/json"
 	"fmt"
 	"github.com/rexmle/rexmle/internal/runner/internal/egressprobe"
+	"github.com/rexmle/rexmle/internal/runner/internal/hostileagent"
 	"io/fs"
 	"net"
 	"os"
@@ -59,6 +62,10 @@ func main() {
 		os.Exit(probe(args[0], strings.Split(args[1], ","), args[2]))
 	case "egress": // egress OUT ALLOWED_ADDR REFUSED_ADDR
 		os.Exit(egressprobe.Main(args))
+	case "badlogs": // see package hostileagent
+		os.Exit(hostileagent.BadLogs(args))
+	case "hog":
+		os.Exit(hostileagent.Hog(args))
 	case "ignore-term":
 		signal.Ignore(syscall.SIGTERM)
 		d, _ := strconv.ParseFloat(args[0], 64)
