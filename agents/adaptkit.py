@@ -442,8 +442,9 @@ def ask_rexmle(task, folder):
 class Bridge:
     """A loopback HTTP server with the paper's validation API: GET /health;
     POST /validate with a multipart "file" (a submission.csv; the rest of the
-    submission is taken from live_submission) or a JSON {"dir": folder}.
-    Answers {"valid": bool, "reason": str, "result": text}, never a score."""
+    submission is taken from live_submission, a folder or a function giving
+    one) or a JSON {"dir": folder}. Answers {"valid": bool, "is_valid": bool,
+    "reason": str, "result": text}, never a score."""
 
     def __init__(self, task, live_submission, staging):
         self.task = task
@@ -490,7 +491,9 @@ class Bridge:
                     self._send(503, {"error": "validation unavailable", "details": reason})
                     return
                 text = "Submission is valid." if valid else "Submission is invalid: " + reason
-                self._send(200, {"valid": valid, "reason": reason, "result": text})
+                # "is_valid" is the key the harness's server answers and its
+                # validate_submission.sh greps for (grading_server_standalone.py)
+                self._send(200, {"valid": valid, "is_valid": valid, "reason": reason, "result": text})
 
         self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
         self.port = self.server.server_address[1]
@@ -524,7 +527,7 @@ class Bridge:
         clear_dir(d)
         with open(os.path.join(d, "submission.csv"), "wb") as f:
             f.write(data)
-        live = self.live_submission
+        live = self.live_submission() if callable(self.live_submission) else self.live_submission
         if live and os.path.isdir(live):
             for name in os.listdir(live):
                 if name != "submission.csv":
