@@ -439,6 +439,14 @@ def ask_rexmle(task, folder):
         return None, "validation endpoint unreachable: %s" % err
 
 
+def _link_or_copy(src, dst):
+    try:
+        os.link(src, dst)
+    except OSError:
+        shutil.copyfile(src, dst)
+    return dst
+
+
 class Bridge:
     """A loopback HTTP server with the paper's validation API: GET /health;
     POST /validate with a multipart "file" (a submission.csv; the rest of the
@@ -529,9 +537,19 @@ class Bridge:
             f.write(data)
         live = self.live_submission() if callable(self.live_submission) else self.live_submission
         if live and os.path.isdir(live):
+            # copies (hard links where possible), not symlinks: rexmle's
+            # validator refuses links in a submission folder
             for name in os.listdir(live):
-                if name != "submission.csv":
-                    os.symlink(os.path.join(live, name), os.path.join(d, name))
+                if name == "submission.csv":
+                    continue
+                src, dst = os.path.join(live, name), os.path.join(d, name)
+                try:
+                    if os.path.isdir(src):
+                        shutil.copytree(src, dst, copy_function=_link_or_copy, ignore_dangling_symlinks=True)
+                    elif os.path.isfile(src):
+                        _link_or_copy(src, dst)
+                except OSError as err:
+                    log("validate: stage %s: %s", src, err)
         return d
 
     def advertise(self, folder):
