@@ -68,7 +68,7 @@ func replayLLM(t *testing.T, rec *recording) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	claude := strings.HasPrefix(filepath.Base(rec.Challenge), "claude") || strings.Contains(rec.RecordedWith, "claude-sonnet-4.5")
+	claude := strings.Contains(rec.RecordedWith, "claude-sonnet-4.5")
 	profile := "paper"
 	if claude {
 		profile = "paper-claude"
@@ -184,11 +184,23 @@ func replayWorkspace(t *testing.T, py string, rec *recording) {
 	bridgeURL := "http://127.0.0.1:" + strings.TrimSpace(line) + "/validate"
 
 	validated := 0
-	for _, e := range rec.Events {
+	for i, e := range rec.Events {
 		switch e.Kind {
 		case "fs":
 			applyFS(t, ws, rec, e)
 		case "validate":
+			// the fs events come from a walk every 100 ms, so a file the
+			// program wrote just before posting may be seen up to a walk
+			// later: writes seen within fsLag after the post happened
+			// before it (removals are left in their place)
+			for _, f := range rec.Events[i+1:] {
+				if f.T > e.T+fsLag {
+					break
+				}
+				if f.Kind == "fs" && f.Op != "remove" {
+					applyFS(t, ws, rec, f)
+				}
+			}
 			// the live folder is AIDE's exp submission folder at this moment
 			os.Remove(liveLink)
 			if m, _ := filepath.Glob(filepath.Join(root, "workspaces", "*-exp", "submission")); len(m) == 1 {
@@ -255,7 +267,11 @@ func replayWorkspace(t *testing.T, py string, rec *recording) {
 	}
 }
 
-// applyFS replays one fs event into the workspace ws.
+// fsLag bounds how late the recordings' 100 ms walk sees a file.
+const fsLag = 0.3
+
+// applyFS replays one fs event into the workspace ws (writes and mkdirs
+// are idempotent, so an event applied early is applied again harmlessly).
 func applyFS(t *testing.T, ws string, rec *recording, e recEvent) {
 	t.Helper()
 	if strings.Contains(e.Path, "..") || filepath.IsAbs(e.Path) {
