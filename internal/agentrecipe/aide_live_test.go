@@ -97,13 +97,7 @@ func liveAIDE(t *testing.T, repo, src, id, backend string) {
 	dir := t.TempDir()
 	os.Chmod(dir, 0o755)
 	os.Chmod(filepath.Dir(dir), 0o755)
-	raw, data := filepath.Join(dir, "raw"), filepath.Join(dir, "data")
-	if err := ch.Synthesize(ctx, raw, 1); err != nil {
-		t.Fatal(err)
-	}
-	if err := ch.Prepare(ctx, raw, data); err != nil {
-		t.Fatal(err)
-	}
+	data := syntheticData(t, ch, dir)
 	filepath.Walk(data, func(p string, fi os.FileInfo, err error) error {
 		if err == nil && fi.IsDir() {
 			os.Chmod(p, 0o755)

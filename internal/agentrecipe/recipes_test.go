@@ -310,14 +310,7 @@ func newWorld(t *testing.T, id string) *world {
 		t.Fatalf("no challenge %s", id)
 	}
 	dir := t.TempDir()
-	ctx := context.Background()
-	raw, data := filepath.Join(dir, "raw"), filepath.Join(dir, "data")
-	if err := ch.Synthesize(ctx, raw, 1); err != nil {
-		t.Fatal(err)
-	}
-	if err := ch.Prepare(ctx, raw, data); err != nil {
-		t.Fatal(err)
-	}
+	data := syntheticData(t, ch, dir)
 	w := &world{id: id, ch: ch, public: filepath.Join(data, "public"), private: filepath.Join(data, "private"), runDir: filepath.Join(dir, "run")}
 	w.sub, w.logs, w.ws = filepath.Join(w.runDir, "submission"), filepath.Join(w.runDir, "logs"), filepath.Join(w.runDir, "workspace")
 	for _, d := range []string{w.sub, w.logs, w.ws} {

@@ -1,6 +1,7 @@
 package agentrecipe
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
@@ -10,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"sync"
+	"testing"
 	"time"
 
 	"github.com/rexmle/rexmle/internal/challenge"
@@ -210,4 +212,30 @@ func readRecording(path string) (*recording, error) {
 		return nil, err
 	}
 	return &r, nil
+}
+
+// syntheticData synthesizes and prepares challenge ch's demo data (seed 1,
+// the data the recordings were made on) under dir; returns data/ (holding
+// public/ and private/).
+func syntheticData(t *testing.T, ch challenge.Challenge, dir string) string {
+	t.Helper()
+	ctx := context.Background()
+	raw, data := filepath.Join(dir, "raw"), filepath.Join(dir, "data")
+	if err := ch.Synthesize(ctx, raw, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := ch.Prepare(ctx, raw, data); err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// aideRecordings lists the AIDE recordings; none is a failure (CI replays them).
+func aideRecordings(t *testing.T) []string {
+	t.Helper()
+	paths, _ := filepath.Glob(filepath.Join("testdata", "recordings", "aide-*.json"))
+	if len(paths) == 0 {
+		t.Fatal("no AIDE recordings in testdata/recordings")
+	}
+	return paths
 }

@@ -40,10 +40,7 @@ import (
 //     adapter's own collect: the submission is the best node's of the
 //     replayed journal.json, byte for byte as recorded, and grades valid.
 func TestAIDERecordingsReplay(t *testing.T) {
-	paths, _ := filepath.Glob(filepath.Join("testdata", "recordings", "aide-*.json"))
-	if len(paths) == 0 {
-		t.Fatal("no AIDE recordings in testdata/recordings")
-	}
+	paths := aideRecordings(t)
 	py := python(t)
 	for _, p := range paths {
 		p := p
@@ -145,13 +142,7 @@ func replayWorkspace(t *testing.T, py string, rec *recording) {
 	}
 	ctx := context.Background()
 	dir := t.TempDir()
-	raw, data := filepath.Join(dir, "raw"), filepath.Join(dir, "data")
-	if err := ch.Synthesize(ctx, raw, 1); err != nil {
-		t.Fatal(err)
-	}
-	if err := ch.Prepare(ctx, raw, data); err != nil {
-		t.Fatal(err)
-	}
+	data := syntheticData(t, ch, dir)
 	private := filepath.Join(data, "private")
 	runDir := filepath.Join(dir, "run")
 	ws, sub, logs := filepath.Join(runDir, "workspace"), filepath.Join(runDir, "submission"), filepath.Join(runDir, "logs")
