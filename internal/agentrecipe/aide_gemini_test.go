@@ -3,7 +3,6 @@ package agentrecipe
 import (
 	"encoding/json"
 	"net/http/httptest"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -20,10 +19,7 @@ import (
 // call's arguments must come back as the dict AIDE's parse_exec_result reads.
 // Needs REXMLE_AIDE_SOURCE, as TestAIDELive.
 func TestAIDEGeminiReviewToolCall(t *testing.T) {
-	src := os.Getenv("REXMLE_AIDE_SOURCE")
-	if src == "" {
-		t.Skip("REXMLE_AIDE_SOURCE is not set (a folder with aideml 0.2.2 and its Python packages)")
-	}
+	src := aideSource(t)
 	llm := newScriptedAIDE(t, "ldct-iqa")
 	llm.key = "gemini-key-0815"
 	srv := httptest.NewServer(llm)

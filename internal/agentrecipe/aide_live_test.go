@@ -39,10 +39,7 @@ import (
 // (see agents/aide/README.md). REXMLE_AIDE_RECORD=1 writes the recordings
 // to testdata/recordings/aide-<challenge>.json.
 func TestAIDELive(t *testing.T) {
-	src := os.Getenv("REXMLE_AIDE_SOURCE")
-	if src == "" {
-		t.Skip("REXMLE_AIDE_SOURCE is not set (a folder with aideml 0.2.2 and its Python packages)")
-	}
+	src := aideSource(t)
 	if err := sandbox.Available(); err != nil {
 		t.Skip(err)
 	}
@@ -61,6 +58,16 @@ func TestAIDELive(t *testing.T) {
 	for _, id := range ids {
 		t.Run(id, func(t *testing.T) { liveAIDE(t, repo, src, id, backend) })
 	}
+}
+
+// aideSource is REXMLE_AIDE_SOURCE (see TestAIDELive); the test skips without it.
+func aideSource(t *testing.T) string {
+	t.Helper()
+	src := os.Getenv("REXMLE_AIDE_SOURCE")
+	if src == "" {
+		t.Skip("REXMLE_AIDE_SOURCE is not set (a folder with aideml 0.2.2 and its Python packages)")
+	}
+	return src
 }
 
 // aideKeep: the paths of AIDE's workspace the recording follows.
