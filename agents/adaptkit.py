@@ -439,11 +439,20 @@ def ask_rexmle(task, folder):
         return None, "validation endpoint unreachable: %s" % err
 
 
+def _link_or_copy(src, dst):
+    try:
+        os.link(src, dst)
+    except OSError:
+        shutil.copyfile(src, dst)
+    return dst
+
+
 class Bridge:
     """A loopback HTTP server with the paper's validation API: GET /health;
     POST /validate with a multipart "file" (a submission.csv; the rest of the
-    submission is taken from live_submission) or a JSON {"dir": folder}.
-    Answers {"valid": bool, "reason": str, "result": text}, never a score."""
+    submission is taken from live_submission, a folder or a function giving
+    one) or a JSON {"dir": folder}. Answers {"valid": bool, "is_valid": bool,
+    "reason": str, "result": text}, never a score."""
 
     def __init__(self, task, live_submission, staging):
         self.task = task
@@ -490,7 +499,9 @@ class Bridge:
                     self._send(503, {"error": "validation unavailable", "details": reason})
                     return
                 text = "Submission is valid." if valid else "Submission is invalid: " + reason
-                self._send(200, {"valid": valid, "reason": reason, "result": text})
+                # "is_valid" is the key the harness's server answers and its
+                # validate_submission.sh greps for (grading_server_standalone.py)
+                self._send(200, {"valid": valid, "is_valid": valid, "reason": reason, "result": text})
 
         self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
         self.port = self.server.server_address[1]
@@ -524,11 +535,21 @@ class Bridge:
         clear_dir(d)
         with open(os.path.join(d, "submission.csv"), "wb") as f:
             f.write(data)
-        live = self.live_submission
+        live = self.live_submission() if callable(self.live_submission) else self.live_submission
         if live and os.path.isdir(live):
+            # copies (hard links where possible), not symlinks: rexmle's
+            # validator refuses links in a submission folder
             for name in os.listdir(live):
-                if name != "submission.csv":
-                    os.symlink(os.path.join(live, name), os.path.join(d, name))
+                if name == "submission.csv":
+                    continue
+                src, dst = os.path.join(live, name), os.path.join(d, name)
+                try:
+                    if os.path.isdir(src):
+                        shutil.copytree(src, dst, copy_function=_link_or_copy, ignore_dangling_symlinks=True)
+                    elif os.path.isfile(src):
+                        _link_or_copy(src, dst)
+                except OSError as err:
+                    log("validate: stage %s: %s", src, err)
         return d
 
     def advertise(self, folder):

@@ -9,12 +9,13 @@ import (
 )
 
 // Fake agents that write their outputs where the real ones do (read from
-// their sources: aideml v6.3.3 aide/utils/config.py prep_cfg and save_run;
-// ML-Master in rajpurkarlab/ReX-MLE@6492376 utils/config_mcts.py and
+// their sources: ML-Master in rajpurkarlab/ReX-MLE@6492376 utils/config_mcts.py and
 // agent/mcts_agent.py's best_submission folder; rdagent v0.8.0's
 // git_ignore_folder/RD-Agent_workspace and the log trace's
 // Loop_N/record/sota_exp_to_submit pickles), so the adapters' copy-out is
-// checked against those layouts.
+// checked against those layouts. AIDE has no fake here: its adapter's
+// collect is checked by replaying recordings of aideml 0.2.2 itself
+// (replay_aide_test.go, recorded by aide_live_test.go).
 const fakeCommon = `
 import os, shutil, sys, json, pickle
 def kv(args):
@@ -22,17 +23,6 @@ def kv(args):
 def submit(folder, data):
     os.makedirs(folder, exist_ok=True)
     shutil.copyfile(os.path.join(data, "sample_submission.csv"), os.path.join(folder, "submission.csv"))
-`
-
-const fakeAIDE = fakeCommon + `
-c = kv(sys.argv[1:])
-ws = os.path.join(c["workspace_dir"], c["exp_name"])
-logs = os.path.join(c["log_dir"], c["exp_name"])
-submit(os.path.join(ws, "submission"), c["data_dir"])
-os.makedirs(logs, exist_ok=True)
-json.dump({"nodes": [{"plan": "fake plan", "code": "print(1)"}]}, open(os.path.join(logs, "journal.json"), "w"))
-open(os.path.join(logs, "best_solution.py"), "w").write("print(1)\n")
-open(os.path.join(os.environ["HOME"], "seen-env"), "w").write(os.environ.get("OPENAI_API_KEY", ""))
 `
 
 const fakeMLMaster = fakeCommon + `
@@ -79,7 +69,6 @@ func TestRecipesCollectWhereTheAgentsWrite(t *testing.T) {
 		env           []string
 		logs          []string // files expected under logs/<id>/
 	}{
-		{"aide", "aide", fakeAIDE, nil, []string{"journal.json", "best_solution.py"}},
 		{"ml-master", "main_mcts.py", fakeMLMaster, nil, []string{"ml-master.log"}},
 		{"rd-agent", "rdagent", fakeRDAgent, nil, []string{"run/common_logs.log", "run/Loop_1/record/sota_exp_to_submit/7/2025-01-01.txt"}},
 	}
@@ -103,10 +92,6 @@ func TestRecipesCollectWhereTheAgentsWrite(t *testing.T) {
 				}
 			}
 			switch c.id {
-			case "aide":
-				if got := readFile(filepath.Join(w.ws, "home", "seen-env")); got != secretValue {
-					t.Errorf("AIDE saw OPENAI_API_KEY %q, want the backend's key", got)
-				}
 			case "rd-agent":
 				// the SOTA workspace, not the other one, is the submission
 				if _, err := os.Stat(filepath.Join(w.sub, "main.py")); err != nil {
