@@ -2,11 +2,8 @@ package cellseg
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -160,20 +157,17 @@ func (Challenge) GraderVersion() string { return "2" }
 
 // Grade scores submission.csv (see the metric cards).
 func (Challenge) Grade(ctx context.Context, subDir, privateDir string, mode challenge.Mode) (*challenge.Result, error) {
-	t, err := challenge.ReadCSV(filepath.Join(subDir, submissionFile))
+	t, err := challenge.ReadSubmissionCSV(subDir, submissionFile)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, challenge.Invalidf(submissionFile, "", "missing: the submission folder must hold submission.csv")
-		}
-		return nil, challenge.Invalidf(submissionFile, "", "cannot read: %v", err)
+		return nil, err
 	}
 	ic, err := t.Col("image_id")
 	if err != nil {
-		return nil, challenge.Invalidf(submissionFile, "image_id", "column missing (columns: %v)", t.Header)
+		return nil, challenge.Invalidf(submissionFile, "image_id", "column missing: the header must name image_id and predicted_mask_path")
 	}
 	pc, err := t.Col("predicted_mask_path")
 	if err != nil {
-		return nil, challenge.Invalidf(submissionFile, "predicted_mask_path", "column missing (columns: %v)", t.Header)
+		return nil, challenge.Invalidf(submissionFile, "predicted_mask_path", "column missing: the header must name image_id and predicted_mask_path")
 	}
 	ans, err := challenge.ReadCSV(filepath.Join(privateDir, "test_labels.csv"))
 	if err != nil {
@@ -226,8 +220,10 @@ func (Challenge) Grade(ctx context.Context, subDir, privateDir string, mode chal
 		if err != nil {
 			return err
 		}
-		if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
-			return challenge.Invalidf(r.path, field, "file not found in the submission folder")
+		if st, err := challenge.StatInside(subDir, r.path, field); err != nil {
+			return err
+		} else if !st.Mode().IsRegular() {
+			return challenge.Invalidf(r.path, field, "not a regular file")
 		}
 		pred, err := decodePrediction(path)
 		if err != nil {

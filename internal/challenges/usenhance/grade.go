@@ -3,11 +3,8 @@ package usenhance
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -141,14 +138,11 @@ func resizeLinear(src quality.Image, w, h int) quality.Image {
 // path with a separator and more than one part) the path without its first
 // part. Both stay inside the submission folder.
 func resolveEnhanced(submissionDir, rel, field string) (string, error) {
-	p, err := challenge.ResolveInside(submissionDir, rel, field)
-	if err != nil {
+	if _, err := challenge.ResolveInside(submissionDir, rel, field); err != nil {
 		return "", err
 	}
-	if _, err := os.Stat(p); err == nil {
+	if _, err := challenge.StatInside(submissionDir, rel, field); err == nil {
 		return rel, nil
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return "", challenge.Invalidf(rel, field, "cannot access: %v", err)
 	}
 	if strings.ContainsAny(rel, `/\`) {
 		// pathlib on POSIX: only "/" separates parts; empty and "." parts vanish.
@@ -160,10 +154,8 @@ func resolveEnhanced(submissionDir, rel, field string) (string, error) {
 		}
 		if len(parts) > 1 {
 			alt := strings.Join(parts[1:], "/")
-			if q, err := challenge.ResolveInside(submissionDir, alt, field); err == nil {
-				if _, err := os.Stat(q); err == nil {
-					return alt, nil
-				}
+			if _, err := challenge.StatInside(submissionDir, alt, field); err == nil {
+				return alt, nil
 			}
 		}
 	}

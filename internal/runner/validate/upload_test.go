@@ -82,7 +82,12 @@ func TestValidateUpload(t *testing.T) {
 		return nil
 	}
 	root := t.TempDir()
-	srv, err := Listen(filepath.Join(t.TempDir(), "v.sock"), Handler(check, Within(root, nil), root))
+	scratch := filepath.Join(root, ".validate")
+	h, err := Handler(Config{Check: check, Folders: map[string]string{root: root}, Default: root, Scratch: scratch})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := Listen(filepath.Join(t.TempDir(), "v.sock"), h)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,6 +101,9 @@ func TestValidateUpload(t *testing.T) {
 	}
 	if _, err := os.Stat(seenDir); !os.IsNotExist(err) {
 		t.Errorf("scratch folder %s left behind", seenDir)
+	}
+	if rel, err := filepath.Rel(scratch, seenDir); err != nil || strings.HasPrefix(rel, "..") {
+		t.Errorf("the upload was spooled in %s, not in the run's scratch folder %s", seenDir, scratch)
 	}
 	if got := upload(t, srv.Socket, [][3]string{{"file", "bad.csv", "x"}}); !strings.Contains(got, `"valid":false`) {
 		t.Errorf("invalid upload answered %s", got)
