@@ -24,7 +24,7 @@ import (
 
 // notInside is the one answer for a name that is not a file inside the
 // submission folder, whatever it points at outside.
-const notInside = "file not found in the submission folder (links that leave it are not followed)"
+const notInside = "file not found in the submission folder (a link that leaves the folder is not followed)"
 
 // relInside checks rel's syntax and returns it cleaned, relative.
 func relInside(rel, field string) (string, error) {

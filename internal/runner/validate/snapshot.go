@@ -71,11 +71,16 @@ func Snapshot(base, rel, dst string, lim Limits) error {
 	}
 	defer src.Close()
 	s := &snapshotter{lim: lim}
+	// The scratch folder the snapshot goes to is never copied into itself.
+	if st, err := os.Stat(filepath.Dir(dst)); err == nil {
+		s.skip = st
+	}
 	return s.copyDir(src, dst, 0)
 }
 
 type snapshotter struct {
 	lim     Limits
+	skip    fs.FileInfo // the scratch folder
 	entries int
 	bytes   int64
 }
@@ -125,6 +130,9 @@ func (s *snapshotter) copyEntry(src *os.Root, name, dst string, depth int) error
 		defer sub.Close()
 		if now, err := sub.Stat("."); err != nil || !os.SameFile(listed, now) {
 			return nil // swapped for a link (or another folder) since listed
+		}
+		if s.skip != nil && os.SameFile(listed, s.skip) {
+			return nil
 		}
 		if err := os.Mkdir(dst, 0o700); err != nil {
 			return fmt.Errorf("snapshot: %w", err)

@@ -175,7 +175,12 @@ func (e *endpoint) validate(w http.ResponseWriter, r *http.Request) {
 			if c != nil {
 				c()
 			}
-			reply(w, http.StatusBadRequest, Response{Reason: err.Error()})
+			reason := err.Error()
+			if body.failed {
+				w.Header().Set("Connection", "close")
+				reason = fmt.Sprintf("the upload sent nothing for %v (or took longer than %v) and was cut off", stallTimeout, maxBodyTime)
+			}
+			reply(w, http.StatusBadRequest, Response{Reason: reason})
 			return
 		}
 		dir, cleanup = d, c
@@ -237,7 +242,11 @@ func (e *endpoint) validate(w http.ResponseWriter, r *http.Request) {
 		if err != nil && !challenge.IsInvalid(err) {
 			e.cfg.Log.Warn("validation: the grader failed", "err", err)
 		}
-		reply(w, http.StatusOK, verdict(err))
+		v := verdict(err)
+		// The grader names files by their path in the snapshot: the answer
+		// names them as the agent does, relative to its folder.
+		v.Reason = strings.ReplaceAll(v.Reason, dir+string(filepath.Separator), "")
+		reply(w, http.StatusOK, v)
 	case <-ctx.Done():
 		e.cfg.Log.Warn("validation: stopped at its time limit", "limit", e.cfg.Timeout)
 		reply(w, http.StatusGatewayTimeout, Response{Reason: fmt.Sprintf("validation did not finish within %v and was stopped", e.cfg.Timeout)})
@@ -304,9 +313,10 @@ func truncate(s string) string {
 // each read: a client that stops sending for stallTimeout, or that is
 // still sending at hard, gets a read error. done clears the deadline.
 type stallReader struct {
-	rc   *http.ResponseController
-	r    io.Reader
-	hard time.Time
+	rc     *http.ResponseController
+	r      io.Reader
+	hard   time.Time
+	failed bool
 }
 
 func (s *stallReader) Read(p []byte) (int, error) {
@@ -315,10 +325,23 @@ func (s *stallReader) Read(p []byte) (int, error) {
 		d = s.hard
 	}
 	s.rc.SetReadDeadline(d)
-	return s.r.Read(p)
+	n, err := s.r.Read(p)
+	if err != nil && err != io.EOF {
+		s.failed = true
+	}
+	return n, err
 }
 
-func (s *stallReader) done() { s.rc.SetReadDeadline(time.Time{}) }
+// done ends the body's reading: the deadline is cleared, or, after a
+// failed read, set to now, so that the server does not wait for the rest
+// of a stalled body before it answers and closes the connection.
+func (s *stallReader) done() {
+	if s.failed {
+		s.rc.SetReadDeadline(time.Now())
+		return
+	}
+	s.rc.SetReadDeadline(time.Time{})
+}
 
 // Server is a running validation endpoint.
 type Server struct {
