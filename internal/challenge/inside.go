@@ -41,17 +41,26 @@ func relInside(rel, field string) (string, error) {
 	return clean, nil
 }
 
+// rootAndRel opens root and checks rel's syntax.
+func rootAndRel(root, rel, field string) (*os.Root, string, error) {
+	clean, err := relInside(rel, field)
+	if err != nil {
+		return nil, "", err
+	}
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return nil, "", fmt.Errorf("open the submission folder: %w", err)
+	}
+	return r, clean, nil
+}
+
 // StatInside describes rel inside root (links followed while they stay
 // inside root). A name that is not there, or that leads outside, is an
 // *InvalidSubmission with one and the same reason.
 func StatInside(root, rel, field string) (fs.FileInfo, error) {
-	clean, err := relInside(rel, field)
+	r, clean, err := rootAndRel(root, rel, field)
 	if err != nil {
 		return nil, err
-	}
-	r, err := os.OpenRoot(root)
-	if err != nil {
-		return nil, fmt.Errorf("open the submission folder: %w", err)
 	}
 	defer r.Close()
 	st, err := r.Stat(clean)
@@ -71,13 +80,9 @@ func StatInside(root, rel, field string) (fs.FileInfo, error) {
 // grade stage's sealed submission, the validation endpoint's snapshot);
 // OpenInside is the way to read a file.
 func ResolveInside(root, rel, field string) (string, error) {
-	clean, err := relInside(rel, field)
+	r, clean, err := rootAndRel(root, rel, field)
 	if err != nil {
 		return "", err
-	}
-	r, err := os.OpenRoot(root)
-	if err != nil {
-		return "", fmt.Errorf("open the submission folder: %w", err)
 	}
 	defer r.Close()
 	joined := filepath.Join(root, clean)
@@ -109,13 +114,9 @@ func escapes(r *os.Root, clean string) bool {
 // blocks). Every failure is an *InvalidSubmission naming rel and field; a
 // missing file and one that leads outside get the same reason.
 func OpenInside(root, rel, field string) (*os.File, error) {
-	clean, err := relInside(rel, field)
+	r, clean, err := rootAndRel(root, rel, field)
 	if err != nil {
 		return nil, err
-	}
-	r, err := os.OpenRoot(root)
-	if err != nil {
-		return nil, fmt.Errorf("open the submission folder: %w", err)
 	}
 	defer r.Close()
 	f, err := r.OpenFile(clean, os.O_RDONLY|syscall.O_NONBLOCK, 0)
