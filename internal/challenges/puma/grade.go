@@ -227,7 +227,7 @@ func indexAbove5(b []byte) int {
 // readPrediction reads and decodes a submitted mask (file is its name in
 // the submission, for messages); buf may hold the decoded samples.
 func (c Challenge) readPrediction(path, file string, buf []byte, mode challenge.Mode) ([]uint8, error) {
-	p8, im, err := readMaskFile(path, buf)
+	p8, im, err := readMaskFileMax(path, buf, predictionMaxBytes)
 	if err != nil {
 		return nil, challenge.Invalidf(file, "", "cannot read the mask: %s", strings.ReplaceAll(err.Error(), path+": ", ""))
 	}
