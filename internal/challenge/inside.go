@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/rexmle/rexmle/internal/fsutil"
 )
 
 // The confinement rule: every file a grader reads from a submission folder
@@ -135,7 +137,7 @@ func OpenInside(root, rel, field string) (*os.File, error) {
 	}
 	if !st.Mode().IsRegular() {
 		f.Close()
-		return nil, Invalidf(rel, field, "%v (%s)", ErrNotRegular, kindOf(st.Mode()))
+		return nil, Invalidf(rel, field, "%v (%s)", ErrNotRegular, fsutil.KindOf(st.Mode()))
 	}
 	return f, nil
 }
