@@ -184,38 +184,49 @@ func TestHostileSwapRace(t *testing.T) {
 }
 
 // TestHostilePNGBomb: an all-zero 6000×6000 PNG (35 KB on disk) for a
-// 64×64 answer is refused from its header. Before: valid, 343 MB
-// allocated by the one call.
+// 64×64 answer is refused from its header, by USenhance (an enhanced
+// image) and NeurIPS-CellSeg (a mask). Before: USenhance answered valid,
+// with 343 MB allocated by the one call.
 func TestHostilePNGBomb(t *testing.T) {
-	root := t.TempDir()
-	priv := filepath.Join(root, "private")
-	os.MkdirAll(filepath.Join(priv, "gt"), 0o755)
-	if err := imageio.WritePNGFile(filepath.Join(priv, "gt", "a.png"), volume.New(volume.NewGrid(64, 64), volume.Uint8), 8); err != nil {
-		t.Fatal(err)
-	}
-	os.WriteFile(filepath.Join(priv, "test_labels.csv"), []byte("image_id,ground_truth_path\na,gt/a.png\n"), 0o644)
-	h := newHostileRun(t, usenhance.Challenge{}, priv)
-	if err := imageio.WritePNGFile(filepath.Join(h.sub, "a.png"), volume.New(volume.NewGrid(6000, 6000), volume.Uint8), 8); err != nil {
-		t.Fatal(err)
-	}
-	os.WriteFile(filepath.Join(h.sub, "submission.csv"), []byte("image_id,enhanced_image_path\na,a.png\n"), 0o644)
-	runtime.GC()
-	var m0, m1 runtime.MemStats
-	runtime.ReadMemStats(&m0)
-	r, err := Ask(context.Background(), h.socket, "/submission")
-	runtime.ReadMemStats(&m1)
-	alloc := (m1.TotalAlloc - m0.TotalAlloc) >> 20
-	t.Logf("answer %+v; %d MB allocated", r, alloc)
-	if err != nil || r.Valid || !strings.Contains(r.Reason, "a.png") || strings.Contains(r.Reason, h.run) {
-		t.Fatalf("a 6000×6000 prediction for a 64×64 answer: %+v %v", r, err)
-	}
-	if alloc > 40 {
-		t.Errorf("%d MB allocated: the image was decoded", alloc)
-	}
-	// The same image at the answer's size is graded.
-	imageio.WritePNGFile(filepath.Join(h.sub, "a.png"), volume.New(volume.NewGrid(64, 64), volume.Uint8), 8)
-	if r, err := Ask(context.Background(), h.socket, "/submission"); err != nil || !r.Valid {
-		t.Fatalf("a 64×64 prediction: %+v %v", r, err)
+	for _, tc := range []struct {
+		g                 challenge.Grader
+		answers, sub, col string
+	}{
+		{usenhance.Challenge{}, "image_id,ground_truth_path\na,gt/a.png\n", "image_id,enhanced_image_path\na,a.png\n", "enhanced"},
+		{cellseg.Challenge{}, "image_id,label_path\na,gt/a.png\n", "image_id,predicted_mask_path\na,a.png\n", "mask"},
+	} {
+		t.Run(tc.g.ID(), func(t *testing.T) {
+			root := t.TempDir()
+			priv := filepath.Join(root, "private")
+			os.MkdirAll(filepath.Join(priv, "gt"), 0o755)
+			if err := imageio.WritePNGFile(filepath.Join(priv, "gt", "a.png"), volume.New(volume.NewGrid(64, 64), volume.Uint8), 8); err != nil {
+				t.Fatal(err)
+			}
+			os.WriteFile(filepath.Join(priv, "test_labels.csv"), []byte(tc.answers), 0o644)
+			h := newHostileRun(t, tc.g, priv)
+			if err := imageio.WritePNGFile(filepath.Join(h.sub, "a.png"), volume.New(volume.NewGrid(6000, 6000), volume.Uint8), 8); err != nil {
+				t.Fatal(err)
+			}
+			os.WriteFile(filepath.Join(h.sub, "submission.csv"), []byte(tc.sub), 0o644)
+			runtime.GC()
+			var m0, m1 runtime.MemStats
+			runtime.ReadMemStats(&m0)
+			r, err := Ask(context.Background(), h.socket, "/submission")
+			runtime.ReadMemStats(&m1)
+			alloc := (m1.TotalAlloc - m0.TotalAlloc) >> 20
+			t.Logf("answer %+v; %d MB allocated", r, alloc)
+			if err != nil || r.Valid || !strings.Contains(r.Reason, "a.png") || !strings.Contains(r.Reason, "limit") || strings.Contains(r.Reason, h.run) {
+				t.Fatalf("a 6000×6000 %s for a 64×64 answer: %+v %v", tc.col, r, err)
+			}
+			if alloc > 40 {
+				t.Errorf("%d MB allocated: the image was decoded", alloc)
+			}
+			// The same image at the answer's size is graded.
+			imageio.WritePNGFile(filepath.Join(h.sub, "a.png"), volume.New(volume.NewGrid(64, 64), volume.Uint8), 8)
+			if r, err := Ask(context.Background(), h.socket, "/submission"); err != nil || !r.Valid {
+				t.Fatalf("a 64×64 %s: %+v %v", tc.col, r, err)
+			}
+		})
 	}
 }
 
