@@ -39,7 +39,7 @@ var preparedData = regexp.MustCompile(`\b(privateDir|publicDir|rawDir|dataDir|ad
 const sealedRead = "reads a path challenge.ResolveInside checked inside the submission folder; graders only ever see sealed copies (the grade stage's seal, the endpoint's snapshot) that hold no links and that nothing else writes to"
 
 var allowedByPath = map[string]string{
-	"cellseg/grade.go:decodePrediction":      sealedRead,
+	"cellseg/grade.go:decodePredictionMax":   sealedRead,
 	"cellseg/grade.go:readTruth":             "a private label image named by the answers",
 	"cellseg/prepare.go:findPairs":           "preparation: reads the raw download or its own synthetic data",
 	"cellseg/submit.go:SampleSubmission":     "built-in agents and oracles: read the public data (Perfect: the private answers) to write a submission",
@@ -67,7 +67,7 @@ var allowedByPath = map[string]string{
 	"panthercommon/submit.go:Baseline":       "built-in agents and oracles: read the public data (Perfect: the private answers) to write a submission",
 	"panthercommon/submit.go:writeMasks":     "built-in agents and oracles: read the public data (Perfect: the private answers) to write a submission",
 	"puma/masks.go:readImageFile":            "reads a path challenge.ResolveInside checked inside the submission folder; graders only ever see sealed copies (the grade stage's seal, the endpoint's snapshot) that hold no links and that nothing else writes to; also reads private truth masks",
-	"puma/masks.go:readMaskFile":             "reads a path challenge.ResolveInside checked inside the submission folder; graders only ever see sealed copies (the grade stage's seal, the endpoint's snapshot) that hold no links and that nothing else writes to; also reads private truth masks",
+	"puma/masks.go:readMaskFileMax":          "reads a path challenge.ResolveInside checked inside the submission folder; graders only ever see sealed copies (the grade stage's seal, the endpoint's snapshot) that hold no links and that nothing else writes to; also reads private truth masks",
 	"puma/nuclei.go:readTruthFile":           "a private truth file",
 	"puma/prepare.go:cases":                  "preparation: reads the raw download or its own synthetic data",
 	"puma/prepare.go:findLabel":              "preparation: reads the raw download or its own synthetic data",
