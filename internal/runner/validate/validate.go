@@ -21,13 +21,15 @@
 // confinement rule (challenge.OpenInside). A folder the run cannot name,
 // a missing one and a link that leaves the run all get the same answer.
 //
-// Bounds: one validation at a time per run (another request gets 429 with
-// Retry-After), a wall-time limit per validation (Config.Timeout; the
+// Bounds: one validation at a time per run (another request waits up to a
+// second for the slot, then gets 429 with Retry-After), a wall-time limit per validation (Config.Timeout; the
 // grader is cancelled and the slot stays taken until it has stopped), image
 // size caps that graders check from headers before decoding, request bodies
 // capped and read with a stall timeout, uploads spooled into the scratch
 // folder, and every snapshot and upload removed when its request ends, the
-// scratch folder emptied when the endpoint starts and removed when it stops.
+// scratch folder emptied when the endpoint starts and removed when it stops
+// (a snapshot is removed right after its answer is sent, before the next
+// validation may start).
 package validate
 
 import (
@@ -71,6 +73,9 @@ const (
 	// RetryAfter is what a request that finds another validation running is
 	// told to wait.
 	RetryAfter = 5 * time.Second
+	// slotWait is how long a request waits for the running validation to
+	// end before it is answered 429.
+	slotWait = time.Second
 	// stallTimeout is how long a request body may send nothing.
 	stallTimeout = 15 * time.Second
 	// maxBodyTime bounds the whole reading of one request body.
@@ -148,9 +153,14 @@ func sortedFolders(m map[string]string) [][2]string {
 }
 
 func (e *endpoint) validate(w http.ResponseWriter, r *http.Request) {
+	// A request that comes while another validation finishes (an agent
+	// asking again at once) waits for it a moment; one that comes during a
+	// long validation is told to come back.
+	wait := time.NewTimer(slotWait)
+	defer wait.Stop()
 	select {
 	case e.slot <- struct{}{}:
-	default:
+	case <-wait.C:
 		w.Header().Set("Retry-After", strconv.Itoa(int(RetryAfter/time.Second)))
 		reply(w, http.StatusTooManyRequests, Response{Reason: fmt.Sprintf("another validation of this run is running; retry in %d s", int(RetryAfter/time.Second))})
 		return
@@ -229,13 +239,13 @@ func (e *endpoint) validate(w http.ResponseWriter, r *http.Request) {
 	done := make(chan error, 1)
 	released = true // the grading goroutine releases the slot
 	go func() {
-		err := e.guardedCheck(ctx, dir)
-		// Everything of this validation is gone before its answer goes out.
+		// The slot is released only once everything of this validation is
+		// gone; the answer goes out first.
+		defer func() { <-e.slot }()
 		if cleanup != nil {
-			cleanup()
+			defer cleanup()
 		}
-		<-e.slot
-		done <- err
+		done <- e.guardedCheck(ctx, dir)
 	}()
 	select {
 	case err := <-done:
