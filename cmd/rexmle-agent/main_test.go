@@ -15,13 +15,19 @@ func TestValidateCommandExitCodes(t *testing.T) {
 	good, bad := filepath.Join(root, "good"), filepath.Join(root, "bad")
 	os.MkdirAll(good, 0o755)
 	os.MkdirAll(bad, 0o755)
+	// The endpoint grades a snapshot of the folder: bad's marker file says which.
+	os.WriteFile(filepath.Join(bad, "bad.txt"), nil, 0o644)
 	check := func(ctx context.Context, dir string) error {
-		if dir == bad {
+		if _, err := os.Stat(filepath.Join(dir, "bad.txt")); err == nil {
 			return challenge.Invalidf("submission.csv", "", "missing")
 		}
 		return nil
 	}
-	srv, err := validate.Listen(filepath.Join(root, "v.sock"), validate.Handler(check, validate.Within(root, nil), good))
+	h, err := validate.Handler(validate.Config{Check: check, Folders: map[string]string{good: good, bad: bad}, Default: good, Scratch: filepath.Join(root, ".validate")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := validate.Listen(filepath.Join(root, "v.sock"), h)
 	if err != nil {
 		t.Fatal(err)
 	}

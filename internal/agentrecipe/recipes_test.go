@@ -317,8 +317,13 @@ func newWorld(t *testing.T, id string) *world {
 		os.MkdirAll(d, 0o755)
 	}
 	// the runner's mounts, so folders named as a container sees them resolve too
-	mounts := map[string]string{runner.ContainerSubmission: w.sub, runner.ContainerWorkspace: w.ws, runner.ContainerLogs: w.logs}
-	h := validate.Handler(validate.Check(ch, w.private, challenge.Reference), validate.Within(w.runDir, mounts), runner.ContainerSubmission)
+	mounts := map[string]string{runner.ContainerSubmission: w.sub, runner.ContainerWorkspace: w.ws, runner.ContainerLogs: w.logs,
+		w.sub: w.sub, w.ws: w.ws, w.logs: w.logs}
+	h, err := validate.Handler(validate.Config{Check: validate.Check(ch, w.private, challenge.Reference), Folders: mounts,
+		Default: runner.ContainerSubmission, Scratch: filepath.Join(w.runDir, ".validate")})
+	if err != nil {
+		t.Fatal(err)
+	}
 	srv, err := validate.Listen(filepath.Join(w.runDir, "validate.sock"), h)
 	if err != nil {
 		t.Fatal(err)

@@ -149,8 +149,13 @@ func replayWorkspace(t *testing.T, py string, rec *recording) {
 	for _, d := range []string{ws, sub, logs} {
 		os.MkdirAll(d, 0o755)
 	}
-	mounts := map[string]string{runner.ContainerSubmission: sub, runner.ContainerWorkspace: ws, runner.ContainerLogs: logs}
-	h := validate.Handler(validate.Check(ch, private, challenge.Reference), validate.Within(runDir, mounts), runner.ContainerSubmission)
+	mounts := map[string]string{runner.ContainerSubmission: sub, runner.ContainerWorkspace: ws, runner.ContainerLogs: logs,
+		sub: sub, ws: ws, logs: logs}
+	h, err := validate.Handler(validate.Config{Check: validate.Check(ch, private, challenge.Reference), Folders: mounts,
+		Default: runner.ContainerSubmission, Scratch: filepath.Join(runDir, ".validate")})
+	if err != nil {
+		t.Fatal(err)
+	}
 	srv, err := validate.Listen(filepath.Join(runDir, "validate.sock"), h)
 	if err != nil {
 		t.Fatal(err)

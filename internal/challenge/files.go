@@ -20,65 +20,6 @@ import (
 	"github.com/rexmle/rexmle/metrics/imageio"
 )
 
-// ResolveInside resolves rel, a path named by a submission (a CSV cell, a
-// JSON field), against root and guarantees the result stays inside root:
-// absolute paths, ".." steps that leave root, and symbolic links whose
-// target is outside root are rejected with an *InvalidSubmission naming
-// field. The returned path is root-joined and cleaned; the file need not exist.
-func ResolveInside(root, rel, field string) (string, error) {
-	if rel == "" {
-		return "", Invalidf(rel, field, "empty path")
-	}
-	if filepath.IsAbs(rel) || strings.HasPrefix(rel, "/") || strings.HasPrefix(rel, `\`) || filepath.VolumeName(rel) != "" {
-		return "", Invalidf(rel, field, "absolute path not allowed; name a file inside the submission folder")
-	}
-	clean := filepath.Clean(filepath.FromSlash(rel))
-	if clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
-		return "", Invalidf(rel, field, "path leaves the submission folder")
-	}
-	joined := filepath.Join(root, clean)
-	realRoot, err := filepath.EvalSymlinks(root)
-	if err != nil {
-		return "", fmt.Errorf("resolve submission folder %s: %w", root, err)
-	}
-	real, err := filepath.EvalSymlinks(joined)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			// A missing file cannot be a link out; the caller reports it missing.
-			return joined, nil
-		}
-		return "", Invalidf(rel, field, "cannot resolve path: %v", err)
-	}
-	if r, err := filepath.Rel(realRoot, real); err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
-		return "", Invalidf(rel, field, "path is a link that leaves the submission folder")
-	}
-	return joined, nil
-}
-
-// OpenInside opens rel inside root after ResolveInside; a missing file is an
-// *InvalidSubmission too.
-func OpenInside(root, rel, field string) (*os.File, error) {
-	p, err := ResolveInside(root, rel, field)
-	if err != nil {
-		return nil, err
-	}
-	f, err := OpenRegular(p)
-	if err != nil {
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			return nil, Invalidf(rel, field, "file not found in the submission folder")
-		case errors.Is(err, ErrNotRegular):
-			var pe *fs.PathError
-			if errors.As(err, &pe) {
-				return nil, Invalidf(rel, field, "%v", pe.Err)
-			}
-			return nil, Invalidf(rel, field, "not a regular file")
-		}
-		return nil, Invalidf(rel, field, "cannot open: %v", err)
-	}
-	return f, nil
-}
-
 // Table is a CSV file read as strings: a header and rows.
 type Table struct {
 	Path   string // for messages

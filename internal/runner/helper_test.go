@@ -22,7 +22,7 @@ import (
 	"github.com/rexmle/rexmle/internal/runner/validate"
 )
 
-var helpers = map[string]bool{"pipeline": true, "termcount": true, "hostile": true, "daemon": true, "egress": true, "bridge": true, "sleep": true, "count": true, "say": true, "fail": true, "validator": true, "snoop": true, "dial": true, "limits": true, "badlogs": true, "hog": true}
+var helpers = map[string]bool{"pipeline": true, "termcount": true, "hostile": true, "swaprace": true, "daemon": true, "egress": true, "bridge": true, "sleep": true, "count": true, "say": true, "fail": true, "validator": true, "snoop": true, "dial": true, "limits": true, "badlogs": true, "hog": true}
 
 // agentBin is this test binary, copied into a folder every user can reach
 // (go test's own build folder is private to root, and a root pipeline runs
@@ -110,6 +110,8 @@ func helper(kind string, args []string) int {
 		return snoop(args)
 	case "hostile":
 		return hostile(args)
+	case "swaprace":
+		return swapRace(args)
 	case "termcount":
 		return termcount(args)
 	case "pipeline":

@@ -510,7 +510,7 @@ func TestEgressAndValidationInsideTheSandbox(t *testing.T) {
 	res := readEgressReport(t, j)
 	t.Logf("isolation: %s", in.Isolation)
 	checkEgressReport(t, res)
-	if len(asked) != 1 || asked[0] != filepath.Join(j.RunDir, "submission") {
+	if len(asked) != 1 || !strings.HasPrefix(asked[0], filepath.Join(j.RunDir, validateScratch)+"/") {
 		t.Errorf("validation over HTTP asked %v", asked)
 	}
 	if len(filepath.Join(j.RunDir, "validate.sock")) <= 100 || strings.HasPrefix(in.Validation, j.RunDir) {

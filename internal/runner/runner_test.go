@@ -174,11 +174,14 @@ func TestValidationFromInsideTheSandbox(t *testing.T) {
 				t.Fatalf("%+v %v", in, err)
 			}
 			b, _ := os.ReadFile(out)
-			if !strings.Contains(string(b), `"valid":true`) || len(asked) != 1 || asked[0] != filepath.Join(j.RunDir, "submission") {
+			if !strings.Contains(string(b), `"valid":true`) || len(asked) != 1 || !strings.HasPrefix(asked[0], filepath.Join(j.RunDir, validateScratch)+"/") {
 				t.Fatalf("answer %s, asked %v (isolation %s)", b, asked, in.Isolation)
 			}
 			if _, err := os.Stat(in.Validation); !os.IsNotExist(err) {
 				t.Fatalf("socket %s left behind", in.Validation)
+			}
+			if _, err := os.Stat(filepath.Join(j.RunDir, validateScratch)); !os.IsNotExist(err) {
+				t.Fatalf("the endpoint's scratch folder was left behind: %v", err)
 			}
 		})
 	}

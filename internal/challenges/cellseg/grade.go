@@ -2,11 +2,8 @@ package cellseg
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -44,9 +41,24 @@ type Mask struct {
 // GIF first frame; palette images as indices). Samples are cast to int32 as
 // numpy's astype(np.int32) does (int32Of); a multi-channel image is
 // rejected (the reference fails in the resize).
-func decodePrediction(path string) (*Mask, error) {
+func decodePrediction(path string) (*Mask, error) { return decodePredictionMax(path, maxImageBytes) }
+
+// predictionScale is how many times its image's pixels a predicted mask
+// may have (the reference resizes a mask of another size to the image's; a
+// far larger one is a decompression bomb, refused from its header).
+const predictionScale = 4
+
+// predictionCap is the decoded-size cap (samples × channels × 8 bytes) of
+// the prediction for a truth of w × h: predictionScale times its pixels in
+// up to 4 channels, at least 1 MiB, at most maxImageBytes.
+func predictionCap(w, h int) int64 {
+	return min(max(int64(w)*int64(h)*predictionScale*4*8, 1<<20), maxImageBytes)
+}
+
+// decodePredictionMax is decodePrediction with the decoded-size cap maxBytes.
+func decodePredictionMax(path string, maxBytes int64) (*Mask, error) {
 	suffix := strings.ToLower(pathlibSuffix(filepath.Base(path)))
-	opt := imageio.Options{MaxBytes: maxImageBytes}
+	opt := imageio.Options{MaxBytes: maxBytes}
 	var v *volume.Volume
 	var shape []int // tifffile's, when it wrote the file
 	var err error
@@ -160,20 +172,17 @@ func (Challenge) GraderVersion() string { return "2" }
 
 // Grade scores submission.csv (see the metric cards).
 func (Challenge) Grade(ctx context.Context, subDir, privateDir string, mode challenge.Mode) (*challenge.Result, error) {
-	t, err := challenge.ReadCSV(filepath.Join(subDir, submissionFile))
+	t, err := challenge.ReadSubmissionCSV(subDir, submissionFile)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, challenge.Invalidf(submissionFile, "", "missing: the submission folder must hold submission.csv")
-		}
-		return nil, challenge.Invalidf(submissionFile, "", "cannot read: %v", err)
+		return nil, err
 	}
 	ic, err := t.Col("image_id")
 	if err != nil {
-		return nil, challenge.Invalidf(submissionFile, "image_id", "column missing (columns: %v)", t.Header)
+		return nil, challenge.Invalidf(submissionFile, "image_id", "column missing: the header must name image_id and predicted_mask_path")
 	}
 	pc, err := t.Col("predicted_mask_path")
 	if err != nil {
-		return nil, challenge.Invalidf(submissionFile, "predicted_mask_path", "column missing (columns: %v)", t.Header)
+		return nil, challenge.Invalidf(submissionFile, "predicted_mask_path", "column missing: the header must name image_id and predicted_mask_path")
 	}
 	ans, err := challenge.ReadCSV(filepath.Join(privateDir, "test_labels.csv"))
 	if err != nil {
@@ -226,16 +235,20 @@ func (Challenge) Grade(ctx context.Context, subDir, privateDir string, mode chal
 		if err != nil {
 			return err
 		}
-		if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
-			return challenge.Invalidf(r.path, field, "file not found in the submission folder")
-		}
-		pred, err := decodePrediction(path)
-		if err != nil {
-			return challenge.Invalidf(r.path, "", "cannot read the mask: %s", strings.ReplaceAll(err.Error(), path+": ", ""))
+		if st, err := challenge.StatInside(subDir, r.path, field); err != nil {
+			return err
+		} else if !st.Mode().IsRegular() {
+			return challenge.Invalidf(r.path, field, "not a regular file")
 		}
 		truth, err := readTruth(filepath.Join(privateDir, filepath.FromSlash(labelOf[r.id])))
 		if err != nil {
 			return fmt.Errorf("truth of %s: %w", r.id, err)
+		}
+		// The prediction's size is checked from its header against the
+		// truth's before it is decoded.
+		pred, err := decodePredictionMax(path, predictionCap(truth.W, truth.H))
+		if err != nil {
+			return challenge.Invalidf(r.path, "", "cannot read the mask: %s", strings.ReplaceAll(err.Error(), path+": ", ""))
 		}
 		if pred.W != truth.W || pred.H != truth.H {
 			if mode == challenge.Official {

@@ -179,11 +179,11 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 	}
 	subIDsRaw, err := sub.Column(colID)
 	if err != nil {
-		return nil, challenge.Invalidf(submissionFile, colID, "missing required column %q (columns: %s)", colID, strings.Join(sub.Header, ", "))
+		return nil, challenge.Invalidf(submissionFile, colID, "missing required column %q (the header must name %s and %s)", colID, colID, colScore)
 	}
 	subScoresRaw, err := sub.Column(colScore)
 	if err != nil {
-		return nil, challenge.Invalidf(submissionFile, colScore, "missing required column %q (columns: %s)", colScore, strings.Join(sub.Header, ", "))
+		return nil, challenge.Invalidf(submissionFile, colScore, "missing required column %q (the header must name %s and %s)", colScore, colID, colScore)
 	}
 	// The merge names the two score columns quality_score_gt and
 	// quality_score_pred; a submission column of either name makes pandas

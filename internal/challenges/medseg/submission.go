@@ -1,10 +1,7 @@
 package medseg
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -59,28 +56,22 @@ func IDKeys(values []string) []string {
 // computed with key (IDKeys or verbatim) over the whole column, as pandas
 // infers a column's type from all of its values.
 func ReadSubmission(submissionDir, idCol, pathCol string, answerIDs []string, key func([]string) []string) ([]Row, error) {
-	p := filepath.Join(submissionDir, SubmissionFile)
-	st, err := os.Lstat(p)
+	f, err := challenge.OpenInside(submissionDir, SubmissionFile, "")
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, challenge.Invalidf(SubmissionFile, "", "file not found in the submission folder")
-		}
-		return nil, challenge.Invalidf(SubmissionFile, "", "cannot read: %v", err)
+		return nil, err
 	}
-	if !st.Mode().IsRegular() {
-		return nil, challenge.Invalidf(SubmissionFile, "", "not a regular file")
-	}
-	tab, err := challenge.ReadCSV(p)
+	tab, err := challenge.ParseCSV(f, SubmissionFile)
+	f.Close()
 	if err != nil {
 		return nil, challenge.Invalidf(SubmissionFile, "", "cannot parse CSV: %v", err)
 	}
 	ids, err := tab.Column(idCol)
 	if err != nil {
-		return nil, challenge.Invalidf(SubmissionFile, idCol, "required column missing (columns: %s)", strings.Join(tab.Header, ", "))
+		return nil, challenge.Invalidf(SubmissionFile, idCol, "required column missing (the header must name %s and %s)", idCol, pathCol)
 	}
 	paths, err := tab.Column(pathCol)
 	if err != nil {
-		return nil, challenge.Invalidf(SubmissionFile, pathCol, "required column missing (columns: %s)", strings.Join(tab.Header, ", "))
+		return nil, challenge.Invalidf(SubmissionFile, pathCol, "required column missing (the header must name %s and %s)", idCol, pathCol)
 	}
 	keys := key(ids)
 	wantKeys := key(answerIDs)

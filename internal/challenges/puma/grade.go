@@ -3,11 +3,8 @@ package puma
 import (
 	"context"
 	"encoding/binary"
-	"errors"
 	"fmt"
-	"io/fs"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -27,21 +24,17 @@ type row struct {
 // readSubmission reads submission.csv and returns its (case_id, pathCol)
 // rows in file order.
 func readSubmission(dir, pathCol string) ([]row, error) {
-	p := filepath.Join(dir, submissionFile)
-	t, err := challenge.ReadCSV(p)
+	t, err := challenge.ReadSubmissionCSV(dir, submissionFile)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, challenge.Invalidf(submissionFile, "", "missing: the submission folder must hold submission.csv")
-		}
-		return nil, challenge.Invalidf(submissionFile, "", "cannot read: %v", err)
+		return nil, err
 	}
 	ic, err := t.Col("case_id")
 	if err != nil {
-		return nil, challenge.Invalidf(submissionFile, "case_id", "column missing (columns: %v)", t.Header)
+		return nil, challenge.Invalidf(submissionFile, "case_id", "column missing: the header must name case_id and %s", pathCol)
 	}
 	pc, err := t.Col(pathCol)
 	if err != nil {
-		return nil, challenge.Invalidf(submissionFile, pathCol, "column missing (columns: %v)", t.Header)
+		return nil, challenge.Invalidf(submissionFile, pathCol, "column missing: the header must name case_id and %s", pathCol)
 	}
 	rows := make([]row, len(t.Rows))
 	for i, r := range t.Rows {
@@ -234,7 +227,7 @@ func indexAbove5(b []byte) int {
 // readPrediction reads and decodes a submitted mask (file is its name in
 // the submission, for messages); buf may hold the decoded samples.
 func (c Challenge) readPrediction(path, file string, buf []byte, mode challenge.Mode) ([]uint8, error) {
-	p8, im, err := readMaskFile(path, buf)
+	p8, im, err := readMaskFileMax(path, buf, predictionMaxBytes)
 	if err != nil {
 		return nil, challenge.Invalidf(file, "", "cannot read the mask: %s", strings.ReplaceAll(err.Error(), path+": ", ""))
 	}
@@ -345,12 +338,15 @@ func (c Challenge) gradeTissue(ctx context.Context, subDir, privateDir string, m
 	adir := answerDir(privateDir, mode)
 	err = challenge.ForEach(ctx, len(rows), func(i int) error {
 		r := rows[i]
-		path, err := challenge.ResolveInside(subDir, r.path, fmt.Sprintf("row %d (%s) predicted_mask_path", r.line, r.id))
+		field := fmt.Sprintf("row %d (%s) predicted_mask_path", r.line, r.id)
+		path, err := challenge.ResolveInside(subDir, r.path, field)
 		if err != nil {
 			return err
 		}
-		if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
-			return challenge.Invalidf(r.path, fmt.Sprintf("row %d (%s) predicted_mask_path", r.line, r.id), "file not found in the submission folder")
+		if st, err := challenge.StatInside(subDir, r.path, field); err != nil {
+			return err
+		} else if !st.Mode().IsRegular() {
+			return challenge.Invalidf(r.path, field, "not a regular file")
 		}
 		pbuf, tbuf := getMaskBuf(), getMaskBuf()
 		defer maskBufs.Put(pbuf)

@@ -38,7 +38,18 @@ func readImageFile(path string) (*rawImage, error) {
 // enough), anything else as float64 samples (f). Exactly one of the two is
 // non-nil.
 func readMaskFile(path string, buf []byte) (p8 *imageio.Picture8, f *rawImage, err error) {
-	p8, v, _, err := imageio.ReadPicture8File(path, buf, imageio.Options{MaxBytes: maxImageBytes, FirstPage: true})
+	return readMaskFileMax(path, buf, maxImageBytes)
+}
+
+// predictionMaxBytes caps a submitted mask's decoded size (samples ×
+// channels × 8 bytes; the decoders check it from the header, before they
+// allocate): 4 times the pixels of the Size × Size mask it is resized to,
+// in up to 4 channels. A larger image is a decompression bomb, not a mask.
+const predictionMaxBytes = 4 * Size * Size * 4 * 8
+
+// readMaskFileMax is readMaskFile with the decoded-size cap maxBytes.
+func readMaskFileMax(path string, buf []byte, maxBytes int64) (p8 *imageio.Picture8, f *rawImage, err error) {
+	p8, v, _, err := imageio.ReadPicture8File(path, buf, imageio.Options{MaxBytes: maxBytes, FirstPage: true})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -3,11 +3,8 @@ package usenhance
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -30,8 +27,11 @@ const maxImageBytes = 512 << 20
 // channel; RGB/RGBA → (19595R + 38470G + 7471B + 32768) >> 16; 16- and
 // 32-bit grey and float clipped to 0..255; palette images via their
 // colours; mode "1" (1-bit PNG or TIFF) as 0/255.
-func loadGray(path string) (quality.Image, error) {
-	v, format, err := imageio.ReadPictureFile(path, imageio.Options{MaxBytes: maxImageBytes, ExpandPalette: true, FirstPage: true})
+func loadGray(path string) (quality.Image, error) { return loadGrayMax(path, maxImageBytes) }
+
+// loadGrayMax is loadGray with the decoded-size cap maxBytes.
+func loadGrayMax(path string, maxBytes int64) (quality.Image, error) {
+	v, format, err := imageio.ReadPictureFile(path, imageio.Options{MaxBytes: maxBytes, ExpandPalette: true, FirstPage: true})
 	if err != nil {
 		return quality.Image{}, err
 	}
@@ -141,14 +141,11 @@ func resizeLinear(src quality.Image, w, h int) quality.Image {
 // path with a separator and more than one part) the path without its first
 // part. Both stay inside the submission folder.
 func resolveEnhanced(submissionDir, rel, field string) (string, error) {
-	p, err := challenge.ResolveInside(submissionDir, rel, field)
-	if err != nil {
+	if _, err := challenge.ResolveInside(submissionDir, rel, field); err != nil {
 		return "", err
 	}
-	if _, err := os.Stat(p); err == nil {
+	if _, err := challenge.StatInside(submissionDir, rel, field); err == nil {
 		return rel, nil
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return "", challenge.Invalidf(rel, field, "cannot access: %v", err)
 	}
 	if strings.ContainsAny(rel, `/\`) {
 		// pathlib on POSIX: only "/" separates parts; empty and "." parts vanish.
@@ -160,10 +157,8 @@ func resolveEnhanced(submissionDir, rel, field string) (string, error) {
 		}
 		if len(parts) > 1 {
 			alt := strings.Join(parts[1:], "/")
-			if q, err := challenge.ResolveInside(submissionDir, alt, field); err == nil {
-				if _, err := os.Stat(q); err == nil {
-					return alt, nil
-				}
+			if _, err := challenge.StatInside(submissionDir, alt, field); err == nil {
+				return alt, nil
 			}
 		}
 	}
@@ -300,18 +295,21 @@ func scorePair(submissionDir, privateDir string, r row) scores {
 	eb, tb := pixPool.Get().(*[]byte), pixPool.Get().(*[]byte)
 	defer pixPool.Put(eb)
 	defer pixPool.Put(tb)
-	e8, eok := loadGray8(ePath, eb)
 	var e, t quality.Image
 	var err error
-	if !eok {
-		if e, err = loadGray(ePath); err != nil {
-			return scores{err: challenge.Invalidf(r.enh, field, "cannot read the enhanced image: %v", err)}
-		}
-	}
 	t8, tok := loadGray8(tPath, tb)
 	if !tok {
 		if t, err = loadGray(tPath); err != nil {
 			return scores{err: fmt.Errorf("read ground truth %s: %w", r.gt, err)}
+		}
+	}
+	// The prediction's size is checked from its header against the
+	// answer's before it is decoded (predictionCap).
+	limit := predictionCap(t8, t, tok)
+	e8, eok := loadGray8Max(ePath, eb, limit)
+	if !eok {
+		if e, err = loadGrayMax(ePath, limit); err != nil {
+			return scores{err: challenge.Invalidf(r.enh, field, "cannot read the enhanced image: %v (a prediction may hold at most %d times the answer's pixels, in up to 4 channels)", err, predictionScale)}
 		}
 	}
 	if eok && tok && e8.W == t8.W && e8.H == t8.H {
@@ -326,11 +324,35 @@ func scorePair(submissionDir, privateDir string, r row) scores {
 	return scoreImages(e, t, r.enh, field)
 }
 
+// predictionScale is how many times the answer's pixel count a
+// prediction may have (the reference resizes a prediction of another size
+// to the answer's; a few times larger is a real submission, a 6000×6000
+// image for a 500×500 answer is a decompression bomb).
+const predictionScale = 4
+
+// predictionCap is the decoded-size cap (imageio.Options.MaxBytes: samples
+// × channels × 8 bytes) of a prediction for the answer read as t8 (ok) or
+// t: predictionScale times its pixels in up to 4 channels, at least 1 MiB,
+// at most maxImageBytes. The decoders check it from the header, before
+// they allocate.
+func predictionCap(t8 quality.Gray8, t quality.Image, ok bool) int64 {
+	w, h := t.W, t.H
+	if ok {
+		w, h = t8.W, t8.H
+	}
+	return min(max(int64(w)*int64(h)*predictionScale*4*8, 1<<20), maxImageBytes)
+}
+
 // loadGray8 reads an 8-bit grey-scale PNG as bytes, into *buf when it is
 // large enough (*buf is then the larger buffer the samples went to); ok is
 // false for any other picture (loadGray reads those).
 func loadGray8(path string, buf *[]byte) (quality.Gray8, bool) {
-	pix, w, h, ok := imageio.ReadGray8PictureFileInto(*buf, path, imageio.Options{MaxBytes: maxImageBytes})
+	return loadGray8Max(path, buf, maxImageBytes)
+}
+
+// loadGray8Max is loadGray8 with the decoded-size cap maxBytes.
+func loadGray8Max(path string, buf *[]byte, maxBytes int64) (quality.Gray8, bool) {
+	pix, w, h, ok := imageio.ReadGray8PictureFileInto(*buf, path, imageio.Options{MaxBytes: maxBytes})
 	if ok && cap(pix) > cap(*buf) {
 		*buf = pix
 	}

@@ -24,12 +24,12 @@ const (
 // submission.csv), the part "predictions_zip" is extracted into the
 // folder (regular files only, no absolute or parent paths, within the
 // caps). Other parts are ignored. cleanup removes the scratch folder.
-func receiveUpload(r *http.Request) (dir string, cleanup func(), err error) {
+func receiveUpload(r *http.Request, scratch string) (dir string, cleanup func(), err error) {
 	mr, err := r.MultipartReader()
 	if err != nil {
 		return "", nil, fmt.Errorf("multipart body: %v", err)
 	}
-	tmp, err := os.MkdirTemp("", "rexmle-upload-")
+	tmp, err := os.MkdirTemp(scratch, "upload-")
 	if err != nil {
 		return "", nil, errors.New("the endpoint could not store the upload")
 	}

@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rexmle/rexmle/internal/challenge"
 )
@@ -82,7 +83,12 @@ func TestValidateUpload(t *testing.T) {
 		return nil
 	}
 	root := t.TempDir()
-	srv, err := Listen(filepath.Join(t.TempDir(), "v.sock"), Handler(check, Within(root, nil), root))
+	scratch := filepath.Join(root, ".validate")
+	h, err := Handler(Config{Check: check, Folders: map[string]string{root: root}, Default: root, Scratch: scratch})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := Listen(filepath.Join(t.TempDir(), "v.sock"), h)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,8 +100,18 @@ func TestValidateUpload(t *testing.T) {
 	if got != `{"valid":true}` || strings.Join(seen, "|") != strings.Join(want, "|") {
 		t.Fatalf("answer %s, the check saw %q, want %q", got, seen, want)
 	}
-	if _, err := os.Stat(seenDir); !os.IsNotExist(err) {
-		t.Errorf("scratch folder %s left behind", seenDir)
+	// The upload is removed right after the answer.
+	for start := time.Now(); ; time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(seenDir); os.IsNotExist(err) {
+			break
+		}
+		if time.Since(start) > 5*time.Second {
+			t.Errorf("scratch folder %s left behind", seenDir)
+			break
+		}
+	}
+	if rel, err := filepath.Rel(scratch, seenDir); err != nil || strings.HasPrefix(rel, "..") {
+		t.Errorf("the upload was spooled in %s, not in the run's scratch folder %s", seenDir, scratch)
 	}
 	if got := upload(t, srv.Socket, [][3]string{{"file", "bad.csv", "x"}}); !strings.Contains(got, `"valid":false`) {
 		t.Errorf("invalid upload answered %s", got)

@@ -2,11 +2,34 @@
 // it works: an HTTP server on a Unix socket placed in (or, where that path is
 // too long, beside) the run folder, answering GET /health and POST /validate
 // with {"dir": "<submission folder>"} (or no body: the run's submission
-// folder) by grading the folder against the private answers inside the
-// runner process. In a sandbox the socket is reachable over HTTP on
-// loopback through the bridge ($REXMLE_VALIDATE_URL). The answer is only valid or invalid
-// with the reason the grader gave for rejecting the format; no score, metric
-// value or grader output ever leaves the server.
+// folder), or a multipart upload of the submission. In a sandbox the socket
+// is reachable over HTTP on loopback through the bridge
+// ($REXMLE_VALIDATE_URL). The answer is only valid or invalid with the
+// reason the grader gave for rejecting the format; no score, metric value
+// or grader output ever leaves the server.
+//
+// The endpoint runs with the pipeline's rights, so it never grades what the
+// agent can still change or point elsewhere. A request first takes a
+// sealed snapshot of the named folder into a private scratch folder inside
+// the run's own folder (Config.Scratch, mode 0700, not reachable from the
+// sandbox): the folder is opened through os.Root from the run's folder the
+// name maps to, and walked one descriptor at a time, copying only regular
+// files and folders (a link, FIFO, device or socket is left out, as the
+// grade stage's seal leaves it out), each entry checked to be the one that
+// was listed, within the caps of the grade stage's seal. The grader reads
+// only the snapshot, and every grader opens files through challenge's one
+// confinement rule (challenge.OpenInside). A folder the run cannot name,
+// a missing one and a link that leaves the run all get the same answer.
+//
+// Bounds: one validation at a time per run (another request waits up to a
+// second for the slot, then gets 429 with Retry-After), a wall-time limit per validation (Config.Timeout; the
+// grader is cancelled and the slot stays taken until it has stopped), image
+// size caps that graders check from headers before decoding, request bodies
+// capped and read with a stall timeout, uploads spooled into the scratch
+// folder, and every snapshot and upload removed when its request ends, the
+// scratch folder emptied when the endpoint starts and removed when it stops
+// (a snapshot is removed right after its answer is sent, before the next
+// validation may start).
 package validate
 
 import (
@@ -15,10 +38,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -41,60 +67,228 @@ type Response struct {
 // another error when grading failed.
 type CheckFunc func(ctx context.Context, dir string) error
 
+// Defaults of Config.
+const (
+	DefaultTimeout = 10 * time.Minute
+	// RetryAfter is what a request that finds another validation running is
+	// told to wait.
+	RetryAfter = 5 * time.Second
+	// slotWait is how long a request waits for the running validation to
+	// end before it is answered 429.
+	slotWait = time.Second
+	// stallTimeout is how long a request body may send nothing.
+	stallTimeout = 15 * time.Second
+	// maxBodyTime bounds the whole reading of one request body.
+	maxBodyTime = 10 * time.Minute
+)
+
+// Config is one run's endpoint.
+type Config struct {
+	Check CheckFunc
+	// Folders maps each name the agent may use for a folder of the run
+	// (the path it has inside a sandbox or container, or the host folder
+	// itself) to the host folder it stands for; a request may name that
+	// folder or one below it.
+	Folders map[string]string
+	// Default is the folder validated when a request names none.
+	Default string
+	// Scratch is the endpoint's private folder for snapshots and uploads,
+	// inside the run's own folder and outside everything the agent can
+	// reach. It is made (mode 0700) and emptied when the handler is made.
+	Scratch string
+	// Timeout is the wall-time limit of one validation (0: DefaultTimeout).
+	Timeout time.Duration
+	// Limits are the snapshot's caps (zero fields: the defaults).
+	Limits Limits
+	Log    *slog.Logger
+}
+
 // Handler answers GET /health ({"status":"ok"}) and POST /validate. The
 // body of POST /validate is {"dir": "<submission folder>"} as the agent sees
-// it; an empty body, {} or an empty dir means defaultDir (the run's
-// submission folder as the agent sees it). A multipart/form-data body is
-// an upload, as the reference harness's agents send it: the part "file"
-// (e.g. submission.csv) and optionally "predictions_zip" (a zip of the
-// submission's other files) are assembled into a scratch submission
-// folder, which is checked (see receiveUpload). Resolve maps the folder the
-// agent names to a host folder and refuses folders outside what the run
-// may name.
-func Handler(check CheckFunc, resolve func(string) (string, error), defaultDir string) http.Handler {
+// it; an empty body, {} or an empty dir means cfg.Default. A
+// multipart/form-data body is an upload, as the reference harness's agents
+// send it: the part "file" (e.g. submission.csv) and optionally
+// "predictions_zip" (a zip of the submission's other files) are assembled
+// into a scratch submission folder, which is checked (see receiveUpload).
+func Handler(cfg Config) (http.Handler, error) {
+	if cfg.Scratch == "" {
+		return nil, errors.New("validation endpoint: no scratch folder")
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	// Leftovers of an endpoint that did not stop cleanly go first.
+	if err := os.RemoveAll(cfg.Scratch); err != nil {
+		return nil, fmt.Errorf("validation endpoint: clear %s: %w", cfg.Scratch, err)
+	}
+	if err := os.MkdirAll(cfg.Scratch, 0o700); err != nil {
+		return nil, fmt.Errorf("validation endpoint: %w", err)
+	}
+	e := &endpoint{cfg: cfg, slot: make(chan struct{}, 1), folders: sortedFolders(cfg.Folders)}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		io.WriteString(w, `{"status":"ok"}`+"\n")
 	})
-	mux.HandleFunc("POST /validate", func(w http.ResponseWriter, r *http.Request) {
-		ctx, cancel := context.WithTimeout(r.Context(), 10*time.Minute)
-		defer cancel()
-		if strings.HasPrefix(r.Header.Get("Content-Type"), "multipart/form-data") {
-			dir, cleanup, err := receiveUpload(r)
-			if cleanup != nil {
-				defer cleanup()
+	mux.HandleFunc("POST /validate", e.validate)
+	return mux, nil
+}
+
+type endpoint struct {
+	cfg     Config
+	slot    chan struct{} // one validation at a time
+	folders [][2]string   // name prefix, host folder; longest prefix first
+}
+
+func sortedFolders(m map[string]string) [][2]string {
+	var out [][2]string
+	for k, v := range m {
+		out = append(out, [2]string{filepath.Clean(k), v})
+	}
+	sort.Slice(out, func(i, j int) bool { return len(out[i][0]) > len(out[j][0]) })
+	return out
+}
+
+func (e *endpoint) validate(w http.ResponseWriter, r *http.Request) {
+	// A request that comes while another validation finishes (an agent
+	// asking again at once) waits for it a moment; one that comes during a
+	// long validation is told to come back.
+	wait := time.NewTimer(slotWait)
+	defer wait.Stop()
+	select {
+	case e.slot <- struct{}{}:
+	case <-wait.C:
+		w.Header().Set("Retry-After", strconv.Itoa(int(RetryAfter/time.Second)))
+		reply(w, http.StatusTooManyRequests, Response{Reason: fmt.Sprintf("another validation of this run is running; retry in %d s", int(RetryAfter/time.Second))})
+		return
+	}
+	released := false
+	release := func() {
+		if !released {
+			released = true
+			<-e.slot
+		}
+	}
+	defer func() { release() }()
+
+	body := &stallReader{rc: http.NewResponseController(w), r: r.Body, hard: time.Now().Add(maxBodyTime)}
+	var dir string
+	var cleanup func()
+	if strings.HasPrefix(r.Header.Get("Content-Type"), "multipart/form-data") {
+		r.Body = http.MaxBytesReader(w, io.NopCloser(body), maxUploadBytes+1<<20)
+		d, c, err := receiveUpload(r, e.cfg.Scratch)
+		body.done()
+		if err != nil {
+			if c != nil {
+				c()
 			}
-			if err != nil {
-				reply(w, http.StatusBadRequest, Response{Reason: err.Error()})
-				return
+			reason := err.Error()
+			if body.failed {
+				w.Header().Set("Connection", "close")
+				reason = fmt.Sprintf("the upload sent nothing for %v (or took longer than %v) and was cut off", stallTimeout, maxBodyTime)
 			}
-			reply(w, http.StatusOK, verdict(check(ctx, dir)))
+			reply(w, http.StatusBadRequest, Response{Reason: reason})
 			return
 		}
+		dir, cleanup = d, c
+	} else {
 		var req Request
-		body, err := io.ReadAll(io.LimitReader(r.Body, 1<<16+1))
-		if err != nil || len(body) > 1<<16 {
+		b, err := io.ReadAll(io.LimitReader(body, 1<<16+1))
+		body.done()
+		if err != nil || len(b) > 1<<16 {
 			reply(w, http.StatusBadRequest, Response{Reason: "want a JSON body {\"dir\": \"<submission folder>\"} of at most 64 KiB"})
 			return
 		}
-		if len(strings.TrimSpace(string(body))) > 0 {
-			if err := json.Unmarshal(body, &req); err != nil {
+		if len(strings.TrimSpace(string(b))) > 0 {
+			if err := json.Unmarshal(b, &req); err != nil {
 				reply(w, http.StatusBadRequest, Response{Reason: "want a JSON body {\"dir\": \"<submission folder>\"}"})
 				return
 			}
 		}
 		if req.Dir == "" {
-			req.Dir = defaultDir
+			req.Dir = e.cfg.Default
 		}
-		dir, err := resolve(req.Dir)
+		snap, err := os.MkdirTemp(e.cfg.Scratch, "snapshot-")
 		if err != nil {
-			reply(w, http.StatusForbidden, Response{Reason: err.Error()})
+			reply(w, http.StatusInternalServerError, Response{Reason: "the endpoint could not make its snapshot"})
 			return
 		}
-		reply(w, http.StatusOK, verdict(check(ctx, dir)))
-	})
-	return mux
+		cleanup = func() { os.RemoveAll(snap) }
+		base, rel, ok := e.resolve(req.Dir)
+		if ok {
+			err = Snapshot(base, rel, snap, e.cfg.Limits)
+		}
+		if !ok || errors.Is(err, errNotFolder) {
+			cleanup()
+			reply(w, http.StatusForbidden, Response{Reason: fmt.Sprintf("dir %s is not a folder of this run (want the submission folder or a folder in the workspace)", truncate(req.Dir))})
+			return
+		}
+		if err != nil {
+			cleanup()
+			reply(w, http.StatusRequestEntityTooLarge, Response{Reason: err.Error()})
+			return
+		}
+		dir = snap
+	}
+
+	ctx, cancel := context.WithTimeout(r.Context(), e.cfg.Timeout)
+	defer cancel()
+	done := make(chan error, 1)
+	released = true // the grading goroutine releases the slot
+	go func() {
+		// The slot is released only once everything of this validation is
+		// gone; the answer goes out first.
+		defer func() { <-e.slot }()
+		if cleanup != nil {
+			defer cleanup()
+		}
+		done <- e.guardedCheck(ctx, dir)
+	}()
+	select {
+	case err := <-done:
+		if err != nil && !challenge.IsInvalid(err) {
+			e.cfg.Log.Warn("validation: the grader failed", "err", err)
+		}
+		v := verdict(err)
+		// The grader names files by their path in the snapshot: the answer
+		// names them as the agent does, relative to its folder.
+		v.Reason = strings.ReplaceAll(v.Reason, dir+string(filepath.Separator), "")
+		reply(w, http.StatusOK, v)
+	case <-ctx.Done():
+		e.cfg.Log.Warn("validation: stopped at its time limit", "limit", e.cfg.Timeout)
+		reply(w, http.StatusGatewayTimeout, Response{Reason: fmt.Sprintf("validation did not finish within %v and was stopped", e.cfg.Timeout)})
+	}
+}
+
+// guardedCheck runs the check, turning a panic into an error.
+func (e *endpoint) guardedCheck(ctx context.Context, dir string) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("check panicked: %v", p)
+		}
+	}()
+	return e.cfg.Check(ctx, dir)
+}
+
+// resolve maps the folder the agent names to the host folder of the run it
+// lies in and the path below it; false for anything else.
+func (e *endpoint) resolve(name string) (base, rel string, ok bool) {
+	if name == "" || !filepath.IsAbs(name) {
+		return "", "", false
+	}
+	p := filepath.Clean(name)
+	for _, f := range e.folders {
+		if p == f[0] {
+			return f[1], ".", true
+		}
+		if strings.HasPrefix(p, f[0]+"/") {
+			return f[1], strings.TrimPrefix(p, f[0]+"/"), true
+		}
+	}
+	return "", "", false
 }
 
 // verdict turns a grading outcome into a Response that carries no number
@@ -117,62 +311,46 @@ func reply(w http.ResponseWriter, code int, r Response) {
 	json.NewEncoder(w).Encode(r)
 }
 
-// Within returns a resolver that accepts a folder inside root (after
-// cleaning; symbolic links are followed) and, for sandboxes and containers,
-// maps names under each key of mounts (the path the agent sees) to its
-// value (the host folder). A name outside those, missing or not, gets one
-// and the same answer, so the endpoint never tells whether a hidden path
-// exists; only a missing folder inside the run's own folders is named as
-// missing.
-func Within(root string, mounts map[string]string) func(string) (string, error) {
-	return func(p string) (string, error) {
-		if p == "" {
-			return "", errors.New("dir is empty")
-		}
-		name := p
-		outside := fmt.Errorf("dir %s is not a folder of this run (want the submission folder or a folder in the workspace)", truncate(name))
-		p = filepath.Clean(p)
-		mapped := false
-		for in, host := range mounts {
-			if p == in || strings.HasPrefix(p, in+"/") {
-				p = filepath.Join(host, strings.TrimPrefix(p, in))
-				mapped = true
-				break
-			}
-		}
-		rootReal, err := filepath.EvalSymlinks(root)
-		if err != nil {
-			return "", fmt.Errorf("run folder: %w", err)
-		}
-		within := func(q string) bool {
-			for _, r := range []string{filepath.Clean(root), rootReal} {
-				if q == r || strings.HasPrefix(q, r+"/") {
-					return true
-				}
-			}
-			return false
-		}
-		if !mapped && !within(p) {
-			return "", outside
-		}
-		real, err := filepath.EvalSymlinks(p)
-		if err != nil {
-			// Only a name inside the run's own folders gets here.
-			return "", fmt.Errorf("dir %s: no such folder", truncate(name))
-		}
-		if !within(real) {
-			return "", outside
-		}
-		return real, nil
-	}
-}
-
 // truncate shortens a name the agent sent before it goes into an answer.
 func truncate(s string) string {
 	if len(s) > 200 {
 		return s[:200] + "..."
 	}
 	return s
+}
+
+// stallReader reads a request body with a read deadline that moves with
+// each read: a client that stops sending for stallTimeout, or that is
+// still sending at hard, gets a read error. done clears the deadline.
+type stallReader struct {
+	rc     *http.ResponseController
+	r      io.Reader
+	hard   time.Time
+	failed bool
+}
+
+func (s *stallReader) Read(p []byte) (int, error) {
+	d := time.Now().Add(stallTimeout)
+	if d.After(s.hard) {
+		d = s.hard
+	}
+	s.rc.SetReadDeadline(d)
+	n, err := s.r.Read(p)
+	if err != nil && err != io.EOF {
+		s.failed = true
+	}
+	return n, err
+}
+
+// done ends the body's reading: the deadline is cleared, or, after a
+// failed read, set to now, so that the server does not wait for the rest
+// of a stalled body before it answers and closes the connection.
+func (s *stallReader) done() {
+	if s.failed {
+		s.rc.SetReadDeadline(time.Now())
+		return
+	}
+	s.rc.SetReadDeadline(time.Time{})
 }
 
 // Server is a running validation endpoint.
@@ -204,7 +382,7 @@ func Listen(socket string, h http.Handler) (*Server, error) {
 		return nil, fmt.Errorf("listen on %s: %w", s.Socket, err)
 	}
 	os.Chmod(s.Socket, 0o666) // the agent may run as another user (containers)
-	s.srv = &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	s.srv = &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: time.Minute, MaxHeaderBytes: 64 << 10}
 	go s.srv.Serve(ln)
 	return s, nil
 }

@@ -39,12 +39,22 @@ func (fakeChallenge) Grade(ctx context.Context, dir, private string, mode challe
 
 func serve(t *testing.T, root string) string {
 	t.Helper()
-	srv, err := Listen(filepath.Join(t.TempDir(), "v.sock"), Handler(Check(fakeChallenge{}, "private", challenge.Reference), Within(root, map[string]string{"/submission": filepath.Join(root, "submission")}), "/submission"))
+	srv, err := Listen(filepath.Join(t.TempDir(), "v.sock"), mustHandler(t, Config{Check: Check(fakeChallenge{}, "private", challenge.Reference),
+		Folders: map[string]string{"/submission": filepath.Join(root, "submission"), root: root}, Default: "/submission", Scratch: filepath.Join(t.TempDir(), ".validate")}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { srv.Close() })
 	return srv.Socket
+}
+
+func mustHandler(t *testing.T, cfg Config) http.Handler {
+	t.Helper()
+	h, err := Handler(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
 }
 
 func rawAsk(t *testing.T, socket, body string) string {
@@ -123,7 +133,7 @@ func TestValidateRefusesFoldersOutsideTheRun(t *testing.T) {
 
 func TestLongSocketPathFallsBack(t *testing.T) {
 	long := filepath.Join(t.TempDir(), strings.Repeat("d", 120), "v.sock")
-	srv, err := Listen(long, Handler(func(context.Context, string) error { return errors.New("x") }, func(string) (string, error) { return "/", nil }, "/"))
+	srv, err := Listen(long, mustHandler(t, Config{Check: func(context.Context, string) error { return errors.New("x") }, Folders: map[string]string{"/": t.TempDir()}, Default: "/", Scratch: filepath.Join(t.TempDir(), "s")}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,8 +201,8 @@ func TestValidateDoesNotRevealHiddenPaths(t *testing.T) {
 	if !strings.Contains(a, `"valid":false`) || strings.Replace(a, hidden, missing, 1) != b {
 		t.Fatalf("existing hidden folder answered %s, missing one %s", a, b)
 	}
-	// Inside the run a missing folder may be named as missing.
-	if c := rawAsk(t, socket, `{"dir":"/submission/nope"}`); !strings.Contains(c, "no such folder") {
-		t.Errorf("missing folder in the run answered %s", c)
+	// Inside the run a missing folder gets that answer too.
+	if c := rawAsk(t, socket, `{"dir":"/submission/nope"}`); strings.Replace(a, hidden, "/submission/nope", 1) != c {
+		t.Errorf("missing folder in the run answered %s, a hidden one %s", c, a)
 	}
 }

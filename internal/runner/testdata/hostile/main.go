@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"github.com/rexmle/rexmle/internal/runner/internal/egressprobe"
 	"github.com/rexmle/rexmle/internal/runner/internal/hostileagent"
+	"github.com/rexmle/rexmle/internal/runner/internal/swaprace"
 	"io/fs"
 	"net"
 	"os"
@@ -60,6 +61,8 @@ func main() {
 	switch os.Args[1] {
 	case "probe":
 		os.Exit(probe(args[0], strings.Split(args[1], ","), args[2]))
+	case "swaprace": // swaprace OUT SUBMISSION N TARGET...
+		os.Exit(swaprace.Main(args))
 	case "egress": // egress OUT ALLOWED_ADDR REFUSED_ADDR
 		os.Exit(egressprobe.Main(args))
 	case "badlogs": // see package hostileagent
