@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"os"
 	"path"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 // Upload caps.
@@ -20,11 +22,19 @@ const (
 )
 
 // receiveUpload assembles a multipart upload into a scratch submission
-// folder: the part "file" is saved under its base name (default
-// submission.csv), the part "predictions_zip" is extracted into the
-// folder (regular files only, no absolute or parent paths, within the
-// caps). Other parts are ignored. cleanup removes the scratch folder.
-func receiveUpload(r *http.Request) (dir string, cleanup func(), err error) {
+// folder: the part "file" is saved as submission.csv whatever its
+// filename, as the reference harness's server saves it
+// (grading_server_standalone.py: submission_path = temp_dir /
+// "submission.csv"; ML-Master posts its node's submission_<id>.csv,
+// utils/server_utils.py call_validate); the part "predictions_zip" is
+// extracted into the folder (regular files only, no absolute or parent
+// paths, within the caps). Other parts are ignored. When no
+// predictions_zip comes, the regular files of live (the run's submission
+// folder on the host; "" for none) other than its submission.csv are
+// copied in, so that a CSV sent alone is checked with the prediction files
+// it names, as the adapters' bridges do. cleanup removes the scratch
+// folder.
+func receiveUpload(r *http.Request, live string) (dir string, cleanup func(), err error) {
 	mr, err := r.MultipartReader()
 	if err != nil {
 		return "", nil, fmt.Errorf("multipart body: %v", err)
@@ -39,7 +49,7 @@ func receiveUpload(r *http.Request) (dir string, cleanup func(), err error) {
 		return "", cleanup, errors.New("the endpoint could not store the upload")
 	}
 	left := int64(maxUploadBytes)
-	gotFile := false
+	gotFile, gotZip := false, false
 	for {
 		part, err := mr.NextPart()
 		if err == io.EOF {
@@ -50,17 +60,14 @@ func receiveUpload(r *http.Request) (dir string, cleanup func(), err error) {
 		}
 		switch part.FormName() {
 		case "file":
-			name := path.Base(strings.ReplaceAll(part.FileName(), "\\", "/"))
-			if name == "." || name == "/" || name == "" || name == ".." {
-				name = "submission.csv"
-			}
-			n, err := save(filepath.Join(dir, name), part, left)
+			n, err := save(filepath.Join(dir, "submission.csv"), part, left)
 			if err != nil {
 				return "", cleanup, err
 			}
 			left -= n
 			gotFile = true
 		case "predictions_zip":
+			gotZip = true
 			zp := filepath.Join(tmp, "predictions.zip")
 			n, err := save(zp, part, left)
 			if err != nil {
@@ -76,7 +83,50 @@ func receiveUpload(r *http.Request) (dir string, cleanup func(), err error) {
 	if !gotFile {
 		return "", cleanup, errors.New(`want a multipart part "file" (the submission file) or a JSON body {"dir": "<submission folder>"}`)
 	}
+	if !gotZip && live != "" {
+		if err := copyLive(live, dir, left); err != nil {
+			return "", cleanup, err
+		}
+	}
 	return dir, cleanup, nil
+}
+
+// copyLive copies the regular files under live into dir, except
+// live/submission.csv and names dir already has, within the caps.
+// Links, devices and FIFOs are skipped and never followed (files are
+// opened with O_NOFOLLOW): the folder is the agent's.
+func copyLive(live, dir string, left int64) error {
+	n := 0
+	return filepath.WalkDir(live, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || p == live {
+			return nil // an entry that vanished or cannot be read is left out
+		}
+		rel, _ := filepath.Rel(live, p)
+		dst := filepath.Join(dir, rel)
+		if d.IsDir() {
+			return os.MkdirAll(dst, 0o700)
+		}
+		if !d.Type().IsRegular() || rel == "submission.csv" {
+			return nil
+		}
+		if _, err := os.Lstat(dst); err == nil {
+			return nil
+		}
+		if n++; n > maxZipEntries {
+			return fmt.Errorf("the submission folder has more than %d files", maxZipEntries)
+		}
+		f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+		if err != nil {
+			return nil
+		}
+		defer f.Close()
+		if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+			return nil
+		}
+		c, err := save(dst, f, left)
+		left -= c
+		return err
+	})
 }
 
 func save(dst string, src io.Reader, left int64) (int64, error) {

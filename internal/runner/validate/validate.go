@@ -46,9 +46,10 @@ type CheckFunc func(ctx context.Context, dir string) error
 // it; an empty body, {} or an empty dir means defaultDir (the run's
 // submission folder as the agent sees it). A multipart/form-data body is
 // an upload, as the reference harness's agents send it: the part "file"
-// (e.g. submission.csv) and optionally "predictions_zip" (a zip of the
-// submission's other files) are assembled into a scratch submission
-// folder, which is checked (see receiveUpload). Resolve maps the folder the
+// (the submission CSV, whatever its filename) and optionally
+// "predictions_zip" (a zip of the submission's other files) are assembled
+// into a scratch submission folder, which is checked (see receiveUpload);
+// the answer is an UploadResponse. Resolve maps the folder the
 // agent names to a host folder and refuses folders outside what the run
 // may name.
 func Handler(check CheckFunc, resolve func(string) (string, error), defaultDir string) http.Handler {
@@ -61,15 +62,21 @@ func Handler(check CheckFunc, resolve func(string) (string, error), defaultDir s
 		ctx, cancel := context.WithTimeout(r.Context(), 10*time.Minute)
 		defer cancel()
 		if strings.HasPrefix(r.Header.Get("Content-Type"), "multipart/form-data") {
-			dir, cleanup, err := receiveUpload(r)
+			// A CSV sent alone is checked with the prediction files of
+			// the run's submission folder (see receiveUpload).
+			live, err := resolve(defaultDir)
+			if err != nil {
+				live = ""
+			}
+			dir, cleanup, err := receiveUpload(r, live)
 			if cleanup != nil {
 				defer cleanup()
 			}
 			if err != nil {
-				reply(w, http.StatusBadRequest, Response{Reason: err.Error()})
+				replyUpload(w, http.StatusBadRequest, Response{Reason: err.Error()})
 				return
 			}
-			reply(w, http.StatusOK, verdict(check(ctx, dir)))
+			replyUpload(w, http.StatusOK, verdict(check(ctx, dir)))
 			return
 		}
 		var req Request
@@ -109,6 +116,28 @@ func verdict(err error) Response {
 		return Response{Reason: inv.Error()}
 	}
 	return Response{Reason: "the grader could not grade this submission (not a format problem the grader can name)"}
+}
+
+// UploadResponse answers a multipart upload: the reference harness's
+// clients send those and read its server's keys, "is_valid" and "result"
+// (grading_server_standalone.py returns jsonify({"is_valid", "result"});
+// ML-Master's parse_exec_result reads res['is_valid'] and, when false,
+// res['result'] (agent/mcts_agent.py, both parse functions)), so the
+// answer carries them beside rexmle's own "valid" and "reason".
+type UploadResponse struct {
+	Response
+	IsValid bool   `json:"is_valid"`
+	Result  string `json:"result"` // "Submission is valid." or "Submission is invalid: <reason>"
+}
+
+func replyUpload(w http.ResponseWriter, code int, r Response) {
+	u := UploadResponse{Response: r, IsValid: r.Valid, Result: "Submission is valid."}
+	if !r.Valid {
+		u.Result = "Submission is invalid: " + r.Reason
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	json.NewEncoder(w).Encode(u)
 }
 
 func reply(w http.ResponseWriter, code int, r Response) {
