@@ -500,7 +500,8 @@ class Bridge:
                     return
                 text = "Submission is valid." if valid else "Submission is invalid: " + reason
                 # "is_valid" is the key the harness's server answers and its
-                # validate_submission.sh greps for (grading_server_standalone.py)
+                # validate_submission.sh greps for (grading_server_standalone.py), and ML-Master's
+                # parse_exec_result reads (agent/mcts_agent.py, res['is_valid'])
                 self._send(200, {"valid": valid, "is_valid": valid, "reason": reason, "result": text})
 
         self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
