@@ -495,6 +495,8 @@ class Bridge:
                     self._send(400, {"error": "bad request", "details": str(err)})
                     return
                 valid, reason = ask_rexmle(bridge.task, folder)
+                if os.path.dirname(folder) == bridge.staging:
+                    shutil.rmtree(folder, ignore_errors=True)
                 if valid is None:
                     self._send(503, {"error": "validation unavailable", "details": reason})
                     return
