@@ -45,6 +45,21 @@ func upload(t *testing.T, socket string, parts [][3]string) string {
 	return strings.TrimSpace(string(b))
 }
 
+// filesIn lists the regular files under dir as "relative/path=content", sorted.
+func filesIn(dir string) []string {
+	var out []string
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			rel, _ := filepath.Rel(dir, p)
+			b, _ := os.ReadFile(p)
+			out = append(out, rel+"="+string(b))
+		}
+		return nil
+	})
+	sort.Strings(out)
+	return out
+}
+
 func zipOf(t *testing.T, files map[string]string) string {
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)
@@ -67,16 +82,7 @@ func TestValidateUpload(t *testing.T) {
 	var seen []string
 	var seenDir string
 	check := func(ctx context.Context, dir string) error {
-		seenDir, seen = dir, nil
-		filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-			if err == nil && !d.IsDir() {
-				rel, _ := filepath.Rel(dir, p)
-				b, _ := os.ReadFile(p)
-				seen = append(seen, rel+"="+string(b))
-			}
-			return nil
-		})
-		sort.Strings(seen)
+		seenDir, seen = dir, filesIn(dir)
 		if len(seen) > 0 && strings.Contains(seen[0], "bad") {
 			return challenge.Invalidf("submission.csv", "label", "bad")
 		}
@@ -128,16 +134,7 @@ func TestValidateUpload(t *testing.T) {
 func TestValidateUploadAsMLMasterSendsIt(t *testing.T) {
 	var seen []string
 	check := func(ctx context.Context, dir string) error {
-		seen = nil
-		filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-			if err == nil && !d.IsDir() {
-				rel, _ := filepath.Rel(dir, p)
-				b, _ := os.ReadFile(p)
-				seen = append(seen, rel+"="+string(b))
-			}
-			return nil
-		})
-		sort.Strings(seen)
+		seen = filesIn(dir)
 		if !strings.Contains(strings.Join(seen, "|"), "masks/b.nii") {
 			return challenge.Invalidf("masks/b.nii", "", "not found")
 		}
