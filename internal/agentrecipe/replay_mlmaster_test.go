@@ -23,64 +23,44 @@ import (
 	"github.com/rexmle/rexmle/internal/runner/egress"
 )
 
-// recording is one real agent run's boundary behaviour
-// (testdata/recordings/<agent>-<challenge>.json, schema
-// rexmle-agent-recording/1).
-type recording struct {
-	Schema       string     `json:"schema"`
-	Agent        string     `json:"agent"`
-	AgentVersion string     `json:"agent_version"`
-	Challenge    string     `json:"challenge"`
-	RecordedWith string     `json:"recorded_with"`
-	LLMHost      string     `json:"llm_base_url_host"`
-	Events       []recEvent `json:"events"`
-	Collected    struct {
-		Files []string `json:"files"`
-		Valid bool     `json:"valid"`
-	} `json:"collected"`
+// mlmRecording is a recording (schema rexmle-agent-recording/1, the
+// shared format of recording_test.go) of a real ML-Master run, read with
+// the fields ML-Master's replay needs besides the shared ones: which
+// endpoint each validation went to, the multipart field of each upload, and
+// the LLM destination.
+type mlmRecording struct {
+	Schema    string            `json:"schema"`
+	Agent     string            `json:"agent"`
+	Challenge string            `json:"challenge"`
+	LLMHost   string            `json:"llm_base_url_host"`
+	Events    []mlmEvent        `json:"events"`
+	Collected recCollected      `json:"collected"`
+	Blobs     map[string]string `json:"blobs"`
 }
 
-type recEvent struct {
-	Seq  int     `json:"seq"`
-	T    float64 `json:"t"`
-	Kind string  `json:"kind"` // llm, validate, health, fs, stop
-	// llm, validate, health
-	Method        string            `json:"method"`
-	Path          string            `json:"path"`
-	Request       map[string]any    `json:"request"`
-	Status        int               `json:"status"`
-	Response      json.RawMessage   `json:"response"`
+type mlmEvent struct {
+	recEvent
 	Endpoint      string            `json:"endpoint"` // adapter-bridge or rexmle (127.0.0.1:5000 in the sandbox)
-	ContentType   string            `json:"content_type"`
-	RequestFiles  map[string]string `json:"request_files"`
 	RequestFields map[string]string `json:"request_fields"`
-	// fs: path relative to the run folder
-	Op     string  `json:"op"`
-	Text   *string `json:"text"`
-	Base64 string  `json:"base64"`
-	SHA256 string  `json:"sha256"`
-	// stop
-	How     string `json:"how"`
-	MidStep bool   `json:"mid_step"`
 }
 
-func loadRecordings(t *testing.T, agent string) []recording {
+func loadMLMasterRecordings(t *testing.T) []mlmRecording {
 	t.Helper()
-	paths, _ := filepath.Glob(filepath.Join("testdata", "recordings", agent+"-*.json"))
+	paths, _ := filepath.Glob(filepath.Join("testdata", "recordings", "ml-master-*.json"))
 	if len(paths) == 0 {
-		t.Fatalf("no recordings of %s in testdata/recordings", agent)
+		t.Fatal("no recordings of ml-master in testdata/recordings")
 	}
-	var out []recording
+	var out []mlmRecording
 	for _, p := range paths {
 		b, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var r recording
+		var r mlmRecording
 		if err := json.Unmarshal(b, &r); err != nil {
 			t.Fatalf("%s: %v", p, err)
 		}
-		if r.Schema != "rexmle-agent-recording/1" || r.Agent != agent || r.Challenge == "" || len(r.Events) == 0 {
+		if r.Schema != recordingSchema || r.Agent != "ml-master" || r.Challenge == "" || len(r.Events) == 0 {
 			t.Fatalf("%s: schema %q agent %q challenge %q, %d events", p, r.Schema, r.Agent, r.Challenge, len(r.Events))
 		}
 		out = append(out, r)
@@ -113,7 +93,7 @@ bridge.close()
 // postUpload sends the recorded multipart upload (fields and filenames as
 // ML-Master's requests call sent them) to base (an http URL, or "" for the
 // Unix socket sock) and returns the status and the decoded answer.
-func postUpload(t *testing.T, base, sock string, e recEvent) (int, map[string]any) {
+func mlmUpload(t *testing.T, base, sock string, e mlmEvent) (int, map[string]any) {
 	t.Helper()
 	var buf bytes.Buffer
 	mw := multipart.NewWriter(&buf)
@@ -165,7 +145,7 @@ func postUpload(t *testing.T, base, sock string, e recEvent) (int, map[string]an
 // allowlist admits the URL the adapter gives ML-Master.
 func TestMLMasterRecordingsReplay(t *testing.T) {
 	py := python(t)
-	for _, rec := range loadRecordings(t, "ml-master") {
+	for _, rec := range loadMLMasterRecordings(t) {
 		t.Run(rec.Challenge, func(t *testing.T) {
 			w := newWorld(t, rec.Challenge)
 			cmd := exec.Command(py, "-c", mlMasterReplayer, filepath.Join(agentsDir, "ml-master"), "--data", w.public,
@@ -196,7 +176,7 @@ func TestMLMasterRecordingsReplay(t *testing.T) {
 			for _, e := range rec.Events {
 				switch e.Kind {
 				case "fs":
-					replayFS(t, w.runDir, e, csvOf)
+					replayFS(t, w.runDir, e.recEvent, rec.Blobs, csvOf)
 				case "health":
 					base := bridgeURL
 					if e.Endpoint == "rexmle" {
@@ -214,14 +194,13 @@ func TestMLMasterRecordingsReplay(t *testing.T) {
 					if len(e.RequestFiles) != 1 || e.ContentType != "multipart/form-data" {
 						t.Fatalf("event %d: ML-Master sent %q with %v, want one multipart file (utils/server_utils.py call_validate)", e.Seq, e.ContentType, e.RequestFiles)
 					}
-					var was map[string]any
-					json.Unmarshal(e.Response, &was)
+					was := e.Response
 					var code int
 					var ans map[string]any
 					if e.Endpoint == "rexmle" {
-						code, ans = postUpload(t, "", w.socket, e)
+						code, ans = mlmUpload(t, "", w.socket, e)
 					} else {
-						code, ans = postUpload(t, bridgeURL, "", e)
+						code, ans = mlmUpload(t, bridgeURL, "", e)
 					}
 					isValid, ok1 := ans["is_valid"].(bool)
 					result, ok2 := ans["result"].(string)
@@ -290,9 +269,9 @@ func TestMLMasterRecordingsReplay(t *testing.T) {
 	}
 }
 
-// replayFS applies one recorded file event under runDir; csvOf keeps the
-// content of every node CSV written.
-func replayFS(t *testing.T, runDir string, e recEvent, csvOf map[string]string) {
+// replayFS applies one recorded file event under runDir, the content of a
+// write from blobs; csvOf keeps the content of every node CSV written.
+func replayFS(t *testing.T, runDir string, e recEvent, blobs map[string]string, csvOf map[string]string) {
 	t.Helper()
 	if strings.Contains(e.Path, "..") || filepath.IsAbs(e.Path) {
 		t.Fatalf("event %d: path %q leaves the run folder", e.Seq, e.Path)
@@ -305,18 +284,14 @@ func replayFS(t *testing.T, runDir string, e recEvent, csvOf map[string]string) 
 		}
 	case "remove":
 		os.RemoveAll(p)
-	case "write", "rename":
-		var b []byte
-		switch {
-		case e.Text != nil:
-			b = []byte(*e.Text)
-		case e.Base64 != "":
-			var err error
-			if b, err = base64.StdEncoding.DecodeString(e.Base64); err != nil {
-				t.Fatalf("event %d: %v", e.Seq, err)
-			}
-		default:
+	case "write":
+		enc, ok := blobs[e.SHA256]
+		if !ok {
 			t.Fatalf("event %d: %s has no recorded content (sha256 %s)", e.Seq, e.Path, e.SHA256)
+		}
+		b, err := base64.StdEncoding.DecodeString(enc)
+		if err != nil || sha(b) != e.SHA256 {
+			t.Fatalf("event %d: blob %s does not decode to its hash (%v)", e.Seq, e.SHA256, err)
 		}
 		os.MkdirAll(filepath.Dir(p), 0o755)
 		if err := os.WriteFile(p, b, 0o644); err != nil {

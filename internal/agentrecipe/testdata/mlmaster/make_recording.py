@@ -15,6 +15,8 @@ workspace/rexmle-http.jsonl (sitecustomize.py's log of ML-Master's
 validation calls), logs/console.log and submission/. GRADE_JSON is
 `mage gradeOne` on the collected submission.
 """
+import base64
+import hashlib
 import json
 import os
 import re
@@ -97,6 +99,7 @@ def main():
                                             ("DELETE" in r["events"] and re.match(r"submission/submission_\w+\.csv$", p))):
             t_collect = r["t"]
             break
+    blobs = {}
     ops = [("ISDIR", "CREATE", "mkdir"), (None, "CLOSE_WRITE", "write"), (None, "DELETE", "remove")]
     for r in fs:
         p = rel_run(r["path"], run)
@@ -107,9 +110,12 @@ def main():
         for need, ev, op in ops:
             if ev in r["events"] and (need is None or need in r["events"]) and not (op == "write" and "ISDIR" in r["events"]):
                 e = {"t": r["t"], "kind": "fs", "op": op, "path": p}
-                for k in ("text", "base64", "sha256"):
-                    if k in r:
-                        e[k] = r[k]
+                if "text" in r or "base64" in r:
+                    b = r["text"].encode("utf-8") if "text" in r else base64.b64decode(r["base64"])
+                    e["sha256"] = hashlib.sha256(b).hexdigest()
+                    blobs[e["sha256"]] = base64.b64encode(b).decode()
+                elif "sha256" in r:
+                    e["sha256"] = r["sha256"]
                 events.append(e)
                 break
 
@@ -141,6 +147,7 @@ def main():
         "llm_base_url_host": "",
         "events": events,
         "collected": {"files": sorted(files), "valid": bool(g.get("valid")), "grade_error": g.get("error", "")},
+        "blobs": blobs,
     }
     json.dump(rec, sys.stdout, indent=1, ensure_ascii=False)
     sys.stdout.write("\n")
