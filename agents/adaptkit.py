@@ -495,12 +495,15 @@ class Bridge:
                     self._send(400, {"error": "bad request", "details": str(err)})
                     return
                 valid, reason = ask_rexmle(bridge.task, folder)
+                if os.path.dirname(folder) == bridge.staging:
+                    shutil.rmtree(folder, ignore_errors=True)
                 if valid is None:
                     self._send(503, {"error": "validation unavailable", "details": reason})
                     return
                 text = "Submission is valid." if valid else "Submission is invalid: " + reason
                 # "is_valid" is the key the harness's server answers and its
-                # validate_submission.sh greps for (grading_server_standalone.py)
+                # validate_submission.sh greps for (grading_server_standalone.py), and ML-Master's
+                # parse_exec_result reads (agent/mcts_agent.py, res['is_valid'])
                 self._send(200, {"valid": valid, "is_valid": valid, "reason": reason, "result": text})
 
         self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)

@@ -203,14 +203,20 @@ func TestMLMasterArgumentsPassItsSchema(t *testing.T) {
 	if strings.Contains(raw, secretValue) {
 		t.Fatal("the dry run shows the API key")
 	}
-	env := []string{"REXMLE_LLM_API_KEY=" + secretValue, "REXMLE_LLM_BASE_URL="}
+	// The openai endpoint without a URL variable gets the public URL, never
+	// "" (openai.OpenAI(base_url="") fails every call; known issue
+	// ml-master-empty-base-url).
+	if got := d.Values["REXMLE_LLM_BASE_URL"]; got != "https://api.openai.com/v1" {
+		t.Errorf("REXMLE_LLM_BASE_URL = %q, want the OpenAI API's URL", got)
+	}
+	env := []string{"REXMLE_LLM_API_KEY=" + secretValue, "REXMLE_LLM_BASE_URL=" + d.Values["REXMLE_LLM_BASE_URL"]}
 	cfg, msg, ok := parse(t, env, "check_omegaconf.py", append([]string{mlMasterSchema}, d.Argv[2:]...)...)
 	if !ok {
 		t.Fatalf("ML-Master rejects the adapter's arguments:\n%s", msg)
 	}
 	for k, want := range map[string]any{"agent.steps": 5000.0, "exec.timeout": 43200.0, "agent.code.model": "gpt-5",
 		"agent.feedback.model": "gpt-5", "agent.code.api_key": secretValue, "agent.feedback.api_key": secretValue,
-		"agent.code.base_url": "", "agent.time_limit": float64(259200 - d.DeadlineReserve), "exp_name": "rexmle",
+		"agent.code.base_url": "https://api.openai.com/v1", "agent.feedback.base_url": "https://api.openai.com/v1", "agent.time_limit": float64(259200 - d.DeadlineReserve), "exp_name": "rexmle",
 		"agent.search.parallel_search_num": 3.0} {
 		if got := get(cfg, k); got != want {
 			t.Errorf("%s = %v, want %v", k, got, want)

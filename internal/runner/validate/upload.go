@@ -20,23 +20,29 @@ const (
 )
 
 // receiveUpload assembles a multipart upload into a scratch submission
-// folder: the part "file" is saved under its base name (default
-// submission.csv), the part "predictions_zip" is extracted into the
-// folder (regular files only, no absolute or parent paths, within the
-// caps). Other parts are ignored. cleanup removes the scratch folder.
-func receiveUpload(r *http.Request, scratch string) (dir string, cleanup func(), err error) {
+// folder: the part "file" is saved as submission.csv whatever its
+// filename, as the reference harness's server saves it
+// (grading_server_standalone.py: submission_path = temp_dir /
+// "submission.csv"; ML-Master posts its node's submission_<id>.csv,
+// utils/server_utils.py call_validate); the part "predictions_zip" is
+// extracted into the folder (regular files only, no absolute or parent
+// paths, within the caps). Other parts are ignored. zipped says whether a
+// predictions_zip came (without one, the caller completes the folder from a
+// snapshot of the run's submission folder). cleanup removes the scratch
+// folder.
+func receiveUpload(r *http.Request, scratch string) (dir string, zipped bool, cleanup func(), err error) {
 	mr, err := r.MultipartReader()
 	if err != nil {
-		return "", nil, fmt.Errorf("multipart body: %v", err)
+		return "", false, nil, fmt.Errorf("multipart body: %v", err)
 	}
 	tmp, err := os.MkdirTemp(scratch, "upload-")
 	if err != nil {
-		return "", nil, errors.New("the endpoint could not store the upload")
+		return "", false, nil, errors.New("the endpoint could not store the upload")
 	}
 	cleanup = func() { os.RemoveAll(tmp) }
 	dir = filepath.Join(tmp, "submission")
 	if err := os.Mkdir(dir, 0o700); err != nil {
-		return "", cleanup, errors.New("the endpoint could not store the upload")
+		return "", false, cleanup, errors.New("the endpoint could not store the upload")
 	}
 	left := int64(maxUploadBytes)
 	gotFile := false
@@ -46,37 +52,34 @@ func receiveUpload(r *http.Request, scratch string) (dir string, cleanup func(),
 			break
 		}
 		if err != nil {
-			return "", cleanup, fmt.Errorf("multipart body: %v", err)
+			return "", false, cleanup, fmt.Errorf("multipart body: %v", err)
 		}
 		switch part.FormName() {
 		case "file":
-			name := path.Base(strings.ReplaceAll(part.FileName(), "\\", "/"))
-			if name == "." || name == "/" || name == "" || name == ".." {
-				name = "submission.csv"
-			}
-			n, err := save(filepath.Join(dir, name), part, left)
+			n, err := save(filepath.Join(dir, "submission.csv"), part, left)
 			if err != nil {
-				return "", cleanup, err
+				return "", false, cleanup, err
 			}
 			left -= n
 			gotFile = true
 		case "predictions_zip":
+			zipped = true
 			zp := filepath.Join(tmp, "predictions.zip")
 			n, err := save(zp, part, left)
 			if err != nil {
-				return "", cleanup, err
+				return "", false, cleanup, err
 			}
 			left -= n
 			if err := unzip(zp, dir); err != nil {
-				return "", cleanup, err
+				return "", false, cleanup, err
 			}
 		}
 		part.Close()
 	}
 	if !gotFile {
-		return "", cleanup, errors.New(`want a multipart part "file" (the submission file) or a JSON body {"dir": "<submission folder>"}`)
+		return "", false, cleanup, errors.New(`want a multipart part "file" (the submission file) or a JSON body {"dir": "<submission folder>"}`)
 	}
-	return dir, cleanup, nil
+	return dir, zipped, cleanup, nil
 }
 
 func save(dst string, src io.Reader, left int64) (int64, error) {

@@ -162,7 +162,12 @@ func (e *endpoint) validate(w http.ResponseWriter, r *http.Request) {
 	case e.slot <- struct{}{}:
 	case <-wait.C:
 		w.Header().Set("Retry-After", strconv.Itoa(int(RetryAfter/time.Second)))
-		reply(w, http.StatusTooManyRequests, Response{Reason: fmt.Sprintf("another validation of this run is running; retry in %d s", int(RetryAfter/time.Second))})
+		busy := Response{Reason: fmt.Sprintf("another validation of this run is running; retry in %d s", int(RetryAfter/time.Second))}
+		if strings.HasPrefix(r.Header.Get("Content-Type"), "multipart/form-data") {
+			replyUpload(w, http.StatusTooManyRequests, busy)
+		} else {
+			reply(w, http.StatusTooManyRequests, busy)
+		}
 		return
 	}
 	released := false
@@ -175,11 +180,13 @@ func (e *endpoint) validate(w http.ResponseWriter, r *http.Request) {
 	defer func() { release() }()
 
 	body := &stallReader{rc: http.NewResponseController(w), r: r.Body, hard: time.Now().Add(maxBodyTime)}
+	upload := false
 	var dir string
 	var cleanup func()
 	if strings.HasPrefix(r.Header.Get("Content-Type"), "multipart/form-data") {
+		upload = true
 		r.Body = http.MaxBytesReader(w, io.NopCloser(body), maxUploadBytes+1<<20)
-		d, c, err := receiveUpload(r, e.cfg.Scratch)
+		d, zipped, c, err := receiveUpload(r, e.cfg.Scratch)
 		body.done()
 		if err != nil {
 			if c != nil {
@@ -190,10 +197,20 @@ func (e *endpoint) validate(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Connection", "close")
 				reason = fmt.Sprintf("the upload sent nothing for %v (or took longer than %v) and was cut off", stallTimeout, maxBodyTime)
 			}
-			reply(w, http.StatusBadRequest, Response{Reason: reason})
+			replyUpload(w, http.StatusBadRequest, Response{Reason: reason})
 			return
 		}
 		dir, cleanup = d, c
+		if !zipped {
+			// A CSV sent alone (ML-Master posts only its node's CSV) is
+			// checked with the prediction files of the run's submission
+			// folder, as the adapters' bridges do: those come from a
+			// sealed snapshot of that folder, never from the live one.
+			if d, c, err := e.completeUpload(dir); err == nil {
+				cleanup()
+				dir, cleanup = d, c
+			}
+		}
 	} else {
 		var req Request
 		b, err := io.ReadAll(io.LimitReader(body, 1<<16+1))
@@ -256,7 +273,11 @@ func (e *endpoint) validate(w http.ResponseWriter, r *http.Request) {
 		// The grader names files by their path in the snapshot: the answer
 		// names them as the agent does, relative to its folder.
 		v.Reason = strings.ReplaceAll(v.Reason, dir+string(filepath.Separator), "")
-		reply(w, http.StatusOK, v)
+		if upload {
+			replyUpload(w, http.StatusOK, v)
+		} else {
+			reply(w, http.StatusOK, v)
+		}
 	case <-ctx.Done():
 		e.cfg.Log.Warn("validation: stopped at its time limit", "limit", e.cfg.Timeout)
 		reply(w, http.StatusGatewayTimeout, Response{Reason: fmt.Sprintf("validation did not finish within %v and was stopped", e.cfg.Timeout)})
@@ -303,6 +324,58 @@ func verdict(err error) Response {
 		return Response{Reason: inv.Error()}
 	}
 	return Response{Reason: "the grader could not grade this submission (not a format problem the grader can name)"}
+}
+
+// UploadResponse answers a multipart upload: the reference harness's
+// clients send those and read its server's keys, "is_valid" and "result"
+// (grading_server_standalone.py returns jsonify({"is_valid", "result"});
+// ML-Master's parse_exec_result reads res['is_valid'] and, when false,
+// res['result'] (agent/mcts_agent.py, both parse functions)), so the
+// answer carries them beside rexmle's own "valid" and "reason".
+type UploadResponse struct {
+	Response
+	IsValid bool   `json:"is_valid"`
+	Result  string `json:"result"` // "Submission is valid." or "Submission is invalid: <reason>"
+}
+
+func replyUpload(w http.ResponseWriter, code int, r Response) {
+	u := UploadResponse{Response: r, IsValid: r.Valid, Result: "Submission is valid."}
+	if !r.Valid {
+		u.Result = "Submission is invalid: " + r.Reason
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	json.NewEncoder(w).Encode(u)
+}
+
+// completeUpload returns a new scratch submission folder holding a sealed
+// snapshot of the run's default folder with the uploaded submission.csv of
+// dir in place of its own. It fails (and the upload is checked alone) when
+// the run has no default folder or it cannot be snapshotted.
+func (e *endpoint) completeUpload(dir string) (string, func(), error) {
+	base, rel, ok := e.resolve(e.cfg.Default)
+	if !ok {
+		return "", nil, errNotFolder
+	}
+	snap, err := os.MkdirTemp(e.cfg.Scratch, "upload-snapshot-")
+	if err != nil {
+		return "", nil, err
+	}
+	cleanup := func() { os.RemoveAll(snap) }
+	if err := Snapshot(base, rel, snap, e.cfg.Limits); err != nil {
+		cleanup()
+		return "", nil, err
+	}
+	csv := filepath.Join(snap, "submission.csv")
+	if err := os.RemoveAll(csv); err != nil {
+		cleanup()
+		return "", nil, err
+	}
+	if err := os.Rename(filepath.Join(dir, "submission.csv"), csv); err != nil {
+		cleanup()
+		return "", nil, err
+	}
+	return snap, cleanup, nil
 }
 
 func reply(w http.ResponseWriter, code int, r Response) {
