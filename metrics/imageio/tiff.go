@@ -373,6 +373,12 @@ func (t *tiffFile) layout(ifd tiffIFD, o Options) (*tiffLayout, error) {
 		return nil, fmt.Errorf("tiff: PhotometricInterpretation = %d is not supported (want 0, 1, 2 or 3)", photometric)
 	}
 	predictor := ifd.first(tagPredictor, 1)
+	if c := ifd.first(tagCompression, 1); o.pillow && (c == 1 || c == 32773) {
+		// Pillow decodes uncompressed strips itself and PackBits through
+		// libtiff, whose PackBits codec has no predictor: the tag is
+		// ignored there (tifffile undoes it).
+		predictor = 1
+	}
 	if predictor != 1 && (predictor != 2 || format == 3 || bits < 8) {
 		return nil, fmt.Errorf("tiff: Predictor = %d with %d-bit samples of format %d is not supported", predictor, bits, format)
 	}
@@ -521,6 +527,7 @@ func (t *tiffFile) decodePage(ifd tiffIFD, o Options) (*volume.Volume, error) {
 	}
 	if l.pillow != nil {
 		pillowSamples(v, l.pillow)
+		orientPillow(v, pillowOrientation(ifd))
 	}
 	if l.photometric == 3 && o.ExpandPalette {
 		if err := expandTIFFPalette(v, ifd[tagColorMap], bits); err != nil {
