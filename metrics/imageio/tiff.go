@@ -433,8 +433,10 @@ func (t *tiffFile) layout(ifd tiffIFD, o Options) (*tiffLayout, error) {
 			}
 		}
 		// Pillow's libtiff path (any compression) gets native-order samples
-		// but unpacks 32-bit big-endian ones with a byte swap all the same.
+		// but unpacks 32-bit and signed 16-bit big-endian ones with a byte
+		// swap all the same (it renames only the unsigned 16-bit rawmodes).
 		pl.swap32 = compression != 1 && (pl.rawmode == "I;32BS" || pl.rawmode == "F;32BF")
+		pl.swap16 = compression != 1 && pl.rawmode == "I;16BS"
 	}
 	return l, nil
 }
