@@ -262,9 +262,9 @@ func ReadTIFFPillow(r io.Reader, opts ...Options) (*volume.Volume, error) {
 }
 
 // OneBitPictureFile reports whether Pillow opens the picture at path in
-// mode "1" — a 1-bit grey PNG, or a TIFF whose first page is 1-bit
-// BlackIsZero or WhiteIsZero — whose conversion to mode "L" gives 0 and
-// 255 where ReadPicture gives 0 and 1.
+// mode "1" — a 1-bit grey PNG, a PBM (P4), or a TIFF whose first page is
+// 1-bit BlackIsZero or WhiteIsZero — whose conversion to mode "L" gives 0
+// and 255 where ReadPicture gives 0 and 1.
 func OneBitPictureFile(path string) bool {
 	f, err := openRegular(path)
 	if err != nil {
@@ -272,7 +272,11 @@ func OneBitPictureFile(path string) bool {
 	}
 	defer f.Close()
 	head := make([]byte, 26)
-	if _, err := io.ReadFull(f, head); err != nil {
+	n, _ := io.ReadFull(f, head)
+	if n >= 2 && SniffPicture(head[:n]) == FormatPNM {
+		return string(head[:2]) == "P4" && (n == 2 || isPNMSpace(head[2]))
+	}
+	if n < len(head) {
 		return false
 	}
 	switch SniffPicture(head) {

@@ -27,16 +27,28 @@ const maxImageBytes = 512 << 20
 // channel; RGB/RGBA → (19595R + 38470G + 7471B + 32768) >> 16; 16- and
 // 32-bit grey and float clipped to 0..255; palette images via their
 // colours; mode "1" (1-bit PNG or TIFF) as 0/255.
+//
+// Where Pillow refuses a grey PNG, the reference falls back to
+// cv2.imread(IMREAD_GRAYSCALE), and so does loadGray
+// (imageio.ReadGrayPNGLibpngFile: libpng drops an ancillary chunk with a
+// bad CRC or bad contents where Pillow raises). Other pictures Pillow
+// refuses stay refused (stated in the lncc card).
 func loadGray(path string) (quality.Image, error) { return loadGrayMax(path, maxImageBytes) }
 
 // loadGrayMax is loadGray with the decoded-size cap maxBytes.
 func loadGrayMax(path string, maxBytes int64) (quality.Image, error) {
-	v, format, err := imageio.ReadPictureFile(path, imageio.Options{MaxBytes: maxBytes, ExpandPalette: true, FirstPage: true})
+	opts := imageio.Options{MaxBytes: maxBytes, ExpandPalette: true, FirstPage: true}
+	v, format, err := imageio.ReadPictureFile(path, opts)
+	if err != nil && format == imageio.FormatPNG {
+		if g, cvErr := imageio.ReadGrayPNGLibpngFile(path, opts); cvErr == nil {
+			return quality.Image{W: g.Shape[0], H: g.Shape[1], Pix: g.Data}, nil
+		}
+	}
 	if err != nil {
 		return quality.Image{}, err
 	}
 	scale := 1.0
-	if (format == imageio.FormatPNG || format == imageio.FormatTIFF) && imageio.OneBitPictureFile(path) {
+	if (format == imageio.FormatPNG || format == imageio.FormatTIFF || format == imageio.FormatPNM) && imageio.OneBitPictureFile(path) {
 		scale = 255 // Pillow mode "1" converts to L as 0/255
 	}
 	if v.Grid.Shape[2] != 1 {

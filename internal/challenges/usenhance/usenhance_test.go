@@ -281,9 +281,10 @@ func TestLoadGrayConversions(t *testing.T) {
 	}
 }
 
-// TestFormatsByContent: an enhanced image stored as BMP under a .png name,
-// or as PNG under a .tif name, is read by content (as Pillow does) and
-// scores exactly as the same pixels in a PNG.
+// TestFormatsByContent: an enhanced image stored as BMP or PGM under a .png
+// name, or as PNG under a .tif name, is read by content (as Pillow does),
+// and a grey PNG Pillow refuses (a bad ancillary CRC) as the reference's
+// OpenCV fallback reads it: each scores exactly as the same pixels in a PNG.
 func TestFormatsByContent(t *testing.T) {
 	f := func(i, j int) float64 { return float64((i*7 + j*13) % 200) }
 	g := func(i, j int) float64 { return float64((i*5 + j*11) % 180) }
@@ -292,7 +293,7 @@ func TestFormatsByContent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, tc := range []struct{ name, ext string }{{"bmp", ".png"}, {"png", ".tif"}} {
+	for _, tc := range []struct{ name, ext string }{{"bmp", ".png"}, {"png", ".tif"}, {"pgm", ".png"}, {"png-bad-ancillary-crc", ".png"}} {
 		priv, sub := t.TempDir(), t.TempDir()
 		png(t, filepath.Join(priv, "test", highDir, "a.png"), n, n, g)
 		gray := image.NewGray(image.Rect(0, 0, n, n))
@@ -303,13 +304,24 @@ func TestFormatsByContent(t *testing.T) {
 		}
 		var buf bytes.Buffer
 		var err error
-		if tc.name == "bmp" {
+		switch tc.name {
+		case "bmp":
 			err = bmp.Encode(&buf, gray)
-		} else {
+		case "pgm": // Pillow's PPM plugin reads it
+			fmt.Fprintf(&buf, "P5\n%d %d\n255\n", n, n)
+			buf.Write(gray.Pix)
+		default:
 			err = stdpng.Encode(&buf, gray)
 		}
 		if err != nil {
 			t.Fatal(err)
+		}
+		if tc.name == "png-bad-ancillary-crc" {
+			// A tEXt chunk with a wrong CRC after IHDR: Pillow refuses the
+			// file, the reference's cv2.imread fallback reads it.
+			b := buf.Bytes()
+			text := []byte("\x00\x00\x00\x03tEXtk\x00v\x00\x00\x00\x00")
+			buf = *bytes.NewBuffer(append(append(append([]byte(nil), b[:33]...), text...), b[33:]...))
 		}
 		if err := os.MkdirAll(filepath.Join(sub, "enhanced"), 0o755); err != nil {
 			t.Fatal(err)
