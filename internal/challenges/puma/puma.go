@@ -168,7 +168,7 @@ func (c Challenge) Quirks() []challenge.Quirk {
 }
 
 // maskFormats says how both modes read a predicted tissue mask.
-const maskFormats = "Both modes read a predicted mask by content, as Pillow's Image.open does (PNG, TIFF first page with its Orientation tag applied as Pillow 11.1 does on load, BMP, JPEG, GIF first frame, binary PBM/PGM/PPM, whatever the file name; palette images as their indices; an unsigned 32-bit TIFF as int32, as Pillow's mode I stores it; PNGs accepted as Pillow accepts them: IDAT and later CRCs unchecked, data after the last row ignored); other formats are refused. Track 1 reads a multi-channel mask by its first channel in both modes (a departure in official mode: the organisers' code cannot compare it with the single-channel truth and fails); track 2 refuses it."
+const maskFormats = "Both modes read a predicted mask by content, as Pillow's Image.open does (PNG, TIFF first page with its Orientation tag applied as Pillow 11.1 does on load, BMP, JPEG, GIF first frame, binary PBM/PGM/PPM, still WebP, whatever the file name; palette images as their indices; an unsigned 32-bit TIFF as int32, as Pillow's mode I stores it; PNGs accepted as Pillow accepts them: IDAT and later CRCs unchecked, data after the last row ignored); other formats are refused. Track 1 reads a multi-channel mask by its first channel in both modes (a departure in official mode: the organisers' code cannot compare it with the single-channel truth and fails); track 2 refuses it."
 
 // tissueValuesT1 and tissueValuesT2 say how each mode reads the values.
 const (
