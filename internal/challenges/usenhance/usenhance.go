@@ -38,7 +38,7 @@ func (Challenge) Metrics() []challenge.MetricCard {
 		{Name: "ssim", Direction: challenge.HigherBetter, Ranked: true,
 			Card: "mean over test images of scikit-image SSIM (7×7 uniform window, sample covariance, K1 0.01, K2 0.03, float32) with data range max(E,T)−min(E,T) over both images; NaN when both images are the same constant"},
 		{Name: "psnr", Direction: challenge.HigherBetter, Ranked: true,
-			Card: "mean over test images of PSNR in dB, 10·log10(R²/MSE) with R the joint range of the two images (not 255); an image identical to its truth scores +Inf, which makes the mean +Inf"},
+			Card: "mean over test images of PSNR in dB, 10·log10(R²/MSE) with R the joint range of the two images (not 255; the float32 range squared in float64 and log10 as numpy computes it, bit-identical with scikit-image also after a resize); an image identical to its truth scores +Inf, which makes the mean +Inf"},
 	}
 }
 
