@@ -45,19 +45,7 @@ print(json.dumps(out))
 // size (so the data range after cv2.resize is not a whole number) score the
 // PSNR and SSIM scikit-image gives, bit for bit.
 func TestResizedPSNRSSIMScikitImage(t *testing.T) {
-	if testing.Short() {
-		t.Skip("short mode")
-	}
-	py := ""
-	for _, p := range []string{"/usr/bin/python3", "python3"} {
-		if exec.Command(p, "-c", "import cv2, numpy, PIL, skimage").Run() == nil {
-			py = p
-			break
-		}
-	}
-	if py == "" {
-		t.Skip("no python3 with OpenCV, Pillow and scikit-image")
-	}
+	py := findPython(t, "cv2, numpy, PIL, skimage")
 	dir := t.TempDir()
 	rng := rand.New(rand.NewPCG(35, 1))
 	var pairs [][2]string

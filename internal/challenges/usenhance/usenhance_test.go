@@ -349,19 +349,7 @@ func TestFormatsByContent(t *testing.T) {
 // and bottom keep their weights in OpenCV; clamping them too left one-ulp
 // differences on border rows.)
 func TestResizeLinearOpenCV(t *testing.T) {
-	if testing.Short() {
-		t.Skip("short mode")
-	}
-	py := ""
-	for _, p := range []string{"/usr/bin/python3", "python3"} {
-		if exec.Command(p, "-c", "import cv2, numpy").Run() == nil {
-			py = p
-			break
-		}
-	}
-	if py == "" {
-		t.Skip("no python3 with OpenCV")
-	}
+	py := findPython(t, "cv2, numpy")
 	const script = `
 import sys, json, numpy as np, cv2
 rs = np.random.RandomState(2)
@@ -414,4 +402,20 @@ json.dump(out, sys.stdout)
 			t.Errorf("%d×%d → %d×%d: %d of %d pixels differ from OpenCV", c.W, c.H, c.BW, c.BH, diff, len(got.Pix))
 		}
 	}
+}
+
+// findPython returns a python3 (the system one first) that imports the
+// listed modules, or skips the test (also in -short mode).
+func findPython(t *testing.T, modules string) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("short mode")
+	}
+	for _, p := range []string{"/usr/bin/python3", "python3"} {
+		if exec.Command(p, "-c", "import "+modules).Run() == nil {
+			return p
+		}
+	}
+	t.Skipf("no python3 with %s", modules)
+	return ""
 }

@@ -31,13 +31,7 @@ print(json.dumps(res))
 // TestWebPEnhancedAsReference: an enhanced image saved as WebP (named .png)
 // loads as the reference's Image.open(f).convert("L") gives it.
 func TestWebPEnhancedAsReference(t *testing.T) {
-	if testing.Short() {
-		t.Skip("short mode")
-	}
-	py := "/usr/bin/python3"
-	if exec.Command(py, "-c", "import PIL, numpy").Run() != nil {
-		t.Skip("no /usr/bin/python3 with Pillow")
-	}
+	py := findPython(t, "PIL, numpy")
 	dir := t.TempDir()
 	sp := filepath.Join(dir, "w.py")
 	if err := os.WriteFile(sp, []byte(webpLScript), 0o644); err != nil {
