@@ -8,7 +8,6 @@ import (
 	"hash/crc32"
 	"image"
 	"image/png"
-	"io"
 
 	"github.com/rexmle/rexmle/metrics/volume"
 )
@@ -33,12 +32,9 @@ func ReadGrayPNGLibpngFile(path string, opts ...Options) (*volume.Volume, error)
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, o.MaxBytes+1))
+	data, err := readAllMax(f, o, "png")
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if int64(len(data)) > o.MaxBytes {
-		return nil, fmt.Errorf("%s: png: file larger than the %d-byte limit (Options.MaxBytes)", path, o.MaxBytes)
 	}
 	v, err := decodeGrayPNGLibpng(data, o)
 	if err != nil {

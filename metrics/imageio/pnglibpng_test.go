@@ -1,11 +1,9 @@
 package imageio
 
 import (
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -75,22 +73,12 @@ func TestGrayPNGLibpngOpenCV(t *testing.T) {
 		}
 		paths = append(paths, p)
 	}
-	sp := filepath.Join(dir, "cv.py")
-	if err := os.WriteFile(sp, []byte(libpngScript), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out, err := exec.Command(py, append([]string{sp}, paths...)...).Output()
-	if err != nil {
-		t.Fatalf("python: %v", err)
-	}
 	var res []struct {
 		Path   string
 		Pillow bool
 		CV2    []float64
 	}
-	if err := json.Unmarshal(out, &res); err != nil {
-		t.Fatal(err)
-	}
+	runPythonJSON(t, py, libpngScript, &res, paths...)
 	read := 0
 	for _, r := range res {
 		name := filepath.Base(r.Path)

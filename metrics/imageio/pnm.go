@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"strconv"
 
@@ -121,12 +120,9 @@ func pythonInt(tok string) (int64, error) {
 // short is an error (Pillow raises), data after the samples is ignored.
 // Plain (ASCII) P1–P3 and Pillow's own P0/Pf/Py variants are refused.
 func readPNM(br *bufio.Reader, o Options) (*volume.Volume, error) {
-	data, err := io.ReadAll(io.LimitReader(br, o.MaxBytes+1))
+	data, err := readAllMax(br, o, "pnm")
 	if err != nil {
-		return nil, fmt.Errorf("pnm: %w", err)
-	}
-	if int64(len(data)) > o.MaxBytes {
-		return nil, fmt.Errorf("pnm: file larger than the %d-byte limit (Options.MaxBytes)", o.MaxBytes)
+		return nil, err
 	}
 	h := &pnmHeader{b: data}
 	var magic []byte

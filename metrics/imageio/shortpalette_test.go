@@ -1,11 +1,9 @@
 package imageio
 
 import (
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -92,17 +90,9 @@ func TestShortPalettePillow(t *testing.T) {
 		files = append(files, made{write(fmt.Sprintf("plte_in_%v.png", f), cat([]pngChunk{{typ: "IHDR", body: ihdrBody(w, h, f)},
 			{typ: "PLTE", body: []byte{1, 2, 3, 4, 5, 6}}}, idats(zlibLevel(t, raw, 6), 1<<20), iend)), 0})
 	}
-	sp := filepath.Join(dir, "pal.py")
-	if err := os.WriteFile(sp, []byte(shortPaletteScript), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	args := []string{sp}
+	var args []string
 	for _, f := range files {
 		args = append(args, f.path)
-	}
-	out, err := exec.Command(py, args...).Output()
-	if err != nil {
-		t.Fatalf("python: %v", err)
 	}
 	var res struct {
 		Version string
@@ -111,9 +101,7 @@ func TestShortPalettePillow(t *testing.T) {
 			Raw, RGB   []int
 		}
 	}
-	if err := json.Unmarshal(out, &res); err != nil {
-		t.Fatal(err)
-	}
+	runPythonJSON(t, py, shortPaletteScript, &res, args...)
 	parts := strings.Split(res.Version, ".")
 	major, _ := strconv.Atoi(parts[0])
 	minor, _ := strconv.Atoi(parts[1])

@@ -100,13 +100,17 @@ func ReadTIFF(r io.Reader, opts ...Options) (*volume.Volume, error) {
 }
 
 // readTIFFBytes reads a whole TIFF, at most Options.MaxBytes.
-func readTIFFBytes(r io.Reader, o Options) ([]byte, error) {
+func readTIFFBytes(r io.Reader, o Options) ([]byte, error) { return readAllMax(r, o, "tiff") }
+
+// readAllMax reads all of r, at most Options.MaxBytes; errors start with
+// the format's name.
+func readAllMax(r io.Reader, o Options, format string) ([]byte, error) {
 	b, err := io.ReadAll(io.LimitReader(r, o.MaxBytes+1))
 	if err != nil {
-		return nil, fmt.Errorf("tiff: %w", err)
+		return nil, fmt.Errorf("%s: %w", format, err)
 	}
 	if int64(len(b)) > o.MaxBytes {
-		return nil, fmt.Errorf("tiff: file larger than the %d-byte limit (Options.MaxBytes)", o.MaxBytes)
+		return nil, fmt.Errorf("%s: file larger than the %d-byte limit (Options.MaxBytes)", format, o.MaxBytes)
 	}
 	return b, nil
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"image"
-	"io"
 
 	"golang.org/x/image/webp"
 
@@ -54,12 +53,9 @@ func webpHasAlpha(data []byte) bool {
 // samples 9:3:3:1, first and last rows mirrored) and VP8YuvToRgb's 14-bit
 // fixed-point arithmetic. Animated files are refused.
 func readWebP(br *bufio.Reader, o Options) (*volume.Volume, error) {
-	data, err := io.ReadAll(io.LimitReader(br, o.MaxBytes+1))
+	data, err := readAllMax(br, o, "webp")
 	if err != nil {
-		return nil, fmt.Errorf("webp: %w", err)
-	}
-	if int64(len(data)) > o.MaxBytes {
-		return nil, fmt.Errorf("webp: file larger than the %d-byte limit (Options.MaxBytes)", o.MaxBytes)
+		return nil, err
 	}
 	cfg, err := webp.DecodeConfig(bytes.NewReader(data))
 	if err != nil {

@@ -1,9 +1,6 @@
 package imageio
 
 import (
-	"encoding/json"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -41,15 +38,6 @@ print(json.dumps({'version': PIL.__version__, 'files': res}))
 // fancy upsampling and fixed-point YUV → RGB), and their grey conversion.
 func TestWebPPillow(t *testing.T) {
 	py := pillowPython(t)
-	dir := t.TempDir()
-	sp := filepath.Join(dir, "w.py")
-	if err := os.WriteFile(sp, []byte(webpScript), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out, err := exec.Command(py, sp, dir).Output()
-	if err != nil {
-		t.Fatalf("python: %v", err)
-	}
 	var res struct {
 		Version string
 		Files   []struct {
@@ -58,9 +46,7 @@ func TestWebPPillow(t *testing.T) {
 			Values, L  []float64
 		}
 	}
-	if err := json.Unmarshal(out, &res); err != nil {
-		t.Fatal(err)
-	}
+	runPythonJSON(t, py, webpScript, &res, t.TempDir())
 	if res.Files == nil {
 		t.Skipf("Pillow %s has no WebP support", res.Version)
 	}
