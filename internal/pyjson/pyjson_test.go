@@ -1,6 +1,7 @@
 package pyjson
 
 import (
+	"errors"
 	"math"
 	"strings"
 	"testing"
@@ -59,5 +60,46 @@ func TestLoadAsPython(t *testing.T) {
 	}
 	if _, err := Load([]byte(`"\ud800"`)); err != nil {
 		t.Errorf("a lone surrogate escape: %v (Python keeps it)", err)
+	}
+}
+
+// TestDepthLimit: MaxDepth levels of arrays and objects load, one more is
+// the reference's RecursionError (ErrTooDeep), however the levels mix and
+// whatever brackets strings hold; Depth counts them the same way.
+func TestDepthLimit(t *testing.T) {
+	nest := func(n int) string {
+		var b strings.Builder
+		for i := 0; i < n; i++ {
+			if i%2 == 0 {
+				b.WriteString(`{"k[": `)
+			} else {
+				b.WriteString(`["]\"", `)
+			}
+		}
+		b.WriteString("1")
+		for i := n - 1; i >= 0; i-- {
+			if i%2 == 0 {
+				b.WriteString("}")
+			} else {
+				b.WriteString("]")
+			}
+		}
+		return b.String()
+	}
+	for _, n := range []int{1, 2, 50, MaxDepth, MaxDepth + 1, 5000} {
+		doc := []byte(nest(n))
+		if d := Depth(doc); d != n {
+			t.Errorf("Depth of %d levels = %d", n, d)
+		}
+		_, err := Load(doc)
+		if n <= MaxDepth && err != nil {
+			t.Errorf("%d levels: %v", n, err)
+		}
+		if n > MaxDepth && !errors.Is(err, ErrTooDeep) {
+			t.Errorf("%d levels: %v, want ErrTooDeep", n, err)
+		}
+	}
+	if d := Depth([]byte(`"[[[" []`)); d != 1 {
+		t.Errorf(`Depth("[[[" []) = %d, want 1`, d)
 	}
 }

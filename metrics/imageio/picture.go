@@ -25,12 +25,14 @@ const (
 
 // ErrUnknownPicture is returned (wrapped) by ReadPicture for content that
 // starts with none of the signatures SniffPicture knows.
-var ErrUnknownPicture = errors.New("not a PNG, TIFF, BMP, JPEG or GIF picture")
+var ErrUnknownPicture = errors.New("not a PNG, TIFF, BMP, JPEG, GIF, Netpbm or WebP picture")
 
 // SniffPicture names the picture format whose signature starts head, as
 // Pillow's Image.open identifies a file by content, whatever its name:
 // PNG (89 50 4E 47 0D 0A 1A 0A), TIFF ("II*\0" or "MM\0*"), BMP ("BM"),
-// JPEG (FF D8 FF), GIF ("GIF87a"/"GIF89a"). It returns "" for anything else.
+// JPEG (FF D8 FF), GIF ("GIF87a"/"GIF89a"), Netpbm ("P" and one of
+// 0123456fy, what Pillow's PPM plugin claims), WebP ("RIFF", size, "WEBP"
+// and a VP8, VP8L or VP8X chunk). It returns "" for anything else.
 func SniffPicture(head []byte) Format {
 	switch {
 	case bytes.HasPrefix(head, []byte("\x89PNG\r\n\x1a\n")):
@@ -43,6 +45,10 @@ func SniffPicture(head []byte) Format {
 		return FormatGIF
 	case bytes.HasPrefix(head, []byte("BM")):
 		return FormatBMP
+	case len(head) >= 2 && head[0] == 'P' && bytes.IndexByte([]byte("0123456fy"), head[1]) >= 0:
+		return FormatPNM
+	case isWebP(head):
+		return FormatWebP
 	}
 	return ""
 }
@@ -78,6 +84,8 @@ func ReadPictureFile(path string, opts ...Options) (*volume.Volume, Format, erro
 //     3 RGB channels (Pillow reads 32-bit BI_RGB as RGB, the fourth byte
 //     being padding);
 //   - GIF: the first frame, as palette indices or (ExpandPalette) colours;
+//   - binary PBM/PGM/PPM (P4, P5, P6) as readPNM (Pillow's PPM plugin);
+//   - still WebP as readWebP (libwebp's output: RGB, or RGBA with alpha);
 //   - JPEG: grey → 1 channel, colour → 3 RGB channels. Huffman-coded
 //     8-bit files, sequential or progressive, grey or YCbCr 4:4:4/4:2:2/
 //     4:2:0, are decoded with libjpeg-turbo's default arithmetic (islow
@@ -90,7 +98,7 @@ func ReadPictureFile(path string, opts ...Options) (*volume.Volume, Format, erro
 func ReadPicture(r io.Reader, opts ...Options) (*volume.Volume, Format, error) {
 	o := pickOptions(opts)
 	br := bufio.NewReaderSize(r, 1<<16)
-	head, _ := br.Peek(8)
+	head, _ := br.Peek(16)
 	format := SniffPicture(head)
 	var v *volume.Volume
 	var err error
@@ -103,6 +111,10 @@ func ReadPicture(r io.Reader, opts ...Options) (*volume.Volume, Format, error) {
 		v, err = ReadTIFFPillow(br, o)
 	case FormatBMP, FormatGIF, FormatJPEG:
 		v, err = readStdPicture(br, format, o)
+	case FormatPNM:
+		v, err = readPNM(br, o)
+	case FormatWebP:
+		v, err = readWebP(br, o)
 	default:
 		return nil, "", ErrUnknownPicture
 	}

@@ -14,16 +14,20 @@ import (
 
 func TestSniffPicture(t *testing.T) {
 	cases := map[string]Format{
-		"\x89PNG\r\n\x1a\nxxxx": FormatPNG,
-		"II*\x00....":           FormatTIFF,
-		"MM\x00*....":           FormatTIFF,
-		"BM6\x00\x00":           FormatBMP,
-		"\xff\xd8\xff\xe0":      FormatJPEG,
-		"GIF89a..":              FormatGIF,
-		"GIF87a..":              FormatGIF,
-		"\x1f\x8b\x08":          "",
-		"P5 3 3":                "",
-		"":                      "",
+		"\x89PNG\r\n\x1a\nxxxx":        FormatPNG,
+		"II*\x00....":                  FormatTIFF,
+		"MM\x00*....":                  FormatTIFF,
+		"BM6\x00\x00":                  FormatBMP,
+		"\xff\xd8\xff\xe0":             FormatJPEG,
+		"GIF89a..":                     FormatGIF,
+		"GIF87a..":                     FormatGIF,
+		"\x1f\x8b\x08":                 "",
+		"P5 3 3":                       FormatPNM, // Pillow's PPM plugin claims "P" + one of 0123456fy
+		"Pf":                           FormatPNM,
+		"P7 3 3":                       "",
+		"RIFF\x00\x00\x00\x00WEBPVP8L": FormatWebP,
+		"RIFF\x00\x00\x00\x00WEBPVP8Z": "",
+		"":                             "",
 	}
 	for head, want := range cases {
 		if got := SniffPicture([]byte(head)); got != want {
@@ -32,11 +36,17 @@ func TestSniffPicture(t *testing.T) {
 	}
 	dir := t.TempDir()
 	p := filepath.Join(dir, "x.png")
-	if err := os.WriteFile(p, []byte("P5\n1 1\n255\n\x00"), 0o644); err != nil {
+	if err := os.WriteFile(p, []byte("\x00\x01\x02 not a picture"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := ReadPictureFile(p); !errors.Is(err, ErrUnknownPicture) {
-		t.Errorf("PGM bytes: err = %v, want ErrUnknownPicture", err)
+		t.Errorf("unknown bytes: err = %v, want ErrUnknownPicture", err)
+	}
+	if err := os.WriteFile(p, []byte("RIFF\x10\x00\x00\x00WEBPVP8L"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, f, err := ReadPictureFile(p); err == nil || f != FormatWebP {
+		t.Errorf("truncated WebP: %v (%s), want a WebP error", err, f)
 	}
 }
 

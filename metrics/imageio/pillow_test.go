@@ -84,22 +84,29 @@ type pillowResult struct {
 
 func runPillow(t *testing.T, py string, args ...string) []pillowResult {
 	t.Helper()
-	sp := filepath.Join(t.TempDir(), "pil.py")
-	if err := os.WriteFile(sp, []byte(pillowScript), 0o644); err != nil {
+	var res []pillowResult
+	runPythonJSON(t, py, pillowScript, &res, args...)
+	return res
+}
+
+// runPythonJSON runs script with args and decodes the JSON it prints into
+// out, failing the test (with Python's stderr) otherwise.
+func runPythonJSON(t *testing.T, py, script string, out any, args ...string) {
+	t.Helper()
+	sp := filepath.Join(t.TempDir(), "script.py")
+	if err := os.WriteFile(sp, []byte(script), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.Command(py, append([]string{sp}, args...)...).Output()
+	b, err := exec.Command(py, append([]string{sp}, args...)...).Output()
 	if err != nil {
 		if ee, ok := err.(*exec.ExitError); ok {
 			t.Fatalf("python: %v\n%s", err, ee.Stderr)
 		}
 		t.Fatal(err)
 	}
-	var res []pillowResult
-	if err := json.Unmarshal(out, &res); err != nil {
+	if err := json.Unmarshal(b, out); err != nil {
 		t.Fatalf("python output: %v", err)
 	}
-	return res
 }
 
 func TestPillowWritesWeRead(t *testing.T) {

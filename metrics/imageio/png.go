@@ -225,7 +225,7 @@ func imageToVolume(img image.Image, expand bool) (*volume.Volume, error) {
 		v = newVol(nc, volume.Uint8)
 		for y := 0; y < hgt; y++ {
 			for x, p := range m.Pix[y*m.Stride : y*m.Stride+w] {
-				var c color.NRGBA
+				c := color.NRGBA{A: 255} // past a short palette: opaque black (Pillow ≥ 10.1, Go's decoder)
 				if int(p) < len(pal) {
 					c = pal[p]
 				}

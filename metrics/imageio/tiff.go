@@ -100,13 +100,17 @@ func ReadTIFF(r io.Reader, opts ...Options) (*volume.Volume, error) {
 }
 
 // readTIFFBytes reads a whole TIFF, at most Options.MaxBytes.
-func readTIFFBytes(r io.Reader, o Options) ([]byte, error) {
+func readTIFFBytes(r io.Reader, o Options) ([]byte, error) { return readAllMax(r, o, "tiff") }
+
+// readAllMax reads all of r, at most Options.MaxBytes; errors start with
+// the format's name.
+func readAllMax(r io.Reader, o Options, format string) ([]byte, error) {
 	b, err := io.ReadAll(io.LimitReader(r, o.MaxBytes+1))
 	if err != nil {
-		return nil, fmt.Errorf("tiff: %w", err)
+		return nil, fmt.Errorf("%s: %w", format, err)
 	}
 	if int64(len(b)) > o.MaxBytes {
-		return nil, fmt.Errorf("tiff: file larger than the %d-byte limit (Options.MaxBytes)", o.MaxBytes)
+		return nil, fmt.Errorf("%s: file larger than the %d-byte limit (Options.MaxBytes)", format, o.MaxBytes)
 	}
 	return b, nil
 }
@@ -373,6 +377,12 @@ func (t *tiffFile) layout(ifd tiffIFD, o Options) (*tiffLayout, error) {
 		return nil, fmt.Errorf("tiff: PhotometricInterpretation = %d is not supported (want 0, 1, 2 or 3)", photometric)
 	}
 	predictor := ifd.first(tagPredictor, 1)
+	if c := ifd.first(tagCompression, 1); o.pillow && (c == 1 || c == 32773) {
+		// Pillow decodes uncompressed strips itself and PackBits through
+		// libtiff, whose PackBits codec has no predictor: the tag is
+		// ignored there (tifffile undoes it).
+		predictor = 1
+	}
 	if predictor != 1 && (predictor != 2 || format == 3 || bits < 8) {
 		return nil, fmt.Errorf("tiff: Predictor = %d with %d-bit samples of format %d is not supported", predictor, bits, format)
 	}
@@ -427,8 +437,10 @@ func (t *tiffFile) layout(ifd tiffIFD, o Options) (*tiffLayout, error) {
 			}
 		}
 		// Pillow's libtiff path (any compression) gets native-order samples
-		// but unpacks 32-bit big-endian ones with a byte swap all the same.
+		// but unpacks 32-bit and signed 16-bit big-endian ones with a byte
+		// swap all the same (it renames only the unsigned 16-bit rawmodes).
 		pl.swap32 = compression != 1 && (pl.rawmode == "I;32BS" || pl.rawmode == "F;32BF")
+		pl.swap16 = compression != 1 && pl.rawmode == "I;16BS"
 	}
 	return l, nil
 }
@@ -521,6 +533,7 @@ func (t *tiffFile) decodePage(ifd tiffIFD, o Options) (*volume.Volume, error) {
 	}
 	if l.pillow != nil {
 		pillowSamples(v, l.pillow)
+		orientPillow(v, pillowOrientation(ifd))
 	}
 	if l.photometric == 3 && o.ExpandPalette {
 		if err := expandTIFFPalette(v, ifd[tagColorMap], bits); err != nil {

@@ -112,6 +112,9 @@ func decodeTIFF8(b []byte, o Options, buf []byte) (*Picture8, bool) {
 		return nil, false
 	}
 	if pl := l.pillow; pl != nil {
+		if pillowOrientation(ifd) != 1 {
+			return nil, false // transposed on load: decodeTIFF
+		}
 		switch {
 		case pl.rawmode == "L" && l.spp == 1, pl.rawmode == "P" && l.spp == 1,
 			pl.rawmode == pl.mode && (pl.mode == "LA" || pl.mode == "PA" || pl.mode == "RGB" || pl.mode == "RGBA"):

@@ -72,6 +72,12 @@ func packBitsLiteral(b []byte) []byte {
 // samples (row-major, channels interleaved).
 func randomTIFF8(t testing.TB, r *rand.Rand) (file []byte, w, h, spp int, pix []byte) {
 	t.Helper()
+	return randomTIFF8Tags(t, r, nil)
+}
+
+// randomTIFF8Tags is randomTIFF8 with extra tags added to the page.
+func randomTIFF8Tags(t testing.TB, r *rand.Rand, extra map[uint16]tiffEntry) (file []byte, w, h, spp int, pix []byte) {
+	t.Helper()
 	w, h = 1+r.IntN(40), 1+r.IntN(40)
 	spp = []int{1, 1, 1, 2, 3, 4}[r.IntN(6)]
 	pix = make([]byte, w*h*spp)
@@ -108,6 +114,9 @@ func randomTIFF8(t testing.TB, r *rand.Rand) (file []byte, w, h, spp int, pix []
 	}
 	if spp == 2 || spp == 4 {
 		e[338] = short(2)
+	}
+	for k, v := range extra {
+		e[k] = v
 	}
 	compression := []uint32{1, 5, 8, 32946, 32773}[r.IntN(5)]
 	e[259] = short(compression)

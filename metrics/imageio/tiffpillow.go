@@ -47,6 +47,7 @@ type pillowLayout struct {
 	fillOrder     uint64
 	spp           uint64
 	swap32        bool // reverse the bytes of each 32-bit sample (see layout)
+	swap16        bool // reverse the bytes of each signed 16-bit sample (see layout)
 }
 
 // pillowPlanarCheck refuses the separate-plane pages Pillow does not read
@@ -57,6 +58,8 @@ func pillowPlanarCheck(pl *pillowLayout, compression uint64) error {
 	switch {
 	case pl.mode == "LA" || pl.mode == "PA":
 		return fmt.Errorf("separate planes (PlanarConfiguration 2) of Pillow mode %s are not supported (Pillow leaves the alpha plane 0 or fails)", pl.mode)
+	case compression != 1 && strings.HasPrefix(pl.rawmode, "RGBX"):
+		return fmt.Errorf("compressed separate planes (PlanarConfiguration 2) of RGB with an unspecified extra sample are not supported (Pillow 11.1's libtiff decoding fails on them: OSError -2)")
 	case compression == 1 && pl.rawmode != "RGB" && pl.rawmode != "RGBA":
 		return fmt.Errorf("uncompressed separate planes (PlanarConfiguration 2) of Pillow rawmode %s are not supported (Pillow unpacks each plane with one letter of the rawmode, which fails or misreads the samples)", pl.rawmode)
 	}
@@ -72,7 +75,7 @@ func tupleString(v []uint64) string {
 }
 
 // pillowTIFFLayout computes the OPEN_INFO key of a page as
-// TiffImageFile._setup does (Pillow main, 12.2+) and looks it up; a page
+// TiffImageFile._setup does (Pillow 11.1, metrics/REFERENCE-VERSIONS.md) and looks it up; a page
 // whose key is missing is one Pillow cannot open ("cannot identify image
 // file").
 func pillowTIFFLayout(ifd tiffIFD, bigEndian bool) (*pillowLayout, error) {
@@ -86,11 +89,13 @@ func pillowTIFFLayout(ifd tiffIFD, bigEndian bool) (*pillowLayout, error) {
 		sf = []uint64{1}
 	}
 	if len(sf) > 1 {
-		same := true
+		// Pillow 11.1 folds a per-sample SampleFormat only when every
+		// value is 1 (12.2 folds any repeated value).
+		ones := true
 		for _, f := range sf {
-			same = same && f == sf[0]
+			ones = ones && f == 1
 		}
-		if same {
+		if ones {
 			sf = sf[:1]
 		}
 	}
@@ -100,18 +105,9 @@ func pillowTIFFLayout(ifd tiffIFD, bigEndian bool) (*pillowLayout, error) {
 	}
 	extra := ifd[tagExtraSamples]
 	spp := ifd.first(tagSamplesPerPixel, 1)
-	if ifd.first(tagPlanarConfig, 1) == 2 && len(extra) > 0 {
-		allZero := true
-		for _, e := range extra {
-			allZero = allZero && e == 0
-		}
-		if allZero && uint64(len(extra)) <= spp && len(extra) < len(bps) {
-			// Separate planes: unspecified extra samples at the end are ignored.
-			bps = bps[:len(bps)-len(extra)]
-			spp -= uint64(len(extra))
-			extra = nil
-		}
-	}
+	// (Pillow 12.2 drops unspecified extra samples of separate planes
+	// before the lookup; 11.1 looks them up, so grey + an unspecified
+	// extra plane is refused.)
 	if spp > 6 {
 		return nil, fmt.Errorf("this TIFF is a layout Pillow cannot open: SamplesPerPixel = %d, more than the 6 its OPEN_INFO table knows%s", spp, pillowTIFFHint)
 	}
@@ -168,6 +164,11 @@ func pillowSamples(v *volume.Volume, pl *pillowLayout) {
 		v.DType = volume.Int32
 	case "I;16S", "I;16BS", "I;32S", "I;32BS":
 		v.DType = volume.Int32
+	}
+	if pl.swap16 {
+		for i, x := range v.Data {
+			v.Data[i] = float64(int16(mbits.ReverseBytes16(uint16(int16(x)))))
+		}
 	}
 	if pl.swap32 {
 		for i, x := range v.Data {
@@ -249,9 +250,11 @@ func ReadTIFFPillowFile(path string, opts ...Options) (*volume.Volume, error) {
 //
 // Not read (refused, though Pillow reads them): 2-, 4- and 12-bit samples,
 // CMYK, CIELab, JPEG and CCITT compression, more than 4 samples per pixel.
-// The Orientation tag is ignored (Pillow transposes; Pillow 9.4 keeps the
-// original width and height when it swaps them). Options.FirstPage is
-// implied; the other Options apply as for ReadTIFF.
+// The Orientation tag (2–8) is applied as Pillow ≥ 10 applies it on load
+// (exif_transpose; 5–8 swap width and height; Pillow 9.4 transposed the
+// samples but kept the stored width and height in the array's shape); the
+// Predictor of uncompressed and PackBits pages is ignored, as Pillow does.
+// Options.FirstPage is implied; the other Options apply as for ReadTIFF.
 func ReadTIFFPillow(r io.Reader, opts ...Options) (*volume.Volume, error) {
 	o := pickOptions(opts)
 	o.pillow, o.FirstPage = true, true
@@ -259,9 +262,9 @@ func ReadTIFFPillow(r io.Reader, opts ...Options) (*volume.Volume, error) {
 }
 
 // OneBitPictureFile reports whether Pillow opens the picture at path in
-// mode "1" — a 1-bit grey PNG, or a TIFF whose first page is 1-bit
-// BlackIsZero or WhiteIsZero — whose conversion to mode "L" gives 0 and
-// 255 where ReadPicture gives 0 and 1.
+// mode "1" — a 1-bit grey PNG, a PBM (P4), or a TIFF whose first page is
+// 1-bit BlackIsZero or WhiteIsZero — whose conversion to mode "L" gives 0
+// and 255 where ReadPicture gives 0 and 1.
 func OneBitPictureFile(path string) bool {
 	f, err := openRegular(path)
 	if err != nil {
@@ -269,7 +272,11 @@ func OneBitPictureFile(path string) bool {
 	}
 	defer f.Close()
 	head := make([]byte, 26)
-	if _, err := io.ReadFull(f, head); err != nil {
+	n, _ := io.ReadFull(f, head)
+	if n >= 2 && SniffPicture(head[:n]) == FormatPNM {
+		return string(head[:2]) == "P4" && (n == 2 || isPNMSpace(head[2]))
+	}
+	if n < len(head) {
 		return false
 	}
 	switch SniffPicture(head) {

@@ -115,8 +115,8 @@ func PSNR8(a, b Gray8, dataRange float64) (float64, error) {
 		return math.Inf(1), nil
 	}
 	mse := float64(sum) / float64(len(a.Pix))
-	r2 := f32(f32(dataRange) * f32(dataRange))
-	return 10 * math.Log10(r2/mse), nil
+	r := float64(f32(dataRange))
+	return 10 * num.Log10(r*r/mse), nil
 }
 
 // normLUT8 maps every 8-bit value to LNCC's normalised float32 sample

@@ -97,9 +97,13 @@ func MSE(a, b Image, single bool) (float64, error) {
 }
 
 // PSNR is scikit-image's peak_signal_noise_ratio with an explicit data range:
-// 10·log10(dataRange² / MSE), dB. dataRange² is a float32 product when
-// single is set. Identical images (MSE 0) give +Inf; dataRange ≤ 0 or NaN
-// is an error.
+// 10·log10(dataRange² / MSE), dB. With single set the range is the float32
+// the reference computed (rounded to float32 here) and is squared in float64:
+// scikit-image ≥ 0.24 squares float(data_range), and older releases square
+// the numpy float32 scalar, which numpy 1.x promotes to float64 for ** 2.
+// (Squaring in float32 was 1e-10…3e-9 apart relative when the range is not
+// a whole number, e.g. after a resize.) Identical images (MSE 0) give +Inf;
+// dataRange ≤ 0 or NaN is an error.
 func PSNR(a, b Image, dataRange float64, single bool) (float64, error) {
 	if !(dataRange > 0) {
 		return 0, fmt.Errorf("quality: PSNR data range %v, want > 0", dataRange)
@@ -111,9 +115,9 @@ func PSNR(a, b Image, dataRange float64, single bool) (float64, error) {
 	if mse == 0 {
 		return math.Inf(1), nil
 	}
-	r2 := dataRange * dataRange
 	if single {
-		r2 = f32(f32(dataRange) * f32(dataRange))
+		dataRange = float64(f32(dataRange))
 	}
-	return 10 * math.Log10(r2/mse), nil
+	r2 := dataRange * dataRange
+	return 10 * num.Log10(r2/mse), nil
 }

@@ -31,7 +31,7 @@ func (Challenge) Metrics() []challenge.MetricCard {
 	cards := make([]challenge.MetricCard, len(MetricNames))
 	for i, n := range MetricNames {
 		cards[i] = challenge.MetricCard{Name: n, Direction: challenge.HigherBetter, Ranked: true,
-			Card: "Mean over submitted rows of the per-image instance F1 at IoU ≥ " + n[3:] + ": cells with a pixel in the 2-px border band removed from truth and prediction, one-to-one Hungarian matching, F1 = 0 when no true positive (also for an empty truth); images of ≥ 25 M pixels scored in 2000-px tiles. Official mode rounds each image's F1 to 4 decimals before averaging. Both modes read a .tif/.tiff mask as TIFF (all pages; content must be TIFF, as tifffile) and any other file by content as Pillow does (PNG, BMP, JPEG, GIF first frame; palette images as indices; PNGs accepted as Pillow accepts them: IDAT and later CRCs unchecked, data after the last row ignored); other formats are refused."}
+			Card: "Mean over submitted rows of the per-image instance F1 at IoU ≥ " + n[3:] + ": cells with a pixel in the 2-px border band removed from truth and prediction, one-to-one Hungarian matching, F1 = 0 when no true positive (also for an empty truth); images of ≥ 25 M pixels scored in 2000-px tiles. Official mode rounds each image's F1 to 4 decimals before averaging. Both modes read a .tif/.tiff mask as TIFF (all pages; content must be TIFF, as tifffile) and any other file by content as Pillow does (PNG, BMP, JPEG, GIF first frame, binary PBM/PGM/PPM, still WebP; palette images as indices; PNGs accepted as Pillow accepts them: IDAT and later CRCs unchecked, data after the last row ignored); other formats are refused."}
 	}
 	return cards
 }

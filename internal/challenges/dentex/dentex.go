@@ -85,7 +85,7 @@ func init() { challenge.Register(Challenge{}) }
 // ID returns "dentex".
 func (Challenge) ID() string { return ID }
 
-const quirkNote = " QUIRK category-ids: in reference mode class 0 of the level (quadrant 1, tooth 1, Impacted) is never scored; official mode scores all classes. Quirk corner-box-heuristic also applies. In both modes a submission with no prediction at all is invalid: pycocotools' loadRes, which the reference and the organisers' evaluation both call, fails on an empty result list. Truth annotations are loaded by id as pycocotools does: where ids repeat, each loads as the last annotation with that id."
+const quirkNote = " QUIRK category-ids: in reference mode class 0 of the level (quadrant 1, tooth 1, Impacted) is never scored; official mode scores all classes. Quirk corner-box-heuristic also applies. In both modes a submission with no prediction at all is invalid: pycocotools' loadRes, which the reference and the organisers' evaluation both call, fails on an empty result list. Truth annotations are loaded by id as pycocotools does: where ids repeat, each loads as the last annotation with that id. A prediction file nested more than 986 levels deep is invalid in both modes (Python 3.11's json fails with RecursionError; the exact level moves by one per frame of the caller's stack). Reference mode: when, for some registered class, the top-scoring detection of every image evaluated for it has a JSON true/false score, the submission is invalid (COCOeval.accumulate builds a boolean score array and numpy refuses to negate it); a number among those scores, or an evaluated image without a detection of the class, makes it gradable."
 
 // Metrics lists the 16 leaderboard metrics (all COCO bbox statistics at
 // maxDets 100, area 'all').

@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 
 	"github.com/rexmle/rexmle/internal/challenge"
+	"github.com/rexmle/rexmle/internal/pyjson"
 	"github.com/rexmle/rexmle/metrics/detection"
 )
 
@@ -179,6 +180,7 @@ type prediction struct {
 	cat       [3]int64 // per aspect
 	catOK     [3]bool  // false: not an integral category (never registered)
 	rewritten bool
+	boolScore bool // the score is a JSON true or false (1 or 0 to Python)
 }
 
 // Grade scores the submission with three COCO box evaluations (see the
@@ -330,12 +332,19 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 			gts = append(gts, detection.GroundTruth{ImageID: g.ImageID, Category: c, Box: detection.Box{g.BBox[0], g.BBox[1], g.BBox[2], g.BBox[3]}, Area: area, Crowd: crowd, ID: g.ID})
 		}
 		dts := make([]detection.Detection, 0, len(preds))
+		var boolScores []bool // per dts entry
 		for _, p := range preds {
 			c, ok := p.cat[ai], p.catOK[ai]
 			if !ok || !reg[c] {
 				continue
 			}
 			dts = append(dts, detection.Detection{ImageID: p.image, Category: c, Box: p.box, Score: p.score})
+			boolScores = append(boolScores, p.boolScore)
+		}
+		if mode != challenge.Official {
+			if c, bad := boolScoreArray(gts, dts, boolScores, cats); bad {
+				return nil, challenge.Invalidf(submissionFile, "", "%s class id %d: the top-scoring detection of every image evaluated for it has a boolean score (true/false), so the reference's COCOeval.accumulate gathers a boolean score array and fails negating it (numpy refuses - on booleans): give scores as numbers", a.name, c)
+			}
 		}
 		ev, err := detection.Evaluate(ctx, gts, dts, rankedParams(truth.imageIDs, cats))
 		if err != nil {
@@ -460,6 +469,10 @@ func readPredictionFile(submissionDir, rel, field string, total *atomic.Int64) (
 // that parsePredictions' scanner is a fast path of (and its errors).
 func parsePredictionFile(b []byte) ([]map[string]json.RawMessage, error) {
 	b = trimJSONSpace(b)
+	if d := pyjson.Depth(b); d > pyjson.MaxDepth {
+		// The scanner declines such files (its own bound is lower).
+		return nil, fmt.Errorf("%w: %d levels, at most %d", pyjson.ErrTooDeep, d, pyjson.MaxDepth)
+	}
 	if len(b) == 0 {
 		return nil, fmt.Errorf("empty file, want JSON")
 	}
@@ -572,6 +585,8 @@ func parsePrediction(obj object, rowImage any, truth *truthSet, mode challenge.M
 				}
 				return p, fmt.Errorf("%s %s is not a number", k, raw)
 			}
+			t := string(trimJSONSpace(raw))
+			p.boolScore = t == "true" || t == "false"
 			break
 		}
 	}
@@ -591,4 +606,53 @@ func (p *prediction) registered(mode challenge.Mode) bool {
 		}
 	}
 	return false
+}
+
+// boolScoreArray reports the first registered category for which
+// pycocotools' accumulate would build a boolean score array: with
+// maxDet = 1 (its first pass) it concatenates, over every image evaluated
+// for the category (truth or detections of it there), the score of the
+// image's top detection (detections sorted by descending score, stably, in
+// submission order), and an image with truth but no detection adds an
+// empty float list. The result is boolean, and -dtScores raises, exactly
+// when every such image has a detection whose top score is a JSON bool.
+func boolScoreArray(gts []detection.GroundTruth, dts []detection.Detection, isBool []bool, cats []int64) (int64, bool) {
+	type top struct {
+		score  float64
+		isBool bool
+	}
+	for _, c := range cats {
+		evaluated := map[int64]bool{}
+		for _, g := range gts {
+			if g.Category == c {
+				evaluated[g.ImageID] = true
+			}
+		}
+		tops := map[int64]top{}
+		for i, d := range dts {
+			if d.Category != c {
+				continue
+			}
+			evaluated[d.ImageID] = true
+			t, seen := tops[d.ImageID]
+			// argsort(-score, mergesort): the first of equal scores wins; NaN sorts last.
+			if !seen || math.IsNaN(t.score) && !math.IsNaN(d.Score) || d.Score > t.score {
+				tops[d.ImageID] = top{d.Score, isBool[i]}
+			}
+		}
+		if len(evaluated) == 0 {
+			continue
+		}
+		all := true
+		for img := range evaluated {
+			if t, ok := tops[img]; !ok || !t.isBool {
+				all = false
+				break
+			}
+		}
+		if all {
+			return c, true
+		}
+	}
+	return 0, false
 }

@@ -86,7 +86,9 @@ func Score(pred, truth []bool, g volume.Grid) (CaseValues, error) {
 // PredictionMask applies the reference's value rules to a prediction's
 // samples: values {0}, {0,1} or {1} → non-zero is tumour; 1 and 2 both
 // present → value 1 is tumour; exactly two values one of which is 0 → > 0
-// is tumour; anything else is an error naming the values found.
+// is tumour; anything else is an error naming the values found. NaN is one
+// value (numpy.unique) that is never tumour: {0, NaN} → all background,
+// {0, 1, NaN} or {1, NaN} → an error, {0, 1, 2, NaN} → value 1.
 func PredictionMask(data []float64) ([]bool, error) { return predictionMask(data) }
 
 func predictionMask[T medseg.Sample](data []T) ([]bool, error) {
@@ -105,7 +107,7 @@ func predictionMask[T medseg.Sample](data []T) ([]bool, error) {
 		case 2:
 			has2 = true
 		}
-		if len(distinct) < 3 && !slices.Contains(distinct, float64(x)) {
+		if len(distinct) < 3 && !containsNaNEqual(distinct, float64(x)) {
 			distinct = append(distinct, float64(x))
 		}
 	})
@@ -127,6 +129,15 @@ func predictionMask[T medseg.Sample](data []T) ([]bool, error) {
 		more = " (and possibly more)"
 	}
 	return nil, fmt.Errorf("mask values %v%s: want {0, 1} (or two values one of which is 0, or labels including 1 = tumour and 2)", distinct, more)
+}
+
+// containsNaNEqual is slices.Contains with every NaN equal to every other
+// (numpy.unique's equal_nan, the default since numpy 1.21).
+func containsNaNEqual(s []float64, x float64) bool {
+	if math.IsNaN(x) {
+		return slices.ContainsFunc(s, math.IsNaN)
+	}
+	return slices.Contains(s, x)
 }
 
 // OfficialPredictionMask applies the organisers' rule (PANTHER evaluation
@@ -267,8 +278,11 @@ func gradeRow(submissionDir, gtFile string, row medseg.Row, mode challenge.Mode)
 	if err != nil {
 		return CaseValues{}, "", err
 	}
-	for i, x := range pred.Data { // bytes are always finite
-		if math.IsNaN(x) || math.IsInf(x, 0) {
+	// Reference mode takes NaN and ±Inf through the reference's value rules
+	// (PredictionMask: NaN counts once among the distinct values, as
+	// numpy.unique has it, and is never tumour). Bytes are always finite.
+	for i, x := range pred.Data {
+		if official && (math.IsNaN(x) || math.IsInf(x, 0)) {
 			return CaseValues{}, "", challenge.Invalidf(row.Path, colPath, "row %d (%s): voxel %d is %v; masks must be finite", row.Line, row.ID, i, x)
 		}
 	}

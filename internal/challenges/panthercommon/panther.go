@@ -61,7 +61,7 @@ const (
 func (Challenge) Metrics() []challenge.MetricCard {
 	return []challenge.MetricCard{
 		{Name: MetricDSC, Direction: challenge.HigherBetter, Ranked: true,
-			Card: "Mean volumetric Dice of the tumour (GT label 1; quirk gt-label-one); an all-0 or all-1 prediction scores 0 (quirk uniform-penalty)."},
+			Card: "Mean volumetric Dice of the tumour (GT label 1; quirk gt-label-one); an all-0 or all-1 prediction scores 0 (quirk uniform-penalty). Reference mode takes prediction values as the reference does: {0}, {0, 1}, {1} a mask; 1 and 2 both present → value 1; exactly two values one of them 0 → > 0; NaN counts once among the values (numpy.unique) and is never tumour, so {0, NaN} is empty and {0, 1, NaN} invalid; official mode refuses NaN and ±Inf."},
 		{Name: MetricMSD, Direction: challenge.HigherBetter, Ranked: true,
 			Card: "Mean surface Dice at 5 mm tolerance (DeepMind surfels, area-weighted, inclusive); uniform prediction 0; spacing from the prediction with x/y swapped (quirk prediction-spacing)."},
 		{Name: MetricHD95, Direction: challenge.LowerBetter, Ranked: true,

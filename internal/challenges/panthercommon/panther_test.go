@@ -80,6 +80,7 @@ func TestScoreVectors(t *testing.T) {
 }
 
 func TestPredictionMaskRules(t *testing.T) {
+	nan, inf := math.NaN(), math.Inf(1)
 	tests := []struct {
 		values []float64
 		want   []bool // nil = invalid
@@ -97,6 +98,18 @@ func TestPredictionMaskRules(t *testing.T) {
 		{[]float64{0, -1}, []bool{false, false}},
 		{[]float64{0, 1, 2, 3, 4}, []bool{false, true, false, false, false}},
 		{[]float64{0, 3, 4, 5}, nil},
+		// NaN is one value to numpy.unique (however many there are) and
+		// never tumour (NaN == 1 and NaN > 0 are false); ±Inf are values.
+		{[]float64{0, nan, nan, 0}, []bool{false, false, false, false}},
+		{[]float64{nan, 0, nan}, []bool{false, false, false}},
+		{[]float64{0, 1, nan}, nil},
+		{[]float64{1, nan}, nil},
+		{[]float64{nan, nan}, nil},
+		{[]float64{0, 1, 2, nan, nan}, []bool{false, true, false, false, false}},
+		{[]float64{1, 2, nan}, []bool{true, false, false}},
+		{[]float64{0, inf}, []bool{false, true}},
+		{[]float64{0, -inf}, []bool{false, false}},
+		{[]float64{0, 1, inf}, nil},
 	}
 	for _, tc := range tests {
 		got, err := PredictionMask(tc.values)

@@ -20,7 +20,7 @@ type rawImage struct {
 }
 
 // readImageFile decodes a picture by its content, as Pillow's Image.open
-// does (PNG, TIFF first page, BMP, JPEG, GIF first frame, whatever the
+// does (PNG, TIFF first page, BMP, JPEG, GIF first frame, binary PBM/PGM/PPM, still WebP, whatever the
 // name), palette images as their indices (numpy.array of a "P" image).
 func readImageFile(path string) (*rawImage, error) {
 	v, _, err := imageio.ReadPictureFile(path, imageio.Options{MaxBytes: maxImageBytes, FirstPage: true})

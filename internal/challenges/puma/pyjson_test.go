@@ -2,6 +2,8 @@ package puma
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -231,5 +233,31 @@ func TestPathCentroidBigInt(t *testing.T) {
 	x, y, keep, err := pathCentroid(load(`[[3` + strings.Repeat("0", 29) + `, 3], [0, 3], [0, 3]]`))
 	if err != nil || !keep || x != 1e29 || y != 3 {
 		t.Errorf("30-digit coordinate: %v %v %v %v", x, y, keep, err)
+	}
+}
+
+// TestNucleiDeepJSON: a nuclei file nested deeper than Python's json decodes
+// under its recursion limit is refused (RecursionError in the reference) in
+// both modes, even where the depth sits in a field no one reads; one level
+// less is read.
+func TestNucleiDeepJSON(t *testing.T) {
+	item := `{"name": "nuclei_tumor", "path_points": [[10, 10], [20, 10], [20, 20]], "score": 0.9, "x": %s}`
+	for _, depth := range []int{pyjson.MaxDepth, pyjson.MaxDepth + 1} {
+		// The top object is level 1, "polygons" 2, the item 3.
+		x := strings.Repeat("[", depth-3) + strings.Repeat("]", depth-3)
+		doc := []byte(`{"polygons": [` + fmt.Sprintf(item, x) + `]}`)
+		if d := pyjson.Depth(doc); d != depth {
+			t.Fatalf("built %d levels, want %d", d, depth)
+		}
+		for _, mode := range []challenge.Mode{challenge.Reference, challenge.Official} {
+			pts, err := Track1Task2.parseNuclei(doc, mode)
+			if depth > pyjson.MaxDepth {
+				if !errors.Is(err, pyjson.ErrTooDeep) {
+					t.Errorf("depth %d, %s: %v, want RecursionError", depth, mode, err)
+				}
+			} else if err != nil || len(pts) != 1 {
+				t.Errorf("depth %d, %s: %v %v, want one nucleus", depth, mode, pts, err)
+			}
+		}
 	}
 }

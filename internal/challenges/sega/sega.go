@@ -34,7 +34,7 @@ func (Challenge) Metrics() []challenge.MetricCard {
 		{Name: MetricHD50, Direction: challenge.LowerBetter, Ranked: true,
 			Card: "Median over cases of the Hausdorff distance between MONAI-style 6-connected edge voxels; reference: directed prediction→GT, voxel units, float32 (quirks hd-directed, hd-voxel-units); both empty 0, one empty = array diagonal."},
 		{Name: MetricDSC50, Direction: challenge.HigherBetter, Ranked: true,
-			Card: "Median over cases of the Dice 2|P∩G|/(|P|+|G|) of foreground (value > 0) voxels; both empty 1, one empty 0."},
+			Card: "Median over cases of the Dice 2|P∩G|/(|P|+|G|) of foreground (value > 0) voxels; both empty 1, one empty 0. Reference mode thresholds as the reference (> 0): NaN and −Inf voxels are background, +Inf foreground; official mode refuses non-finite voxels."},
 	}
 }
 

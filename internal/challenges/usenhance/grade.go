@@ -27,16 +27,28 @@ const maxImageBytes = 512 << 20
 // channel; RGB/RGBA → (19595R + 38470G + 7471B + 32768) >> 16; 16- and
 // 32-bit grey and float clipped to 0..255; palette images via their
 // colours; mode "1" (1-bit PNG or TIFF) as 0/255.
+//
+// Where Pillow refuses a grey PNG, the reference falls back to
+// cv2.imread(IMREAD_GRAYSCALE), and so does loadGray
+// (imageio.ReadGrayPNGLibpngFile: libpng drops an ancillary chunk with a
+// bad CRC or bad contents where Pillow raises). Other pictures Pillow
+// refuses stay refused (stated in the lncc card).
 func loadGray(path string) (quality.Image, error) { return loadGrayMax(path, maxImageBytes) }
 
 // loadGrayMax is loadGray with the decoded-size cap maxBytes.
 func loadGrayMax(path string, maxBytes int64) (quality.Image, error) {
-	v, format, err := imageio.ReadPictureFile(path, imageio.Options{MaxBytes: maxBytes, ExpandPalette: true, FirstPage: true})
+	opts := imageio.Options{MaxBytes: maxBytes, ExpandPalette: true, FirstPage: true}
+	v, format, err := imageio.ReadPictureFile(path, opts)
+	if err != nil && format == imageio.FormatPNG {
+		if g, cvErr := imageio.ReadGrayPNGLibpngFile(path, opts); cvErr == nil {
+			return quality.Image{W: g.Shape[0], H: g.Shape[1], Pix: g.Data}, nil
+		}
+	}
 	if err != nil {
 		return quality.Image{}, err
 	}
 	scale := 1.0
-	if (format == imageio.FormatPNG || format == imageio.FormatTIFF) && imageio.OneBitPictureFile(path) {
+	if (format == imageio.FormatPNG || format == imageio.FormatTIFF || format == imageio.FormatPNM) && imageio.OneBitPictureFile(path) {
 		scale = 255 // Pillow mode "1" converts to L as 0/255
 	}
 	if v.Grid.Shape[2] != 1 {
@@ -82,6 +94,13 @@ func loadGrayMax(path string, maxBytes int64) (quality.Image, error) {
 // fused multiply-add here). Checked against cv2.resize: identical except
 // one-ulp differences on a few pixels of some downscales.
 func resizeLinear(src quality.Image, w, h int) quality.Image {
+	return resizeLinearPix(src.Pix, src.W, src.H, w, h)
+}
+
+// resizeLinearPix is resizeLinear of a srcW×srcH image held as float64
+// samples or as bytes (an 8-bit picture resized without a float64 copy).
+func resizeLinearPix[T float64 | uint8](pix []T, srcW, srcH, w, h int) quality.Image {
+	src := struct{ W, H int }{srcW, srcH}
 	type tap struct {
 		i0, i1 int
 		a0, a1 float32
@@ -116,7 +135,7 @@ func resizeLinear(src quality.Image, w, h int) quality.Image {
 			return r
 		}
 		r := make([]float32, w)
-		line := src.Pix[y*src.W : (y+1)*src.W]
+		line := pix[y*src.W : (y+1)*src.W]
 		for x, t := range xs {
 			if t.a1 == 0 {
 				r[x] = float32(float32(line[t.i0]) * t.a0)
@@ -305,24 +324,41 @@ func scorePair(submissionDir, privateDir string, r row) scores {
 	}
 	// The prediction's size is checked from its header against the
 	// answer's before it is decoded (predictionCap).
+	// An 8-bit grey PNG stays bytes, one per pixel, and is resized from
+	// them: the same memory bound lets it hold 8 times the samples
+	// (Options.MaxBytes counts 8 bytes a sample).
 	limit := predictionCap(t8, t, tok)
-	e8, eok := loadGray8Max(ePath, eb, limit)
+	e8, eok := loadGray8Max(ePath, eb, 8*limit)
 	if !eok {
 		if e, err = loadGrayMax(ePath, limit); err != nil {
-			return scores{err: challenge.Invalidf(r.enh, field, "cannot read the enhanced image: %v (a prediction may hold at most %d times the answer's pixels, in up to 4 channels)", err, predictionScale)}
+			return scores{err: challenge.Invalidf(r.enh, field, "cannot read the enhanced image: %v (a prediction may hold at most %d times the answer's pixels, in up to 4 channels; an 8-bit grey PNG 8 times that)", err, predictionScale)}
 		}
 	}
 	if eok && tok && e8.W == t8.W && e8.H == t8.H {
 		return scoreGray8(e8, t8, r.enh, field)
 	}
-	if eok {
-		e = e8.Image()
-	}
 	if tok {
 		t = t8.Image()
 	}
-	return scoreImages(e, t, r.enh, field)
+	if eok {
+		if e8.W*e8.H > maxPillowPixels && (e8.W > maxCVSide || e8.H > maxCVSide) {
+			return scores{err: challenge.Invalidf(r.enh, field, "cannot read the enhanced image: %d×%d is over Pillow's decompression-bomb limit and a side is over OpenCV's %d", e8.W, e8.H, maxCVSide)}
+		}
+		if e8.W != t.W || e8.H != t.H {
+			// Resized from the bytes: a large picture never exists as float64.
+			return scoreImages(resizeLinearPix(e8.Pix, e8.W, e8.H, t.W, t.H), t, true, r.enh, field)
+		}
+		e = e8.Image()
+	}
+	return scoreImages(e, t, false, r.enh, field)
 }
+
+// Past Pillow's decompression-bomb limit (2 × 89,478,485 pixels) the
+// reference falls back to cv2.imread, which refuses a side over 2²⁰.
+const (
+	maxPillowPixels = 2 * 89478485
+	maxCVSide       = 1 << 20
+)
 
 // predictionScale is how many times the answer's pixel count a
 // prediction may have (the reference resizes a prediction of another size
@@ -382,9 +418,9 @@ func scoreGray8(e, t quality.Gray8, enh, field string) scores {
 }
 
 // scoreImages scores a pair of images of any depth, resizing e to t's size
-// first when they differ.
-func scoreImages(e, t quality.Image, enh, field string) scores {
-	var sc scores
+// first when they differ (resized: e already was).
+func scoreImages(e, t quality.Image, resized bool, enh, field string) scores {
+	sc := scores{resized: resized}
 	var err error
 	if e.W != t.W || e.H != t.H {
 		e = resizeLinear(e, t.W, t.H)

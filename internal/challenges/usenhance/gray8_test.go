@@ -89,7 +89,7 @@ func TestScorePairGray8MatchesFloat(t *testing.T) {
 		if _, _, _, ok := imageio.ReadGray8PictureFileInto(nil, filepath.Join(dir, r.enh)); !ok {
 			t.Errorf("%s: the 8-bit path was not taken", p.name)
 		}
-		want := scoreImages(e, tr, r.enh, "x")
+		want := scoreImages(e, tr, false, r.enh, "x")
 		for _, m := range [][3]any{{"lncc", got.lncc, want.lncc}, {"ssim", got.ssim, want.ssim}, {"psnr", got.psnr, want.psnr}} {
 			if math.Float64bits(m[1].(float64)) != math.Float64bits(m[2].(float64)) {
 				t.Errorf("%s %s: 8-bit path %v, float path %v", p.name, m[0], m[1], m[2])
@@ -102,7 +102,20 @@ func TestScorePairGray8MatchesFloat(t *testing.T) {
 	// Different sizes: resized through the float path.
 	write("small_e.png", 50, 40, false, speckle(1))
 	write("big_t.png", 60, 45, true, speckle(1))
-	if sc := scorePair(dir, dir, row{"rs", "big_t.png", "small_e.png"}); sc.err != nil || !sc.resized {
-		t.Errorf("size mismatch: resized %v, err %v", sc.resized, sc.err)
+	sc := scorePair(dir, dir, row{"rs", "big_t.png", "small_e.png"})
+	if sc.err != nil || !sc.resized {
+		t.Fatalf("size mismatch: resized %v, err %v", sc.resized, sc.err)
+	}
+	// The 8-bit picture is resized from its bytes: the float path's values.
+	e, err1 := loadGray(filepath.Join(dir, "small_e.png"))
+	tr, err2 := loadGray(filepath.Join(dir, "big_t.png"))
+	if err1 != nil || err2 != nil {
+		t.Fatal(err1, err2)
+	}
+	want := scoreImages(e, tr, false, "small_e.png", "x")
+	for _, m := range [][3]float64{{sc.lncc, want.lncc}, {sc.ssim, want.ssim}, {sc.psnr, want.psnr}} {
+		if math.Float64bits(m[0]) != math.Float64bits(m[1]) {
+			t.Errorf("resized from bytes %v, from float64 %v", m[0], m[1])
+		}
 	}
 }

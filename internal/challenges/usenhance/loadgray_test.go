@@ -115,3 +115,22 @@ func TestLoadGrayPillowModes(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadGrayPBM: a PBM (P4) is Pillow mode "1", whose conversion to L is
+// 0 for a set bit and 255 for a clear one.
+func TestLoadGrayPBM(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "e.png")
+	if err := os.WriteFile(p, []byte("P4\n10 1\n\xa0\x40"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	im, err := loadGray(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []float64{0, 255, 0, 255, 255, 255, 255, 255, 255, 0}
+	for i, v := range im.Pix {
+		if v != want[i] {
+			t.Fatalf("PBM as L: %v, want %v", im.Pix, want)
+		}
+	}
+}

@@ -281,9 +281,10 @@ func TestLoadGrayConversions(t *testing.T) {
 	}
 }
 
-// TestFormatsByContent: an enhanced image stored as BMP under a .png name,
-// or as PNG under a .tif name, is read by content (as Pillow does) and
-// scores exactly as the same pixels in a PNG.
+// TestFormatsByContent: an enhanced image stored as BMP or PGM under a .png
+// name, or as PNG under a .tif name, is read by content (as Pillow does),
+// and a grey PNG Pillow refuses (a bad ancillary CRC) as the reference's
+// OpenCV fallback reads it: each scores exactly as the same pixels in a PNG.
 func TestFormatsByContent(t *testing.T) {
 	f := func(i, j int) float64 { return float64((i*7 + j*13) % 200) }
 	g := func(i, j int) float64 { return float64((i*5 + j*11) % 180) }
@@ -292,7 +293,7 @@ func TestFormatsByContent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, tc := range []struct{ name, ext string }{{"bmp", ".png"}, {"png", ".tif"}} {
+	for _, tc := range []struct{ name, ext string }{{"bmp", ".png"}, {"png", ".tif"}, {"pgm", ".png"}, {"png-bad-ancillary-crc", ".png"}} {
 		priv, sub := t.TempDir(), t.TempDir()
 		png(t, filepath.Join(priv, "test", highDir, "a.png"), n, n, g)
 		gray := image.NewGray(image.Rect(0, 0, n, n))
@@ -303,13 +304,24 @@ func TestFormatsByContent(t *testing.T) {
 		}
 		var buf bytes.Buffer
 		var err error
-		if tc.name == "bmp" {
+		switch tc.name {
+		case "bmp":
 			err = bmp.Encode(&buf, gray)
-		} else {
+		case "pgm": // Pillow's PPM plugin reads it
+			fmt.Fprintf(&buf, "P5\n%d %d\n255\n", n, n)
+			buf.Write(gray.Pix)
+		default:
 			err = stdpng.Encode(&buf, gray)
 		}
 		if err != nil {
 			t.Fatal(err)
+		}
+		if tc.name == "png-bad-ancillary-crc" {
+			// A tEXt chunk with a wrong CRC after IHDR: Pillow refuses the
+			// file, the reference's cv2.imread fallback reads it.
+			b := buf.Bytes()
+			text := []byte("\x00\x00\x00\x03tEXtk\x00v\x00\x00\x00\x00")
+			buf = *bytes.NewBuffer(append(append(append([]byte(nil), b[:33]...), text...), b[33:]...))
 		}
 		if err := os.MkdirAll(filepath.Join(sub, "enhanced"), 0o755); err != nil {
 			t.Fatal(err)
@@ -337,19 +349,7 @@ func TestFormatsByContent(t *testing.T) {
 // and bottom keep their weights in OpenCV; clamping them too left one-ulp
 // differences on border rows.)
 func TestResizeLinearOpenCV(t *testing.T) {
-	if testing.Short() {
-		t.Skip("short mode")
-	}
-	py := ""
-	for _, p := range []string{"/usr/bin/python3", "python3"} {
-		if exec.Command(p, "-c", "import cv2, numpy").Run() == nil {
-			py = p
-			break
-		}
-	}
-	if py == "" {
-		t.Skip("no python3 with OpenCV")
-	}
+	py := findPython(t, "cv2, numpy")
 	const script = `
 import sys, json, numpy as np, cv2
 rs = np.random.RandomState(2)
@@ -402,4 +402,20 @@ json.dump(out, sys.stdout)
 			t.Errorf("%d×%d → %d×%d: %d of %d pixels differ from OpenCV", c.W, c.H, c.BW, c.BH, diff, len(got.Pix))
 		}
 	}
+}
+
+// findPython returns a python3 (the system one first) that imports the
+// listed modules, or skips the test (also in -short mode).
+func findPython(t *testing.T, modules string) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("short mode")
+	}
+	for _, p := range []string{"/usr/bin/python3", "python3"} {
+		if exec.Command(p, "-c", "import "+modules).Run() == nil {
+			return p
+		}
+	}
+	t.Skipf("no python3 with %s", modules)
+	return ""
 }

@@ -53,12 +53,13 @@ func Malformed() []challengetest.Malformed {
 				t.Fatal(err)
 			}
 		}},
-		{Name: "nan-voxel", Want: "finite", Break: func(t testing.TB, dir string) {
-			rewrite(t, firstPred(t, dir), func(v *volume.Volume) (*volume.Volume, volume.DType) {
-				v.Data[1] = math.NaN()
-				return v, volume.Float32
-			})
-		}},
+		{Name: "nan-voxel", Want: "NaN", // reference: values {0, 1, NaN} are not a mask; official: not finite
+			Break: func(t testing.TB, dir string) {
+				rewrite(t, firstPred(t, dir), func(v *volume.Volume) (*volume.Volume, volume.DType) {
+					v.Data[1] = math.NaN()
+					return v, volume.Float32
+				})
+			}},
 		{Name: "bad-values", Want: "mask values", Break: func(t testing.TB, dir string) {
 			rewrite(t, firstPred(t, dir), func(v *volume.Volume) (*volume.Volume, volume.DType) {
 				v.Data[0], v.Data[1] = 3, 1
