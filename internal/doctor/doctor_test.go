@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -77,6 +78,7 @@ func prepareDemo(t *testing.T, root, id string) {
 
 type fakeHost struct {
 	paths  map[string]string
+	files  map[string]fs.FileMode // extra host files the sandbox view sees (the rest: this host's)
 	images map[string]bool
 	runErr string // what the engine says when it cannot start a container; empty: it can
 	env    map[string]string
@@ -113,8 +115,26 @@ func (h *fakeHost) probe() Probe {
 		Devices:   func() ([]gpu.Device, error) { return h.devs, h.devErr },
 		FreeBytes: func(string) (uint64, error) { return h.free, nil },
 		MemTotal:  func() (int64, error) { return 64 << 30, nil },
+		Lstat: func(name string) (fs.FileInfo, error) {
+			if m, ok := h.files[name]; ok {
+				return fakeFile{name: filepath.Base(name), mode: m}, nil
+			}
+			return os.Lstat(name)
+		},
 	}
 }
+
+type fakeFile struct {
+	name string
+	mode fs.FileMode
+}
+
+func (f fakeFile) Name() string       { return f.name }
+func (f fakeFile) Size() int64        { return 1 }
+func (f fakeFile) Mode() fs.FileMode  { return f.mode }
+func (f fakeFile) ModTime() time.Time { return time.Time{} }
+func (f fakeFile) IsDir() bool        { return f.mode.IsDir() }
+func (f fakeFile) Sys() any           { return nil }
 
 func find(r *Report, area, item string) *Check {
 	for i := range r.Checks {
@@ -195,7 +215,8 @@ func TestGPUsAndImagesPresent(t *testing.T) {
 		{Index: 1, MIG: 0, UUID: "MIG-cccc", Name: "3g.40gb", MemTotalBytes: 40 << 30, ParentUUID: "GPU-bbbb"},
 		{Index: 1, MIG: 1, UUID: "MIG-dddd", Name: "3g.40gb", MemTotalBytes: 40 << 30, ParentUUID: "GPU-bbbb"},
 	}
-	h := &fakeHost{paths: map[string]string{"bwrap": "/usr/bin/bwrap", "podman": "/usr/bin/podman", "aide": "/opt/aide/bin/aide"},
+	h := &fakeHost{paths: map[string]string{"bwrap": "/usr/bin/bwrap", "podman": "/usr/bin/podman"},
+		files:  map[string]fs.FileMode{"/usr/local/bin/aide": 0o755}, // on the sandbox's PATH
 		images: map[string]bool{"podman:rexmle-pair": true, "podman:rexmle-boxed": true},
 		env:    map[string]string{"OPENAI_API_KEY": "x", "ANTHROPIC_API_KEY": "y", "REXMLE_ENGINE": "podman", "CUDA_VISIBLE_DEVICES": "MIG-dddd,0"},
 		devs:   devs, free: 500 << 30}
