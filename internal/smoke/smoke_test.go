@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	_ "github.com/rexmle/rexmle/internal/challenges/all"
 	"github.com/rexmle/rexmle/internal/agentimage"
+	_ "github.com/rexmle/rexmle/internal/challenges/all"
 	"github.com/rexmle/rexmle/internal/config"
 	"github.com/rexmle/rexmle/internal/runner/sandbox"
 	"github.com/rexmle/rexmle/internal/scriptedllm"
