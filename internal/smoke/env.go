@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rexmle/rexmle/internal/binaries"
+	_ "github.com/rexmle/rexmle/internal/challenges/all" // the smoke's challenge is looked up by id
 	"github.com/rexmle/rexmle/internal/config"
 	"github.com/rexmle/rexmle/internal/gpu"
 )

@@ -3,6 +3,7 @@ package smoke
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -49,8 +50,7 @@ func buildBins(t *testing.T) (string, string) {
 				cmd.Env = append(cmd.Env, b.cgo)
 			}
 			if out, err := cmd.CombinedOutput(); err != nil {
-				bins.err = err
-				bins.err = &buildError{string(out)}
+				bins.err = fmt.Errorf("go build %s: %v\n%s", b.pkg, err, out)
 				return
 			}
 		}
@@ -60,10 +60,6 @@ func buildBins(t *testing.T) (string, string) {
 	}
 	return bins.agent, bins.bridge
 }
-
-type buildError struct{ out string }
-
-func (e *buildError) Error() string { return "go build: " + e.out }
 
 // reachable is a fresh folder that nobody can search (a root pipeline's
 // sandbox runs as nobody).
