@@ -241,7 +241,7 @@ func smokeOne(ctx context.Context, o Options, p config.Profile, id string, ch ch
 	if len(blocking) > 0 {
 		msg := strings.Join(blocking, "; ")
 		if a.Executor == "docker" {
-			msg += fmt.Sprintf(". The smoke runs the image as built: build it with `REXMLE_PROFILE=%s go run mage.go agents` (the paper agents' recipes need their base images from a registry once)", o.Profile)
+			msg += fmt.Sprintf(". Build the profile's images with `REXMLE_PROFILE=%s go run mage.go agents` (a recipe FROM a registry image needs the network once); the smoke runs them as built", o.Profile)
 		}
 		r.fail(StepImage, "%s", msg)
 		return r

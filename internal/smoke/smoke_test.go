@@ -328,7 +328,7 @@ func TestSmokeSaysWhichImageToBuild(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(rs) != 1 || rs[0].Step != StepImage || !strings.Contains(rs[0].Message, "image missing: aide: rexmle-aide: podman has no image rexmle-aide") ||
-		!strings.Contains(rs[0].Message, "build it with `REXMLE_PROFILE=paper go run mage.go agents`") {
+		!strings.Contains(rs[0].Message, "Build the profile's images with `REXMLE_PROFILE=paper go run mage.go agents`") {
 		t.Fatalf("%+v", rs)
 	}
 }
