@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/rexmle/rexmle/internal/podmantest"
 )
 
 func write(t *testing.T, path, content string, mode os.FileMode) {
@@ -91,27 +93,9 @@ func TestEngineAndIDs(t *testing.T) {
 	}
 }
 
-// setupPodman points podman at a private configuration and storage (see
-// the runner's container tests) or skips where podman is absent.
-func setupPodman(t *testing.T) {
-	t.Helper()
-	if _, err := exec.LookPath("podman"); err != nil {
-		t.Skip("podman is not installed (apt-get install podman runc): image builds are not tested")
-	}
-	dir, err := os.MkdirTemp("", "rxb") // short: podman's run root holds sockets
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	conf := "[containers]\ndefault_ulimits = []\n\n[engine]\nruntime = \"runc\"\ncgroup_manager = \"cgroupfs\"\nevents_logger = \"file\"\n" +
-		"tmp_dir = \"" + filepath.Join(dir, "tmp") + "\"\nlock_type = \"file\"\n"
-	storage := "[storage]\ndriver = \"vfs\"\ngraphroot = \"" + filepath.Join(dir, "root") + "\"\nrunroot = \"" + filepath.Join(dir, "run") + "\"\n"
-	write(t, filepath.Join(dir, "containers.conf"), conf, 0o644)
-	write(t, filepath.Join(dir, "storage.conf"), storage, 0o644)
-	t.Setenv("CONTAINERS_CONF", filepath.Join(dir, "containers.conf"))
-	t.Setenv("CONTAINERS_STORAGE_CONF", filepath.Join(dir, "storage.conf"))
-	t.Cleanup(func() { exec.Command("podman", "system", "reset", "--force").Run() })
-}
+// setupPodman points podman at a private configuration and storage or
+// skips where podman is absent.
+func setupPodman(t *testing.T) { podmantest.Private(t) }
 
 func readRecord(t *testing.T, path string) []Result {
 	t.Helper()

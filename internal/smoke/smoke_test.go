@@ -16,6 +16,7 @@ import (
 	"github.com/rexmle/rexmle/internal/agentimage"
 	_ "github.com/rexmle/rexmle/internal/challenges/all"
 	"github.com/rexmle/rexmle/internal/config"
+	"github.com/rexmle/rexmle/internal/podmantest"
 	"github.com/rexmle/rexmle/internal/runner/sandbox"
 	"github.com/rexmle/rexmle/internal/scriptedllm"
 )
@@ -251,11 +252,8 @@ func TestStandinProfilePassesInPodman(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds an image (about a minute)")
 	}
-	if _, err := exec.LookPath("podman"); err != nil {
-		t.Skip("podman is not installed")
-	}
+	dir := podmantest.Private(t)
 	agent, bridge := buildBins(t)
-	dir := podmanStore(t)
 	t.Setenv("REXMLE_ENGINE", "podman")
 	t.Setenv("REXMLE_STANDIN_API_KEY", realKey)
 	repo, _ := filepath.Abs(filepath.Join("..", ".."))
@@ -289,32 +287,10 @@ func TestStandinProfilePassesInPodman(t *testing.T) {
 	noSecret(t, out)
 }
 
-// podmanStore points podman at a private configuration and an empty store
-// (runc with cgroupfs, no default ulimits, vfs: what these machines need).
-func podmanStore(t *testing.T) string {
-	t.Helper()
-	dir := reachable(t)
-	conf := filepath.Join(dir, "containers.conf")
-	os.WriteFile(conf, []byte("[containers]\ndefault_ulimits = []\n[engine]\nruntime = \"runc\"\ncgroup_manager = \"cgroupfs\"\nevents_logger = \"file\"\n"), 0o644)
-	storage := filepath.Join(dir, "storage.conf")
-	os.WriteFile(storage, []byte("[storage]\ndriver = \"vfs\"\ngraphroot = \""+filepath.Join(dir, "root")+"\"\nrunroot = \""+filepath.Join(dir, "run")+"\"\n"), 0o644)
-	t.Setenv("CONTAINERS_CONF", conf)
-	t.Setenv("CONTAINERS_STORAGE_CONF", storage)
-	t.Cleanup(func() {
-		cmd := exec.Command("podman", "system", "reset", "--force")
-		cmd.Env = os.Environ()
-		cmd.Run()
-	})
-	return dir
-}
-
 // A container agent whose image is not built fails at the image step, with
 // how to build it; podman looks in a private, empty store.
 func TestSmokeSaysWhichImageToBuild(t *testing.T) {
-	if _, err := exec.LookPath("podman"); err != nil {
-		t.Skip("podman is not installed")
-	}
-	dir := podmanStore(t)
+	dir := podmantest.Private(t)
 	b, err := config.Load(filepath.Join("..", "..", "benchmark.toml"))
 	if err != nil {
 		t.Fatal(err)
