@@ -7,6 +7,9 @@
 // Azure's "/openai/deployments/<name>" and "/openai/v1", and gateways' base
 // URLs all work):
 //
+//   - POST …/messages (Anthropic's Messages API, not streamed) and POST
+//     …/models/<model>:generateContent or :streamGenerateContent (Gemini),
+//     from the same script (see providers.go);
 //   - POST …/chat/completions: the script's Reply for the request, as a
 //     chat.completion (or, with "stream": true, as server-sent
 //     chat.completion.chunk events ending in "data: [DONE]"); a reply with
@@ -78,7 +81,10 @@ type Request struct {
 	Path   string
 	Query  string
 	// Kind is "chat", "embeddings", "models" or "other" (404).
-	Kind     string
+	Kind string
+	// API is the protocol of a chat request: "openai" (chat completions),
+	// "anthropic" (Messages API) or "gemini" (generateContent).
+	API      string
 	Model    string
 	Messages []Message
 	Tools    []Tool
@@ -364,14 +370,23 @@ func (s *Server) Handler() http.Handler {
 
 func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
 	req := &Request{At: time.Now(), Method: hr.Method, Path: hr.URL.Path, Query: hr.URL.RawQuery, Kind: "other"}
-	req.Auth = hr.Header.Get("Authorization")
+	for _, h := range []string{"Authorization", "api-key", "x-api-key", "x-goog-api-key"} {
+		if req.Auth = hr.Header.Get(h); req.Auth != "" {
+			break
+		}
+	}
 	if req.Auth == "" {
-		req.Auth = hr.Header.Get("api-key")
+		req.Auth = hr.URL.Query().Get("key") // Gemini's ?key=
 	}
 	path := strings.TrimRight(hr.URL.Path, "/")
+	gModel, gMethod, isGemini := geminiMethod(path)
 	switch {
 	case hr.Method == http.MethodPost && strings.HasSuffix(path, "/chat/completions"):
-		req.Kind = "chat"
+		req.Kind, req.API = "chat", "openai"
+	case hr.Method == http.MethodPost && isAnthropic(path):
+		req.Kind, req.API = "chat", "anthropic"
+	case hr.Method == http.MethodPost && isGemini:
+		req.Kind, req.API = "chat", "gemini"
 	case hr.Method == http.MethodPost && strings.HasSuffix(path, "/embeddings"):
 		req.Kind = "embeddings"
 	case hr.Method == http.MethodGet && strings.HasSuffix(path, "/models"):
@@ -397,7 +412,14 @@ func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
 	}
 	switch req.Kind {
 	case "chat":
-		if err := parseChat(body, req); err != nil {
+		parse := parseChat
+		switch req.API {
+		case "anthropic":
+			parse = parseAnthropic
+		case "gemini":
+			parse = func(b []byte, r *Request) error { return parseGemini(b, gModel, gMethod, r) }
+		}
+		if err := parse(body, req); err != nil {
 			s.record(req)
 			apiError(w, http.StatusBadRequest, "chat request: "+err.Error())
 			return
@@ -560,6 +582,14 @@ func (s *Server) chat(w http.ResponseWriter, hr *http.Request, req *Request) {
 	}
 	if rep.Status != 0 && rep.Status != http.StatusOK {
 		apiError(w, rep.Status, rep.Content)
+		return
+	}
+	switch req.API {
+	case "anthropic":
+		answerAnthropic(w, req, rep)
+		return
+	case "gemini":
+		answerGemini(w, req, rep)
 		return
 	}
 	model := req.Model
