@@ -262,6 +262,9 @@ func checkAgent(ctx context.Context, r *Report, in Input, p Probe, a config.Agen
 		r.add(Check{Area: "image", Item: a.ID + ": " + a.Image, Status: OK, Detail: "built (" + id + ")"})
 		checkEngineStarts(ctx, r, p, engine, a.Image, a.ID)
 	case "apptainer":
+		if a.Code != "" && !checkCodeFolder(r, p, a) {
+			break
+		}
 		path, err := p.LookPath("apptainer")
 		if err != nil {
 			r.add(Check{Area: "executor", Item: a.ID + ": apptainer", Status: Fail, Detail: "apptainer not found on PATH", Agents: scope})

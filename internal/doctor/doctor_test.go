@@ -475,3 +475,25 @@ func TestLimitsShown(t *testing.T) {
 		t.Errorf("limits/aide without the host's RAM: %+v", c)
 	}
 }
+
+// A container agent's code folder must exist (it is bound at /agent); a
+// missing one stops that agent's runs with the folder named.
+func TestContainerAgentCodeFolder(t *testing.T) {
+	root := t.TempDir()
+	b := bench(root)
+	os.MkdirAll(filepath.Join(root, "agents", "boxed"), 0o755)
+	b.Agents[2].Code = filepath.Join(root, "agents", "boxed")
+	b.Agents = append(b.Agents, config.Agent{ID: "gone", Executor: "apptainer", Image: "x.sif", Code: filepath.Join(root, "nope"), TimeLimit: dur("1h")})
+	h := &fakeHost{paths: map[string]string{"docker": "/usr/bin/docker", "apptainer": "/usr/bin/apptainer"}, images: map[string]bool{"docker:rexmle-boxed": true},
+		env: map[string]string{"ANTHROPIC_API_KEY": "k"}, free: 500 << 30}
+	r := Run(context.Background(), Input{Bench: b, ProfileName: "p", Profile: config.Profile{Data: "fetched", Agents: []string{"boxed", "gone"}}}, h.probe())
+	if c := find(r, "executor", "boxed: code"); c == nil || c.Status != OK || !strings.Contains(c.Detail, "read-only at /agent") {
+		t.Errorf("boxed: %+v", c)
+	}
+	if got := r.Blocking("gone", "c1"); len(got) != 1 || got[0].Item != "gone: code" || !strings.Contains(got[0].Detail, filepath.Join(root, "nope")+" does not exist") {
+		t.Errorf("gone: %+v", got)
+	}
+	if got := r.Blocking("boxed", "c1"); len(got) != 0 {
+		t.Errorf("boxed blocked by %+v", got)
+	}
+}
