@@ -84,7 +84,7 @@ func All(ctx context.Context) error {
 	return stages.Summary(ctx, stages.FromEnv())
 }
 
-// Agents builds every agents/<id>/Containerfile into rexmle-<id>:<recipe hash> and :latest with docker or podman (REXMLE_ENGINE; REXMLE_AGENTS=a,b picks some; REXMLE_FORCE=1 rebuilds), skipping those up to date.
+// Agents builds every agents/<id>/Containerfile into rexmle-<id>:<recipe hash> and :latest with the agent's engine, else REXMLE_ENGINE, else docker (REXMLE_AGENTS=a,b picks some; REXMLE_FORCE=1 rebuilds), skipping those up to date, and records base images and installed versions in results/agent-images.jsonl.
 func Agents(ctx context.Context) error { return agentimage.FromEnv(ctx) }
 
 // Test runs the test suite (the same command as CI).
