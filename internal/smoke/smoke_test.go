@@ -174,6 +174,8 @@ if mode == "exit":
 if mode == "quiet":
     time.sleep(60)
 url = os.environ[os.environ["REXMLE_BASE_URL_ENV"]]
+if mode == "elsewhere":
+    url = "http://api.elsewhere.example/v1"
 key = os.environ[os.environ["REXMLE_API_KEY_ENV"]]
 req = urllib.request.Request(url + "/chat/completions", json.dumps({"model": "m", "messages": [{"role": "user", "content": "go"}]}).encode(),
                              {"Content-Type": "application/json", "Authorization": "Bearer " + key})
@@ -203,6 +205,7 @@ func TestSmokeNamesTheStepThatBroke(t *testing.T) {
 		{"missing", StepImage, `agent code missing: missing: /agent/missing.py: the agent's script "/agent/missing.py" cannot be read in the sandbox: /agent/missing.py does not exist inside the sandbox`},
 		{"exit", StepStart, "agent start failed: the agent exited before its first LLM call; the run ended failed with exit code 3"},
 		{"quiet", StepLLM, "no LLM call: no request reached the scripted LLM"},
+		{"elsewhere", StepLLM, "no LLM call: the egress proxy refused 1 request(s) to destinations other than the backend (127.0.0.1:"},
 		{"novalidate", StepValidate, "no validation call: the agent never asked the validation endpoint"},
 		{"nosubmit", StepSubmission, "no submission: the sealed submission folder is empty; the run ended done"},
 		{"invalid", StepValid, "invalid submission: ldct-iqa's grader refuses it"},
@@ -236,10 +239,10 @@ func TestSmokeNamesTheStepThatBroke(t *testing.T) {
 	}
 	// The OpenAI backend (no URL variable) was answered as an
 	// OpenAI-compatible endpoint: said in a note, and the LLM got calls.
-	if r := rs[3]; r.LLMCalls != 1 || len(r.Notes) == 0 || !strings.Contains(r.Notes[0], "answered by the scripted LLM as an OpenAI-compatible endpoint") {
+	if r := rs[4]; r.LLMCalls != 1 || len(r.Notes) == 0 || !strings.Contains(r.Notes[0], "answered by the scripted LLM as an OpenAI-compatible endpoint") {
 		t.Errorf("novalidate: %+v", r)
 	}
-	if err := Err("t", rs); err == nil || !strings.Contains(err.Error(), "6 of 6 agent(s) failed: exit (agent start), invalid (valid submission)") {
+	if err := Err("t", rs); err == nil || !strings.Contains(err.Error(), "7 of 7 agent(s) failed: elsewhere (LLM call), exit (agent start), invalid (valid submission)") {
 		t.Errorf("summary: %v", err)
 	}
 }
