@@ -48,6 +48,8 @@ func TestDoctorSeesTheSandboxAsTheRunDoes(t *testing.T) {
 	os.WriteFile(filepath.Join(code, "tool"), []byte("#!/bin/sh\necho tool > /submission/submission.csv\n"), 0o755)
 	os.Symlink("tool", filepath.Join(code, "tool-link"))
 	os.WriteFile(filepath.Join(code, "private.py"), []byte("print(1)\n"), 0o600)
+	os.MkdirAll(filepath.Join(code, "locked"), 0o700)
+	os.WriteFile(filepath.Join(code, "locked", "run.py"), []byte(script), 0o644)
 	public := filepath.Join(root, "data", "synthetic", "c1", "public")
 	os.MkdirAll(public, 0o755)
 
@@ -75,7 +77,12 @@ func TestDoctorSeesTheSandboxAsTheRunDoes(t *testing.T) {
 			command  []string
 			runs     bool
 			detail   string
-		}{"unreadable", code, []string{"python3", "/agent/private.py"}, false, "chmod o+r"})
+		}{"unreadable", code, []string{"python3", "/agent/private.py"}, false, "chmod o+r"}, struct {
+			id, code string
+			command  []string
+			runs     bool
+			detail   string
+		}{"locked", code, []string{"python3", "/agent/locked/run.py"}, false, "make it searchable by others (chmod o+x " + filepath.Join(code, "locked")})
 	}
 	prof := config.Profile{Data: "synthetic", TimeLimit: config.Duration{Duration: time.Minute}}
 	for _, a := range agents {

@@ -294,6 +294,10 @@ func (v *view) file(inside string, exec, nobody bool) fileCheck {
 		c.err = fmt.Errorf("%s cannot be read by the sandbox: the pipeline runs as root, so the sandbox runs as nobody; chmod o+r %s", inside, host)
 	case nobody && exec && fi.Mode()&0o001 == 0:
 		c.err = fmt.Errorf("%s cannot be run by the sandbox: the pipeline runs as root, so the sandbox runs as nobody; chmod o+x %s", inside, host)
+	case nobody:
+		if err := sandbox.Reachable(host); err != nil { // every folder on the way must be searchable by nobody
+			c.err = fmt.Errorf("%s cannot be reached by the sandbox: %v", inside, strings.TrimPrefix(err.Error(), "sandbox: "))
+		}
 	}
 	return c
 }
