@@ -55,13 +55,14 @@ func TestDoctorSeesTheSandboxAsTheRunDoes(t *testing.T) {
 
 	b := &config.Benchmark{Root: root, Paths: config.Paths{Data: "data", Results: "results", Runs: "results/runs", Database: "results/db.sqlite"},
 		Challenges: []*config.Challenge{{ID: "c1"}}}
-	agents := []struct {
+	type localAgent struct {
 		id      string
 		code    string
 		command []string
 		runs    bool   // the doctor passes it and the run is done
 		detail  string // a piece of the failing row
-	}{
+	}
+	agents := []localAgent{
 		{"coded", code, []string{"python3", "{code}/run.py", "--data", "{data}"}, true, ""},
 		{"coded-abs", code, []string{py, "-u", "/agent/run.py"}, true, ""},
 		{"coded-tool", code, []string{"/agent/tool-link"}, true, ""},
@@ -71,18 +72,9 @@ func TestDoctorSeesTheSandboxAsTheRunDoes(t *testing.T) {
 		{"no-program", code, []string{"/agent/lib/helper.py"}, false, "is not executable"},
 		{"not-on-path", code, []string{"my-agent-tool"}, false, "not installed where the sandbox looks"},
 	}
-	if os.Geteuid() == 0 {
-		agents = append(agents, struct {
-			id, code string
-			command  []string
-			runs     bool
-			detail   string
-		}{"unreadable", code, []string{"python3", "/agent/private.py"}, false, "chmod o+r"}, struct {
-			id, code string
-			command  []string
-			runs     bool
-			detail   string
-		}{"locked", code, []string{"python3", "/agent/locked/run.py"}, false, "make it searchable by others (chmod o+x " + filepath.Join(code, "locked")})
+	if os.Geteuid() == 0 { // bwrap runs as nobody: what nobody cannot read or reach
+		agents = append(agents, localAgent{"unreadable", code, []string{"python3", "/agent/private.py"}, false, "chmod o+r"},
+			localAgent{"locked", code, []string{"python3", "/agent/locked/run.py"}, false, "make it searchable by others (chmod o+x " + filepath.Join(code, "locked")})
 	}
 	prof := config.Profile{Data: "synthetic", TimeLimit: config.Duration{Duration: time.Minute}}
 	for _, a := range agents {
