@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rexmle/rexmle/internal/checkouttest"
 	"github.com/rexmle/rexmle/internal/config"
 	"github.com/rexmle/rexmle/internal/runner"
 	"github.com/rexmle/rexmle/internal/runner/sandbox"
@@ -82,6 +83,7 @@ func TestDoctorSeesTheSandboxAsTheRunDoes(t *testing.T) {
 		prof.Agents = append(prof.Agents, a.id)
 	}
 	rep := Run(context.Background(), Input{Bench: b, ProfileName: "t", Profile: prof, Challenges: b.Challenges}, System())
+	agentBin, _ := checkouttest.Binaries(t) // the sandbox's limits and bridge
 	var table bytes.Buffer
 	rep.Print(&table)
 	for _, a := range agents {
@@ -102,7 +104,7 @@ func TestDoctorSeesTheSandboxAsTheRunDoes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			j := &runner.Job{Group: "t", Challenge: "c1", Agent: pa, Seed: 1, PublicDir: public, TimeLimit: 30 * time.Second,
+			j := &runner.Job{Group: "t", Challenge: "c1", Agent: pa, Seed: 1, PublicDir: public, TimeLimit: 30 * time.Second, AgentBin: agentBin,
 				RunDir: filepath.Join(root, "results", "runs", "t", "c1", a.id, "seed-1")}
 			in, err := runner.Execute(context.Background(), j)
 			if err != nil {

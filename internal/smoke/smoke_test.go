@@ -3,7 +3,6 @@ package smoke
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/rexmle/rexmle/internal/agentimage"
 	_ "github.com/rexmle/rexmle/internal/challenges/all"
+	"github.com/rexmle/rexmle/internal/checkouttest"
 	"github.com/rexmle/rexmle/internal/config"
 	"github.com/rexmle/rexmle/internal/podmantest"
 	"github.com/rexmle/rexmle/internal/runner/sandbox"
@@ -24,43 +24,6 @@ import (
 // realKey stands for a user's real key in the environment: the smoke must
 // never send it, nor write it anywhere.
 const realKey = "sk-real-key-that-must-not-leave"
-
-var bins struct {
-	once          sync.Once
-	agent, bridge string
-	err           error
-}
-
-// buildBins builds rexmle-agent and the static rexmle-bridge once, into a
-// folder the sandbox's user (nobody, under a root pipeline) can reach.
-func buildBins(t *testing.T) (string, string) {
-	t.Helper()
-	bins.once.Do(func() {
-		dir, err := os.MkdirTemp("", "rexmle-smoke-bin-")
-		if err != nil {
-			bins.err = err
-			return
-		}
-		os.Chmod(dir, 0o755)
-		bins.agent, bins.bridge = filepath.Join(dir, "rexmle-agent"), filepath.Join(dir, "rexmle-bridge")
-		for _, b := range []struct{ out, pkg, cgo string }{{bins.agent, "./cmd/rexmle-agent", ""}, {bins.bridge, "./cmd/rexmle-bridge", "CGO_ENABLED=0"}} {
-			cmd := exec.Command("go", "build", "-o", b.out, b.pkg)
-			cmd.Dir = filepath.Join("..", "..")
-			cmd.Env = os.Environ()
-			if b.cgo != "" {
-				cmd.Env = append(cmd.Env, b.cgo)
-			}
-			if out, err := cmd.CombinedOutput(); err != nil {
-				bins.err = fmt.Errorf("go build %s: %v\n%s", b.pkg, err, out)
-				return
-			}
-		}
-	})
-	if bins.err != nil {
-		t.Fatal(bins.err)
-	}
-	return bins.agent, bins.bridge
-}
 
 // reachable is a fresh folder that nobody can search (a root pipeline's
 // sandbox runs as nobody).
@@ -130,7 +93,7 @@ func (a *authScript) script(id string) scriptedllm.Script {
 // never the user's, and no file holds either.
 func TestStandinLocalPassesUnderBwrap(t *testing.T) {
 	needBwrap(t)
-	agent, bridge := buildBins(t)
+	agent, bridge := checkouttest.Binaries(t)
 	t.Setenv("REXMLE_STANDIN_API_KEY", realKey)
 	t.Setenv("REXMLE_STANDIN_BASE_URL", "https://api.example.invalid/v1")
 	b, err := config.Load(filepath.Join("..", "..", "benchmark.toml"))
@@ -193,7 +156,7 @@ if mode == "novalidate":
 // in the real sandbox.
 func TestSmokeNamesTheStepThatBroke(t *testing.T) {
 	needBwrap(t)
-	agent, bridge := buildBins(t)
+	agent, bridge := checkouttest.Binaries(t)
 	out := reachable(t)
 	code := filepath.Join(out, "code")
 	os.MkdirAll(code, 0o755)
@@ -256,7 +219,7 @@ func TestStandinProfilePassesInPodman(t *testing.T) {
 		t.Skip("builds an image (about a minute)")
 	}
 	dir := podmantest.Private(t)
-	agent, bridge := buildBins(t)
+	agent, bridge := checkouttest.Binaries(t)
 	t.Setenv("REXMLE_ENGINE", "podman")
 	t.Setenv("REXMLE_STANDIN_API_KEY", realKey)
 	repo, _ := filepath.Abs(filepath.Join("..", ".."))
