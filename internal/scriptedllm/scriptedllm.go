@@ -44,10 +44,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"net"
 	"net/http"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -439,7 +440,7 @@ func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
 		s.record(req)
 		s.mu.Lock()
 		var data []map[string]any
-		for _, m := range sortedKeys(s.models) {
+		for _, m := range slices.Sorted(maps.Keys(s.models)) {
 			data = append(data, map[string]any{"id": m, "object": "model", "created": 0, "owned_by": "rexmle-scripted"})
 		}
 		s.mu.Unlock()
@@ -448,15 +449,6 @@ func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
 		s.record(req)
 		apiError(w, http.StatusNotFound, fmt.Sprintf("the scripted LLM serves POST …/chat/completions, POST …/embeddings and GET …/models, not %s %s", hr.Method, hr.URL.Path))
 	}
-}
-
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // parseChat fills req from a chat.completions body.

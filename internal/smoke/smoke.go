@@ -25,6 +25,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -129,7 +130,7 @@ func Run(ctx context.Context, o Options) ([]Result, error) {
 	ids := p.Agents
 	if len(o.Agents) > 0 {
 		for _, id := range o.Agents {
-			if !contains(p.Agents, id) {
+			if !slices.Contains(p.Agents, id) {
 				return nil, fmt.Errorf("smoke: profile %s has no agent %q (agents: %s)", o.Profile, id, strings.Join(p.Agents, ", "))
 			}
 		}
@@ -466,15 +467,6 @@ func smokeAgent(b *config.Benchmark, p config.Profile, id string, llm *scriptedl
 	// look up, no profile backend to apply again.
 	ag.Env, ag.SetEnv, ag.Egress, ag.Backend, ag.Backends = a.Env, a.SetEnv, a.Egress, a.Backend, nil
 	return &bb, a, notes, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // writeReport writes the results as JSON, atomically.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -112,7 +113,7 @@ func TestStandinLocalPassesUnderBwrap(t *testing.T) {
 	}
 	r := rs[0]
 	log, _ := os.ReadFile(filepath.Join(out, "standin-local", "standin-local", "logs", "console.log"))
-	if !r.OK || r.LLMCalls != 1 || r.ValidateCalls < 1 || r.Status != "done" || !contains(r.Files, "submission.csv") {
+	if !r.OK || r.LLMCalls != 1 || r.ValidateCalls < 1 || r.Status != "done" || !slices.Contains(r.Files, "submission.csv") {
 		t.Fatalf("result %+v\n%s", r, log)
 	}
 	if len(auth.keys) != 1 || auth.keys[0] != "Bearer "+DummyKey {
