@@ -4,7 +4,7 @@
 // Options come from environment variables (see README.md): REXMLE_CONFIG,
 // REXMLE_PROFILE, REXMLE_CHALLENGES, REXMLE_MODE, REXMLE_FORCE,
 // REXMLE_RETRY_FAILED, REXMLE_DRY_RUN, REXMLE_BOTH_MODES, REXMLE_LOCK_WAIT,
-// REXMLE_ENGINE, REXMLE_AGENTS.
+// REXMLE_ENGINE, REXMLE_AGENTS, REXMLE_SMOKE_CHALLENGE, REXMLE_SMOKE_TIME.
 package main
 
 import (
@@ -17,6 +17,7 @@ import (
 
 	"github.com/rexmle/rexmle/internal/agentimage"
 	"github.com/rexmle/rexmle/internal/binaries"
+	"github.com/rexmle/rexmle/internal/smoke"
 	"github.com/rexmle/rexmle/internal/stages"
 )
 
@@ -45,6 +46,12 @@ func Binaries(ctx context.Context) error { return binaries.Build(ctx, ".") }
 func Doctor(ctx context.Context) error {
 	mg.CtxDeps(ctx, Binaries)
 	return stages.Doctor(ctx, stages.FromEnv())
+}
+
+// Smoke runs each agent of the profile for a few minutes (REXMLE_SMOKE_TIME, default 5m) on a synthetic challenge through the real runner against a scripted LLM on loopback (offline, no API key) and fails naming the step that broke unless each hands in a valid submission.
+func Smoke(ctx context.Context) error {
+	mg.CtxDeps(ctx, Binaries)
+	return smoke.FromEnv(stages.Interruptible(ctx))
 }
 
 // Grade grades every submission under results/runs that has no grade yet.
@@ -77,7 +84,7 @@ func All(ctx context.Context) error {
 	return stages.Summary(ctx, stages.FromEnv())
 }
 
-// Agents builds every agents/<id>/Containerfile into rexmle-<id>:<recipe hash> and :latest with docker or podman (REXMLE_ENGINE; REXMLE_AGENTS=a,b picks some; REXMLE_FORCE=1 rebuilds), skipping those up to date.
+// Agents builds every agents/<id>/Containerfile into rexmle-<id>:<recipe hash> and :latest with the agent's engine, else REXMLE_ENGINE, else docker (REXMLE_AGENTS=a,b picks some; REXMLE_FORCE=1 rebuilds), skipping those up to date, and records base images and installed versions in results/agent-images.jsonl.
 func Agents(ctx context.Context) error { return agentimage.FromEnv(ctx) }
 
 // Test runs the test suite (the same command as CI).

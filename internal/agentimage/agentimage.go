@@ -6,7 +6,14 @@
 // in agents/ that every recipe may copy. A folder whose hash tag already
 // exists in the engine's store is up to date and is not rebuilt. Each build
 // is appended to results/agent-images.jsonl (agent, engine, tag, image id,
-// hash, time).
+// hash, time) with what the image resolved to: its base images (the FROM
+// references, ARG defaults applied, with their image ids and registry
+// digests) and the Python distributions installed in it with their
+// versions (read by running the image once, without network, as
+// `pip list` would list them). An image that is up to date but has no
+// record yet (built before, or by hand) is recorded too. Each agent is
+// built with the engine the runner will use for it: its `engine` in
+// benchmark.toml, else $REXMLE_ENGINE, else docker.
 package agentimage
 
 import (
@@ -41,9 +48,11 @@ type Options struct {
 	AgentsDir string   // the folder holding one folder per agent
 	Engine    string   // "docker" or "podman"; empty: $REXMLE_ENGINE, else docker
 	IDs       []string // only these agents; empty: every folder with a Containerfile
-	Force     bool     // rebuild even when up to date
-	Record    string   // JSON-lines file the builds are appended to; empty: none
-	Log       *slog.Logger
+	// Engines overrides Engine per agent id (benchmark.toml's engine).
+	Engines map[string]string
+	Force   bool   // rebuild even when up to date
+	Record  string // JSON-lines file the builds are appended to; empty: none
+	Log     *slog.Logger
 }
 
 // Result is one agent's image.
@@ -56,6 +65,30 @@ type Result struct {
 	Built   bool      `json:"built"` // false: it was up to date
 	Seconds float64   `json:"seconds"`
 	At      time.Time `json:"at"`
+	// What the image resolved to (recorded images only).
+	Bases    []BaseImage `json:"base_images,omitempty"`
+	Versions *Versions   `json:"versions,omitempty"`
+}
+
+// BaseImage is one FROM of a recipe as the build resolved it.
+type BaseImage struct {
+	Ref     string   `json:"ref"`               // as FROM names it, ARG defaults applied
+	ID      string   `json:"id,omitempty"`      // the engine's image id
+	Digests []string `json:"digests,omitempty"` // repository@sha256:… of the registry manifest (none for a local image)
+	Error   string   `json:"error,omitempty"`   // why it could not be inspected
+}
+
+// Versions is what a built image holds, read by running it.
+type Versions struct {
+	Python   string    `json:"python,omitempty"`
+	Packages []Package `json:"packages"`        // every installed distribution, sorted by name
+	Error    string    `json:"error,omitempty"` // why they could not be read
+}
+
+// Package is one installed Python distribution.
+type Package struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
 }
 
 // FromEnv builds the images of the checkout holding $REXMLE_CONFIG
@@ -76,6 +109,11 @@ func FromEnv(ctx context.Context) error {
 		if id = strings.TrimSpace(id); id != "" {
 			o.IDs = append(o.IDs, id)
 		}
+	}
+	if engines, err := AgentEngines(cfg); err != nil {
+		return err
+	} else {
+		o.Engines = engines
 	}
 	if prof := strings.TrimSpace(os.Getenv("REXMLE_PROFILE")); len(o.IDs) == 0 && prof != "" {
 		ids, err := ProfileRecipes(cfg, prof, o.AgentsDir)
@@ -255,13 +293,9 @@ func Build(ctx context.Context, o Options) ([]Result, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	engine, err := Engine(o.Engine)
+	def, err := Engine(o.Engine)
 	if err != nil {
 		return nil, err
-	}
-	bin, err := exec.LookPath(engine)
-	if err != nil {
-		return nil, fmt.Errorf("agent images: engine %s not found (install it, or set REXMLE_ENGINE=docker|podman): %w", engine, err)
 	}
 	ids := o.IDs
 	if len(ids) == 0 {
@@ -282,17 +316,31 @@ func Build(ctx context.Context, o Options) ([]Result, error) {
 			errs = append(errs, fmt.Errorf("agent %q: want an id of lower-case letters, digits, '.', '_' or '-'", id))
 			continue
 		}
-		r, err := buildOne(ctx, bin, engine, id, filepath.Join(o.AgentsDir, id), o.Force, log)
+		engine := def
+		if e := o.Engines[id]; e != "" {
+			if engine, err = Engine(e); err != nil {
+				errs = append(errs, fmt.Errorf("agent %s: %w", id, err))
+				continue
+			}
+		}
+		bin, err := exec.LookPath(engine)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("agent %s: engine %s not found (install it, or set the agent's engine or REXMLE_ENGINE to docker|podman): %w", id, engine, err))
+			continue
+		}
+		dir := filepath.Join(o.AgentsDir, id)
+		r, err := buildOne(ctx, bin, engine, id, dir, o.Force, log)
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		out = append(out, r)
-		if r.Built && o.Record != "" {
+		if o.Record != "" && (r.Built || !recorded(o.Record, engine, r.Tag)) {
+			resolve(ctx, bin, dir, &r, log)
 			if err := appendRecord(o.Record, r); err != nil {
 				errs = append(errs, fmt.Errorf("agent %s: record the image: %w", id, err))
 			}
 		}
+		out = append(out, r)
 	}
 	return out, errors.Join(errs...)
 }
@@ -430,6 +478,188 @@ func ensureLocalBase(ctx context.Context, bin, dir string, log *slog.Logger) err
 		return fmt.Errorf("base image %s: import: %w: %s", LocalBase, err, buf.tail(2000))
 	}
 	return nil
+}
+
+// AgentEngines maps each agent of the benchmark file cfg that sets an
+// engine to it.
+func AgentEngines(cfg string) (map[string]string, error) {
+	b, err := config.Load(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("agent images: %w", err)
+	}
+	m := map[string]string{}
+	for _, a := range b.Agents {
+		if a.Engine != "" {
+			m[a.ID] = a.Engine
+		}
+	}
+	return m, nil
+}
+
+// recorded reports whether the record file holds a line for tag built by engine.
+func recorded(path, engine, tag string) bool {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		var r struct{ Engine, Tag string }
+		if json.Unmarshal([]byte(l), &r) == nil && r.Engine == engine && r.Tag == tag {
+			return true
+		}
+	}
+	return false
+}
+
+// resolve records what the image r.Tag resolved to: its base images and
+// the Python distributions in it. A failure is recorded in the result, not
+// returned: the image is built either way.
+func resolve(ctx context.Context, bin, dir string, r *Result, log *slog.Logger) {
+	refs, err := BaseRefs(filepath.Join(dir, Containerfile))
+	if err != nil {
+		r.Bases = []BaseImage{{Error: err.Error()}}
+	}
+	for _, ref := range refs {
+		r.Bases = append(r.Bases, inspectBase(ctx, bin, ref))
+	}
+	r.Versions = readVersions(ctx, bin, r.Tag)
+	if r.Versions.Error != "" {
+		log.Warn("agent image: versions not read", "agent", r.Agent, "tag", r.Tag, "err", r.Versions.Error)
+	}
+}
+
+// BaseRefs returns the images a Containerfile builds FROM, in order: ARG
+// defaults declared before the first FROM substituted for $NAME and
+// ${NAME}, stages named AS earlier and scratch left out.
+func BaseRefs(path string) ([]string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	args := map[string]string{}
+	expand := func(s string) string {
+		return os.Expand(s, func(k string) string { return args[k] })
+	}
+	stages := map[string]bool{}
+	var refs []string
+	var text strings.Builder
+	for _, l := range strings.Split(string(b), "\n") { // join continued lines
+		t := strings.TrimSpace(l)
+		if strings.HasPrefix(t, "#") {
+			continue
+		}
+		if strings.HasSuffix(t, "\\") {
+			text.WriteString(strings.TrimSuffix(t, "\\") + " ")
+			continue
+		}
+		text.WriteString(t + "\n")
+	}
+	seenFrom := false
+	for _, l := range strings.Split(text.String(), "\n") {
+		f := strings.Fields(l)
+		if len(f) < 2 {
+			continue
+		}
+		switch strings.ToUpper(f[0]) {
+		case "ARG":
+			if !seenFrom {
+				for _, kv := range f[1:] {
+					k, v, _ := strings.Cut(kv, "=")
+					args[k] = expand(strings.Trim(v, `"'`))
+				}
+			}
+		case "FROM":
+			seenFrom = true
+			rest := f[1:]
+			for len(rest) > 0 && strings.HasPrefix(rest[0], "--") {
+				rest = rest[1:]
+			}
+			if len(rest) == 0 {
+				continue
+			}
+			ref := expand(rest[0])
+			if ref != "scratch" && ref != "" && !stages[strings.ToLower(ref)] {
+				refs = append(refs, ref)
+			}
+			if len(rest) >= 3 && strings.EqualFold(rest[1], "AS") {
+				stages[strings.ToLower(rest[2])] = true
+			}
+		}
+	}
+	return refs, nil
+}
+
+func inspectBase(ctx context.Context, bin, ref string) BaseImage {
+	bi := BaseImage{Ref: ref}
+	var stdout, stderr bytes.Buffer
+	cmd := exec.CommandContext(ctx, bin, "image", "inspect", "--format", "{{.Id}} {{json .RepoDigests}}", ref)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		bi.Error = fmt.Sprintf("image inspect: %v: %s", err, strings.TrimSpace(stderr.String()))
+		return bi
+	}
+	id, digests, _ := strings.Cut(strings.TrimSpace(stdout.String()), " ")
+	bi.ID = id
+	if err := json.Unmarshal([]byte(digests), &bi.Digests); err != nil {
+		bi.Error = fmt.Sprintf("image inspect: repo digests %q: %v", digests, err)
+	}
+	return bi
+}
+
+// versionsScript prints the image's Python version and every installed
+// distribution (importlib.metadata: what pip list shows, without needing
+// pip in the image).
+const versionsScript = `import json, sys
+try:
+    import importlib.metadata as m
+    pk = {}
+    for d in m.distributions():
+        n = d.metadata["Name"]
+        if n:
+            pk[n] = d.version
+except Exception as e:
+    print(json.dumps({"python": sys.version.split()[0], "error": "importlib.metadata: %s" % e})); sys.exit(0)
+print(json.dumps({"python": sys.version.split()[0], "packages": [{"name": k, "version": pk[k]} for k in sorted(pk, key=str.lower)]}))
+`
+
+// readVersions runs the image once (no network, its own python3 on its
+// PATH) and reads what versionsScript prints.
+func readVersions(ctx context.Context, bin, tag string) *Versions {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	cmd := exec.CommandContext(ctx, bin, "run", "--rm", "--pull", "never", "--network", "none", "--entrypoint", "python3", tag, "-c", versionsScript)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	v := &Versions{Packages: []Package{}}
+	if err := cmd.Run(); err != nil {
+		v.Error = fmt.Sprintf("python3 in the image: %v: %s", err, lastLine(stderr.String()))
+		return v
+	}
+	var got struct {
+		Python   string    `json:"python"`
+		Packages []Package `json:"packages"`
+		Error    string    `json:"error"`
+	}
+	if err := json.Unmarshal([]byte(lastLine(stdout.String())), &got); err != nil {
+		v.Error = fmt.Sprintf("read the image's versions: %v: %s", err, lastLine(stdout.String()))
+		return v
+	}
+	v.Python, v.Error = got.Python, got.Error
+	if got.Packages != nil {
+		v.Packages = got.Packages
+	}
+	return v
+}
+
+func lastLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		s = s[i+1:]
+	}
+	if len(s) > 500 {
+		s = s[:500] + "…"
+	}
+	return s
 }
 
 // ProfileRecipes lists the agents of profile prof in the benchmark file cfg

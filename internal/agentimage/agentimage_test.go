@@ -7,9 +7,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/rexmle/rexmle/internal/podmantest"
 )
 
 func write(t *testing.T, path, content string, mode os.FileMode) {
@@ -90,27 +93,9 @@ func TestEngineAndIDs(t *testing.T) {
 	}
 }
 
-// setupPodman points podman at a private configuration and storage (see
-// the runner's container tests) or skips where podman is absent.
-func setupPodman(t *testing.T) {
-	t.Helper()
-	if _, err := exec.LookPath("podman"); err != nil {
-		t.Skip("podman is not installed (apt-get install podman runc): image builds are not tested")
-	}
-	dir, err := os.MkdirTemp("", "rxb") // short: podman's run root holds sockets
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	conf := "[containers]\ndefault_ulimits = []\n\n[engine]\nruntime = \"runc\"\ncgroup_manager = \"cgroupfs\"\nevents_logger = \"file\"\n" +
-		"tmp_dir = \"" + filepath.Join(dir, "tmp") + "\"\nlock_type = \"file\"\n"
-	storage := "[storage]\ndriver = \"vfs\"\ngraphroot = \"" + filepath.Join(dir, "root") + "\"\nrunroot = \"" + filepath.Join(dir, "run") + "\"\n"
-	write(t, filepath.Join(dir, "containers.conf"), conf, 0o644)
-	write(t, filepath.Join(dir, "storage.conf"), storage, 0o644)
-	t.Setenv("CONTAINERS_CONF", filepath.Join(dir, "containers.conf"))
-	t.Setenv("CONTAINERS_STORAGE_CONF", filepath.Join(dir, "storage.conf"))
-	t.Cleanup(func() { exec.Command("podman", "system", "reset", "--force").Run() })
-}
+// setupPodman points podman at a private configuration and storage or
+// skips where podman is absent.
+func setupPodman(t *testing.T) { podmantest.Private(t) }
 
 func readRecord(t *testing.T, path string) []Result {
 	t.Helper()
@@ -237,5 +222,84 @@ func TestProfileRecipes(t *testing.T) {
 	}
 	if _, err := ProfileRecipes(cfg, "papper", agents); err == nil || !strings.Contains(err.Error(), "papper") {
 		t.Errorf("an unknown profile: %v", err)
+	}
+}
+
+func TestBaseRefs(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, Containerfile)
+	write(t, p, "# a recipe\nARG CUDA=12.1\nARG BASE=\"docker.io/nvidia/cuda:${CUDA}-runtime\" OTHER=x\n"+
+		"FROM --platform=linux/amd64 ${BASE} AS build\nARG LATE=ignored\nRUN echo \\\n  FROM not/this\n"+
+		"FROM build\nFROM scratch AS empty\nfrom docker.io/library/python:3.11-slim@sha256:abc as final\nFROM $OTHER\n", 0o644)
+	refs, err := BaseRefs(p)
+	want := "docker.io/nvidia/cuda:12.1-runtime,docker.io/library/python:3.11-slim@sha256:abc,x"
+	if err != nil || strings.Join(refs, ",") != want {
+		t.Errorf("refs %q %v, want %s", refs, err, want)
+	}
+	if _, err := BaseRefs(filepath.Join(dir, "none")); err == nil {
+		t.Error("a missing Containerfile gave no error")
+	}
+}
+
+// `mage agents` records what the built image resolved to, read from the
+// image itself: the base image (ARG default applied) with its id, the
+// image's Python version and its installed distributions; an image that
+// is up to date but has no record gets one; each agent's engine setting
+// wins over the default engine (docker, absent here).
+func TestRecordsTheBuiltImagesVersions(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds images (about 30 s)")
+	}
+	setupPodman(t)
+	t.Setenv("PATH", "/usr/sbin:/usr/bin:/sbin:/bin") // docker, the default engine, is not there
+	ctx := context.Background()
+	rec := filepath.Join(t.TempDir(), "agent-images.jsonl")
+	// The real stand-in recipe: its base is imported from this machine's Python.
+	repoAgents := filepath.Join("..", "..", "agents")
+	res, err := Build(ctx, Options{AgentsDir: repoAgents, Engine: "docker", Engines: map[string]string{"standin": "podman"}, IDs: []string{"standin"}, Record: rec})
+	if err != nil || len(res) != 1 || res[0].Engine != "podman" {
+		t.Fatalf("build: %+v %v", res, err)
+	}
+	hostPy, err := exec.Command("/usr/bin/python3", "-c", "import sys; print(sys.version.split()[0])").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	baseID, err := inspect(ctx, "podman", LocalBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := readRecord(t, rec)
+	if len(rs) != 1 || len(rs[0].Bases) != 1 || rs[0].Bases[0].Ref != LocalBase || rs[0].Bases[0].ID != baseID || rs[0].Bases[0].Error != "" {
+		t.Fatalf("base image record %+v", rs)
+	}
+	if v := rs[0].Versions; v == nil || v.Error != "" || v.Python != strings.TrimSpace(string(hostPy)) {
+		t.Fatalf("versions %+v, want python %s", v, hostPy)
+	}
+	// A recipe with a pinned distribution, FROM through an ARG and a stage.
+	agents := t.TempDir()
+	write(t, filepath.Join(agents, "pinned", Containerfile), "ARG BASE="+LocalBase+"\nFROM ${BASE} AS base\nFROM base\n"+
+		"COPY pinned/demo_pkg-1.2.3.dist-info /usr/lib/python3/dist-packages/demo_pkg-1.2.3.dist-info\n", 0o644)
+	write(t, filepath.Join(agents, "pinned", "demo_pkg-1.2.3.dist-info", "METADATA"), "Metadata-Version: 2.1\nName: demo-pkg\nVersion: 1.2.3\n", 0o644)
+	opts := Options{AgentsDir: agents, Engine: "docker", Engines: map[string]string{"pinned": "podman"}, Record: rec}
+	if res, err = Build(ctx, opts); err != nil || len(res) != 1 || !res[0].Built {
+		t.Fatalf("pinned: %+v %v", res, err)
+	}
+	rs = readRecord(t, rec)
+	last := rs[len(rs)-1]
+	if last.Agent != "pinned" || len(last.Bases) != 1 || last.Bases[0].ID != baseID || last.Versions == nil ||
+		!reflect.DeepEqual(last.Versions.Packages, []Package{{Name: "demo-pkg", Version: "1.2.3"}}) {
+		t.Fatalf("pinned record %+v", last)
+	}
+	// Up to date and recorded: no new line. Up to date, record lost: recorded again.
+	if res, _ = Build(ctx, opts); res[0].Built || len(readRecord(t, rec)) != 2 {
+		t.Fatalf("an up-to-date image was recorded twice: %+v", res)
+	}
+	os.Remove(rec)
+	if res, _ = Build(ctx, opts); res[0].Built || len(readRecord(t, rec)) != 1 || readRecord(t, rec)[0].Versions == nil {
+		t.Fatalf("an up-to-date image without a record: %+v", res)
+	}
+	// Without the agent's engine the default (docker) is used and is missing.
+	if _, err := Build(ctx, Options{AgentsDir: agents, Engine: "docker"}); err == nil || !strings.Contains(err.Error(), "agent pinned: engine docker not found") {
+		t.Errorf("default engine: %v", err)
 	}
 }

@@ -4,8 +4,12 @@
 package checkouttest
 
 import (
+	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"sync"
 	"testing"
 )
 
@@ -34,5 +38,66 @@ func Link(t testing.TB, repo, root string) {
 		if err := os.Symlink(filepath.Join(repo, name), filepath.Join(root, name)); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+var bins struct {
+	once          sync.Once
+	agent, bridge string
+	err           error
+}
+
+// Binaries builds rexmle-agent and the static rexmle-bridge of the module
+// holding the test's working folder, once per test binary, into a fresh
+// folder every user can reach (a root pipeline runs bwrap as nobody), and
+// returns their paths. The folder is left to the system's temporary files.
+func Binaries(t testing.TB) (agent, bridge string) {
+	t.Helper()
+	bins.once.Do(func() {
+		root, err := moduleRoot()
+		if err != nil {
+			bins.err = err
+			return
+		}
+		dir, err := os.MkdirTemp("", "rexmle-test-bin-")
+		if err != nil {
+			bins.err = err
+			return
+		}
+		os.Chmod(dir, 0o755)
+		bins.agent, bins.bridge = filepath.Join(dir, "rexmle-agent"), filepath.Join(dir, "rexmle-bridge")
+		for _, b := range []struct{ out, pkg, env string }{{bins.agent, "./cmd/rexmle-agent", ""}, {bins.bridge, "./cmd/rexmle-bridge", "CGO_ENABLED=0"}} {
+			cmd := exec.Command("go", "build", "-o", b.out, b.pkg)
+			cmd.Dir = root
+			cmd.Env = os.Environ()
+			if b.env != "" {
+				cmd.Env = append(cmd.Env, b.env)
+			}
+			if out, err := cmd.CombinedOutput(); err != nil {
+				bins.err = fmt.Errorf("go build %s: %v\n%s", b.pkg, err, out)
+				return
+			}
+		}
+	})
+	if bins.err != nil {
+		t.Fatal(bins.err)
+	}
+	return bins.agent, bins.bridge
+}
+
+// moduleRoot is the nearest folder at or above the working folder holding go.mod.
+func moduleRoot() (string, error) {
+	d, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			return d, nil
+		}
+		if filepath.Dir(d) == d {
+			return "", errors.New("no go.mod above the working folder")
+		}
+		d = filepath.Dir(d)
 	}
 }

@@ -57,12 +57,18 @@ type Grading struct {
 
 // Agent is one agent the runner can launch.
 type Agent struct {
-	ID          string            `toml:"id"`
-	Name        string            `toml:"name"`
-	Backend     string            `toml:"backend"`  // LLM behind the agent, e.g. "gpt-5"; "none" for built-ins
-	Builtin     string            `toml:"builtin"`  // "sample" or "baseline" for the built-in demo agents
-	Executor    string            `toml:"executor"` // "local", "docker", "apptainer"
-	Command     []string          `toml:"command"`  // template; placeholders {data}, {submission}, {logs}, {workspace}, {time_limit}, {gpus}, {challenge}, {seed}, {validate_socket}
+	ID       string   `toml:"id"`
+	Name     string   `toml:"name"`
+	Backend  string   `toml:"backend"`  // LLM behind the agent, e.g. "gpt-5"; "none" for built-ins
+	Builtin  string   `toml:"builtin"`  // "sample" or "baseline" for the built-in demo agents
+	Executor string   `toml:"executor"` // "local", "docker", "apptainer"
+	Command  []string `toml:"command"`  // template; placeholders {data}, {submission}, {logs}, {workspace}, {time_limit}, {gpus}, {challenge}, {seed}, {validate_socket}, {code}
+	// Code is the folder holding the agent's own code (relative to the
+	// folder of benchmark.toml, or absolute). The runner binds it read-only
+	// at CodeMount in the bwrap sandbox and in containers; the command names
+	// its files as /agent/... or {code}/... ({code} is the folder's host
+	// path when sandbox = "none"). ProfileAgent makes it absolute.
+	Code        string            `toml:"code"`
 	Image       string            `toml:"image"`
 	Env         []string          `toml:"env"` // names of environment variables passed through (never their values)
 	SetEnv      map[string]string `toml:"set_env"`
@@ -108,6 +114,10 @@ type Agent struct {
 	// profile picks one with profile.backend; otherwise Backend is used.
 	Backends map[string]AgentBackend `toml:"backends"`
 }
+
+// CodeMount is where an agent's code folder (Agent.Code) appears, read-only,
+// inside the bwrap sandbox and the agent's container.
+const CodeMount = "/agent"
 
 // AgentBackend is how an agent reaches one LLM backend. The adapter
 // receives it as REXMLE_BACKEND, REXMLE_MODEL, REXMLE_ENDPOINT and the

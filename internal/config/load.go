@@ -259,6 +259,7 @@ func (b *Benchmark) validate(ck *checker, written *writtenDurations) {
 		if a.Builtin == "" && len(a.Command) == 0 {
 			ck.addf(line, "agent %q: want either builtin = \"sample\"|\"baseline\" or a command", a.ID)
 		}
+		checkCode(ck, line, a)
 		switch a.Executor {
 		case "local", "docker", "apptainer":
 		default:
@@ -394,6 +395,28 @@ func (b *Benchmark) validate(ck *checker, written *writtenDurations) {
 				ck.addf(ck.key("agent_env", line), "profile %q: agent_env names agent %q, which the profile does not run", n, id)
 			}
 		}
+	}
+}
+
+// checkCode checks an agent's code setting: a folder path for an agent with
+// a command (a built-in agent has no code of its own); whether the folder
+// exists is the doctor's check, so a configuration still loads on a host
+// that lacks it.
+func checkCode(ck *checker, line int, a Agent) {
+	if a.Code == "" {
+		if strings.Contains(strings.Join(a.Command, " "), "{code}") {
+			ck.addf(ck.key("command", line), "agent %q: the command names {code} but the agent has no code folder, want code = \"<folder of the agent's code>\"", a.ID)
+		}
+		return
+	}
+	at := ck.key("code", line)
+	switch {
+	case a.Builtin != "":
+		ck.addf(at, "agent %q: code is set, but a builtin agent runs rexmle's own code; remove code or builtin", a.ID)
+	case strings.TrimSpace(a.Code) != a.Code || strings.ContainsAny(a.Code, "{}:,\x00\n"):
+		ck.addf(at, "agent %q: code is %q, want a folder path without surrounding spaces, braces, ':' or ','", a.ID, a.Code)
+	case filepath.Clean(a.Code) == "/" || filepath.Clean(a.Code) == ".":
+		ck.addf(at, "agent %q: code is %q, want the folder holding the agent's code, not the whole %s", a.ID, a.Code, map[bool]string{true: "file system", false: "checkout"}[filepath.Clean(a.Code) == "/"])
 	}
 }
 

@@ -184,6 +184,14 @@ func TestBrokenConfigs(t *testing.T) {
 			[]string{"judge: timeout is -2s"}},
 		{"negative grading workers", goodBench + "\n[grading]\nworkers = -1\n", goodChallenge,
 			[]string{"grading.workers is -1"}},
+		{"code on a builtin agent", strings.Replace(goodBench, "builtin = \"sample\"\n", "builtin = \"sample\"\ncode = \"myagent\"\n", 1), goodChallenge,
+			[]string{"benchmark.toml:9: agent \"sample\": code is set, but a builtin agent runs rexmle's own code"}},
+		{"code with a colon", strings.Replace(goodBench, "builtin = \"sample\"\n", "command = [\"python3\", \"/agent/a.py\"]\ncode = \"a:b\"\n", 1), goodChallenge,
+			[]string{"benchmark.toml:9: agent \"sample\": code is \"a:b\", want a folder path"}},
+		{"code is the checkout", strings.Replace(goodBench, "builtin = \"sample\"\n", "command = [\"python3\", \"/agent/a.py\"]\ncode = \"./\"\n", 1), goodChallenge,
+			[]string{"agent \"sample\": code is \"./\", want the folder holding the agent's code, not the whole checkout"}},
+		{"{code} without code", strings.Replace(goodBench, "builtin = \"sample\"\n", "command = [\"python3\", \"{code}/a.py\"]\n", 1), goodChallenge,
+			[]string{"benchmark.toml:8: agent \"sample\": the command names {code} but the agent has no code folder"}},
 		{"bad duration", goodBench + "\n[profile.x]\ndata = \"fetched\"\ntime_limit = \"a day\"\n", goodChallenge,
 			[]string{"want a duration"}},
 	}
@@ -199,6 +207,34 @@ func TestBrokenConfigs(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// An agent's code folder loads as written and ProfileAgent resolves it
+// against the folder of benchmark.toml (an absolute one stays).
+func TestAgentCodeResolvesAgainstTheBenchmarkFolder(t *testing.T) {
+	bench := strings.Replace(goodBench, "builtin = \"sample\"\n", "command = [\"python3\", \"{code}/run.py\"]\ncode = \"agents/mine\"\n", 1)
+	bench += "\n[[agent]]\nid = \"abs\"\nbackend = \"none\"\ncommand = [\"/agent/run\"]\ncode = \"/srv/agent\"\n"
+	p := write(t, bench, goodChallenge)
+	b, err := Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Agents[0].Code != "agents/mine" {
+		t.Errorf("loaded code %q", b.Agents[0].Code)
+	}
+	a, err := b.ProfileAgent(b.Profiles["demo"], "sample")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(filepath.Dir(p), "agents", "mine"); a.Code != want {
+		t.Errorf("profile agent's code %q, want %q", a.Code, want)
+	}
+	if b.Agents[0].Code != "agents/mine" {
+		t.Error("ProfileAgent changed the benchmark's agent")
+	}
+	if a, _ := b.ProfileAgent(b.Profiles["demo"], "abs"); a.Code != "/srv/agent" {
+		t.Errorf("absolute code became %q", a.Code)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 )
@@ -29,6 +30,9 @@ func (b *Benchmark) profileAgent(p Profile, id string, getenv func(string) strin
 		return Agent{}, fmt.Errorf("no agent %q", id)
 	}
 	a := *src
+	if a.Code != "" && !filepath.IsAbs(a.Code) {
+		a.Code = filepath.Join(b.Root, a.Code)
+	}
 	a.Env = append([]string(nil), src.Env...)
 	a.Egress = append([]string(nil), src.Egress...)
 	a.SetEnv = make(map[string]string, len(src.SetEnv))

@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,10 +24,12 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/rexmle/rexmle/internal/binaries"
 	"github.com/rexmle/rexmle/internal/challenge"
 	"github.com/rexmle/rexmle/internal/config"
 	"github.com/rexmle/rexmle/internal/gpu"
 	"github.com/rexmle/rexmle/internal/runlimits"
+	"github.com/rexmle/rexmle/internal/runner"
 )
 
 // Check statuses.
@@ -57,6 +60,10 @@ type Probe struct {
 	Devices   func() ([]gpu.Device, error) // every GPU and MIG instance NVML lists
 	FreeBytes func(path string) (uint64, error)
 	MemTotal  func() (int64, error) // the host's RAM (the default memory limit is a share of it)
+	// Lstat and Readlink read the host's files for the sandbox view of a
+	// local agent's command (nil: os.Lstat, os.Readlink).
+	Lstat    func(name string) (fs.FileInfo, error)
+	Readlink func(name string) (string, error)
 }
 
 // System probes this host.
@@ -72,6 +79,8 @@ func System() Probe {
 		Devices:   gpu.Discover,
 		FreeBytes: runlimits.FreeBytes,
 		MemTotal:  runlimits.MemTotal,
+		Lstat:     os.Lstat,
+		Readlink:  os.Readlink,
 	}
 }
 
@@ -216,15 +225,14 @@ func checkAgent(ctx context.Context, r *Report, in Input, p Probe, a config.Agen
 		} else {
 			r.add(Check{Area: "executor", Item: a.ID + ": bwrap", Status: OK, Detail: path})
 		}
-		if a.Builtin == "" && len(a.Command) > 0 && !strings.Contains(a.Command[0], "{") {
-			exe := a.Command[0]
-			if path, err := p.LookPath(exe); err != nil {
-				r.add(Check{Area: "executor", Item: a.ID + ": " + exe, Status: Fail, Detail: fmt.Sprintf("the agent's executable %q is not installed (not on PATH)", exe), Agents: scope})
-			} else {
-				r.add(Check{Area: "executor", Item: a.ID + ": " + exe, Status: OK, Detail: path})
-			}
+		codeOK := a.Code == "" || checkCodeFolder(r, p, a)
+		if a.Builtin == "" && len(a.Command) > 0 && codeOK {
+			checkLocalCommand(r, in, p, a)
 		}
 	case "docker", "podman":
+		if a.Code != "" && !checkCodeFolder(r, p, a) {
+			break
+		}
 		engine := Engine(a, p.LookupEnv)
 		path, err := p.LookPath(engine)
 		if err != nil {
@@ -254,6 +262,9 @@ func checkAgent(ctx context.Context, r *Report, in Input, p Probe, a config.Agen
 		r.add(Check{Area: "image", Item: a.ID + ": " + a.Image, Status: OK, Detail: "built (" + id + ")"})
 		checkEngineStarts(ctx, r, p, engine, a.Image, a.ID)
 	case "apptainer":
+		if a.Code != "" && !checkCodeFolder(r, p, a) {
+			break
+		}
 		path, err := p.LookPath("apptainer")
 		if err != nil {
 			r.add(Check{Area: "executor", Item: a.ID + ": apptainer", Status: Fail, Detail: "apptainer not found on PATH", Agents: scope})
@@ -288,6 +299,62 @@ func checkAgent(ctx context.Context, r *Report, in Input, p Probe, a config.Agen
 			r.add(Check{Area: "key", Item: a.ID + ": " + name, Status: Fail, Detail: "API key " + name + " is not set (export it where mage runs; it is passed to the agent by name, never stored)", Agents: scope})
 		default:
 			r.add(Check{Area: "key", Item: a.ID + ": " + name, Status: Warn, Detail: "not set: passed to the agent only when set"})
+		}
+	}
+}
+
+// checkLocalCommand checks a local agent's program and script as the run
+// will see them: inside its bwrap sandbox (through the binds the runner
+// gives it), or on this host with sandbox = "none".
+func checkLocalCommand(r *Report, in Input, p Probe, a config.Agent) {
+	j := runner.Job{Group: in.ProfileName, Agent: a, Seed: 1, AgentBin: binaries.Agent(in.Bench.Root), PublicDir: "/nonexistent-public"}
+	_, dataRoot := in.Bench.DataRoots(in.Profile.Data)
+	if len(in.Challenges) > 0 {
+		j.Challenge = in.Challenges[0].ID
+		j.PublicDir = filepath.Join(dataRoot, j.Challenge, "public")
+	}
+	j.RunDir = filepath.Join(in.Bench.Path(in.Bench.Paths.Runs), in.ProfileName, j.Challenge, a.ID, "seed-1")
+	if lim, err := TimeLimit(a, in.Profile); err == nil {
+		j.TimeLimit = lim
+	}
+	if a.Sandbox == "none" {
+		argv, err := j.Command()
+		if err != nil {
+			r.add(Check{Area: "executor", Item: a.ID, Status: Fail, Detail: err.Error(), Agents: []string{a.ID}})
+			return
+		}
+		checkHostCommand(r, p, a, argv, j.RunDir)
+		return
+	}
+	argv, binds, err := j.SandboxPlan()
+	if err != nil {
+		r.add(Check{Area: "executor", Item: a.ID, Status: Fail, Detail: err.Error(), Agents: []string{a.ID}})
+		return
+	}
+	checkSandboxCommand(r, p, a, a.Command, argv, binds)
+}
+
+// checkHostCommand checks an unsandboxed agent's program on this host's
+// PATH and its script, as the run (working folder: the run's empty
+// workspace) will find them.
+func checkHostCommand(r *Report, p Probe, a config.Agent, argv []string, runDir string) {
+	scope := []string{a.ID}
+	exe := a.Command[0]
+	if path, err := p.LookPath(argv[0]); err != nil {
+		r.add(Check{Area: "executor", Item: a.ID + ": " + exe, Status: Fail, Detail: fmt.Sprintf("the agent's executable %q is not installed (not on PATH)", argv[0]), Agents: scope})
+	} else {
+		r.add(Check{Area: "executor", Item: a.ID + ": " + exe, Status: OK, Detail: path})
+	}
+	if i := scriptArg(argv); i > 0 {
+		s := argv[i]
+		item := a.ID + ": " + a.Command[min(i, len(a.Command)-1)]
+		if !filepath.IsAbs(s) {
+			r.add(Check{Area: "executor", Item: item, Status: Fail, Agents: scope,
+				Detail: fmt.Sprintf("the agent's script %q is relative: it is read from the run's working folder %s, empty when the run starts; name it by its absolute path or {code}/… with code = \"<its folder>\"", s, filepath.Join(runDir, "workspace"))})
+		} else if fi, err := statFollow(p, s); err != nil || !fi.Mode().IsRegular() {
+			r.add(Check{Area: "executor", Item: item, Status: Fail, Agents: scope, Detail: fmt.Sprintf("the agent's script %s is not a file on this host", s)})
+		} else {
+			r.add(Check{Area: "executor", Item: item, Status: OK, Detail: s})
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -77,6 +78,7 @@ func prepareDemo(t *testing.T, root, id string) {
 
 type fakeHost struct {
 	paths  map[string]string
+	files  map[string]fs.FileMode // extra host files the sandbox view sees (the rest: this host's)
 	images map[string]bool
 	runErr string // what the engine says when it cannot start a container; empty: it can
 	env    map[string]string
@@ -113,8 +115,26 @@ func (h *fakeHost) probe() Probe {
 		Devices:   func() ([]gpu.Device, error) { return h.devs, h.devErr },
 		FreeBytes: func(string) (uint64, error) { return h.free, nil },
 		MemTotal:  func() (int64, error) { return 64 << 30, nil },
+		Lstat: func(name string) (fs.FileInfo, error) {
+			if m, ok := h.files[name]; ok {
+				return fakeFile{name: filepath.Base(name), mode: m}, nil
+			}
+			return os.Lstat(name)
+		},
 	}
 }
+
+type fakeFile struct {
+	name string
+	mode fs.FileMode
+}
+
+func (f fakeFile) Name() string       { return f.name }
+func (f fakeFile) Size() int64        { return 1 }
+func (f fakeFile) Mode() fs.FileMode  { return f.mode }
+func (f fakeFile) ModTime() time.Time { return time.Time{} }
+func (f fakeFile) IsDir() bool        { return f.mode.IsDir() }
+func (f fakeFile) Sys() any           { return nil }
 
 func find(r *Report, area, item string) *Check {
 	for i := range r.Checks {
@@ -195,7 +215,8 @@ func TestGPUsAndImagesPresent(t *testing.T) {
 		{Index: 1, MIG: 0, UUID: "MIG-cccc", Name: "3g.40gb", MemTotalBytes: 40 << 30, ParentUUID: "GPU-bbbb"},
 		{Index: 1, MIG: 1, UUID: "MIG-dddd", Name: "3g.40gb", MemTotalBytes: 40 << 30, ParentUUID: "GPU-bbbb"},
 	}
-	h := &fakeHost{paths: map[string]string{"bwrap": "/usr/bin/bwrap", "podman": "/usr/bin/podman", "aide": "/opt/aide/bin/aide"},
+	h := &fakeHost{paths: map[string]string{"bwrap": "/usr/bin/bwrap", "podman": "/usr/bin/podman"},
+		files:  map[string]fs.FileMode{"/usr/local/bin/aide": 0o755}, // on the sandbox's PATH
 		images: map[string]bool{"podman:rexmle-pair": true, "podman:rexmle-boxed": true},
 		env:    map[string]string{"OPENAI_API_KEY": "x", "ANTHROPIC_API_KEY": "y", "REXMLE_ENGINE": "podman", "CUDA_VISIBLE_DEVICES": "MIG-dddd,0"},
 		devs:   devs, free: 500 << 30}
@@ -452,5 +473,27 @@ func TestLimitsShown(t *testing.T) {
 	r = Run(context.Background(), Input{Bench: b, ProfileName: "demo", Profile: p, Challenges: b.Challenges}, probe)
 	if c := find(r, "limits", "aide"); c == nil || c.Status != Fail || !strings.Contains(c.Detail, "no /proc/meminfo") {
 		t.Errorf("limits/aide without the host's RAM: %+v", c)
+	}
+}
+
+// A container agent's code folder must exist (it is bound at /agent); a
+// missing one stops that agent's runs with the folder named.
+func TestContainerAgentCodeFolder(t *testing.T) {
+	root := t.TempDir()
+	b := bench(root)
+	os.MkdirAll(filepath.Join(root, "agents", "boxed"), 0o755)
+	b.Agents[2].Code = filepath.Join(root, "agents", "boxed")
+	b.Agents = append(b.Agents, config.Agent{ID: "gone", Executor: "apptainer", Image: "x.sif", Code: filepath.Join(root, "nope"), TimeLimit: dur("1h")})
+	h := &fakeHost{paths: map[string]string{"docker": "/usr/bin/docker", "apptainer": "/usr/bin/apptainer"}, images: map[string]bool{"docker:rexmle-boxed": true},
+		env: map[string]string{"ANTHROPIC_API_KEY": "k"}, free: 500 << 30}
+	r := Run(context.Background(), Input{Bench: b, ProfileName: "p", Profile: config.Profile{Data: "fetched", Agents: []string{"boxed", "gone"}}}, h.probe())
+	if c := find(r, "executor", "boxed: code"); c == nil || c.Status != OK || !strings.Contains(c.Detail, "read-only at /agent") {
+		t.Errorf("boxed: %+v", c)
+	}
+	if got := r.Blocking("gone", "c1"); len(got) != 1 || got[0].Item != "gone: code" || !strings.Contains(got[0].Detail, filepath.Join(root, "nope")+" does not exist") {
+		t.Errorf("gone: %+v", got)
+	}
+	if got := r.Blocking("boxed", "c1"); len(got) != 0 {
+		t.Errorf("boxed blocked by %+v", got)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/rexmle/rexmle/internal/config"
 	"github.com/rexmle/rexmle/internal/runner/egress"
 	"github.com/rexmle/rexmle/internal/runner/sandbox"
 )
@@ -61,17 +62,18 @@ func (l *launch) closeFiles() {
 }
 
 // paths the agent uses, on the host or inside its container.
-type agentPaths struct{ data, submission, logs, workspace, socket, bin string }
+type agentPaths struct{ data, submission, logs, workspace, socket, bin, code string }
 
 func (j *Job) hostPaths(socket string) agentPaths {
 	return agentPaths{data: j.PublicDir, submission: filepath.Join(j.RunDir, "submission"), logs: filepath.Join(j.RunDir, "logs"),
-		workspace: filepath.Join(j.RunDir, "workspace"), socket: socket}
+		workspace: filepath.Join(j.RunDir, "workspace"), socket: socket, code: j.Agent.Code}
 }
 
 // Command expands the agent's command template for the agent's paths p.
 // Placeholders: {data} {submission} {logs} {workspace} {time_limit}
 // (seconds) {challenge} {seed} {gpus} (comma-separated indices, as the agent
-// sees them) {validate_socket}.
+// sees them) {validate_socket} {code} (the agent's code folder: /agent in
+// the sandbox and containers, its host path with sandbox = "none").
 func (j *Job) Command() ([]string, error) {
 	return j.command(j.hostPaths(""), j.gpuList())
 }
@@ -101,7 +103,7 @@ func (j *Job) command(p agentPaths, gpus string) ([]string, error) {
 	}
 	r := strings.NewReplacer("{data}", p.data, "{submission}", p.submission, "{logs}", p.logs, "{workspace}", p.workspace,
 		"{time_limit}", strconv.Itoa(int(j.TimeLimit.Seconds())), "{challenge}", j.Challenge, "{gpus}", gpus,
-		"{seed}", strconv.Itoa(j.Seed), "{validate_socket}", p.socket)
+		"{seed}", strconv.Itoa(j.Seed), "{validate_socket}", p.socket, "{code}", p.code)
 	out := make([]string, len(j.Agent.Command))
 	for i, a := range j.Agent.Command {
 		out[i] = r.Replace(a)
@@ -184,13 +186,7 @@ func (j *Job) buildLocal(socket, egressSock string) (*launch, error) {
 }
 
 func (j *Job) buildBwrap(socket, egressSock string) (*launch, error) {
-	p := agentPaths{data: ContainerData, submission: ContainerSubmission, logs: ContainerLogs, workspace: ContainerWorkspace}
-	if socket != "" {
-		p.socket = ContainerSocket
-	}
-	if j.AgentBin != "" {
-		p.bin = SandboxAgentBin
-	}
+	p := j.sandboxPaths(socket)
 	gpus := j.gpuList()
 	inner, err := j.command(p, gpus)
 	if err != nil {
@@ -229,26 +225,7 @@ func (j *Job) buildBwrap(socket, egressSock string) (*launch, error) {
 	}
 	argv = sandbox.LimitsArgs(SandboxAgentBin, sandbox.Limits{Procs: uint64(j.limits.Pids), Data: uint64(j.limits.MemoryBytes),
 		FileSize: uint64(j.limits.FileSizeBytes)}, argv)
-	h := j.hostPaths(socket)
-	spec := sandbox.Spec{Network: j.Agent.Network, Cwd: ContainerWorkspace, Argv: argv, Binds: []sandbox.Bind{
-		{Host: h.data, Inside: ContainerData},
-		{Host: h.workspace, Inside: ContainerWorkspace, RW: true},
-		{Host: h.submission, Inside: ContainerSubmission, RW: true},
-		{Host: h.logs, Inside: ContainerLogs, RW: true},
-		{Host: filepath.Join(j.RunDir, "home"), Inside: SandboxHome, RW: true},
-	}}
-	if j.AgentBin != "" {
-		spec.Binds = append(spec.Binds, sandbox.Bind{Host: j.AgentBin, Inside: SandboxAgentBin})
-	}
-	if socket != "" {
-		spec.Binds = append(spec.Binds, sandbox.Bind{Host: socket, Inside: ContainerSocket})
-	}
-	if egressSock != "" {
-		spec.Binds = append(spec.Binds, sandbox.Bind{Host: egressSock, Inside: SandboxEgressSock})
-	}
-	for _, ro := range j.ReadOnly {
-		spec.Binds = append(spec.Binds, sandbox.Bind{Host: ro, Inside: ro})
-	}
+	spec := sandbox.Spec{Network: j.Agent.Network, Cwd: ContainerWorkspace, Argv: argv, Binds: j.sandboxBinds(socket, egressSock)}
 	if len(j.GPUs) > 0 || j.Agent.GPUs > 0 {
 		spec.Devices = nvidiaDevices()
 	}
@@ -273,6 +250,54 @@ func (j *Job) buildBwrap(socket, egressSock string) (*launch, error) {
 		l.isolation += "; network: none (loopback only)"
 	}
 	return l, nil
+}
+
+// sandboxPaths are the agent's paths inside the bwrap sandbox.
+func (j *Job) sandboxPaths(socket string) agentPaths {
+	p := j.containerPaths(socket)
+	if j.AgentBin != "" {
+		p.bin = SandboxAgentBin
+	}
+	return p
+}
+
+// sandboxBinds are the host paths the bwrap sandbox shows besides the
+// system folders: the run's folders, the agent's code at config.CodeMount,
+// rexmle-agent, the sockets, ReadOnly.
+func (j *Job) sandboxBinds(socket, egressSock string) []sandbox.Bind {
+	h := j.hostPaths(socket)
+	binds := []sandbox.Bind{
+		{Host: h.data, Inside: ContainerData},
+		{Host: h.workspace, Inside: ContainerWorkspace, RW: true},
+		{Host: h.submission, Inside: ContainerSubmission, RW: true},
+		{Host: h.logs, Inside: ContainerLogs, RW: true},
+		{Host: filepath.Join(j.RunDir, "home"), Inside: SandboxHome, RW: true},
+	}
+	if j.AgentBin != "" {
+		binds = append(binds, sandbox.Bind{Host: j.AgentBin, Inside: SandboxAgentBin})
+	}
+	if socket != "" {
+		binds = append(binds, sandbox.Bind{Host: socket, Inside: ContainerSocket})
+	}
+	if egressSock != "" {
+		binds = append(binds, sandbox.Bind{Host: egressSock, Inside: SandboxEgressSock})
+	}
+	if j.Agent.Code != "" {
+		binds = append(binds, sandbox.Bind{Host: j.Agent.Code, Inside: config.CodeMount})
+	}
+	for _, ro := range j.ReadOnly {
+		binds = append(binds, sandbox.Bind{Host: ro, Inside: ro})
+	}
+	return binds
+}
+
+// SandboxPlan is what the bwrap sandbox of this job runs and shows: the
+// command with the sandbox's paths, and the binds besides the system
+// folders (sandbox.SystemMounts), the sockets left out. The doctor
+// resolves the command's program and script against it.
+func (j *Job) SandboxPlan() ([]string, []sandbox.Bind, error) {
+	argv, err := j.command(j.sandboxPaths(""), j.gpuList())
+	return argv, j.sandboxBinds("", ""), err
 }
 
 // nvidiaDevices lists the NVIDIA device nodes a GPU run needs in its sandbox.

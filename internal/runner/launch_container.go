@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/rexmle/rexmle/internal/config"
 	"github.com/rexmle/rexmle/internal/runner/egress"
 	"io/fs"
 	"os"
@@ -49,6 +50,9 @@ func (j *Job) containerPaths(socket string) agentPaths {
 	p := agentPaths{data: ContainerData, submission: ContainerSubmission, logs: ContainerLogs, workspace: ContainerWorkspace}
 	if socket != "" {
 		p.socket = ContainerSocket
+	}
+	if j.Agent.Code != "" {
+		p.code = config.CodeMount
 	}
 	return p
 }
@@ -152,6 +156,9 @@ func (j *Job) buildDocker(socket, egressSock string) (*launch, error) {
 		"-v", h.logs+":"+cp.logs+rw, "-v", h.workspace+":"+cp.workspace+rw)
 	if socket != "" {
 		argv = append(argv, "-v", socket+":"+cp.socket)
+	}
+	if j.Agent.Code != "" {
+		argv = append(argv, "-v", j.Agent.Code+":"+config.CodeMount+":ro")
 	}
 	if j.Agent.Builtin != "" && len(inner) > 0 && inner[0] == j.AgentBin {
 		// The built-in agents are rexmle-agent subcommands: mount the binary.
@@ -374,6 +381,9 @@ func (j *Job) buildApptainer(socket string) (*launch, error) {
 	binds := []string{h.data + ":" + cp.data + ":ro", h.submission + ":" + cp.submission, h.logs + ":" + cp.logs, h.workspace + ":" + cp.workspace}
 	if socket != "" {
 		binds = append(binds, socket+":"+cp.socket)
+	}
+	if j.Agent.Code != "" {
+		binds = append(binds, j.Agent.Code+":"+config.CodeMount+":ro")
 	}
 	argv = append(argv, "--bind", strings.Join(binds, ","), "--pwd", cp.workspace, j.Agent.Image)
 	argv = append(argv, inner...)

@@ -81,3 +81,36 @@ func TestLocalCommandTemplate(t *testing.T) {
 		}
 	}
 }
+
+// An agent's code folder is mounted read-only at /agent in containers, and
+// {code} names it there; with sandbox = "none" {code} is the host folder.
+func TestCodeFolderMounts(t *testing.T) {
+	fakeEngines(t)
+	t.Setenv("REXMLE_ENGINE", "")
+	for _, ex := range []string{"docker", "apptainer"} {
+		j := containerJob(ex, false, nil)
+		j.Agent.Code = "/src/my-agent"
+		j.Agent.Command = []string{"python3", "{code}/run.py", "{data}"}
+		l, err := j.build(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := strings.Join(l.argv, " ")
+		mount := "-v /src/my-agent:/agent:ro"
+		if ex == "apptainer" {
+			mount = ",/src/my-agent:/agent:ro"
+		}
+		if !strings.Contains(s, mount) || !strings.HasSuffix(s, "python3 /agent/run.py /data") {
+			t.Errorf("%s argv %s", ex, s)
+		}
+	}
+	j := containerJob("local", false, nil)
+	j.Agent.Sandbox, j.Agent.Code, j.Agent.Command = "none", "/src/my-agent", []string{"python3", "{code}/run.py"}
+	l, err := j.build(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(l.argv, []string{"python3", "/src/my-agent/run.py"}) {
+		t.Errorf("unsandboxed argv %q", l.argv)
+	}
+}

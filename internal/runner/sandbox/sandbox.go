@@ -98,24 +98,49 @@ func attr() *syscall.SysProcAttr {
 	return a
 }
 
-// systemArgs binds the read-only system folders and the fresh /proc, /dev, /tmp.
-func systemArgs() []string {
-	args := []string{"--ro-bind", "/usr", "/usr"}
+// Mount is one entry of the host that every sandbox shows at the same
+// path: a folder bound read-only, or (Link set) a symlink to Link.
+type Mount struct {
+	Path string
+	Link string
+}
+
+// SystemMounts lists the read-only system folders (and the /bin, /lib…
+// links) the sandbox shows, as this host has them.
+func SystemMounts() []Mount {
+	ms := []Mount{{Path: "/usr"}}
 	for _, d := range []string{"/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"} {
 		fi, err := os.Lstat(d)
 		switch {
 		case err != nil:
 		case fi.Mode()&os.ModeSymlink != 0:
 			if t, err := os.Readlink(d); err == nil {
-				args = append(args, "--symlink", t, d)
+				ms = append(ms, Mount{Path: d, Link: t})
 			}
 		case fi.IsDir():
-			args = append(args, "--ro-bind", d, d)
+			ms = append(ms, Mount{Path: d})
 		}
 	}
 	for _, d := range []string{"/etc", "/opt"} {
 		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
-			args = append(args, "--ro-bind", d, d)
+			ms = append(ms, Mount{Path: d})
+		}
+	}
+	return ms
+}
+
+// Empty lists the folders every sandbox has that start empty (fresh
+// /proc and /dev aside): a private /tmp and /run.
+var Empty = []string{"/tmp", "/run", "/run/rexmle"}
+
+// systemArgs binds the read-only system folders and the fresh /proc, /dev, /tmp.
+func systemArgs() []string {
+	var args []string
+	for _, m := range SystemMounts() {
+		if m.Link != "" {
+			args = append(args, "--symlink", m.Link, m.Path)
+		} else {
+			args = append(args, "--ro-bind", m.Path, m.Path)
 		}
 	}
 	return append(args, "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--tmpfs", "/run", "--dir", "/run/rexmle")
@@ -143,7 +168,7 @@ func (s *Spec) Build() (*Command, error) {
 		args = append(args, resolvConf()...)
 	}
 	for _, b := range s.Binds {
-		if err := reachable(b.Host); err != nil {
+		if err := Reachable(b.Host); err != nil {
 			c.Close()
 			return nil, err
 		}
@@ -175,9 +200,9 @@ func (s *Spec) Build() (*Command, error) {
 	return c, nil
 }
 
-// reachable checks, when bwrap runs as nobody (the pipeline is root), that
+// Reachable checks, when bwrap runs as nobody (the pipeline is root), that
 // nobody can reach p: bwrap resolves every bind source as its own user.
-func reachable(p string) error {
+func Reachable(p string) error {
 	if os.Geteuid() != 0 {
 		return nil
 	}

@@ -86,13 +86,13 @@ func TestReachable(t *testing.T) {
 	dir := t.TempDir() // mode 0700
 	p := filepath.Join(dir, "data")
 	os.Mkdir(p, 0o755)
-	err := reachable(p)
+	err := Reachable(p)
 	if err == nil || !strings.Contains(err.Error(), dir) || !strings.Contains(err.Error(), "chmod o+x") {
 		t.Fatalf("%v", err)
 	}
 	os.Chmod(dir, 0o711)
 	os.Chmod(filepath.Dir(dir), 0o711)
-	if err := reachable(p); err != nil {
+	if err := Reachable(p); err != nil {
 		t.Fatal(err)
 	}
 }
