@@ -262,9 +262,7 @@ func liveAIDE(t *testing.T, repo, src, id, backend string) {
 
 	if os.Getenv("REXMLE_AIDE_RECORD") != "" {
 		events := append([]recEvent{}, llm.events...)
-		for _, v := range validateCalls(t, filepath.Join(exp, "working", "validate_calls.jsonl"), start) {
-			events = append(events, v)
-		}
+		events = append(events, validateCalls(t, filepath.Join(exp, "working", "validate_calls.jsonl"), start)...)
 		// keep only the last journal.json content
 		lastJournal := ""
 		for _, e := range fsEvents {

@@ -37,10 +37,6 @@ func (c *CopyOut) fail(rel string, err error) {
 	}
 }
 
-// badBits are the mode bits nothing a run leaves may keep: setuid,
-// setgid, sticky, and write for group and others.
-const badBits = fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky | 0o022
-
 // handBack makes the agent's writable folders (workspace, logs, home) the
 // pipeline's again once every process of the run is gone: everything in
 // them is owned by the pipeline's user (they were the sandbox's or the
@@ -102,7 +98,9 @@ func handBack(runDir string, names []string) *CopyOut {
 	return c
 }
 
-// stripMode clears badBits of p (a file or folder, not a link), through an
+// stripMode clears the mode bits nothing a run leaves may keep (setuid,
+// setgid, sticky, and write for group and others) of p (a file or folder,
+// not a link), through an
 // O_PATH descriptor opened without following a link so that the mode set
 // is that of the inode checked.
 func stripMode(p string, c *CopyOut, rel string) error {
