@@ -323,6 +323,9 @@ func Prepare(ctx context.Context, o Options) error {
 		todo = append(todo, c)
 		cfgs = append(cfgs, cc)
 	}
+	if e.profile.Data == Synthetic && !e.opt.SynthSize.IsDefault() {
+		fmt.Printf("prepare: synthetic data of size %s (%s)\n", e.opt.SynthSize, challenge.SynthCasesEnv)
+	}
 	bar := newProgress("prepare", len(todo))
 	results := make([]result, len(todo))
 	for i, c := range todo {
