@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -349,13 +350,68 @@ func (u *caseUniverse) runDraws(cases []challenge.Case) [][]int {
 
 // Interval methods per aggregation, chosen by the coverage study
 // (TestIntervalCoverage): a mean over cases takes the expanded BCa
-// interval, a challenge's own recomputation (median, RMSE, correlation,
-// pooled F1, COCO AP) the expanded percentile interval.
-func methodFor(agg string) string {
-	if agg == AggMean || agg == AggNaNMean {
+// interval; a challenge's own smooth recomputation (RMSE, correlation,
+// pooled F1) the studentized (bootstrap-t) interval; a quantile (a median)
+// the expanded percentile interval; a costly recomputation (COCO AP, whose
+// n-fold inner jackknife per resample is out of reach) the expanded BCa
+// interval (one jackknife).
+func methodFor(agg string, tr challenge.StatisticTraits) string {
+	switch {
+	case agg == AggMean || agg == AggNaNMean:
+		return rank.MethodExpandedBCa
+	case tr.Quantile:
+		return rank.MethodExpanded
+	case tr.Costly:
 		return rank.MethodExpandedBCa
 	}
-	return rank.MethodExpanded
+	return rank.MethodStudentized
+}
+
+// traitsOf is what the challenge says of metric's statistic.
+func traitsOf(impl challenge.Challenge, metric string) challenge.StatisticTraits {
+	if t, ok := impl.(challenge.TraitsAggregator); ok {
+		return t.StatisticTraits(metric)
+	}
+	return challenge.StatisticTraits{}
+}
+
+// resampleSE is the jackknife standard error of f over the multiset of
+// cases ix: f without each drawn case in turn. A case drawn m times leaves
+// the same multiset m times: its value is computed once and weighted m.
+// sorted is scratch of len(ix).
+func resampleSE(f func([]int) float64, ix, sorted, loo []int) float64 {
+	n := len(ix)
+	if n < 2 {
+		return math.NaN()
+	}
+	copy(sorted, ix)
+	slices.Sort(sorted)
+	type val struct {
+		v float64
+		m int
+	}
+	vals := make([]val, 0, n)
+	var sum float64
+	for p := 0; p < n; {
+		q := p
+		for q < n && sorted[q] == sorted[p] {
+			q++
+		}
+		loo = append(append(loo[:0], sorted[:p]...), sorted[p+1:]...)
+		v := f(loo)
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return math.NaN()
+		}
+		vals = append(vals, val{v, q - p})
+		sum += v * float64(q-p)
+		p = q
+	}
+	mean := sum / float64(n)
+	var ss float64
+	for _, x := range vals {
+		ss += float64(x.m) * (x.v - mean) * (x.v - mean)
+	}
+	return math.Sqrt(float64(n-1) / float64(n) * ss)
 }
 
 // worst is the value a resample in which a metric is undefined (NaN) takes
@@ -397,6 +453,18 @@ func intervalOf(method string, confidence float64, n int, x []float64, estimate 
 		return noInterval
 	}
 	lo, hi := rank.QuantilesAt(x, l)
+	return Interval{lo, hi}
+}
+
+// studentizedInterval is the bootstrap-t interval from the studentized
+// resamples t, the estimate and the sample's jackknife values; NaN ends
+// when the sample's standard error is 0 or undefined.
+func studentizedInterval(confidence float64, t []float64, estimate float64, jack []float64) Interval {
+	se := rank.JackknifeSE(jack)
+	if !(se > 0) {
+		return noInterval
+	}
+	lo, hi := rank.StudentizedInterval(t, estimate, se, confidence)
 	return Interval{lo, hi}
 }
 
@@ -444,8 +512,8 @@ func bootRun(ctx context.Context, opt Options, c *config.Challenge, rk *Ranked, 
 			missing = append(missing, m.Name)
 			continue
 		}
-		mb.Aggregation, mb.Method = agg, methodFor(agg)
-		allMeans = allMeans && methodFor(agg) == rank.MethodExpandedBCa
+		mb.Aggregation, mb.Method = agg, methodFor(agg, traitsOf(impl, m.Name))
+		allMeans = allMeans && (agg == AggMean || agg == AggNaNMean)
 		stats[j] = f
 	}
 	idx := u.runDraws(cases)
@@ -460,6 +528,9 @@ func bootRun(ctx context.Context, opt Options, c *config.Challenge, rk *Ranked, 
 	}
 	N := len(lb.Rows)
 	vals := make([][]float64, K)
+	// Studentized resamples (t*) of the metrics with the studentized method.
+	tvals := make([][]float64, K)
+	var sorted, loo []int
 	undefined := make([]int, K)
 	full := len(missing) == 0
 	var mr, pct []float64
@@ -481,6 +552,17 @@ func bootRun(ctx context.Context, opt Options, c *config.Challenge, rk *Ranked, 
 			v := math.NaN()
 			if len(ix) > 0 {
 				v = stats[j](ix)
+			}
+			if rb.Metrics[m.Name].Method == rank.MethodStudentized {
+				if len(sorted) < len(ix) {
+					// A universe's draw may hold more cases than the run's.
+					sorted, loo = make([]int, len(ix)), make([]int, 0, len(ix))
+				}
+				se := math.NaN()
+				if !math.IsNaN(v) {
+					se = resampleSE(stats[j], ix, sorted[:len(ix)], loo)
+				}
+				tvals[j] = append(tvals[j], rank.Studentized(v, rk.Values[m.Name], se))
 			}
 			if math.IsNaN(v) {
 				undefined[j]++
@@ -511,10 +593,21 @@ func bootRun(ctx context.Context, opt Options, c *config.Challenge, rk *Ranked, 
 			continue
 		}
 		mb := rb.Metrics[m.Name]
-		if mb.Method == rank.MethodBCa || mb.Method == rank.MethodExpandedBCa || (full && allMeans) {
+		if mb.Method == rank.MethodBCa || mb.Method == rank.MethodExpandedBCa || mb.Method == rank.MethodStudentized || (full && allMeans) {
 			jackVals[j] = jackknife(stats[j], len(cases))
 		}
-		mb.Value = intervalOf(mb.Method, opt.Confidence, len(cases), vals[j], rk.Values[m.Name], jackVals[j])
+		if mb.Method == rank.MethodStudentized {
+			mb.Value = studentizedInterval(opt.Confidence, tvals[j], rk.Values[m.Name], jackVals[j])
+			if math.IsNaN(mb.Value.Lo) || undefined[j] > 0 {
+				// No standard error (a sample of identical cases), or
+				// resamples where the metric is undefined, which have no
+				// studentized value: the expanded percentile interval.
+				mb.Method = rank.MethodExpanded
+			}
+		}
+		if mb.Method != rank.MethodStudentized {
+			mb.Value = intervalOf(mb.Method, opt.Confidence, len(cases), vals[j], rk.Values[m.Name], jackVals[j])
+		}
 		// Positions are a step function of the value: the bounds are the
 		// positions of the value interval's ends (integers, N+1 at worst).
 		best, wst := mb.Value.Hi, mb.Value.Lo
