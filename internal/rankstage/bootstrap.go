@@ -350,19 +350,17 @@ func (u *caseUniverse) runDraws(cases []challenge.Case) [][]int {
 
 // Interval methods per aggregation, chosen by the coverage study
 // (TestIntervalCoverage): a mean over cases takes the expanded BCa
-// interval; a challenge's own smooth recomputation (RMSE, correlation,
-// pooled F1) the studentized (bootstrap-t) interval; a quantile (a median)
-// the expanded percentile interval; a costly recomputation (COCO AP, whose
-// n-fold inner jackknife per resample is out of reach) the expanded BCa
-// interval (one jackknife).
+// interval; a challenge's own smooth recomputation costing a pass over the
+// cases (RMSE, pooled F1) the studentized (bootstrap-t) interval; a
+// quantile (a median) or a costly recomputation (COCO AP, rank
+// correlations: n of them per resample, for the inner jackknife, are out of
+// reach) the expanded percentile interval.
 func methodFor(agg string, tr challenge.StatisticTraits) string {
 	switch {
 	case agg == AggMean || agg == AggNaNMean:
 		return rank.MethodExpandedBCa
-	case tr.Quantile:
+	case tr.Quantile || tr.Costly:
 		return rank.MethodExpanded
-	case tr.Costly:
-		return rank.MethodExpandedBCa
 	}
 	return rank.MethodStudentized
 }
