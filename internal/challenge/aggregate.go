@@ -46,6 +46,10 @@ type StatisticTraits struct {
 	// (COCO's accumulation), so n recomputations per resample — the inner
 	// jackknife of a studentized interval — are out of reach.
 	Costly bool
+	// LogScale: a positive scale statistic (an RMSE, a standard deviation),
+	// whose sampling distribution is skewed on its own scale and nearer
+	// symmetric on the log scale, where the rank stage studentizes it.
+	LogScale bool
 }
 
 // TraitsAggregator is an optional extension of CaseAggregator and

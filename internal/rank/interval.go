@@ -35,6 +35,10 @@ const (
 	// (StudentizedInterval). It is not read at two levels of the resampled
 	// values, but it is still a value interval whose ends map onto positions.
 	MethodStudentized = "studentized"
+	// MethodStudentizedLog is MethodStudentized on the log scale, mapped
+	// back: for a positive scale statistic (an RMSE), whose log is nearer
+	// symmetric; the interval stays positive.
+	MethodStudentizedLog = "studentized-log"
 )
 
 // SmallN is the case count below which an interval is flagged: the

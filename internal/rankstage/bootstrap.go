@@ -361,8 +361,29 @@ func methodFor(agg string, tr challenge.StatisticTraits) string {
 		return rank.MethodExpandedBCa
 	case tr.Quantile || tr.Costly:
 		return rank.MethodExpanded
+	case tr.LogScale:
+		return rank.MethodStudentizedLog
 	}
 	return rank.MethodStudentized
+}
+
+// studentScale is the scale a studentized interval works on: the statistic
+// f mapped by to (the identity, or the log for MethodStudentizedLog), and
+// from, to's inverse, for the interval's ends.
+type studentScale struct {
+	f        func([]int) float64
+	to, from func(float64) float64
+}
+
+func scaleFor(method string, f func([]int) float64) *studentScale {
+	switch method {
+	case rank.MethodStudentized:
+		id := func(x float64) float64 { return x }
+		return &studentScale{f, id, id}
+	case rank.MethodStudentizedLog:
+		return &studentScale{func(ix []int) float64 { return math.Log(f(ix)) }, math.Log, math.Exp}
+	}
+	return nil
 }
 
 // traitsOf is what the challenge says of metric's statistic.
@@ -526,8 +547,15 @@ func bootRun(ctx context.Context, opt Options, c *config.Challenge, rk *Ranked, 
 	}
 	N := len(lb.Rows)
 	vals := make([][]float64, K)
-	// Studentized resamples (t*) of the metrics with the studentized method.
+	// Studentized resamples (t*) of the metrics with a studentized method,
+	// on their scale.
 	tvals := make([][]float64, K)
+	scales := make([]*studentScale, K)
+	for j, m := range lb.Metrics {
+		if stats[j] != nil {
+			scales[j] = scaleFor(rb.Metrics[m.Name].Method, stats[j])
+		}
+	}
 	var sorted, loo []int
 	undefined := make([]int, K)
 	full := len(missing) == 0
@@ -551,16 +579,16 @@ func bootRun(ctx context.Context, opt Options, c *config.Challenge, rk *Ranked, 
 			if len(ix) > 0 {
 				v = stats[j](ix)
 			}
-			if rb.Metrics[m.Name].Method == rank.MethodStudentized {
+			if sc := scales[j]; sc != nil {
 				if len(sorted) < len(ix) {
 					// A universe's draw may hold more cases than the run's.
 					sorted, loo = make([]int, len(ix)), make([]int, 0, len(ix))
 				}
-				se := math.NaN()
-				if !math.IsNaN(v) {
-					se = resampleSE(stats[j], ix, sorted[:len(ix)], loo)
+				tv, se := sc.to(v), math.NaN()
+				if !math.IsNaN(tv) && !math.IsInf(tv, 0) {
+					se = resampleSE(sc.f, ix, sorted[:len(ix)], loo)
 				}
-				tvals[j] = append(tvals[j], rank.Studentized(v, rk.Values[m.Name], se))
+				tvals[j] = append(tvals[j], rank.Studentized(tv, sc.to(rk.Values[m.Name]), se))
 			}
 			if math.IsNaN(v) {
 				undefined[j]++
@@ -591,19 +619,22 @@ func bootRun(ctx context.Context, opt Options, c *config.Challenge, rk *Ranked, 
 			continue
 		}
 		mb := rb.Metrics[m.Name]
-		if mb.Method == rank.MethodBCa || mb.Method == rank.MethodExpandedBCa || mb.Method == rank.MethodStudentized || (full && allMeans) {
+		if mb.Method == rank.MethodBCa || mb.Method == rank.MethodExpandedBCa || (full && allMeans) {
 			jackVals[j] = jackknife(stats[j], len(cases))
 		}
-		if mb.Method == rank.MethodStudentized {
-			mb.Value = studentizedInterval(opt.Confidence, tvals[j], rk.Values[m.Name], jackVals[j])
-			if math.IsNaN(mb.Value.Lo) || undefined[j] > 0 {
-				// No standard error (a sample of identical cases), or
-				// resamples where the metric is undefined, which have no
-				// studentized value: the expanded percentile interval.
+		if sc := scales[j]; sc != nil {
+			iv := studentizedInterval(opt.Confidence, tvals[j], sc.to(rk.Values[m.Name]), jackknife(sc.f, len(cases)))
+			mb.Value = Interval{sc.from(iv.Lo), sc.from(iv.Hi)}
+			if math.IsNaN(mb.Value.Lo) || math.IsNaN(mb.Value.Hi) || undefined[j] > 0 {
+				// No standard error (a sample of identical cases, a zero
+				// RMSE on the log scale), or resamples where the metric is
+				// undefined, which have no studentized value: the expanded
+				// percentile interval.
 				mb.Method = rank.MethodExpanded
+				scales[j] = nil
 			}
 		}
-		if mb.Method != rank.MethodStudentized {
+		if scales[j] == nil {
 			mb.Value = intervalOf(mb.Method, opt.Confidence, len(cases), vals[j], rk.Values[m.Name], jackVals[j])
 		}
 		// Positions are a step function of the value: the bounds are the

@@ -42,8 +42,9 @@ func TestResampleSEMatchesTheFullJackknife(t *testing.T) {
 	}
 }
 
-// bootRun's studentized interval is the bootstrap-t interval of its own
-// draws, recomputed here the long way (every leave-one-out of every draw).
+// bootRun's studentized interval of the RMSE (on the log scale) is the
+// bootstrap-t interval of its own draws, recomputed here the long way
+// (every leave-one-out of every draw).
 func TestStudentizedIntervalThroughBootRun(t *testing.T) {
 	b, err := config.Load("../../benchmark.toml")
 	if err != nil {
@@ -77,21 +78,23 @@ func TestStudentizedIntervalThroughBootRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	mb := rb.Metrics[cc.metric]
-	if mb.Method != rank.MethodStudentized {
-		t.Fatalf("RMSE interval method %q, want %q", mb.Method, rank.MethodStudentized)
+	if mb.Method != rank.MethodStudentizedLog {
+		t.Fatalf("RMSE interval method %q, want %q", mb.Method, rank.MethodStudentizedLog)
 	}
+	logf := func(ix []int) float64 { return math.Log(f(ix)) }
 	jackSE := func(ix []int) float64 {
 		var jack []float64
 		for p := range ix {
-			jack = append(jack, f(append(append([]int(nil), ix[:p]...), ix[p+1:]...)))
+			jack = append(jack, logf(append(append([]int(nil), ix[:p]...), ix[p+1:]...)))
 		}
 		return rank.JackknifeSE(jack)
 	}
 	var ts []float64
 	for _, ix := range u.runDraws(cases) {
-		ts = append(ts, rank.Studentized(f(ix), value, jackSE(ix)))
+		ts = append(ts, rank.Studentized(logf(ix), math.Log(value), jackSE(ix)))
 	}
-	lo, hi := rank.StudentizedInterval(ts, value, jackSE(all), 0.95)
+	lo, hi := rank.StudentizedInterval(ts, math.Log(value), jackSE(all), 0.95)
+	lo, hi = math.Exp(lo), math.Exp(hi)
 	if math.Abs(lo-mb.Value.Lo) > 1e-12 || math.Abs(hi-mb.Value.Hi) > 1e-12 || !(lo < value && value < hi) {
 		t.Errorf("interval [%v, %v], recomputed [%v, %v] around %v", mb.Value.Lo, mb.Value.Hi, lo, hi, value)
 	}
