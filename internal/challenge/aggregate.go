@@ -46,10 +46,10 @@ type StatisticTraits struct {
 	// (COCO's accumulation), so n recomputations per resample — the inner
 	// jackknife of a studentized interval — are out of reach.
 	Costly bool
-	// LogScale: a positive scale statistic (an RMSE, a standard deviation),
-	// whose sampling distribution is skewed on its own scale and nearer
-	// symmetric on the log scale, where the rank stage studentizes it.
-	LogScale bool
+	// RootOfMean: the square root of a mean over the cases (an RMSE); the
+	// rank stage studentizes the mean (its square), whose bootstrap-t
+	// covers better than the root's at small n.
+	RootOfMean bool
 }
 
 // TraitsAggregator is an optional extension of CaseAggregator and

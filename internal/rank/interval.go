@@ -35,10 +35,11 @@ const (
 	// (StudentizedInterval). It is not read at two levels of the resampled
 	// values, but it is still a value interval whose ends map onto positions.
 	MethodStudentized = "studentized"
-	// MethodStudentizedLog is MethodStudentized on the log scale, mapped
-	// back: for a positive scale statistic (an RMSE), whose log is nearer
-	// symmetric; the interval stays positive.
-	MethodStudentizedLog = "studentized-log"
+	// MethodStudentizedSquared is MethodStudentized applied to the square
+	// of a statistic that is the square root of a mean (an RMSE: the mean
+	// of squares, where the bootstrap-t of a mean applies), the ends mapped
+	// back by the square root (an end below 0 becomes 0).
+	MethodStudentizedSquared = "studentized-squared"
 )
 
 // SmallN is the case count below which an interval is flagged: the

@@ -361,15 +361,16 @@ func methodFor(agg string, tr challenge.StatisticTraits) string {
 		return rank.MethodExpandedBCa
 	case tr.Quantile || tr.Costly:
 		return rank.MethodExpanded
-	case tr.LogScale:
-		return rank.MethodStudentizedLog
+	case tr.RootOfMean:
+		return rank.MethodStudentizedSquared
 	}
 	return rank.MethodStudentized
 }
 
 // studentScale is the scale a studentized interval works on: the statistic
-// f mapped by to (the identity, or the log for MethodStudentizedLog), and
-// from, to's inverse, for the interval's ends.
+// f mapped by to (the identity, or the square for
+// MethodStudentizedSquared), and from, to's inverse on the statistic's
+// range, for the interval's ends.
 type studentScale struct {
 	f        func([]int) float64
 	to, from func(float64) float64
@@ -380,8 +381,10 @@ func scaleFor(method string, f func([]int) float64) *studentScale {
 	case rank.MethodStudentized:
 		id := func(x float64) float64 { return x }
 		return &studentScale{f, id, id}
-	case rank.MethodStudentizedLog:
-		return &studentScale{func(ix []int) float64 { return math.Log(f(ix)) }, math.Log, math.Exp}
+	case rank.MethodStudentizedSquared:
+		sq := func(x float64) float64 { return x * x }
+		root := func(x float64) float64 { return math.Sqrt(math.Max(x, 0)) } // an interval end below 0: 0
+		return &studentScale{func(ix []int) float64 { return sq(f(ix)) }, sq, root}
 	}
 	return nil
 }
@@ -626,8 +629,8 @@ func bootRun(ctx context.Context, opt Options, c *config.Challenge, rk *Ranked, 
 			iv := studentizedInterval(opt.Confidence, tvals[j], sc.to(rk.Values[m.Name]), jackknife(sc.f, len(cases)))
 			mb.Value = Interval{sc.from(iv.Lo), sc.from(iv.Hi)}
 			if math.IsNaN(mb.Value.Lo) || math.IsNaN(mb.Value.Hi) || undefined[j] > 0 {
-				// No standard error (a sample of identical cases, a zero
-				// RMSE on the log scale), or resamples where the metric is
+				// No standard error (a sample of identical cases), or
+				// resamples where the metric is
 				// undefined, which have no studentized value: the expanded
 				// percentile interval.
 				mb.Method = rank.MethodExpanded

@@ -42,7 +42,7 @@ func TestResampleSEMatchesTheFullJackknife(t *testing.T) {
 	}
 }
 
-// bootRun's studentized interval of the RMSE (on the log scale) is the
+// bootRun's studentized interval of the RMSE (of its square, the MSE) is the
 // bootstrap-t interval of its own draws, recomputed here the long way
 // (every leave-one-out of every draw).
 func TestStudentizedIntervalThroughBootRun(t *testing.T) {
@@ -78,23 +78,23 @@ func TestStudentizedIntervalThroughBootRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	mb := rb.Metrics[cc.metric]
-	if mb.Method != rank.MethodStudentizedLog {
-		t.Fatalf("RMSE interval method %q, want %q", mb.Method, rank.MethodStudentizedLog)
+	if mb.Method != rank.MethodStudentizedSquared {
+		t.Fatalf("RMSE interval method %q, want %q", mb.Method, rank.MethodStudentizedSquared)
 	}
-	logf := func(ix []int) float64 { return math.Log(f(ix)) }
+	sqf := func(ix []int) float64 { return f(ix) * f(ix) }
 	jackSE := func(ix []int) float64 {
 		var jack []float64
 		for p := range ix {
-			jack = append(jack, logf(append(append([]int(nil), ix[:p]...), ix[p+1:]...)))
+			jack = append(jack, sqf(append(append([]int(nil), ix[:p]...), ix[p+1:]...)))
 		}
 		return rank.JackknifeSE(jack)
 	}
 	var ts []float64
 	for _, ix := range u.runDraws(cases) {
-		ts = append(ts, rank.Studentized(logf(ix), math.Log(value), jackSE(ix)))
+		ts = append(ts, rank.Studentized(sqf(ix), value*value, jackSE(ix)))
 	}
-	lo, hi := rank.StudentizedInterval(ts, math.Log(value), jackSE(all), 0.95)
-	lo, hi = math.Exp(lo), math.Exp(hi)
+	lo, hi := rank.StudentizedInterval(ts, value*value, jackSE(all), 0.95)
+	lo, hi = math.Sqrt(math.Max(lo, 0)), math.Sqrt(hi)
 	if math.Abs(lo-mb.Value.Lo) > 1e-12 || math.Abs(hi-mb.Value.Hi) > 1e-12 || !(lo < value && value < hi) {
 		t.Errorf("interval [%v, %v], recomputed [%v, %v] around %v", mb.Value.Lo, mb.Value.Hi, lo, hi, value)
 	}

@@ -8,10 +8,10 @@ import (
 	"github.com/rexmle/rexmle/metrics/num"
 )
 
-// StatisticTraits implements challenge.TraitsAggregator: the RMSE is a
-// positive scale statistic.
+// StatisticTraits implements challenge.TraitsAggregator: the RMSE is the
+// root of a mean.
 func (c Challenge) StatisticTraits(metric string) challenge.StatisticTraits {
-	return challenge.StatisticTraits{LogScale: metric == MetricRMSE}
+	return challenge.StatisticTraits{RootOfMean: metric == MetricRMSE}
 }
 
 // CaseStatistic recomputes the tumour-burden RMSE over a resample of the
