@@ -98,8 +98,10 @@ func (Challenge) Synthesize(ctx context.Context, rawDir string, seed int64, size
 		score     float64
 		listed    bool
 	}
-	var items []item
-	for i := 0; i < synthTrain+synthTest+1; i++ {
+	n := synthTrain + synthTest + 1
+	items := make([]item, n)
+	// write draws slice i from r and writes it.
+	write := func(r *rand.Rand, i int) error {
 		sigma := 0.01 + 0.09*r.Float64()
 		streak := 0.06 * r.Float64()
 		q := quality(r, sigma, streak)
@@ -120,7 +122,24 @@ func (Challenge) Synthesize(ctx context.Context, rawDir string, seed int64, size
 		if err := imageio.WriteTIFFFile(filepath.Join(dir, it.name), v, volume.Float32); err != nil {
 			return fmt.Errorf("synthesize %s: %w", it.name, err)
 		}
-		items = append(items, it)
+		items[i] = it
+		return nil
+	}
+	if size.IsDefault() {
+		// The demo's slices come from one stream, in order.
+		for i := 0; i < n; i++ {
+			if err := write(r, i); err != nil {
+				return err
+			}
+		}
+	} else {
+		// Larger sets: a stream per slice, drawn in parallel.
+		err := challenge.ForEach(ctx, n, func(i int) error {
+			return write(rand.New(rand.NewPCG(uint64(seed), 0x1dc71a+uint64(i+1)<<32)), i)
+		})
+		if err != nil {
+			return err
+		}
 	}
 	train, test := map[string]float64{}, map[string]float64{}
 	for _, it := range items {
