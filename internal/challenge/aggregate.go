@@ -46,6 +46,10 @@ type StatisticTraits struct {
 	// (COCO's accumulation), so n recomputations per resample — the inner
 	// jackknife of a studentized interval — are out of reach.
 	Costly bool
+	// Biased: a statistic with a small-sample bias of its own (COCO AP,
+	// whose precision envelope raises it in small samples), which the rank
+	// stage's interval corrects for (BCa's bias correction).
+	Biased bool
 	// RootOfMean: the square root of a mean over the cases (an RMSE); the
 	// rank stage studentizes the mean (its square), whose bootstrap-t
 	// covers better than the root's at small n.

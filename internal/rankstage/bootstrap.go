@@ -351,15 +351,20 @@ func (u *caseUniverse) runDraws(cases []challenge.Case) [][]int {
 // Interval methods per aggregation, chosen by the coverage study
 // (TestIntervalCoverage): a mean over cases takes the expanded BCa
 // interval; a challenge's own smooth recomputation costing a pass over the
-// cases (RMSE, pooled F1) the studentized (bootstrap-t) interval; a
-// quantile (a median) or a costly recomputation (COCO AP, rank
-// correlations: n of them per resample, for the inner jackknife, are out of
-// reach) the expanded percentile interval.
+// cases (pooled F1; an RMSE through its square) the studentized
+// (bootstrap-t) interval; a quantile (a median) or a costly recomputation
+// (rank correlations: n of them per resample, for the inner jackknife, are
+// out of reach) the expanded percentile interval; a biased one (COCO AP)
+// the expanded BCa interval, whose bias correction needs one jackknife.
 func methodFor(agg string, tr challenge.StatisticTraits) string {
 	switch {
 	case agg == AggMean || agg == AggNaNMean:
 		return rank.MethodExpandedBCa
-	case tr.Quantile || tr.Costly:
+	case tr.Quantile:
+		return rank.MethodExpanded
+	case tr.Biased:
+		return rank.MethodExpandedBCa
+	case tr.Costly:
 		return rank.MethodExpanded
 	case tr.RootOfMean:
 		return rank.MethodStudentizedSquared
