@@ -51,7 +51,7 @@ func TestBuiltinAgentInTheSandbox(t *testing.T) {
 	os.Chmod(filepath.Dir(root), 0o755)
 	ctx := context.Background()
 	raw, data := filepath.Join(root, "data", "raw", id), filepath.Join(root, "data", id)
-	if err := c.Synthesize(ctx, raw, 1); err != nil {
+	if err := c.Synthesize(ctx, raw, 1, challenge.SynthSize{}); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.Prepare(ctx, raw, data); err != nil {

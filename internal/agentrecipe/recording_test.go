@@ -221,7 +221,7 @@ func syntheticData(t *testing.T, ch challenge.Challenge, dir string) string {
 	t.Helper()
 	ctx := context.Background()
 	raw, data := filepath.Join(dir, "raw"), filepath.Join(dir, "data")
-	if err := ch.Synthesize(ctx, raw, 1); err != nil {
+	if err := ch.Synthesize(ctx, raw, 1, challenge.SynthSize{}); err != nil {
 		t.Fatal(err)
 	}
 	if err := ch.Prepare(ctx, raw, data); err != nil {

@@ -34,6 +34,35 @@ type RunAggregator interface {
 	CaseStatistics(metrics []string, cases []Case) ([]func(idx []int) float64, error)
 }
 
+// StatisticTraits say what kind of statistic a challenge's recomputation
+// of a metric is, where the rank stage's choice of interval depends on it.
+// The zero value is a smooth statistic that costs about one pass over the
+// drawn cases (an RMSE, a correlation, an F1 over pooled detections).
+type StatisticTraits struct {
+	// Quantile: a quantile of per-case values (a median), not smooth in the
+	// drawn cases, so its jackknife standard error is inconsistent.
+	Quantile bool
+	// Costly: one recomputation costs far more than a pass over the cases
+	// (COCO's accumulation), so n recomputations per resample — the inner
+	// jackknife of a studentized interval — are out of reach.
+	Costly bool
+	// Biased: a statistic with a small-sample bias of its own (COCO AP,
+	// whose precision envelope raises it in small samples), which the rank
+	// stage's interval corrects for (BCa's bias correction).
+	Biased bool
+	// RootOfMean: the square root of a mean over the cases (an RMSE); the
+	// rank stage studentizes the mean (its square), whose bootstrap-t
+	// covers better than the root's at small n.
+	RootOfMean bool
+}
+
+// TraitsAggregator is an optional extension of CaseAggregator and
+// RunAggregator: the traits of metric's statistic (the zero value for a
+// metric it does not know).
+type TraitsAggregator interface {
+	StatisticTraits(metric string) StatisticTraits
+}
+
 // ErrNotAMean marks a metric whose interval is unavailable because it is not
 // a mean over cases and the per-case values stored do not suffice to
 // recompute it.

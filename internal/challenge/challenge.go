@@ -127,9 +127,12 @@ type Grader interface {
 // reference's split into public and private folders.
 type Preparer interface {
 	ID() string
-	// Synthesize writes a tiny deterministic dataset for seed into rawDir, in
-	// the layout and formats the real download has.
-	Synthesize(ctx context.Context, rawDir string, seed int64) error
+	// Synthesize writes a deterministic dataset for seed into rawDir, in the
+	// layout and formats the real download has: tiny at the default size,
+	// with size.Count(default, real) cases otherwise (real: the download's
+	// case count), and at the real image size for size.Full where the
+	// challenge can express it cheaply.
+	Synthesize(ctx context.Context, rawDir string, seed int64, size SynthSize) error
 	// Prepare turns raw data into dataDir/public (what the agent sees: train
 	// inputs and labels, test inputs, sample_submission.csv, description.md)
 	// and dataDir/private (the answers), as the reference preparer does.

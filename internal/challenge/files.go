@@ -360,10 +360,13 @@ const ManifestName = "manifest.json"
 
 // Manifest lists the sha256 of every file under a prepared data folder.
 type Manifest struct {
-	Challenge string            `json:"challenge"`
-	InputHash string            `json:"input_hash"`     // hash of what the preparation read (raw data listing, code version)
-	Data      string            `json:"data,omitempty"` // what the raw data was: "synthetic" (demo) or "fetched"
-	Files     map[string]string `json:"files"`          // slash path relative to the data folder → sha256
+	Challenge string `json:"challenge"`
+	InputHash string `json:"input_hash"`     // hash of what the preparation read (raw data listing, code version)
+	Data      string `json:"data,omitempty"` // what the raw data was: "synthetic" (demo) or "fetched"
+	// SynthSize is the synthetic data's size (REXMLE_SYNTH_CASES: "full" or
+	// a case count); empty for the default size and for fetched data.
+	SynthSize string            `json:"synth_size,omitempty"`
+	Files     map[string]string `json:"files"` // slash path relative to the data folder → sha256
 }
 
 // HashTree returns the sha256 of every regular file under dir, keyed by slash
@@ -400,16 +403,34 @@ func HashTree(dir string) (map[string]string, error) {
 // WriteManifestData hashes dataDir and writes dataDir/manifest.json
 // atomically, recording the kind of data prepared (Manifest.Data).
 func WriteManifestData(dataDir, challengeID, inputHash, kind string) (*Manifest, error) {
+	return WriteManifestSized(dataDir, challengeID, inputHash, kind, SynthSize{})
+}
+
+// WriteManifestSized is WriteManifestData recording the synthetic data's
+// size too (nothing at the default size: such a manifest is byte-identical
+// to WriteManifestData's).
+func WriteManifestSized(dataDir, challengeID, inputHash, kind string, size SynthSize) (*Manifest, error) {
 	files, err := HashTree(dataDir)
 	if err != nil {
 		return nil, fmt.Errorf("manifest of %s: %w", dataDir, err)
 	}
 	m := &Manifest{Challenge: challengeID, InputHash: inputHash, Data: kind, Files: files}
+	if !size.IsDefault() {
+		m.SynthSize = size.String()
+	}
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return nil, err
 	}
 	return m, WriteFileAtomic(filepath.Join(dataDir, ManifestName), append(b, '\n'))
+}
+
+// Size is the recorded synthetic data size ("default" when none is recorded).
+func (m *Manifest) Size() string {
+	if m.SynthSize == "" {
+		return SynthSize{}.String()
+	}
+	return m.SynthSize
 }
 
 // ReadManifest reads dataDir/manifest.json.

@@ -565,7 +565,11 @@ func checkData(r *Report, in Input) {
 			r.add(Check{Area: "data", Item: c.ID, Status: Fail, Challenges: scope,
 				Detail: fmt.Sprintf("prepared from synthetic (demo) data, but profile %s needs fetched data: run `go run mage.go fetch` then prepare with this profile", in.ProfileName)})
 		case syn:
-			r.add(Check{Area: "data", Item: c.ID, Status: OK, Detail: fmt.Sprintf("prepared, %d files (synthetic)", len(m.Files))})
+			size := ""
+			if m.SynthSize != "" {
+				size = ", " + challenge.SynthCasesEnv + "=" + m.SynthSize
+			}
+			r.add(Check{Area: "data", Item: c.ID, Status: OK, Detail: fmt.Sprintf("prepared, %d files (synthetic%s)", len(m.Files), size)})
 		default:
 			r.add(Check{Area: "data", Item: c.ID, Status: OK, Detail: fmt.Sprintf("prepared, %d files (fetched)", len(m.Files))})
 		}

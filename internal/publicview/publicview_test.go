@@ -30,7 +30,7 @@ func prepared(t *testing.T, id string) (string, *config.Challenge, challenge.Cha
 	}
 	raw, data := t.TempDir(), t.TempDir()
 	ctx := context.Background()
-	if err := c.Synthesize(ctx, raw, 3); err != nil {
+	if err := c.Synthesize(ctx, raw, 3, challenge.SynthSize{}); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.Prepare(ctx, raw, data); err != nil {

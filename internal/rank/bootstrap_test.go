@@ -333,3 +333,51 @@ func TestIntervalsShrinkWithCases(t *testing.T) {
 		}
 	}
 }
+
+func TestJackknifeSEOfTheMean(t *testing.T) {
+	// For the mean, the jackknife standard error is s/√n exactly.
+	x := []float64{1, 4, 2, 8, 5, 7}
+	n := float64(len(x))
+	var m float64
+	for _, v := range x {
+		m += v
+	}
+	m /= n
+	var ss float64
+	for _, v := range x {
+		ss += (v - m) * (v - m)
+	}
+	want := math.Sqrt(ss/(n-1)) / math.Sqrt(n)
+	jack := make([]float64, len(x))
+	for i := range x {
+		jack[i] = (m*n - x[i]) / (n - 1)
+	}
+	if got := JackknifeSE(jack); math.Abs(got-want) > 1e-12 {
+		t.Errorf("JackknifeSE = %v, want s/√n = %v", got, want)
+	}
+	if !math.IsNaN(JackknifeSE([]float64{1})) || !math.IsNaN(JackknifeSE([]float64{1, math.Inf(1)})) {
+		t.Error("JackknifeSE of one value or an infinite one is not NaN")
+	}
+}
+
+func TestStudentizedInterval(t *testing.T) {
+	// Quantiles 0.25 / 0.75 of t = (−4, −3, 0, 1, 2) are −3 and 1: the
+	// interval reflects them, [10 − 1·2, 10 + 3·2].
+	lo, hi := StudentizedInterval([]float64{2, -3, 0, 1, -4}, 10, 2, 0.5)
+	if lo != 8 || hi != 16 {
+		t.Errorf("interval [%v, %v], want [8, 16]", lo, hi)
+	}
+	if lo, hi := StudentizedInterval([]float64{0, math.NaN()}, 10, 2, 0.5); !math.IsNaN(lo) || !math.IsNaN(hi) {
+		t.Errorf("a NaN resample gave [%v, %v]", lo, hi)
+	}
+	for _, c := range []struct{ theta, est, se, want float64 }{
+		{3, 3, 0, 0}, {4, 3, 0, math.Inf(1)}, {2, 3, 0, math.Inf(-1)}, {5, 3, 0.5, 4},
+	} {
+		if got := Studentized(c.theta, c.est, c.se); got != c.want {
+			t.Errorf("Studentized(%v, %v, %v) = %v, want %v", c.theta, c.est, c.se, got, c.want)
+		}
+	}
+	if !math.IsNaN(Studentized(math.NaN(), 1, 1)) || !math.IsNaN(Studentized(1, 0, math.NaN())) {
+		t.Error("an undefined resample is not NaN")
+	}
+}

@@ -28,6 +28,18 @@ const (
 	// (z = ∓√(n/(n−1))·t_{n−1,(1+c)/2}): the bias and skewness correction of
 	// BCa with the small-sample width of the expanded interval.
 	MethodExpandedBCa = "expanded-bca"
+	// MethodStudentized is the bootstrap-t interval: each resample's
+	// statistic is studentized by its own jackknife standard error,
+	// t* = (θ* − θ̂)/SE*, and the interval is [θ̂ − t*_{(1+c)/2}·SE,
+	// θ̂ − t*_{(1−c)/2}·SE] with SE the sample's jackknife standard error
+	// (StudentizedInterval). It is not read at two levels of the resampled
+	// values, but it is still a value interval whose ends map onto positions.
+	MethodStudentized = "studentized"
+	// MethodStudentizedSquared is MethodStudentized applied to the square
+	// of a statistic that is the square root of a mean (an RMSE: the mean
+	// of squares, where the bootstrap-t of a mean applies), the ends mapped
+	// back by the square root (an end below 0 becomes 0).
+	MethodStudentizedSquared = "studentized-squared"
 )
 
 // SmallN is the case count below which an interval is flagged: the
@@ -212,6 +224,64 @@ func MethodLevels(method string, c float64, n int, bca BCaParams) (Levels, error
 		return Levels{adj(-z), adj(z)}, nil
 	}
 	return Levels{}, fmt.Errorf("unknown interval method %q", method)
+}
+
+// JackknifeSE is the jackknife standard error √((n−1)/n · Σ(θᵢ − θ̄)²) of
+// the leave-one-out values jack; NaN with fewer than two values or a value
+// that is not finite.
+func JackknifeSE(jack []float64) float64 {
+	n := float64(len(jack))
+	if len(jack) < 2 {
+		return math.NaN()
+	}
+	var m float64
+	for _, v := range jack {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return math.NaN()
+		}
+		m += v
+	}
+	m /= n
+	var ss float64
+	for _, v := range jack {
+		ss += (v - m) * (v - m)
+	}
+	return math.Sqrt((n - 1) / n * ss)
+}
+
+// Studentized is (θ* − θ̂)/SE*, one resample's studentized statistic: 0
+// where θ* = θ̂, ±Inf where SE* is 0 (a resample of identical cases) and θ*
+// differs, NaN where θ* or SE* is undefined.
+func Studentized(theta, estimate, se float64) float64 {
+	switch {
+	case math.IsNaN(theta) || math.IsNaN(se) || math.IsInf(theta, 0):
+		return math.NaN()
+	case theta == estimate:
+		return 0
+	case se == 0:
+		return math.Inf(int(math.Copysign(1, theta-estimate)))
+	}
+	return (theta - estimate) / se
+}
+
+// StudentizedInterval is the bootstrap-t interval at confidence c from the
+// studentized resamples t (Studentized), the estimate and its standard
+// error se: [θ̂ − q_{(1+c)/2}(t)·se, θ̂ − q_{(1−c)/2}(t)·se], numpy's linear
+// quantiles. NaN ends when se or some t is undefined.
+func StudentizedInterval(t []float64, estimate, se, c float64) (lo, hi float64) {
+	if math.IsNaN(se) || math.IsInf(se, 0) || math.IsNaN(estimate) {
+		return math.NaN(), math.NaN()
+	}
+	a := (1 - c) / 2
+	tLo, tHi := QuantilesAt(t, Levels{a, 1 - a})
+	if math.IsNaN(tLo) || math.IsNaN(tHi) {
+		return math.NaN(), math.NaN()
+	}
+	lo, hi = estimate-tHi*se, estimate-tLo*se
+	if se == 0 { // every resample equal to the estimate: a point
+		lo, hi = estimate, estimate
+	}
+	return lo, hi
 }
 
 // QuantilesAt reads the two levels from the bootstrap distribution x (numpy

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -349,13 +350,95 @@ func (u *caseUniverse) runDraws(cases []challenge.Case) [][]int {
 
 // Interval methods per aggregation, chosen by the coverage study
 // (TestIntervalCoverage): a mean over cases takes the expanded BCa
-// interval, a challenge's own recomputation (median, RMSE, correlation,
-// pooled F1, COCO AP) the expanded percentile interval.
-func methodFor(agg string) string {
-	if agg == AggMean || agg == AggNaNMean {
+// interval; a challenge's own smooth recomputation costing a pass over the
+// cases (pooled F1; an RMSE through its square) the studentized
+// (bootstrap-t) interval; a quantile (a median) or a costly recomputation
+// (rank correlations: n of them per resample, for the inner jackknife, are
+// out of reach) the expanded percentile interval; a biased one (COCO AP)
+// the expanded BCa interval, whose bias correction needs one jackknife.
+func methodFor(agg string, tr challenge.StatisticTraits) string {
+	switch {
+	case agg == AggMean || agg == AggNaNMean:
 		return rank.MethodExpandedBCa
+	case tr.Quantile:
+		return rank.MethodExpanded
+	case tr.Biased:
+		return rank.MethodExpandedBCa
+	case tr.Costly:
+		return rank.MethodExpanded
+	case tr.RootOfMean:
+		return rank.MethodStudentizedSquared
 	}
-	return rank.MethodExpanded
+	return rank.MethodStudentized
+}
+
+// studentScale is the scale a studentized interval works on: the statistic
+// f mapped by to (the identity, or the square for
+// MethodStudentizedSquared), and from, to's inverse on the statistic's
+// range, for the interval's ends.
+type studentScale struct {
+	f        func([]int) float64
+	to, from func(float64) float64
+}
+
+func scaleFor(method string, f func([]int) float64) *studentScale {
+	switch method {
+	case rank.MethodStudentized:
+		id := func(x float64) float64 { return x }
+		return &studentScale{f, id, id}
+	case rank.MethodStudentizedSquared:
+		sq := func(x float64) float64 { return x * x }
+		root := func(x float64) float64 { return math.Sqrt(math.Max(x, 0)) } // an interval end below 0: 0
+		return &studentScale{func(ix []int) float64 { return sq(f(ix)) }, sq, root}
+	}
+	return nil
+}
+
+// traitsOf is what the challenge says of metric's statistic.
+func traitsOf(impl challenge.Challenge, metric string) challenge.StatisticTraits {
+	if t, ok := impl.(challenge.TraitsAggregator); ok {
+		return t.StatisticTraits(metric)
+	}
+	return challenge.StatisticTraits{}
+}
+
+// resampleSE is the jackknife standard error of f over the multiset of
+// cases ix: f without each drawn case in turn. A case drawn m times leaves
+// the same multiset m times: its value is computed once and weighted m.
+// sorted is scratch of len(ix).
+func resampleSE(f func([]int) float64, ix, sorted, loo []int) float64 {
+	n := len(ix)
+	if n < 2 {
+		return math.NaN()
+	}
+	copy(sorted, ix)
+	slices.Sort(sorted)
+	type val struct {
+		v float64
+		m int
+	}
+	vals := make([]val, 0, n)
+	var sum float64
+	for p := 0; p < n; {
+		q := p
+		for q < n && sorted[q] == sorted[p] {
+			q++
+		}
+		loo = append(append(loo[:0], sorted[:p]...), sorted[p+1:]...)
+		v := f(loo)
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return math.NaN()
+		}
+		vals = append(vals, val{v, q - p})
+		sum += v * float64(q-p)
+		p = q
+	}
+	mean := sum / float64(n)
+	var ss float64
+	for _, x := range vals {
+		ss += float64(x.m) * (x.v - mean) * (x.v - mean)
+	}
+	return math.Sqrt(float64(n-1) / float64(n) * ss)
 }
 
 // worst is the value a resample in which a metric is undefined (NaN) takes
@@ -397,6 +480,18 @@ func intervalOf(method string, confidence float64, n int, x []float64, estimate 
 		return noInterval
 	}
 	lo, hi := rank.QuantilesAt(x, l)
+	return Interval{lo, hi}
+}
+
+// studentizedInterval is the bootstrap-t interval from the studentized
+// resamples t, the estimate and the sample's jackknife values; NaN ends
+// when the sample's standard error is 0 or undefined.
+func studentizedInterval(confidence float64, t []float64, estimate float64, jack []float64) Interval {
+	se := rank.JackknifeSE(jack)
+	if !(se > 0) {
+		return noInterval
+	}
+	lo, hi := rank.StudentizedInterval(t, estimate, se, confidence)
 	return Interval{lo, hi}
 }
 
@@ -444,8 +539,8 @@ func bootRun(ctx context.Context, opt Options, c *config.Challenge, rk *Ranked, 
 			missing = append(missing, m.Name)
 			continue
 		}
-		mb.Aggregation, mb.Method = agg, methodFor(agg)
-		allMeans = allMeans && methodFor(agg) == rank.MethodExpandedBCa
+		mb.Aggregation, mb.Method = agg, methodFor(agg, traitsOf(impl, m.Name))
+		allMeans = allMeans && (agg == AggMean || agg == AggNaNMean)
 		stats[j] = f
 	}
 	idx := u.runDraws(cases)
@@ -460,6 +555,16 @@ func bootRun(ctx context.Context, opt Options, c *config.Challenge, rk *Ranked, 
 	}
 	N := len(lb.Rows)
 	vals := make([][]float64, K)
+	// Studentized resamples (t*) of the metrics with a studentized method,
+	// on their scale.
+	tvals := make([][]float64, K)
+	scales := make([]*studentScale, K)
+	for j, m := range lb.Metrics {
+		if stats[j] != nil {
+			scales[j] = scaleFor(rb.Metrics[m.Name].Method, stats[j])
+		}
+	}
+	var sorted, loo []int
 	undefined := make([]int, K)
 	full := len(missing) == 0
 	var mr, pct []float64
@@ -481,6 +586,17 @@ func bootRun(ctx context.Context, opt Options, c *config.Challenge, rk *Ranked, 
 			v := math.NaN()
 			if len(ix) > 0 {
 				v = stats[j](ix)
+			}
+			if sc := scales[j]; sc != nil {
+				if len(sorted) < len(ix) {
+					// A universe's draw may hold more cases than the run's.
+					sorted, loo = make([]int, len(ix)), make([]int, 0, len(ix))
+				}
+				tv, se := sc.to(v), math.NaN()
+				if !math.IsNaN(tv) && !math.IsInf(tv, 0) {
+					se = resampleSE(sc.f, ix, sorted[:len(ix)], loo)
+				}
+				tvals[j] = append(tvals[j], rank.Studentized(tv, sc.to(rk.Values[m.Name]), se))
 			}
 			if math.IsNaN(v) {
 				undefined[j]++
@@ -514,7 +630,21 @@ func bootRun(ctx context.Context, opt Options, c *config.Challenge, rk *Ranked, 
 		if mb.Method == rank.MethodBCa || mb.Method == rank.MethodExpandedBCa || (full && allMeans) {
 			jackVals[j] = jackknife(stats[j], len(cases))
 		}
-		mb.Value = intervalOf(mb.Method, opt.Confidence, len(cases), vals[j], rk.Values[m.Name], jackVals[j])
+		if sc := scales[j]; sc != nil {
+			iv := studentizedInterval(opt.Confidence, tvals[j], sc.to(rk.Values[m.Name]), jackknife(sc.f, len(cases)))
+			mb.Value = Interval{sc.from(iv.Lo), sc.from(iv.Hi)}
+			if math.IsNaN(mb.Value.Lo) || math.IsNaN(mb.Value.Hi) || undefined[j] > 0 {
+				// No standard error (a sample of identical cases), or
+				// resamples where the metric is
+				// undefined, which have no studentized value: the expanded
+				// percentile interval.
+				mb.Method = rank.MethodExpanded
+				scales[j] = nil
+			}
+		}
+		if scales[j] == nil {
+			mb.Value = intervalOf(mb.Method, opt.Confidence, len(cases), vals[j], rk.Values[m.Name], jackVals[j])
+		}
 		// Positions are a step function of the value: the bounds are the
 		// positions of the value interval's ends (integers, N+1 at worst).
 		best, wst := mb.Value.Hi, mb.Value.Lo

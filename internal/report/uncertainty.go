@@ -981,7 +981,7 @@ func (s *site) designSection() *section {
 		{"cases (inner)", "the test cases of a case universe", "n draws with replacement per resample, stream cases/<universe>", "every configuration and seed, every task of the universe"},
 		{"seeds (outer)", "a configuration's seeds", "as many draws as seeds, with replacement, stream seeds/<configuration>", "all challenges of the configuration"},
 		{"metric", "nothing: recomputed", "the challenge's own aggregation over the drawn cases (mean, median, RMSE, correlation, pooled F1, COCO AP)", "—"},
-		{"interval", "nothing: read from the resamples", "means: expanded BCa; other aggregations and challenge percentiles: expanded percentile; overall: percentile", "position, mean rank and percentile are images of the value interval"},
+		{"interval", "nothing: read from the resamples", "means and COCO AP: expanded BCa; RMSE (through its square), pooled F1 and other smooth aggregations: studentized (bootstrap-t); medians, rank correlations and challenge percentiles: expanded percentile; overall: percentile", "position, mean rank and percentile are images of the value interval"},
 		{"human leaderboard", "nothing: held fixed", "—", "—"},
 	} {
 		dt.Rows = append(dt.Rows, row{Cells: []cell{{Text: r[0]}, {Text: r[1]}, {Text: r[2]}, {Text: r[3]}}})

@@ -39,7 +39,7 @@ func TestSubmissionCodeWritesAValidSubmission(t *testing.T) {
 			ctx := context.Background()
 			root := t.TempDir()
 			raw, data, ws := filepath.Join(root, "raw"), filepath.Join(root, "data"), filepath.Join(root, "ws")
-			if err := c.Synthesize(ctx, raw, 1); err != nil {
+			if err := c.Synthesize(ctx, raw, 1, challenge.SynthSize{}); err != nil {
 				t.Fatal(err)
 			}
 			if err := c.Prepare(ctx, raw, data); err != nil {

@@ -194,7 +194,7 @@ func prepareData(ctx context.Context, ch challenge.Challenge, dir string) error 
 	}
 	defer os.RemoveAll(tmp)
 	raw, prepared := filepath.Join(tmp, "raw"), filepath.Join(tmp, "prepared")
-	if err := ch.Synthesize(ctx, raw, 1); err != nil {
+	if err := ch.Synthesize(ctx, raw, 1, challenge.SynthSize{}); err != nil { // the demo's tiny dataset
 		return err
 	}
 	if err := ch.Prepare(ctx, raw, prepared); err != nil {

@@ -25,7 +25,7 @@ func GradeOne(ctx context.Context, o Options, challengeID, dir string) error {
 	}
 	cc, _ := e.b.Challenge(challengeID)
 	dataDir := e.preparedDir(challengeID)
-	if err := checkPrepared(dataDir, e.profile.Data, e.opt.Profile); err != nil {
+	if err := checkPrepared(dataDir, e.profile.Data, e.opt.Profile, e.opt.SynthSize); err != nil {
 		return fmt.Errorf("gradeOne %s: %w", challengeID, err)
 	}
 	priv := filepath.Join(dataDir, "private")
@@ -88,7 +88,7 @@ func (e *env) privateDir(group, challengeID string) (string, error) {
 	if _, ok := e.b.Profiles[profile]; !ok {
 		profile = e.opt.Profile
 	}
-	if err := checkPrepared(dataDir, kind, profile); err != nil {
+	if err := checkPrepared(dataDir, kind, profile, e.opt.SynthSize); err != nil {
 		return "", err
 	}
 	return filepath.Join(dataDir, "private"), nil

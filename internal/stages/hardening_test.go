@@ -215,6 +215,8 @@ func TestSettingsValidatedBeforeWork(t *testing.T) {
 		{"REXMLE_CHALLENGES", " , ", "names no challenge"},
 		{"REXMLE_CHALLENGES", "ldct-iqa,isles-22", `unknown challenge "isles-22"`},
 		{"REXMLE_PROFILE", "papr", `no profile "papr"`},
+		{"REXMLE_SYNTH_CASES", "ful", `REXMLE_SYNTH_CASES="ful": want "default"`},
+		{"REXMLE_SYNTH_CASES", "5", `a number of cases between 10 and 100000`},
 	} {
 		t.Run(c.env+"="+c.val, func(t *testing.T) {
 			t.Setenv("REXMLE_CONFIG", o.Config)
@@ -236,8 +238,11 @@ func TestSettingsValidatedBeforeWork(t *testing.T) {
 	t.Setenv("REXMLE_MODE", "official")
 	t.Setenv("REXMLE_FORCE", "no")
 	t.Setenv("REXMLE_LOCK_WAIT", "0")
-	if err := FromEnv().Validate(); err != nil {
-		t.Errorf("good settings: %v", err)
+	for _, v := range []string{"default", "full", "40"} {
+		t.Setenv("REXMLE_SYNTH_CASES", v)
+		if err := FromEnv().Validate(); err != nil {
+			t.Errorf("good settings: %v", err)
+		}
 	}
 }
 

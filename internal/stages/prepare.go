@@ -91,10 +91,10 @@ func unfinishedDownload(raw string) (string, error) {
 }
 
 // upToDate reports whether dataDir holds a preparation of the same input
-// whose files are all still as the manifest lists them.
-func upToDate(dataDir, inputHash, kind string) bool {
+// (and synthetic size) whose files are all still as the manifest lists them.
+func upToDate(dataDir, inputHash, kind string, size challenge.SynthSize) bool {
 	m, err := challenge.ReadManifest(dataDir)
-	if err != nil || m.InputHash != inputHash || m.Data != kind {
+	if err != nil || m.InputHash != inputHash || m.Data != kind || m.Size() != size.String() {
 		return false
 	}
 	files, err := challenge.HashTree(dataDir)
@@ -141,9 +141,10 @@ func (e *env) kindOfGroup(group string) string {
 }
 
 // checkPrepared returns an error unless dataDir holds a preparation of
-// data of kind: run and grade never use synthetic answers for the paper
-// profile, nor downloads for the demo.
-func checkPrepared(dataDir, kind, profile string) error {
+// data of kind, and synthetic data of the size the settings ask for: run and
+// grade never use synthetic answers for the paper profile, nor downloads for
+// the demo, nor a demo dataset of another size than REXMLE_SYNTH_CASES says.
+func checkPrepared(dataDir, kind, profile string, size challenge.SynthSize) error {
 	m, err := challenge.ReadManifest(dataDir)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -158,15 +159,29 @@ func checkPrepared(dataDir, kind, profile string) error {
 		}
 		return fmt.Errorf("%s holds %s data, but profile %s uses %s data: run `REXMLE_PROFILE=%s go run mage.go prepare`", rel(dataDir), had, profile, kind, profile)
 	}
+	if kind == Synthetic && m.Size() != size.String() {
+		return fmt.Errorf("%s holds synthetic data of size %s, but %s=%s: set %s=%s, or run `%s=%s REXMLE_PROFILE=%s go run mage.go prepare`",
+			rel(dataDir), m.Size(), challenge.SynthCasesEnv, size, challenge.SynthCasesEnv, m.Size(), challenge.SynthCasesEnv, size, profile)
+	}
 	return nil
 }
 
+// synthMarker is the content of the synthetic marker: the seed, the
+// version and, when not the default, the size (so the default's marker, and
+// with it the raw folder's fingerprint, is what it always was).
+func synthMarker(size challenge.SynthSize) string {
+	if size.IsDefault() {
+		return fmt.Sprintf("seed %d version %s\n", SynthSeed, prepareVersion)
+	}
+	return fmt.Sprintf("seed %d version %s size %s\n", SynthSeed, prepareVersion, size)
+}
+
 // synthesize writes the demo's raw data of c into raw unless it is there
-// already (same seed and version), through a temporary folder and a rename,
-// so a raw folder is never seen half-written.
-func synthesize(ctx context.Context, c challenge.Preparer, raw string, force bool) error {
+// already (same seed, version and size), through a temporary folder and a
+// rename, so a raw folder is never seen half-written.
+func synthesize(ctx context.Context, c challenge.Preparer, raw string, size challenge.SynthSize, force bool) error {
 	marker := filepath.Join(raw, syntheticMarker)
-	want := fmt.Sprintf("seed %d version %s\n", SynthSeed, prepareVersion)
+	want := synthMarker(size)
 	if b, err := os.ReadFile(marker); err == nil && string(b) == want && !force {
 		return nil
 	}
@@ -178,7 +193,7 @@ func synthesize(ctx context.Context, c challenge.Preparer, raw string, force boo
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	if err := c.Synthesize(ctx, tmp, SynthSeed); err != nil {
+	if err := c.Synthesize(ctx, tmp, SynthSeed, size); err != nil {
 		return fmt.Errorf("synthesize: %w", err)
 	}
 	if err := challenge.WriteFileAtomic(filepath.Join(tmp, syntheticMarker), []byte(want)); err != nil {
@@ -217,7 +232,7 @@ func prepareOne(ctx context.Context, e *env, c challenge.Challenge, cc *config.C
 	var raw string
 	if kind == Synthetic {
 		raw = filepath.Join(rawRoot, c.ID())
-		if err := synthesize(ctx, c, raw, e.opt.Force); err != nil {
+		if err := synthesize(ctx, c, raw, e.opt.SynthSize, e.opt.Force); err != nil {
 			return false, err
 		}
 	} else {
@@ -244,7 +259,11 @@ func prepareOne(ctx context.Context, e *env, c challenge.Challenge, cc *config.C
 		// grading description, README): part of what was prepared.
 		inputHash += ":paper-public-v1:" + e.opt.Mode
 	}
-	if !e.opt.Force && upToDate(dataDir, inputHash, kind) {
+	size := challenge.SynthSize{} // fetched data have no synthetic size
+	if kind == Synthetic {
+		size = e.opt.SynthSize
+	}
+	if !e.opt.Force && upToDate(dataDir, inputHash, kind, size) {
 		return false, nil
 	}
 	// Prepare into a fresh folder beside the target and swap it in, so an
@@ -266,7 +285,7 @@ func prepareOne(ctx context.Context, e *env, c challenge.Challenge, cc *config.C
 			return false, err
 		}
 	}
-	if _, err := challenge.WriteManifestData(tmp, c.ID(), inputHash, kind); err != nil {
+	if _, err := challenge.WriteManifestSized(tmp, c.ID(), inputHash, kind, size); err != nil {
 		return false, err
 	}
 	if err := swapIn(tmp, dataDir); err != nil {
@@ -303,6 +322,9 @@ func Prepare(ctx context.Context, o Options) error {
 		}
 		todo = append(todo, c)
 		cfgs = append(cfgs, cc)
+	}
+	if e.profile.Data == Synthetic && !e.opt.SynthSize.IsDefault() {
+		fmt.Printf("prepare: synthetic data of size %s (%s)\n", e.opt.SynthSize, challenge.SynthCasesEnv)
 	}
 	bar := newProgress("prepare", len(todo))
 	results := make([]result, len(todo))

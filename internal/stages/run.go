@@ -22,7 +22,7 @@ func Run(ctx context.Context, o Options) error {
 		Mode: e.opt.Mode, Force: o.Force, DryRun: o.DryRun, RetryFailed: retryFailed(),
 		OpenStore:     e.open,
 		PreparedDir:   e.preparedDir,
-		CheckPrepared: func(dir string) error { return checkPrepared(dir, e.profile.Data, e.opt.Profile) },
+		CheckPrepared: func(dir string) error { return checkPrepared(dir, e.profile.Data, e.opt.Profile, e.opt.SynthSize) },
 		Log:           e.log,
 		Rel:           rel,
 	})

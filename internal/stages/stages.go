@@ -34,6 +34,10 @@ type Options struct {
 	// checkout's lock (REXMLE_LOCK_WAIT, a duration; default DefaultLockWait;
 	// 0: fail at once).
 	LockWait time.Duration
+	// SynthSize is the size of the synthetic (demo) data that prepare writes
+	// and run and grade expect (REXMLE_SYNTH_CASES: default, full or a case
+	// count); fetched data ignore it.
+	SynthSize challenge.SynthSize
 
 	problems []string // what FromEnv could not accept; reported by every stage before any work
 }
@@ -68,6 +72,11 @@ func FromEnv() Options {
 		} else {
 			o.LockWait = d
 		}
+	}
+	if size, err := challenge.SynthSizeFromEnv(); err != nil {
+		o.problems = append(o.problems, err.Error())
+	} else {
+		o.SynthSize = size
 	}
 	if o.Config == "" {
 		o.Config = "benchmark.toml"

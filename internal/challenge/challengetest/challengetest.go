@@ -33,20 +33,28 @@ func (p *Prepared) Private() string { return filepath.Join(p.DataDir, "private")
 // synthesizeLimit bounds one challenge's Synthesize in Prepare.
 const synthesizeLimit = 15 * time.Second
 
-// Prepare synthesizes with seed and prepares into t.TempDir().
+// Prepare synthesizes the default (demo) size with seed and prepares into
+// t.TempDir().
 func Prepare(t testing.TB, c challenge.Challenge, seed int64) *Prepared {
+	t.Helper()
+	return PrepareSized(t, c, seed, challenge.SynthSize{})
+}
+
+// PrepareSized is Prepare at another synthetic size (tests and benchmarks
+// that want realistic case counts: challenge.SynthSizeFromEnv).
+func PrepareSized(t testing.TB, c challenge.Challenge, seed int64, size challenge.SynthSize) *Prepared {
 	t.Helper()
 	ctx := context.Background()
 	root := t.TempDir()
 	p := &Prepared{Challenge: c, RawDir: filepath.Join(root, "raw"), DataDir: filepath.Join(root, "data")}
 	start := time.Now()
-	if err := c.Synthesize(ctx, p.RawDir, seed); err != nil {
+	if err := c.Synthesize(ctx, p.RawDir, seed, size); err != nil {
 		t.Fatalf("%s: synthesize: %v", c.ID(), err)
 	}
 	// The demo synthesizes every challenge: a pathological slowdown fails
 	// here. The bound is loose because packages test in parallel on a
 	// loaded machine (about 1 s each when the machine is quiet).
-	if d, limit := time.Since(start), synthesizeLimit; d > limit {
+	if d, limit := time.Since(start), synthesizeLimit; size.IsDefault() && d > limit {
 		t.Errorf("%s: synthesize took %v, want under %v", c.ID(), d, limit)
 	}
 	if err := c.Prepare(ctx, p.RawDir, p.DataDir); err != nil {
@@ -91,10 +99,10 @@ func Conformance(t *testing.T, c challenge.Challenge) *Prepared {
 	ctx := context.Background()
 
 	a, b := t.TempDir(), t.TempDir()
-	if err := c.Synthesize(ctx, a, 7); err != nil {
+	if err := c.Synthesize(ctx, a, 7, challenge.SynthSize{}); err != nil {
 		t.Fatalf("synthesize: %v", err)
 	}
-	if err := c.Synthesize(ctx, b, 7); err != nil {
+	if err := c.Synthesize(ctx, b, 7, challenge.SynthSize{}); err != nil {
 		t.Fatalf("synthesize: %v", err)
 	}
 	ha, err := challenge.HashTree(a)

@@ -64,7 +64,7 @@ func buildArchives(t *testing.T, f sharedFamily) string {
 			if !ok {
 				t.Fatalf("no challenge %s", id)
 			}
-			if err := c.Synthesize(ctx, synth, 7); err != nil {
+			if err := c.Synthesize(ctx, synth, 7, challenge.SynthSize{}); err != nil {
 				t.Fatal(err)
 			}
 		}

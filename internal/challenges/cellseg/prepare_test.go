@@ -14,7 +14,7 @@ import (
 // and the private label of a repeated id is the copy written last.
 func TestPrepareFollowsSplitAndCollisions(t *testing.T) {
 	raw, data := t.TempDir(), t.TempDir()
-	if err := (Challenge{}).Synthesize(context.Background(), raw, 4); err != nil {
+	if err := (Challenge{}).Synthesize(context.Background(), raw, 4, challenge.SynthSize{}); err != nil {
 		t.Fatal(err)
 	}
 	all, err := Pairs(raw)

@@ -11,11 +11,22 @@ import (
 
 	"golang.org/x/image/bmp"
 
+	"github.com/rexmle/rexmle/internal/challenge"
 	"github.com/rexmle/rexmle/metrics/imageio"
 	"github.com/rexmle/rexmle/metrics/volume"
 )
 
 // Raw folders.
+// Synthetic image counts: default and the real download's (1000 labelled
+// training images and 101 tuning images, spec neurips-cellseg.md §2). Image
+// sizes stay synthetic (160–272 pixels; real ones vary up to 10⁸ pixels).
+const (
+	synthTrain  = 16
+	synthTuning = 4
+	realTrain   = 1000
+	realTuning  = 101
+)
+
 const (
 	trainDir   = "Training-labeled"
 	tuningDir  = "Tuning"
@@ -102,13 +113,17 @@ type imageFile struct {
 	dir, stem, ext string
 }
 
-func synthFiles() []imageFile {
+func synthFiles(size challenge.SynthSize) []imageFile {
 	exts := []string{".png", ".tif", ".bmp", ".tiff"}
+	train, tuning := synthTrain, synthTuning
+	if !size.IsDefault() {
+		train, tuning = challenge.ShareCases(size.Count(0, realTrain+realTuning), realTrain, realTuning)
+	}
 	var out []imageFile
-	for i := 1; i <= 16; i++ {
+	for i := 1; i <= train; i++ {
 		out = append(out, imageFile{trainDir, fmt.Sprintf("cell_%05d", i), exts[i%len(exts)]})
 	}
-	for i := 1; i <= 4; i++ {
+	for i := 1; i <= tuning; i++ {
 		out = append(out, imageFile{tuningDir, fmt.Sprintf("cell_%05d", i), exts[(i+1)%len(exts)]})
 	}
 	return out
@@ -117,7 +132,7 @@ func synthFiles() []imageFile {
 // Synthesize writes Training-labeled/{images,labels}, Tuning/{images,labels}
 // (image formats mixed: PNG RGB, BMP RGB, 8-bit TIFF; labels 16-bit TIFF
 // cell_NNNNN_label.tiff) and a Testing/Public/images folder.
-func (Challenge) Synthesize(ctx context.Context, rawDir string, seed int64) error {
+func (Challenge) Synthesize(ctx context.Context, rawDir string, seed int64, size challenge.SynthSize) error {
 	r := rand.New(rand.NewPCG(uint64(seed), 0xce11))
 	for _, d := range []string{trainDir, tuningDir} {
 		for _, s := range []string{"images", "labels"} {
@@ -129,7 +144,7 @@ func (Challenge) Synthesize(ctx context.Context, rawDir string, seed int64) erro
 	if err := os.MkdirAll(filepath.Join(rawDir, testingDir, "Public", "images"), 0o755); err != nil {
 		return err
 	}
-	for _, f := range synthFiles() {
+	for _, f := range synthFiles(size) {
 		if err := ctx.Err(); err != nil {
 			return err
 		}

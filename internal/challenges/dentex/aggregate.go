@@ -257,6 +257,14 @@ func (Challenge) CaseStatistics(metrics []string, cases []challenge.Case) ([]fun
 	return out, nil
 }
 
+// StatisticTraits implements challenge.TraitsAggregator: every metric is
+// a COCO accumulation over the drawn images' detections, far costlier than
+// a pass over the cases, and biased upward in small samples by the
+// precision envelope.
+func (Challenge) StatisticTraits(string) challenge.StatisticTraits {
+	return challenge.StatisticTraits{Costly: true, Biased: true}
+}
+
 // CaseStatistic is CaseStatistics for one metric.
 func (c Challenge) CaseStatistic(metric string, cases []challenge.Case) (func(idx []int) float64, error) {
 	fs, err := c.CaseStatistics([]string{metric}, cases)

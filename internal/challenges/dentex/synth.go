@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/rexmle/rexmle/internal/challenge"
 	"github.com/rexmle/rexmle/metrics/imageio"
 	"github.com/rexmle/rexmle/metrics/volume"
 )
@@ -23,6 +24,9 @@ const (
 	upperY      = 20
 	lowerY      = 88
 	synthImages = 40
+	// realImages is the fully labelled training set (quadrant-enumeration-
+	// disease) the reference splits 564/141 (spec dentex.md §3.1).
+	realImages = 705
 )
 
 // diagnosisLevel is the grey level of an abnormal tooth by 0-based diagnosis
@@ -51,9 +55,12 @@ type synthAnn struct {
 }
 
 // Synthesize writes training_data/quadrant-enumeration-disease/xrays/*.png
-// and its COCO JSON (0-based category ids, as the real DENTEX release).
-func (Challenge) Synthesize(ctx context.Context, rawDir string, seed int64) error {
+// and its COCO JSON (0-based category ids, as the real DENTEX release), with
+// size.Count(40, 705) images. Images keep the synthetic 320 × 160 geometry
+// at every size (the real ones are about 2744 × 1316).
+func (Challenge) Synthesize(ctx context.Context, rawDir string, seed int64, size challenge.SynthSize) error {
 	r := rand.New(rand.NewPCG(uint64(seed), 0xde17e))
+	synthImages := size.Count(synthImages, realImages)
 	dir := filepath.Join(rawDir, trainingDir, qedDir)
 	if err := os.MkdirAll(filepath.Join(dir, xraysDir), 0o755); err != nil {
 		return err

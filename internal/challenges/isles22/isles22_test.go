@@ -155,7 +155,7 @@ func TestSplitPinned(t *testing.T) {
 
 func TestDiscoverBIDS(t *testing.T) {
 	raw := t.TempDir()
-	if err := Synthesize(context.Background(), raw, 3); err != nil {
+	if err := Synthesize(context.Background(), raw, 3, challenge.SynthSize{}); err != nil {
 		t.Fatal(err)
 	}
 	// Remove one modality: that case must be skipped.
@@ -439,7 +439,7 @@ func hugeHeader(t testing.TB, v *volume.Volume) []byte {
 // extracts it.
 func TestPrepareFromZip(t *testing.T) {
 	synth := t.TempDir()
-	if err := Synthesize(context.Background(), synth, 2); err != nil {
+	if err := Synthesize(context.Background(), synth, 2, challenge.SynthSize{}); err != nil {
 		t.Fatal(err)
 	}
 	raw := t.TempDir()

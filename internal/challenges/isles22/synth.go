@@ -7,22 +7,29 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/rexmle/rexmle/internal/challenge"
 	"github.com/rexmle/rexmle/internal/challenges/medseg"
 	"github.com/rexmle/rexmle/metrics/imageio"
 	"github.com/rexmle/rexmle/metrics/volume"
 )
 
-// synthCases is the number of cases Synthesize writes (12 train / 3 test).
-const synthCases = 15
+// synthCases is the number of cases Synthesize writes by default (12 train
+// / 3 test); realCases is the archive's annotated training set (spec
+// isles22.md §1, split 200/50). Volumes stay small (36–44 × 36–44 × 18–23
+// voxels) at every size.
+const (
+	synthCases = 15
+	realCases  = 250
+)
 
 // Synthesize writes a small ISLES'22-like dataset in the layout of the
 // extracted ISLES-2022.zip (BIDS: sub-strokecaseNNNN/ses-0001/{anat,dwi} and
 // derivatives/.../_msk.nii.gz). Each case is a brain-shaped ellipsoid with
 // 1–3 ellipsoidal lesions, bright on DWI and dark on ADC, on an anisotropic
 // grid; FLAIR lives on its own grid, as in the real data.
-func Synthesize(ctx context.Context, rawDir string, seed int64) error {
+func Synthesize(ctx context.Context, rawDir string, seed int64, size challenge.SynthSize) error {
 	root := filepath.Join(rawDir, "ISLES-2022")
-	for c := 1; c <= synthCases; c++ {
+	for c := 1; c <= size.Count(synthCases, realCases); c++ {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -34,8 +41,8 @@ func Synthesize(ctx context.Context, rawDir string, seed int64) error {
 }
 
 // Synthesize implements challenge.Challenge.
-func (Challenge) Synthesize(ctx context.Context, rawDir string, seed int64) error {
-	return Synthesize(ctx, rawDir, seed)
+func (Challenge) Synthesize(ctx context.Context, rawDir string, seed int64, size challenge.SynthSize) error {
+	return Synthesize(ctx, rawDir, seed, size)
 }
 
 func synthCase(root string, c int, seed int64) error {

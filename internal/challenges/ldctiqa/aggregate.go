@@ -8,6 +8,14 @@ import (
 	"github.com/rexmle/rexmle/metrics/stats"
 )
 
+// StatisticTraits implements challenge.TraitsAggregator: the rank
+// correlations sort the drawn slices at every recomputation, so the n-fold
+// inner jackknife of a studentized interval would cost n sorts per resample
+// (and the percentile-type interval already covers, TestIntervalCoverage).
+func (Challenge) StatisticTraits(string) challenge.StatisticTraits {
+	return challenge.StatisticTraits{Costly: true}
+}
+
 // CaseStatistic recomputes the correlations over a resample of the graded
 // slices from the per-case prediction and truth Grade stores: the metrics
 // are correlations of the pooled slices, not means over slices. A resample

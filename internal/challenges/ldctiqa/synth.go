@@ -21,19 +21,31 @@ const (
 	synthTest  = 16
 )
 
-// slice draws one synthetic low-dose CT slice (float32 in [0, 1] after the
-// soft-tissue window): an elliptic body with two organs and a vessel, sparse
-// view streaks of amplitude streak and Gaussian noise of std sigma.
-func slice(r *rand.Rand, sigma, streak float64) *volume.Volume {
-	v := volume.New(volume.NewGrid(synthSize, synthSize), volume.Float32)
-	v.Grid.Spacing = [3]float64{0.7, 0.7, 1}
-	c := float64(synthSize-1) / 2
+// The real download (LDCTIQAC 2023): 1000 training slices and 300 labelled
+// test slices (the leaderboard's test set, the only one the reference
+// grades), 512 × 512 pixels.
+const (
+	realTrain = 1000
+	realTest  = 300
+	realSize  = 512
+)
+
+// slice draws one synthetic low-dose CT slice of side pixels (float32 in
+// [0, 1] after the soft-tissue window): an elliptic body with two organs and
+// a vessel, sparse view streaks of amplitude streak and Gaussian noise of
+// std sigma. The anatomy is drawn on the 64-pixel default and scaled to side.
+func slice(r *rand.Rand, side int, sigma, streak float64) *volume.Volume {
+	v := volume.New(volume.NewGrid(side, side), volume.Float32)
+	scale := float64(side) / synthSize
+	v.Grid.Spacing = [3]float64{0.7 / scale, 0.7 / scale, 1}
+	c := float64(side-1) / 2
 	ox, oy := 6*(r.Float64()-0.5), 6*(r.Float64()-0.5)
 	phase := r.Float64() * math.Pi
 	nStreaks := 6 + r.IntN(6)
-	for y := 0; y < synthSize; y++ {
-		for x := 0; x < synthSize; x++ {
-			dx, dy := float64(x)-c-ox, float64(y)-c-oy
+	for y := 0; y < side; y++ {
+		for x := 0; x < side; x++ {
+			// At the default side, scale is 1 and the division exact.
+			dx, dy := (float64(x)-c)/scale-ox, (float64(y)-c)/scale-oy
 			val := 0.0
 			if (dx*dx)/(28*28)+(dy*dy)/(22*22) <= 1 {
 				val = 0.45
@@ -50,7 +62,7 @@ func slice(r *rand.Rand, sigma, streak float64) *volume.Volume {
 				val += streak * math.Cos(float64(nStreaks)*ang+phase) * math.Min(1, math.Hypot(dx, dy)/10)
 			}
 			val += sigma * r.NormFloat64()
-			v.Data[x+synthSize*y] = float64(float32(math.Max(0, math.Min(1, val))))
+			v.Data[x+side*y] = float64(float32(math.Max(0, math.Min(1, val))))
 		}
 	}
 	return v
@@ -67,20 +79,33 @@ func quality(r *rand.Rand, sigma, streak float64) float64 {
 
 // Synthesize writes LDCTIQAG2023_train/{train.json,image/*.tif} and
 // LDCTIQAC_test/{test.json,images/*.tiff}; one test slice is left out of
-// test.json (public but never scored), as the real archive allows.
-func (Challenge) Synthesize(ctx context.Context, rawDir string, seed int64) error {
+// test.json (public but never scored), as the real archive allows. A size
+// other than the default counts train and listed test slices together and
+// shares them out as the real download does (1000 : 300); Full also draws
+// the real 512 × 512 slices.
+func (Challenge) Synthesize(ctx context.Context, rawDir string, seed int64, size challenge.SynthSize) error {
 	r := rand.New(rand.NewPCG(uint64(seed), 0x1dc71a))
+	synthTrain, synthTest := synthTrain, synthTest
+	if !size.IsDefault() {
+		synthTrain, synthTest = challenge.ShareCases(size.Count(0, realTrain+realTest), realTrain, realTest)
+	}
+	side := synthSize
+	if size.Full {
+		side = realSize
+	}
 	type item struct {
 		dir, name string
 		score     float64
 		listed    bool
 	}
-	var items []item
-	for i := 0; i < synthTrain+synthTest+1; i++ {
+	n := synthTrain + synthTest + 1
+	items := make([]item, n)
+	// write draws slice i from r and writes it.
+	write := func(r *rand.Rand, i int) error {
 		sigma := 0.01 + 0.09*r.Float64()
 		streak := 0.06 * r.Float64()
 		q := quality(r, sigma, streak)
-		v := slice(r, sigma, streak)
+		v := slice(r, side, sigma, streak)
 		var it item
 		if i < synthTrain {
 			it = item{filepath.Join(trainDir, trainImage), fmt.Sprintf("%04d.tif", i), q, true}
@@ -97,7 +122,24 @@ func (Challenge) Synthesize(ctx context.Context, rawDir string, seed int64) erro
 		if err := imageio.WriteTIFFFile(filepath.Join(dir, it.name), v, volume.Float32); err != nil {
 			return fmt.Errorf("synthesize %s: %w", it.name, err)
 		}
-		items = append(items, it)
+		items[i] = it
+		return nil
+	}
+	if size.IsDefault() {
+		// The demo's slices come from one stream, in order.
+		for i := 0; i < n; i++ {
+			if err := write(r, i); err != nil {
+				return err
+			}
+		}
+	} else {
+		// Larger sets: a stream per slice, drawn in parallel.
+		err := challenge.ForEach(ctx, n, func(i int) error {
+			return write(rand.New(rand.NewPCG(uint64(seed), 0x1dc71a+uint64(i+1)<<32)), i)
+		})
+		if err != nil {
+			return err
+		}
 	}
 	train, test := map[string]float64{}, map[string]float64{}
 	for _, it := range items {

@@ -8,6 +8,12 @@ import (
 	"github.com/rexmle/rexmle/metrics/num"
 )
 
+// StatisticTraits implements challenge.TraitsAggregator: the RMSE is the
+// root of a mean.
+func (c Challenge) StatisticTraits(metric string) challenge.StatisticTraits {
+	return challenge.StatisticTraits{RootOfMean: metric == MetricRMSE}
+}
+
 // CaseStatistic recomputes the tumour-burden RMSE over a resample of the
 // graded volumes from the per-case burden error Grade stores:
 // √(numpy mean of burden²), summed in resample order as Grade sums in case

@@ -32,6 +32,7 @@ type Task struct {
 // SynthConfig tunes Synthesize.
 type SynthConfig struct {
 	Cases      int        // labelled cases
+	RealCases  int        // labelled cases of the real download
 	FirstPID   int        // first patient number
 	Unlabeled  int        // unlabeled images (task 1)
 	Shape      [3]int     // x, y, z

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/rexmle/rexmle/internal/challenge"
 	"github.com/rexmle/rexmle/internal/challenges/medseg"
 	"github.com/rexmle/rexmle/metrics/imageio"
 	"github.com/rexmle/rexmle/metrics/volume"
@@ -26,14 +27,16 @@ func (t Task) caseID(pid int) string {
 // raw/ImagesTr_unlabeled for task 1. Each case is an abdomen-shaped ellipse
 // with a bright aorta, a curved pancreas and a tumour blob on it, on an
 // anisotropic grid whose in-plane spacings sometimes differ.
-func (c Challenge) Synthesize(ctx context.Context, rawDir string, seed int64) error {
+// The labelled case count is size.Count(Synth.Cases, Synth.RealCases); the
+// unlabeled pool and the volumes stay small at every size.
+func (c Challenge) Synthesize(ctx context.Context, rawDir string, seed int64, size challenge.SynthSize) error {
 	t := c.Task
 	for _, d := range []string{"ImagesTr", "LabelsTr"} {
 		if err := os.MkdirAll(filepath.Join(rawDir, d), 0o755); err != nil {
 			return err
 		}
 	}
-	for i := 0; i < t.Synth.Cases; i++ {
+	for i := 0; i < size.Count(t.Synth.Cases, t.Synth.RealCases); i++ {
 		if err := ctx.Err(); err != nil {
 			return err
 		}

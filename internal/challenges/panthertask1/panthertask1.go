@@ -23,7 +23,8 @@ var Task = panthercommon.Task{
 	Unlabeled:   true,
 	Description: description,
 	Synth: panthercommon.SynthConfig{
-		Cases: 15, FirstPID: 10000, Unlabeled: 2,
+		Cases: 15, RealCases: 92, // 92 annotated arterial-phase cases, spec panther-task1.md §1
+		FirstPID: 10000, Unlabeled: 2,
 		Shape: [3]int{44, 38, 14}, Spacing: [3]float64{1.5, 1.5, 3.0},
 		TumourGain: 0.62,
 	},

@@ -23,8 +23,9 @@ var Task = panthercommon.Task{
 	Unlabeled:   false,
 	Description: description,
 	Synth: panthercommon.SynthConfig{
-		Cases: 15, FirstPID: 10303,
-		Shape: [3]int{40, 40, 16}, Spacing: [3]float64{1.6, 1.6, 2.5},
+		Cases: 15, RealCases: 50, // 50 annotated cases, spec panther-task2.md: 40 train / 10 test
+		FirstPID: 10303,
+		Shape:    [3]int{40, 40, 16}, Spacing: [3]float64{1.6, 1.6, 2.5},
 		TumourGain: 1.45,
 	},
 }

@@ -4,13 +4,15 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+
+	"github.com/rexmle/rexmle/internal/challenge"
 	"testing"
 )
 
 // The synthetic dataset stays small (a few MB).
 func TestSynthSize(t *testing.T) {
 	d := t.TempDir()
-	if err := Track1Task1.Synthesize(context.Background(), d, 1); err != nil {
+	if err := Track1Task1.Synthesize(context.Background(), d, 1, challenge.SynthSize{}); err != nil {
 		t.Fatal(err)
 	}
 	var total int64

@@ -53,11 +53,25 @@ var nucleusLook = []struct {
 	{6, [3]float64{90, 60, 40}}, {5, [3]float64{60, 40, 120}}, {5, [3]float64{110, 60, 150}}, {4, [3]float64{130, 50, 120}},
 	{6, [3]float64{100, 50, 150}}, {5, [3]float64{150, 110, 160}}}
 
-// caseIDs are the synthetic ROI names (real naming, fewer of them).
-func caseIDs() []string {
+// Synthetic ROI counts: the default, and the real v4 record's 103 primary
+// and 102 metastatic ROIs (spec puma-track1-task1.md §3; the config says
+// 204). ROIs are the real 1024 × 1024 at every size.
+const (
+	synthPerKind = 6
+	realPrimary  = 103
+	realMeta     = 102
+)
+
+// caseIDs are the synthetic ROI names (real naming): primary ones first,
+// then metastatic ones, split as the real record is.
+func caseIDs(size challenge.SynthSize) []string {
 	var ids []string
-	for _, kind := range []string{"primary", "metastatic"} {
-		for i := 1; i <= 6; i++ {
+	counts := [2]int{synthPerKind, synthPerKind}
+	if !size.IsDefault() {
+		counts[0], counts[1] = challenge.ShareCases(size.Count(0, realPrimary+realMeta), realPrimary, realMeta)
+	}
+	for k, kind := range []string{"primary", "metastatic"} {
+		for i := 1; i <= counts[k]; i++ {
 			ids = append(ids, fmt.Sprintf("training_set_%s_roi_%03d", kind, i))
 		}
 	}
@@ -235,13 +249,13 @@ func centroidOf(r polygon.Ring) (float64, float64, bool) {
 // nuclei GeoJSON with the class names the real files use (or the
 // reference's names for a WithReferenceNames copy). The same data serves all
 // four PUMA challenges.
-func (c Challenge) Synthesize(ctx context.Context, rawDir string, seed int64) error {
+func (c Challenge) Synthesize(ctx context.Context, rawDir string, seed int64, size challenge.SynthSize) error {
 	for _, d := range []string{roiDir, tissueDir, nucleiDir} {
 		if err := os.MkdirAll(filepath.Join(rawDir, d), 0o755); err != nil {
 			return err
 		}
 	}
-	key := synthKey{seed, c.refNames}
+	key := synthKey{seed, c.refNames, size}
 	synthMu.Lock()
 	files, ok := synthCache[key]
 	synthMu.Unlock()
@@ -251,11 +265,11 @@ func (c Challenge) Synthesize(ctx context.Context, rawDir string, seed int64) er
 			return err
 		}
 		defer os.RemoveAll(tmp)
-		if err := c.synthesize(ctx, tmp, seed); err != nil {
+		if err := c.synthesize(ctx, tmp, seed, size); err != nil {
 			return err
 		}
 		files = map[string][]byte{}
-		for _, id := range caseIDs() {
+		for _, id := range caseIDs(size) {
 			for _, rel := range []string{filepath.Join(roiDir, id+".tif"), filepath.Join(tissueDir, id+"_tissue.geojson"), filepath.Join(nucleiDir, id+"_nuclei.geojson")} {
 				b, err := os.ReadFile(filepath.Join(tmp, rel))
 				if err != nil {
@@ -281,6 +295,7 @@ func (c Challenge) Synthesize(ctx context.Context, rawDir string, seed int64) er
 type synthKey struct {
 	seed     int64
 	refNames bool
+	size     challenge.SynthSize
 }
 
 var (
@@ -297,14 +312,14 @@ func sortedKeys(m map[string][]byte) []string {
 	return ks
 }
 
-func (c Challenge) synthesize(ctx context.Context, rawDir string, seed int64) error {
+func (c Challenge) synthesize(ctx context.Context, rawDir string, seed int64, size challenge.SynthSize) error {
 	for _, d := range []string{roiDir, tissueDir, nucleiDir} {
 		if err := os.MkdirAll(filepath.Join(rawDir, d), 0o755); err != nil {
 			return err
 		}
 	}
 	r := rand.New(rand.NewPCG(uint64(seed), 0x9a3b))
-	ids := caseIDs()
+	ids := caseIDs(size)
 	cases := make([]synthCase, len(ids))
 	for i := range ids {
 		cases[i] = makeCase(r) // sequential: the random stream fixes the data

@@ -7,6 +7,12 @@ import (
 	"github.com/rexmle/rexmle/metrics/num"
 )
 
+// StatisticTraits implements challenge.TraitsAggregator: the ranked
+// metrics are medians.
+func (Challenge) StatisticTraits(metric string) challenge.StatisticTraits {
+	return challenge.StatisticTraits{Quantile: metric == MetricHD50 || metric == MetricDSC50}
+}
+
 // CaseStatistic recomputes the ranked metrics over a resample of the
 // graded volumes: they are medians of the per-case HD and DSC (Median, as
 // Grade computes them), not means.

@@ -351,7 +351,7 @@ func BenchmarkGrade(b *testing.B) {
 // it and finds every case.
 func TestPrepareFromNestedZips(t *testing.T) {
 	synth := t.TempDir()
-	if err := (Challenge{}).Synthesize(context.Background(), synth, 2); err != nil {
+	if err := (Challenge{}).Synthesize(context.Background(), synth, 2, challenge.SynthSize{}); err != nil {
 		t.Fatal(err)
 	}
 	inner := t.TempDir()

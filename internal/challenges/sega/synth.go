@@ -7,26 +7,57 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/rexmle/rexmle/internal/challenge"
 	"github.com/rexmle/rexmle/internal/challenges/medseg"
 	"github.com/rexmle/rexmle/metrics/imageio"
 	"github.com/rexmle/rexmle/metrics/volume"
 )
 
-// institutions are the three AVT sources with the case counts Synthesize writes.
+// institutions are the three AVT sources with the case counts Synthesize
+// writes by default and the real dataset's (D1–D18, K1–K20, R1–R18: 56
+// cases, spec seg_a.md §3). Volumes stay small at every size.
 var institutions = []struct {
 	Name, Prefix string
-	Cases        int
-}{{"Dongyang", "D", 5}, {"KiTS", "K", 5}, {"Rider", "R", 5}}
+	Cases, Real  int
+}{{"Dongyang", "D", 5, 18}, {"KiTS", "K", 5, 20}, {"Rider", "R", 5, 18}}
+
+// instCases shares n cases out over the institutions in proportion to
+// their real counts (the default: five each).
+func instCases(size challenge.SynthSize) []int {
+	out := make([]int, len(institutions))
+	if size.IsDefault() {
+		for i, inst := range institutions {
+			out[i] = inst.Cases
+		}
+		return out
+	}
+	realTotal := 0
+	for _, inst := range institutions {
+		realTotal += inst.Real
+	}
+	left, leftReal := size.Count(0, realTotal), realTotal
+	for i, inst := range institutions {
+		if i == len(institutions)-1 {
+			out[i] = left
+			break
+		}
+		_, out[i] = challenge.ShareCases(left, leftReal-inst.Real, inst.Real)
+		left -= out[i]
+		leftReal -= inst.Real
+	}
+	return out
+}
 
 // Synthesize writes a small AVT-like dataset in the layout left by
 // extracting avt_dataset.zip and its nested archives:
 // raw/<Institution>/<Institution>/<case>/<case>.nrrd and <case>.seg.nrrd.
 // Each CTA has a body, a bright contrast-filled aorta that bifurcates into
 // the iliac arteries with two renal branches, and a brighter spine.
-func (Challenge) Synthesize(ctx context.Context, rawDir string, seed int64) error {
+func (Challenge) Synthesize(ctx context.Context, rawDir string, seed int64, size challenge.SynthSize) error {
 	stream := uint64(0)
-	for _, inst := range institutions {
-		for c := 1; c <= inst.Cases; c++ {
+	counts := instCases(size)
+	for i, inst := range institutions {
+		for c := 1; c <= counts[i]; c++ {
 			if err := ctx.Err(); err != nil {
 				return err
 			}

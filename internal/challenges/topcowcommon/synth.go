@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 
 	"github.com/rexmle/rexmle/internal/challenge"
 	"github.com/rexmle/rexmle/metrics/imageio"
@@ -16,9 +15,19 @@ import (
 	"github.com/rexmle/rexmle/metrics/volume"
 )
 
-// synthCases is the number of synthetic cases (the real archives hold 125
-// TopCoW and 25 TopBrain cases per modality); 12 gives a 9/3 split.
+// synthCases is the number of synthetic cases by default; 12 gives a 9/3
+// split. The real archives hold 125 TopCoW and 25 TopBrain cases per
+// modality (spec topcow-common.md C-8, topbrain-track1.md); volumes stay
+// small at every size.
 const synthCases = 12
+
+// realCases is the real archive's case count per modality of the family.
+func (c Config) realCases() int {
+	if c.Family == TopBrain {
+		return 25
+	}
+	return 125
+}
 
 // grid returns the synthetic volume shape and spacing (plausibly
 // anisotropic, z coarser) of a family/modality.
@@ -59,6 +68,11 @@ func (c Config) makeCase(seed int64, i int) (*synthCase, error) {
 	}
 	if c.Family == TopBrain {
 		stream += 2000
+	}
+	if i >= 999 {
+		// Beyond the room the offsets above leave: a range of its own
+		// per family and modality.
+		stream = 1<<40 | (stream-uint64(i)-1)<<28 | uint64(i)
 	}
 	rng := rand.New(rand.NewPCG(uint64(seed), stream))
 	v := caseVariant(rng, i)
@@ -167,32 +181,19 @@ func edgesYAML(ant, pos [4]int) string {
 // folders imagesTr, cow_seg_labelsTr, roi_loc_labelsTr and
 // antpos_edges_labelsTr (every label kind, whatever the task); for TopBrain
 // imagesTr_topbrain_<m> and labelsTr_topbrain_<m>.
-func (c Challenge) Synthesize(ctx context.Context, rawDir string, seed int64) error {
-	cases := make([]*synthCase, synthCases)
-	errs := make([]error, synthCases)
-	var wg sync.WaitGroup
-	for i := range cases {
-		wg.Add(1)
-		go func(i int) {
-			defer wg.Done()
-			if ctx.Err() != nil {
-				errs[i] = ctx.Err()
-				return
-			}
-			sc, err := c.makeCase(seed, i)
-			if err != nil {
-				errs[i] = err
-				return
-			}
-			cases[i] = sc
-			errs[i] = c.writeRawCase(rawDir, sc)
-		}(i)
-	}
-	wg.Wait()
-	for _, err := range errs {
+func (c Challenge) Synthesize(ctx context.Context, rawDir string, seed int64, size challenge.SynthSize) error {
+	n := size.Count(synthCases, c.Config.realCases())
+	// Cases are independent (a stream each): built and written on a bounded
+	// pool, so a full-size dataset never holds every volume at once.
+	err := challenge.ForEach(ctx, n, func(i int) error {
+		sc, err := c.makeCase(seed, i)
 		if err != nil {
-			return fmt.Errorf("%s: synthesize: %w", c.Config.ID, err)
+			return err
 		}
+		return c.writeRawCase(rawDir, sc)
+	})
+	if err != nil {
+		return fmt.Errorf("%s: synthesize: %w", c.Config.ID, err)
 	}
 	return nil
 }

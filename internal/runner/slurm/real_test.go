@@ -77,7 +77,7 @@ func TestRealSlurm(t *testing.T) {
 				t.Fatalf("no challenge %s", id)
 			}
 			raw := filepath.Join(dataRoot, "raw", id)
-			if err := c.Synthesize(context.Background(), raw, 1); err != nil {
+			if err := c.Synthesize(context.Background(), raw, 1, challenge.SynthSize{}); err != nil {
 				t.Fatal(err)
 			}
 			if err := c.Prepare(context.Background(), raw, filepath.Join(dataRoot, id)); err != nil {

@@ -17,7 +17,8 @@ import (
 // submission (the oracle's, on the synthetic demo data) validated by
 // grading the live folder in process, as the endpoint did before, and
 // through the endpoint as it is (snapshot, then grade). Set
-// REXMLE_VALIDATE_LATENCY=N to run it N times each and log p50 and p99.
+// REXMLE_VALIDATE_LATENCY=N to run it N times each and log p50 and p99
+// (on data of the size REXMLE_SYNTH_CASES asks for).
 func TestValidationLatency(t *testing.T) {
 	n := 0
 	if v := os.Getenv("REXMLE_VALIDATE_LATENCY"); v != "" {
@@ -28,12 +29,16 @@ func TestValidationLatency(t *testing.T) {
 	if n == 0 {
 		t.Skip("set REXMLE_VALIDATE_LATENCY=N to measure")
 	}
+	size, err := challenge.SynthSizeFromEnv() // REXMLE_SYNTH_CASES=full: the real case counts
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []challenge.Challenge{isles22.Challenge{}, usenhance.Challenge{}} {
 		t.Run(c.ID(), func(t *testing.T) {
 			ctx := context.Background()
 			root := t.TempDir()
 			raw, data := filepath.Join(root, "raw"), filepath.Join(root, "data")
-			if err := c.Synthesize(ctx, raw, 1); err != nil {
+			if err := c.Synthesize(ctx, raw, 1, size); err != nil {
 				t.Fatal(err)
 			}
 			if err := c.Prepare(ctx, raw, data); err != nil {

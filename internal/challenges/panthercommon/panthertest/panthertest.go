@@ -109,7 +109,7 @@ func Run(t *testing.T, c panthercommon.Challenge) {
 // extracts it and splits every case.
 func PrepareFromZip(t *testing.T, c panthercommon.Challenge) {
 	synth := t.TempDir()
-	if err := c.Synthesize(context.Background(), synth, 3); err != nil {
+	if err := c.Synthesize(context.Background(), synth, 3, challenge.SynthSize{}); err != nil {
 		t.Fatal(err)
 	}
 	raw := t.TempDir()
