@@ -59,6 +59,20 @@ def plan(task, root, bridge_url):
     env.update({
         "DS_LOCAL_DATA_PATH": os.path.join(root, "data"),
         "DS_IF_USING_MLE_DATA": "False",
+        # TestEval's folder, {DS_LOCAL_DATA_PATH}/{eval_sub_dir}/{competition}
+        # (rdagent/scenarios/data_science/test_eval.py:84-104): see validation_files.
+        "DS_EVAL_SUB_DIR": "eval",
+        # The default KaggleScen downloads with the kaggle CLI and asks Kaggle's
+        # leaderboard for the metric direction: rexmle_scen.py says where.
+        "DS_SCEN": "rexmle_scen.RexmleScen",
+        "PYTHONPATH": os.pathsep.join(p for p in (_here, os.environ.get("PYTHONPATH", "")) if p),
+        # chat_temperature defaults to 0.5 (rdagent/oai/llm_conf.py:69, used by
+        # rdagent/oai/backend/litellm.py:101); LiteLLM refuses any temperature
+        # but 1 for gpt-5 unless told to drop what a model does not take. The
+        # paper's harness set both (rex-mle/.env: CHAT_TEMPERATURE=1,
+        # LITELLM_DROP_PARAMS=True).
+        "CHAT_TEMPERATURE": "1",
+        "LITELLM_DROP_PARAMS": "True",
         "DS_Coder_CoSTEER_ENV_TYPE": "conda",
         "DS_Runner_CoSTEER_ENV_TYPE": "conda",
         "LOG_TRACE_PATH": os.path.join(root, "log", "run"),
@@ -68,6 +82,50 @@ def plan(task, root, bridge_url):
     if task.steps:
         argv += ["--loop-n", str(task.steps)]
     return ak.Plan(argv, env, root, secret, notes={"endpoint": task.endpoint, "backend": task.backend})
+
+
+# R&D-Agent's own submission check: with a submission_test.csv in its eval
+# folder, TestEval.valid copies valid.py into the experiment's workspace, runs
+# `python submission_format_valid.py <competition>` there and hands the
+# stdout and exit code to its evaluators (test_eval.py:84-104; called from
+# rdagent/scenarios/data_science/dev/runner/eval.py:165-169 and
+# rdagent/components/coder/data_science/pipeline/eval.py:252-255, whose
+# prompts say a "Submission is valid" message means a valid submission;
+# rexmle's answer text is exactly that, or "Submission is invalid: why").
+VALID_PY = """\
+# rexmle: checks this workspace's submission folder with rexmle's validation
+# service (format only, never a score). Written by the rexmle adapter.
+import json, os, sys, urllib.request
+url = %r
+req = urllib.request.Request(url + "/validate", json.dumps({"dir": os.getcwd()}).encode(),
+                             {"Content-Type": "application/json"})
+opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+try:
+    with opener.open(req, timeout=300) as resp:
+        ans = json.loads(resp.read() or b"{}")
+except Exception as err:
+    if hasattr(err, "read"):
+        print("Validation service error: %%s" %% err.read().decode(errors="replace"))
+    else:
+        print("Validation service unreachable: %%s" %% err)
+    sys.exit(2)
+print(ans.get("result") or ("Submission is valid." if ans.get("valid") else "Submission is invalid."))
+sys.exit(0 if ans.get("valid") else 1)
+"""
+
+
+def validation_files(root, task, bridge_url):
+    """Lays out {root}/data/eval/{challenge}/: valid.py (above) and the
+    submission_test.csv whose presence turns the check on (TestEval.enabled)."""
+    d = os.path.join(root, "data", "eval", task.challenge)
+    os.makedirs(d, exist_ok=True)
+    ak.write_text(os.path.join(d, "valid.py"), VALID_PY % bridge_url)
+    sample = os.path.join(task.data, "sample_submission.csv")
+    text = ""
+    if os.path.isfile(sample):
+        with open(sample, encoding="utf-8", errors="replace") as f:
+            text = f.read()
+    ak.write_text(os.path.join(d, "submission_test.csv"), text)
 
 
 WS_RE = re.compile(rb"RD-Agent_workspace/([0-9a-f]{32})")
@@ -131,12 +189,23 @@ def pickle_to_text(obj, depth=0):
     return str(obj)
 
 
-def convert_logs(log_dir, out_dir, trace_path=None):
+def redact(text, secrets):
+    for v in secrets:
+        if v:
+            text = text.replace(v, "[redacted]")
+    return text
+
+
+def convert_logs(log_dir, out_dir, trace_path=None, secrets=()):
     """Copies the plain-text logs and writes a .txt beside every pickle.
 
     With trace_path it also writes one text file of every pickled record,
     each as the object prints itself (str), in path order and separated by
-    lines of "=====": the session as the paper's judge read it."""
+    lines of "=====": the session as the paper's judge read it.
+
+    Every value in secrets is replaced by "[redacted]" in what is written:
+    R&D-Agent logs its LLM settings, API key included, as text and as a
+    pickled record (rdagent/oai/backend/litellm.py:54-55)."""
     n = 0
     trace = []
     for dirpath, dirs, files in os.walk(log_dir):
@@ -158,12 +227,13 @@ def convert_logs(log_dir, out_dir, trace_path=None):
                         trace.append("%s\n%s" % (os.path.join(rel, f), text))
                 except Exception as err:  # keep going: one bad pickle must not lose the rest
                     text = "unreadable pickle %s: %s" % (f, err)
-                ak.write_text(os.path.join(dst_dir, f[:-4] + ".txt"), text)
+                ak.write_text(os.path.join(dst_dir, f[:-4] + ".txt"), redact(text, secrets))
                 n += 1
             elif f.endswith((".log", ".txt", ".json", ".md")):
-                ak.shutil.copyfile(src, os.path.join(dst_dir, f))
+                with open(src, encoding="utf-8", errors="replace") as fh:
+                    ak.write_text(os.path.join(dst_dir, f), redact(fh.read(), secrets))
     if trace_path and trace:
-        ak.write_text(trace_path, ("\n=====\n").join(trace) + "\n")
+        ak.write_text(trace_path, redact(("\n=====\n").join(trace) + "\n", secrets))
     return n
 
 
@@ -187,13 +257,15 @@ def main(argv=None):
                 os.symlink(os.path.join(task.data, name), link)
         bridge = ak.open_bridge(task, "", [root])
         url = bridge.url
+        validation_files(root, task, url)
         # RD-Agent takes the task from the competition's description.md: there
         # it gets the benchmark instructions and notes before the description.
         ak.write_text(os.path.join(comp, "description.md"), ak.instructions(task, bridge.hint()))
 
     def collect():
         got = ak.collect_submission(sota_workspaces(log_dir, ws_root) + newest_with_submission(ws_root), task.submission)
-        n = convert_logs(log_dir, os.path.join(task.logs, "rd-agent"), os.path.join(task.logs, "rdagent-trace.txt"))
+        n = convert_logs(log_dir, os.path.join(task.logs, "rd-agent"), os.path.join(task.logs, "rdagent-trace.txt"),
+                         secrets=[ak.secret(task)])
         ak.log("converted %d pickled log record(s) to text", n)
         return got
 
