@@ -128,7 +128,10 @@ def validation_files(root, task, bridge_url):
     ak.write_text(os.path.join(d, "submission_test.csv"), text)
 
 
-WS_RE = re.compile(rb"RD-Agent_workspace/([0-9a-f]{32})")
+# A pickled pathlib.Path keeps its parts as separate strings, so a pickle
+# holds b"RD-Agent_workspace\x94\x8c <id>" (protocol 4+ framing), not the
+# joined path; text forms have the slash.
+WS_RE = re.compile(rb"RD-Agent_workspace(?:/|\x94?\x8c.)([0-9a-f]{32})", re.DOTALL)
 
 
 def sota_workspaces(log_dir, ws_root):

@@ -1,0 +1,332 @@
+package agentrecipe
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/rexmle/rexmle/internal/challenge"
+	"github.com/rexmle/rexmle/internal/config"
+	"github.com/rexmle/rexmle/internal/runner/egress"
+	"github.com/rexmle/rexmle/internal/runner/validate"
+)
+
+// rdRecording is testdata/recordings/rd-agent-<challenge>.json, written by
+// TestRDAgentLive from a real R&D-Agent run.
+type rdRecording struct {
+	Schema       string           `json:"schema"`
+	Agent        string           `json:"agent"`
+	AgentVersion string           `json:"agent_version"`
+	Challenge    string           `json:"challenge"`
+	Events       []map[string]any `json:"events"`
+	Collected    struct {
+		Files []string `json:"files"`
+		Valid bool     `json:"valid"`
+	} `json:"collected"`
+}
+
+func loadRDRecording(t *testing.T, id string) rdRecording {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "recordings", "rd-agent-"+id+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r rdRecording
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Schema != "rexmle-agent-recording/1" || r.Agent != "rd-agent" || r.Challenge != id {
+		t.Fatalf("recording %s: schema %q agent %q challenge %q", id, r.Schema, r.Agent, r.Challenge)
+	}
+	for i, e := range r.Events {
+		if int(e["seq"].(float64)) != i+1 {
+			t.Fatalf("event %d has seq %v", i+1, e["seq"])
+		}
+	}
+	return r
+}
+
+func rdDecode(t *testing.T, s string) []byte {
+	if b64, ok := strings.CutPrefix(s, "base64:"); ok {
+		b, err := base64.StdEncoding.DecodeString(b64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	return []byte(s)
+}
+
+// rdSynthetic prepares the challenge's synthetic data with the live run's seed.
+func rdSynthetic(t *testing.T, ch challenge.Challenge) (public, private string) {
+	dir := t.TempDir()
+	raw, data := filepath.Join(dir, "raw"), filepath.Join(dir, "data")
+	if err := ch.Synthesize(context.Background(), raw, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := ch.Prepare(context.Background(), raw, data); err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(data, "public"), filepath.Join(data, "private")
+}
+
+// The recorded R&D-Agent runs, replayed at the boundary: its LLM requests
+// through rexmle's egress proxy as the paper profile allows them, its
+// submission checks through the adapter's valid.py (R&D-Agent's own check
+// contract) and bridge to rexmle's validation endpoint, and its files into a
+// workspace from which the adapter collects the SOTA experiment's folder,
+// which the real grader accepts.
+func TestRDAgentRecordingsReplay(t *testing.T) {
+	py := python(t)
+	needModules(t, py, "json")
+	for _, id := range []string{"ldct-iqa", "isles22", "dentex"} {
+		t.Run(id, func(t *testing.T) {
+			rec := loadRDRecording(t, id)
+			ch, ok := challenge.Lookup(id)
+			if !ok {
+				t.Fatalf("no challenge %s", id)
+			}
+			public, private := rdSynthetic(t, ch)
+			check := validate.Check(ch, private, challenge.Reference)
+			rdReplayLLM(t, rec)
+			rdReplayValidation(t, py, rec, public, check)
+			rdReplayCollect(t, py, rec, check, ch, private)
+			var stop map[string]any
+			for _, e := range rec.Events {
+				if e["kind"] == "stop" {
+					stop = e
+				}
+			}
+			if stop == nil || stop["mid_step"] != true {
+				t.Errorf("the run did not end stopped mid-step at the deadline: %v", stop)
+			}
+		})
+	}
+}
+
+// rdReplayLLM sends every recorded LLM request through rexmle's egress proxy,
+// allowed as the paper profile's gpt-5 backend allows ($AZURE_OPENAI_ENDPOINT),
+// to a stand-in for the endpoint, and checks what arrives: the Azure
+// deployment path, temperature 1 (CHAT_TEMPERATURE), streaming as R&D-Agent's
+// LiteLLM backend asks (chat_stream), the recorded body.
+func rdReplayLLM(t *testing.T, rec rdRecording) {
+	var got [][]byte
+	var paths []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		got = append(got, b)
+		paths = append(paths, r.URL.RequestURI())
+		w.Write([]byte("{}"))
+	}))
+	defer srv.Close()
+	t.Setenv("AZURE_OPENAI_ENDPOINT", srv.URL)
+	t.Setenv("AZURE_OPENAI_API_KEY", "k")
+	t.Setenv("AZURE_OPENAI_API_VERSION", "2024-12-01-preview")
+	b, err := config.Load(filepath.Join("..", "..", "benchmark.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := b.Profile("paper")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := b.ProfileAgent(p, "rd-agent")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(t.TempDir(), "egress.sock")
+	proxy, err := egress.Listen(context.Background(), sock, a.Egress, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer proxy.Close()
+	client := &http.Client{Transport: &http.Transport{
+		Proxy: http.ProxyURL(&url.URL{Scheme: "http", Host: "egress"}),
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			return (&net.Dialer{}).DialContext(ctx, "unix", sock)
+		},
+	}}
+	n := 0
+	deploy := regexp.MustCompile(`^/openai/deployments/(gpt-5|text-embedding-3-small)/(chat/completions|embeddings)\?api-version=2024-12-01-preview$`)
+	for _, e := range rec.Events {
+		if e["kind"] != "llm" {
+			continue
+		}
+		path := e["path"].(string)
+		if !deploy.MatchString(path) {
+			t.Errorf("seq %v: LLM request to %s, want the profile's Azure deployment", e["seq"], path)
+		}
+		req := e["request"].(map[string]any)
+		if strings.Contains(path, "chat/completions") {
+			if req["temperature"] != 1.0 || req["stream"] != true || req["model"] != "gpt-5" {
+				t.Errorf("seq %v: model %v temperature %v stream %v, want gpt-5, 1 (CHAT_TEMPERATURE) and streaming", e["seq"], req["model"], req["temperature"], req["stream"])
+			}
+		}
+		body, _ := json.Marshal(req)
+		resp, err := client.Post(srv.URL+path, "application/json", bytes.NewReader(body))
+		if err != nil {
+			t.Fatalf("seq %v through the proxy: %v", e["seq"], err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Fatalf("seq %v: the proxy answered %d", e["seq"], resp.StatusCode)
+		}
+		n++
+	}
+	if n == 0 || len(got) != n || proxy.Refused() != 0 {
+		t.Fatalf("%d LLM requests replayed, %d arrived, %d refused", n, len(got), proxy.Refused())
+	}
+	if paths[0] != rec.Events[firstKind(rec, "llm")]["path"] {
+		t.Errorf("the first request arrived at %s", paths[0])
+	}
+	// a destination the profile does not name is refused
+	resp, err := client.Post("http://127.0.0.1:9/v1/chat/completions", "application/json", strings.NewReader("{}"))
+	if err == nil {
+		resp.Body.Close()
+	}
+	if proxy.Refused() != 1 {
+		t.Errorf("a request to another host: refused %d", proxy.Refused())
+	}
+}
+
+func firstKind(rec rdRecording, kind string) int {
+	for i, e := range rec.Events {
+		if e["kind"] == kind {
+			return i
+		}
+	}
+	return -1
+}
+
+// rdReplayValidation rebuilds each folder R&D-Agent's check named, asks
+// rexmle's real validation endpoint through the adapter's bridge with the
+// adapter's valid.py, run as R&D-Agent runs it, and checks R&D-Agent would
+// read the answer as recorded: "Submission is valid." on stdout and exit 0
+// (the phrase its evaluators' prompts look for, dev/runner/eval.py:169), or
+// the reason and exit 1.
+func rdReplayValidation(t *testing.T, py string, rec rdRecording, public string, check validate.CheckFunc) {
+	n := 0
+	for _, e := range rec.Events {
+		if e["kind"] != "validate" {
+			continue
+		}
+		n++
+		root := t.TempDir()
+		ws := filepath.Join(root, filepath.FromSlash(e["request"].(map[string]any)["dir"].(string)))
+		for name, content := range e["request_files"].(map[string]any) {
+			p := filepath.Join(ws, filepath.FromSlash(name))
+			os.MkdirAll(filepath.Dir(p), 0o755)
+			if err := os.WriteFile(p, rdDecode(t, content.(string)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		sock := filepath.Join(t.TempDir(), "v.sock")
+		s, err := validate.Listen(sock, validate.Handler(check, validate.Within(root, nil), ""))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := exec.Command(py, filepath.Join("testdata", "rdagent_replay.py"), "check", agentsDir, ws, filepath.Join(root, "rd-agent"), public, rec.Challenge, sock).Output()
+		s.Close()
+		if err != nil {
+			t.Fatalf("seq %v: %v", e["seq"], err)
+		}
+		var got struct {
+			Stdout   string `json:"stdout"`
+			ExitCode int    `json:"exit_code"`
+		}
+		if err := json.Unmarshal(out, &got); err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+		resp := e["response"].(map[string]any)
+		if resp["valid"] == true {
+			if strings.TrimSpace(got.Stdout) != "Submission is valid." || got.ExitCode != 0 {
+				t.Errorf("seq %v: R&D-Agent's check printed %q, exit %d; recorded valid", e["seq"], got.Stdout, got.ExitCode)
+			}
+		} else if !strings.HasPrefix(got.Stdout, "Submission is invalid: ") || got.ExitCode != 1 {
+			t.Errorf("seq %v: R&D-Agent's check printed %q, exit %d; recorded invalid (%v)", e["seq"], got.Stdout, got.ExitCode, resp["reason"])
+		}
+	}
+	if n == 0 {
+		t.Error("the recording has no validation call")
+	}
+}
+
+// rdReplayCollect replays the recorded files and folders into a workspace,
+// runs the adapter's collection, and checks it took the folder of the newest
+// SOTA record and that the real grader accepts what it copied.
+func rdReplayCollect(t *testing.T, py string, rec rdRecording, check validate.CheckFunc, ch challenge.Challenge, private string) {
+	ws := t.TempDir()
+	lastSOTA := ""
+	wsID := regexp.MustCompile(`RD-Agent_workspace(?:/|[^0-9a-f]{1,3})([0-9a-f]{32})`) // a pickled Path: its parts apart
+	for _, e := range rec.Events {
+		if e["kind"] != "fs" {
+			continue
+		}
+		p := filepath.Join(ws, filepath.FromSlash(e["path"].(string)))
+		switch e["op"] {
+		case "mkdir":
+			os.MkdirAll(p, 0o755)
+		case "remove":
+			os.RemoveAll(p)
+		case "write":
+			os.MkdirAll(filepath.Dir(p), 0o755)
+			var b []byte
+			if c, ok := e["content"].(string); ok {
+				b = rdDecode(t, c)
+			} else if h, ok := e["sha256"].(string); ok {
+				b = []byte("sha256 " + h + "\n") // content not kept: not part of the submission
+			}
+			if err := os.WriteFile(p, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(p, "sota_exp_to_submit") {
+				if m := wsID.FindSubmatch(b); m != nil {
+					lastSOTA = string(m[1])
+				}
+			}
+		}
+	}
+	if lastSOTA == "" {
+		t.Fatal("no SOTA record in the recording")
+	}
+	sub := t.TempDir()
+	out, err := exec.Command(py, filepath.Join("testdata", "rdagent_replay.py"), "collect", agentsDir, filepath.Join(ws, "rd-agent"), sub).Output()
+	if err != nil {
+		t.Fatalf("collect: %v", err)
+	}
+	var got struct {
+		Folder string `json:"folder"`
+	}
+	json.Unmarshal(out, &got)
+	if filepath.Base(got.Folder) != lastSOTA {
+		t.Errorf("collected %s, want the newest SOTA record's workspace %s", got.Folder, lastSOTA)
+	}
+	if err := check(context.Background(), sub); err != nil {
+		t.Fatalf("the collected submission does not validate: %v", err)
+	}
+	res, err := challenge.SafeGrade(context.Background(), ch, sub, private, challenge.Reference)
+	if err != nil {
+		t.Fatalf("grade: %v", err)
+	}
+	t.Logf("collected %s; graded: %v", lastSOTA, res.Values)
+	for _, f := range rec.Collected.Files {
+		if f == "submission.csv" || strings.HasPrefix(f, "predictions/") {
+			if _, err := os.Stat(filepath.Join(sub, f)); err != nil {
+				t.Errorf("the live run collected %s; the replay did not", f)
+			}
+		}
+	}
+}
