@@ -192,6 +192,29 @@ def pickle_to_text(obj, depth=0):
     return str(obj)
 
 
+def record_text(obj):
+    """A pickled record as the judge reads it: the object as it prints
+    itself. Where its class prints only "<... object at 0x...>" (R&D-Agent's
+    DSExperiment), the attributes that print themselves follow, each from a
+    new line: the experiment's DSHypothesis prints "Target Problem:",
+    "Hypothesis:" and "Reason:" (rdagent/scenarios/data_science/proposal/
+    exp_gen/base.py:37-52)."""
+    text = str(obj)
+    if type(obj).__str__ is not object.__str__ or not hasattr(obj, "__dict__"):
+        return text
+    parts = [text]
+    for k, v in vars(obj).items():
+        if k.startswith("_") or v is None or isinstance(v, (str, bytes, int, float, bool, list, tuple, dict, set)):
+            continue
+        if type(v).__str__ is object.__str__:
+            continue
+        try:
+            parts.append("%s:\n%s" % (k, v))
+        except Exception:  # a record that cannot print one part keeps the rest
+            continue
+    return "\n".join(parts)
+
+
 def redact(text, secrets):
     for v in secrets:
         if v:
@@ -204,39 +227,44 @@ def convert_logs(log_dir, out_dir, trace_path=None, secrets=()):
 
     With trace_path it also writes one text file of every pickled record,
     each as the object prints itself (str), in path order and separated by
-    lines of "=====": the session as the paper's judge read it.
+    lines of "=====": the session as the paper's judge read it. The trace is
+    written first, before the per-record files: at the deadline the runner's
+    grace period may end during the copy.
 
     Every value in secrets is replaced by "[redacted]" in what is written:
     R&D-Agent logs its LLM settings, API key included, as text and as a
     pickled record (rdagent/oai/backend/litellm.py:54-55)."""
-    n = 0
-    trace = []
+    trace, outputs = [], []
     for dirpath, dirs, files in os.walk(log_dir):
         dirs.sort()
         files.sort()
         rel = os.path.relpath(dirpath, log_dir)
         for f in files:
             src = os.path.join(dirpath, f)
-            dst_dir = os.path.join(out_dir, rel)
-            os.makedirs(dst_dir, exist_ok=True)
             if f.endswith(".pkl"):
                 try:
                     with open(src, "rb") as fh:
                         obj = pickle.load(fh)
                     text = json.dumps(pickle_to_text(obj), indent=1, default=str)
                     try:
-                        trace.append("%s\n%s" % (os.path.join(rel, f), str(obj)))
-                    except Exception as err:
+                        trace.append("%s\n%s" % (os.path.join(rel, f), record_text(obj)))
+                    except Exception:
                         trace.append("%s\n%s" % (os.path.join(rel, f), text))
                 except Exception as err:  # keep going: one bad pickle must not lose the rest
                     text = "unreadable pickle %s: %s" % (f, err)
-                ak.write_text(os.path.join(dst_dir, f[:-4] + ".txt"), redact(text, secrets))
-                n += 1
+                outputs.append((os.path.join(out_dir, rel, f[:-4] + ".txt"), text, None))
             elif f.endswith((".log", ".txt", ".json", ".md")):
-                with open(src, encoding="utf-8", errors="replace") as fh:
-                    ak.write_text(os.path.join(dst_dir, f), redact(fh.read(), secrets))
+                outputs.append((os.path.join(out_dir, rel, f), None, src))
     if trace_path and trace:
         ak.write_text(trace_path, redact(("\n=====\n").join(trace) + "\n", secrets))
+    n = 0
+    for dst, text, src in outputs:
+        if src is None:
+            n += 1
+        else:
+            with open(src, encoding="utf-8", errors="replace") as fh:
+                text = fh.read()
+        ak.write_text(dst, redact(text, secrets))
     return n
 
 

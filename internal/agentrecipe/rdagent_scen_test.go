@@ -74,3 +74,60 @@ func TestRDAgentScenarioReadsTheDirectionFromTheDescription(t *testing.T) {
 		t.Errorf("without R&D-Agent, RexmleScen fails with %s", out)
 	}
 }
+
+// The judge reads R&D-Agent's session as text. A record whose class prints
+// only "<... object at 0x...>" (DSExperiment) is followed by the parts that
+// print themselves (its DSHypothesis: "Target Problem: ..."), and the API key
+// never reaches what the adapter writes.
+func TestRDAgentTraceRendersExperimentsAndHidesTheKey(t *testing.T) {
+	py := python(t)
+	dir := t.TempDir()
+	code := `
+import os, pickle, sys
+sys.path[:0] = [os.path.join(sys.argv[1], "rd-agent"), sys.argv[1]]
+import adapter
+class Hyp:
+    def __init__(self): self.problem_desc = "Lesions are small and the threshold misses most of them."
+    def __str__(self): return "Target Problem: " + self.problem_desc + "\nHypothesis: a learned model finds them."
+class Exp:
+    def __init__(self): self.hypothesis, self.result, self.note = Hyp(), None, "plain"
+class Settings:
+    def __str__(self): return "openai_api_key='sk-live-0123456789abcdef'"
+log = os.path.join(sys.argv[2], "log", "run", "Loop_0", "direct_exp_gen", "1")
+os.makedirs(log)
+pickle.dump(Exp(), open(os.path.join(log, "a.pkl"), "wb"))
+pickle.dump(Settings(), open(os.path.join(log, "b.pkl"), "wb"))
+open(os.path.join(log, "common_logs.log"), "w").write("key sk-live-0123456789abcdef in a log line\n")
+n = adapter.convert_logs(os.path.join(sys.argv[2], "log"), os.path.join(sys.argv[2], "out"), os.path.join(sys.argv[2], "trace.txt"),
+                         secrets=["sk-live-0123456789abcdef"])
+print(n)
+`
+	out, err := exec.Command(py, "-c", code, agentsDir, dir).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if strings.TrimSpace(string(out)) != "2" {
+		t.Errorf("converted %s records, want 2", out)
+	}
+	trace, err := os.ReadFile(filepath.Join(dir, "trace.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(trace), "\nTarget Problem: Lesions are small and the threshold misses most of them.\n") {
+		t.Errorf("the experiment's hypothesis is not in the trace:\n%s", trace)
+	}
+	if strings.Contains(string(trace), "plain") {
+		t.Errorf("a plain string attribute was rendered:\n%s", trace)
+	}
+	written := []string{filepath.Join(dir, "trace.txt"), filepath.Join(dir, "out", "run", "Loop_0", "direct_exp_gen", "1", "b.txt"),
+		filepath.Join(dir, "out", "run", "Loop_0", "direct_exp_gen", "1", "common_logs.log")}
+	for _, p := range written {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(b), "sk-live-0123456789abcdef") || !strings.Contains(string(b), "[redacted]") {
+			t.Errorf("%s: key not redacted:\n%s", filepath.Base(p), b)
+		}
+	}
+}

@@ -186,11 +186,15 @@ def answer(body):
             out.update({"hyperparameter_tuning_suggestion": "", "hyperparameter_tuning_decision": False})
         return json.dumps(out), "runner_eval"
     if '"Replace Best Result"' in sysm:
+        m = re.search(r"ensemble\s+([-0-9.]+)", user)
+        score = m.group(1) if m else "the recorded value"
         return json.dumps({"Submission Format Check": "yes", "First Valid Submission": "yes",
-                           "Code Change Summary": "First end-to-end pipeline.", "Observations": "The ensemble validation score is recorded in scores.csv.",
-                           "Feedback for Hypothesis": "Confirmed: the baseline runs and validates.", "Evaluation Aligned With Task": "yes",
-                           "Replace Best Result": "yes", "Acceptable": "yes",
-                           "Reasoning": "[Experiment Analysis] The first valid submission becomes the SOTA.", "EDA Improvement": "no"}), "exp_feedback"
+                           "Code Change Summary": "Built the first end-to-end main.py: it reads the training data from the input folder, fits a small classical model on hand-made image statistics, scores a hold-out split into scores.csv and writes the submission folder with every prediction file.",
+                           "Observations": "The ensemble validation %s is %s on the hold-out split; the submission check of the validation service says the submission is valid, and the run takes seconds, far below the time limit." % (name, score),
+                           "Feedback for Hypothesis": "Confirmed: a simple model on image statistics gives a runnable pipeline and a valid submission, which is the baseline later hypotheses must beat.",
+                           "Evaluation Aligned With Task": "yes", "Replace Best Result": "yes", "Acceptable": "yes",
+                           "Reasoning": "[Experiment Analysis] The experiment produced the first valid submission with a hold-out %s of %s, so it becomes the SOTA; stronger features or a learned model are the next step." % (name, score),
+                           "EDA Improvement": "no"}), "exp_feedback"
     if "```python" in sysm or "main.py" in sysm and ("code" in sysm.lower()):
         return "Here is the implementation.\n```python\n" + CODE[ch] + "\n```\n", "coder"
     return "{}", "unknown"
