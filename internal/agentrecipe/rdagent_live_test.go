@@ -2,17 +2,15 @@ package agentrecipe
 
 import (
 	"bufio"
+	"bytes"
 	"context"
-	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -155,9 +153,9 @@ func liveRDAgent(t *testing.T, repo, src, id string) {
 			rec.validate(ws, d, err)
 			return err
 		}}
-	w := rdWatch(ws, start, 150*time.Millisecond, rec)
+	w := watchTree(ws, start, 150*time.Millisecond, rdKeep, rdBlob)
 	info, err := runner.Execute(ctx, j)
-	w()
+	fsEvents, blobs := w.close()
 	console, _ := os.ReadFile(filepath.Join(runDir, "logs", "console.log"))
 	if keep := os.Getenv("REXMLE_RDAGENT_LIVE_KEEP"); keep != "" {
 		dst := filepath.Join(keep, id)
@@ -199,34 +197,26 @@ func liveRDAgent(t *testing.T, repo, src, id string) {
 	if err := check(ctx, sub); err != nil {
 		t.Fatalf("the collected submission is not valid: %v", err)
 	}
-	if len(rec.validations()) == 0 {
+	if rec.validations() == 0 {
 		t.Error("R&D-Agent never called the validation endpoint")
 	}
 	if os.Getenv("REXMLE_RDAGENT_RECORD") == "1" {
-		rec.write(t, id, llmEvents, sub)
+		rdWriteRecording(t, id, append(append(append([]recEvent{}, rec.events...), llmEvents...), fsEvents...), blobs, sub)
 	}
 }
 
-// --- recording -------------------------------------------------------------------
-
-type rdEvent map[string]any
+// --- recording (the shared format of recording_test.go) ------------------------
 
 type rdRecorder struct {
 	mu     sync.Mutex
 	start  time.Time
-	events []rdEvent
-}
-
-func (r *rdRecorder) add(e rdEvent) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	e["t"] = float64(time.Since(r.start).Milliseconds()) / 1000
-	r.events = append(r.events, e)
+	events []recEvent
 }
 
 // validate records one call of rexmle's validation endpoint: the folder the
-// agent's check named (relative to the workspace), its files, and the answer
-// the adapter's bridge turns into {"valid", "reason", "result"}.
+// agent's check named (relative to the workspace), its submission files (text
+// as it is, binaries as "base64:..."), and the answer the adapter's bridge
+// turns into {"valid", "reason", "result"}.
 func (r *rdRecorder) validate(ws, dir string, err error) {
 	rel, _ := filepath.Rel(ws, dir)
 	files := map[string]string{}
@@ -236,7 +226,11 @@ func (r *rdRecorder) validate(ws, dir string, err error) {
 		}
 		fr, _ := filepath.Rel(dir, p)
 		if b, e := os.ReadFile(p); e == nil && (fr == "submission.csv" || strings.HasPrefix(fr, "predictions")) {
-			files[fr] = rdContent(b)
+			if utf8.Valid(b) && !bytes.ContainsRune(b, 0) {
+				files[filepath.ToSlash(fr)] = string(b)
+			} else {
+				files[filepath.ToSlash(fr)] = "base64:" + base64.StdEncoding.EncodeToString(b)
+			}
 		}
 		return nil
 	})
@@ -244,53 +238,51 @@ func (r *rdRecorder) validate(ws, dir string, err error) {
 	if err != nil {
 		resp["reason"] = err.Error()
 	}
-	r.add(rdEvent{"kind": "validate", "method": "POST", "path": "/validate", "content_type": "application/json",
-		"request": map[string]any{"dir": rel}, "request_files": files, "response": resp, "status": 200})
-}
-
-func (r *rdRecorder) validations() []rdEvent {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var out []rdEvent
-	for _, e := range r.events {
-		if e["kind"] == "validate" {
-			out = append(out, e)
-		}
-	}
-	return out
+	r.events = append(r.events, recEvent{T: time.Since(r.start).Seconds(), Kind: "validate", Method: "POST", Path: "/validate",
+		ContentType: "application/json", Request: map[string]any{"dir": filepath.ToSlash(rel)}, RequestFiles: files, Response: resp, Status: 200})
 }
 
-// rdContent: text as it is, small binaries as base64, larger ones by hash.
-func rdContent(b []byte) string {
-	if utf8.Valid(b) && !strings.ContainsRune(string(b), 0) {
-		return string(b)
-	}
-	if len(b) <= 256<<10 {
-		return "base64:" + base64.StdEncoding.EncodeToString(b)
-	}
-	s := sha256.Sum256(b)
-	return "sha256:" + hex.EncodeToString(s[:])
+func (r *rdRecorder) validations() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.events)
 }
 
-// rdKeep: the paths of R&D-Agent's folder the recording follows: the
-// experiment workspaces' outputs and the SOTA records.
+// rdKeep: the paths of R&D-Agent's folder the recording follows (and the
+// folders on the way to them): the experiment workspaces' outputs and the
+// SOTA records under log/run/Loop_N/record/sota_exp_to_submit/.
 func rdKeep(rel string) bool {
-	if !strings.HasPrefix(rel, "rd-agent/") {
+	p := strings.Split(rel, "/")
+	if p[0] != "rd-agent" {
 		return false
 	}
-	if strings.Contains(rel, "/sota_exp_to_submit/") {
+	if len(p) == 1 {
 		return true
 	}
-	const wsRoot = "rd-agent/git_ignore_folder/RD-Agent_workspace/"
-	if !strings.HasPrefix(rel, wsRoot) {
-		return false
-	}
-	p := strings.Split(strings.TrimPrefix(rel, wsRoot), "/")
-	if len(p) < 2 {
-		return len(p) == 1
-	}
 	switch p[1] {
-	case "submission.csv", "scores.csv", "main.py", "predictions":
+	case "git_ignore_folder":
+		if len(p) == 2 {
+			return true
+		}
+		if p[2] != "RD-Agent_workspace" {
+			return false
+		}
+		if len(p) <= 4 {
+			return true
+		}
+		return p[4] == "submission.csv" || p[4] == "scores.csv" || p[4] == "main.py" || p[4] == "predictions"
+	case "log":
+		want := []string{"log", "run", "Loop_", "record", "sota_exp_to_submit"}
+		for i, w := range want {
+			if len(p) <= i+1 {
+				return true
+			}
+			if !strings.HasPrefix(p[i+1], w) {
+				return false
+			}
+		}
 		return true
 	}
 	return false
@@ -302,104 +294,14 @@ func rdBlob(rel string) bool {
 	return strings.HasSuffix(rel, "/submission.csv") || strings.Contains(rel, "/predictions/") || strings.HasSuffix(rel, ".pkl")
 }
 
-// rdWatch walks root every period and records the files and folders kept by
-// rdKeep as they appear, change or go (a before/after walk per tick, not
-// inotify); the returned func stops it after one last walk.
-func rdWatch(root string, start time.Time, period time.Duration, r *rdRecorder) func() {
-	type st struct {
-		mod  time.Time
-		size int64
-		dir  bool
-	}
-	seen := map[string]st{}
-	walk := func() {
-		now := map[string]st{}
-		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return nil
-			}
-			rel, _ := filepath.Rel(root, p)
-			if rel == "." || !rdKeep(rel) && !strings.HasPrefix("rd-agent/git_ignore_folder/RD-Agent_workspace/", rel) && !strings.HasPrefix(rel, "rd-agent/log") {
-				if d.IsDir() && rel != "." && rel != "rd-agent" && rel != "rd-agent/git_ignore_folder" {
-					return fs.SkipDir
-				}
-				return nil
-			}
-			if !rdKeep(rel) {
-				return nil
-			}
-			if d.Type()&fs.ModeSymlink != 0 {
-				return nil
-			}
-			fi, err := d.Info()
-			if err != nil {
-				return nil
-			}
-			now[rel] = st{fi.ModTime(), fi.Size(), d.IsDir()}
-			return nil
-		})
-		var names []string
-		for k := range now {
-			names = append(names, k)
-		}
-		sort.Strings(names)
-		for _, k := range names {
-			s, o := now[k], seen[k]
-			_, had := seen[k]
-			switch {
-			case s.dir && !had:
-				r.add(rdEvent{"kind": "fs", "op": "mkdir", "path": k})
-			case !s.dir && (!had || s.mod != o.mod || s.size != o.size):
-				e := rdEvent{"kind": "fs", "op": "write", "path": k}
-				if b, err := os.ReadFile(filepath.Join(root, k)); err == nil {
-					if rdBlob(k) {
-						e["content"] = rdContent(b)
-					} else {
-						s := sha256.Sum256(b)
-						e["sha256"] = hex.EncodeToString(s[:])
-					}
-				}
-				r.add(e)
-			}
-		}
-		var gone []string
-		for k := range seen {
-			if _, ok := now[k]; !ok {
-				gone = append(gone, k)
-			}
-		}
-		sort.Sort(sort.Reverse(sort.StringSlice(gone)))
-		for _, k := range gone {
-			r.add(rdEvent{"kind": "fs", "op": "remove", "path": k})
-		}
-		seen = now
-	}
-	stop := make(chan struct{})
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		tk := time.NewTicker(period)
-		defer tk.Stop()
-		for {
-			select {
-			case <-stop:
-				walk()
-				return
-			case <-tk.C:
-				walk()
-			}
-		}
-	}()
-	return func() { close(stop); <-done }
-}
-
-// rdLLMEvents reads the scripted server's request log.
-func rdLLMEvents(t *testing.T, path string, start time.Time) []rdEvent {
+// rdLLMEvents reads the scripted server's request log; long message
+// contents are cut to 300 characters.
+func rdLLMEvents(t *testing.T, path string, start time.Time) []recEvent {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []rdEvent
+	var out []recEvent
 	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
 		if line == "" {
 			continue
@@ -407,75 +309,58 @@ func rdLLMEvents(t *testing.T, path string, start time.Time) []rdEvent {
 		var m struct {
 			T       float64        `json:"t"`
 			Path    string         `json:"path"`
-			Kind    string         `json:"kind"`
-			Auth    bool           `json:"auth"`
 			Request map[string]any `json:"request"`
 		}
 		if err := json.Unmarshal([]byte(line), &m); err != nil {
 			t.Fatal(err)
 		}
+		cut := func(v any) any {
+			if c, ok := v.(string); ok && len(c) > 300 {
+				return c[:300]
+			}
+			return v
+		}
 		if msgs, ok := m.Request["messages"].([]any); ok {
 			for _, mm := range msgs {
 				if mmm, ok := mm.(map[string]any); ok {
-					if c, ok := mmm["content"].(string); ok && len(c) > 300 {
-						mmm["content"] = c[:300]
-					}
+					mmm["content"] = cut(mmm["content"])
 				}
 			}
 		}
 		if in, ok := m.Request["input"].([]any); ok {
-			for i, s := range in {
-				if c, ok := s.(string); ok && len(c) > 300 {
-					in[i] = c[:300]
-				}
+			for i := range in {
+				in[i] = cut(in[i])
 			}
 		}
-		sec := m.T - float64(start.UnixNano())/1e9
-		out = append(out, rdEvent{"t": float64(int(sec*1000)) / 1000, "kind": "llm", "method": "POST", "path": m.Path,
-			"prompt": m.Kind, "request": m.Request, "status": 200})
+		out = append(out, recEvent{T: m.T - float64(start.UnixNano())/1e9, Kind: "llm", Method: "POST", Path: m.Path, Request: m.Request, Status: 200})
 	}
 	return out
 }
 
-func (r *rdRecorder) write(t *testing.T, id string, llm []rdEvent, sub string) {
-	r.mu.Lock()
-	events := append(append([]rdEvent{}, r.events...), llm...)
-	r.mu.Unlock()
-	sort.SliceStable(events, func(i, j int) bool { return events[i]["t"].(float64) < events[j]["t"].(float64) })
+func rdWriteRecording(t *testing.T, id string, events []recEvent, blobs map[string][]byte, sub string) {
 	var files []string
 	filepath.WalkDir(sub, func(p string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() {
 			rel, _ := filepath.Rel(sub, p)
-			files = append(files, rel)
+			files = append(files, filepath.ToSlash(rel))
 		}
 		return nil
 	})
-	events = append(events, rdEvent{"kind": "stop", "how": "SIGTERM at the deadline (the adapter's time limit, less its copy reserve)", "mid_step": true})
-	for i, e := range events {
-		e["seq"] = i + 1
+	last := 0.0
+	for _, e := range events {
+		last = max(last, e.T)
 	}
-	if len(events) > 1 {
-		events[len(events)-1]["t"] = events[len(events)-2]["t"]
-	}
-	doc := map[string]any{
-		"schema": "rexmle-agent-recording/1", "agent": "rd-agent", "agent_version": "rdagent v0.8.0 @ 274e274d5dbb72cc2ea139d1a7c93d73ce9b1198",
-		"challenge": id,
-		"recorded_with": fmt.Sprintf("rexmle runner, executor local (bubblewrap), paper profile's gpt-5 backend (azure) pointed at testdata/rdagent_scripted_llm.py through the egress proxy; "+
+	events = append(events, recEvent{T: last, Kind: "stop", How: "SIGTERM at the deadline (the adapter's time limit, less its copy reserve)", MidStep: true})
+	rec := &recording{Agent: "rd-agent", AgentVersion: "rdagent v0.8.0 @ 274e274d5dbb72cc2ea139d1a7c93d73ce9b1198", Challenge: id,
+		RecordedWith: fmt.Sprintf("rexmle runner, executor local (bubblewrap), paper profile's gpt-5 backend (azure) pointed at testdata/rdagent_scripted_llm.py through the egress proxy; "+
 			"R&D-Agent from source with testdata/rdagent-standins for tiktoken and litellm (agents/rd-agent/README.md); fs events from a 150 ms polling walk; %s; "+
 			"re-record: REXMLE_RDAGENT_SOURCE=... REXMLE_RDAGENT_RECORD=1 go test ./internal/agentrecipe -run TestRDAgentLive", time.Now().UTC().Format("2006-01-02")),
-		"events":    events,
-		"collected": map[string]any{"files": files, "valid": true},
-	}
-	out, err := json.MarshalIndent(doc, "", " ")
-	if err != nil {
-		t.Fatal(err)
-	}
+		Events: events, Collected: recCollected{Files: files, Valid: true}, Blobs: encodeBlobs(events, blobs)}
 	path := filepath.Join("testdata", "recordings", "rd-agent-"+id+".json")
-	os.MkdirAll(filepath.Dir(path), 0o755)
-	if err := os.WriteFile(path, append(out, '\n'), 0o644); err != nil {
+	if err := writeRecording(path, rec); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("recorded %d events to %s", len(events), path)
+	t.Logf("recorded %d events to %s", len(rec.Events), path)
 }
 
 func rdTail(b []byte, n int) string {

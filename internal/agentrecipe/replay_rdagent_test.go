@@ -24,41 +24,25 @@ import (
 	"github.com/rexmle/rexmle/internal/runner/validate"
 )
 
-// rdRecording is testdata/recordings/rd-agent-<challenge>.json, written by
-// TestRDAgentLive from a real R&D-Agent run.
-type rdRecording struct {
-	Schema       string           `json:"schema"`
-	Agent        string           `json:"agent"`
-	AgentVersion string           `json:"agent_version"`
-	Challenge    string           `json:"challenge"`
-	Events       []map[string]any `json:"events"`
-	Collected    struct {
-		Files []string `json:"files"`
-		Valid bool     `json:"valid"`
-	} `json:"collected"`
-}
-
-func loadRDRecording(t *testing.T, id string) rdRecording {
+func loadRDRecording(t *testing.T, id string) *recording {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", "recordings", "rd-agent-"+id+".json"))
+	r, err := readRecording(filepath.Join("testdata", "recordings", "rd-agent-"+id+".json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var r rdRecording
-	if err := json.Unmarshal(b, &r); err != nil {
-		t.Fatal(err)
-	}
-	if r.Schema != "rexmle-agent-recording/1" || r.Agent != "rd-agent" || r.Challenge != id {
+	if r.Schema != recordingSchema || r.Agent != "rd-agent" || r.Challenge != id {
 		t.Fatalf("recording %s: schema %q agent %q challenge %q", id, r.Schema, r.Agent, r.Challenge)
 	}
 	for i, e := range r.Events {
-		if int(e["seq"].(float64)) != i+1 {
-			t.Fatalf("event %d has seq %v", i+1, e["seq"])
+		if e.Seq != i+1 {
+			t.Fatalf("event %d has seq %d", i+1, e.Seq)
 		}
 	}
 	return r
 }
 
+// rdDecode reads a request file as the live test wrote it: text, or
+// "base64:..." for binaries.
 func rdDecode(t *testing.T, s string) []byte {
 	if b64, ok := strings.CutPrefix(s, "base64:"); ok {
 		b, err := base64.StdEncoding.DecodeString(b64)
@@ -68,19 +52,6 @@ func rdDecode(t *testing.T, s string) []byte {
 		return b
 	}
 	return []byte(s)
-}
-
-// rdSynthetic prepares the challenge's synthetic data with the live run's seed.
-func rdSynthetic(t *testing.T, ch challenge.Challenge) (public, private string) {
-	dir := t.TempDir()
-	raw, data := filepath.Join(dir, "raw"), filepath.Join(dir, "data")
-	if err := ch.Synthesize(context.Background(), raw, 1); err != nil {
-		t.Fatal(err)
-	}
-	if err := ch.Prepare(context.Background(), raw, data); err != nil {
-		t.Fatal(err)
-	}
-	return filepath.Join(data, "public"), filepath.Join(data, "private")
 }
 
 // The recorded R&D-Agent runs, replayed at the boundary: its LLM requests
@@ -99,19 +70,15 @@ func TestRDAgentRecordingsReplay(t *testing.T) {
 			if !ok {
 				t.Fatalf("no challenge %s", id)
 			}
-			public, private := rdSynthetic(t, ch)
+			data := syntheticData(t, ch, t.TempDir())
+			public, private := filepath.Join(data, "public"), filepath.Join(data, "private")
 			check := validate.Check(ch, private, challenge.Reference)
 			rdReplayLLM(t, rec)
 			rdReplayValidation(t, py, rec, public, check)
 			rdReplayCollect(t, py, rec, check, ch, private)
-			var stop map[string]any
-			for _, e := range rec.Events {
-				if e["kind"] == "stop" {
-					stop = e
-				}
-			}
-			if stop == nil || stop["mid_step"] != true {
-				t.Errorf("the run did not end stopped mid-step at the deadline: %v", stop)
+			stop := rec.Events[len(rec.Events)-1]
+			if stop.Kind != "stop" || !stop.MidStep {
+				t.Errorf("the run did not end stopped mid-step at the deadline: %+v", stop)
 			}
 		})
 	}
@@ -122,7 +89,7 @@ func TestRDAgentRecordingsReplay(t *testing.T) {
 // to a stand-in for the endpoint, and checks what arrives: the Azure
 // deployment path, temperature 1 (CHAT_TEMPERATURE), streaming as R&D-Agent's
 // LiteLLM backend asks (chat_stream), the recorded body.
-func rdReplayLLM(t *testing.T, rec rdRecording) {
+func rdReplayLLM(t *testing.T, rec *recording) {
 	var got [][]byte
 	var paths []string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -162,34 +129,34 @@ func rdReplayLLM(t *testing.T, rec rdRecording) {
 	n := 0
 	deploy := regexp.MustCompile(`^/openai/deployments/(gpt-5|text-embedding-3-small)/(chat/completions|embeddings)\?api-version=2024-12-01-preview$`)
 	for _, e := range rec.Events {
-		if e["kind"] != "llm" {
+		if e.Kind != "llm" {
 			continue
 		}
-		path := e["path"].(string)
+		path := e.Path
 		if !deploy.MatchString(path) {
-			t.Errorf("seq %v: LLM request to %s, want the profile's Azure deployment", e["seq"], path)
+			t.Errorf("seq %d: LLM request to %s, want the profile's Azure deployment", e.Seq, path)
 		}
-		req := e["request"].(map[string]any)
+		req := e.Request
 		if strings.Contains(path, "chat/completions") {
 			if req["temperature"] != 1.0 || req["stream"] != true || req["model"] != "gpt-5" {
-				t.Errorf("seq %v: model %v temperature %v stream %v, want gpt-5, 1 (CHAT_TEMPERATURE) and streaming", e["seq"], req["model"], req["temperature"], req["stream"])
+				t.Errorf("seq %d: model %v temperature %v stream %v, want gpt-5, 1 (CHAT_TEMPERATURE) and streaming", e.Seq, req["model"], req["temperature"], req["stream"])
 			}
 		}
 		body, _ := json.Marshal(req)
 		resp, err := client.Post(srv.URL+path, "application/json", bytes.NewReader(body))
 		if err != nil {
-			t.Fatalf("seq %v through the proxy: %v", e["seq"], err)
+			t.Fatalf("seq %d through the proxy: %v", e.Seq, err)
 		}
 		resp.Body.Close()
 		if resp.StatusCode != 200 {
-			t.Fatalf("seq %v: the proxy answered %d", e["seq"], resp.StatusCode)
+			t.Fatalf("seq %d: the proxy answered %d", e.Seq, resp.StatusCode)
 		}
 		n++
 	}
 	if n == 0 || len(got) != n || proxy.Refused() != 0 {
 		t.Fatalf("%d LLM requests replayed, %d arrived, %d refused", n, len(got), proxy.Refused())
 	}
-	if paths[0] != rec.Events[firstKind(rec, "llm")]["path"] {
+	if paths[0] != rec.Events[firstKind(rec, "llm")].Path {
 		t.Errorf("the first request arrived at %s", paths[0])
 	}
 	// a destination the profile does not name is refused
@@ -202,9 +169,9 @@ func rdReplayLLM(t *testing.T, rec rdRecording) {
 	}
 }
 
-func firstKind(rec rdRecording, kind string) int {
+func firstKind(rec *recording, kind string) int {
 	for i, e := range rec.Events {
-		if e["kind"] == kind {
+		if e.Kind == kind {
 			return i
 		}
 	}
@@ -217,31 +184,36 @@ func firstKind(rec rdRecording, kind string) int {
 // read the answer as recorded: "Submission is valid." on stdout and exit 0
 // (the phrase its evaluators' prompts look for, dev/runner/eval.py:169), or
 // the reason and exit 1.
-func rdReplayValidation(t *testing.T, py string, rec rdRecording, public string, check validate.CheckFunc) {
+func rdReplayValidation(t *testing.T, py string, rec *recording, public string, check validate.CheckFunc) {
 	n := 0
 	for _, e := range rec.Events {
-		if e["kind"] != "validate" {
+		if e.Kind != "validate" {
 			continue
 		}
 		n++
 		root := t.TempDir()
-		ws := filepath.Join(root, filepath.FromSlash(e["request"].(map[string]any)["dir"].(string)))
-		for name, content := range e["request_files"].(map[string]any) {
+		ws := filepath.Join(root, filepath.FromSlash(e.Request["dir"].(string)))
+		for name, content := range e.RequestFiles {
 			p := filepath.Join(ws, filepath.FromSlash(name))
 			os.MkdirAll(filepath.Dir(p), 0o755)
-			if err := os.WriteFile(p, rdDecode(t, content.(string)), 0o644); err != nil {
+			if err := os.WriteFile(p, rdDecode(t, content), 0o644); err != nil {
 				t.Fatal(err)
 			}
 		}
+		h, err := validate.Handler(validate.Config{Check: check, Folders: map[string]string{root: root}, Default: root,
+			Scratch: filepath.Join(t.TempDir(), "scratch")})
+		if err != nil {
+			t.Fatal(err)
+		}
 		sock := filepath.Join(t.TempDir(), "v.sock")
-		s, err := validate.Listen(sock, validate.Handler(check, validate.Within(root, nil), ""))
+		s, err := validate.Listen(sock, h)
 		if err != nil {
 			t.Fatal(err)
 		}
 		out, err := exec.Command(py, filepath.Join("testdata", "rdagent_replay.py"), "check", agentsDir, ws, filepath.Join(root, "rd-agent"), public, rec.Challenge, sock).Output()
 		s.Close()
 		if err != nil {
-			t.Fatalf("seq %v: %v", e["seq"], err)
+			t.Fatalf("seq %d: %v", e.Seq, err)
 		}
 		var got struct {
 			Stdout   string `json:"stdout"`
@@ -250,13 +222,13 @@ func rdReplayValidation(t *testing.T, py string, rec rdRecording, public string,
 		if err := json.Unmarshal(out, &got); err != nil {
 			t.Fatalf("%v: %s", err, out)
 		}
-		resp := e["response"].(map[string]any)
+		resp := e.Response
 		if resp["valid"] == true {
 			if strings.TrimSpace(got.Stdout) != "Submission is valid." || got.ExitCode != 0 {
-				t.Errorf("seq %v: R&D-Agent's check printed %q, exit %d; recorded valid", e["seq"], got.Stdout, got.ExitCode)
+				t.Errorf("seq %d: R&D-Agent's check printed %q, exit %d; recorded valid", e.Seq, got.Stdout, got.ExitCode)
 			}
 		} else if !strings.HasPrefix(got.Stdout, "Submission is invalid: ") || got.ExitCode != 1 {
-			t.Errorf("seq %v: R&D-Agent's check printed %q, exit %d; recorded invalid (%v)", e["seq"], got.Stdout, got.ExitCode, resp["reason"])
+			t.Errorf("seq %d: R&D-Agent's check printed %q, exit %d; recorded invalid (%v)", e.Seq, got.Stdout, got.ExitCode, resp["reason"])
 		}
 	}
 	if n == 0 {
@@ -267,27 +239,28 @@ func rdReplayValidation(t *testing.T, py string, rec rdRecording, public string,
 // rdReplayCollect replays the recorded files and folders into a workspace,
 // runs the adapter's collection, and checks it took the folder of the newest
 // SOTA record and that the real grader accepts what it copied.
-func rdReplayCollect(t *testing.T, py string, rec rdRecording, check validate.CheckFunc, ch challenge.Challenge, private string) {
+func rdReplayCollect(t *testing.T, py string, rec *recording, check validate.CheckFunc, ch challenge.Challenge, private string) {
 	ws := t.TempDir()
 	lastSOTA := ""
 	wsID := regexp.MustCompile(`RD-Agent_workspace(?:/|[^0-9a-f]{1,3})([0-9a-f]{32})`) // a pickled Path: its parts apart
 	for _, e := range rec.Events {
-		if e["kind"] != "fs" {
+		if e.Kind != "fs" {
 			continue
 		}
-		p := filepath.Join(ws, filepath.FromSlash(e["path"].(string)))
-		switch e["op"] {
+		p := filepath.Join(ws, filepath.FromSlash(e.Path))
+		switch e.Op {
 		case "mkdir":
 			os.MkdirAll(p, 0o755)
 		case "remove":
 			os.RemoveAll(p)
 		case "write":
 			os.MkdirAll(filepath.Dir(p), 0o755)
-			var b []byte
-			if c, ok := e["content"].(string); ok {
-				b = rdDecode(t, c)
-			} else if h, ok := e["sha256"].(string); ok {
-				b = []byte("sha256 " + h + "\n") // content not kept: not part of the submission
+			b := []byte("sha256 " + e.SHA256 + "\n") // content not kept: not part of the submission
+			if c, ok := rec.Blobs[e.SHA256]; ok {
+				var err error
+				if b, err = base64.StdEncoding.DecodeString(c); err != nil {
+					t.Fatal(err)
+				}
 			}
 			if err := os.WriteFile(p, b, 0o644); err != nil {
 				t.Fatal(err)
