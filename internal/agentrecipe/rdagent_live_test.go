@@ -219,6 +219,20 @@ type rdRecorder struct {
 // turns into {"valid", "reason", "result"}.
 func (r *rdRecorder) validate(ws, dir string, err error) {
 	rel, _ := filepath.Rel(ws, dir)
+	if strings.HasPrefix(rel, "..") {
+		// The endpoint grades a sealed snapshot of the folder the agent
+		// named: that folder is the experiment workspace whose
+		// submission.csv the snapshot holds.
+		if snap, e := os.ReadFile(filepath.Join(dir, "submission.csv")); e == nil {
+			cands, _ := filepath.Glob(filepath.Join(ws, "rd-agent", "git_ignore_folder", "RD-Agent_workspace", "*", "submission.csv"))
+			for _, c := range cands {
+				if b, e := os.ReadFile(c); e == nil && bytes.Equal(b, snap) {
+					rel, _ = filepath.Rel(ws, filepath.Dir(c))
+					break
+				}
+			}
+		}
+	}
 	files := map[string]string{}
 	filepath.WalkDir(dir, func(p string, d fs.DirEntry, e error) error {
 		if e != nil || d.IsDir() {

@@ -192,7 +192,11 @@ func rdReplayValidation(t *testing.T, py string, rec *recording, public string, 
 		}
 		n++
 		root := t.TempDir()
-		ws := filepath.Join(root, filepath.FromSlash(e.Request["dir"].(string)))
+		dir, _ := e.Request["dir"].(string)
+		if dir == "" || strings.HasPrefix(dir, "..") || filepath.IsAbs(dir) {
+			t.Fatalf("seq %d: the recorded folder %q is not one in the agent's workspace", e.Seq, dir)
+		}
+		ws := filepath.Join(root, filepath.FromSlash(dir))
 		for name, content := range e.RequestFiles {
 			p := filepath.Join(ws, filepath.FromSlash(name))
 			os.MkdirAll(filepath.Dir(p), 0o755)
