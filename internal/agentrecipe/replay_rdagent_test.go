@@ -251,28 +251,14 @@ func rdReplayCollect(t *testing.T, py string, rec *recording, check validate.Che
 		if e.Kind != "fs" {
 			continue
 		}
-		p := filepath.Join(ws, filepath.FromSlash(e.Path))
-		switch e.Op {
-		case "mkdir":
-			os.MkdirAll(p, 0o755)
-		case "remove":
-			os.RemoveAll(p)
-		case "write":
-			os.MkdirAll(filepath.Dir(p), 0o755)
-			b := []byte("sha256 " + e.SHA256 + "\n") // content not kept: not part of the submission
-			if c, ok := rec.Blobs[e.SHA256]; ok {
-				var err error
-				if b, err = base64.StdEncoding.DecodeString(c); err != nil {
-					t.Fatal(err)
-				}
+		applyFS(t, ws, rec, e)
+		if e.Op == "write" && strings.Contains(e.Path, "/sota_exp_to_submit/") {
+			b, err := os.ReadFile(filepath.Join(ws, filepath.FromSlash(e.Path)))
+			if err != nil {
+				t.Fatalf("fs event %d: the SOTA record's content is not in the recording: %v", e.Seq, err)
 			}
-			if err := os.WriteFile(p, b, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			if strings.Contains(p, "sota_exp_to_submit") {
-				if m := wsID.FindSubmatch(b); m != nil {
-					lastSOTA = string(m[1])
-				}
+			if m := wsID.FindSubmatch(b); m != nil {
+				lastSOTA = string(m[1])
 			}
 		}
 	}
