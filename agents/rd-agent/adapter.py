@@ -59,6 +59,20 @@ def plan(task, root, bridge_url):
     env.update({
         "DS_LOCAL_DATA_PATH": os.path.join(root, "data"),
         "DS_IF_USING_MLE_DATA": "False",
+        # TestEval's folder, {DS_LOCAL_DATA_PATH}/{eval_sub_dir}/{competition}
+        # (rdagent/scenarios/data_science/test_eval.py:84-104): see validation_files.
+        "DS_EVAL_SUB_DIR": "eval",
+        # The default KaggleScen downloads with the kaggle CLI and asks Kaggle's
+        # leaderboard for the metric direction: rexmle_scen.py says where.
+        "DS_SCEN": "rexmle_scen.RexmleScen",
+        "PYTHONPATH": os.pathsep.join(p for p in (_here, os.environ.get("PYTHONPATH", "")) if p),
+        # chat_temperature defaults to 0.5 (rdagent/oai/llm_conf.py:69, used by
+        # rdagent/oai/backend/litellm.py:101); LiteLLM refuses any temperature
+        # but 1 for gpt-5 unless told to drop what a model does not take. The
+        # paper's harness set both (rex-mle/.env: CHAT_TEMPERATURE=1,
+        # LITELLM_DROP_PARAMS=True).
+        "CHAT_TEMPERATURE": "1",
+        "LITELLM_DROP_PARAMS": "True",
         "DS_Coder_CoSTEER_ENV_TYPE": "conda",
         "DS_Runner_CoSTEER_ENV_TYPE": "conda",
         "LOG_TRACE_PATH": os.path.join(root, "log", "run"),
@@ -70,7 +84,54 @@ def plan(task, root, bridge_url):
     return ak.Plan(argv, env, root, secret, notes={"endpoint": task.endpoint, "backend": task.backend})
 
 
-WS_RE = re.compile(rb"RD-Agent_workspace/([0-9a-f]{32})")
+# R&D-Agent's own submission check: with a submission_test.csv in its eval
+# folder, TestEval.valid copies valid.py into the experiment's workspace, runs
+# `python submission_format_valid.py <competition>` there and hands the
+# stdout and exit code to its evaluators (test_eval.py:84-104; called from
+# rdagent/scenarios/data_science/dev/runner/eval.py:165-169 and
+# rdagent/components/coder/data_science/pipeline/eval.py:252-255, whose
+# prompts say a "Submission is valid" message means a valid submission;
+# rexmle's answer text is exactly that, or "Submission is invalid: why").
+VALID_PY = """\
+# rexmle: checks this workspace's submission folder with rexmle's validation
+# service (format only, never a score). Written by the rexmle adapter.
+import json, os, sys, urllib.request
+url = %r
+req = urllib.request.Request(url + "/validate", json.dumps({"dir": os.getcwd()}).encode(),
+                             {"Content-Type": "application/json"})
+opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+try:
+    with opener.open(req, timeout=300) as resp:
+        ans = json.loads(resp.read() or b"{}")
+except Exception as err:
+    if hasattr(err, "read"):
+        print("Validation service error: %%s" %% err.read().decode(errors="replace"))
+    else:
+        print("Validation service unreachable: %%s" %% err)
+    sys.exit(2)
+print(ans.get("result") or ("Submission is valid." if ans.get("valid") else "Submission is invalid."))
+sys.exit(0 if ans.get("valid") else 1)
+"""
+
+
+def validation_files(root, task, bridge_url):
+    """Lays out {root}/data/eval/{challenge}/: valid.py (above) and the
+    submission_test.csv whose presence turns the check on (TestEval.enabled)."""
+    d = os.path.join(root, "data", "eval", task.challenge)
+    os.makedirs(d, exist_ok=True)
+    ak.write_text(os.path.join(d, "valid.py"), VALID_PY % bridge_url)
+    sample = os.path.join(task.data, "sample_submission.csv")
+    text = ""
+    if os.path.isfile(sample):
+        with open(sample, encoding="utf-8", errors="replace") as f:
+            text = f.read()
+    ak.write_text(os.path.join(d, "submission_test.csv"), text)
+
+
+# A pickled pathlib.Path keeps its parts as separate strings, so a pickle
+# holds b"RD-Agent_workspace\x94\x8c <id>" (protocol 4+ framing), not the
+# joined path; text forms have the slash.
+WS_RE = re.compile(rb"RD-Agent_workspace(?:/|\x94?\x8c.)([0-9a-f]{32})", re.DOTALL)
 
 
 def sota_workspaces(log_dir, ws_root):
@@ -131,39 +192,79 @@ def pickle_to_text(obj, depth=0):
     return str(obj)
 
 
-def convert_logs(log_dir, out_dir, trace_path=None):
+def record_text(obj):
+    """A pickled record as the judge reads it: the object as it prints
+    itself. Where its class prints only "<... object at 0x...>" (R&D-Agent's
+    DSExperiment), the attributes that print themselves follow, each from a
+    new line: the experiment's DSHypothesis prints "Target Problem:",
+    "Hypothesis:" and "Reason:" (rdagent/scenarios/data_science/proposal/
+    exp_gen/base.py:37-52)."""
+    text = str(obj)
+    if type(obj).__str__ is not object.__str__ or not hasattr(obj, "__dict__"):
+        return text
+    parts = [text]
+    for k, v in vars(obj).items():
+        if k.startswith("_") or v is None or isinstance(v, (str, bytes, int, float, bool, list, tuple, dict, set)):
+            continue
+        if type(v).__str__ is object.__str__:
+            continue
+        try:
+            parts.append("%s:\n%s" % (k, v))
+        except Exception:  # a record that cannot print one part keeps the rest
+            continue
+    return "\n".join(parts)
+
+
+def redact(text, secrets):
+    for v in secrets:
+        if v:
+            text = text.replace(v, "[redacted]")
+    return text
+
+
+def convert_logs(log_dir, out_dir, trace_path=None, secrets=()):
     """Copies the plain-text logs and writes a .txt beside every pickle.
 
     With trace_path it also writes one text file of every pickled record,
     each as the object prints itself (str), in path order and separated by
-    lines of "=====": the session as the paper's judge read it."""
-    n = 0
-    trace = []
+    lines of "=====": the session as the paper's judge read it. The trace is
+    written first, before the per-record files: at the deadline the runner's
+    grace period may end during the copy.
+
+    Every value in secrets is replaced by "[redacted]" in what is written:
+    R&D-Agent logs its LLM settings, API key included, as text and as a
+    pickled record (rdagent/oai/backend/litellm.py:54-55)."""
+    trace, outputs = [], []
     for dirpath, dirs, files in os.walk(log_dir):
         dirs.sort()
         files.sort()
         rel = os.path.relpath(dirpath, log_dir)
         for f in files:
             src = os.path.join(dirpath, f)
-            dst_dir = os.path.join(out_dir, rel)
-            os.makedirs(dst_dir, exist_ok=True)
             if f.endswith(".pkl"):
                 try:
                     with open(src, "rb") as fh:
                         obj = pickle.load(fh)
                     text = json.dumps(pickle_to_text(obj), indent=1, default=str)
                     try:
-                        trace.append("%s\n%s" % (os.path.join(rel, f), str(obj)))
-                    except Exception as err:
+                        trace.append("%s\n%s" % (os.path.join(rel, f), record_text(obj)))
+                    except Exception:
                         trace.append("%s\n%s" % (os.path.join(rel, f), text))
                 except Exception as err:  # keep going: one bad pickle must not lose the rest
                     text = "unreadable pickle %s: %s" % (f, err)
-                ak.write_text(os.path.join(dst_dir, f[:-4] + ".txt"), text)
-                n += 1
+                outputs.append((os.path.join(out_dir, rel, f[:-4] + ".txt"), text, None))
             elif f.endswith((".log", ".txt", ".json", ".md")):
-                ak.shutil.copyfile(src, os.path.join(dst_dir, f))
+                outputs.append((os.path.join(out_dir, rel, f), None, src))
     if trace_path and trace:
-        ak.write_text(trace_path, ("\n=====\n").join(trace) + "\n")
+        ak.write_text(trace_path, redact(("\n=====\n").join(trace) + "\n", secrets))
+    n = 0
+    for dst, text, src in outputs:
+        if src is None:
+            n += 1
+        else:
+            with open(src, encoding="utf-8", errors="replace") as fh:
+                text = fh.read()
+        ak.write_text(dst, redact(text, secrets))
     return n
 
 
@@ -187,13 +288,15 @@ def main(argv=None):
                 os.symlink(os.path.join(task.data, name), link)
         bridge = ak.open_bridge(task, "", [root])
         url = bridge.url
+        validation_files(root, task, url)
         # RD-Agent takes the task from the competition's description.md: there
         # it gets the benchmark instructions and notes before the description.
         ak.write_text(os.path.join(comp, "description.md"), ak.instructions(task, bridge.hint()))
 
     def collect():
         got = ak.collect_submission(sota_workspaces(log_dir, ws_root) + newest_with_submission(ws_root), task.submission)
-        n = convert_logs(log_dir, os.path.join(task.logs, "rd-agent"), os.path.join(task.logs, "rdagent-trace.txt"))
+        n = convert_logs(log_dir, os.path.join(task.logs, "rd-agent"), os.path.join(task.logs, "rdagent-trace.txt"),
+                         secrets=[ak.secret(task)])
         ak.log("converted %d pickled log record(s) to text", n)
         return got
 

@@ -249,7 +249,9 @@ func TestRDAgentArgumentsPassItsCLI(t *testing.T) {
 		t.Errorf("timeout %v, want the budget %d s as %s", got["timeout"], budget, want)
 	}
 	for k, want := range map[string]string{"CHAT_MODEL": "azure/gpt-5", "AZURE_API_BASE": "https://lab.openai.azure.com",
-		"AZURE_API_VERSION": "2025-04-01-preview", "DS_Coder_CoSTEER_ENV_TYPE": "conda", "DS_LOCAL_DATA_PATH": "/workspace/rd-agent/data"} {
+		"AZURE_API_VERSION": "2025-04-01-preview", "DS_Coder_CoSTEER_ENV_TYPE": "conda", "DS_LOCAL_DATA_PATH": "/workspace/rd-agent/data",
+		// issue 28: no Kaggle scenario, gpt-5's only temperature, LiteLLM drops what a model refuses
+		"DS_SCEN": "rexmle_scen.RexmleScen", "CHAT_TEMPERATURE": "1", "LITELLM_DROP_PARAMS": "True", "DS_EVAL_SUB_DIR": "eval"} {
 		if d.Values[k] != want {
 			t.Errorf("%s = %q, want %q", k, d.Values[k], want)
 		}

@@ -1,0 +1,2 @@
+from _unavailable import unavailable
+Agent = unavailable("pydantic_ai", "Agent")

@@ -1,0 +1,2 @@
+from _unavailable import unavailable
+MCPServerStreamableHTTP = unavailable("pydantic_ai.mcp", "MCPServerStreamableHTTP")
