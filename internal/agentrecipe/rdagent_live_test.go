@@ -74,7 +74,7 @@ func liveRDAgent(t *testing.T, repo, src, id string) {
 	os.Chmod(dir, 0o755)
 	os.Chmod(filepath.Dir(dir), 0o755)
 	raw, data := filepath.Join(dir, "raw"), filepath.Join(dir, "data")
-	if err := ch.Synthesize(ctx, raw, 1); err != nil {
+	if err := ch.Synthesize(ctx, raw, 1, challenge.SynthSize{}); err != nil {
 		t.Fatal(err)
 	}
 	if err := ch.Prepare(ctx, raw, data); err != nil {

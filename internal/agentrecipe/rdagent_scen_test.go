@@ -25,7 +25,7 @@ func TestRDAgentScenarioReadsTheDirectionFromTheDescription(t *testing.T) {
 			t.Fatalf("no challenge %s", id)
 		}
 		raw, data := filepath.Join(dir, id, "raw"), filepath.Join(dir, id, "data")
-		if err := ch.Synthesize(context.Background(), raw, 1); err != nil {
+		if err := ch.Synthesize(context.Background(), raw, 1, challenge.SynthSize{}); err != nil {
 			t.Fatal(err)
 		}
 		if err := ch.Prepare(context.Background(), raw, data); err != nil {
