@@ -28,7 +28,7 @@ var Default = All
 // Fetch downloads the challenges' raw data from their sources of record, verified and resumable (REXMLE_DRY_RUN=1 lists the plan).
 func Fetch(ctx context.Context) error { return stages.Fetch(ctx, stages.FromEnv()) }
 
-// FetchVerify re-hashes every downloaded file against its FETCHED.lock record (size, SHA-256, MD5) and exits non-zero naming any that changed; it downloads nothing.
+// FetchVerify re-hashes every downloaded file against its FETCHED.lock record (size, SHA-256, MD5) and exits non-zero naming any that changed or any raw folder of files with no record (placed by hand); it downloads nothing.
 func FetchVerify(ctx context.Context) error { return stages.FetchVerify(ctx, stages.FromEnv()) }
 
 // Prepare builds each challenge's public and private data (synthetic data on the demo profile).

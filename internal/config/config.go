@@ -232,6 +232,11 @@ type Source struct {
 	Extract       bool     `toml:"extract"`
 	ExtractToStem bool     `toml:"extract_to_stem"` // unpack each archive into a folder named after it
 	Instructions  string   `toml:"instructions"`
+	// ApproxSizeGB is the published approximate size, in GB (10^9 bytes),
+	// of everything the source downloads (0 = unknown); Terms is any
+	// registration or terms to accept. Both only feed the offline plan.
+	ApproxSizeGB float64 `toml:"approx_size_gb"`
+	Terms        string  `toml:"terms"`
 }
 
 // Metric is a ranked metric: a leaderboard column and its direction.

@@ -487,6 +487,9 @@ func loadChallenge(path string, problems *[]Problem) (*Challenge, error) {
 		if s.Kind == "manual" && s.Instructions == "" {
 			ck.addf(line, "source %d: kind manual needs instructions", i+1)
 		}
+		if s.ApproxSizeGB < 0 || s.Size < 0 {
+			ck.addf(line, "source %d: approx_size_gb and size must not be negative", i+1)
+		}
 	}
 	if len(c.Metrics) == 0 {
 		ck.addf(0, "no [[metric]], want the ranked leaderboard metrics with their directions")

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -45,6 +46,12 @@ func retryable(err error) bool {
 	}
 	var pe *permanentError
 	if errors.As(err, &pe) {
+		return false
+	}
+	// A host the resolver does not know stays unknown for the next try
+	// (offline, or a typo): fail at once instead of backing off.
+	var dns *net.DNSError
+	if errors.As(err, &dns) && dns.IsNotFound {
 		return false
 	}
 	// Transport-level failures: resets, timeouts, unexpected EOF, refused

@@ -52,6 +52,13 @@ type Source struct {
 	ExtractToStem bool
 	// Instructions tells the user what to download from where (KindManual).
 	Instructions string
+	// Landing is the challenge's web page; License the data's licence and
+	// Terms any registration or terms to accept, as the challenge file
+	// states them. They only label the offline plan.
+	Landing, License, Terms string
+	// ApproxSize is the approximate size in bytes of everything the source
+	// downloads, as published (0 = unknown); it only feeds the offline plan.
+	ApproxSize int64
 }
 
 // Label is the name a plan prints for s: the challenge it is listed under

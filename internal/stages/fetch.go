@@ -3,6 +3,7 @@ package stages
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/rexmle/rexmle/internal/config"
@@ -10,7 +11,8 @@ import (
 )
 
 // Fetch downloads the selected challenges' raw data (REXMLE_DRY_RUN=1: print
-// the plan, exiting non-zero when a source cannot be planned; REXMLE_FORCE=1:
+// the plan, offline first, then live when the sources answer, exiting
+// non-zero when an answering source cannot be planned; REXMLE_FORCE=1:
 // re-hash the recorded files too).
 func Fetch(ctx context.Context, o Options) error {
 	e, err := load(o)
@@ -30,17 +32,7 @@ func Fetch(ctx context.Context, o Options) error {
 		// trusting the record's size.
 		Verify: o.Force}
 	if o.DryRun {
-		p, err := fetch.Plan(ctx, sources, opts)
-		if err != nil {
-			return fmt.Errorf("fetch dry run: %w", err)
-		}
-		if err := p.Print(os.Stdout); err != nil {
-			return fmt.Errorf("fetch dry run: %w", err)
-		}
-		if err := p.Err(); err != nil {
-			return fmt.Errorf("fetch dry run: %w", err)
-		}
-		return nil
+		return fetchDryRun(ctx, os.Stdout, sources, opts)
 	}
 	sum, err := fetch.Fetch(ctx, sources, opts)
 	if sum != nil {
@@ -52,10 +44,39 @@ func Fetch(ctx context.Context, o Options) error {
 	return sum.Err()
 }
 
+// fetchDryRun prints the plan from the challenge files at once (no
+// network), then, only when the metadata hosts answer, the live plan with
+// every record's files, sizes and what is already on disk. A host that does
+// not answer is one line, and the offline plan stands (exit 0).
+func fetchDryRun(ctx context.Context, w io.Writer, sources []fetch.Source, opts fetch.Options) error {
+	fmt.Fprint(w, "Download plan (from the challenge files, offline):\n\n")
+	if err := fetch.PrintOffline(w, sources, opts.RawRoot); err != nil {
+		return fmt.Errorf("fetch dry run: %w", err)
+	}
+	fmt.Fprintln(w)
+	if err := fetch.Probe(ctx, sources, opts); err != nil {
+		fmt.Fprintf(w, "live check skipped: %v; the plan above is from the challenge files alone\n", err)
+		return nil
+	}
+	fmt.Fprint(w, "Live check (the sources' metadata, and what is already on disk):\n\n")
+	p, err := fetch.Plan(ctx, sources, opts)
+	if err != nil {
+		return fmt.Errorf("fetch dry run: %w", err)
+	}
+	if err := p.Print(w); err != nil {
+		return fmt.Errorf("fetch dry run: %w", err)
+	}
+	if err := p.Err(); err != nil {
+		return fmt.Errorf("fetch dry run: %w", err)
+	}
+	return nil
+}
+
 // FetchVerify re-hashes every file recorded in the selected challenges'
 // FETCHED.lock files and compares size and checksums with the record,
-// printing one line per file; any file that fails makes it exit non-zero.
-// It downloads nothing.
+// printing one line per file; any file that fails, or any raw folder of
+// files without a record (placed by hand, never checked), makes it exit
+// non-zero. It downloads nothing.
 func FetchVerify(ctx context.Context, o Options) error {
 	e, err := load(o)
 	if err != nil {
@@ -93,7 +114,8 @@ func fetchSources(challenges []*config.Challenge) []fetch.Source {
 				folder = s.Folder
 			}
 			fs := fetch.Source{Challenge: folder, For: c.ID, Kind: s.Kind, Record: s.Record, Files: s.Files, URL: s.URL, SHA256: s.SHA256, MD5: s.MD5,
-				Size: s.Size, Extract: s.Extract, ExtractToStem: s.ExtractToStem, Instructions: s.Instructions}
+				Size: s.Size, Extract: s.Extract, ExtractToStem: s.ExtractToStem, Instructions: s.Instructions,
+				Landing: c.URL, License: c.License, Terms: s.Terms, ApproxSize: int64(s.ApproxSizeGB * 1e9)}
 			if s.Name != "" && len(fs.Files) == 0 {
 				fs.Files = []string{s.Name}
 			}
