@@ -10,8 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/BurntSushi/toml"
-
+	"github.com/rexmle/rexmle/internal/report/reporttest"
 	"github.com/rexmle/rexmle/internal/store"
 )
 
@@ -132,40 +131,14 @@ func TestRankTablesOneWorldEach(t *testing.T) {
 	}
 }
 
-// paperPrinted reads what results/paper/summary.toml says Table 3 prints.
-func paperPrinted(t *testing.T) (overall []string, zero, cells int) {
-	t.Helper()
-	var doc struct {
-		Cell []struct {
-			Table, Value string
-			Pct          string `toml:"printed_percentile"`
-		} `toml:"cell"`
-		Overall []struct{ Table, Printed string } `toml:"overall"`
-	}
-	if _, err := toml.DecodeFile("../../results/paper/summary.toml", &doc); err != nil {
-		t.Fatal(err)
-	}
-	for _, o := range doc.Overall {
-		if o.Table == "3" {
-			overall = append(overall, o.Printed)
-		}
-	}
-	for _, c := range doc.Cell {
-		if c.Table != "3" {
-			continue
-		}
-		cells++
-		if c.Pct == "0%" || c.Pct == "" || c.Value == "FAIL" {
-			zero++
-		}
-	}
-	return overall, zero, cells
-}
-
 // The first screen states the paper's headline as printed, before any
 // banner and before the values recomputed here.
 func TestHeadlineAsPrinted(t *testing.T) {
-	overall, zero, cells := paperPrinted(t)
+	ph, err := reporttest.ReadPrintedHeadline("../../results/paper/summary.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	overall, zero, cells := ph.Overall, ph.Zero, ph.Cells
 	if strings.Join(overall, " ") != "9.05% 4.53% 12.15%" || zero != 35 || cells != 60 {
 		t.Fatalf("results/paper/summary.toml: Table 3 overall %v, %d of %d at 0 %% or failed; the paper prints 9.05/4.53/12.15 and 35 of 60", overall, zero, cells)
 	}

@@ -584,32 +584,12 @@ const rankWorldJS = `(id => {
 // sections.
 func checkWorldsApart(t *testing.T, ctx context.Context, demoURL, mixedSite, shots string) {
 	t.Helper()
-	var printed struct {
-		Cell []struct {
-			Table, Value string
-			Pct          string `toml:"printed_percentile"`
-		} `toml:"cell"`
-		Overall []struct{ Table, Agent, Printed string } `toml:"overall"`
-	}
-	if _, err := toml.DecodeFile("../../../results/paper/summary.toml", &printed); err != nil {
+	ph, err := reporttest.ReadPrintedHeadline("../../../results/paper/summary.toml")
+	if err != nil {
 		t.Fatal(err)
 	}
-	var want []string
-	zero, cells := 0, 0
-	for _, o := range printed.Overall {
-		if o.Table == "3" {
-			want = append(want, o.Printed)
-		}
-	}
-	for _, c := range printed.Cell {
-		if c.Table == "3" {
-			cells++
-			if c.Pct == "0%" || c.Pct == "" || c.Value == "FAIL" {
-				zero++
-			}
-		}
-	}
-	want = append(want, fmt.Sprintf("%d of %d", zero, cells))
+	want := append([]string(nil), ph.Overall...)
+	want = append(want, fmt.Sprintf("%d of %d", ph.Zero, ph.Cells))
 	for _, vp := range [][2]int64{{1440, 900}, {390, 844}} {
 		var h struct {
 			Text   string  `json:"text"`
@@ -659,7 +639,7 @@ func checkWorldsApart(t *testing.T, ctx context.Context, demoURL, mixedSite, sho
 		Drawn     bool     `json:"drawn"`
 	}
 	var f fig4
-	err := chromedp.Do(ctx, chromedp.Navigate(demoURL+"/capabilities.html"), chromedp.WaitReady("body"))
+	err = chromedp.Do(ctx, chromedp.Navigate(demoURL+"/capabilities.html"), chromedp.WaitReady("body"))
 	if err == nil {
 		_, err = waitCharts(ctx)
 	}
