@@ -17,31 +17,58 @@ func (s *site) agentPages() ([]*page, error) {
 	idx := &page{Path: "agents/index.html", Title: "Agent configurations", Intro: []string{
 		"One page per agent configuration (agent, LLM backend, time budget, source). Each challenge row on a configuration's page has a permalink: agents/<configuration>.html#<challenge id>.",
 	}}
-	t := &table{ID: "agents", Caption: "Agent configurations", Filter: true, FilterCols: "Backend,Setting,Source,Data",
-		Head:     []string{"Configuration", "Backend", "Setting", "Source", "Data", "Challenges", "Runs", "Failed runs", "ReX-MLE rank"},
-		DataHead: []string{"configuration", "backend", "setting", "source", "data", "challenges", "runs", "failed_runs", "rexmle_rank_pct", "rexmle_rank_lo_pct", "rexmle_rank_hi_pct"}}
-	out := []*page{idx}
-	for _, g := range s.data.Groups {
-		failed := 0
-		for _, r := range g.Runs {
-			if !r.ok() && !r.partial() {
-				failed++
-			}
-		}
-		val := fmtFrac(g.Overall, 2)
-		if len(g.Partial) > 0 {
-			val = pctRange(g.Lo, g.Hi, 2)
-		}
-		data := s.dataKind(g.Source)
-		t.Rows = append(t.Rows, row{Cells: []cell{{Text: s.label(g.groupKey), Href: groupSlug(g.groupKey) + ".html"}, {Text: g.Backend}, {Text: g.Setting}, {Text: g.Source},
-			{Text: data}, {Text: strconv.Itoa(g.NChallenges), Class: "num"}, {Text: strconv.Itoa(len(g.Runs)), Class: "num"}, {Text: strconv.Itoa(failed), Class: "num"},
-			{Text: val, Class: "num", Sort: sortKey(midpoint(g))}},
-			Data: []any{s.label(g.groupKey), g.Backend, g.Setting, g.Source, data, g.NChallenges, len(g.Runs), failed, pctNum(g.Overall), pctNum(g.Lo), pctNum(g.Hi)}})
-		out = append(out, s.agentPage(g))
+	// One table per rank world: ranks are compared only within one.
+	worlds := []struct {
+		id, title, caption, class, note string
+		keep                            func(*group) bool
+	}{
+		{"agents", "The paper's configurations", fmt.Sprintf("The paper's configurations ranked on all %d challenges", len(s.b.Challenges)), "", "",
+			func(g *group) bool { return s.world(g) == worldPaper }},
+		{"agents-new", "New runs on the real data", fmt.Sprintf("New configurations on the real data ranked on all %d challenges", len(s.b.Challenges)), "", "",
+			func(g *group) bool { return s.world(g) == worldNew }},
+		{"agents-other", "Fewer challenges or partial runs", "Configurations run on fewer challenges or ranked partially (ablations): not comparable with the tables above", "",
+			"Their means are over other challenges, so their ranks are not comparable with the configurations ranked on every challenge.",
+			func(g *group) bool { return s.world(g) == worldOther && s.comparable(g.Source) }},
+		{"agents-synthetic", "Synthetic runs (not comparable)", "Configurations run on synthetic data (pipeline check only)", "section-demo", "",
+			func(g *group) bool { return !s.comparable(g.Source) }},
 	}
-	idx.Sections = []*section{{Tables: []*table{t}}}
-	if len(t.Rows) == 0 {
-		idx.Sections[0].Paragraphs = []string{"No ranked runs in the store yet."}
+	out := []*page{idx}
+	for _, w := range worlds {
+		t := &table{ID: w.id, Caption: w.caption, Filter: true, FilterCols: "Backend,Setting,Source,Data",
+			Head:     []string{"Configuration", "Backend", "Setting", "Source", "Data", "Runs", "Failed runs", "Challenges", "ReX-MLE rank"},
+			DataHead: []string{"configuration", "backend", "setting", "source", "data", "challenges", "runs", "failed_runs", "rexmle_rank_pct", "rexmle_rank_lo_pct", "rexmle_rank_hi_pct"}}
+		for _, g := range s.data.Groups {
+			if !w.keep(g) {
+				continue
+			}
+			failed := 0
+			for _, r := range g.Runs {
+				if !r.ok() && !r.partial() {
+					failed++
+				}
+			}
+			val := fmtFrac(g.Overall, 2)
+			if len(g.Partial) > 0 {
+				val = pctRange(g.Lo, g.Hi, 2)
+			}
+			data := s.dataKind(g.Source)
+			t.Rows = append(t.Rows, row{Cells: []cell{{Text: s.label(g.groupKey), Href: groupSlug(g.groupKey) + ".html"}, {Text: g.Backend}, {Text: g.Setting}, {Text: g.Source},
+				{Text: data}, {Text: strconv.Itoa(len(g.Runs)), Class: "num"}, {Text: strconv.Itoa(failed), Class: "num"}, {Text: strconv.Itoa(g.NChallenges), Class: "num"},
+				{Text: val, Class: "num", Sort: sortKey(midpoint(g))}},
+				Data: []any{s.label(g.groupKey), g.Backend, g.Setting, g.Source, data, g.NChallenges, len(g.Runs), failed, pctNum(g.Overall), pctNum(g.Lo), pctNum(g.Hi)}})
+			out = append(out, s.agentPage(g))
+		}
+		if len(t.Rows) == 0 {
+			continue
+		}
+		sec := &section{ID: w.id, Title: w.title, Class: w.class, Tables: []*table{t}}
+		if w.note != "" {
+			sec.Paragraphs = []string{w.note}
+		}
+		idx.Sections = append(idx.Sections, sec)
+	}
+	if len(idx.Sections) == 0 {
+		idx.Sections = []*section{{Paragraphs: []string{"No ranked runs in the store yet."}}}
 	}
 	return out, nil
 }

@@ -162,13 +162,11 @@ func (s *site) capabilitiesPage() ([]*page, error) {
 			return nil, err
 		}
 		for _, x := range pp {
-			x.Synthetic = s.banner != ""
+			x.Synthetic = s.syntheticBuild()
 		}
 		profiles, src = pp, "results/capabilities.csv"
 	}
-	if ps := s.paperCapSection(profiles); ps != nil {
-		p.Sections = append(p.Sections, ps)
-	}
+	p.Sections = append(p.Sections, s.paperCapSections(profiles)...)
 	if len(profiles) == 0 {
 		p.Sections = append(p.Sections, &section{ID: "none", Title: "No capability scores from new runs", Paragraphs: []string{"The judge stage has not run: the store holds no capability scores and there is no capabilities.csv."}})
 		return []*page{p}, nil
@@ -251,16 +249,18 @@ func meanText(v float64) string {
 	return strconv.FormatFloat(v, 'f', 2, 64)
 }
 
-// paperCapSection shows the capability scores the paper states (Figure 4)
-// as the paper's, with the new runs' mean scores on the same strategies
-// beside them (synthetic ones labelled); nil when the store has none.
-func (s *site) paperCapSection(profiles []*capProfile) *section {
+// paperCapSections shows the capability scores the paper states (Figure 4)
+// in a chart and table of the paper's agents only; new runs' mean scores on
+// the same strategies get their own chart and table: one for runs on real
+// data, one (marked) for runs on synthetic data. nil when the store holds
+// no paper scores.
+func (s *site) paperCapSections(profiles []*capProfile) []*section {
 	pc := s.data.PaperCap
 	if len(pc) == 0 {
 		return nil
 	}
 	sec := &section{ID: "paper", Title: "The paper's capability scores (Figure 4)",
-		Paragraphs: []string{fmt.Sprintf("The paper states %d of Figure 4's scores as numbers in its text (the mean over the 20 challenges of GPT-5's 0/1 judgement per strategy, agents run %s with %s); the rest of the figure is drawn only, so it is not reproduced here. New runs' mean scores on the same strategies are beside them.", len(pc), pc[0].Setting, pc[0].Backend)}}
+		Paragraphs: []string{fmt.Sprintf("The paper states %d of Figure 4's scores as numbers in its text (the mean over the 20 challenges of GPT-5's 0/1 judgement per strategy, agents run %s with %s); the rest of the figure is drawn only, so it is not reproduced here. Only the paper's agents are in this chart and its table; new runs' scores on the same strategies are in their own sections below.", len(pc), pc[0].Setting, pc[0].Backend)}}
 	var ids []int
 	names := map[int]string{}
 	for _, c := range pc {
@@ -282,25 +282,24 @@ func (s *site) paperCapSection(profiles []*capProfile) *section {
 	for i, id := range ids {
 		cats[i] = names[id]
 	}
-	var series []string
-	var vals [][]float64
-	t := &table{ID: "capabilities-paper", Caption: "Capability scores the paper states, with new runs' scores on the same strategies", Head: []string{"Strategy"},
-		DataHead: []string{"strategy_id", "strategy"}}
+	paper := capScores{}
 	for _, a := range agents {
 		row := make([]float64, len(ids))
+		txt := make([]string, len(ids))
 		for i, id := range ids {
 			row[i] = math.NaN()
 			for _, c := range pc {
 				if c.Agent == a && c.StrategyID == id {
-					row[i] = c.Value
+					row[i], txt[i] = c.Value, c.Printed
 				}
 			}
 		}
-		series = append(series, s.agentName(a)+" (paper)")
-		vals = append(vals, row)
-		t.Head = append(t.Head, s.agentName(a)+" (paper)")
-		t.DataHead = append(t.DataHead, a+":paper")
+		paper.add(s.agentName(a)+" (paper)", a+":paper", row, txt)
 	}
+	sec.Charts, sec.Tables = paper.render(s, "paper", "Capability scores the paper states (Figure 4)", ids, cats,
+		"Grouped bar chart of the capability scores the paper states (0 to 1) for the paper's agents only; a missing bar is a score the paper does not state")
+	out := []*section{sec}
+	real, synth := capScores{}, capScores{}
 	for _, pr := range profiles {
 		row := make([]float64, len(ids))
 		for i, id := range ids {
@@ -309,24 +308,59 @@ func (s *site) paperCapSection(profiles []*capProfile) *section {
 				row[i] = v
 			}
 		}
-		series = append(series, pr.label(s)+" · "+pr.Judge)
-		vals = append(vals, row)
-		t.Head = append(t.Head, pr.label(s)+" · "+pr.Judge)
-		t.DataHead = append(t.DataHead, pr.Agent+":"+pr.Backend+":"+pr.Judge)
+		dst := &real
+		if pr.Synthetic {
+			dst = &synth
+		}
+		dst.add(pr.label(s)+" · "+pr.Judge, pr.Agent+":"+pr.Backend+":"+pr.Judge, row, nil)
 	}
+	if len(real.series) > 0 {
+		ns := &section{ID: "paper-new", Title: "New runs on real data: scores on Figure 4's strategies",
+			Paragraphs: []string{"Capability scores of new runs on the real challenge data, on the strategies whose scores the paper states; compare them with the paper's chart above, judge and rubric permitting."}}
+		ns.Charts, ns.Tables = real.render(s, "new", "New runs' capability scores on real data, Figure 4's strategies", ids, cats,
+			"Grouped bar chart of new runs' capability scores (0 to 1) on real data, on the strategies whose scores the paper states")
+		out = append(out, ns)
+	}
+	if len(synth.series) > 0 {
+		ds := &section{ID: "paper-synthetic", Title: "Synthetic runs: scores on Figure 4's strategies (not comparable)", Class: "section-demo",
+			Paragraphs: []string{"Capability scores of runs on synthetic data (the demo profile): they show that the judge works, not what the agents can do, and are not comparable with the paper's Figure 4."}}
+		ds.Charts, ds.Tables = synth.render(s, "synthetic", "Synthetic runs' capability scores, Figure 4's strategies (not comparable)", ids, cats,
+			"Grouped bar chart of the capability scores (0 to 1) of runs on synthetic data, on the strategies whose scores the paper states; not comparable with the paper")
+		out = append(out, ds)
+	}
+	return out
+}
+
+// capScores are the series of one capability chart and its table: a name,
+// a download column, the scores per strategy and, optionally, their printed
+// texts.
+type capScores struct {
+	series, cols []string
+	vals         [][]float64
+	texts        [][]string
+}
+
+func (c *capScores) add(name, col string, vals []float64, texts []string) {
+	c.series = append(c.series, name)
+	c.cols = append(c.cols, col)
+	c.vals = append(c.vals, vals)
+	c.texts = append(c.texts, texts)
+}
+
+// render draws the scores as a grouped bar chart and the table
+// capabilities-<suffix> (its own CSV and JSON download).
+func (c *capScores) render(s *site, suffix, caption string, ids []int, cats []string, alt string) ([]chart, []*table) {
+	t := &table{ID: "capabilities-" + suffix, Caption: caption, Head: append([]string{"Strategy"}, c.series...),
+		DataHead: append([]string{"strategy_id", "strategy"}, c.cols...)}
 	for i, id := range ids {
-		rw := row{Cells: []cell{{Text: names[id]}}, Data: []any{id, names[id]}}
-		for j := range series {
-			v := vals[j][i]
+		rw := row{Cells: []cell{{Text: cats[i]}}, Data: []any{id, cats[i]}}
+		for j := range c.series {
+			v := c.vals[j][i]
 			txt := "—"
 			if !math.IsNaN(v) {
 				txt = strconv.FormatFloat(v, 'f', 3, 64)
-				if j < len(agents) {
-					for _, c := range pc {
-						if c.Agent == agents[j] && c.StrategyID == id {
-							txt = c.Printed
-						}
-					}
+				if c.texts[j] != nil && c.texts[j][i] != "" {
+					txt = c.texts[j][i]
 				}
 			}
 			rw.Cells = append(rw.Cells, cell{Text: txt, Class: "num", Sort: sortKey(v)})
@@ -334,10 +368,7 @@ func (s *site) paperCapSection(profiles []*capProfile) *section {
 		}
 		t.Rows = append(t.Rows, rw)
 	}
-	sec.Charts = []chart{scoreBars(chartID("capabilities", "paper"), "Stated capability scores (0–1)", cats, series, vals,
-		"Grouped bar chart of the capability scores the paper states (0 to 1) beside the new runs' scores on the same strategies; a missing bar is a score the paper does not state")}
-	sec.Tables = []*table{t}
-	return sec
+	return []chart{scoreBars(chartID("capabilities", suffix), caption+" (0–1)", cats, c.series, c.vals, alt)}, []*table{t}
 }
 
 // judgeSection shows which judge scored and how much of the material it covered.

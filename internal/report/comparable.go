@@ -57,16 +57,27 @@ func (s *site) buildProfile() string {
 	return "paper"
 }
 
-// bannerText is the notice on every page of a build whose profile is not on
-// the real data, or whose store holds runs that are not: "" otherwise.
-func (s *site) bannerText() string {
-	nc := s.nonComparableSources()
+// syntheticBuild reports whether the site is built for runs on synthetic
+// data: its profile is not on the real data, or, with no profile given, the
+// store holds runs that are not comparable (the inferred profile).
+func (s *site) syntheticBuild() bool {
 	prof := s.opts.Profile
-	profSynthetic := prof != "" && !s.comparable(prof) && prof != "paper"
-	if !profSynthetic && len(nc) == 0 {
+	if prof != "" {
+		return prof != "paper" && !s.comparable(prof)
+	}
+	return len(s.nonComparableSources()) > 0
+}
+
+// bannerText is the notice on every page of a synthetic build ("" otherwise).
+// A build for the paper or a real-data profile whose store also holds
+// synthetic runs carries no page banner: only the sections that show those
+// runs are marked (class section-demo).
+func (s *site) bannerText() string {
+	if !s.syntheticBuild() {
 		return ""
 	}
-	name := prof
+	nc := s.nonComparableSources()
+	name := s.opts.Profile
 	if name == "" {
 		name = strings.Join(nc, ", ")
 	}

@@ -66,30 +66,63 @@ func (s *site) headline() (headline, bool) {
 	return h, h.Agents > 0
 }
 
-// printedRange is the range of the paper's printed Table 3 overall means
-// ("4.53%–12.15%"), or "no overall means" when the store has none.
-func (s *site) printedRange() string {
-	lo, hi := math.Inf(1), math.Inf(-1)
-	var los, his string
+// printedHead is the paper's headline as printed: Table 3's overall mean
+// percentile per agent and how many of Table 3's cells print a 0th
+// percentile or a failure.
+type printedHead struct {
+	Setting, Backend string
+	Names, Texts     []string
+	Zero, Cells      int
+}
+
+// printedHeadline reads the paper's headline from its printed results in
+// the store (imported from results/paper): false when none are stored.
+func (s *site) printedHeadline() (printedHead, bool) {
+	var h printedHead
 	for _, o := range s.data.Overall {
 		if o.Table != "3" {
 			continue
 		}
-		v, err := strconv.ParseFloat(strings.TrimSuffix(o.Text, "%"), 64)
-		if err != nil {
+		h.Setting, h.Backend = o.Setting, o.Backend
+		h.Names = append(h.Names, s.agentName(o.Agent))
+		h.Texts = append(h.Texts, o.Text)
+	}
+	for _, r := range s.data.Runs {
+		pr, ok := r.Printed["3"]
+		if r.Source != "paper" || !ok {
 			continue
 		}
-		if v < lo {
-			lo, los = v, o.Text
-		}
-		if v > hi {
-			hi, his = v, o.Text
+		h.Cells++
+		if p := strings.TrimSpace(pr["percentile"]); p == "" || p == "0%" || strings.EqualFold(pr["primary"], "FAIL") {
+			h.Zero++
 		}
 	}
-	if los == "" {
-		return "no overall means"
+	return h, len(h.Texts) > 0
+}
+
+// sentence is the printed headline in words.
+func (h printedHead) sentence() string {
+	parts := make([]string, len(h.Names))
+	for i := range h.Names {
+		parts[i] = h.Names[i] + " " + h.Texts[i]
 	}
-	return los + " to " + his
+	msg := fmt.Sprintf("The paper's result, as printed (Table 3, %s, %s): the agents reach a mean percentile of the human teams of only %s", h.Setting, h.Backend, strings.Join(parts, ", "))
+	if h.Cells > 0 {
+		msg += fmt.Sprintf("; %d of %d submissions are at the 0th percentile or failed", h.Zero, h.Cells)
+	}
+	return msg + ". "
+}
+
+// recomputedRanks lists the ReX-MLE rank this site computes for each of the
+// paper's Table 3 configurations ("AIDE 9.05%, ...").
+func (s *site) recomputedRanks() string {
+	var parts []string
+	for _, g := range s.table3Groups() {
+		if g.Source == "paper" && !math.IsNaN(g.Overall) {
+			parts = append(parts, s.agentName(g.Agent)+" "+fmtFrac(g.Overall, 2))
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // headlineGroup reports whether a configuration belongs in Figure 1: a
@@ -104,16 +137,20 @@ func (s *site) headlineGroup(g *group) bool {
 func (s *site) overviewPage() ([]*page, error) {
 	p := &page{Path: "index.html", Title: "ReX-MLE: autonomous ML agents against human experts in medical imaging", TOC: true}
 	p.Lead = append(p.Lead, leadHTML(fmt.Sprintf("ReX-MLE is a benchmark of %d challenges from medical-imaging competitions (CT, MRI, pathology, microscopy, dental X-ray and more) on which autonomous machine-learning agents must, on their own, preprocess the data, train models and submit predictions within a fixed compute and time budget; each submission is graded with the challenge's metrics and ranked against the human expert teams of its leaderboard.", len(s.b.Challenges))))
+	ph, printedOK := s.printedHeadline()
+	if printedOK {
+		p.Lead = append(p.Lead, leadHTML(ph.sentence(), [2]string{"Paper (arXiv:2512.17838)", paperURL}, " · ", [2]string{"Code", codeURL}))
+	}
 	if h, ok := s.headline(); ok {
-		p.Lead = append(p.Lead, leadHTML(fmt.Sprintf("In the paper, the %d agents (%s, %s) reach a mean percentile of only %s (%s) to %s (%s) of the human teams over %d challenges (computed here from the paper's recorded values; the paper prints %s), and %d of their %d submissions rank at the 0th percentile or fail. ",
-			h.Agents, h.Setting, h.Back, fmtFrac(h.Lo, 2), h.LoName, fmtFrac(h.Hi, 2), h.HiName, h.Challenges, s.printedRange(), h.Zero, h.Runs),
-			[2]string{"Paper (arXiv:2512.17838)", paperURL}, " · ", [2]string{"Code", codeURL}))
-	} else {
+		p.Lead = append(p.Lead, leadHTML(fmt.Sprintf("Recomputed here from the paper's recorded values: %s over %d challenges, and %d of %d submissions at the 0th percentile or failed (differences from the printed numbers are explained on the Reproduction page).",
+			s.recomputedRanks(), h.Challenges, h.Zero, h.Runs)))
+	} else if !printedOK {
 		p.Lead = append(p.Lead, leadHTML("The store holds none of the paper's recorded runs, so its headline (agents reach 4.5–12 % of the human teams' mean percentile) cannot be recomputed here. ",
 			[2]string{"Paper (arXiv:2512.17838)", paperURL}, " · ", [2]string{"Code", codeURL}))
 	}
 	p.Intro = []string{"The ReX-MLE rank of a configuration is the mean over challenges of its leaderboard percentile (0 % = below every human team, 100 % = at the top; seeds averaged; a failed run counts 0)."}
-	p.Sections = append(p.Sections, s.figure1Section(), s.table3Section())
+	p.Sections = append(p.Sections, s.figure1Sections()...)
+	p.Sections = append(p.Sections, s.table3Section())
 	stab, stabDemo := s.stabilitySections()
 	p.Sections = append(p.Sections, stab...)
 	if demo := s.demoSection(); demo != nil {
@@ -143,19 +180,86 @@ func (s *site) rankTip(g *group) string {
 	return t
 }
 
-// figure1Section is paper Figure 1: the comparable configurations ranked
-// on all the benchmark's challenges, and the table of every comparable
-// configuration (ablations included) with a filter.
-func (s *site) figure1Section() *section {
-	var gs []*group
+// rankWorld says which of the three worlds a configuration's rank belongs
+// to; ranks are compared only within one.
+type rankWorld int
+
+const (
+	worldPaper rankWorld = iota // the paper's runs, ranked on every challenge
+	worldNew                    // new runs on the real data, ranked on every challenge
+	worldOther                  // ablations, partial runs, synthetic runs
+)
+
+// world places a configuration in its rank world.
+func (s *site) world(g *group) rankWorld {
+	full := s.comparable(g.Source) && len(g.Partial) == 0 && g.NChallenges == len(s.b.Challenges)
+	switch {
+	case full && g.Source == "paper":
+		return worldPaper
+	case full:
+		return worldNew
+	default:
+		return worldOther
+	}
+}
+
+// figure1Sections are paper Figure 1 and its neighbours, one section per
+// rank world: the paper's configurations ranked on every challenge (chart
+// and table), new runs on the real data ranked on every challenge (their
+// own chart and table), and the comparable configurations run on fewer
+// challenges or partially (the paper's ablations). Synthetic runs are in
+// the marked synthetic section. Each rank has its number of challenges
+// beside it.
+func (s *site) figure1Sections() []*section {
+	var paper, fresh, other []*group
 	for _, g := range s.data.Groups {
-		if s.comparable(g.Source) {
-			gs = append(gs, g)
+		if !s.comparable(g.Source) {
+			continue
+		}
+		switch s.world(g) {
+		case worldPaper:
+			paper = append(paper, g)
+		case worldNew:
+			fresh = append(fresh, g)
+		default:
+			other = append(other, g)
 		}
 	}
-	// The paper's main result first: configurations ranked on every
-	// challenge, then the 4-challenge ablations (their ranges are over
-	// other challenges and are not comparable), each best first.
+	n := len(s.b.Challenges)
+	fig := &section{ID: "rank", Title: "ReX-MLE rank (paper Figure 1)"}
+	t, bars := s.rankTable("overall", fmt.Sprintf("ReX-MLE rank of the paper's configurations, %d challenges", n), paper)
+	fig.Tables = []*table{t}
+	if len(bars) > 0 {
+		fig.Paragraphs = append(fig.Paragraphs, fmt.Sprintf("The chart shows the paper's %d configuration(s) ranked on all %d challenges; the diamond is the paper's printed value.", len(bars), n), s.figure1CINote())
+		fig.Charts = []chart{pctChart(chartID("overall"), fmt.Sprintf("ReX-MLE rank, paper's configurations, %d challenges", n), "mean percentile of the human teams (%)", bars,
+			"Bar chart of the ReX-MLE rank (mean percentile, %, axis 0–100 %) of each of the paper's configurations ranked on all challenges, best first")}
+	} else {
+		fig.Paragraphs = append(fig.Paragraphs, "No configuration is ranked on every challenge yet (run the rank stage), so there is no Figure 1 chart.")
+	}
+	out := []*section{fig}
+	if len(fresh) > 0 {
+		ns := &section{ID: "rank-new", Title: fmt.Sprintf("ReX-MLE rank of new runs on the real data, %d challenges", n),
+			Paragraphs: []string{fmt.Sprintf("New runs on the real challenge data, ranked on the same %d challenges under the same rules as the paper's; they are ranked among themselves here, not with the paper's runs above.", n)}}
+		nt, nbars := s.rankTable("overall-new", fmt.Sprintf("ReX-MLE rank of new runs on real data, %d challenges", n), fresh)
+		ns.Tables = []*table{nt}
+		ns.Charts = []chart{pctChart(chartID("overall", "new"), fmt.Sprintf("ReX-MLE rank, new runs, %d challenges", n), "mean percentile of the human teams (%)", nbars,
+			"Bar chart of the ReX-MLE rank (mean percentile, %, axis 0–100 %) of each new configuration on real data ranked on all challenges, best first")}
+		out = append(out, ns)
+	}
+	if len(other) > 0 {
+		rest := &section{ID: "rank-other", Title: "ReX-MLE rank on fewer challenges (ablations and partial runs)",
+			Paragraphs: []string{fmt.Sprintf("%d configuration(s) were run on fewer challenges or recorded only by their primary metric (the paper's ablations, Tables 4 and 5), or are ranked only partially: their means are over other challenges, so they are not ranked with the configurations above. The number of challenges is beside each rank; see the Ablations page.", len(other))}}
+		ot, _ := s.rankTable("overall-other", "ReX-MLE rank of configurations run on fewer challenges or partially (not comparable with the tables above)", other)
+		rest.Tables = []*table{ot}
+		out = append(out, rest)
+	}
+	return out
+}
+
+// rankTable is the rank table of one world's configurations, best first,
+// with the number of challenges beside each rank, and the chart bars of
+// those ranked on every challenge.
+func (s *site) rankTable(id, caption string, gs []*group) (*table, []pctBar) {
 	sort.SliceStable(gs, func(i, j int) bool {
 		if gs[i].NChallenges != gs[j].NChallenges {
 			return gs[i].NChallenges > gs[j].NChallenges
@@ -163,15 +267,12 @@ func (s *site) figure1Section() *section {
 		return midpoint(gs[i]) > midpoint(gs[j])
 	})
 	var bars []pctBar
-	nAbl := 0
-	t := &table{ID: "overall", Caption: "ReX-MLE rank per agent configuration (synthetic runs excluded)", Filter: true, FilterCols: "Backend,Setting,Source",
-		Head:     []string{"Agent", "ReX-MLE rank", "Paper", "Check", "Backend", "Setting", "Source", "Challenges"},
+	t := &table{ID: id, Caption: caption, Filter: true, FilterCols: "Backend,Setting,Source",
+		Head:     []string{"Agent", "ReX-MLE rank", "Challenges", "Paper", "Check", "Backend", "Setting", "Source"},
 		DataHead: []string{"agent", "backend", "setting", "source", "challenges", "rexmle_rank_pct", "rexmle_rank_lo_pct", "rexmle_rank_hi_pct", "paper_pct", "paper_table", "check"}}
 	for _, g := range gs {
 		if s.headlineGroup(g) {
 			bars = append(bars, s.overallCI(pctBar{Label: s.label(g.groupKey), Value: 100 * g.Overall, Hi: math.NaN(), Printed: s.printedPct(g), Tip: s.rankTip(g)}, g))
-		} else {
-			nAbl++
 		}
 		val := fmtFrac(g.Overall, 2)
 		if len(g.Partial) > 0 {
@@ -182,24 +283,13 @@ func (s *site) figure1Section() *section {
 		t.Rows = append(t.Rows, row{Cells: []cell{
 			{Text: s.agentName(g.Agent), Href: "agents/" + groupSlug(g.groupKey) + ".html"},
 			{Text: val, Class: "num", Sort: sortKey(midpoint(g))},
+			{Text: strconv.Itoa(g.NChallenges), Class: "num"},
 			{Text: printed, Class: "num"},
 			{Text: "", Badge: b, BadgeClass: bc, BadgeTitle: bt},
 			{Text: g.Backend}, {Text: g.Setting}, {Text: shortSource(g.Source)},
-			{Text: strconv.Itoa(g.NChallenges), Class: "num"},
 		}, Data: []any{g.Agent, g.Backend, g.Setting, g.Source, g.NChallenges, pctNum(g.Overall), pctNum(g.Lo), pctNum(g.Hi), jnum(s.printedPct(g)), s.printedTable(g), classOf(ck)}})
 	}
-	fig := &section{ID: "rank", Title: "ReX-MLE rank (paper Figure 1)", Tables: []*table{t}}
-	if len(bars) > 0 {
-		fig.Paragraphs = append(fig.Paragraphs, fmt.Sprintf("The chart shows the %d configuration(s) ranked on all %d challenges; the diamond is the paper's printed value.", len(bars), len(s.b.Challenges)), s.figure1CINote())
-		fig.Charts = []chart{pctChart(chartID("overall"), "ReX-MLE rank, all challenges", "mean percentile of the human teams (%)", bars,
-			"Bar chart of the ReX-MLE rank (mean percentile, %, axis 0–100 %) of each configuration ranked on all challenges, best first")}
-	} else {
-		fig.Paragraphs = append(fig.Paragraphs, "No configuration is ranked on every challenge yet (run the rank stage), so there is no Figure 1 chart.")
-	}
-	if nAbl > 0 {
-		fig.Paragraphs = append(fig.Paragraphs, fmt.Sprintf("%d configuration(s) were run on fewer challenges or recorded only by their primary metric (the paper's ablations, Tables 4 and 5): they are in the table below but not in the chart, because their means are over other challenges; see the Ablations page.", nAbl))
-	}
-	return fig
+	return t, bars
 }
 
 // printedPct is the paper's printed overall for a configuration, percent;

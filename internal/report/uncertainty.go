@@ -666,7 +666,7 @@ func (bd *bootData) rankStats(cfg string) (first float64, median, lo, hi int, n 
 // podiumTable lists each configuration's overall rank across resamples.
 func (s *site) podiumTable(id string, cfgs []string, byLabel map[string]store.BootOverall, nBoot int, seed int64) *table {
 	t := &table{ID: id, Caption: fmt.Sprintf("Overall rank across %d resamples (boot_seed %d)", nBoot, seed), Class: "compact",
-		Head:     []string{"Configuration", "ReX-MLE rank", "95 % interval", "P(rank 1)", "Median rank", "95 % rank interval"},
+		Head:     []string{"Configuration", "Challenges", "ReX-MLE rank", "95 % interval", "P(rank 1)", "Median rank", "95 % rank interval"},
 		DataHead: []string{"config", "rexmle_rank_pct", "rexmle_rank_lo_pct", "rexmle_rank_hi_pct", "p_rank_1", "median_rank", "rank_lo", "rank_hi", "n_boot", "boot_seed"}}
 	for _, c := range cfgs {
 		o := byLabel[c]
@@ -675,7 +675,11 @@ func (s *site) podiumTable(id string, cfgs []string, byLabel map[string]store.Bo
 		if hasInterval(o.Lo, o.Hi) {
 			ci = ciText(o.Lo, o.Hi, 1)
 		}
-		t.Rows = append(t.Rows, row{Cells: []cell{{Text: s.configName(c, byLabel)}, {Text: fmtFrac(o.Rank, 2), Class: "num", Sort: sortKey(o.Rank)}, {Text: ci, Class: "num"},
+		nc := "—"
+		if g := s.group(groupKey{o.Source, o.Setting, o.Backend, o.Agent}); g != nil {
+			nc = strconv.Itoa(g.NChallenges)
+		}
+		t.Rows = append(t.Rows, row{Cells: []cell{{Text: s.configName(c, byLabel)}, {Text: nc, Class: "num"}, {Text: fmtFrac(o.Rank, 2), Class: "num", Sort: sortKey(o.Rank)}, {Text: ci, Class: "num"},
 			{Text: fmt.Sprintf("%.1f %%", 100*first), Class: "num", Sort: sortKey(first)}, {Text: strconv.Itoa(med), Class: "num"}, {Text: fmt.Sprintf("%d–%d", lo, hi), Class: "num"}},
 			Data: []any{c, pctNum(o.Rank), pctNum(o.Lo), pctNum(o.Hi), round4(first), med, lo, hi, n, seed}})
 	}
@@ -841,7 +845,7 @@ func normText(v float64) string {
 // computeNormTable lists configurations' compute-normalised ranks.
 func (s *site) computeNormTable(id, caption string, gs []*group, root string) *table {
 	t := &table{ID: id, Caption: caption, Class: "compact",
-		Head:     []string{"Configuration", "ReX-MLE rank", "GPU-hours per run", "kWh per run", "Rank per GPU-hour (% / GPU-h)", "Rank per kWh (% / kWh)", "Note"},
+		Head:     []string{"Configuration", "Challenges", "ReX-MLE rank", "GPU-hours per run", "kWh per run", "Rank per GPU-hour (% / GPU-h)", "Rank per kWh (% / kWh)", "Note"},
 		DataHead: []string{"agent", "backend", "setting", "source", "rexmle_rank_pct", "runs", "runs_with_gpu_hours", "runs_with_energy", "gpu_hours_per_run", "kwh_per_run", "pct_per_gpu_hour", "pct_per_kwh", "note"}}
 	for _, g := range gs {
 		cn := s.computeNormOf(g)
@@ -849,7 +853,7 @@ func (s *site) computeNormTable(id, caption string, gs []*group, root string) *t
 		if !s.comparable(g.Source) {
 			lbl += " [synthetic]"
 		}
-		t.Rows = append(t.Rows, row{Cells: []cell{{Text: lbl, Href: root + "agents/" + groupSlug(g.groupKey) + ".html"}, {Text: fmtFrac(g.Overall, 2), Class: "num", Sort: sortKey(g.Overall)},
+		t.Rows = append(t.Rows, row{Cells: []cell{{Text: lbl, Href: root + "agents/" + groupSlug(g.groupKey) + ".html"}, {Text: strconv.Itoa(g.NChallenges), Class: "num"}, {Text: fmtFrac(g.Overall, 2), Class: "num", Sort: sortKey(g.Overall)},
 			{Text: normText(cn.MeanHours), Class: "num", Sort: sortKey(cn.MeanHours)}, {Text: normText(cn.MeanKWh), Class: "num", Sort: sortKey(cn.MeanKWh)},
 			{Text: normText(cn.PerHour), Class: "num", Sort: sortKey(cn.PerHour)}, {Text: normText(cn.PerKWh), Class: "num", Sort: sortKey(cn.PerKWh)}, {Text: orDash(cn.Why)}},
 			Data: []any{g.Agent, g.Backend, g.Setting, g.Source, pctNum(g.Overall), cn.Runs, cn.WithHours, cn.WithEnergy, jnum(cn.MeanHours), jnum(cn.MeanKWh), jnum(cn.PerHour), jnum(cn.PerKWh), cn.Why}})

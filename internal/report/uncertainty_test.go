@@ -145,11 +145,24 @@ func TestUncertaintyOnSite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Figure 1: each fetched configuration's bar carries the stored
-	// interval; the paper's bars carry none.
-	fig, ok := chartOf(t, filepath.Join(site, "index.html"), "c_overall")
+	// Figure 1 holds only the paper's configurations, whose bars carry no
+	// interval; the fetched (new) configurations are in their own chart,
+	// each bar with the stored interval.
+	paperFig, ok := chartOf(t, filepath.Join(site, "index.html"), "c_overall")
 	if !ok {
 		t.Fatal("no Figure 1 chart")
+	}
+	if pb := errorBars(t, paperFig); len(pb) != 0 {
+		t.Errorf("Figure 1 (paper's configurations) carries error bars %v", pb)
+	}
+	for _, cat := range append(paperFig.YAxis.Data, paperFig.XAxis.Data...) {
+		if strings.Contains(cat, "realtest") {
+			t.Errorf("Figure 1 holds the new run %q beside the paper's configurations", cat)
+		}
+	}
+	fig, ok := chartOf(t, filepath.Join(site, "index.html"), "c_overall_new")
+	if !ok {
+		t.Fatal("no chart of the new runs on real data")
 	}
 	bars := errorBars(t, fig)
 	nReal := 0

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -269,10 +270,12 @@ func Summary(ctx context.Context, o Options) error {
 
 // printStandings prints the ReX-MLE rank of every agent configuration as
 // the rank stage computed it (results/overall.csv: the one owner of that
-// number; nothing is recomputed here): the comparable configurations (the
-// paper's Table 3 and runs on fetched data) first, then the runs on
-// synthetic data, set apart because they are not comparable with the
-// human leaderboards.
+// number; nothing is recomputed here), one world at a time, since ranks
+// are compared only within one: the paper's configurations ranked on every
+// challenge, new runs on the real data ranked on every challenge, then the
+// configurations run on fewer challenges (ablations, partial runs) and
+// the runs on synthetic data, each set apart. The number of challenges is
+// beside every rank.
 func printStandings(ctx context.Context, e *env) error {
 	res := e.b.Path(e.b.Paths.Results)
 	overall, err := challenge.ReadCSV(filepath.Join(res, "overall.csv"))
@@ -283,6 +286,11 @@ func printStandings(ctx context.Context, e *env) error {
 	if err != nil {
 		return fmt.Errorf("standings: %w (run `go run mage.go rank`)", err)
 	}
+	return writeStandings(os.Stdout, e.b, overall, ranks)
+}
+
+// writeStandings writes the standings of overall.csv and ranks.csv to w.
+func writeStandings(w io.Writer, b *config.Benchmark, overall, ranks *challenge.Table) error {
 	col := func(t *challenge.Table, name string) int {
 		for i, h := range t.Header {
 			if h == name {
@@ -294,6 +302,11 @@ func printStandings(ctx context.Context, e *env) error {
 	type key struct{ src, setting, backend, agent string }
 	okRuns, allRuns := map[key]int{}, map[key]int{}
 	rs, rse, rb, ra, rst := col(ranks, "source"), col(ranks, "setting"), col(ranks, "backend"), col(ranks, "agent"), col(ranks, "status")
+	osrc, ose, ob, oa, on, or, op := col(overall, "source"), col(overall, "setting"), col(overall, "backend"), col(overall, "agent"),
+		col(overall, "n_challenges"), col(overall, "rexmle_rank"), col(overall, "n_partial")
+	if osrc < 0 || ose < 0 || ob < 0 || oa < 0 || on < 0 || or < 0 || op < 0 || rs < 0 || rse < 0 || rb < 0 || ra < 0 || rst < 0 {
+		return fmt.Errorf("standings: %s or %s lacks a column this summary reads", overall.Path, ranks.Path)
+	}
 	for _, r := range ranks.Rows {
 		k := key{r[rs], r[rse], r[rb], r[ra]}
 		allRuns[k]++
@@ -301,16 +314,23 @@ func printStandings(ctx context.Context, e *env) error {
 			okRuns[k]++
 		}
 	}
-	osrc, ose, ob, oa, on, or, op := col(overall, "source"), col(overall, "setting"), col(overall, "backend"), col(overall, "agent"),
-		col(overall, "n_challenges"), col(overall, "rexmle_rank"), col(overall, "n_partial")
-	if osrc < 0 || ose < 0 || ob < 0 || oa < 0 || on < 0 || or < 0 || op < 0 || rs < 0 || rse < 0 || rb < 0 || ra < 0 || rst < 0 {
-		return fmt.Errorf("standings: %s or ranks.csv lacks a column this summary reads", filepath.Join(res, "overall.csv"))
-	}
 	type line struct {
 		text string
 		rank float64
 	}
-	var comparable, synthetic []line
+	const (
+		paper = iota
+		fresh
+		fewer
+		synthetic
+	)
+	titles := [...]string{
+		fmt.Sprintf("The paper's configurations, ranked on all %d challenges:", len(b.Challenges)),
+		fmt.Sprintf("New runs on the real data, ranked on all %d challenges (not ranked with the paper's):", len(b.Challenges)),
+		"Fewer challenges or partial runs (ablations; means over other challenges, not comparable with the above):",
+		"On synthetic data (demo; not comparable with the human leaderboards):",
+	}
+	var worlds [4][]line
 	for _, r := range overall.Rows {
 		if r[op] != "0" || r[or] == "" {
 			continue // a Table 4/5 configuration known by its primary metric only: a range, on the site
@@ -318,32 +338,38 @@ func printStandings(ctx context.Context, e *env) error {
 		k := key{r[osrc], r[ose], r[ob], r[oa]}
 		v, err := strconv.ParseFloat(r[or], 64)
 		if err != nil {
-			return fmt.Errorf("standings: overall.csv rexmle_rank %q: %w", r[or], err)
+			return fmt.Errorf("standings: %s rexmle_rank %q: %w", overall.Path, r[or], err)
+		}
+		n, err := strconv.Atoi(r[on])
+		if err != nil {
+			return fmt.Errorf("standings: %s n_challenges %q: %w", overall.Path, r[on], err)
 		}
 		name := k.agent
-		if a, found := e.b.Agent(k.agent); found {
+		if a, found := b.Agent(k.agent); found {
 			name = a.Name
 		}
-		l := line{fmt.Sprintf("  %-20s %-10s %-6s %-18s %6.2f%%  (%s challenges, %d of %d runs ranked)", name, k.src, k.setting, k.backend, 100*v, r[on], okRuns[k], allRuns[k]), v}
-		if k.src == "paper" || e.b.Profiles[k.src].Data == "fetched" {
-			comparable = append(comparable, l)
-		} else {
-			synthetic = append(synthetic, l)
+		l := line{fmt.Sprintf("  %-20s %-10s %-6s %-18s %6.2f%% over %2d challenge(s)  (%d of %d runs ranked)", name, k.src, k.setting, k.backend, 100*v, n, okRuns[k], allRuns[k]), v}
+		full := n == len(b.Challenges)
+		switch {
+		case k.src != "paper" && b.Profiles[k.src].Data != "fetched":
+			worlds[synthetic] = append(worlds[synthetic], l)
+		case !full:
+			worlds[fewer] = append(worlds[fewer], l)
+		case k.src == "paper":
+			worlds[paper] = append(worlds[paper], l)
+		default:
+			worlds[fresh] = append(worlds[fresh], l)
 		}
 	}
-	byRank := func(ls []line) {
+	fmt.Fprintln(w, "ReX-MLE rank (mean percentile over challenges; failed runs count 0), compared only within each group:")
+	for i, ls := range worlds {
+		if len(ls) == 0 {
+			continue
+		}
 		sort.SliceStable(ls, func(i, j int) bool { return ls[i].rank > ls[j].rank })
-	}
-	byRank(comparable)
-	byRank(synthetic)
-	fmt.Println("ReX-MLE rank (mean percentile over challenges; failed runs count 0):")
-	for _, l := range comparable {
-		fmt.Println(l.text)
-	}
-	if len(synthetic) > 0 {
-		fmt.Println("On synthetic data (demo; not comparable with the human leaderboards):")
-		for _, l := range synthetic {
-			fmt.Println(l.text)
+		fmt.Fprintln(w, titles[i])
+		for _, l := range ls {
+			fmt.Fprintln(w, l.text)
 		}
 	}
 	return nil

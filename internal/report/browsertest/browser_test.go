@@ -69,6 +69,12 @@ func buildSite(t *testing.T) (string, []string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The same store built for the paper profile: a paper build whose store
+	// also holds the demo runs (issue 30 item 8).
+	if _, err := report.Build(ctx, report.Options{Store: st, Benchmark: b, OutDir: filepath.Join(dir, "site-paper-mixed"), GitCommit: "test", Profile: "paper",
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}); err != nil {
+		t.Fatal(err)
+	}
 	return site, res.Pages
 }
 
@@ -477,6 +483,7 @@ func TestSiteInBrowser(t *testing.T) {
 			t.Errorf("%s (linked from %s): %s", u, strings.Join(links[u][:min(3, len(links[u]))], ", "), resp.Status)
 		}
 	}
+	checkWorldsApart(t, ctx, srv.URL, filepath.Join(filepath.Dir(site), "site-paper-mixed"), shots)
 	// A paper build carries no banner.
 	paperSite := buildPaperSite(t)
 	psrv := httptest.NewServer(http.FileServer(http.Dir(paperSite)))
@@ -532,5 +539,201 @@ func waitCharts(ctx context.Context) (struct {
 			return r, nil
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// headlineJS finds the paper's headline as printed on the overview: its
+// text, its top and the banner's top (px from the page top; -1 if absent).
+const headlineJS = `(() => {
+  const l = Array.from(document.querySelectorAll('p.lead')).find(p => /as printed/.test(p.textContent));
+  const b = document.getElementById('data-banner');
+  const top = e => e ? e.getBoundingClientRect().top + window.scrollY : -1;
+  const firstBold = document.querySelector('main strong');
+  return {text: l ? l.textContent : '', top: top(l), bottom: l ? top(l) + l.offsetHeight : -1, banner: top(b), bold: top(firstBold)};
+})()`
+
+// fig4JS reads Figure 4's chart: its series names, whether the section
+// mentions synthetic runs, and the marked synthetic section's visibility.
+const fig4JS = `(() => {
+  const opt = document.querySelector('script.chart-opt[data-for="c_capabilities_paper"]');
+  const names = opt ? (JSON.parse(opt.textContent).series || []).map(x => x.name) : [];
+  const sec = document.getElementById('paper');
+  const syn = document.getElementById('paper-synthetic');
+  const mark = syn ? syn.querySelector('.demo-mark') : null;
+  const drawn = !!(sec && sec.querySelector('.chart-box canvas, .chart-box svg'));
+  return {names: names, synthetic: sec ? /synthetic/i.test(sec.textContent) : true, marked: !!mark && mark.offsetHeight > 0, drawn: drawn};
+})()`
+
+// rankWorldJS reads a rank table's Source and Challenges columns and
+// whether the column beside the rank is Challenges.
+const rankWorldJS = `(id => {
+  const t = document.getElementById(id);
+  if (!t) { return null; }
+  const heads = Array.from(t.querySelectorAll('thead th')).map(h => h.textContent.trim());
+  const r = heads.findIndex(h => h.startsWith('ReX-MLE rank'));
+  const src = heads.indexOf('Source'), n = heads.indexOf('Challenges');
+  const rows = Array.from(t.tBodies[0].rows).map(x => [src >= 0 ? x.cells[src].textContent.trim() : '', n >= 0 ? x.cells[n].textContent.trim() : '']);
+  return {rows: rows, beside: heads[r - 1] === 'Challenges' || heads[r + 1] === 'Challenges'};
+})`
+
+// checkWorldsApart asserts issue 30's items 1, 2, 3 and 8 as a reader sees
+// them: the paper's headline as printed on the first screen before any
+// banner, Figure 4 with the paper's agents only, rank tables holding one
+// world each with the number of challenges beside the rank, and a paper
+// build of a store with demo runs carrying no banner but marked synthetic
+// sections.
+func checkWorldsApart(t *testing.T, ctx context.Context, demoURL, mixedSite, shots string) {
+	t.Helper()
+	ph, err := reporttest.ReadPrintedHeadline("../../../results/paper/summary.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := append([]string(nil), ph.Overall...)
+	want = append(want, fmt.Sprintf("%d of %d", ph.Zero, ph.Cells))
+	for _, vp := range [][2]int64{{1440, 900}, {390, 844}} {
+		var h struct {
+			Text   string  `json:"text"`
+			Top    float64 `json:"top"`
+			Bottom float64 `json:"bottom"`
+			Banner float64 `json:"banner"`
+			Bold   float64 `json:"bold"`
+		}
+		err := chromedp.Do(ctx, chromedp.EmulateViewport(vp[0], vp[1]), chromedp.Navigate(demoURL+"/index.html"), chromedp.WaitReady("body"))
+		if err == nil {
+			h, err = chromedp.Run(ctx, chromedp.Evaluate[struct {
+				Text   string  `json:"text"`
+				Top    float64 `json:"top"`
+				Bottom float64 `json:"bottom"`
+				Banner float64 `json:"banner"`
+				Bold   float64 `json:"bold"`
+			}](headlineJS))
+		}
+		if err != nil {
+			t.Errorf("headline at %d px: %v", vp[0], err)
+			continue
+		}
+		for _, w := range want {
+			if !strings.Contains(h.Text, w) {
+				t.Errorf("%d px: the paper's headline lacks %q: %q", vp[0], w, h.Text)
+			}
+		}
+		if h.Top < 0 || h.Bottom > float64(vp[1]) {
+			t.Errorf("%d px: the paper's headline (%.0f–%.0f px) is not on the first %d px screen", vp[0], h.Top, h.Bottom, vp[1])
+		}
+		if h.Banner < 0 || h.Banner < h.Bottom {
+			t.Errorf("%d px: the synthetic-data banner (at %.0f px) comes before the paper's headline (ends %.0f px)", vp[0], h.Banner, h.Bottom)
+		}
+		if h.Bold >= 0 && h.Bold < h.Top {
+			t.Errorf("%d px: bold text at %.0f px before the paper's headline at %.0f px", vp[0], h.Bold, h.Top)
+		}
+		shot(t, ctx, filepath.Join(shots, fmt.Sprintf("overview-first-screen-%d.png", vp[0])))
+	}
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1440, 900)); err != nil {
+		t.Fatal(err)
+	}
+	// Figure 4: the paper's agents only; the synthetic runs apart, marked.
+	type fig4 struct {
+		Names     []string `json:"names"`
+		Synthetic bool     `json:"synthetic"`
+		Marked    bool     `json:"marked"`
+		Drawn     bool     `json:"drawn"`
+	}
+	var f fig4
+	err = chromedp.Do(ctx, chromedp.Navigate(demoURL+"/capabilities.html"), chromedp.WaitReady("body"))
+	if err == nil {
+		_, err = waitCharts(ctx)
+	}
+	if err == nil {
+		f, err = chromedp.Run(ctx, chromedp.Evaluate[fig4](fig4JS))
+	}
+	if err != nil {
+		t.Errorf("Figure 4: %v", err)
+	} else {
+		if len(f.Names) == 0 || !f.Drawn {
+			t.Errorf("Figure 4 not drawn (series %v)", f.Names)
+		}
+		for _, n := range f.Names {
+			if !strings.HasSuffix(n, "(paper)") {
+				t.Errorf("Figure 4 holds the series %q beside the paper's agents", n)
+			}
+		}
+		if f.Synthetic {
+			t.Error("Figure 4's section mentions synthetic runs")
+		}
+		if !f.Marked {
+			t.Error("the synthetic runs' scores on Figure 4's strategies are not in their own marked section")
+		}
+	}
+	// Rank tables: one world each, the number of challenges beside the rank.
+	type world struct {
+		Rows   [][]string `json:"rows"`
+		Beside bool       `json:"beside"`
+	}
+	for _, c := range []struct{ page, id, source string }{
+		{"index.html", "t-overall", "paper"}, {"agents/index.html", "t-agents", "paper"},
+		{"index.html", "t-overall-other", ""}, {"agents/index.html", "t-agents-other", ""},
+		{"index.html", "t-synthetic-overall", "demo"}, {"agents/index.html", "t-agents-synthetic", "demo"},
+	} {
+		var w *world
+		err := chromedp.Do(ctx, chromedp.Navigate(demoURL+"/"+c.page), chromedp.WaitReady("body"))
+		if err == nil {
+			w, err = chromedp.Run(ctx, chromedp.Evaluate[*world](`(`+rankWorldJS+`)('`+c.id+`')`))
+		}
+		if err != nil || w == nil || len(w.Rows) == 0 {
+			t.Errorf("%s #%s: no rows (%v)", c.page, c.id, err)
+			continue
+		}
+		if !w.Beside {
+			t.Errorf("%s #%s: the number of challenges is not beside the rank", c.page, c.id)
+		}
+		for _, r := range w.Rows {
+			switch {
+			case c.source == "paper" && (r[0] != "paper" || r[1] != "20"):
+				t.Errorf("%s #%s (the paper's world) holds %s over %s challenges", c.page, c.id, r[0], r[1])
+			case c.source == "" && r[1] == "20":
+				t.Errorf("%s #%s (fewer challenges) holds a 20-challenge configuration from %s", c.page, c.id, r[0])
+			case c.source == "demo" && (r[0] == "paper"):
+				t.Errorf("%s #%s (synthetic) holds a paper configuration", c.page, c.id)
+			}
+		}
+	}
+	// A paper build whose store also holds demo runs: no banner on any
+	// page; the synthetic sections are marked, the paper's are not.
+	msrv := httptest.NewServer(http.FileServer(http.Dir(mixedSite)))
+	defer msrv.Close()
+	type marks struct {
+		Banner  bool `json:"banner"`
+		Demo    int  `json:"demo"`
+		Marked  int  `json:"marked"`
+		RankMrk bool `json:"rankMarked"`
+	}
+	const marksJS = `(() => ({banner: !!document.getElementById('data-banner'),
+  demo: document.querySelectorAll('section.section-demo').length,
+  marked: Array.from(document.querySelectorAll('section.section-demo > .demo-mark')).filter(m => m.offsetHeight > 0).length,
+  rankMarked: !!document.querySelector('#rank .demo-mark, #paper .demo-mark')}))()`
+	totalMarked := 0
+	for _, p := range []string{"index.html", "capabilities.html", "agents/index.html", "challenges/isles22.html", "provenance.html"} {
+		var m marks
+		err := chromedp.Do(ctx, chromedp.Navigate(msrv.URL+"/"+p), chromedp.WaitReady("body"))
+		if err == nil {
+			m, err = chromedp.Run(ctx, chromedp.Evaluate[marks](marksJS))
+		}
+		if err != nil {
+			t.Errorf("paper build with demo runs, %s: %v", p, err)
+			continue
+		}
+		if m.Banner {
+			t.Errorf("paper build with demo runs, %s: carries the page banner", p)
+		}
+		if m.Demo != m.Marked {
+			t.Errorf("paper build with demo runs, %s: %d synthetic sections, %d visibly marked", p, m.Demo, m.Marked)
+		}
+		if m.RankMrk {
+			t.Errorf("paper build with demo runs, %s: a paper section is marked synthetic", p)
+		}
+		totalMarked += m.Marked
+	}
+	if totalMarked == 0 {
+		t.Error("paper build with demo runs: no marked synthetic section")
 	}
 }
