@@ -85,21 +85,7 @@ func ReadFileMax(path string, max int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if st.Size() > max {
-		return nil, fmt.Errorf("%s: %w: %d bytes, the limit is %d", path, ErrTooLarge, st.Size(), max)
-	}
-	b, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(b)) > max {
-		return nil, fmt.Errorf("%s: %w: more than %d bytes", path, ErrTooLarge, max)
-	}
-	return b, nil
+	return fsutil.ReadAllMax(f, path, max)
 }
 
 // sizer is what *os.File offers to learn a reader's size without reading.

@@ -50,19 +50,26 @@ func ReadFileIn(root, rel string, max int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
+	return ReadAllMax(f, f.Name(), max)
+}
+
+// ReadAllMax reads the open file f, named name in errors, when it holds at
+// most max bytes: a larger file is refused from its size alone, before any
+// of it is read, and one that grows past max while read is refused too.
+func ReadAllMax(f *os.File, name string, max int64) ([]byte, error) {
 	st, err := f.Stat()
 	if err != nil {
 		return nil, err
 	}
 	if st.Size() > max {
-		return nil, fmt.Errorf("%s: %w: %d bytes, the limit is %d", f.Name(), ErrTooLarge, st.Size(), max)
+		return nil, fmt.Errorf("%s: %w: %d bytes, the limit is %d", name, ErrTooLarge, st.Size(), max)
 	}
 	b, err := io.ReadAll(io.LimitReader(f, max+1))
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", f.Name(), err)
+		return nil, fmt.Errorf("read %s: %w", name, err)
 	}
 	if int64(len(b)) > max {
-		return nil, fmt.Errorf("%s: %w: grew past %d bytes while read", f.Name(), ErrTooLarge, max)
+		return nil, fmt.Errorf("%s: %w: grew past %d bytes while read", name, ErrTooLarge, max)
 	}
 	return b, nil
 }

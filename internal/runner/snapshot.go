@@ -11,18 +11,19 @@ import (
 	"strings"
 
 	"github.com/rexmle/rexmle/internal/fsutil"
+	"github.com/rexmle/rexmle/internal/runner/validate"
 )
 
 // Snapshot caps (Job.SnapshotMaxFile/SnapshotMaxTotal override them).
 const (
-	DefaultSnapshotMaxFile  = 1 << 30 // 1 GiB per file
-	DefaultSnapshotMaxTotal = 8 << 30 // 8 GiB per submission
+	DefaultSnapshotMaxFile  = validate.DefaultMaxFile  // 1 GiB per file, as the validation snapshot
+	DefaultSnapshotMaxTotal = validate.DefaultMaxTotal // 8 GiB per submission
 	snapshotMaxDropped      = 50
 )
 
 // snapshotMaxEntries caps the files and folders of a sealed submission (a
 // variable so that a test can lower it).
-var snapshotMaxEntries = 100000
+var snapshotMaxEntries = validate.DefaultMaxEntries
 
 // Snapshot is what sealing the submission kept and dropped (run.json).
 type Snapshot struct {
