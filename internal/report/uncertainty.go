@@ -373,7 +373,7 @@ func (s *site) intervalTables(id string, c *config.Challenge, runs []*runData, d
 				}
 				if hasInterval(bm.ValueLo, bm.ValueHi) {
 					vi = "[" + fmtValue(bm.ValueLo, true, decOf(m.Name)) + ", " + fmtValue(bm.ValueHi, true, decOf(m.Name)) + "]"
-					vlo, vhi = bm.ValueLo, bm.ValueHi
+					vlo, vhi = valNum(bm.ValueLo, true), valNum(bm.ValueHi, true) // an unbounded end (bootstrap-t at small n) is null
 				}
 				if hasInterval(bm.PositionLo, bm.PositionHi) {
 					pi = fmt.Sprintf("%s–%s", strconv.FormatFloat(bm.PositionLo, 'f', -1, 64), strconv.FormatFloat(bm.PositionHi, 'f', -1, 64))

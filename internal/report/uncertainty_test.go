@@ -6,6 +6,7 @@ import (
 	"github.com/rexmle/rexmle/internal/gpu"
 	"html"
 	"io"
+	"io/fs"
 	"log/slog"
 	"math"
 	"os"
@@ -471,5 +472,71 @@ func TestRankBlobsComparableOnly(t *testing.T) {
 	}
 	if !near(sum, 1) {
 		t.Errorf("P(rank 1) sums to %v over the configurations", sum)
+	}
+}
+
+// TestUnboundedIntervalEnd: a bootstrap-t interval at small n can end at
+// ±Inf (resamples of identical cases have no spread); the site still builds,
+// the table says so and the download has no end there (null).
+func TestUnboundedIntervalEnd(t *testing.T) {
+	st, _ := bootSite(t)
+	ctx := context.Background()
+	runs, err := st.BootRuns(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := st.BootMetrics(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var target string
+	for _, m := range ms {
+		if strings.HasPrefix(m.RunID, "realtest/isles22/") && m.Metric == "dice" && !math.IsNaN(m.ValueLo) {
+			target = m.RunID
+			break
+		}
+	}
+	if target == "" {
+		t.Fatal("no ISLES'22 run with a dice interval")
+	}
+	var rec store.RunBootRecord
+	for _, r := range runs {
+		if r.RunID == target {
+			rec = store.RunBootRecord{NBoot: r.NBoot, NCases: r.NCases, Undefined: r.NUndefined, BootSeed: r.BootSeed,
+				MeanRankLo: r.MeanRankLo, MeanRankHi: r.MeanRankHi, PctLo: r.PctLo, PctHi: r.PctHi, Note: r.Note}
+		}
+	}
+	var recs []store.MetricBootRecord
+	for _, m := range ms {
+		if m.RunID != target {
+			continue
+		}
+		hi := m.ValueHi
+		if m.Metric == "dice" {
+			hi = math.Inf(1)
+		}
+		recs = append(recs, store.MetricBootRecord{Metric: m.Metric, Aggregation: m.Aggregation, Method: m.Method,
+			ValueLo: m.ValueLo, ValueHi: hi, PositionLo: m.PositionLo, PositionHi: m.PositionHi, Note: m.Note})
+	}
+	if err := st.Update(ctx, func(tx *store.Tx) error { return tx.PutRunBoot(ctx, target, rec, recs) }); err != nil {
+		t.Fatal(err)
+	}
+	b := loadBenchmark(t)
+	b.Profiles["realtest"] = config.Profile{Data: "fetched"}
+	dir := filepath.Join(t.TempDir(), "site")
+	if _, err := Build(ctx, Options{Store: st, Benchmark: b, OutDir: dir, GitCommit: "x", Profile: "realtest"}); err != nil {
+		t.Fatalf("a +Inf interval end: %v", err)
+	}
+	found := false
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".html") {
+			if b, _ := os.ReadFile(p); strings.Contains(html.UnescapeString(string(b)), ", +Inf]") {
+				found = true
+			}
+		}
+		return nil
+	})
+	if !found {
+		t.Errorf("no page shows the dice interval of %s ending at +Inf", target)
 	}
 }
