@@ -79,35 +79,79 @@ func (w *watchdog) finish() {
 }
 
 // diskUse sums the blocks allocated to everything under runDir's folders
-// names (a sparse file counts what it holds, not its length).
+// names (a sparse file counts what it holds, not its length). The folders
+// are the running agent's: each is walked from descriptors (os.Root), no
+// symbolic link is followed, and a folder swapped for another entry between
+// listing and opening is left out, so the walk never leaves the run.
 func diskUse(runDir string, names []string) int64 {
 	var total int64
 	seen := map[[2]uint64]bool{}
 	for _, n := range names {
-		filepath.WalkDir(filepath.Join(runDir, n), func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return nil
-			}
-			fi, err := d.Info()
-			if err != nil {
-				return nil
-			}
-			st, ok := fi.Sys().(*syscall.Stat_t)
-			if !ok {
-				return nil
-			}
-			if st.Nlink > 1 && !d.IsDir() {
-				k := [2]uint64{uint64(st.Dev), st.Ino}
-				if seen[k] {
-					return nil
-				}
-				seen[k] = true
-			}
-			total += st.Blocks * 512
-			return nil
-		})
+		r, err := os.OpenRoot(filepath.Join(runDir, n))
+		if err != nil {
+			continue
+		}
+		if fi, err := r.Stat("."); err == nil {
+			total += blocksOf(fi, seen)
+		}
+		total += folderUse(r, seen, 0)
+		r.Close()
 	}
 	return total
+}
+
+// diskUseMaxDepth bounds the folder nesting diskUse descends into.
+const diskUseMaxDepth = 256
+
+// folderUse sums the blocks of what the folder r holds.
+func folderUse(r *os.Root, seen map[[2]uint64]bool, depth int) int64 {
+	d, err := r.Open(".")
+	if err != nil {
+		return 0
+	}
+	defer d.Close()
+	var total int64
+	for {
+		ents, err := d.ReadDir(1024)
+		for _, e := range ents {
+			fi, err := r.Lstat(e.Name())
+			if err != nil {
+				continue
+			}
+			total += blocksOf(fi, seen)
+			if !fi.IsDir() || depth >= diskUseMaxDepth {
+				continue
+			}
+			sub, err := r.OpenRoot(e.Name())
+			if err != nil {
+				continue
+			}
+			if now, err := sub.Stat("."); err == nil && os.SameFile(fi, now) {
+				total += folderUse(sub, seen, depth+1)
+			}
+			sub.Close()
+		}
+		if err != nil || len(ents) == 0 {
+			return total
+		}
+	}
+}
+
+// blocksOf is the bytes allocated to fi, a file with several hard links
+// counted once.
+func blocksOf(fi fs.FileInfo, seen map[[2]uint64]bool) int64 {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return 0
+	}
+	if st.Nlink > 1 && !fi.IsDir() {
+		k := [2]uint64{uint64(st.Dev), st.Ino}
+		if seen[k] {
+			return 0
+		}
+		seen[k] = true
+	}
+	return st.Blocks * 512
 }
 
 // runPSS sums /proc/<pid>/smaps_rollup's Pss of pids, in bytes.
