@@ -16,10 +16,10 @@ import (
 	"github.com/magefile/mage/mg"
 	"github.com/magefile/mage/sh"
 
-	"github.com/rexmle/rexmle/internal/agentimage"
-	"github.com/rexmle/rexmle/internal/binaries"
-	"github.com/rexmle/rexmle/internal/smoke"
-	"github.com/rexmle/rexmle/internal/stages"
+	"github.com/rexmle/rexmle/pipeline/agentimage"
+	"github.com/rexmle/rexmle/pipeline/binaries"
+	"github.com/rexmle/rexmle/pipeline/smoke"
+	"github.com/rexmle/rexmle/pipeline/stages"
 )
 
 // Default is what `mage` with no target runs.

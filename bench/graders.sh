@@ -77,18 +77,18 @@ fi
 # takes about a millisecond is timed warm over many runs, as the reference's
 # minimum of COUNT runs is, instead of one cold run
 rows=(
-  "usenhance|./internal/challenges/usenhance|^BenchmarkGrade300x512$|18.0|private|submission|usenhance|300 pairs of 512x512 PNG"
-  "usenhance-fan|./internal/challenges/usenhance|^BenchmarkGrade300x512Fan$|-|private|submission|usenhance|300 pairs of 512x512 PNG, sector scans (black surround)"
-  "dentex|./internal/challenges/dentex|^BenchmarkGrade1000$|5.0|private|submission|dentex|1000 images, 3 truth + 20 predicted boxes each"
-  "puma-tissue|./internal/challenges/puma|^BenchmarkGrade100$/^tissue$|30.0|data/priv|data/sub|puma-track1-task1|100 ROIs, tissue masks 1024x1024 (track 1)"
-  "puma-nuclei|./internal/challenges/puma|^BenchmarkGrade100$/^nuclei$|14.7|data/priv|data/sub|puma-track2-task2|100 ROIs, ~100 nuclei each (track 2)"
-  "cellseg|./internal/challenges/cellseg|^BenchmarkGrade100$|115.0|data/priv|data/sub|neurips-cellseg|100 label images 1000x1000"
-  "isles22|./internal/challenges/isles22|^BenchmarkGrade50$|-|private|submission|isles22|50 ISLES'22 cases 112x112x73 (the test split), 1-12 lesions each|5x"
-  "isles22-case|./internal/challenges/isles22|^BenchmarkGradeRealistic$|1.16|private|submission|isles22|one ISLES'22 case 112x112x73, 8 lesions|20x"
-  "panther|./internal/challenges/panthercommon|^BenchmarkGradeRealistic$|1.1|private|submission|-|one 400x400x80 case"
-  "sega|./internal/challenges/sega|^BenchmarkGradeRealistic$|-|private|submission|seg_a|one SEG.A case 512x512x200"
-  "topcow|./internal/challenges/topcowcommon|^BenchmarkGradeRealisticWithIO$|-|data/private|data/sub|topcow-track1-task1|one TopCoW case 512x512x300 with I/O"
-  "ldctiqa|./internal/challenges/ldctiqa|^BenchmarkGrade300$|-|private|submission|ldct-iqa|300 test slices, the real split's size|300x"
+  "usenhance|./pipeline/challenges/usenhance|^BenchmarkGrade300x512$|18.0|private|submission|usenhance|300 pairs of 512x512 PNG"
+  "usenhance-fan|./pipeline/challenges/usenhance|^BenchmarkGrade300x512Fan$|-|private|submission|usenhance|300 pairs of 512x512 PNG, sector scans (black surround)"
+  "dentex|./pipeline/challenges/dentex|^BenchmarkGrade1000$|5.0|private|submission|dentex|1000 images, 3 truth + 20 predicted boxes each"
+  "puma-tissue|./pipeline/challenges/puma|^BenchmarkGrade100$/^tissue$|30.0|data/priv|data/sub|puma-track1-task1|100 ROIs, tissue masks 1024x1024 (track 1)"
+  "puma-nuclei|./pipeline/challenges/puma|^BenchmarkGrade100$/^nuclei$|14.7|data/priv|data/sub|puma-track2-task2|100 ROIs, ~100 nuclei each (track 2)"
+  "cellseg|./pipeline/challenges/cellseg|^BenchmarkGrade100$|115.0|data/priv|data/sub|neurips-cellseg|100 label images 1000x1000"
+  "isles22|./pipeline/challenges/isles22|^BenchmarkGrade50$|-|private|submission|isles22|50 ISLES'22 cases 112x112x73 (the test split), 1-12 lesions each|5x"
+  "isles22-case|./pipeline/challenges/isles22|^BenchmarkGradeRealistic$|1.16|private|submission|isles22|one ISLES'22 case 112x112x73, 8 lesions|20x"
+  "panther|./pipeline/challenges/panthercommon|^BenchmarkGradeRealistic$|1.1|private|submission|-|one 400x400x80 case"
+  "sega|./pipeline/challenges/sega|^BenchmarkGradeRealistic$|-|private|submission|seg_a|one SEG.A case 512x512x200"
+  "topcow|./pipeline/challenges/topcowcommon|^BenchmarkGradeRealisticWithIO$|-|data/private|data/sub|topcow-track1-task1|one TopCoW case 512x512x300 with I/O"
+  "ldctiqa|./pipeline/challenges/ldctiqa|^BenchmarkGrade300$|-|private|submission|ldct-iqa|300 test slices, the real split's size|300x"
 )
 
 # rowwhat NAME WHAT: the row's input description, with the USenhance pair

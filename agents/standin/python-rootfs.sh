@@ -2,7 +2,7 @@
 # Writes to $1 a tar of a minimal root filesystem holding this machine's
 # Python (interpreter, standard library, the shared libraries they load), for
 # `podman import`: the stand-in image's base (agents/standin/Containerfile),
-# built without any network. Used by internal/agentrecipe's image test.
+# built without any network. Used by pipeline/agentrecipe's image test.
 set -eu
 out=$1
 py=$(readlink -f "${PYTHON:-/usr/bin/python3}")

@@ -24,8 +24,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rexmle/rexmle/internal/challenge"
-	_ "github.com/rexmle/rexmle/internal/challenges/all"
+	"github.com/rexmle/rexmle/pipeline/challenge"
+	_ "github.com/rexmle/rexmle/pipeline/challenges/all"
 )
 
 func main() {

@@ -17,16 +17,16 @@
 // addresses and forwards each connection to a Unix socket (the egress
 // proxy's, the validation endpoint's), runs COMMAND as its child, forwards
 // SIGTERM/SIGINT/SIGHUP to it and exits with its exit code (package
-// internal/runner/egress). "limits" is the first process of a local
+// pipeline/runner/egress). "limits" is the first process of a local
 // sandbox: it sets the run's rlimits (processes, data, file size) and
-// executes COMMAND in its place (package internal/runner/sandbox).
+// executes COMMAND in its place (package pipeline/runner/sandbox).
 // "validate" asks the run's validation endpoint
 // (the socket in $REXMLE_VALIDATE_SOCKET unless -socket is given) whether a
 // submission folder (default: the run's submission folder) is in the right
 // format: it prints "valid" or "invalid: <reason>" and exits 0, 1 (invalid)
 // or 2 (no answer).
 // "task" is a Slurm array task: it runs run INDEX of the manifest with the
-// local runner and writes only the run folder (package internal/runner/slurm).
+// local runner and writes only the run folder (package pipeline/runner/slurm).
 package main
 
 import (
@@ -45,12 +45,12 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/rexmle/rexmle/internal/challenge"
-	_ "github.com/rexmle/rexmle/internal/challenges/all"
-	"github.com/rexmle/rexmle/internal/runner/egress"
-	"github.com/rexmle/rexmle/internal/runner/sandbox"
-	"github.com/rexmle/rexmle/internal/runner/slurm"
-	"github.com/rexmle/rexmle/internal/runner/validate"
+	"github.com/rexmle/rexmle/pipeline/challenge"
+	_ "github.com/rexmle/rexmle/pipeline/challenges/all"
+	"github.com/rexmle/rexmle/pipeline/runner/egress"
+	"github.com/rexmle/rexmle/pipeline/runner/sandbox"
+	"github.com/rexmle/rexmle/pipeline/runner/slurm"
+	"github.com/rexmle/rexmle/pipeline/runner/validate"
 )
 
 // stepLog writes judge-readable agent.jsonl lines; each text line written to

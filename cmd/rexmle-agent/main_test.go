@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/rexmle/rexmle/internal/challenge"
-	"github.com/rexmle/rexmle/internal/runner/validate"
+	"github.com/rexmle/rexmle/pipeline/challenge"
+	"github.com/rexmle/rexmle/pipeline/runner/validate"
 )
 
 func TestValidateCommandExitCodes(t *testing.T) {

@@ -9,11 +9,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rexmle/rexmle/internal/challenge"
-	"github.com/rexmle/rexmle/internal/config"
-	"github.com/rexmle/rexmle/internal/runner"
-	"github.com/rexmle/rexmle/internal/runner/sandbox"
-	"github.com/rexmle/rexmle/internal/runner/validate"
+	"github.com/rexmle/rexmle/pipeline/challenge"
+	"github.com/rexmle/rexmle/pipeline/config"
+	"github.com/rexmle/rexmle/pipeline/runner"
+	"github.com/rexmle/rexmle/pipeline/runner/sandbox"
+	"github.com/rexmle/rexmle/pipeline/runner/validate"
 )
 
 // The test binary is rexmle-agent itself when its first argument is a

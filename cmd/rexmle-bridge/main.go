@@ -13,7 +13,7 @@ package main
 import (
 	"os"
 
-	"github.com/rexmle/rexmle/internal/runner/egress"
+	"github.com/rexmle/rexmle/pipeline/runner/egress"
 )
 
 func main() {

@@ -22,7 +22,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/rexmle/rexmle/internal/scriptedllm"
+	"github.com/rexmle/rexmle/pipeline/scriptedllm"
 )
 
 func main() {

@@ -1,0 +1,163 @@
+package isles22
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+
+	"github.com/rexmle/rexmle/metrics/imageio"
+	"github.com/rexmle/rexmle/metrics/volume"
+	"github.com/rexmle/rexmle/pipeline/challenge"
+	"github.com/rexmle/rexmle/pipeline/challenges/medseg"
+)
+
+// synthCases is the number of cases Synthesize writes by default (12 train
+// / 3 test); realCases is the archive's annotated training set (spec
+// isles22.md §1, split 200/50). Volumes stay small (36–44 × 36–44 × 18–23
+// voxels) at every size.
+const (
+	synthCases = 15
+	realCases  = 250
+)
+
+// Synthesize writes a small ISLES'22-like dataset in the layout of the
+// extracted ISLES-2022.zip (BIDS: sub-strokecaseNNNN/ses-0001/{anat,dwi} and
+// derivatives/.../_msk.nii.gz). Each case is a brain-shaped ellipsoid with
+// 1–3 ellipsoidal lesions, bright on DWI and dark on ADC, on an anisotropic
+// grid; FLAIR lives on its own grid, as in the real data.
+func Synthesize(ctx context.Context, rawDir string, seed int64, size challenge.SynthSize) error {
+	root := filepath.Join(rawDir, "ISLES-2022")
+	for c := 1; c <= size.Count(synthCases, realCases); c++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := synthCase(root, c, seed); err != nil {
+			return fmt.Errorf("synthesize isles22 case %d: %w", c, err)
+		}
+	}
+	return nil
+}
+
+// Synthesize implements challenge.Challenge.
+func (Challenge) Synthesize(ctx context.Context, rawDir string, seed int64, size challenge.SynthSize) error {
+	return Synthesize(ctx, rawDir, seed, size)
+}
+
+func synthCase(root string, c int, seed int64) error {
+	rng := medseg.NewRand(seed, uint64(c))
+	sub := fmt.Sprintf("sub-strokecase%04d", c)
+	caseID := sub + "_ses-0001"
+	g := volume.NewGrid(36+rng.IntN(9), 36+rng.IntN(9), 18+rng.IntN(6))
+	g.Spacing = [3]float64{2, 2, 2}
+	if rng.IntN(2) == 0 {
+		g.Spacing = [3]float64{1.8, 1.8, 2.4}
+	}
+	n := g.Len()
+	brain := make([]bool, n)
+	bc := [3]float64{float64(g.Shape[0]-1) / 2, float64(g.Shape[1]-1) / 2, float64(g.Shape[2]-1) / 2}
+	br := [3]float64{float64(g.Shape[0]) * 0.42, float64(g.Shape[1]) * 0.45, float64(g.Shape[2]) * 0.45}
+	medseg.Ellipsoid(g, bc, br, func(i int) { brain[i] = true })
+
+	mask := volume.New(g, volume.Uint8)
+	lesions := 1 + rng.IntN(3)
+	for l := 0; l < lesions; l++ {
+		var c, r [3]float64
+		for a := 0; a < 3; a++ {
+			c[a] = bc[a] + (rng.Float64()*2-1)*br[a]*0.55
+			r[a] = 1.2 + rng.Float64()*3
+		}
+		r[2] *= 0.7
+		medseg.Ellipsoid(g, c, r, func(i int) {
+			if brain[i] {
+				mask.Data[i] = 1
+			}
+		})
+	}
+
+	// Texture: smoothed noise rescaled to unit variance, plus white noise.
+	noise := make([]float64, n)
+	for i := range noise {
+		noise[i] = rng.NormFloat64()
+	}
+	noise = medseg.Smooth(g, noise)
+	for i := range noise {
+		noise[i] *= 5
+	}
+	// T2 shine-through: bright on DWI but not dark on ADC (a trap for DWI-only methods).
+	shine := make([]bool, n)
+	for s := rng.IntN(3); s > 0; s-- {
+		var c, r [3]float64
+		for a := 0; a < 3; a++ {
+			c[a] = bc[a] + (rng.Float64()*2-1)*br[a]*0.6
+			r[a] = 1 + rng.Float64()*2
+		}
+		medseg.Ellipsoid(g, c, r, func(i int) { shine[i] = brain[i] && mask.Data[i] == 0 })
+	}
+	dwi := volume.New(g, volume.Int16)
+	adc := volume.New(g, volume.Int16)
+	gain := 0.8 + 0.4*rng.Float64()
+	for i := 0; i < n; i++ {
+		switch {
+		case mask.Data[i] != 0:
+			dwi.Data[i] = math.Round(gain * (520 + 45*noise[i] + 45*rng.NormFloat64()))
+			adc.Data[i] = math.Round(480 + 60*noise[i] + 60*rng.NormFloat64())
+		case shine[i]:
+			dwi.Data[i] = math.Round(gain * (500 + 45*noise[i] + 45*rng.NormFloat64()))
+			adc.Data[i] = math.Round(900 + 60*noise[i] + 60*rng.NormFloat64())
+		case brain[i]:
+			dwi.Data[i] = math.Round(gain * (330 + 45*noise[i] + 45*rng.NormFloat64()))
+			adc.Data[i] = math.Round(820 + 60*noise[i] + 60*rng.NormFloat64())
+		default:
+			dwi.Data[i] = math.Round(math.Abs(8 * rng.NormFloat64()))
+			adc.Data[i] = math.Round(math.Abs(8 * rng.NormFloat64()))
+		}
+	}
+
+	// FLAIR: its own, finer in-plane and thicker-slice grid covering the same field of view.
+	fg := volume.NewGrid(g.Shape[0]*4/3, g.Shape[1]*4/3, g.Shape[2]*2/3)
+	for a := 0; a < 3; a++ {
+		fg.Spacing[a] = g.Spacing[a] * float64(g.Shape[a]) / float64(fg.Shape[a])
+	}
+	flair := volume.New(fg, volume.Int16)
+	for k := 0; k < fg.Shape[2]; k++ {
+		for j := 0; j < fg.Shape[1]; j++ {
+			for i := 0; i < fg.Shape[0]; i++ {
+				src := g.Index(i*g.Shape[0]/fg.Shape[0], j*g.Shape[1]/fg.Shape[1], k*g.Shape[2]/fg.Shape[2])
+				v := math.Abs(6 * rng.NormFloat64())
+				if brain[src] {
+					v = 250 + 40*noise[src] + 15*rng.NormFloat64()
+					if mask.Data[src] != 0 {
+						v += 90
+					}
+				}
+				flair.Data[fg.Index(i, j, k)] = math.Round(v)
+			}
+		}
+	}
+
+	anat := filepath.Join(root, sub, "ses-0001", "anat")
+	dwiDir := filepath.Join(root, sub, "ses-0001", "dwi")
+	deriv := filepath.Join(root, "derivatives", sub, "ses-0001")
+	for _, d := range []string{anat, dwiDir, deriv} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return err
+		}
+	}
+	writes := []struct {
+		path string
+		v    *volume.Volume
+	}{
+		{filepath.Join(anat, caseID+"_FLAIR.nii.gz"), flair},
+		{filepath.Join(dwiDir, caseID+"_dwi.nii.gz"), dwi},
+		{filepath.Join(dwiDir, caseID+"_adc.nii.gz"), adc},
+		{filepath.Join(deriv, caseID+"_msk.nii.gz"), mask},
+	}
+	for _, w := range writes {
+		if err := imageio.WriteNIfTIFile(w.path, w.v, w.v.DType); err != nil {
+			return err
+		}
+	}
+	return nil
+}

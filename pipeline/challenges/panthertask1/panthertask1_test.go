@@ -1,0 +1,11 @@
+package panthertask1
+
+import (
+	"testing"
+
+	"github.com/rexmle/rexmle/pipeline/challenges/panthercommon/panthertest"
+)
+
+func TestPanther(t *testing.T) { panthertest.Run(t, New()) }
+
+func BenchmarkGrade(b *testing.B) { panthertest.BenchGrade(b, New()) }

@@ -1,0 +1,229 @@
+package topcowcommon
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/rexmle/rexmle/metrics/imageio"
+	"github.com/rexmle/rexmle/metrics/topology"
+	"github.com/rexmle/rexmle/metrics/volume"
+	"github.com/rexmle/rexmle/pipeline/challenge"
+)
+
+// synthCases is the number of synthetic cases by default; 12 gives a 9/3
+// split. The real archives hold 125 TopCoW and 25 TopBrain cases per
+// modality (spec topcow-common.md C-8, topbrain-track1.md); volumes stay
+// small at every size.
+const synthCases = 12
+
+// realCases is the real archive's case count per modality of the family.
+func (c Config) realCases() int {
+	if c.Family == TopBrain {
+		return 25
+	}
+	return 125
+}
+
+// grid returns the synthetic volume shape and spacing (plausibly
+// anisotropic, z coarser) of a family/modality.
+func (c Config) grid() ([3]int, [3]float64) {
+	if c.Family == TopBrain {
+		return [3]int{72, 64, 44}, [3]float64{0.65, 0.65, 0.75}
+	}
+	if c.Modality == "mr" {
+		return [3]int{72, 64, 40}, [3]float64{0.6, 0.6, 0.8}
+	}
+	return [3]int{72, 64, 40}, [3]float64{0.6, 0.6, 0.75}
+}
+
+// synthCase is one generated case.
+type synthCase struct {
+	pid    string
+	img    *volume.Volume
+	labels *volume.Volume
+	box    topology.Box
+	ant    [4]int
+	pos    [4]int
+}
+
+// caseVariant draws the anatomy of case i. The 3rd-A2 is rare (15 %);
+// every second case carries one so that the small test split holds it and a
+// perfect submission's group-2 detection F1 can reach 1.
+func caseVariant(rng *rand.Rand, i int) variant {
+	v := drawVariant(rng)
+	v.thirdA2 = v.thirdA2 || i%2 == 0
+	return v
+}
+
+// makeCase generates case i of a seed.
+func (c Config) makeCase(seed int64, i int) (*synthCase, error) {
+	stream := uint64(i) + 1
+	if c.Modality == "mr" {
+		stream += 1000
+	}
+	if c.Family == TopBrain {
+		stream += 2000
+	}
+	if i >= 999 {
+		// Beyond the room the offsets above leave: a range of its own
+		// per family and modality.
+		stream = 1<<40 | (stream-uint64(i)-1)<<28 | uint64(i)
+	}
+	rng := rand.New(rand.NewPCG(uint64(seed), stream))
+	v := caseVariant(rng, i)
+	ls := topCoWLabels()
+	if c.Family == TopBrain {
+		ls = topBrainLabels(c.Modality)
+	}
+	shape, spacing := c.grid()
+	r := rasterise(buildAnatomy(v, ls, c.Modality), shape, spacing)
+	g := volume.Grid{Shape: shape, Spacing: spacing}
+	// LPS+ storage: array x runs to the patient's left, y posterior, z
+	// superior; in the NIfTI (RAS) world that is direction diag(−1, −1, 1).
+	dir := [3][3]float64{{-1, 0, 0}, {0, -1, 0}, {0, 0, 1}}
+	origin := [3]float64{float64(shape[0]-1) / 2 * spacing[0], float64(shape[1]-1) / 2 * spacing[1], -float64(shape[2]-1) / 2 * spacing[2]}
+	origin[0] += math.Round(rng.Float64()*200-100) / 10
+	origin[2] += math.Round(rng.Float64()*200-100) / 10
+
+	lab := volume.New(g, volume.Uint8)
+	lab.Origin, lab.Direction = origin, dir
+	for k, l := range r.labels {
+		lab.Data[k] = float64(l)
+	}
+	img := volume.New(g, volume.Int16)
+	img.Origin, img.Direction = origin, dir
+	bg, vessel, sigma := 35.0, 300.0*v.vesselHU, 10.0*v.noise
+	if c.Modality == "mr" {
+		bg, vessel, sigma = 110.0, 450.0*v.vesselHU, 18.0*v.noise
+	}
+	// Smooth low-frequency shading, tabulated per (x, z) and per y.
+	sinXZ := make([]float64, shape[0]*shape[2])
+	for z := 0; z < shape[2]; z++ {
+		for x := 0; x < shape[0]; x++ {
+			sinXZ[x+shape[0]*z] = 6 * math.Sin(float64(x)/11+float64(z)/7)
+		}
+	}
+	cosY := make([]float64, shape[1])
+	for y := range cosY {
+		cosY[y] = math.Cos(float64(y) / 13)
+	}
+	for k := range img.Data {
+		x := k % shape[0]
+		y := (k / shape[0]) % shape[1]
+		z := k / (shape[0] * shape[1])
+		shade := sinXZ[x+shape[0]*z] * cosY[y]
+		val := bg + shade + float64(r.member[k])*(vessel-bg) + rng.NormFloat64()*sigma
+		if c.Modality == "mr" && y < 3 {
+			val += 220 // bright subcutaneous fat at the anterior edge of the slab
+		}
+		img.Data[k] = math.Round(val)
+	}
+	sc := &synthCase{pid: fmt.Sprintf("%03d", i+1), img: img, labels: lab}
+	// ROI box: the labelled Circle of Willis plus a margin, clipped.
+	cow := make([]bool, len(r.labels))
+	for k, l := range r.labels {
+		cow[k] = l != 0 && (c.Family == TopCoW || l <= 15)
+	}
+	if b, ok := topology.BoundingBox(cow, shape); ok {
+		for d := 0; d < 3; d++ {
+			m := 2 + rng.IntN(3)
+			lo := max(0, b.Location[d]-m)
+			hi := min(shape[d]-1, b.Location[d]+b.Size[d]-1+m)
+			b.Location[d], b.Size[d] = lo, hi-lo+1
+		}
+		sc.box = b
+	}
+	var seen [256]bool
+	for _, l := range r.labels {
+		seen[l] = true
+	}
+	present := map[int32]bool{}
+	for l, ok := range seen {
+		if ok {
+			present[int32(l)] = true
+		}
+	}
+	adj, err := topology.LabelAdjacency(context.Background(), r.labels, shape)
+	if err != nil {
+		return nil, err
+	}
+	sc.ant, sc.pos = topology.CoWEdges(adj, present)
+	return sc, nil
+}
+
+// boxText renders a box in the archive's ROI text format.
+func boxText(b topology.Box) string {
+	return fmt.Sprintf("--- ROI Meta Data ---\nSize (Voxels): %d %d %d\nLocation (Voxels): %d %d %d\n",
+		b.Size[0], b.Size[1], b.Size[2], b.Location[0], b.Location[1], b.Location[2])
+}
+
+// edgesYAML renders an edge list in the archive's YAML format.
+func edgesYAML(ant, pos [4]int) string {
+	var s strings.Builder
+	s.WriteString("anterior:\n")
+	for i, n := range topology.AnteriorEdgeNames {
+		fmt.Fprintf(&s, "    %s: %d\n", n, ant[i])
+	}
+	s.WriteString("posterior:\n")
+	for i, n := range topology.PosteriorEdgeNames {
+		fmt.Fprintf(&s, "    %s: %d\n", n, pos[i])
+	}
+	return s.String()
+}
+
+// Synthesize writes a small deterministic dataset in the archive layout of
+// this challenge's family, restricted to its modality: for TopCoW the four
+// folders imagesTr, cow_seg_labelsTr, roi_loc_labelsTr and
+// antpos_edges_labelsTr (every label kind, whatever the task); for TopBrain
+// imagesTr_topbrain_<m> and labelsTr_topbrain_<m>.
+func (c Challenge) Synthesize(ctx context.Context, rawDir string, seed int64, size challenge.SynthSize) error {
+	n := size.Count(synthCases, c.Config.realCases())
+	// Cases are independent (a stream each): built and written on a bounded
+	// pool, so a full-size dataset never holds every volume at once.
+	err := challenge.ForEach(ctx, n, func(i int) error {
+		sc, err := c.makeCase(seed, i)
+		if err != nil {
+			return err
+		}
+		return c.writeRawCase(rawDir, sc)
+	})
+	if err != nil {
+		return fmt.Errorf("%s: synthesize: %w", c.Config.ID, err)
+	}
+	return nil
+}
+
+func (c Challenge) writeRawCase(rawDir string, sc *synthCase) error {
+	imgDir := filepath.Join(rawDir, c.rawImagesDir())
+	if err := os.MkdirAll(imgDir, 0o755); err != nil {
+		return err
+	}
+	if err := imageio.WriteNIfTIFile(filepath.Join(imgDir, c.imageName(sc.pid)), sc.img, volume.Int16); err != nil {
+		return err
+	}
+	stem := c.stem(sc.pid)
+	if c.Family == TopBrain {
+		d := filepath.Join(rawDir, c.rawLabelsDir())
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return err
+		}
+		return imageio.WriteNIfTIFile(filepath.Join(d, stem+".nii.gz"), sc.labels, volume.Uint8)
+	}
+	for _, d := range []string{rawSegTopCoW, rawBoxTopCoW, rawEdgesTopCoW} {
+		if err := os.MkdirAll(filepath.Join(rawDir, d), 0o755); err != nil {
+			return err
+		}
+	}
+	if err := imageio.WriteNIfTIFile(filepath.Join(rawDir, rawSegTopCoW, stem+".nii.gz"), sc.labels, volume.Uint8); err != nil {
+		return err
+	}
+	if err := challenge.WriteFileAtomic(filepath.Join(rawDir, rawBoxTopCoW, stem+".txt"), []byte(boxText(sc.box))); err != nil {
+		return err
+	}
+	return challenge.WriteFileAtomic(filepath.Join(rawDir, rawEdgesTopCoW, stem+".yml"), []byte(edgesYAML(sc.ant, sc.pos)))
+}

@@ -1,0 +1,449 @@
+package usenhance
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/rexmle/rexmle/metrics/imageio"
+	"github.com/rexmle/rexmle/metrics/num"
+	"github.com/rexmle/rexmle/metrics/quality"
+	"github.com/rexmle/rexmle/pipeline/challenge"
+)
+
+// maxImageBytes bounds a decoded image (samples × channels × 8 bytes).
+const maxImageBytes = 512 << 20
+
+// loadGray reads an image as the reference does (Pillow's Image.open, which
+// identifies the format by content, then mode "L"): PNG, TIFF (first page),
+// BMP, JPEG or GIF whatever the file is called, with the samples
+// numpy.array(Image.open(f)) has (imageio.ReadPictureFile: 16-bit colour
+// already reduced to 8 bits, WhiteIsZero TIFFs inverted, TIFF layouts
+// Pillow cannot open refused). 8-bit grey as is; grey+alpha → the grey
+// channel; RGB/RGBA → (19595R + 38470G + 7471B + 32768) >> 16; 16- and
+// 32-bit grey and float clipped to 0..255; palette images via their
+// colours; mode "1" (1-bit PNG or TIFF) as 0/255.
+//
+// Where Pillow refuses a grey PNG, the reference falls back to
+// cv2.imread(IMREAD_GRAYSCALE), and so does loadGray
+// (imageio.ReadGrayPNGLibpngFile: libpng drops an ancillary chunk with a
+// bad CRC or bad contents where Pillow raises). Other pictures Pillow
+// refuses stay refused (stated in the lncc card).
+func loadGray(path string) (quality.Image, error) { return loadGrayMax(path, maxImageBytes) }
+
+// loadGrayMax is loadGray with the decoded-size cap maxBytes.
+func loadGrayMax(path string, maxBytes int64) (quality.Image, error) {
+	opts := imageio.Options{MaxBytes: maxBytes, ExpandPalette: true, FirstPage: true}
+	v, format, err := imageio.ReadPictureFile(path, opts)
+	if err != nil && format == imageio.FormatPNG {
+		if g, cvErr := imageio.ReadGrayPNGLibpngFile(path, opts); cvErr == nil {
+			return quality.Image{W: g.Shape[0], H: g.Shape[1], Pix: g.Data}, nil
+		}
+	}
+	if err != nil {
+		return quality.Image{}, err
+	}
+	scale := 1.0
+	if (format == imageio.FormatPNG || format == imageio.FormatTIFF || format == imageio.FormatPNM) && imageio.OneBitPictureFile(path) {
+		scale = 255 // Pillow mode "1" converts to L as 0/255
+	}
+	if v.Grid.Shape[2] != 1 {
+		return quality.Image{}, fmt.Errorf("%d-D image, want a 2-D picture", v.Grid.Dims())
+	}
+	w, h, c := v.Grid.Shape[0], v.Grid.Shape[1], v.NumChannels()
+	if c == 1 && v.DType == "uint8" && scale == 1 && len(v.Data) == w*h {
+		// 8-bit grey (the usual case) is already mode "L": use the samples.
+		return quality.Image{W: w, H: h, Pix: v.Data}, nil
+	}
+	im := quality.Image{W: w, H: h, Pix: make([]float64, w*h)}
+	for i := 0; i < w*h; i++ {
+		s := v.Data[i*c : i*c+c]
+		switch c {
+		case 1, 2:
+			g := s[0]
+			if g > 255 {
+				g = 255
+			}
+			if g < 0 {
+				g = 0
+			}
+			im.Pix[i] = math.Trunc(g) * scale
+		default:
+			r, gr, b := s[0], s[1], s[2]
+			im.Pix[i] = float64((19595*int64(r) + 38470*int64(gr) + 7471*int64(b) + 32768) >> 16)
+		}
+	}
+	return im, nil
+}
+
+// resizeLinear is cv2.resize(…, INTER_LINEAR) of a float32 image to w×h as
+// OpenCV computes it for float32 (resizeGeneric, no fixed point): per
+// destination column fx = float32((dx+0.5)·scale − 0.5) with scale =
+// 1/(w/W), sx = ⌊fx⌋, fx −= sx in float32, clamped at the borders (sx < 0
+// → 0 with weight 1; sx ≥ W−1 → W−1 with weight 1); the weights are
+// 1−fx and fx in float32. Rows take the same position and weights but no
+// clamp of the weights: only the two rows read are clamped to the image
+// (at the top sy = −1 blends row 0 with itself, weights 1−fy and fy,
+// which float32 need not return exactly). Each row is first resized horizontally
+// (S[sx]·a0 + S[sx+1]·a1), then rows are blended (R0·b0 + R1·b1), every
+// product and sum rounded to float32 (OpenCV's baseline SSE build has no
+// fused multiply-add here). Checked against cv2.resize: identical except
+// one-ulp differences on a few pixels of some downscales.
+func resizeLinear(src quality.Image, w, h int) quality.Image {
+	return resizeLinearPix(src.Pix, src.W, src.H, w, h)
+}
+
+// resizeLinearPix is resizeLinear of a srcW×srcH image held as float64
+// samples or as bytes (an 8-bit picture resized without a float64 copy).
+func resizeLinearPix[T float64 | uint8](pix []T, srcW, srcH, w, h int) quality.Image {
+	src := struct{ W, H int }{srcW, srcH}
+	type tap struct {
+		i0, i1 int
+		a0, a1 float32
+	}
+	taps := func(srcN, dstN int, vertical bool) []tap {
+		scale := 1 / (float64(dstN) / float64(srcN))
+		out := make([]tap, dstN)
+		for d := range out {
+			f := float32((float64(d)+0.5)*scale - 0.5)
+			i := int(math.Floor(float64(f)))
+			f -= float32(i)
+			if vertical {
+				out[d] = tap{min(max(i, 0), srcN-1), min(max(i+1, 0), srcN-1), 1 - f, f}
+				continue
+			}
+			if i < 0 {
+				i, f = 0, 0
+			}
+			if i >= srcN-1 {
+				i, f = srcN-1, 0
+			}
+			i1 := min(i+1, srcN-1)
+			out[d] = tap{i, i1, 1 - f, f}
+		}
+		return out
+	}
+	xs, ys := taps(src.W, w, false), taps(src.H, h, true)
+	// Horizontal pass of every source row that is used.
+	rows := make(map[int][]float32)
+	hrow := func(y int) []float32 {
+		if r, ok := rows[y]; ok {
+			return r
+		}
+		r := make([]float32, w)
+		line := pix[y*src.W : (y+1)*src.W]
+		for x, t := range xs {
+			if t.a1 == 0 {
+				r[x] = float32(float32(line[t.i0]) * t.a0)
+				continue
+			}
+			r[x] = float32(float32(float32(line[t.i0])*t.a0) + float32(float32(line[t.i1])*t.a1))
+		}
+		rows[y] = r
+		return r
+	}
+	out := quality.Image{W: w, H: h, Pix: make([]float64, w*h)}
+	for y, t := range ys {
+		r0, r1 := hrow(t.i0), hrow(t.i1)
+		for x := 0; x < w; x++ {
+			out.Pix[y*w+x] = float64(float32(float32(r0[x]*t.a0) + float32(r1[x]*t.a1)))
+		}
+	}
+	return out
+}
+
+// resolveEnhanced is the reference's lookup: submissionDir/rel, else (for a
+// path with a separator and more than one part) the path without its first
+// part. Both stay inside the submission folder.
+func resolveEnhanced(submissionDir, rel, field string) (string, error) {
+	if _, err := challenge.ResolveInside(submissionDir, rel, field); err != nil {
+		return "", err
+	}
+	if _, err := challenge.StatInside(submissionDir, rel, field); err == nil {
+		return rel, nil
+	}
+	if strings.ContainsAny(rel, `/\`) {
+		// pathlib on POSIX: only "/" separates parts; empty and "." parts vanish.
+		var parts []string
+		for _, p := range strings.Split(rel, "/") {
+			if p != "" && p != "." {
+				parts = append(parts, p)
+			}
+		}
+		if len(parts) > 1 {
+			alt := strings.Join(parts[1:], "/")
+			if _, err := challenge.StatInside(submissionDir, alt, field); err == nil {
+				return alt, nil
+			}
+		}
+	}
+	return "", challenge.Invalidf(rel, field, "enhanced image not found in the submission folder")
+}
+
+type row struct {
+	id, gt, enh string
+}
+
+type scores struct {
+	lncc, ssim, psnr float64
+	resized          bool
+	err              error
+}
+
+// Grade matches submission rows to the answers by image_id and scores every
+// pair; both modes score alike (official mode also refuses ids that are not test cases: quirk "id-rule").
+func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mode challenge.Mode) (*challenge.Result, error) {
+	ans, err := challenge.ReadCSV(filepath.Join(privateDir, "test_labels.csv"))
+	if err != nil {
+		return nil, fmt.Errorf("read answers: %w", err)
+	}
+	ansIDsRaw, err := ans.Column(colID)
+	if err != nil {
+		return nil, err
+	}
+	gtPaths, err := ans.Column(colGT)
+	if err != nil {
+		return nil, err
+	}
+	f, err := challenge.OpenInside(submissionDir, submissionFile, "")
+	if err != nil {
+		return nil, err
+	}
+	sub, err := challenge.ParseCSV(f, submissionFile)
+	f.Close()
+	if err != nil {
+		return nil, challenge.Invalidf(submissionFile, "", "cannot parse CSV: %v", err)
+	}
+	subIDsRaw, err := sub.Column(colID)
+	if err != nil {
+		return nil, challenge.Invalidf(submissionFile, colID, "missing required column %q", colID)
+	}
+	enh, err := sub.Column(colEnhanced)
+	if err != nil {
+		return nil, challenge.Invalidf(submissionFile, colEnhanced, "missing required column %q", colEnhanced)
+	}
+	// A submission column named like the answers' path column is renamed
+	// by the reference's merge (ground_truth_path_x, _y), and its lookup of
+	// ground_truth_path then fails.
+	for _, h := range sub.Header {
+		if h == colGT {
+			return nil, challenge.Invalidf(submissionFile, h, "column %q clashes with the answers' column of that name in the reference's merge; remove it", h)
+		}
+	}
+	ansIDs := challenge.PandasIDs(ansIDsRaw)
+	subIDs := challenge.PandasIDs(subIDsRaw)
+	if mode == challenge.Official {
+		// The common id rule: every test case exactly once, nothing else.
+		if err := challenge.CheckIDs(submissionFile, colID, subIDs, subIDsRaw, ansIDs, challenge.StrictIDs); err != nil {
+			return nil, err
+		}
+	}
+	// pandas' inner merge of the test rows with the submission on the id:
+	// each test row (in order) pairs with every submission row of its id
+	// (in their order); the reference only asks that there be as many
+	// pairs as test rows, so a repeated id can make up for a missing one.
+	pairs, repeated, err := challenge.InnerMerge(submissionFile, colID, ansIDs, ansIDsRaw, subIDs)
+	if err != nil {
+		return nil, err
+	}
+	rows := make([]row, len(pairs))
+	for n, pr := range pairs {
+		rows[n] = row{ansIDsRaw[pr.Test], gtPaths[pr.Test], enh[pr.Row]}
+	}
+	// Resolve every path first: problems surface before any scoring.
+	for i := range rows {
+		rel, err := resolveEnhanced(submissionDir, rows[i].enh, fmt.Sprintf("image_id %s, %s", rows[i].id, colEnhanced))
+		if err != nil {
+			return nil, err
+		}
+		rows[i].enh = rel
+	}
+	out := make([]scores, len(rows))
+	if err := challenge.ForEach(ctx, len(rows), func(i int) error {
+		out[i] = scorePair(submissionDir, privateDir, rows[i])
+		return out[i].err
+	}); err != nil {
+		return nil, err
+	}
+	res := &challenge.Result{Mode: mode}
+	l, s, p := make([]float64, len(rows)), make([]float64, len(rows)), make([]float64, len(rows))
+	resized := 0
+	for i, sc := range out {
+		if sc.err != nil {
+			return nil, sc.err
+		}
+		l[i], s[i], p[i] = sc.lncc, sc.ssim, sc.psnr
+		if sc.resized {
+			resized++
+		}
+		res.Cases = append(res.Cases, challenge.Case{ID: rows[i].id, Values: map[string]float64{"lncc": sc.lncc, "ssim": sc.ssim, "psnr": sc.psnr}})
+	}
+	if len(repeated) > 0 {
+		ids := make([]string, len(res.Cases))
+		for i, c := range res.Cases {
+			ids[i] = c.ID
+		}
+		for i, id := range challenge.DistinctCaseIDs(ids) {
+			res.Cases[i].ID = id
+		}
+		res.Notes = append(res.Notes, fmt.Sprintf("duplicate image_id paired with its test image once per row, as the reference's merge does (a missing image made up the count): %s", strings.Join(repeated, ", ")))
+	}
+	res.Set("lncc", num.Mean(l))
+	res.Set("ssim", num.Mean(s))
+	res.Set("psnr", num.Mean(p))
+	if resized > 0 {
+		res.Notes = append(res.Notes, fmt.Sprintf("%d enhanced images had the wrong size and were resized bilinearly to the truth's size before scoring (OpenCV INTER_LINEAR float32 arithmetic, as the reference; within one float32 ulp of cv2.resize)", resized))
+	}
+	if math.IsInf(res.Values["psnr"], 1) {
+		res.Notes = append(res.Notes, "at least one enhanced image equals its truth exactly, so its PSNR and the mean PSNR are +Inf (as in the reference)")
+	}
+	return res, nil
+}
+
+func scorePair(submissionDir, privateDir string, r row) scores {
+	field := "image_id " + r.id
+	ePath := filepath.Join(submissionDir, filepath.FromSlash(r.enh))
+	tPath := filepath.Join(privateDir, filepath.FromSlash(r.gt))
+	// 8-bit grey PNGs (the usual case) are read as bytes and scored with
+	// the 8-bit metrics, which return the float path's values bit for bit.
+	// The sample buffers are recycled: nothing keeps them past the scores.
+	eb, tb := pixPool.Get().(*[]byte), pixPool.Get().(*[]byte)
+	defer pixPool.Put(eb)
+	defer pixPool.Put(tb)
+	var e, t quality.Image
+	var err error
+	t8, tok := loadGray8(tPath, tb)
+	if !tok {
+		if t, err = loadGray(tPath); err != nil {
+			return scores{err: fmt.Errorf("read ground truth %s: %w", r.gt, err)}
+		}
+	}
+	// The prediction's size is checked from its header against the
+	// answer's before it is decoded (predictionCap).
+	// An 8-bit grey PNG stays bytes, one per pixel, and is resized from
+	// them: the same memory bound lets it hold 8 times the samples
+	// (Options.MaxBytes counts 8 bytes a sample).
+	limit := predictionCap(t8, t, tok)
+	e8, eok := loadGray8Max(ePath, eb, 8*limit)
+	if !eok {
+		if e, err = loadGrayMax(ePath, limit); err != nil {
+			return scores{err: challenge.Invalidf(r.enh, field, "cannot read the enhanced image: %v (a prediction may hold at most %d times the answer's pixels, in up to 4 channels; an 8-bit grey PNG 8 times that)", err, predictionScale)}
+		}
+	}
+	if eok && tok && e8.W == t8.W && e8.H == t8.H {
+		return scoreGray8(e8, t8, r.enh, field)
+	}
+	if tok {
+		t = t8.Image()
+	}
+	if eok {
+		if e8.W*e8.H > maxPillowPixels && (e8.W > maxCVSide || e8.H > maxCVSide) {
+			return scores{err: challenge.Invalidf(r.enh, field, "cannot read the enhanced image: %d×%d is over Pillow's decompression-bomb limit and a side is over OpenCV's %d", e8.W, e8.H, maxCVSide)}
+		}
+		if e8.W != t.W || e8.H != t.H {
+			// Resized from the bytes: a large picture never exists as float64.
+			return scoreImages(resizeLinearPix(e8.Pix, e8.W, e8.H, t.W, t.H), t, true, r.enh, field)
+		}
+		e = e8.Image()
+	}
+	return scoreImages(e, t, false, r.enh, field)
+}
+
+// Past Pillow's decompression-bomb limit (2 × 89,478,485 pixels) the
+// reference falls back to cv2.imread, which refuses a side over 2²⁰.
+const (
+	maxPillowPixels = 2 * 89478485
+	maxCVSide       = 1 << 20
+)
+
+// predictionScale is how many times the answer's pixel count a
+// prediction may have (the reference resizes a prediction of another size
+// to the answer's; a few times larger is a real submission, a 6000×6000
+// image for a 500×500 answer is a decompression bomb).
+const predictionScale = 4
+
+// predictionCap is the decoded-size cap (imageio.Options.MaxBytes: samples
+// × channels × 8 bytes) of a prediction for the answer read as t8 (ok) or
+// t: predictionScale times its pixels in up to 4 channels, at least 1 MiB,
+// at most maxImageBytes. The decoders check it from the header, before
+// they allocate.
+func predictionCap(t8 quality.Gray8, t quality.Image, ok bool) int64 {
+	w, h := t.W, t.H
+	if ok {
+		w, h = t8.W, t8.H
+	}
+	return min(max(int64(w)*int64(h)*predictionScale*4*8, 1<<20), maxImageBytes)
+}
+
+// loadGray8 reads an 8-bit grey-scale PNG as bytes, into *buf when it is
+// large enough (*buf is then the larger buffer the samples went to); ok is
+// false for any other picture (loadGray reads those).
+func loadGray8(path string, buf *[]byte) (quality.Gray8, bool) {
+	return loadGray8Max(path, buf, maxImageBytes)
+}
+
+// loadGray8Max is loadGray8 with the decoded-size cap maxBytes.
+func loadGray8Max(path string, buf *[]byte, maxBytes int64) (quality.Gray8, bool) {
+	pix, w, h, ok := imageio.ReadGray8PictureFileInto(*buf, path, imageio.Options{MaxBytes: maxBytes})
+	if ok && cap(pix) > cap(*buf) {
+		*buf = pix
+	}
+	return quality.Gray8{W: w, H: h, Pix: pix}, ok
+}
+
+// pixPool recycles loadGray8's sample buffers: they are nearly all a grade
+// allocates, and the garbage collections they caused (one every few pairs)
+// each stopped both workers until the running kernels returned.
+var pixPool = sync.Pool{New: func() any { return new([]byte) }}
+
+// scoreGray8 scores a pair of same-sized 8-bit images (enh names the
+// enhanced image in errors, field the row).
+func scoreGray8(e, t quality.Gray8, enh, field string) scores {
+	var sc scores
+	var err error
+	rng := quality.JointRange8(e, t)
+	if sc.lncc, sc.ssim, err = quality.LNCCSSIM8(e, t, lnccWindow, quality.SSIMOptions{DataRange: rng, Float32: true}); err != nil {
+		return scores{err: challenge.Invalidf(enh, field, "%v", err)}
+	}
+	if bytes.Equal(e.Pix, t.Pix) {
+		sc.psnr = math.Inf(1)
+	} else if sc.psnr, err = quality.PSNR8(e, t, rng); err != nil {
+		return scores{err: challenge.Invalidf(enh, field, "PSNR: %v", err)}
+	}
+	return sc
+}
+
+// scoreImages scores a pair of images of any depth, resizing e to t's size
+// first when they differ (resized: e already was).
+func scoreImages(e, t quality.Image, resized bool, enh, field string) scores {
+	sc := scores{resized: resized}
+	var err error
+	if e.W != t.W || e.H != t.H {
+		e = resizeLinear(e, t.W, t.H)
+		sc.resized = true
+	}
+	if sc.lncc, err = quality.LNCC(e, t, lnccWindow); err != nil {
+		return scores{err: challenge.Invalidf(enh, field, "LNCC: %v", err)}
+	}
+	rng := quality.JointRange(e, t, true)
+	if sc.ssim, err = quality.SSIM(e, t, quality.SSIMOptions{DataRange: rng, Float32: true}); err != nil {
+		return scores{err: challenge.Invalidf(enh, field, "SSIM: %v", err)}
+	}
+	identical := true
+	for i := range e.Pix {
+		if float32(e.Pix[i]) != float32(t.Pix[i]) {
+			identical = false
+			break
+		}
+	}
+	if identical {
+		sc.psnr = math.Inf(1)
+	} else if sc.psnr, err = quality.PSNR(e, t, rng, true); err != nil {
+		return scores{err: challenge.Invalidf(enh, field, "PSNR: %v", err)}
+	}
+	return sc
+}

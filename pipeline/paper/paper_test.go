@@ -1,0 +1,104 @@
+package paper
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rexmle/rexmle/pipeline/config"
+	"github.com/rexmle/rexmle/pipeline/store"
+)
+
+func benchmark(t *testing.T) *config.Benchmark {
+	t.Helper()
+	b, err := config.Load("../../benchmark.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// The eight capability scores the paper states in its text are loaded and
+// imported, with the printed text kept.
+func TestCapabilitiesImported(t *testing.T) {
+	b := benchmark(t)
+	rec, err := Load("../../results/paper", b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(rec.Capabilities.Scores); n != 8 {
+		t.Fatalf("capabilities.toml: %d scores, want the paper's 8", n)
+	}
+	ctx := context.Background()
+	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "s.sqlite"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if err := st.Update(ctx, func(tx *store.Tx) error {
+		if err := tx.SyncChallenges(ctx, b.Challenges); err != nil {
+			return err
+		}
+		_, err := Import(ctx, tx, rec, b)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var printed string
+	var v float64
+	if err := st.RawQueryRow(ctx, `SELECT printed, value FROM paper_capabilities WHERE agent='rd-agent' AND strategy_id=4`).Scan(&printed, &v); err != nil {
+		t.Fatal(err)
+	}
+	if printed != "0.663" || v != 0.663 {
+		t.Errorf("R&D-Agent, Having domain knowledge: %q %v, want the paper's 0.663", printed, v)
+	}
+	// S2 prints an Overall row; it is kept as a print.
+	var n int
+	if err := st.RawQueryRow(ctx, `SELECT count(*) FROM printed WHERE tbl='S2' AND key='overall'`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 3 {
+		t.Errorf("S2 overall prints: %d, want 3", n)
+	}
+	// The unranked rows keep the paper's order (PLCC, SROCC, KROCC in S3).
+	var order string
+	if err := st.RawQueryRow(ctx, `SELECT text FROM printed WHERE tbl='S3' AND key=? AND run_id=?`, OrderKey, RunID("24h", "gpt-5", "ldct-iqa", "aide")).Scan(&order); err != nil {
+		t.Fatal(err)
+	}
+	if order != "PLCC\tSROCC\tKROCC" {
+		t.Errorf("S3 unranked order %q", order)
+	}
+}
+
+func TestCapabilitiesRejected(t *testing.T) {
+	b := benchmark(t)
+	for name, body := range map[string]string{
+		"agent": "[[score]]\nagent = \"nobody\"\nstrategy_id = 1\nstrategy = \"x\"\nprinted = \"0.1\"\n",
+		"range": "[[score]]\nagent = \"aide\"\nstrategy_id = 1\nstrategy = \"x\"\nprinted = \"1.5\"\n",
+		"twice": "[[score]]\nagent = \"aide\"\nstrategy_id = 1\nstrategy = \"x\"\nprinted = \"0.1\"\n[[score]]\nagent = \"aide\"\nstrategy_id = 1\nstrategy = \"x\"\nprinted = \"0.2\"\n",
+		"id":    "[[score]]\nagent = \"aide\"\nstrategy_id = 0\nstrategy = \"x\"\nprinted = \"0.1\"\n",
+		"key":   "colour = \"red\"\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			for _, f := range []string{"appendix.toml", "summary.toml"} {
+				bs, err := os.ReadFile(filepath.Join("../../results/paper", f))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(dir, f), bs, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := os.WriteFile(filepath.Join(dir, "capabilities.toml"), []byte(body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := Load(dir, b)
+			if err == nil || !strings.Contains(err.Error(), "capabilities.toml") {
+				t.Errorf("Load: %v, want an error naming capabilities.toml", err)
+			}
+		})
+	}
+}

@@ -1,0 +1,613 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/rexmle/rexmle/pipeline/challenge"
+	"github.com/rexmle/rexmle/pipeline/config"
+	"github.com/rexmle/rexmle/pipeline/paper"
+	"github.com/rexmle/rexmle/pipeline/rank"
+)
+
+// Limits on the per-case tables, to keep pages readable.
+const (
+	maxCaseRuns = 12
+	maxCases    = 300
+)
+
+// challengePages are challenges/index.html and challenges/<id>.html.
+func (s *site) challengePages() ([]*page, error) {
+	idx := &page{Path: "challenges/index.html", Title: "Challenges"}
+	t := &table{ID: "challenges", Caption: "The benchmark's challenges", Head: []string{"Challenge", "Name", "Modality", "Task", "Category", "Primary metric", "Leaderboard rows", "Runs"}}
+	var out []*page
+	for _, c := range s.b.Challenges {
+		n := 0
+		for _, r := range s.data.Runs {
+			if r.Challenge == c.ID {
+				n++
+			}
+		}
+		t.Rows = append(t.Rows, row{Cells: []cell{{Text: c.ShortName, Href: c.ID + ".html"}, {Text: c.Name}, {Text: c.Modality}, {Text: c.TaskType},
+			{Text: c.Category}, {Text: c.PrimaryMetric}, {Text: strconv.Itoa(len(c.Leaderboard)), Class: "num"}, {Text: strconv.Itoa(n), Class: "num"}}})
+		out = append(out, s.challengePage(c))
+	}
+	idx.Sections = []*section{{Tables: []*table{t}}}
+	return append([]*page{idx}, out...), nil
+}
+
+func (s *site) taskCard(c *config.Challenge) *taskCard {
+	tc := &taskCard{Facts: []fact{
+		{Name: "Challenge", Text: competitionText(c)},
+		{Name: "Modality", Text: c.Modality},
+		{Name: "Task type", Text: c.TaskType},
+		{Name: "Category", Text: c.Category},
+		{Name: "Primary metric", Text: c.PrimaryMetric},
+		{Name: "Data source", Text: sourcesText(c)},
+		{Name: "Licence", Text: orDash(c.License)},
+		{Name: "Human leaderboard", Text: fmt.Sprintf("%d entries, %d ranked metrics", len(c.Leaderboard), len(c.Metrics))},
+	}}
+	if c.URL != "" {
+		tc.Facts = append(tc.Facts, fact{Name: "Website", Text: c.URL, Href: c.URL})
+	}
+	dir := map[string]string{}
+	for _, m := range c.Metrics {
+		dir[m.Name] = m.Direction
+	}
+	if reg, ok := challenge.Lookup(c.ID); ok {
+		for _, m := range reg.Metrics() {
+			tc.Metrics = append(tc.Metrics, metricCard{Name: m.Name, Direction: dirText(string(m.Direction)), Card: m.Card, Ranked: m.Ranked, Primary: m.Name == c.PrimaryMetric})
+		}
+		for _, q := range reg.Quirks() {
+			tc.Quirks = append(tc.Quirks, quirkCard{ID: q.ID, Metrics: strings.Join(q.Metrics, ", "), Reference: q.Reference, Official: q.Official})
+		}
+	} else {
+		for _, m := range c.Metrics {
+			tc.Metrics = append(tc.Metrics, metricCard{Name: m.Name, Direction: dirText(m.Direction), Card: m.Label, Ranked: true, Primary: m.Name == c.PrimaryMetric})
+		}
+	}
+	return tc
+}
+
+// competitionText names the competition, with its year unless the name has it.
+func competitionText(c *config.Challenge) string {
+	y := strconv.Itoa(c.Year)
+	if c.Year == 0 || strings.Contains(c.Competition, y) {
+		return orDash(c.Competition)
+	}
+	return strings.TrimSpace(c.Competition + " " + y)
+}
+
+func dirText(d string) string {
+	switch d {
+	case "higher_better":
+		return "higher is better"
+	case "lower_better":
+		return "lower is better"
+	}
+	return d
+}
+
+func sourcesText(c *config.Challenge) string {
+	var parts []string
+	for _, src := range c.Sources {
+		p := src.Kind
+		if src.Record != "" {
+			p += " " + src.Record
+		}
+		parts = append(parts, p)
+	}
+	if len(parts) == 0 {
+		return "—"
+	}
+	return strings.Join(parts, "; ")
+}
+
+// challengeRuns lists the challenge's runs in group order, then seed.
+func (s *site) challengeRuns(id string) []*runData {
+	var out []*runData
+	for _, g := range s.data.Groups {
+		for _, r := range g.Runs {
+			if r.Challenge == id {
+				out = append(out, r)
+			}
+		}
+	}
+	return out
+}
+
+// metricDecimals is how many decimals a metric prints with: the paper's
+// print where there is one, else 4.
+func (s *site) metricDecimals(id string) map[string]int {
+	out := map[string]int{}
+	for _, r := range s.data.Runs {
+		if r.Challenge != id {
+			continue
+		}
+		for t, pr := range r.Printed {
+			if !strings.HasPrefix(t, "S") {
+				continue
+			}
+			for k, v := range pr {
+				if _, err := strconv.ParseFloat(v, 64); err == nil && !strings.Contains(k, ":") {
+					out[k] = decimalsOf(v)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// topHuman is the leaderboard's best entry and how rank.Rank places its
+// values among the leaderboard rows (itself included).
+func topHuman(c *config.Challenge) (config.HumanEntry, rank.Result, bool) {
+	if len(c.Leaderboard) == 0 {
+		return config.HumanEntry{}, rank.Result{}, false
+	}
+	top := c.Leaderboard[0]
+	for _, h := range c.Leaderboard {
+		if h.Rank < top.Rank {
+			top = h
+		}
+	}
+	return top, rank.Rank(c.Board(), top.Values), true
+}
+
+// paperTopHumanPct is what every S-table prints as the top human's percentile.
+const paperTopHumanPct = "100.0%"
+
+func (s *site) challengePage(c *config.Challenge) *page {
+	p := &page{Path: "challenges/" + c.ID + ".html", Title: c.ShortName + ": " + c.Name, TOC: true}
+	p.Sections = append(p.Sections, &section{ID: "task", Title: "Task card", Card: s.taskCard(c)})
+	var runs, demo []*runData
+	for _, r := range s.challengeRuns(c.ID) {
+		if s.comparable(r.Source) {
+			runs = append(runs, r)
+		} else {
+			demo = append(demo, r)
+		}
+	}
+	dec := s.metricDecimals(c.ID)
+	decOf := func(m string) int {
+		if d, ok := dec[m]; ok {
+			return d
+		}
+		return 4
+	}
+	if sec := s.printedSTable(c); sec != nil {
+		p.Sections = append(p.Sections, sec)
+	}
+	// S-table equivalent, computed.
+	st := s.valuesTable("s-"+c.ID, "Every metric value (position) per run, computed, with the top human entry", c, runs, decOf, true)
+	p.Sections = append(p.Sections, &section{ID: "values", Title: "Metric values and positions, computed (S-table equivalent)",
+		Paragraphs: []string{"Values as graded (unrounded, printed with the paper's decimals); the position among the human leaderboard rows is in brackets. Percentiles are half-up from the exact position sum. The paper prints 100.0% for the top human team in every S-table; where the computed percentile of that team differs, both are shown and flagged (⚑)."},
+		Tables:     []*table{st}})
+
+	// Leaderboard with the comparable runs inserted.
+	lb := &table{ID: "leaderboard-" + c.ID, Caption: "Human leaderboard with every comparable ranked run inserted at its mean position", Head: []string{"Rank", "Entry", "Mean position"}}
+	for _, m := range c.Metrics {
+		lb.Head = append(lb.Head, m.Name)
+	}
+	type entry struct {
+		mean  float64
+		human bool
+		rw    row
+	}
+	var es []entry
+	for _, h := range c.Leaderboard {
+		rw := row{Class: "human", Cells: []cell{{Text: strconv.Itoa(h.Rank), Class: "num", Sort: strconv.Itoa(h.Rank)}, {Text: h.Team}, {Text: strconv.FormatFloat(h.MeanPosition, 'f', 2, 64), Class: "num", Sort: sortKey(h.MeanPosition)}}}
+		for _, m := range c.Metrics {
+			v, ok := h.Values[m.Name]
+			rw.Cells = append(rw.Cells, cell{Text: fmtStored(v, ok, decOf(m.Name)), Class: "num", Sort: sortKey(v)})
+		}
+		es = append(es, entry{h.MeanPosition, true, rw})
+	}
+	for _, r := range runs {
+		if !r.ok() {
+			continue
+		}
+		name := s.label(groupKey{r.Source, r.Setting, r.Backend, r.Agent})
+		if r.Seed != 1 || s.multiSeed(runs, r) {
+			name += " seed " + strconv.Itoa(r.Seed)
+		}
+		rw := row{Class: "agent", Cells: []cell{{Text: "", Class: "num"}, {Text: name}, {Text: fmtMeanRank(r.MeanRank), Class: "num", Sort: sortKey(r.MeanRank)}}}
+		for _, m := range c.Metrics {
+			v, ok := r.Values[m.Name]
+			rw.Cells = append(rw.Cells, cell{Text: fmtValue(v, ok, decOf(m.Name)), Class: "num", Sort: sortKey(v)})
+		}
+		es = append(es, entry{r.MeanRank, false, rw})
+	}
+	sort.SliceStable(es, func(i, j int) bool {
+		if es[i].mean != es[j].mean {
+			return es[i].mean < es[j].mean
+		}
+		return es[i].human && !es[j].human
+	})
+	for i := range es {
+		if !es[i].human {
+			es[i].rw.Cells[0].Text = "(" + strconv.Itoa(i+1) + ")"
+			es[i].rw.Cells[0].Sort = strconv.Itoa(i + 1)
+		}
+		lb.Rows = append(lb.Rows, es[i].rw)
+	}
+	p.Sections = append(p.Sections, &section{ID: "leaderboard", Title: "Leaderboard",
+		Paragraphs: []string{"Human entries keep their published rank and mean position; a run's mean position is its mean rank over the leaderboard's metrics. Failed runs and synthetic runs are not inserted."},
+		Tables:     []*table{lb}})
+
+	// Percentile chart of the comparable configurations.
+	var bars []pctBar
+	for _, g := range s.data.Groups {
+		if !s.comparable(g.Source) {
+			continue
+		}
+		cv := s.cellOf(g, c.ID, c.PrimaryMetric, "")
+		if len(cv.Runs) == 0 {
+			continue
+		}
+		b := pctBar{Label: s.label(g.groupKey), Hi: math.NaN(), Printed: math.NaN()}
+		switch {
+		case cv.Fail:
+			b.Fail, b.Tip = true, b.Label+": FAIL (no valid submission)"
+		case !math.IsNaN(cv.Lo):
+			b.Value, b.Hi = 100*cv.Lo, 100*cv.Hi
+			b.Tip = b.Label + ": " + pctRange(cv.Lo, cv.Hi, 1) + " (reachable range; only the primary metric is recorded)"
+		default:
+			b.Value = 100 * cv.Pct
+			b.Tip = b.Label + ": " + fmtFrac(cv.Pct, 1)
+		}
+		bars = append(bars, s.challengeCI(b, g, c.ID))
+	}
+	ps := &section{ID: "percentiles", Title: "Percentile per agent configuration"}
+	switch {
+	case len(bars) == 0:
+		ps.Paragraphs = []string{"No comparable ranked runs on this challenge yet."}
+	case !nonZero(bars):
+		ps.Paragraphs = []string{fmt.Sprintf("All %d configuration(s) are at the 0th percentile on %s: every run ranks below every human team, so there is no chart to draw.", len(bars), c.ShortName)}
+	default:
+		ps.Charts = []chart{pctChart(chartID("pct", c.ID), "Percentile on "+c.ShortName, "0 % = below every human team; FAIL = no valid submission", bars,
+			"Bar chart of the percentile (%, axis 0–100 %) each comparable agent configuration reaches on "+c.ShortName+" (mean over seeds, failed runs 0, FAIL in red)")}
+		ps.Paragraphs = append(ps.Paragraphs, s.challengeCINote(c.ID, true))
+	}
+	p.Sections = append(p.Sections, ps)
+	if len(demo) > 0 {
+		dt := s.valuesTable("synthetic-"+c.ID, "Synthetic runs on "+c.ShortName+" (not comparable)", c, demo, decOf, false)
+		p.Sections = append(p.Sections, &section{ID: "synthetic", Title: "Synthetic runs (not comparable)", Class: "section-demo",
+			Paragraphs: []string{"Runs on synthetic data, ranked against the real leaderboard only to check the pipeline: these numbers are not results and are not inserted into the leaderboard above."},
+			Tables:     []*table{dt}})
+	}
+	p.Sections = append(p.Sections, s.challengeUncertainty(c)...)
+	p.Sections = append(p.Sections, s.caseSection(c))
+	return p
+}
+
+// valuesTable is the S-table equivalent of runs: every ranked metric value
+// with its position, mean rank, percentile, the paper's print with its
+// check and the status; with the top human entry first when human is set.
+func (s *site) valuesTable(id, caption string, c *config.Challenge, runs []*runData, decOf func(string) int, human bool) *table {
+	st := &table{ID: id, Caption: caption, Head: []string{"Run", "Seed"}, DataHead: []string{"run", "source", "setting", "backend", "agent", "seed"}}
+	for _, m := range c.Metrics {
+		st.Head = append(st.Head, m.Name)
+		st.DataHead = append(st.DataHead, m.Name, m.Name+":position")
+	}
+	st.Head = append(st.Head, "Mean rank", "Percentile", "Paper", "Status")
+	st.DataHead = append(st.DataHead, "mean_rank", "percentile_pct", "percentile_lo_pct", "percentile_hi_pct", "paper_percentile", "check", "status")
+	if top, res, ok := topHuman(c); ok && human {
+		rw := row{Class: "human", Cells: []cell{{Text: "Top human: " + top.Team}, {Text: ""}}, Data: []any{"top human: " + top.Team, "leaderboard", "", "", "", nil}}
+		for _, m := range c.Metrics {
+			v, ok := top.Values[m.Name]
+			txt := fmtValue(v, ok, decOf(m.Name))
+			var pos any
+			if p, okp := res.Positions[m.Name]; okp {
+				txt += " (" + strconv.Itoa(p) + ")"
+				pos = p
+			}
+			rw.Cells = append(rw.Cells, cell{Text: txt, Class: "num", Sort: sortKey(v)})
+			rw.Data = append(rw.Data, valNum(v, ok), pos)
+		}
+		computed := runPct(&runData{Ranked: true, RankStatus: "ok", PosSum: res.PosSum, K: res.K, N: res.N, MeanRank: res.MeanRank, Pct: res.Percentile}, 1)
+		if res.Status != rank.OK {
+			computed = "FAIL"
+		}
+		pc := cell{Text: paperTopHumanPct + " (paper)", Class: "num", Sort: "1"}
+		if computed != paperTopHumanPct {
+			pc.Note = "computed " + computed
+			pc.Badge, pc.BadgeClass, pc.BadgeTitle = "⚑", "warn", "The paper prints 100.0% for the top human team; ranking its own values among the leaderboard rows gives "+computed
+		}
+		rw.Cells = append(rw.Cells, cell{Text: fmtMeanRank(res.MeanRank), Class: "num", Sort: sortKey(res.MeanRank)}, pc, cell{}, cell{Text: "leaderboard rank " + strconv.Itoa(top.Rank)})
+		rw.Data = append(rw.Data, valNum(res.MeanRank, res.Status == rank.OK), pctNum(res.Percentile), nil, nil, 100.0, nil, "leaderboard rank "+strconv.Itoa(top.Rank))
+		st.Rows = append(st.Rows, rw)
+	}
+	for _, r := range runs {
+		lbl := s.label(groupKey{r.Source, r.Setting, r.Backend, r.Agent})
+		rw := row{Class: "agent", Cells: []cell{{Text: lbl, Href: "../" + s.agentPageOf(r) + "#" + c.ID}, {Text: strconv.Itoa(r.Seed), Class: "num"}},
+			Data: []any{r.ID, r.Source, r.Setting, r.Backend, r.Agent, r.Seed}}
+		failed := r.Ranked && !r.ok() && !r.partial()
+		for _, m := range c.Metrics {
+			v, ok := r.Values[m.Name]
+			txt := fmtValue(v, ok, decOf(m.Name))
+			if !ok && failed {
+				txt = "FAIL"
+			}
+			var pos any
+			if p, okp := r.Positions[m.Name]; okp {
+				txt += " (" + strconv.Itoa(p) + ")"
+				pos = p
+			}
+			rw.Cells = append(rw.Cells, cell{Text: txt, Class: "num", Sort: sortKey(v)})
+			rw.Data = append(rw.Data, valNum(v, ok), pos)
+		}
+		mr := "—"
+		switch {
+		case r.ok():
+			mr = fmtMeanRank(r.MeanRank)
+		case failed:
+			mr = "FAIL"
+		}
+		pr, ck := "", s.repro.STable[r.ID]
+		for t, x := range r.Printed {
+			if strings.HasPrefix(t, "S") {
+				pr = x["percentile"] + " (" + t + ")"
+			}
+		}
+		b, bc, bt := ck.badge()
+		status := r.RankStatus
+		if r.Reason != "" {
+			status += ": " + r.Reason
+		}
+		pct := r.Pct
+		if !r.ok() {
+			pct = math.NaN()
+		}
+		rw.Cells = append(rw.Cells, cell{Text: mr, Class: "num", Sort: sortKey(r.MeanRank)}, cell{Text: runPct(r, 1), Class: "num", Sort: sortKey(r.Pct)},
+			cell{Text: pr, Badge: b, BadgeClass: bc, BadgeTitle: bt}, cell{Text: status})
+		var prAny any
+		for t, x := range r.Printed {
+			if strings.HasPrefix(t, "S") {
+				prAny = plainValue(x["percentile"])
+			}
+		}
+		rw.Data = append(rw.Data, valNum(r.MeanRank, r.ok()), pctNum(pct), pctNum(r.PctLo), pctNum(r.PctHi), prAny, classOf(ck), status)
+		st.Rows = append(st.Rows, rw)
+	}
+	return st
+}
+
+// printedSTable reproduces the paper's S-table of a challenge exactly as
+// printed: each agent's printed values (with printed positions), unranked
+// metrics, FAILs, mean rank, percentile and overall, and the human column
+// (the top team's values from the leaderboard, with the paper's 100.0%).
+// Every printed number carries data-paper (how many numbers the cell
+// prints); nil when the paper has no S-table for the challenge.
+func (s *site) printedSTable(c *config.Challenge) *section {
+	type col struct {
+		agent string
+		pr    map[string]string
+	}
+	var cols []col
+	tbl := ""
+	for _, r := range s.data.Runs {
+		if r.Source != "paper" || r.Challenge != c.ID {
+			continue
+		}
+		for t, pr := range r.Printed {
+			if strings.HasPrefix(t, "S") {
+				tbl = t
+				cols = append(cols, col{r.Agent, pr})
+			}
+		}
+	}
+	if len(cols) == 0 {
+		return nil
+	}
+	order := map[string]int{"aide": 0, "rd-agent": 1, "ml-master": 2}
+	sort.SliceStable(cols, func(i, j int) bool { return order[cols[i].agent] < order[cols[j].agent] })
+	t := &table{ID: "paper-" + strings.ToLower(tbl), Class: "compact", Caption: "Table " + tbl + " of the paper, as printed: value (position)", Head: []string{"Metric"},
+		DataHead: []string{"row"}}
+	for _, cl := range cols {
+		t.Head = append(t.Head, s.agentName(cl.agent))
+		t.DataHead = append(t.DataHead, cl.agent, cl.agent+":position")
+	}
+	t.Head = append(t.Head, "Human")
+	t.DataHead = append(t.DataHead, "human")
+	top, res, hasTop := topHuman(c)
+	printedCount := func(x string) string {
+		if x == "" {
+			return ""
+		}
+		return "1"
+	}
+	// The unranked rows, in the paper's order where the store records it.
+	var unranked []string
+	seen := map[string]bool{}
+	for _, cl := range cols {
+		for _, u := range strings.Split(cl.pr[paper.OrderKey], "\t") {
+			if u != "" && !seen[u] {
+				seen[u] = true
+				unranked = append(unranked, u)
+			}
+		}
+	}
+	var rest []string
+	for _, cl := range cols {
+		for k := range cl.pr {
+			if u, ok := strings.CutPrefix(k, "unranked:"); ok && !seen[u] {
+				seen[u] = true
+				rest = append(rest, u)
+			}
+		}
+	}
+	sort.Strings(rest)
+	unranked = append(unranked, rest...)
+	for _, m := range c.Metrics {
+		rw := row{Cells: []cell{{Text: m.Name}}, Data: []any{m.Name}}
+		for _, cl := range cols {
+			v, pos := cl.pr[m.Name], cl.pr["position:"+m.Name]
+			txt, n := v, printedCount(v)
+			if pos != "" {
+				txt += " (" + pos + ")"
+				n = "2"
+			}
+			rw.Cells = append(rw.Cells, cell{Text: orDash(txt), Class: "num", Printed: n})
+			rw.Data = append(rw.Data, plainValue(v), plainValue(pos))
+		}
+		hv, hok := top.Values[m.Name]
+		ht := fmtValue(hv, hok && hasTop, decimalsOf(firstPrinted(cols[0].pr, m.Name)))
+		if p, ok := res.Positions[m.Name]; ok {
+			ht += " (" + strconv.Itoa(p) + ")"
+		}
+		rw.Cells = append(rw.Cells, cell{Text: ht, Class: "num", Title: "from the leaderboard (top team " + top.Team + "); position computed"})
+		rw.Data = append(rw.Data, valNum(hv, hok && hasTop))
+		t.Rows = append(t.Rows, rw)
+	}
+	for _, u := range unranked {
+		rw := row{Cells: []cell{{Text: u + " (not ranked)"}}, Data: []any{u}}
+		for _, cl := range cols {
+			v := cl.pr["unranked:"+u]
+			rw.Cells = append(rw.Cells, cell{Text: orDash(v), Class: "num", Printed: printedCount(v)})
+			rw.Data = append(rw.Data, plainValue(v), nil)
+		}
+		rw.Cells = append(rw.Cells, cell{Text: "N/A", Class: "num"})
+		rw.Data = append(rw.Data, nil)
+		t.Rows = append(t.Rows, rw)
+	}
+	for _, k := range []struct{ key, name string }{{"mean_rank", "Mean Rank"}, {"percentile", "Percentile"}, {"overall", "Overall"}} {
+		present := false
+		for _, cl := range cols {
+			if cl.pr[k.key] != "" {
+				present = true
+			}
+		}
+		if !present {
+			continue
+		}
+		rw := row{Class: "agent", Cells: []cell{{Text: k.name}}, Data: []any{k.name}}
+		for _, cl := range cols {
+			v := cl.pr[k.key]
+			rw.Cells = append(rw.Cells, cell{Text: orDash(v), Class: "num", Printed: printedCount(v)})
+			rw.Data = append(rw.Data, plainValue(v), nil)
+		}
+		switch k.key {
+		case "mean_rank":
+			rw.Cells = append(rw.Cells, cell{Text: fmtMeanRank(res.MeanRank), Class: "num", Title: "computed from the top team's values"})
+			rw.Data = append(rw.Data, valNum(res.MeanRank, res.Status == rank.OK))
+		case "percentile":
+			rw.Cells = append(rw.Cells, cell{Text: paperTopHumanPct, Class: "num", Printed: "1", Title: "the paper prints 100.0% for the top human team"})
+			rw.Data = append(rw.Data, 100.0)
+		default:
+			rw.Cells = append(rw.Cells, cell{Text: "", Class: "num"})
+			rw.Data = append(rw.Data, nil)
+		}
+		t.Rows = append(t.Rows, rw)
+	}
+	return &section{ID: "paper", Title: "The paper's Table " + tbl + " as printed",
+		Paragraphs: []string{"Every number the paper prints for this challenge, with the paper's precision: the agents ran 24 h with GPT-5. The human column is the leaderboard's top team (values from the leaderboard, positions computed). The computed equivalent and the reproduction check follow."},
+		Tables:     []*table{t}}
+}
+
+// firstPrinted is the printed text of a metric, for its decimals.
+func firstPrinted(pr map[string]string, m string) string {
+	if v := pr[m]; v != "" && v != "FAIL" {
+		return v
+	}
+	return "0.0000"
+}
+
+// agentPageOf is the site path of a run's configuration page.
+func (s *site) agentPageOf(r *runData) string {
+	return "agents/" + groupSlug(groupKey{r.Source, r.Setting, r.Backend, r.Agent}) + ".html"
+}
+
+// multiSeed reports whether r's configuration has several seeds in runs.
+func (s *site) multiSeed(runs []*runData, r *runData) bool {
+	for _, x := range runs {
+		if x != r && x.Source == r.Source && x.Setting == r.Setting && x.Backend == r.Backend && x.Agent == r.Agent {
+			return true
+		}
+	}
+	return false
+}
+
+// caseSection shows per-case values, one table per metric.
+func (s *site) caseSection(c *config.Challenge) *section {
+	sec := &section{ID: "cases", Title: "Per-case values"}
+	cvs := s.data.Cases[c.ID]
+	if len(cvs) == 0 {
+		sec.Paragraphs = []string{"No per-case values are stored for this challenge's runs."}
+		return sec
+	}
+	byMetric := map[string]map[string]map[string]float64{} // metric → case → run → value
+	runSet := map[string]bool{}
+	for _, cv := range cvs {
+		if byMetric[cv.Metric] == nil {
+			byMetric[cv.Metric] = map[string]map[string]float64{}
+		}
+		if byMetric[cv.Metric][cv.Case] == nil {
+			byMetric[cv.Metric][cv.Case] = map[string]float64{}
+		}
+		byMetric[cv.Metric][cv.Case][cv.RunID] = cv.Value
+		runSet[cv.RunID] = true
+	}
+	var runs []*runData
+	for _, r := range s.challengeRuns(c.ID) {
+		if runSet[r.ID] {
+			runs = append(runs, r)
+		}
+	}
+	if len(runs) > maxCaseRuns {
+		sec.Paragraphs = append(sec.Paragraphs, fmt.Sprintf("Showing the first %d of %d runs with per-case values; the downloads hold them all.", maxCaseRuns, len(runs)))
+		runs = runs[:maxCaseRuns]
+	}
+	metrics := make([]string, 0, len(byMetric))
+	for m := range byMetric {
+		metrics = append(metrics, m)
+	}
+	sort.Strings(metrics)
+	for _, m := range metrics {
+		cases := make([]string, 0, len(byMetric[m]))
+		for k := range byMetric[m] {
+			cases = append(cases, k)
+		}
+		sort.Strings(cases)
+		t := &table{ID: "cases-" + c.ID + "-" + slug(m), Caption: "Per-case " + m, Head: []string{"Case"}}
+		for _, r := range runs {
+			h := s.label(groupKey{r.Source, r.Setting, r.Backend, r.Agent})
+			if !s.comparable(r.Source) {
+				h += " [synthetic]"
+			}
+			if s.multiSeed(runs, r) {
+				h += " seed " + strconv.Itoa(r.Seed)
+			}
+			t.Head = append(t.Head, h)
+		}
+		if len(cases) > maxCases {
+			sec.Paragraphs = append(sec.Paragraphs, fmt.Sprintf("%s: showing %d of %d cases.", m, maxCases, len(cases)))
+			cases = cases[:maxCases]
+		}
+		for _, k := range cases {
+			rw := row{Cells: []cell{{Text: k}}}
+			for _, r := range runs {
+				v, ok := byMetric[m][k][r.ID]
+				rw.Cells = append(rw.Cells, cell{Text: fmtValue(v, ok, 4), Class: "num", Sort: sortKey(v)})
+			}
+			t.Rows = append(t.Rows, rw)
+		}
+		sec.Tables = append(sec.Tables, t)
+	}
+	return sec
+}
+
+// slug makes a file-name-safe id.
+func slug(s string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(s) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '_' {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('-')
+		}
+	}
+	return b.String()
+}
