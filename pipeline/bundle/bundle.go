@@ -184,6 +184,9 @@ func Write(ctx context.Context, st *store.Store, dir string, o WriteOptions) (*M
 	if err := os.WriteFile(filepath.Join(tmp, ManifestFile), mb.Bytes(), 0o644); err != nil {
 		return nil, fmt.Errorf("bundle: %w", err)
 	}
+	if err := os.Chmod(tmp, 0o755); err != nil { // MkdirTemp's 0700 would make the committed folder private
+		return nil, fmt.Errorf("bundle: %w", err)
+	}
 	if err := fsutil.SwapDir(tmp, dir); err != nil {
 		return nil, fmt.Errorf("bundle: put %s in place: %w", dir, err)
 	}
