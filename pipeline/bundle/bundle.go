@@ -387,14 +387,14 @@ func (bd *Bundle) readLines(name string, want []string, fn func(line int, raw []
 		if err := json.Unmarshal(raw, &obj); err != nil {
 			return fmt.Errorf("bundle %s line %d: want one JSON object per line: %w", path, i+1, err)
 		}
-		for k := range obj {
-			if !wantSet[k] {
-				return fmt.Errorf("bundle %s line %d: unknown field %q (schema %d has %s)", path, i+1, k, Schema, strings.Join(want, ", "))
-			}
-		}
 		for _, w := range want {
 			if _, ok := obj[w]; !ok {
 				return fmt.Errorf("bundle %s line %d: field %q missing", path, i+1, w)
+			}
+		}
+		for k := range obj {
+			if !wantSet[k] {
+				return fmt.Errorf("bundle %s line %d: unknown field %q (schema %d has %s)", path, i+1, k, Schema, strings.Join(want, ", "))
 			}
 		}
 		if err := fn(i+1, raw); err != nil {
