@@ -204,7 +204,9 @@ func TestOpenRefuses(t *testing.T) {
 			os.WriteFile(filepath.Join(dir, "rexmle.sqlite"), []byte("x"), 0o644)
 		}, []string{"rexmle.sqlite", "not listed"}},
 		{"path outside", func(t *testing.T, dir string) {
-			edit(t, dir, ManifestFile, func(s string) string { return strings.Replace(s, `"exports/capabilities.csv"`, `"../capabilities.csv"`, 1) }, false)
+			edit(t, dir, ManifestFile, func(s string) string {
+				return strings.Replace(s, `"exports/capabilities.csv"`, `"../capabilities.csv"`, 1)
+			}, false)
 		}, []string{ManifestFile, "field name", "../capabilities.csv"}},
 		{"unknown row field", func(t *testing.T, dir string) {
 			edit(t, dir, "runs.jsonl", func(s string) string { return strings.Replace(s, `"seed":1`, `"seed":1,"submission_dir":"/x"`, 1) }, true)
@@ -222,7 +224,10 @@ func TestOpenRefuses(t *testing.T) {
 			edit(t, dir, "case_values.jsonl", func(s string) string { return "{oops\n" + s }, true)
 		}, []string{"case_values.jsonl line 1", "one JSON object per line"}},
 		{"unknown challenge", func(t *testing.T, dir string) {
-			edit(t, dir, "runs.jsonl", func(s string) string { l := firstLine(s); return strings.Replace(s, l, strings.Replace(l, `"challenge_id":"`, `"challenge_id":"nope-`, 1), 1) }, true)
+			edit(t, dir, "runs.jsonl", func(s string) string {
+				l := firstLine(s)
+				return strings.Replace(s, l, strings.Replace(l, `"challenge_id":"`, `"challenge_id":"nope-`, 1), 1)
+			}, true)
 		}, []string{"runs.jsonl line 1", `field "challenge_id"`, "nope-", "benchmark.toml"}},
 		{"bad blob", func(t *testing.T, dir string) {
 			edit(t, dir, "case_details.jsonl", func(s string) string { return strings.Replace(s, `"detail":"`, `"detail":"!!`, 1) }, true)
