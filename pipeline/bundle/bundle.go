@@ -19,6 +19,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"math"
@@ -107,6 +108,16 @@ func Write(ctx context.Context, st *store.Store, dir string, o WriteOptions) (*M
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return nil, fmt.Errorf("bundle: %w", err)
 	}
+	// What a killed Write left: its temporary folder, or the old bundle
+	// moved aside (put back where the new one never arrived).
+	stale, _ := filepath.Glob(filepath.Join(filepath.Dir(dir), "."+filepath.Base(dir)+".writing-*"))
+	for _, p := range stale {
+		os.RemoveAll(p)
+	}
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		os.Rename(dir+".old", dir)
+	}
+	os.RemoveAll(dir + ".old")
 	tmp, err := os.MkdirTemp(filepath.Dir(dir), "."+filepath.Base(dir)+".writing-")
 	if err != nil {
 		return nil, fmt.Errorf("bundle: %w", err)

@@ -149,6 +149,18 @@ func TestWriteOpenRestore(t *testing.T) {
 			t.Errorf("%s differs when written again", f.Name)
 		}
 	}
+	// What a killed Write leaves is cleared by the next one.
+	os.MkdirAll(filepath.Join(filepath.Dir(dir2), ".paper.writing-123", "x"), 0o755)
+	os.MkdirAll(dir2+".old", 0o755)
+	if _, err := Write(ctx, fresh, dir2, WriteOptions{Profile: "paper"}); err != nil {
+		t.Fatal(err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(filepath.Dir(dir2), ".paper.*")); len(left) > 0 {
+		t.Errorf("left behind: %v", left)
+	}
+	if _, err := os.Stat(dir2 + ".old"); err == nil {
+		t.Error("paper.old left behind")
+	}
 	if st, err := os.Stat(dir); err != nil || st.Mode().Perm() != 0o755 {
 		t.Errorf("bundle folder mode %v, %v", st.Mode(), err)
 	}
