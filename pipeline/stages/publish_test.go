@@ -199,3 +199,61 @@ func workflowRuns(t *testing.T, path, job string) []string {
 	}
 	return runs
 }
+
+// Publish refuses a checkout without a store, a store without runs, and
+// bootstrap settings other than the store was ranked with; report refuses
+// a bundle of another profile.
+func TestPublishRefuses(t *testing.T) {
+	ctx := context.Background()
+	o := testBench(t)
+	root := filepath.Dir(o.Config)
+	if err := Publish(ctx, o); err == nil || !strings.Contains(err.Error(), "no store") {
+		t.Fatalf("no store: %v", err)
+	}
+	b, err := config.Load(o.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(ctx, filepath.Join(root, "results", "rexmle.sqlite"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	if err := Publish(ctx, o); err == nil || !strings.Contains(err.Error(), "holds no runs") {
+		t.Fatalf("empty store: %v", err)
+	}
+	st, err = store.Open(ctx, filepath.Join(root, "results", "rexmle.sqlite"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = reporttest.Fill(ctx, st, b, reporttest.Spec{Source: "demo", Agents: 1, Seeds: 1, Cases: 3, MeanCases: true, RandSeed: 3})
+	st.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("REXMLE_BOOT", "20")
+	t.Setenv("REXMLE_BOOT_SEED", "5")
+	if err := Rank(ctx, o); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("REXMLE_BOOT_SEED", "6")
+	if err := Publish(ctx, o); err == nil || !strings.Contains(err.Error(), "REXMLE_BOOT=20 REXMLE_BOOT_SEED=5") {
+		t.Fatalf("another seed: %v", err)
+	}
+	t.Setenv("REXMLE_BOOT_SEED", "5")
+	if err := Publish(ctx, o); err != nil {
+		t.Fatal(err)
+	}
+	// The bundle moved to another profile's folder: report names the field.
+	if err := os.Rename(filepath.Join(root, "results", "bundle", "demo"), filepath.Join(root, "results", "bundle", "paper")); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"rexmle.sqlite", "rexmle.sqlite-wal", "rexmle.sqlite-shm"} {
+		os.Remove(filepath.Join(root, "results", p))
+	}
+	paper := o
+	paper.Profile = "paper"
+	if err := Report(ctx, paper); err == nil || !strings.Contains(err.Error(), `field profile is "demo"`) {
+		t.Fatalf("bundle of another profile: %v", err)
+	}
+}
