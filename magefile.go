@@ -105,3 +105,6 @@ func Check() error {
 	}
 	return Test()
 }
+
+// Publish writes results/bundle/<profile>/, the text export of the store's runs, grades, per-case values, GPU telemetry and judge scores (no SQLite, data or answers) to commit: `report` on a checkout without the store (a fresh clone, the Pages workflow) builds the same site from it.
+func Publish(ctx context.Context) error { return stages.Publish(ctx, stages.FromEnv()) }

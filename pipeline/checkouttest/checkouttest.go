@@ -6,9 +6,11 @@ package checkouttest
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -100,4 +102,82 @@ func moduleRoot() (string, error) {
 		}
 		d = filepath.Dir(d)
 	}
+}
+
+// Clone makes a git repository in a temporary folder holding the files of
+// the module's working tree that git would commit (tracked and untracked
+// ones not ignored, as they are now, uncommitted changes included), in one
+// commit: a fresh clone of the working tree, with none of its outputs
+// (data, results, site, bin), in a folder every user can reach. It skips
+// the test outside a git checkout.
+func Clone(t testing.TB) string {
+	t.Helper()
+	root, err := moduleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := exec.Command("git", "-C", root, "ls-files", "-z", "--cached", "--others", "--exclude-standard").Output()
+	if err != nil {
+		t.Skipf("not a git checkout (%v): no clone to make", err)
+	}
+	// Not t.TempDir: its parent is private (0700), and a root pipeline runs
+	// bwrap as nobody, who must reach the checkout's data.
+	dst, err := os.MkdirTemp("", "rexmle-clone-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dst) })
+	if err := os.Chmod(dst, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range strings.Split(strings.TrimSuffix(string(list), "\x00"), "\x00") {
+		src := filepath.Join(root, filepath.FromSlash(name))
+		st, err := os.Lstat(src)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // deleted in the working tree, not yet committed
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(dst, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case st.Mode()&fs.ModeSymlink != 0:
+			target, err := os.Readlink(src)
+			if err == nil {
+				err = os.Symlink(target, out)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		case st.Mode().IsRegular():
+			b, err := os.ReadFile(src)
+			if err == nil {
+				err = os.WriteFile(out, b, st.Mode().Perm())
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	Git(t, dst, "init", "-q")
+	Git(t, dst, "add", "-A")
+	Git(t, dst, "commit", "-q", "-m", "the working tree")
+	return dst
+}
+
+// Git runs git in dir with a fixed identity and no user or system
+// configuration, failing t on an error.
+func Git(t testing.TB, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-c", "user.name=rexmle test", "-c", "user.email=test@rexmle.invalid", "-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main"}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
 }

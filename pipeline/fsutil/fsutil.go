@@ -3,8 +3,10 @@
 package fsutil
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 )
@@ -51,4 +53,20 @@ func Sync(path string) error {
 		return fmt.Errorf("sync %s: %w", path, cerr)
 	}
 	return nil
+}
+
+// SwapDir replaces the folder dst by the folder tmp (renamed into place;
+// dst, if there, moved aside to dst.old first and removed after). If tmp
+// cannot be put in place, the old dst is put back.
+func SwapDir(tmp, dst string) error {
+	old := dst + ".old"
+	os.RemoveAll(old)
+	if err := os.Rename(dst, old); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	if err := os.Rename(tmp, dst); err != nil {
+		os.Rename(old, dst)
+		return err
+	}
+	return os.RemoveAll(old)
 }

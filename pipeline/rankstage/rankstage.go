@@ -317,6 +317,13 @@ func groups(runs []*Ranked) []*Group {
 	return out
 }
 
+// CSVNames are the files WriteCSVs writes (a site built from a results
+// bundle takes them from the rank stage, never from the bundle).
+func CSVNames() []string {
+	return []string{"positions.csv", "metric_intervals.csv", "ranks.csv", "overall.csv", "challenge_intervals.csv", "pairwise.csv",
+		"rank_counts.csv", "significance.csv", "task_stability.csv", "challenge_rank_counts.csv", "resampling_design.csv"}
+}
+
 // WriteCSVs writes results/positions.csv, ranks.csv, overall.csv and, from
 // the bootstrap, metric_intervals.csv, challenge_intervals.csv, pairwise.csv
 // and rank_counts.csv.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -153,6 +154,16 @@ func TestRankTwiceIsIdempotent(t *testing.T) {
 	o, _ := Run(ctx, b, st)
 	if err := WriteCSVs(dir, b, o); err != nil {
 		t.Fatal(err)
+	}
+	written, _ := filepath.Glob(filepath.Join(dir, "*"))
+	for i := range written {
+		written[i] = filepath.Base(written[i])
+	}
+	names := CSVNames()
+	sort.Strings(written)
+	sort.Strings(names)
+	if strings.Join(written, " ") != strings.Join(names, " ") {
+		t.Errorf("WriteCSVs wrote %v, CSVNames says %v", written, names)
 	}
 	pos, _ := os.ReadFile(filepath.Join(dir, "positions.csv"))
 	if !strings.HasPrefix(string(pos), "source,setting,backend,challenge,agent,metric,value,position\n") {

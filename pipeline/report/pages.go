@@ -235,7 +235,7 @@ func (s *site) provenancePage() ([]*page, error) {
 	p := &page{Path: "provenance.html", Title: "Provenance", TOC: true}
 	commit := s.opts.GitCommit
 	if commit == "" {
-		commit = gitCommit(s.b.Root)
+		commit = GitCommit(s.b.Root)
 	}
 	facts := &table{ID: "provenance", Caption: "Build inputs", Head: []string{"Item", "Value"}}
 	add := func(k, v string) { facts.Rows = append(facts.Rows, row{Cells: []cell{{Text: k}, {Text: v}}}) }
@@ -308,34 +308,20 @@ func (s *site) provenancePage() ([]*page, error) {
 	}
 	// Dataset checksums.
 	dt := &table{ID: "datasets", Caption: "Prepared datasets (data/<id>/manifest.json); the files the agents saw besides the data (paper_public_folder)", Head: []string{"Challenge", "Input hash", "Files", "Agents also saw", "Manifest sha256"}}
+	sets := s.opts.Datasets
+	if sets == nil {
+		sets = ReadDatasets(s.opts.DataDir, s.b)
+	}
+	byID := map[string]Dataset{}
+	for _, d := range sets {
+		byID[d.Challenge] = d
+	}
 	for _, c := range s.b.Challenges {
-		ih, nf, mh, extra := "not prepared", "", "", ""
-		if s.opts.DataDir != "" {
-			if b, err := os.ReadFile(filepath.Join(s.opts.DataDir, c.ID, "manifest.json")); err == nil {
-				sum := sha256.Sum256(b)
-				mh = hex.EncodeToString(sum[:])
-				var m struct {
-					InputHash string            `json:"input_hash"`
-					Files     map[string]string `json:"files"`
-				}
-				if json.Unmarshal(b, &m) == nil {
-					ih, nf = m.InputHash, strconv.Itoa(len(m.Files))
-					var seen []string
-					for _, f := range publicview.Files(c.ID) {
-						if _, ok := m.Files["public/"+f]; ok && (f != publicview.ReadmeFile || m.Files["public/"+publicview.GradingFile] != "") {
-							seen = append(seen, f)
-						}
-					}
-					extra = "data only"
-					if len(seen) > 0 {
-						extra = strings.Join(seen, ", ")
-					}
-				} else {
-					ih = "unreadable manifest"
-				}
-			}
+		d, ok := byID[c.ID]
+		if !ok {
+			d = Dataset{InputHash: "not prepared"}
 		}
-		dt.Rows = append(dt.Rows, row{Cells: []cell{{Text: c.ShortName, Href: "challenges/" + c.ID + ".html"}, {Text: ih}, {Text: nf, Class: "num"}, {Text: extra}, {Text: mh}}})
+		dt.Rows = append(dt.Rows, row{Cells: []cell{{Text: c.ShortName, Href: "challenges/" + c.ID + ".html"}, {Text: d.InputHash}, {Text: d.Files, Class: "num"}, {Text: d.AlsoSaw}, {Text: d.ManifestSHA256}}})
 	}
 	p.Sections = []*section{
 		{ID: "build", Title: "Build", Tables: []*table{facts}},
@@ -343,6 +329,56 @@ func (s *site) provenancePage() ([]*page, error) {
 		{ID: "data", Title: "Datasets", Tables: []*table{dt}},
 	}
 	return []*page{p}, nil
+}
+
+// Dataset is what the provenance page says of one challenge's prepared
+// data, as shown: its manifest's input hash and file count, the files the
+// agents saw besides the data, and the manifest's sha256.
+type Dataset struct {
+	Challenge      string `json:"challenge"`
+	InputHash      string `json:"input_hash"`
+	Files          string `json:"files"`
+	AlsoSaw        string `json:"also_saw"`
+	ManifestSHA256 string `json:"manifest_sha256"`
+}
+
+// ReadDatasets reads the prepared datasets' manifests (dataDir/<id>/manifest.json)
+// of the benchmark's challenges; a challenge with no manifest is left out.
+func ReadDatasets(dataDir string, b *config.Benchmark) []Dataset {
+	var out []Dataset
+	if dataDir == "" {
+		return nil
+	}
+	for _, c := range b.Challenges {
+		bs, err := os.ReadFile(filepath.Join(dataDir, c.ID, "manifest.json"))
+		if err != nil {
+			continue
+		}
+		sum := sha256.Sum256(bs)
+		d := Dataset{Challenge: c.ID, ManifestSHA256: hex.EncodeToString(sum[:])}
+		var m struct {
+			InputHash string            `json:"input_hash"`
+			Files     map[string]string `json:"files"`
+		}
+		if json.Unmarshal(bs, &m) != nil {
+			d.InputHash = "unreadable manifest"
+			out = append(out, d)
+			continue
+		}
+		d.InputHash, d.Files = m.InputHash, strconv.Itoa(len(m.Files))
+		var seen []string
+		for _, f := range publicview.Files(c.ID) {
+			if _, ok := m.Files["public/"+f]; ok && (f != publicview.ReadmeFile || m.Files["public/"+publicview.GradingFile] != "") {
+				seen = append(seen, f)
+			}
+		}
+		d.AlsoSaw = "data only"
+		if len(seen) > 0 {
+			d.AlsoSaw = strings.Join(seen, ", ")
+		}
+		out = append(out, d)
+	}
+	return out
 }
 
 // sources lists the run sources in the store, sorted.
@@ -354,8 +390,8 @@ func (s *site) sources() []string {
 	return sortedKeys(m)
 }
 
-// gitCommit asks git for HEAD in dir; "unknown" when that fails.
-func gitCommit(dir string) string {
+// GitCommit asks git for HEAD in dir; "unknown" when that fails.
+func GitCommit(dir string) string {
 	cmd := exec.Command("git", "rev-parse", "HEAD")
 	cmd.Dir = dir
 	out, err := cmd.Output()

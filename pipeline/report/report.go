@@ -40,7 +40,10 @@ type Options struct {
 	OutDir     string            // where the site goes; default "site"
 	ResultsDir string            // the CSV exports folder; its *.csv files are offered as downloads ("" for none)
 	DataDir    string            // prepared data (data/<id>/manifest.json for checksums); default Benchmark.Paths.Data
-	GitCommit  string            // shown on the provenance page; empty: ask git (rev-parse HEAD), "unknown" if that fails
+	// Datasets, when not nil, are the prepared datasets the provenance page
+	// lists instead of reading DataDir (a site built from a results bundle).
+	Datasets  []Dataset
+	GitCommit string // shown on the provenance page; empty: ask git (rev-parse HEAD), "unknown" if that fails
 	// Profile is the benchmark.toml profile the site is built for (e.g.
 	// "demo", "paper"). A profile whose data is not "fetched" puts a banner
 	// on every page. Empty: inferred from the runs in the store (a banner

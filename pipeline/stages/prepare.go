@@ -18,6 +18,7 @@ import (
 
 	"github.com/rexmle/rexmle/pipeline/challenge"
 	"github.com/rexmle/rexmle/pipeline/config"
+	"github.com/rexmle/rexmle/pipeline/fsutil"
 )
 
 // SynthSeed is the seed of the demo profile's synthetic datasets.
@@ -199,20 +200,7 @@ func synthesize(ctx context.Context, c challenge.Preparer, raw string, size chal
 	if err := challenge.WriteFileAtomic(filepath.Join(tmp, syntheticMarker), []byte(want)); err != nil {
 		return err
 	}
-	return swapIn(tmp, raw)
-}
-
-// swapIn replaces dst by the folder tmp.
-func swapIn(tmp, dst string) error {
-	old := dst + ".old"
-	os.RemoveAll(old)
-	if err := os.Rename(dst, old); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
-	}
-	if err := os.Rename(tmp, dst); err != nil {
-		return err
-	}
-	return os.RemoveAll(old)
+	return fsutil.SwapDir(tmp, raw)
 }
 
 // prepareOne synthesizes (demo) and prepares one challenge; it returns
@@ -288,7 +276,7 @@ func prepareOne(ctx context.Context, e *env, c challenge.Challenge, cc *config.C
 	if _, err := challenge.WriteManifestSized(tmp, c.ID(), inputHash, kind, size); err != nil {
 		return false, err
 	}
-	if err := swapIn(tmp, dataDir); err != nil {
+	if err := fsutil.SwapDir(tmp, dataDir); err != nil {
 		return false, err
 	}
 	return true, nil

@@ -9,11 +9,15 @@ import (
 	"github.com/rexmle/rexmle/pipeline/report"
 )
 
-// Report builds the static site from the store and the CSV exports.
+// Report builds the static site from the store and the CSV exports, or,
+// on a checkout without the store, from the profile's results bundle.
 func Report(ctx context.Context, o Options) error {
 	e, err := load(o)
 	if err != nil {
 		return err
+	}
+	if dir, ok := bundleToReport(e); ok {
+		return reportFromBundle(ctx, e, dir)
 	}
 	st, err := e.open(ctx)
 	if err != nil {
