@@ -96,7 +96,8 @@
     var unit = el.getAttribute("data-unit") || "";
     opt.textStyle = { color: TEXT };
     opt.tooltip = opt.tooltip || {};
-    var cats = opt.yAxis && opt.yAxis.data;
+    var yAxis = [].concat(opt.yAxis || [])[0]; // go-echarts writes the axes as lists
+    var cats = yAxis && yAxis.data;
     if (tips.length && cats) {
       opt.tooltip.formatter = function (ps) {
         var p = Array.isArray(ps) ? ps[0] : ps;

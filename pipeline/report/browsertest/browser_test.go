@@ -219,7 +219,8 @@ const chartAuditJS = `(() => {
         let vs = [];
         if (d === null || d === undefined) { continue; }
         if (typeof d === 'number') { vs = [d]; }
-        else if (Array.isArray(d)) { vs = s.type === 'scatter' ? [d[0]] : s.type === 'line' ? [d[1]] : [d[d.length - 1]]; }
+        const a = Array.isArray(d) ? d : (s.type === 'scatter' || s.type === 'line' || s.type === 'boxplot') && Array.isArray(d.value) ? d.value : null;
+        if (a) { vs = s.type === 'scatter' ? [a[0]] : s.type === 'line' ? [a[1]] : [a[a.length - 1]]; }
         else if (Array.isArray(d.value)) { vs = d.value; }
         else if (typeof d.value === 'number') { vs = [d.value]; }
         if (vs.some(v => typeof v === 'number' && v !== 0)) { any = true; }
@@ -237,7 +238,7 @@ const bootDrawnJS = `(() => {
   const c = el && echarts.getInstanceByDom(el);
   if (!c || !el.querySelector('canvas')) { return false; }
   return (c.getOption().series || []).some(s =>
-    (s.type === 'boxplot' && (s.data || []).some(d => Array.isArray(d) && d.length === 5)) ||
+    (s.type === 'boxplot' && (s.data || []).some(d => d && (Array.isArray(d) ? d : d.value || []).length === 5)) ||
     ((s.type === 'heatmap' || s.type === 'scatter') && (s.data || []).some(d => d && Array.isArray(d.value))));
 })()`
 
