@@ -125,11 +125,10 @@ func common(text, sub string) []charts.GlobalOpts {
 	}
 }
 
-// legend is a legend at the chart's bottom, on one line: a legend wider
-// than the chart scrolls instead of wrapping onto the axis labels (issue
-// 30 item 6).
+// legend is a legend at the chart's bottom; where it wraps on a narrow
+// chart, site.js makes room for its lines (issue 30 item 6).
 func legend(show bool) opts.Legend {
-	return opts.Legend{Show: opts.Bool(show), Type: "scroll", Bottom: "0", TextStyle: &opts.TextStyle{Color: textColour}}
+	return opts.Legend{Show: opts.Bool(show), Bottom: "0", TextStyle: &opts.TextStyle{Color: textColour}}
 }
 
 // noLegend hides the legend go-echarts would otherwise emit.

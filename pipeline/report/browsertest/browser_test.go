@@ -242,6 +242,62 @@ const bootDrawnJS = `(() => {
     ((s.type === 'heatmap' || s.type === 'scatter') && (s.data || []).some(d => d && Array.isArray(d.value))));
 })()`
 
+// overlapJS measures every text ECharts drew on the page's charts (axis
+// ticks and labels, legend items, titles, value labels: zrender's text
+// spans, each as its rotated box in page pixels) and reports each pair of
+// texts from different labels whose boxes overlap by more than 1 px
+// (issue 30 item 6), with the number of texts measured.
+const overlapJS = `(() => {
+  const quad = (d) => {
+    const r = d.getBoundingRect();
+    const m = d.transform || [1, 0, 0, 1, 0, 0];
+    return [[r.x, r.y], [r.x + r.width, r.y], [r.x + r.width, r.y + r.height], [r.x, r.y + r.height]]
+      .map(([x, y]) => [m[0] * x + m[2] * y + m[4], m[1] * x + m[3] * y + m[5]]);
+  };
+  const apart = (p, q) => {
+    for (const poly of [p, q]) {
+      for (let i = 0; i < 4; i++) {
+        const [x1, y1] = poly[i], [x2, y2] = poly[(i + 1) % 4];
+        const len = Math.hypot(x2 - x1, y2 - y1) || 1;
+        const nx = (y1 - y2) / len, ny = (x2 - x1) / len;
+        const pr = (pts) => pts.map(([x, y]) => x * nx + y * ny);
+        const a = pr(p), b = pr(q);
+        if (Math.min(Math.max(...a), Math.max(...b)) - Math.max(Math.min(...a), Math.min(...b)) <= 1) { return true; }
+      }
+    }
+    return false;
+  };
+  const out = [];
+  let n = 0;
+  for (const el of document.querySelectorAll('.chart-box')) {
+    const c = echarts.getInstanceByDom(el);
+    if (!c) { continue; }
+    const texts = c.getZr().storage.getDisplayList(true).filter(d => d.type === 'tspan' && !d.invisible && d.style && String(d.style.text || '').trim() !== '');
+    const boxes = texts.map(d => ({t: String(d.style.text).trim(), q: quad(d), p: d.parent}));
+    n += boxes.length;
+    for (let i = 0; i < boxes.length; i++) {
+      for (let j = i + 1; j < boxes.length; j++) {
+        const a = boxes[i], b = boxes[j];
+        if (a.p && a.p === b.p) { continue; }
+        if (!apart(a.q, b.q)) { out.push(el.id + ': "' + a.t + '" overlaps "' + b.t + '"'); }
+      }
+    }
+  }
+  return {n: n, overlaps: out};
+})()`
+
+// overlapProbeJS draws a chart with two texts on top of each other, to
+// show that overlapJS finds an overlap where there is one.
+const overlapProbeJS = `(() => {
+  const el = document.createElement('div');
+  el.className = 'chart-box';
+  el.style.cssText = 'width:300px;height:100px';
+  document.body.appendChild(el);
+  const c = echarts.init(el, null, {renderer: 'canvas'});
+  c.setOption({animation: false, graphic: [{type: 'text', left: 10, top: 10, style: {text: '80 %', fontSize: 12}}, {type: 'text', left: 20, top: 12, style: {text: '100 %', fontSize: 12}}]});
+  return true;
+})()`
+
 // resizeJS reads the first chart's canvas width.
 const resizeJS = `(() => { const el = document.querySelector('.chart-box'); if (!el) { return -1; } const c = el.querySelector('canvas'); return c ? c.getBoundingClientRect().width : -1; })()`
 
@@ -303,7 +359,11 @@ func TestSiteInBrowser(t *testing.T) {
 	bootCharts := map[string][]string{"index.html": {"c_synthetic", "c_sigmap_synthetic", "c_blobs_synthetic"},
 		"challenges/isles22.html": {"c_synthetic_pct_isles22"}, "agents/demo--24h--test-llm--agent-00.html": {"c_seeds_demo__24h__test_llm__agent_00"}}
 	links := map[string][]string{} // URL → pages linking to it
-	totalCharts, paperNumbers := 0, 0
+	totalCharts, paperNumbers, textsMeasured := 0, 0, 0
+	type overlaps struct {
+		N        int      `json:"n"`
+		Overlaps []string `json:"overlaps"`
+	}
 	for _, p := range pages {
 		url := srv.URL + "/" + p
 		pctx, pcancel := context.WithTimeout(ctx, 30*time.Second)
@@ -414,6 +474,24 @@ func TestSiteInBrowser(t *testing.T) {
 		if name, ok := shotPages[p]; ok && err == nil {
 			shot(t, pctx, filepath.Join(shots, name+"-390.png"))
 		}
+		// No drawn text of a chart overlaps another at either width.
+		for _, w := range []int64{390, 1440} {
+			if err != nil || charts.N == 0 {
+				break
+			}
+			if w == 1440 { // the charts redraw on resize (tested below)
+				err = chromedp.Do(pctx, chromedp.EmulateViewport(1440, 900), chromedp.Sleep(300*time.Millisecond))
+			}
+			var ov overlaps
+			if err == nil {
+				if ov, err = chromedp.Run(pctx, chromedp.Evaluate[overlaps](overlapJS)); err == nil {
+					textsMeasured += ov.N
+					for _, o := range ov.Overlaps {
+						t.Errorf("%s at %d px: chart text %s", p, w, o)
+					}
+				}
+			}
+		}
 		time.Sleep(50 * time.Millisecond) // let late console messages arrive
 		pcancel()
 		<-done
@@ -447,6 +525,17 @@ func TestSiteInBrowser(t *testing.T) {
 	}
 	if totalCharts == 0 {
 		t.Error("no charts found on any page")
+	}
+	if textsMeasured < 10*totalCharts {
+		t.Errorf("%d chart texts measured on %d charts: the overlap check reads too little of what ECharts drew", textsMeasured, totalCharts)
+	}
+	// The overlap check finds an overlap where there is one.
+	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/index.html"), chromedp.WaitReady("body")); err != nil {
+		t.Errorf("overlap probe: %v", err)
+	} else if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](overlapProbeJS)); err != nil {
+		t.Errorf("overlap probe: %v", err)
+	} else if ov, err := chromedp.Run(ctx, chromedp.Evaluate[overlaps](overlapJS)); err != nil || len(ov.Overlaps) == 0 {
+		t.Errorf("the overlap check misses two texts drawn on top of each other (%v, %v)", ov.Overlaps, err)
 	}
 	// Every number the paper prints in Tables S1–S20 is on a challenge page.
 	if want := printedSTableNumbers(t); paperNumbers != want {
@@ -504,7 +593,7 @@ func TestSiteInBrowser(t *testing.T) {
 			shot(t, ctx, filepath.Join(shots, "overview-paper-build-1440.png"))
 		}
 	}
-	t.Logf("%d pages, %d charts, %d paper S-table numbers, %d distinct internal links checked; screenshots in %s", len(pages), totalCharts, paperNumbers, len(urls), shots)
+	t.Logf("%d pages, %d charts (%d drawn texts measured for overlaps), %d paper S-table numbers, %d distinct internal links checked; screenshots in %s", len(pages), totalCharts, textsMeasured, paperNumbers, len(urls), shots)
 }
 
 // shot saves a full-page screenshot.
