@@ -104,12 +104,14 @@ func optionJSON(c echart, ext *extensions) template.JS {
 }
 
 // title is a chart's title: dark, wrapping at the chart's width (site.js
-// sets the width from the drawn chart), with an optional grey subtitle.
+// sets the width from the drawn chart), with an optional grey subtitle
+// that wraps too; explicit line heights, as ECharts' own depend on the
+// fonts installed.
 func title(text, sub string) opts.Title {
-	t := opts.Title{Title: text, Left: "0", Top: "0", TitleStyle: &opts.TextStyle{FontSize: 14, Color: textColour, Width: 300, Overflow: "break"}}
+	t := opts.Title{Title: text, Left: "0", Top: "0", TitleStyle: &opts.TextStyle{FontSize: 14, LineHeight: 18, Color: textColour, Width: 300, Overflow: "break"}}
 	if sub != "" {
 		t.Subtitle = sub
-		t.SubtitleStyle = &opts.TextStyle{Color: "#4a525c"}
+		t.SubtitleStyle = &opts.TextStyle{FontSize: 12, LineHeight: 15, Color: "#4a525c", Width: 300, Overflow: "break"}
 	}
 	return t
 }
@@ -231,7 +233,7 @@ func pctChart(id, name, sub string, bars []pctBar, alt string) chart {
 		charts.WithLegendOpts(legend(nSeries > 1)),
 		charts.WithGridOpts(opts.Grid{ContainLabel: opts.Bool(true), Left: "4", Right: "40", Top: "48", Bottom: "36"}),
 		charts.WithXAxisOpts(opts.XAxis{Type: "value", Min: 0, Max: 100, AxisLabel: valueLabels("{value} %")}),
-		charts.WithYAxisOpts(opts.YAxis{Type: "category", Inverse: opts.Bool(true), AxisLabel: &opts.AxisLabel{Color: textColour, Width: 170, Overflow: "break", LineHeight: "13"}}),
+		charts.WithYAxisOpts(opts.YAxis{Type: "category", Inverse: opts.Bool(true), AxisLabel: categoryLabels(170)}),
 	)...)
 	bar.SetXAxis(cats).XYReversal()
 	bar.AddSeries("percentile", val, charts.WithBarChartOpts(opts.BarChart{Stack: "p"}), charts.WithItemStyleOpts(opts.ItemStyle{Color: seriesColours[0]}), barMaxWidth("22"))
@@ -264,8 +266,8 @@ func scoreBars(id, name string, cats []string, names []string, vals [][]float64,
 	bar.SetGlobalOptions(append(common(name, ""),
 		charts.WithTooltipOpts(opts.Tooltip{Trigger: "axis", AxisPointer: &opts.AxisPointer{Type: "shadow"}}),
 		charts.WithLegendOpts(legend(true)),
-		charts.WithGridOpts(opts.Grid{ContainLabel: opts.Bool(true), Left: "4", Right: "16", Top: "40", Bottom: "36"}),
-		charts.WithXAxisOpts(opts.XAxis{Type: "value", Min: 0, Max: 1, Name: "score", AxisLabel: valueLabels("")}),
+		charts.WithGridOpts(opts.Grid{ContainLabel: opts.Bool(true), Left: "4", Right: "16", Top: "40", Bottom: "52"}),
+		charts.WithXAxisOpts(opts.XAxis{Type: "value", Min: 0, Max: 1, Name: "score", NameLocation: "middle", NameGap: 24, AxisLabel: valueLabels("")}),
 		charts.WithYAxisOpts(opts.YAxis{Type: "category", Inverse: opts.Bool(true), AxisLabel: categoryLabels(150)}),
 		charts.WithAriaOpts(&opts.Aria{Enabled: opts.Bool(true), Label: &opts.AriaLabel{Enabled: opts.Bool(false)}, Decal: &opts.AriaDecal{Show: opts.Bool(true)}}),
 	)...)
@@ -285,7 +287,7 @@ func scoreBars(id, name string, cats []string, names []string, vals [][]float64,
 		}
 		tbl.Rows = append(tbl.Rows, r)
 	}
-	return chart{ID: id, Option: optionJSON(bar, &extensions{confine: true}), Tips: mustJSON([]string{}), Height: 100 + len(cats)*(10+10*len(names)) + 24, Alt: alt, Table: tbl}
+	return chart{ID: id, Option: optionJSON(bar, &extensions{confine: true}), Tips: mustJSON([]string{}), Height: 116 + len(cats)*(10+10*len(names)) + 24, Alt: alt, Table: tbl}
 }
 
 // radarChart draws one profile's strategy scores (0–1) with dark labels.
@@ -307,7 +309,7 @@ func radarChart(id, name string, axes []string, values []float64, alt string) ch
 		charts.WithTooltipOpts(opts.Tooltip{}),
 		charts.WithLegendOpts(noLegend()),
 		charts.WithRadarComponentOpts(opts.RadarComponent{Indicator: ind, Center: []string{"50%", "56%"},
-			AxisName: &opts.AxisName{Color: textColour, FontSize: 11, Width: 90, Overflow: "break"}}),
+			AxisName: &opts.AxisName{Color: textColour, FontSize: 11, LineHeight: 13, Width: 90, Overflow: "break"}}),
 	)...)
 	r.AddSeries(name, []opts.RadarData{{Name: name, Value: v}}, charts.WithAreaStyleOpts(opts.AreaStyle{Opacity: opts.Float(0.2)}),
 		charts.WithItemStyleOpts(opts.ItemStyle{Color: seriesColours[0]}))

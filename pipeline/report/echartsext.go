@@ -21,6 +21,10 @@ import (
 //   - radar.radius: opts.RadarComponent has Center but no Radius.
 //   - heat-map cells with their own label and border: opts.HeatMapData
 //     has only Name and Value (heatCell below).
+//   - a numeric axis-label lineHeight: opts.AxisLabel types lineHeight as
+//     a string, which ECharts adds to a position as text ("13" puts every
+//     wrapped line of a label on top of the first), so the visitor writes
+//     every y axis' wrapped labels with a number (labelLineHeight).
 //
 // Nothing else in the package builds chart options by hand (see
 // TestChartOptionsAreTyped).
@@ -37,6 +41,38 @@ type extensions struct {
 type seriesExtra struct {
 	Z        int   `json:"z,omitempty"`
 	BoxWidth []int `json:"boxWidth,omitempty"`
+}
+
+// labelLineHeight is the line height (px) of wrapped axis labels (12 px text).
+const labelLineHeight = 14
+
+// extendedAxisLabel is an axis label with a numeric lineHeight, which
+// shadows go-echarts' string one in the JSON.
+type extendedAxisLabel struct {
+	*opts.AxisLabel
+	LineHeight int `json:"lineHeight,omitempty"`
+}
+
+// extendedYAxis is a y axis whose label has a numeric lineHeight.
+type extendedYAxis struct {
+	opts.YAxis
+	AxisLabel *extendedAxisLabel `json:"axisLabel,omitempty"`
+}
+
+// VisitYAxis gives wrapped y-axis labels a numeric line height.
+func (e *extensions) VisitYAxis(ys []opts.YAxis) any {
+	out := make([]extendedYAxis, len(ys))
+	for i, y := range ys {
+		out[i].YAxis = y
+		if y.AxisLabel != nil {
+			l := &extendedAxisLabel{AxisLabel: y.AxisLabel}
+			if y.AxisLabel.Overflow == "break" {
+				l.LineHeight = labelLineHeight
+			}
+			out[i].AxisLabel = l
+		}
+	}
+	return out
 }
 
 // extendedSeries is a go-echarts series with its extra options.

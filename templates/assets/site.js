@@ -140,10 +140,10 @@
     var t = [].concat(o.title || [])[0] || {}, lg = [].concat(o.legend || [])[0], g = [].concat(o.grid || [])[0];
     var tw = Math.max(160, w - 24);
     ruler.font = "bolder 14px sans-serif";
-    var top = t.text ? (lineCount(wordsOf(t.text), ruler.font, tw, ruler.measureText(" ").width) - 1) * 20 : 0;
+    var top = t.text ? (lineCount(wordsOf(t.text), ruler.font, tw, ruler.measureText(" ").width) - 1) * 18 : 0;
     if (t.subtext) {
       ruler.font = "12px sans-serif";
-      top += (lineCount(wordsOf(t.subtext), ruler.font, w - 10, ruler.measureText(" ").width) - 1) * 16;
+      top += (lineCount(wordsOf(t.subtext), ruler.font, tw, ruler.measureText(" ").width) - 1) * 15;
     }
     var bottom = 0;
     if (lg && lg.show !== false) {
@@ -151,8 +151,21 @@
       (o.series || []).forEach(function (s) { if (s.name && !seen[s.name]) { seen[s.name] = true; items.push({ text: s.name, pad: 30 }); } });
       bottom = (lineCount(items, "12px sans-serif", w - 10, 10) - 1) * 24;
     }
-    var upd = { title: [{ textStyle: { width: tw } }] };
+    var upd = { title: [{ textStyle: { width: tw }, subtextStyle: { width: tw } }] };
     if (g) upd.grid = [{ top: b.top + top, bottom: b.bottom + bottom }];
+    // A horizontal value axis gets fewer ticks on a narrow chart, so that
+    // its labels ("80 %", "100 %") keep apart.
+    // A fixed 0–max axis is cut into 5, 4 or 2 steps, so that its end
+    // keeps its label.
+    var xs = [].concat(o.xAxis || []);
+    if (xs.length && xs.every(function (a) { return a.type === "value"; })) {
+      var ticks = Math.max(2, Math.min(5, Math.floor((w - 200) / 50)));
+      var steps = ticks >= 5 ? 5 : ticks >= 4 ? 4 : 2;
+      upd.xAxis = xs.map(function (a) {
+        var fixed = typeof a.max === "number" && (a.min === 0 || a.min === undefined) && !a.minInterval;
+        return fixed ? { interval: a.max / steps } : { splitNumber: ticks };
+      });
+    }
     c.setOption(upd);
     el.style.height = (b.h + top + bottom) + "px";
     c.resize();

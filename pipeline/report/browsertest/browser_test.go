@@ -244,15 +244,22 @@ const bootDrawnJS = `(() => {
 
 // overlapJS measures every text ECharts drew on the page's charts (axis
 // ticks and labels, legend items, titles, value labels: zrender's text
-// spans, each as its rotated box in page pixels) and reports each pair of
-// texts from different labels whose boxes overlap by more than 1 px
-// (issue 30 item 6), with the number of texts measured.
+// spans, one per line, each as its rotated box in page pixels) and reports
+// each pair of texts less than 2 px apart (issue 30 item 6), with the
+// number of texts measured.
 const overlapJS = `(() => {
+  // A text's box: ECharts' measured width, and the font's size as its
+  // height around the line's middle (ECharts' own height is that of a CJK
+  // glyph, which varies with the fonts installed); 1 px more on every side,
+  // so that two texts need a 2 px gap.
   const quad = (d) => {
     const r = d.getBoundingRect();
-    const m = d.transform || [1, 0, 0, 1, 0, 0];
-    return [[r.x, r.y], [r.x + r.width, r.y], [r.x + r.width, r.y + r.height], [r.x, r.y + r.height]]
-      .map(([x, y]) => [m[0] * x + m[2] * y + m[4], m[1] * x + m[3] * y + m[5]]);
+    const m = /(\d+(?:\.\d+)?)px/.exec(d.style.font || '');
+    const fs = m ? Number(m[1]) : r.height;
+    const y0 = r.y + r.height / 2 - fs / 2;
+    const t = d.transform || [1, 0, 0, 1, 0, 0];
+    return [[r.x - 1, y0 - 1], [r.x + r.width + 1, y0 - 1], [r.x + r.width + 1, y0 + fs + 1], [r.x - 1, y0 + fs + 1]]
+      .map(([x, y]) => [t[0] * x + t[2] * y + t[4], t[1] * x + t[3] * y + t[5]]);
   };
   const apart = (p, q) => {
     for (const poly of [p, q]) {
@@ -262,7 +269,7 @@ const overlapJS = `(() => {
         const nx = (y1 - y2) / len, ny = (x2 - x1) / len;
         const pr = (pts) => pts.map(([x, y]) => x * nx + y * ny);
         const a = pr(p), b = pr(q);
-        if (Math.min(Math.max(...a), Math.max(...b)) - Math.max(Math.min(...a), Math.min(...b)) <= 1) { return true; }
+        if (Math.min(Math.max(...a), Math.max(...b)) - Math.max(Math.min(...a), Math.min(...b)) <= 0) { return true; }
       }
     }
     return false;
@@ -273,12 +280,11 @@ const overlapJS = `(() => {
     const c = echarts.getInstanceByDom(el);
     if (!c) { continue; }
     const texts = c.getZr().storage.getDisplayList(true).filter(d => d.type === 'tspan' && !d.invisible && d.style && String(d.style.text || '').trim() !== '');
-    const boxes = texts.map(d => ({t: String(d.style.text).trim(), q: quad(d), p: d.parent}));
+    const boxes = texts.map(d => ({t: String(d.style.text).trim(), q: quad(d)}));
     n += boxes.length;
     for (let i = 0; i < boxes.length; i++) {
       for (let j = i + 1; j < boxes.length; j++) {
         const a = boxes[i], b = boxes[j];
-        if (a.p && a.p === b.p) { continue; }
         if (!apart(a.q, b.q)) { out.push(el.id + ': "' + a.t + '" overlaps "' + b.t + '"'); }
       }
     }
