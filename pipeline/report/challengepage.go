@@ -237,13 +237,13 @@ func (s *site) challengePage(c *config.Challenge) *page {
 		Paragraphs: []string{"Human entries keep their published rank and mean position; a run's mean position is its mean rank over the leaderboard's metrics. Failed runs and synthetic runs are not inserted."},
 		Tables:     []*table{lb}})
 
-	// Percentile charts of the comparable configurations: those ranked on
-	// every challenge (the paper's and new runs) on one axis, with the
-	// paper's printed value; the ablations and partial runs (fewer
-	// challenges, often only a reachable range) in a chart of their own, so
-	// that their ranges do not stand beside the paper's results (issue 30
-	// item 3).
-	var bars, other []pctBar
+	// Percentile charts of the comparable configurations, one per rank
+	// world (issue 30 items 3 and "three worlds"): the paper's
+	// configurations ranked on every challenge, with the paper's printed
+	// value; new runs on the real data ranked on every challenge; and the
+	// ablations and partial runs (fewer challenges, often only a reachable
+	// range), so that their ranges never stand on the paper's axis.
+	byWorld := map[rankWorld][]pctBar{}
 	for _, g := range s.data.Groups {
 		if !s.comparable(g.Source) {
 			continue
@@ -267,27 +267,34 @@ func (s *site) challengePage(c *config.Challenge) *page {
 		if !math.IsNaN(b.Printed) {
 			b.Tip += "; the paper's Table " + ptable + " prints " + chartNum(b.Printed, " %")
 		}
-		if s.world(g) == worldOther {
-			other = append(other, b)
-			continue
+		w := s.world(g)
+		if w != worldOther {
+			b = s.challengeCI(b, g, c.ID)
 		}
-		bars = append(bars, s.challengeCI(b, g, c.ID))
+		byWorld[w] = append(byWorld[w], b)
 	}
+	bars := byWorld[worldPaper]
 	ps := &section{ID: "percentiles", Title: "Percentile per agent configuration"}
 	switch {
 	case len(bars) == 0:
-		ps.Paragraphs = []string{"No comparable ranked runs on this challenge yet."}
+		ps.Paragraphs = []string{"No configuration of the paper ranked on this challenge yet."}
 	case !nonZero(bars):
-		ps.Paragraphs = []string{fmt.Sprintf("All %d configuration(s) are at the 0th percentile on %s: every run ranks below every human team, so there is no chart to draw.", len(bars), c.ShortName)}
+		ps.Paragraphs = []string{fmt.Sprintf("All %d configuration(s) of the paper are at the 0th percentile on %s: every run ranks below every human team, so there is no chart to draw.", len(bars), c.ShortName)}
 	default:
-		ps.Charts = []chart{pctChart(chartID("pct", c.ID), "Percentile on "+c.ShortName, "0 % = below every human team; FAIL = no valid submission; diamond = the paper's print", bars,
-			"Bar chart of the percentile (%, axis 0–100 %) each comparable agent configuration ranked on every challenge reaches on "+c.ShortName+" (mean over seeds, failed runs 0, FAIL in red), with the paper's printed value as a diamond")}
+		ps.Charts = []chart{pctChart(chartID("pct", c.ID), "Percentile on "+c.ShortName+", the paper's configurations", "0 % = below every human team; FAIL = no valid submission; diamond = the paper's print", bars,
+			"Bar chart of the percentile (%, axis 0–100 %) each of the paper's configurations ranked on every challenge reaches on "+c.ShortName+" (mean over seeds, failed runs 0, FAIL in red), with the paper's printed value as a diamond")}
 		ps.Paragraphs = append(ps.Paragraphs, s.challengeCINote(c.ID, true))
 	}
 	p.Sections = append(p.Sections, ps)
-	if len(other) > 0 && nonZero(other) {
+	if fresh := byWorld[worldNew]; len(fresh) > 0 && nonZero(fresh) {
+		p.Sections = append(p.Sections, &section{ID: "percentiles-new", Title: "Percentile of new runs on the real data",
+			Paragraphs: []string{fmt.Sprintf("New runs on the real challenge data, ranked on all %d challenges under the paper's rules; drawn apart from the paper's configurations above.", len(s.b.Challenges))},
+			Charts: []chart{pctChart(chartID("pct", "new", c.ID), "Percentile on "+c.ShortName+", new runs on the real data", "0 % = below every human team; FAIL = no valid submission", fresh,
+				"Bar chart of the percentile (%, axis 0–100 %) each new configuration on the real data reaches on "+c.ShortName+" (mean over seeds, failed runs 0, FAIL in red)")}})
+	}
+	if other := byWorld[worldOther]; len(other) > 0 && nonZero(other) {
 		p.Sections = append(p.Sections, &section{ID: "percentiles-other", Title: "Percentile of the ablations and partial runs (fewer challenges)",
-			Paragraphs: []string{"Configurations run on fewer challenges (the paper's ablations, Tables 4 and 5) or ranked only partially. Where only the primary metric is recorded, the percentile is a reachable range: the lowest and highest percentile the run could have with any values of the unrecorded metrics. They are drawn apart from the chart above, whose configurations are ranked on every challenge."},
+			Paragraphs: []string{"Configurations run on fewer challenges (the paper's ablations, Tables 4 and 5) or ranked only partially. Where only the primary metric is recorded, the percentile is a reachable range: the lowest and highest percentile the run could have with any values of the unrecorded metrics. They are drawn apart from the configurations ranked on every challenge."},
 			Charts: []chart{pctChart(chartID("pct", "other", c.ID), "Ablations and partial runs on "+c.ShortName, "bar = percentile or reachable range; diamond = the paper's print", other,
 				"Bar chart of the percentile or reachable percentile range (%, axis 0–100 %) of each ablation or partially ranked configuration on "+c.ShortName+", with the paper's printed value as a diamond")}})
 	}

@@ -217,7 +217,14 @@ func TestUncertaintyOnSite(t *testing.T) {
 		if c.Source != "realtest" || math.IsNaN(c.PctLo) {
 			continue
 		}
-		o, ok := chartOf(t, filepath.Join(site, "challenges", c.Challenge+".html"), chartID("pct", c.Challenge))
+		if po, ok := chartOf(t, filepath.Join(site, "challenges", c.Challenge+".html"), chartID("pct", c.Challenge)); ok {
+			for _, l := range po.YAxis.Data {
+				if !strings.HasSuffix(l, ", paper)") {
+					t.Errorf("%s: %q on the chart of the paper's configurations", c.Challenge, l)
+				}
+			}
+		}
+		o, ok := chartOf(t, filepath.Join(site, "challenges", c.Challenge+".html"), chartID("pct", "new", c.Challenge)) // new runs on real data: their own chart
 		if !ok {
 			continue // an all-zero chart is replaced by a sentence
 		}
