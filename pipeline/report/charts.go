@@ -73,8 +73,9 @@ func round4(v float64) float64 { return math.Round(v*1e4) / 1e4 }
 func mustJSON(v any) template.JS {
 	b, err := json.Marshal(v)
 	if err != nil {
-		// Only plain maps, slices, strings and finite numbers (num) go in;
-		// should anything else slip through, the chart draws nothing.
+		// go-echarts options hold finite numbers only (jnum, barItem and
+		// round4 of finite values); should a NaN slip through, the chart
+		// draws nothing and the browser test reports it as not drawn.
 		return template.JS("null")
 	}
 	return template.JS(b)
