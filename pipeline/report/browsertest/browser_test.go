@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
 	"github.com/rexmle/rexmle/pipeline/config"
@@ -304,6 +306,18 @@ const overlapProbeJS = `(() => {
   return true;
 })()`
 
+// noJSFallbackJS counts a page's charts, their visible <noscript> tables
+// and its canvases (none when scripts are off).
+const noJSFallbackJS = `({figs: document.querySelectorAll('figure.chart').length,
+  tables: Array.from(document.querySelectorAll('figure.chart table.chart-data')).filter(t => t.offsetHeight > 0).length,
+  canvas: document.querySelectorAll('canvas').length})`
+
+type noJSCount struct {
+	Figs   int `json:"figs"`
+	Tables int `json:"tables"`
+	Canvas int `json:"canvas"`
+}
+
 // resizeJS reads the first chart's canvas width.
 const resizeJS = `(() => { const el = document.querySelector('.chart-box'); if (!el) { return -1; } const c = el.querySelector('canvas'); return c ? c.getBoundingClientRect().width : -1; })()`
 
@@ -561,6 +575,40 @@ func TestSiteInBrowser(t *testing.T) {
 		} else if wide <= 0 || narrow <= 0 || narrow > 700 || narrow >= wide-100 {
 			t.Errorf("the overview chart does not follow the window: %.0f px wide at 1440, %.0f px at 700", wide, narrow)
 		}
+	}
+	// Without JavaScript every chart shows its <noscript> table (issue 30
+	// item 10): a tab with script execution off, every page.
+	nctx, ncancel := chromedp.NewContext(ctx)
+	scriptsOff := chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true})
+		return err
+	})
+	fallbacks := 0
+	for i, p := range pages {
+		acts := []chromedp.Action[chromedp.Void]{chromedp.Navigate(srv.URL + "/" + p), chromedp.WaitReady("body")}
+		if i == 0 {
+			acts = append([]chromedp.Action[chromedp.Void]{scriptsOff}, acts...)
+		}
+		var nj noJSCount
+		err := chromedp.Do(nctx, acts...)
+		if err == nil {
+			nj, err = chromedp.Run(nctx, chromedp.Evaluate[noJSCount](noJSFallbackJS))
+		}
+		if err != nil {
+			t.Errorf("%s without JavaScript: %v", p, err)
+			continue
+		}
+		if nj.Canvas > 0 {
+			t.Errorf("%s: scripts ran in the tab without JavaScript", p)
+		}
+		if nj.Tables != nj.Figs {
+			t.Errorf("%s without JavaScript: %d chart(s), %d with a visible table of their numbers", p, nj.Figs, nj.Tables)
+		}
+		fallbacks += nj.Tables
+	}
+	ncancel()
+	if fallbacks != totalCharts {
+		t.Errorf("%d chart tables shown without JavaScript, %d charts drawn with it", fallbacks, totalCharts)
 	}
 	// Every internal link and resource resolves.
 	urls := make([]string, 0, len(links))
