@@ -283,12 +283,13 @@ func (s *site) challengePage(c *config.Challenge) *page {
 	default:
 		ps.Charts = []chart{pctChart(chartID("pct", c.ID), "Percentile on "+c.ShortName+", the paper's configurations", "0 % = below every human team; FAIL = no valid submission; diamond = the paper's print", bars,
 			"Bar chart of the percentile (%, axis 0–100 %) each of the paper's configurations ranked on every challenge reaches on "+c.ShortName+" (mean over seeds, failed runs 0, FAIL in red), with the paper's printed value as a diamond")}
-		ps.Paragraphs = append(ps.Paragraphs, s.challengeCINote(c.ID, true))
+		ps.Paragraphs = append(ps.Paragraphs, s.challengeCINote(c.ID, s.inWorld(worldPaper)))
 	}
 	p.Sections = append(p.Sections, ps)
 	if fresh := byWorld[worldNew]; len(fresh) > 0 && nonZero(fresh) {
 		p.Sections = append(p.Sections, &section{ID: "percentiles-new", Title: "Percentile of new runs on the real data",
-			Paragraphs: []string{fmt.Sprintf("New runs on the real challenge data, ranked on all %d challenges under the paper's rules; drawn apart from the paper's configurations above.", len(s.b.Challenges))},
+			Paragraphs: []string{fmt.Sprintf("New runs on the real challenge data, ranked on all %d challenges under the paper's rules; drawn apart from the paper's configurations above.", len(s.b.Challenges)),
+				s.challengeCINote(c.ID, s.inWorld(worldNew))},
 			Charts: []chart{pctChart(chartID("pct", "new", c.ID), "Percentile on "+c.ShortName+", new runs on the real data", "0 % = below every human team; FAIL = no valid submission", fresh,
 				"Bar chart of the percentile (%, axis 0–100 %) each new configuration on the real data reaches on "+c.ShortName+" (mean over seeds, failed runs 0, FAIL in red)")}})
 	}
@@ -669,4 +670,9 @@ func printedChallengePct(runs []*runData) (float64, string) {
 		}
 	}
 	return math.NaN(), ""
+}
+
+// inWorld selects the comparable configurations of one rank world.
+func (s *site) inWorld(w rankWorld) func(*group) bool {
+	return func(g *group) bool { return s.comparable(g.Source) && s.world(g) == w }
 }

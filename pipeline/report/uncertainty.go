@@ -235,12 +235,13 @@ func (s *site) overallCINote(gs []*group) string {
 	return ciNote(bars, why)
 }
 
-// challengeCINote explains a challenge chart's error bars.
-func (s *site) challengeCINote(ch string, comparable bool) string {
+// challengeCINote explains the error bars of the challenge chart that
+// draws the configurations for which in is true.
+func (s *site) challengeCINote(ch string, in func(*group) bool) string {
 	var bars []pctBar
 	why := map[string]int{}
 	for _, g := range s.data.Groups {
-		if s.comparable(g.Source) != comparable || len(runsOf(g, ch)) == 0 {
+		if !in(g) || len(runsOf(g, ch)) == 0 {
 			continue
 		}
 		b := s.challengeCI(pctBar{}, g, ch)
@@ -318,7 +319,7 @@ func (s *site) challengeUncertainty(c *config.Challenge) []*section {
 		if nonZero(bars) || anyCI(bars) {
 			ds.Charts = []chart{pctChart(chartID("synthetic-pct", c.ID), "Synthetic runs on "+c.ShortName+" (pipeline check)", "percentile on synthetic data (%), 95 % bootstrap interval", bars,
 				"Bar chart of the percentile (%, axis 0–100 %) of each synthetic configuration on "+c.ShortName+", with 95 % bootstrap error bars; not comparable with the human leaderboard")}
-			ds.Paragraphs = append(ds.Paragraphs, s.challengeCINote(c.ID, false))
+			ds.Paragraphs = append(ds.Paragraphs, s.challengeCINote(c.ID, func(g *group) bool { return !s.comparable(g.Source) }))
 		} else if len(bars) > 0 {
 			ds.Paragraphs = append(ds.Paragraphs, "Every synthetic configuration is at 0 % on this challenge, without an interval: no chart is drawn.")
 		}
