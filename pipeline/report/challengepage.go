@@ -237,8 +237,13 @@ func (s *site) challengePage(c *config.Challenge) *page {
 		Paragraphs: []string{"Human entries keep their published rank and mean position; a run's mean position is its mean rank over the leaderboard's metrics. Failed runs and synthetic runs are not inserted."},
 		Tables:     []*table{lb}})
 
-	// Percentile chart of the comparable configurations.
-	var bars []pctBar
+	// Percentile charts of the comparable configurations, one per rank
+	// world (issue 30 items 3 and "three worlds"): the paper's
+	// configurations ranked on every challenge, with the paper's printed
+	// value; new runs on the real data ranked on every challenge; and the
+	// ablations and partial runs (fewer challenges, often only a reachable
+	// range), so that their ranges never stand on the paper's axis.
+	byWorld := map[rankWorld][]pctBar{}
 	for _, g := range s.data.Groups {
 		if !s.comparable(g.Source) {
 			continue
@@ -247,7 +252,8 @@ func (s *site) challengePage(c *config.Challenge) *page {
 		if len(cv.Runs) == 0 {
 			continue
 		}
-		b := pctBar{Label: s.label(g.groupKey), Hi: math.NaN(), Printed: math.NaN()}
+		printed, ptable := printedChallengePct(cv.Runs)
+		b := pctBar{Label: s.label(g.groupKey), Hi: math.NaN(), Printed: printed}
 		switch {
 		case cv.Fail:
 			b.Fail, b.Tip = true, b.Label+": FAIL (no valid submission)"
@@ -258,20 +264,41 @@ func (s *site) challengePage(c *config.Challenge) *page {
 			b.Value = 100 * cv.Pct
 			b.Tip = b.Label + ": " + fmtFrac(cv.Pct, 1)
 		}
-		bars = append(bars, s.challengeCI(b, g, c.ID))
+		if !math.IsNaN(b.Printed) {
+			b.Tip += "; the paper's Table " + ptable + " prints " + chartNum(b.Printed, " %")
+		}
+		w := s.world(g)
+		if w != worldOther {
+			b = s.challengeCI(b, g, c.ID)
+		}
+		byWorld[w] = append(byWorld[w], b)
 	}
+	bars := byWorld[worldPaper]
 	ps := &section{ID: "percentiles", Title: "Percentile per agent configuration"}
 	switch {
 	case len(bars) == 0:
-		ps.Paragraphs = []string{"No comparable ranked runs on this challenge yet."}
+		ps.Paragraphs = []string{"No configuration of the paper ranked on this challenge yet."}
 	case !nonZero(bars):
-		ps.Paragraphs = []string{fmt.Sprintf("All %d configuration(s) are at the 0th percentile on %s: every run ranks below every human team, so there is no chart to draw.", len(bars), c.ShortName)}
+		ps.Paragraphs = []string{fmt.Sprintf("All %d configuration(s) of the paper are at the 0th percentile on %s: every run ranks below every human team, so there is no chart to draw.", len(bars), c.ShortName)}
 	default:
-		ps.Charts = []chart{pctChart(chartID("pct", c.ID), "Percentile on "+c.ShortName, "0 % = below every human team; FAIL = no valid submission", bars,
-			"Bar chart of the percentile (%, axis 0–100 %) each comparable agent configuration reaches on "+c.ShortName+" (mean over seeds, failed runs 0, FAIL in red)")}
-		ps.Paragraphs = append(ps.Paragraphs, s.challengeCINote(c.ID, true))
+		ps.Charts = []chart{pctChart(chartID("pct", c.ID), "Percentile on "+c.ShortName+", the paper's configurations", "0 % = below every human team; FAIL = no valid submission; diamond = the paper's print", bars,
+			"Bar chart of the percentile (%, axis 0–100 %) each of the paper's configurations ranked on every challenge reaches on "+c.ShortName+" (mean over seeds, failed runs 0, FAIL in red), with the paper's printed value as a diamond")}
+		ps.Paragraphs = append(ps.Paragraphs, s.challengeCINote(c.ID, s.inWorld(worldPaper)))
 	}
 	p.Sections = append(p.Sections, ps)
+	if fresh := byWorld[worldNew]; len(fresh) > 0 && nonZero(fresh) {
+		p.Sections = append(p.Sections, &section{ID: "percentiles-new", Title: "Percentile of new runs on the real data",
+			Paragraphs: []string{fmt.Sprintf("New runs on the real challenge data, ranked on all %d challenges under the paper's rules; drawn apart from the paper's configurations above.", len(s.b.Challenges)),
+				s.challengeCINote(c.ID, s.inWorld(worldNew))},
+			Charts: []chart{pctChart(chartID("pct", "new", c.ID), "Percentile on "+c.ShortName+", new runs on the real data", "0 % = below every human team; FAIL = no valid submission", fresh,
+				"Bar chart of the percentile (%, axis 0–100 %) each new configuration on the real data reaches on "+c.ShortName+" (mean over seeds, failed runs 0, FAIL in red)")}})
+	}
+	if other := byWorld[worldOther]; len(other) > 0 && nonZero(other) {
+		p.Sections = append(p.Sections, &section{ID: "percentiles-other", Title: "Percentile of the ablations and partial runs (fewer challenges)",
+			Paragraphs: []string{"Configurations run on fewer challenges (the paper's ablations, Tables 4 and 5) or ranked only partially. Where only the primary metric is recorded, the percentile is a reachable range: the lowest and highest percentile the run could have with any values of the unrecorded metrics. They are drawn apart from the configurations ranked on every challenge."},
+			Charts: []chart{pctChart(chartID("pct", "other", c.ID), "Ablations and partial runs on "+c.ShortName, "bar = percentile or reachable range; diamond = the paper's print", other,
+				"Bar chart of the percentile or reachable percentile range (%, axis 0–100 %) of each ablation or partially ranked configuration on "+c.ShortName+", with the paper's printed value as a diamond")}})
+	}
 	if len(demo) > 0 {
 		dt := s.valuesTable("synthetic-"+c.ID, "Synthetic runs on "+c.ShortName+" (not comparable)", c, demo, decOf, false)
 		p.Sections = append(p.Sections, &section{ID: "synthetic", Title: "Synthetic runs (not comparable)", Class: "section-demo",
@@ -610,4 +637,42 @@ func slug(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// printedChallengePct is the percentile the paper prints for a
+// configuration's runs on one challenge, percent, and the table that prints
+// it: its results table (3, 4 or 5) first, then its S-table (which prints
+// one decimal, and in one case another value: S13 prints ML-Master 0.0 %
+// on TopCoW track 1 task 1 where Table 3 prints 3 %); NaN when it prints
+// none or prints FAIL.
+func printedChallengePct(runs []*runData) (float64, string) {
+	var tables []string
+	for _, r := range runs {
+		for t := range r.Printed {
+			tables = append(tables, t)
+		}
+	}
+	sort.SliceStable(tables, func(i, j int) bool {
+		si, sj := strings.HasPrefix(tables[i], "S"), strings.HasPrefix(tables[j], "S")
+		if si != sj {
+			return sj
+		}
+		return tables[i] < tables[j]
+	})
+	for _, t := range tables {
+		for _, r := range runs {
+			if r.Source != "paper" {
+				continue
+			}
+			if v, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(r.Printed[t]["percentile"]), "%"), 64); err == nil {
+				return v, t
+			}
+		}
+	}
+	return math.NaN(), ""
+}
+
+// inWorld selects the comparable configurations of one rank world.
+func (s *site) inWorld(w rankWorld) func(*group) bool {
+	return func(g *group) bool { return s.comparable(g.Source) && s.world(g) == w }
 }

@@ -4,11 +4,18 @@ import (
 	"encoding/json"
 	"html/template"
 	"math"
+	"strconv"
 	"strings"
+
+	"github.com/go-echarts/go-echarts/v2/charts"
+	"github.com/go-echarts/go-echarts/v2/opts"
+	"github.com/go-echarts/go-echarts/v2/types"
 )
 
-// The site's charts are ECharts options built here as plain data and drawn
-// by templates/assets/site.js, which also sets the tooltip texts (computed
+// The site's charts are go-echarts v2 charts built here (the few options
+// go-echarts lacks are added in echartsext.go), rendered to ECharts option
+// JSON that the pages embed and templates/assets/site.js draws with the
+// vendored ECharts; site.js, which also sets the tooltip texts (computed
 // here, with units), the readable label colours and the resize handling.
 // A chart is only built when it has something to show: a chart whose every
 // value is 0 is replaced by a sentence (see nonZero).
@@ -31,6 +38,16 @@ type chart struct {
 	Height int
 	Unit   string // appended to tooltip values when there are no Tips
 	Alt    string
+	// Table holds the chart's numbers for readers without JavaScript: the
+	// page puts it in a <noscript> beside the chart.
+	Table *chartTable
+}
+
+// chartTable is a chart's data as text: a caption, a header and rows.
+type chartTable struct {
+	Caption string
+	Head    []string
+	Rows    [][]string
 }
 
 // chartID turns a name into a deterministic JavaScript-safe element id.
@@ -56,8 +73,9 @@ func round4(v float64) float64 { return math.Round(v*1e4) / 1e4 }
 func mustJSON(v any) template.JS {
 	b, err := json.Marshal(v)
 	if err != nil {
-		// Only plain maps, slices, strings and finite numbers (num) go in;
-		// should anything else slip through, the chart draws nothing.
+		// go-echarts options hold finite numbers only (jnum, barItem and
+		// round4 of finite values); should a NaN slip through, the chart
+		// draws nothing and the browser test reports it as not drawn.
 		return template.JS("null")
 	}
 	return template.JS(b)
@@ -71,13 +89,76 @@ func jnum(v float64) any {
 	return round4(v)
 }
 
-func title(text, sub string) map[string]any {
-	t := map[string]any{"text": text, "left": 0, "top": 0, "textStyle": map[string]any{"fontSize": 14, "color": textColour, "width": 300, "overflow": "break"}}
+// echart is what every go-echarts chart type offers for rendering.
+type echart interface {
+	Accept(charts.ConfigurationVisitor)
+	Validate()
+	JSON() map[string]any
+}
+
+// optionJSON renders a go-echarts chart, with the knobs of ext
+// (echartsext.go), to the option JSON a page embeds.
+func optionJSON(c echart, ext *extensions) template.JS {
+	c.Accept(ext)
+	c.Validate()
+	return mustJSON(c.JSON())
+}
+
+// title is a chart's title: dark, wrapping at the chart's width (site.js
+// sets the width from the drawn chart), with an optional grey subtitle
+// that wraps too; explicit line heights, as ECharts' own depend on the
+// fonts installed.
+func title(text, sub string) opts.Title {
+	t := opts.Title{Title: text, Left: "0", Top: "0", TitleStyle: &opts.TextStyle{FontSize: 14, LineHeight: 18, Color: textColour, Width: 300, Overflow: "break"}}
 	if sub != "" {
-		t["subtext"] = sub
-		t["subtextStyle"] = map[string]any{"color": "#4a525c"}
+		t.Subtitle = sub
+		t.SubtitleStyle = &opts.TextStyle{FontSize: 12, LineHeight: 15, Color: "#4a525c", Width: 300, Overflow: "break"}
 	}
 	return t
+}
+
+// common are the global options of every chart: no animation, the site's
+// palette, a title, no toolbox.
+func common(text, sub string) []charts.GlobalOpts {
+	return []charts.GlobalOpts{
+		charts.WithAnimation(false),
+		charts.WithColorsOpts(seriesColours),
+		charts.WithTitleOpts(title(text, sub)),
+		charts.WithToolboxOpts(opts.Toolbox{Show: opts.Bool(false)}),
+	}
+}
+
+// legend is a legend at the chart's bottom; where it wraps on a narrow
+// chart, site.js makes room for its lines (issue 30 item 6).
+func legend(show bool) opts.Legend {
+	return opts.Legend{Show: opts.Bool(show), Bottom: "0", TextStyle: &opts.TextStyle{Color: textColour}}
+}
+
+// noLegend hides the legend go-echarts would otherwise emit.
+func noLegend() opts.Legend { return opts.Legend{Show: opts.Bool(false)} }
+
+// valueLabels are a value axis' labels: dark, and never drawn over each
+// other (ECharts hides a label that would overlap its neighbour).
+func valueLabels(formatter string) *opts.AxisLabel {
+	return &opts.AxisLabel{Formatter: types.FuncStr(formatter), Color: textColour, HideOverlap: opts.Bool(true)}
+}
+
+// categoryLabels are a category axis' labels, broken onto lines at width px.
+func categoryLabels(width int) *opts.AxisLabel {
+	return &opts.AxisLabel{Color: textColour, Width: width, Overflow: "break"}
+}
+
+// barItem is a bar's value, or ECharts' empty value "-" for none.
+func barItem(v float64) opts.BarData {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return opts.BarData{Value: "-"}
+	}
+	return opts.BarData{Value: round4(v)}
+}
+
+// barMaxWidth caps a bar's thickness (px).
+func barMaxWidth(px string) charts.SeriesOpts {
+	return charts.WithSeriesOpts(func(s *charts.SingleSeries) { s.BarMaxWidth = px })
 }
 
 // pctBar is one category of a percentile bar chart.
@@ -111,136 +192,157 @@ func nonZero(bars []pctBar) bool {
 func pctChart(id, name, sub string, bars []pctBar, alt string) chart {
 	cats := make([]string, len(bars))
 	tips := make([]string, len(bars))
-	val := make([]any, len(bars))
-	rng := make([]any, len(bars))
-	fail := make([]any, len(bars))
-	var printed [][2]any
+	val := make([]opts.BarData, len(bars))
+	rng := make([]opts.BarData, len(bars))
+	fail := make([]opts.BarData, len(bars))
+	empty := opts.BarData{Value: "-"}
+	var printed []opts.ScatterData
 	anyRange, anyFail := false, false
 	for i, b := range bars {
 		cats[i], tips[i] = b.Label, b.Tip
+		val[i], rng[i], fail[i] = empty, empty, empty
 		switch {
 		case b.Fail:
-			val[i], rng[i] = nil, nil
-			fail[i] = 0
+			fail[i] = opts.BarData{Value: 0}
 			anyFail = true
 		default:
-			val[i] = jnum(b.Value)
+			val[i] = barItem(b.Value)
 			if b.Value == 0 && (math.IsNaN(b.Hi) || b.Hi <= 0) {
 				// A 0 % bar has no length: say 0 % in words, unlike FAIL.
-				val[i] = map[string]any{"value": 0, "label": map[string]any{"show": true, "position": "right", "formatter": "0 %", "color": "#4a525c"}}
+				val[i] = opts.BarData{Value: 0, Label: &opts.Label{Show: opts.Bool(true), Position: "right", Formatter: "0 %", Color: "#4a525c"}}
 			}
-			fail[i] = nil
 			if !math.IsNaN(b.Hi) && b.Hi > b.Value {
-				rng[i] = jnum(b.Hi - b.Value)
+				rng[i] = barItem(b.Hi - b.Value)
 				anyRange = true
-			} else {
-				rng[i] = nil
 			}
 		}
 		if !math.IsNaN(b.Printed) {
-			printed = append(printed, [2]any{jnum(b.Printed), i})
+			printed = append(printed, opts.ScatterData{Value: []any{jnum(b.Printed), i}})
 		}
 	}
-	series := []any{map[string]any{"name": "percentile", "type": "bar", "stack": "p", "data": val, "itemStyle": map[string]any{"color": seriesColours[0]}, "barMaxWidth": 22}}
+	ci := ciSeries(bars)
+	nSeries := 1
+	for _, on := range []bool{anyRange, anyFail, len(printed) > 0, ci != nil} {
+		if on {
+			nSeries++
+		}
+	}
+	ext := &extensions{confine: true}
+	bar := charts.NewBar()
+	bar.SetGlobalOptions(append(common(name, sub),
+		charts.WithTooltipOpts(opts.Tooltip{Trigger: "axis", AxisPointer: &opts.AxisPointer{Type: "shadow"}}),
+		charts.WithLegendOpts(legend(nSeries > 1)),
+		charts.WithGridOpts(opts.Grid{ContainLabel: opts.Bool(true), Left: "4", Right: "40", Top: "48", Bottom: "36"}),
+		charts.WithXAxisOpts(opts.XAxis{Type: "value", Min: 0, Max: 100, AxisLabel: valueLabels("{value} %")}),
+		charts.WithYAxisOpts(opts.YAxis{Type: "category", Inverse: opts.Bool(true), AxisLabel: categoryLabels(170)}),
+	)...)
+	bar.SetXAxis(cats).XYReversal()
+	bar.AddSeries("percentile", val, charts.WithBarChartOpts(opts.BarChart{Stack: "p"}), charts.WithItemStyleOpts(opts.ItemStyle{Color: seriesColours[0]}), barMaxWidth("22"))
 	if anyRange {
-		series = append(series, map[string]any{"name": "reachable range", "type": "bar", "stack": "p", "data": rng, "itemStyle": map[string]any{"color": "#9dbbe0"}, "barMaxWidth": 22})
+		bar.AddSeries("reachable range", rng, charts.WithBarChartOpts(opts.BarChart{Stack: "p"}), charts.WithItemStyleOpts(opts.ItemStyle{Color: "#9dbbe0"}), barMaxWidth("22"))
 	}
 	if anyFail {
-		series = append(series, map[string]any{"name": "FAIL (no valid submission)", "type": "bar", "stack": "p", "data": fail, "itemStyle": map[string]any{"color": failColour},
-			"label": map[string]any{"show": true, "position": "right", "formatter": "FAIL", "color": failColour, "fontWeight": "bold"}})
+		bar.AddSeries("FAIL (no valid submission)", fail, charts.WithBarChartOpts(opts.BarChart{Stack: "p"}), charts.WithItemStyleOpts(opts.ItemStyle{Color: failColour}),
+			charts.WithLabelOpts(opts.Label{Show: opts.Bool(true), Position: "right", Formatter: "FAIL", Color: failColour, FontWeight: "bold"}))
 	}
 	if len(printed) > 0 {
-		series = append(series, map[string]any{"name": "paper's printed value", "type": "scatter", "data": printed, "symbol": "diamond", "symbolSize": 12,
-			"itemStyle": map[string]any{"color": "#d96c00", "borderColor": textColour, "borderWidth": 1}})
+		sc := charts.NewScatter()
+		sc.AddSeries("paper's printed value", printed, charts.WithScatterChartOpts(opts.ScatterChart{Symbol: "diamond", SymbolSize: 12}),
+			charts.WithItemStyleOpts(opts.ItemStyle{Color: "#d96c00", BorderColor: textColour, BorderWidth: 1}))
+		bar.Overlap(sc)
 	}
-	if ci := ciSeries(bars); ci != nil {
-		series = append(series, ci)
+	if ci != nil {
+		bar.Overlap(ci)
+		ext.withSeriesExtra(ciName, ciExtra)
 	}
-	opt := map[string]any{
-		"animation": false,
-		"title":     title(name, sub),
-		"tooltip":   map[string]any{"trigger": "axis", "axisPointer": map[string]any{"type": "shadow"}, "confine": true},
-		"legend":    map[string]any{"show": len(series) > 1, "bottom": 0, "textStyle": map[string]any{"color": textColour}},
-		"grid":      map[string]any{"containLabel": true, "left": 4, "right": 40, "top": 48, "bottom": 36},
-		"xAxis":     map[string]any{"type": "value", "min": 0, "max": 100, "axisLabel": map[string]any{"formatter": "{value} %", "color": textColour}},
-		"yAxis":     map[string]any{"type": "category", "inverse": true, "data": cats, "axisLabel": map[string]any{"color": textColour, "width": 170, "overflow": "break", "lineHeight": 13}},
-		"series":    series,
-	}
-	return chart{ID: id, Option: mustJSON(opt), Tips: mustJSON(tips), Height: 110 + 40*len(bars), Alt: alt}
+	return chart{ID: id, Option: optionJSON(bar, ext), Tips: mustJSON(tips), Height: 110 + 40*len(bars), Alt: alt, Table: pctTable(name, bars)}
 }
 
 // scoreBars draws grouped horizontal bars of scores in [0, 1]: one
 // category per strategy, one series per profile; NaN values are not drawn.
+// Each series carries its own pattern (ECharts' decals), so the series
+// differ without colour.
 func scoreBars(id, name string, cats []string, names []string, vals [][]float64, alt string) chart {
-	var series []any
+	bar := charts.NewBar()
+	bar.SetGlobalOptions(append(common(name, ""),
+		charts.WithTooltipOpts(opts.Tooltip{Trigger: "axis", AxisPointer: &opts.AxisPointer{Type: "shadow"}}),
+		charts.WithLegendOpts(legend(true)),
+		charts.WithGridOpts(opts.Grid{ContainLabel: opts.Bool(true), Left: "4", Right: "16", Top: "40", Bottom: "52"}),
+		charts.WithXAxisOpts(opts.XAxis{Type: "value", Min: 0, Max: 1, Name: "score", NameLocation: "middle", NameGap: 24, AxisLabel: valueLabels("")}),
+		charts.WithYAxisOpts(opts.YAxis{Type: "category", Inverse: opts.Bool(true), AxisLabel: categoryLabels(150)}),
+		charts.WithAriaOpts(&opts.Aria{Enabled: opts.Bool(true), Label: &opts.AriaLabel{Enabled: opts.Bool(false)}, Decal: &opts.AriaDecal{Show: opts.Bool(true)}}),
+	)...)
+	bar.SetXAxis(cats).XYReversal()
 	for i, n := range names {
-		data := make([]any, len(cats))
+		data := make([]opts.BarData, len(cats))
 		for j := range cats {
-			data[j] = jnum(vals[i][j])
+			data[j] = barItem(vals[i][j])
 		}
-		series = append(series, map[string]any{"name": n, "type": "bar", "data": data, "itemStyle": map[string]any{"color": seriesColours[i%len(seriesColours)]}})
+		bar.AddSeries(n, data, charts.WithItemStyleOpts(opts.ItemStyle{Color: seriesColours[i%len(seriesColours)]}))
 	}
-	opt := map[string]any{
-		"animation": false,
-		"title":     title(name, ""),
-		"tooltip":   map[string]any{"trigger": "axis", "axisPointer": map[string]any{"type": "shadow"}, "confine": true},
-		"legend":    map[string]any{"bottom": 0, "textStyle": map[string]any{"color": textColour}},
-		"grid":      map[string]any{"containLabel": true, "left": 4, "right": 16, "top": 40, "bottom": 20 + 24*((len(names)+1)/2)},
-		"xAxis":     map[string]any{"type": "value", "min": 0, "max": 1, "name": "score", "axisLabel": map[string]any{"color": textColour}},
-		"yAxis":     map[string]any{"type": "category", "inverse": true, "data": cats, "axisLabel": map[string]any{"color": textColour, "width": 150, "overflow": "break"}},
-		"series":    series,
+	tbl := &chartTable{Caption: name, Head: append([]string{""}, names...)}
+	for j, c := range cats {
+		r := []string{c}
+		for i := range names {
+			r = append(r, chartNum(vals[i][j], ""))
+		}
+		tbl.Rows = append(tbl.Rows, r)
 	}
-	return chart{ID: id, Option: mustJSON(opt), Tips: mustJSON([]string{}), Height: 100 + len(cats)*(10+10*len(names)) + 24*((len(names)+1)/2), Alt: alt}
+	return chart{ID: id, Option: optionJSON(bar, &extensions{confine: true}), Tips: mustJSON([]string{}), Height: 116 + len(cats)*(10+10*len(names)) + 24, Alt: alt, Table: tbl}
 }
 
 // radarChart draws one profile's strategy scores (0–1) with dark labels.
 func radarChart(id, name string, axes []string, values []float64, alt string) chart {
-	ind := make([]any, len(axes))
+	ind := make([]*opts.Indicator, len(axes))
 	for i, a := range axes {
-		ind[i] = map[string]any{"name": a, "min": 0, "max": 1}
+		ind[i] = &opts.Indicator{Name: a, Min: 0, Max: 1}
 	}
-	v := make([]any, len(values))
+	v := make([]float64, len(values))
+	tbl := &chartTable{Caption: name, Head: []string{"Strategy", "Score (0–1)"}}
 	for i, x := range values {
-		if math.IsNaN(x) {
-			v[i] = 0
-		} else {
+		if !math.IsNaN(x) {
 			v[i] = round4(x)
 		}
+		tbl.Rows = append(tbl.Rows, []string{axes[i], chartNum(x, "")})
 	}
-	opt := map[string]any{
-		"animation": false,
-		"title":     title(name, ""),
-		"tooltip":   map[string]any{"confine": true},
-		"radar": map[string]any{"indicator": ind, "radius": "52%", "center": []string{"50%", "56%"},
-			"axisName": map[string]any{"color": textColour, "fontSize": 11, "width": 90, "overflow": "break"}},
-		"series": []any{map[string]any{"name": name, "type": "radar", "areaStyle": map[string]any{"opacity": 0.2},
-			"itemStyle": map[string]any{"color": seriesColours[0]}, "data": []any{map[string]any{"name": name, "value": v}}}},
-	}
-	return chart{ID: id, Option: mustJSON(opt), Tips: mustJSON([]string{}), Height: 440, Alt: alt}
+	r := charts.NewRadar()
+	r.SetGlobalOptions(append(common(name, ""),
+		charts.WithTooltipOpts(opts.Tooltip{}),
+		charts.WithLegendOpts(noLegend()),
+		charts.WithRadarComponentOpts(opts.RadarComponent{Indicator: ind, Center: []string{"50%", "56%"},
+			AxisName: &opts.AxisName{Color: textColour, FontSize: 11, LineHeight: 13, Width: 90, Overflow: "break"}}),
+	)...)
+	r.AddSeries(name, []opts.RadarData{{Name: name, Value: v}}, charts.WithAreaStyleOpts(opts.AreaStyle{Opacity: opts.Float(0.2)}),
+		charts.WithItemStyleOpts(opts.ItemStyle{Color: seriesColours[0]}))
+	return chart{ID: id, Option: optionJSON(r, &extensions{confine: true, radius: "52%"}), Tips: mustJSON([]string{}), Height: 440, Alt: alt, Table: tbl}
 }
 
 // heatMap draws rows × columns of values in [0, 1]; NaN cells are left empty.
 func heatMap(id, name string, rows, cols []string, val [][]float64, alt string) chart {
-	var data []any
+	var data []opts.HeatMapData
+	tbl := &chartTable{Caption: name, Head: append([]string{""}, cols...)}
 	for i := range rows {
+		r := []string{rows[i]}
 		for j := range cols {
 			if v := val[i][j]; !math.IsNaN(v) {
-				data = append(data, []any{j, i, round4(v)})
+				data = append(data, opts.HeatMapData{Value: []any{j, i, round4(v)}})
 			}
+			r = append(r, chartNum(val[i][j], ""))
 		}
+		tbl.Rows = append(tbl.Rows, r)
 	}
-	opt := map[string]any{
-		"animation": false,
-		"title":     title(name, ""),
-		"tooltip":   map[string]any{"confine": true},
-		"grid":      map[string]any{"containLabel": true, "left": 4, "right": 8, "top": 40, "bottom": 64},
-		"xAxis":     map[string]any{"type": "category", "data": cols, "axisLabel": map[string]any{"interval": 0, "rotate": 30, "color": textColour, "width": 110, "overflow": "truncate"}},
-		"yAxis":     map[string]any{"type": "category", "data": rows, "inverse": true, "axisLabel": map[string]any{"color": textColour, "width": 150, "overflow": "break"}},
-		"visualMap": map[string]any{"calculable": true, "min": 0, "max": 1, "orient": "horizontal", "left": "center", "bottom": 0,
-			"inRange": map[string]any{"color": []string{"#f7fbff", "#08306b"}}, "textStyle": map[string]any{"color": textColour}},
-		"series": []any{map[string]any{"name": "score", "type": "heatmap", "data": data, "label": map[string]any{"show": true}}},
-	}
-	return chart{ID: id, Option: mustJSON(opt), Tips: mustJSON([]string{}), Height: 170 + 30*len(rows), Alt: alt}
+	hm := charts.NewHeatMap()
+	hm.SetGlobalOptions(append(common(name, ""),
+		charts.WithTooltipOpts(opts.Tooltip{}),
+		charts.WithLegendOpts(noLegend()),
+		charts.WithGridOpts(opts.Grid{ContainLabel: opts.Bool(true), Left: "4", Right: "8", Top: "40", Bottom: "64"}),
+		charts.WithXAxisOpts(opts.XAxis{Type: "category", Data: cols, AxisLabel: &opts.AxisLabel{Interval: "0", Rotate: 30, Color: textColour, Width: 110, Overflow: "truncate"}}),
+		charts.WithYAxisOpts(opts.YAxis{Type: "category", Data: rows, Inverse: opts.Bool(true), AxisLabel: categoryLabels(150)}),
+		charts.WithVisualMapOpts(opts.VisualMap{Calculable: opts.Bool(true), Min: 0, Max: 1, Orient: "horizontal", Left: "center", Bottom: "0",
+			InRange: &opts.VisualMapInRange{Color: []string{"#f7fbff", "#08306b"}}, TextStyle: &opts.TextStyle{Color: textColour}}),
+	)...)
+	hm.AddSeries("score", data, charts.WithLabelOpts(opts.Label{Show: opts.Bool(true)}))
+	return chart{ID: id, Option: optionJSON(hm, &extensions{confine: true}), Tips: mustJSON([]string{}), Height: 170 + 30*len(rows), Alt: alt, Table: tbl}
 }
 
 // lineSeries is one named line over elapsed minutes; NaN points are gaps.
@@ -249,29 +351,64 @@ type lineSeries struct {
 	X, Y []float64
 }
 
+// lineSymbols and lineTypes tell the lines apart without colour.
+var (
+	lineSymbols = []string{"circle", "rect", "triangle", "diamond", "roundRect", "pin", "arrow", "emptyCircle"}
+	lineTypes   = []string{"solid", "dashed", "dotted"}
+)
+
 // lineChart draws series (percent, 0–100) over elapsed time in minutes
-// since the run started.
+// since the run started; each line has its own dash pattern and symbol.
 func lineChart(id, name string, series []lineSeries, alt string) chart {
-	var ss []any
+	ln := charts.NewLine()
+	ln.SetGlobalOptions(append(common(name, ""),
+		charts.WithTooltipOpts(opts.Tooltip{Trigger: "axis"}),
+		charts.WithLegendOpts(legend(len(series) > 1)),
+		charts.WithGridOpts(opts.Grid{ContainLabel: opts.Bool(true), Left: "4", Right: "24", Top: "48", Bottom: "40"}),
+		charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: "elapsed (min)", NameLocation: "middle", NameGap: 24, Min: 0, AxisLabel: valueLabels("")}),
+		charts.WithYAxisOpts(opts.YAxis{Type: "value", Min: 0, Max: 100, AxisLabel: valueLabels("{value} %")}),
+	)...)
+	tbl := &chartTable{Caption: name, Head: []string{"Series", "Elapsed (min)", "Value (%)"}}
 	for i, s := range series {
-		var data []any
+		var data []opts.LineData
 		for k := range s.X {
 			if k < len(s.Y) {
-				data = append(data, []any{round4(s.X[k]), jnum(s.Y[k])})
+				data = append(data, opts.LineData{Value: []any{round4(s.X[k]), jnum(s.Y[k])}})
+				tbl.Rows = append(tbl.Rows, []string{s.Name, chartNum(s.X[k], ""), chartNum(s.Y[k], "")})
 			}
 		}
-		ss = append(ss, map[string]any{"name": s.Name, "type": "line", "showSymbol": len(data) < 60, "data": data, "connectNulls": false,
-			"itemStyle": map[string]any{"color": seriesColours[i%len(seriesColours)]}})
+		ln.AddSeries(s.Name, data, charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(len(data) < 60), ConnectNulls: opts.Bool(false), Symbol: lineSymbols[i%len(lineSymbols)]}),
+			charts.WithItemStyleOpts(opts.ItemStyle{Color: seriesColours[i%len(seriesColours)]}),
+			charts.WithLineStyleOpts(opts.LineStyle{Type: lineTypes[i%len(lineTypes)]}))
 	}
-	opt := map[string]any{
-		"animation": false,
-		"title":     title(name, ""),
-		"tooltip":   map[string]any{"trigger": "axis", "confine": true},
-		"legend":    map[string]any{"show": len(series) > 1, "bottom": 0, "textStyle": map[string]any{"color": textColour}},
-		"grid":      map[string]any{"containLabel": true, "left": 4, "right": 24, "top": 48, "bottom": 40},
-		"xAxis":     map[string]any{"type": "value", "name": "elapsed (min)", "nameLocation": "middle", "nameGap": 24, "min": 0, "axisLabel": map[string]any{"color": textColour}},
-		"yAxis":     map[string]any{"type": "value", "min": 0, "max": 100, "axisLabel": map[string]any{"formatter": "{value} %", "color": textColour}},
-		"series":    ss,
+	return chart{ID: id, Option: optionJSON(ln, &extensions{confine: true}), Tips: mustJSON([]string{}), Height: 320, Unit: "%", Alt: alt, Table: tbl}
+}
+
+// chartNum prints a chart value as the chart holds it (rounded to 4
+// decimals), with unit; "—" for none.
+func chartNum(v float64, unit string) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "—"
 	}
-	return chart{ID: id, Option: mustJSON(opt), Tips: mustJSON([]string{}), Height: 320, Unit: "%", Alt: alt}
+	return strconv.FormatFloat(round4(v), 'f', -1, 64) + unit
+}
+
+// pctTable is a percentile chart's numbers as a table.
+func pctTable(name string, bars []pctBar) *chartTable {
+	t := &chartTable{Caption: name, Head: []string{"", "Percentile", "Paper's printed value", "95 % interval"}}
+	for _, b := range bars {
+		v := chartNum(b.Value, " %")
+		switch {
+		case b.Fail:
+			v = "FAIL (no valid submission)"
+		case !math.IsNaN(b.Hi) && b.Hi > b.Value:
+			v = chartNum(b.Value, "") + "–" + chartNum(b.Hi, " %") + " (reachable range)"
+		}
+		ci := "—"
+		if b.CI && !b.Fail && !math.IsNaN(b.CILo) && !math.IsNaN(b.CIHi) {
+			ci = chartNum(b.CILo, "") + "–" + chartNum(b.CIHi, " %")
+		}
+		t.Rows = append(t.Rows, []string{b.Label, v, chartNum(b.Printed, " %"), ci})
+	}
+	return t
 }

@@ -86,7 +86,7 @@ func TestPctChartOption(t *testing.T) {
 		{Label: "d", Value: 10, Hi: 60, Printed: math.NaN(), Tip: "d: 10–60%"},
 	}, "alt")
 	var o struct {
-		XAxis struct {
+		XAxis []struct {
 			Min, Max float64
 		} `json:"xAxis"`
 		Series []struct {
@@ -101,8 +101,8 @@ func TestPctChartOption(t *testing.T) {
 	if err := json.Unmarshal([]byte(c.Option), &o); err != nil {
 		t.Fatal(err)
 	}
-	if o.XAxis.Min != 0 || o.XAxis.Max != 100 {
-		t.Errorf("axis %g–%g, want 0–100", o.XAxis.Min, o.XAxis.Max)
+	if len(o.XAxis) != 1 || o.XAxis[0].Min != 0 || o.XAxis[0].Max != 100 {
+		t.Errorf("axis %+v, want one axis, 0–100", o.XAxis)
 	}
 	names := map[string]int{}
 	for i, s := range o.Series {
@@ -112,17 +112,17 @@ func TestPctChartOption(t *testing.T) {
 	if !ok || o.Series[fi].Label == nil || o.Series[fi].Label.Formatter != "FAIL" {
 		t.Fatalf("no labelled FAIL series: %s", c.Option)
 	}
-	if string(o.Series[fi].Data[2]) != "0" || string(o.Series[fi].Data[0]) != "null" {
+	if string(o.Series[fi].Data[2]) != `{"value":0}` || string(o.Series[fi].Data[0]) != `{"value":"-"}` {
 		t.Errorf("FAIL series data %s", o.Series[fi].Data)
 	}
 	pv := o.Series[names["percentile"]]
-	if string(pv.Data[2]) != "null" || !strings.Contains(string(pv.Data[1]), `"0 %"`) || string(pv.Data[0]) != "40" {
+	if string(pv.Data[2]) != `{"value":"-"}` || !strings.Contains(string(pv.Data[1]), `"0 %"`) || string(pv.Data[0]) != `{"value":40}` {
 		t.Errorf("percentile data %s", pv.Data)
 	}
-	if r := o.Series[names["reachable range"]]; string(r.Data[3]) != "50" {
+	if r := o.Series[names["reachable range"]]; string(r.Data[3]) != `{"value":50}` {
 		t.Errorf("range data %s, want the width 50 for 10–60", r.Data)
 	}
-	if sc := o.Series[names["paper's printed value"]]; sc.Type != "scatter" || string(sc.Data[0]) != "[41,0]" {
+	if sc := o.Series[names["paper's printed value"]]; sc.Type != "scatter" || string(sc.Data[0]) != `{"value":[41,0]}` {
 		t.Errorf("printed marker %s", sc.Data)
 	}
 	if !strings.Contains(string(c.Tips), "a: 40.00%") || !strings.Contains(string(c.Tips), "c: FAIL") {

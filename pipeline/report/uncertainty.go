@@ -8,6 +8,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/go-echarts/go-echarts/v2/charts"
+	"github.com/go-echarts/go-echarts/v2/opts"
+
 	"github.com/rexmle/rexmle/pipeline/config"
 	"github.com/rexmle/rexmle/pipeline/rank"
 	"github.com/rexmle/rexmle/pipeline/store"
@@ -232,12 +235,13 @@ func (s *site) overallCINote(gs []*group) string {
 	return ciNote(bars, why)
 }
 
-// challengeCINote explains a challenge chart's error bars.
-func (s *site) challengeCINote(ch string, comparable bool) string {
+// challengeCINote explains the error bars of the challenge chart that
+// draws the configurations for which in is true.
+func (s *site) challengeCINote(ch string, in func(*group) bool) string {
 	var bars []pctBar
 	why := map[string]int{}
 	for _, g := range s.data.Groups {
-		if s.comparable(g.Source) != comparable || len(runsOf(g, ch)) == 0 {
+		if !in(g) || len(runsOf(g, ch)) == 0 {
 			continue
 		}
 		b := s.challengeCI(pctBar{}, g, ch)
@@ -315,7 +319,7 @@ func (s *site) challengeUncertainty(c *config.Challenge) []*section {
 		if nonZero(bars) || anyCI(bars) {
 			ds.Charts = []chart{pctChart(chartID("synthetic-pct", c.ID), "Synthetic runs on "+c.ShortName+" (pipeline check)", "percentile on synthetic data (%), 95 % bootstrap interval", bars,
 				"Bar chart of the percentile (%, axis 0–100 %) of each synthetic configuration on "+c.ShortName+", with 95 % bootstrap error bars; not comparable with the human leaderboard")}
-			ds.Paragraphs = append(ds.Paragraphs, s.challengeCINote(c.ID, false))
+			ds.Paragraphs = append(ds.Paragraphs, s.challengeCINote(c.ID, func(g *group) bool { return !s.comparable(g.Source) }))
 		} else if len(bars) > 0 {
 			ds.Paragraphs = append(ds.Paragraphs, "Every synthetic configuration is at 0 % on this challenge, without an interval: no chart is drawn.")
 		}
@@ -557,40 +561,46 @@ func (s *site) sigMap(id, name string, cfgs []string, byLabel map[string]store.B
 	for i, c := range cfgs {
 		names[i] = s.configName(c, byLabel)
 	}
-	var data []any
+	var data []heatCell
+	tbl := &chartTable{Caption: name + " (% of resamples in which the row ranks above the column)", Head: append([]string{""}, names...)}
 	for i, a := range cfgs {
+		r := []string{names[i]}
 		for j, b := range cfgs {
 			if i == j {
+				r = append(r, "—")
 				continue
 			}
 			p := s.boot().pairP(a, b)
+			r = append(r, chartNum(100*p, " %"))
 			if math.IsNaN(p) {
 				continue
 			}
-			cell := map[string]any{"value": []any{j, i, round4(100 * p)},
-				"name": fmt.Sprintf("%s ranks above %s in %.1f %% of %d resamples", names[i], names[j], 100*p, nBoot)}
+			cell := heatCell{HeatMapData: opts.HeatMapData{Value: []any{j, i, round4(100 * p)},
+				Name: fmt.Sprintf("%s ranks above %s in %.1f %% of %d resamples", names[i], names[j], 100*p, nBoot)}}
 			if p >= 0.95 || p <= 0.05 {
 				// An order the resampling does not shake: outlined, bold.
-				cell["name"] = cell["name"].(string) + " (stable order)"
-				cell["itemStyle"] = map[string]any{"borderColor": textColour, "borderWidth": 2}
-				cell["label"] = map[string]any{"fontWeight": "bold"}
+				cell.Name += " (stable order)"
+				cell.ItemStyle = &opts.ItemStyle{BorderColor: textColour, BorderWidth: 2}
+				cell.Label = &opts.Label{FontWeight: "bold"}
 			}
 			data = append(data, cell)
 		}
+		tbl.Rows = append(tbl.Rows, r)
 	}
-	opt := map[string]any{
-		"animation": false,
-		"title":     title(name, "cell = % of resamples in which the row ranks above the column"),
-		"tooltip":   map[string]any{"trigger": "item", "confine": true},
-		"grid":      map[string]any{"containLabel": true, "left": 4, "right": 8, "top": 56, "bottom": 64},
-		"xAxis":     map[string]any{"type": "category", "data": names, "axisLabel": map[string]any{"interval": 0, "rotate": 30, "color": textColour, "width": 110, "overflow": "truncate"}},
-		"yAxis":     map[string]any{"type": "category", "data": names, "inverse": true, "axisLabel": map[string]any{"color": textColour, "width": 150, "overflow": "break"}},
-		"visualMap": map[string]any{"min": 0, "max": 100, "calculable": false, "orient": "horizontal", "left": "center", "bottom": 0, "text": []string{"100 %", "0 %"},
-			"inRange": map[string]any{"color": []string{"#d6604d", "#f7f7f7", "#4393c3"}}, "textStyle": map[string]any{"color": textColour}},
-		"series": []any{map[string]any{"name": "P(row above column), %", "type": "heatmap", "data": data,
-			"label": map[string]any{"show": true, "color": textColour, "formatter": "{@[2]} %"}, "tooltip": map[string]any{"formatter": "{b}"}}},
-	}
-	return chart{ID: id, Option: mustJSON(opt), Tips: mustJSON([]string{}), Height: 190 + 36*len(cfgs),
+	hm := charts.NewHeatMap()
+	hm.SetGlobalOptions(append(common(name, "cell = % of resamples in which the row ranks above the column"),
+		charts.WithTooltipOpts(opts.Tooltip{Trigger: "item"}),
+		charts.WithLegendOpts(noLegend()),
+		charts.WithGridOpts(opts.Grid{ContainLabel: opts.Bool(true), Left: "4", Right: "8", Top: "56", Bottom: "64"}),
+		charts.WithXAxisOpts(opts.XAxis{Type: "category", Data: names, AxisLabel: &opts.AxisLabel{Interval: "0", Rotate: 30, Color: textColour, Width: 110, Overflow: "truncate"}}),
+		charts.WithYAxisOpts(opts.YAxis{Type: "category", Data: names, Inverse: opts.Bool(true), AxisLabel: categoryLabels(150)}),
+		charts.WithVisualMapOpts(opts.VisualMap{Calculable: opts.Bool(false), Min: 0, Max: 100, Orient: "horizontal", Left: "center", Bottom: "0", Text: []string{"100 %", "0 %"},
+			InRange: &opts.VisualMapInRange{Color: []string{"#d6604d", "#f7f7f7", "#4393c3"}}, TextStyle: &opts.TextStyle{Color: textColour}}),
+	)...)
+	hm.AddSeries("P(row above column), %", nil, withHeatCells(data),
+		charts.WithLabelOpts(opts.Label{Show: opts.Bool(true), Color: textColour, Formatter: "{@[2]} %"}),
+		charts.WithSeriesTooltipOpts(opts.SeriesTooltip{Formatter: "{b}"}))
+	return chart{ID: id, Option: optionJSON(hm, &extensions{confine: true}), Tips: mustJSON([]string{}), Height: 190 + 36*len(cfgs), Table: tbl,
 		Alt: "Heat map: for each pair of configurations, the percentage of bootstrap resamples in which the row's configuration ranks above the column's"}
 }
 
@@ -604,7 +614,8 @@ func (s *site) blobChart(id, name string, cfgs []string, byLabel map[string]stor
 		idx[c] = i
 	}
 	maxRank := 1
-	var data []any
+	var data []opts.ScatterData
+	tbl := &chartTable{Caption: name, Head: []string{"Configuration", "Overall rank", "Share of resamples"}}
 	for _, rc := range s.boot().Counts {
 		i, ok := idx[rc.Config]
 		if !ok || rc.Count == 0 || rc.NBoot == 0 {
@@ -612,20 +623,22 @@ func (s *site) blobChart(id, name string, cfgs []string, byLabel map[string]stor
 		}
 		maxRank = max(maxRank, rc.Rank)
 		f := float64(rc.Count) / float64(rc.NBoot)
-		data = append(data, map[string]any{"value": []any{rc.Rank, i}, "symbolSize": round4(6 + 30*math.Sqrt(f)),
-			"name": fmt.Sprintf("%s: rank %d in %.1f %% of %d resamples", names[i], rc.Rank, 100*f, rc.NBoot)})
+		data = append(data, opts.ScatterData{Value: []any{rc.Rank, i}, SymbolSize: int(math.Round(6 + 30*math.Sqrt(f))),
+			Name: fmt.Sprintf("%s: rank %d in %.1f %% of %d resamples", names[i], rc.Rank, 100*f, rc.NBoot)})
+		tbl.Rows = append(tbl.Rows, []string{names[i], strconv.Itoa(rc.Rank), fmt.Sprintf("%.1f %%", 100*f)})
 	}
-	opt := map[string]any{
-		"animation": false,
-		"title":     title(name, "blob area ∝ share of resamples at that rank"),
-		"tooltip":   map[string]any{"trigger": "item", "confine": true},
-		"grid":      map[string]any{"containLabel": true, "left": 4, "right": 24, "top": 56, "bottom": 40},
-		"xAxis": map[string]any{"type": "value", "name": "overall rank (1 = best)", "nameLocation": "middle", "nameGap": 24, "min": 0, "max": maxRank + 1,
-			"interval": 1, "axisLabel": map[string]any{"color": textColour, "showMinLabel": false, "showMaxLabel": false}},
-		"yAxis":  map[string]any{"type": "category", "data": names, "inverse": true, "axisLabel": map[string]any{"color": textColour, "width": 170, "overflow": "break"}},
-		"series": []any{map[string]any{"name": "share of resamples", "type": "scatter", "data": data, "itemStyle": map[string]any{"color": seriesColours[0], "opacity": 0.8}, "tooltip": map[string]any{"formatter": "{b}"}}},
-	}
-	return chart{ID: id, Option: mustJSON(opt), Tips: mustJSON([]string{}), Height: 140 + 44*len(cfgs),
+	sc := charts.NewScatter()
+	sc.SetGlobalOptions(append(common(name, "blob area ∝ share of resamples at that rank"),
+		charts.WithTooltipOpts(opts.Tooltip{Trigger: "item"}),
+		charts.WithLegendOpts(noLegend()),
+		charts.WithGridOpts(opts.Grid{ContainLabel: opts.Bool(true), Left: "4", Right: "24", Top: "56", Bottom: "40"}),
+		charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: "overall rank (1 = best)", NameLocation: "middle", NameGap: 24, Min: 0, Max: maxRank + 1, MinInterval: 1, MaxInterval: 1,
+			AxisLabel: &opts.AxisLabel{Color: textColour, ShowMinLabel: opts.Bool(false), ShowMaxLabel: opts.Bool(false), HideOverlap: opts.Bool(true)}}),
+		charts.WithYAxisOpts(opts.YAxis{Type: "category", Data: names, Inverse: opts.Bool(true), AxisLabel: categoryLabels(170)}),
+	)...)
+	sc.AddSeries("share of resamples", data, charts.WithItemStyleOpts(opts.ItemStyle{Color: seriesColours[0], Opacity: opts.Float(0.8)}),
+		charts.WithSeriesTooltipOpts(opts.SeriesTooltip{Formatter: "{b}"}))
+	return chart{ID: id, Option: optionJSON(sc, &extensions{confine: true}), Tips: mustJSON([]string{}), Height: 140 + 44*len(cfgs), Table: tbl,
 		Alt: "Blob plot: for each configuration, how often it took each overall rank across the bootstrap resamples"}
 }
 
@@ -942,24 +955,28 @@ func (s *site) agentComputeSection(g *group) *section {
 // ciSeries draws the bars' intervals as error bars: a boxplot series whose
 // box collapses onto the bar's value and whose whiskers run to the interval
 // ends (caps included). Nil when no bar has an interval.
-func ciSeries(bars []pctBar) any {
-	data := make([]any, len(bars))
+func ciSeries(bars []pctBar) *charts.BoxPlot {
+	data := make([]opts.BoxPlotData, len(bars))
 	drawn := false
 	for i, b := range bars {
 		if !b.CI || b.Fail || math.IsNaN(b.CILo) || math.IsNaN(b.CIHi) {
-			data[i] = []any{}
+			data[i] = opts.BoxPlotData{Value: []any{}}
 			continue
 		}
 		drawn = true
 		mid := math.Min(math.Max(b.Value, b.CILo), b.CIHi)
-		data[i] = []any{jnum(b.CILo), jnum(mid), jnum(mid), jnum(mid), jnum(b.CIHi)}
+		data[i] = opts.BoxPlotData{Value: []any{jnum(b.CILo), jnum(mid), jnum(mid), jnum(mid), jnum(b.CIHi)}}
 	}
 	if !drawn {
 		return nil
 	}
-	return map[string]any{"name": ciName, "type": "boxplot", "data": data, "boxWidth": []int{10, 10}, "z": 5,
-		"itemStyle": map[string]any{"color": "rgba(0,0,0,0)", "borderColor": textColour, "borderWidth": 1.5}}
+	bp := charts.NewBoxPlot()
+	bp.AddSeries(ciName, data, charts.WithItemStyleOpts(opts.ItemStyle{Color: "rgba(0,0,0,0)", BorderColor: textColour, BorderWidth: 1.5}))
+	return bp
 }
+
+// ciExtra draws the error bars over the bars, 10 px wide.
+var ciExtra = seriesExtra{Z: 5, BoxWidth: []int{10, 10}}
 
 // ---- the resampling design and the significance tests (issue 33) -----
 

@@ -75,12 +75,8 @@ func bootSite(t *testing.T) (*store.Store, string) {
 }
 
 type chartOpt struct {
-	YAxis struct {
-		Data []string `json:"data"`
-	} `json:"yAxis"`
-	XAxis struct {
-		Data []string `json:"data"`
-	} `json:"xAxis"`
+	YAxis  axisOpt `json:"-"`
+	XAxis  axisOpt `json:"-"`
 	Series []struct {
 		Name string            `json:"name"`
 		Type string            `json:"type"`
@@ -104,7 +100,20 @@ func chartOf(t *testing.T, page, id string) (chartOpt, bool) {
 	if err := json.Unmarshal([]byte(html.UnescapeString(string(m[1]))), &o); err != nil {
 		t.Fatalf("%s %s: %v", page, id, err)
 	}
+	var axes struct {
+		X []axisOpt `json:"xAxis"` // go-echarts writes the axes as lists
+		Y []axisOpt `json:"yAxis"`
+	}
+	if err := json.Unmarshal([]byte(html.UnescapeString(string(m[1]))), &axes); err != nil || len(axes.X) != 1 || len(axes.Y) != 1 {
+		t.Fatalf("%s %s: axes %+v (%v), want one x and one y axis", page, id, axes, err)
+	}
+	o.XAxis, o.YAxis = axes.X[0], axes.Y[0]
 	return o, true
+}
+
+// axisOpt is the part of an ECharts axis the tests read.
+type axisOpt struct {
+	Data []string `json:"data"`
 }
 
 // errorBars maps each category of a percentile chart to its error bar
@@ -120,10 +129,13 @@ func errorBars(t *testing.T, o chartOpt) map[string][2]float64 {
 			t.Fatalf("error bars drawn as %s", s.Type)
 		}
 		for i, d := range s.Data {
-			var v []float64
-			if err := json.Unmarshal(d, &v); err != nil {
+			var item struct {
+				Value []float64 `json:"value"`
+			}
+			if err := json.Unmarshal(d, &item); err != nil {
 				t.Fatalf("error bar %d: %s", i, d)
 			}
+			v := item.Value
 			if len(v) == 5 {
 				if !(v[0] <= v[1] && v[1] == v[2] && v[2] == v[3] && v[3] <= v[4]) {
 					t.Errorf("error bar %s: %v is not [lo, mid, mid, mid, hi]", o.YAxis.Data[i], v)
@@ -205,7 +217,14 @@ func TestUncertaintyOnSite(t *testing.T) {
 		if c.Source != "realtest" || math.IsNaN(c.PctLo) {
 			continue
 		}
-		o, ok := chartOf(t, filepath.Join(site, "challenges", c.Challenge+".html"), chartID("pct", c.Challenge))
+		if po, ok := chartOf(t, filepath.Join(site, "challenges", c.Challenge+".html"), chartID("pct", c.Challenge)); ok {
+			for _, l := range po.YAxis.Data {
+				if !strings.HasSuffix(l, ", paper)") {
+					t.Errorf("%s: %q on the chart of the paper's configurations", c.Challenge, l)
+				}
+			}
+		}
+		o, ok := chartOf(t, filepath.Join(site, "challenges", c.Challenge+".html"), chartID("pct", "new", c.Challenge)) // new runs on real data: their own chart
 		if !ok {
 			continue // an all-zero chart is replaced by a sentence
 		}
@@ -371,22 +390,28 @@ func TestCISeries(t *testing.T) {
 	if ciSeries([]pctBar{{Value: 10, Hi: math.NaN()}}) != nil {
 		t.Error("a series without any interval")
 	}
-	s := ciSeries([]pctBar{{Value: 40, CI: true, CILo: 30, CIHi: 55}, {Value: 5}, {Fail: true, CI: true, CILo: 0, CIHi: 1}, {Value: 70, CI: true, CILo: 72, CIHi: 80}})
-	b, _ := json.Marshal(s)
-	var o struct {
-		Data [][]float64 `json:"data"`
+	bp := ciSeries([]pctBar{{Value: 40, CI: true, CILo: 30, CIHi: 55}, {Value: 5}, {Fail: true, CI: true, CILo: 0, CIHi: 1}, {Value: 70, CI: true, CILo: 72, CIHi: 80}})
+	if bp == nil || len(bp.MultiSeries) != 1 || bp.MultiSeries[0].Type != "boxplot" {
+		t.Fatalf("error bars %+v, want one boxplot series", bp)
 	}
-	if err := json.Unmarshal(b, &o); err != nil {
+	b, _ := json.Marshal(bp.MultiSeries[0].Data)
+	var data []struct {
+		Value []float64 `json:"value"`
+	}
+	if err := json.Unmarshal(b, &data); err != nil {
 		t.Fatal(err)
 	}
 	want := [][]float64{{30, 40, 40, 40, 55}, {}, {}, {72, 72, 72, 72, 80}}
+	if len(data) != len(want) {
+		t.Fatalf("%d error bars, want %d", len(data), len(want))
+	}
 	for i := range want {
-		if len(o.Data[i]) != len(want[i]) {
-			t.Fatalf("bar %d: %v, want %v", i, o.Data[i], want[i])
+		if len(data[i].Value) != len(want[i]) {
+			t.Fatalf("bar %d: %v, want %v", i, data[i].Value, want[i])
 		}
 		for k := range want[i] {
-			if o.Data[i][k] != want[i][k] {
-				t.Errorf("bar %d: %v, want %v", i, o.Data[i], want[i])
+			if data[i].Value[k] != want[i][k] {
+				t.Errorf("bar %d: %v, want %v", i, data[i].Value, want[i])
 			}
 		}
 	}

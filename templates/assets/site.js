@@ -89,6 +89,8 @@
     try { return el ? JSON.parse(el.textContent) : null; } catch (e) { return null; }
   }
   var charts = [];
+  var base = {}; // per chart: its height and its grid's top and bottom as built
+  var ruler = document.createElement("canvas").getContext("2d");
   document.querySelectorAll(".chart-box").forEach(function (el) {
     var opt = data("chart-opt", el.id);
     if (!opt) return;
@@ -96,7 +98,8 @@
     var unit = el.getAttribute("data-unit") || "";
     opt.textStyle = { color: TEXT };
     opt.tooltip = opt.tooltip || {};
-    var cats = opt.yAxis && opt.yAxis.data;
+    var yAxis = [].concat(opt.yAxis || [])[0]; // go-echarts writes the axes as lists
+    var cats = yAxis && yAxis.data;
     if (tips.length && cats) {
       opt.tooltip.formatter = function (ps) {
         var p = Array.isArray(ps) ? ps[0] : ps;
@@ -106,30 +109,76 @@
     } else if (unit) {
       opt.tooltip.valueFormatter = function (v) { return v === null || v === undefined || v === "-" ? "—" : Number(v).toFixed(1) + " " + unit; };
     }
-    fitTitle(opt, el);
     var c = echarts.init(el, null, { renderer: "canvas" });
     c.setOption(opt);
+    var g = [].concat(opt.grid || [])[0];
+    base[el.id] = { h: el.clientHeight, top: g ? Number(g.top) || 0 : 0, bottom: g ? Number(g.bottom) || 0 : 0 };
+    fit(c);
     charts.push(c);
   });
-  // A title wraps at its chart's width, not at a fixed one.
-  function fitTitle(opt, el) {
-    if (opt.title && opt.title.textStyle) opt.title.textStyle.width = Math.max(160, el.clientWidth - 24);
+  // Room for the title and the legend. Both wrap on a narrow chart: the
+  // title at the chart's width, the legend item by item. The plot area
+  // moves down by the title's extra lines and up by the legend's, and the
+  // chart grows by as much, so that neither covers the axis labels (the
+  // browser test measures the drawn labels).
+  function lineCount(items, font, width, gap) {
+    ruler.font = font;
+    var n = 1, x = 0;
+    items.forEach(function (it) {
+      var w = ruler.measureText(it.text).width + (it.pad || 0);
+      if (x > 0 && x + gap + w > width) { n++; x = w; } else { x += (x > 0 ? gap : 0) + w; }
+    });
+    return n;
+  }
+  function wordsOf(s) {
+    return String(s || "").split(/\s+/).filter(Boolean).map(function (w) { return { text: w }; });
+  }
+  function fit(c) {
+    var el = c.getDom(), b = base[el.id], w = el.clientWidth;
+    if (!b || !w) return;
+    var o = c.getOption();
+    var t = [].concat(o.title || [])[0] || {}, lg = [].concat(o.legend || [])[0], g = [].concat(o.grid || [])[0];
+    var tw = Math.max(160, w - 24);
+    ruler.font = "bolder 14px sans-serif";
+    var top = t.text ? (lineCount(wordsOf(t.text), ruler.font, tw, ruler.measureText(" ").width) - 1) * 18 : 0;
+    if (t.subtext) {
+      ruler.font = "12px sans-serif";
+      top += (lineCount(wordsOf(t.subtext), ruler.font, tw, ruler.measureText(" ").width) - 1) * 15;
+    }
+    var bottom = 0;
+    if (lg && lg.show !== false) {
+      var seen = {}, items = [];
+      (o.series || []).forEach(function (s) { if (s.name && !seen[s.name]) { seen[s.name] = true; items.push({ text: s.name, pad: 30 }); } });
+      bottom = (lineCount(items, "12px sans-serif", w - 10, 10) - 1) * 24;
+    }
+    var upd = { title: [{ textStyle: { width: tw }, subtextStyle: { width: tw } }] };
+    if (g) upd.grid = [{ top: b.top + top, bottom: b.bottom + bottom }];
+    // A horizontal value axis gets fewer ticks on a narrow chart, so that
+    // its labels ("80 %", "100 %") keep apart.
+    // A fixed 0–max axis is cut into 5, 4 or 2 steps, so that its end
+    // keeps its label.
+    var xs = [].concat(o.xAxis || []);
+    if (xs.length && xs.every(function (a) { return a.type === "value"; })) {
+      var ticks = Math.max(2, Math.min(5, Math.floor((w - 200) / 50)));
+      var steps = ticks >= 5 ? 5 : ticks >= 4 ? 4 : 2;
+      upd.xAxis = xs.map(function (a) {
+        var fixed = typeof a.max === "number" && (a.min === 0 || a.min === undefined) && !a.minInterval;
+        return fixed ? { interval: a.max / steps } : { splitNumber: ticks };
+      });
+    }
+    c.setOption(upd);
+    el.style.height = (b.h + top + bottom) + "px";
+    c.resize();
   }
   function resizeAll() {
-    charts.forEach(function (c) {
-      var el = c.getDom();
-      if (el && el.clientWidth) c.setOption({ title: { textStyle: { width: Math.max(160, el.clientWidth - 24) } } });
-      c.resize();
-    });
+    charts.forEach(fit);
   }
   window.addEventListener("resize", resizeAll);
   if (typeof ResizeObserver !== "undefined") {
     var ro = new ResizeObserver(function (entries) {
       entries.forEach(function (e) {
         var c = echarts.getInstanceByDom(e.target);
-        if (!c) return;
-        if (e.target.clientWidth) c.setOption({ title: { textStyle: { width: Math.max(160, e.target.clientWidth - 24) } } });
-        c.resize();
+        if (c) fit(c);
       });
     });
     document.querySelectorAll(".chart-box").forEach(function (el) { ro.observe(el); });

@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
 	"github.com/rexmle/rexmle/pipeline/config"
@@ -219,7 +221,8 @@ const chartAuditJS = `(() => {
         let vs = [];
         if (d === null || d === undefined) { continue; }
         if (typeof d === 'number') { vs = [d]; }
-        else if (Array.isArray(d)) { vs = s.type === 'scatter' ? [d[0]] : s.type === 'line' ? [d[1]] : [d[d.length - 1]]; }
+        const a = Array.isArray(d) ? d : (s.type === 'scatter' || s.type === 'line' || s.type === 'boxplot') && Array.isArray(d.value) ? d.value : null;
+        if (a) { vs = s.type === 'scatter' ? [a[0]] : s.type === 'line' ? [a[1]] : [a[a.length - 1]]; }
         else if (Array.isArray(d.value)) { vs = d.value; }
         else if (typeof d.value === 'number') { vs = [d.value]; }
         if (vs.some(v => typeof v === 'number' && v !== 0)) { any = true; }
@@ -237,9 +240,83 @@ const bootDrawnJS = `(() => {
   const c = el && echarts.getInstanceByDom(el);
   if (!c || !el.querySelector('canvas')) { return false; }
   return (c.getOption().series || []).some(s =>
-    (s.type === 'boxplot' && (s.data || []).some(d => Array.isArray(d) && d.length === 5)) ||
+    (s.type === 'boxplot' && (s.data || []).some(d => d && (Array.isArray(d) ? d : d.value || []).length === 5)) ||
     ((s.type === 'heatmap' || s.type === 'scatter') && (s.data || []).some(d => d && Array.isArray(d.value))));
 })()`
+
+// overlapJS measures every text ECharts drew on the page's charts (axis
+// ticks and labels, legend items, titles, value labels: zrender's text
+// spans, one per line, each as its rotated box in page pixels) and reports
+// each pair of texts less than 2 px apart (issue 30 item 6), with the
+// number of texts measured.
+const overlapJS = `(() => {
+  // A text's box: ECharts' measured width, and the font's size as its
+  // height around the line's middle (ECharts' own height is that of a CJK
+  // glyph, which varies with the fonts installed); 1 px more on every side,
+  // so that two texts need a 2 px gap.
+  const quad = (d) => {
+    const r = d.getBoundingRect();
+    const m = /(\d+(?:\.\d+)?)px/.exec(d.style.font || '');
+    const fs = m ? Number(m[1]) : r.height;
+    const y0 = r.y + r.height / 2 - fs / 2;
+    const t = d.transform || [1, 0, 0, 1, 0, 0];
+    return [[r.x - 1, y0 - 1], [r.x + r.width + 1, y0 - 1], [r.x + r.width + 1, y0 + fs + 1], [r.x - 1, y0 + fs + 1]]
+      .map(([x, y]) => [t[0] * x + t[2] * y + t[4], t[1] * x + t[3] * y + t[5]]);
+  };
+  const apart = (p, q) => {
+    for (const poly of [p, q]) {
+      for (let i = 0; i < 4; i++) {
+        const [x1, y1] = poly[i], [x2, y2] = poly[(i + 1) % 4];
+        const len = Math.hypot(x2 - x1, y2 - y1) || 1;
+        const nx = (y1 - y2) / len, ny = (x2 - x1) / len;
+        const pr = (pts) => pts.map(([x, y]) => x * nx + y * ny);
+        const a = pr(p), b = pr(q);
+        if (Math.min(Math.max(...a), Math.max(...b)) - Math.max(Math.min(...a), Math.min(...b)) <= 0) { return true; }
+      }
+    }
+    return false;
+  };
+  const out = [];
+  let n = 0;
+  for (const el of document.querySelectorAll('.chart-box')) {
+    const c = echarts.getInstanceByDom(el);
+    if (!c) { continue; }
+    const texts = c.getZr().storage.getDisplayList(true).filter(d => d.type === 'tspan' && !d.invisible && d.style && String(d.style.text || '').trim() !== '');
+    const boxes = texts.map(d => ({t: String(d.style.text).trim(), q: quad(d)}));
+    n += boxes.length;
+    for (let i = 0; i < boxes.length; i++) {
+      for (let j = i + 1; j < boxes.length; j++) {
+        const a = boxes[i], b = boxes[j];
+        if (!apart(a.q, b.q)) { out.push(el.id + ': "' + a.t + '" overlaps "' + b.t + '"'); }
+      }
+    }
+  }
+  return {n: n, overlaps: out};
+})()`
+
+// overlapProbeJS draws a chart with two texts on top of each other, to
+// show that overlapJS finds an overlap where there is one.
+const overlapProbeJS = `(() => {
+  const el = document.createElement('div');
+  el.className = 'chart-box';
+  el.style.cssText = 'width:300px;height:100px';
+  document.body.appendChild(el);
+  const c = echarts.init(el, null, {renderer: 'canvas'});
+  c.setOption({animation: false, graphic: [{type: 'text', left: 10, top: 10, style: {text: '80 %', fontSize: 12}}, {type: 'text', left: 20, top: 12, style: {text: '100 %', fontSize: 12}}]});
+  return true;
+})()`
+
+// noJSFallbackJS counts a page's charts, their visible <noscript> tables
+// and its canvases (none when scripts are off).
+const noJSFallbackJS = `({figs: document.querySelectorAll('figure.chart').length,
+  tables: Array.from(document.querySelectorAll('figure.chart table.chart-data')).filter(t => t.offsetHeight > 0).length,
+  canvas: document.querySelectorAll('canvas').length})`
+
+type noJSCount struct {
+	Figs   int `json:"figs"`
+	Tables int `json:"tables"`
+	Canvas int `json:"canvas"`
+}
 
 // resizeJS reads the first chart's canvas width.
 const resizeJS = `(() => { const el = document.querySelector('.chart-box'); if (!el) { return -1; } const c = el.querySelector('canvas'); return c ? c.getBoundingClientRect().width : -1; })()`
@@ -302,7 +379,11 @@ func TestSiteInBrowser(t *testing.T) {
 	bootCharts := map[string][]string{"index.html": {"c_synthetic", "c_sigmap_synthetic", "c_blobs_synthetic"},
 		"challenges/isles22.html": {"c_synthetic_pct_isles22"}, "agents/demo--24h--test-llm--agent-00.html": {"c_seeds_demo__24h__test_llm__agent_00"}}
 	links := map[string][]string{} // URL → pages linking to it
-	totalCharts, paperNumbers := 0, 0
+	totalCharts, paperNumbers, textsMeasured := 0, 0, 0
+	type overlaps struct {
+		N        int      `json:"n"`
+		Overlaps []string `json:"overlaps"`
+	}
 	for _, p := range pages {
 		url := srv.URL + "/" + p
 		pctx, pcancel := context.WithTimeout(ctx, 30*time.Second)
@@ -413,6 +494,24 @@ func TestSiteInBrowser(t *testing.T) {
 		if name, ok := shotPages[p]; ok && err == nil {
 			shot(t, pctx, filepath.Join(shots, name+"-390.png"))
 		}
+		// No drawn text of a chart overlaps another at either width.
+		for _, w := range []int64{390, 1440} {
+			if err != nil || charts.N == 0 {
+				break
+			}
+			if w == 1440 { // the charts redraw on resize (tested below)
+				err = chromedp.Do(pctx, chromedp.EmulateViewport(1440, 900), chromedp.Sleep(300*time.Millisecond))
+			}
+			var ov overlaps
+			if err == nil {
+				if ov, err = chromedp.Run(pctx, chromedp.Evaluate[overlaps](overlapJS)); err == nil {
+					textsMeasured += ov.N
+					for _, o := range ov.Overlaps {
+						t.Errorf("%s at %d px: chart text %s", p, w, o)
+					}
+				}
+			}
+		}
 		time.Sleep(50 * time.Millisecond) // let late console messages arrive
 		pcancel()
 		<-done
@@ -447,6 +546,17 @@ func TestSiteInBrowser(t *testing.T) {
 	if totalCharts == 0 {
 		t.Error("no charts found on any page")
 	}
+	if textsMeasured < 10*totalCharts {
+		t.Errorf("%d chart texts measured on %d charts: the overlap check reads too little of what ECharts drew", textsMeasured, totalCharts)
+	}
+	// The overlap check finds an overlap where there is one.
+	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/index.html"), chromedp.WaitReady("body")); err != nil {
+		t.Errorf("overlap probe: %v", err)
+	} else if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](overlapProbeJS)); err != nil {
+		t.Errorf("overlap probe: %v", err)
+	} else if ov, err := chromedp.Run(ctx, chromedp.Evaluate[overlaps](overlapJS)); err != nil || len(ov.Overlaps) == 0 {
+		t.Errorf("the overlap check misses two texts drawn on top of each other (%v, %v)", ov.Overlaps, err)
+	}
 	// Every number the paper prints in Tables S1–S20 is on a challenge page.
 	if want := printedSTableNumbers(t); paperNumbers != want {
 		t.Errorf("challenge pages show %d of the paper's S-table numbers, the paper prints %d", paperNumbers, want)
@@ -465,6 +575,40 @@ func TestSiteInBrowser(t *testing.T) {
 		} else if wide <= 0 || narrow <= 0 || narrow > 700 || narrow >= wide-100 {
 			t.Errorf("the overview chart does not follow the window: %.0f px wide at 1440, %.0f px at 700", wide, narrow)
 		}
+	}
+	// Without JavaScript every chart shows its <noscript> table (issue 30
+	// item 10): a tab with script execution off, every page.
+	nctx, ncancel := chromedp.NewContext(ctx)
+	scriptsOff := chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true})
+		return err
+	})
+	fallbacks := 0
+	for i, p := range pages {
+		acts := []chromedp.Action[chromedp.Void]{chromedp.Navigate(srv.URL + "/" + p), chromedp.WaitReady("body")}
+		if i == 0 {
+			acts = append([]chromedp.Action[chromedp.Void]{scriptsOff}, acts...)
+		}
+		var nj noJSCount
+		err := chromedp.Do(nctx, acts...)
+		if err == nil {
+			nj, err = chromedp.Run(nctx, chromedp.Evaluate[noJSCount](noJSFallbackJS))
+		}
+		if err != nil {
+			t.Errorf("%s without JavaScript: %v", p, err)
+			continue
+		}
+		if nj.Canvas > 0 {
+			t.Errorf("%s: scripts ran in the tab without JavaScript", p)
+		}
+		if nj.Tables != nj.Figs {
+			t.Errorf("%s without JavaScript: %d chart(s), %d with a visible table of their numbers", p, nj.Figs, nj.Tables)
+		}
+		fallbacks += nj.Tables
+	}
+	ncancel()
+	if fallbacks != totalCharts {
+		t.Errorf("%d chart tables shown without JavaScript, %d charts drawn with it", fallbacks, totalCharts)
 	}
 	// Every internal link and resource resolves.
 	urls := make([]string, 0, len(links))
@@ -503,7 +647,7 @@ func TestSiteInBrowser(t *testing.T) {
 			shot(t, ctx, filepath.Join(shots, "overview-paper-build-1440.png"))
 		}
 	}
-	t.Logf("%d pages, %d charts, %d paper S-table numbers, %d distinct internal links checked; screenshots in %s", len(pages), totalCharts, paperNumbers, len(urls), shots)
+	t.Logf("%d pages, %d charts (%d drawn texts measured for overlaps), %d paper S-table numbers, %d distinct internal links checked; screenshots in %s", len(pages), totalCharts, textsMeasured, paperNumbers, len(urls), shots)
 }
 
 // shot saves a full-page screenshot.
