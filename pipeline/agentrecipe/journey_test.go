@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"github.com/rexmle/rexmle/pipeline/binaries"
-	"github.com/rexmle/rexmle/pipeline/checkouttest"
 	"io"
 	"io/fs"
 	"net/http"
@@ -16,6 +14,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/rexmle/rexmle/pipeline/binaries"
+	"github.com/rexmle/rexmle/pipeline/checkouttest"
 
 	"github.com/rexmle/rexmle/pipeline/agentimage"
 	"github.com/rexmle/rexmle/pipeline/runner"

@@ -223,7 +223,7 @@ func TestAgentCodeResolvesAgainstTheBenchmarkFolder(t *testing.T) {
 	if b.Agents[0].Code != "agents/mine" {
 		t.Errorf("loaded code %q", b.Agents[0].Code)
 	}
-	a, err := b.ProfileAgent(b.Profiles["demo"], "sample")
+	a, err := b.ProfileAgentEnv(b.Profiles["demo"], "sample", os.Getenv)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,7 +233,7 @@ func TestAgentCodeResolvesAgainstTheBenchmarkFolder(t *testing.T) {
 	if b.Agents[0].Code != "agents/mine" {
 		t.Error("ProfileAgent changed the benchmark's agent")
 	}
-	if a, _ := b.ProfileAgent(b.Profiles["demo"], "abs"); a.Code != "/srv/agent" {
+	if a, _ := b.ProfileAgentEnv(b.Profiles["demo"], "abs", os.Getenv); a.Code != "/srv/agent" {
 		t.Errorf("absolute code became %q", a.Code)
 	}
 }

@@ -218,10 +218,10 @@ func TestGPUsAndImagesPresent(t *testing.T) {
 	h := &fakeHost{paths: map[string]string{"bwrap": "/usr/bin/bwrap", "podman": "/usr/bin/podman"},
 		files:  map[string]fs.FileMode{"/usr/local/bin/aide": 0o755}, // on the sandbox's PATH
 		images: map[string]bool{"podman:rexmle-pair": true, "podman:rexmle-boxed": true},
-		env:    map[string]string{"OPENAI_API_KEY": "x", "ANTHROPIC_API_KEY": "y", "REXMLE_ENGINE": "podman", "CUDA_VISIBLE_DEVICES": "MIG-dddd,0"},
+		env:    map[string]string{"OPENAI_API_KEY": "x", "ANTHROPIC_API_KEY": "y", "CUDA_VISIBLE_DEVICES": "MIG-dddd,0"},
 		devs:   devs, free: 500 << 30}
 	p := config.Profile{Data: "fetched", Agents: []string{"aide", "boxed", "pair"}}
-	r := Run(context.Background(), Input{Bench: b, ProfileName: "paper", Profile: p, Challenges: b.Challenges[:1]}, h.probe())
+	r := Run(context.Background(), Input{Bench: b, ProfileName: "paper", Profile: p, Challenges: b.Challenges[:1], Engine: "podman"}, h.probe())
 	var out bytes.Buffer
 	r.Print(&out)
 	for _, c := range r.Failures() {

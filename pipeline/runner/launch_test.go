@@ -86,7 +86,6 @@ func TestLocalCommandTemplate(t *testing.T) {
 // {code} names it there; with sandbox = "none" {code} is the host folder.
 func TestCodeFolderMounts(t *testing.T) {
 	fakeEngines(t)
-	t.Setenv("REXMLE_ENGINE", "")
 	for _, ex := range []string{"docker", "apptainer"} {
 		j := containerJob(ex, false, nil)
 		j.Agent.Code = "/src/my-agent"

@@ -89,6 +89,9 @@ type Job struct {
 	TimeLimit time.Duration
 	Grace     time.Duration
 	AgentBin  string // the rexmle-agent binary: built-in agents and the sandbox wrapper
+	// EngineSetting is the REXMLE_ENGINE setting: the container engine of
+	// an agent that sets none ("": docker).
+	EngineSetting string
 	// BridgeBin is a static (cgo-free) rexmle-bridge binary: mounted into
 	// containers, it forwards loopback ports to the egress proxy and the
 	// validation endpoint (the image's libc need not match the host's).

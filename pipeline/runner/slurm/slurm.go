@@ -43,6 +43,7 @@ type Task struct {
 	TimeLimit   time.Duration `json:"time_limit"`
 	Grace       time.Duration `json:"grace"`
 	AgentBin    string        `json:"agent_bin"`
+	Engine      string        `json:"engine,omitempty"` // the REXMLE_ENGINE setting of the submitting pipeline
 	BenchHash   string        `json:"benchmark_sha256"`
 	Hide        []string      `json:"hide"`
 	SampleEvery time.Duration `json:"sample_every"`
@@ -51,14 +52,14 @@ type Task struct {
 // TaskOf is the task for a planned job.
 func TaskOf(j *runner.Job, privateDir, mode string) Task {
 	return Task{Group: j.Group, Challenge: j.Challenge, Agent: j.Agent, Seed: j.Seed, PublicDir: j.PublicDir, PrivateDir: privateDir,
-		Mode: mode, RunDir: j.RunDir, Setting: j.Setting, TimeLimit: j.TimeLimit, Grace: j.Grace, AgentBin: j.AgentBin,
+		Mode: mode, RunDir: j.RunDir, Setting: j.Setting, TimeLimit: j.TimeLimit, Grace: j.Grace, AgentBin: j.AgentBin, Engine: j.EngineSetting,
 		BenchHash: j.BenchHash, Hide: j.Hide, SampleEvery: j.SampleEvery}
 }
 
 // Job is the runner job of a task.
 func (t Task) Job() *runner.Job {
 	return &runner.Job{Group: t.Group, Challenge: t.Challenge, Agent: t.Agent, Seed: t.Seed, PublicDir: t.PublicDir, RunDir: t.RunDir,
-		Setting: t.Setting, TimeLimit: t.TimeLimit, Grace: t.Grace, AgentBin: t.AgentBin, BenchHash: t.BenchHash, Hide: t.Hide,
+		Setting: t.Setting, TimeLimit: t.TimeLimit, Grace: t.Grace, AgentBin: t.AgentBin, EngineSetting: t.Engine, BenchHash: t.BenchHash, Hide: t.Hide,
 		SampleEvery: t.SampleEvery}
 }
 
