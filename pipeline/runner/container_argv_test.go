@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/rexmle/rexmle/pipeline/runlimits"
+	"github.com/rexmle/rexmle/pipeline/settings"
 )
 
 // flagValue returns the value after the first occurrence of flag in argv.
@@ -56,8 +57,8 @@ func fakeEngines(t *testing.T) string {
 
 func TestDockerArgv(t *testing.T) {
 	fakeEngines(t)
-	t.Setenv("OPENAI_API_KEY", "sk-secret-value")
 	j := containerJob("docker", false, []int{2, 5})
+	j.Host = settings.NewEnviron([]string{"OPENAI_API_KEY=sk-secret-value"})
 	l, err := j.build(&validationServer{socket: "/r/isles22/aide/seed-2/validate.sock"})
 	if err != nil {
 		t.Fatal(err)

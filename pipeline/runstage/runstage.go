@@ -123,7 +123,7 @@ func planRuns(e *env, agentBin string) (jobs []*runner.Job, unprepared int, err 
 				jobs = append(jobs, &runner.Job{Group: e.opt.Profile, Challenge: c.ID, Agent: *a, Seed: seed, PublicDir: pub,
 					RunDir:  filepath.Join(e.b.Path(e.b.Paths.Runs), e.opt.Profile, c.ID, a.ID, "seed-"+strconv.Itoa(seed)),
 					Setting: e.profile.Setting, TimeLimit: limit, Grace: a.GracePeriod.Duration, BenchHash: e.b.Hash,
-					AgentBin: agentBin, EngineSetting: e.o.Engine, BridgeBin: binaries.Bridge(e.b.Root), Hide: hide, Validate: check, SampleEvery: e.profile.GPUSampleEvery.Duration, Log: e.log})
+					AgentBin: agentBin, EngineSetting: e.o.Engine, Host: e.o.Host, BridgeBin: binaries.Bridge(e.b.Root), Hide: hide, Validate: check, SampleEvery: e.profile.GPUSampleEvery.Duration, Log: e.log})
 			}
 		}
 	}

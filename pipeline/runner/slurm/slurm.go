@@ -27,6 +27,7 @@ import (
 	"github.com/rexmle/rexmle/pipeline/gpu"
 	"github.com/rexmle/rexmle/pipeline/runner"
 	"github.com/rexmle/rexmle/pipeline/runner/validate"
+	"github.com/rexmle/rexmle/pipeline/settings"
 )
 
 // Task is one array task: everything `rexmle-agent task` needs to run it.
@@ -89,11 +90,12 @@ func ReadManifest(path string) ([]Task, error) {
 }
 
 // RunTask runs task index of the manifest on this node (the body of
-// `rexmle-agent task`): GPUs from CUDA_VISIBLE_DEVICES as Slurm set it,
+// `rexmle-agent task`) with host, the task's environment as Slurm set it:
+// GPUs from its CUDA_VISIBLE_DEVICES, the agent's passed variables,
 // NVML telemetry when the driver is there, the validation endpoint, and
 // SIGTERM from Slurm (scancel, the job's time) stopping the run as
 // interrupted.
-func RunTask(ctx context.Context, manifest string, index int) (*runner.Info, error) {
+func RunTask(ctx context.Context, manifest string, index int, host settings.Environ) (*runner.Info, error) {
 	ts, err := ReadManifest(manifest)
 	if err != nil {
 		return nil, err
@@ -103,7 +105,8 @@ func RunTask(ctx context.Context, manifest string, index int) (*runner.Info, err
 	}
 	t := ts[index]
 	j := t.Job()
-	if v := os.Getenv("CUDA_VISIBLE_DEVICES"); v != "" && t.Agent.GPUs > 0 {
+	j.Host = host
+	if v := host.Get("CUDA_VISIBLE_DEVICES"); v != "" && t.Agent.GPUs > 0 {
 		for _, f := range strings.Split(v, ",") {
 			if i, err := strconv.Atoi(strings.TrimSpace(f)); err == nil {
 				j.GPUs = append(j.GPUs, i)
