@@ -85,7 +85,11 @@ func Load(environ []string) (Settings, error) {
 			continue
 		}
 		if what, ok := Child[name]; ok {
-			probs = append(probs, fmt.Sprintf("%s is not a setting: the pipeline sets it for agents (%s)", name, what))
+			msg := fmt.Sprintf("%s is not a setting: the pipeline sets it for agents (%s)", name, what)
+			if near := Suggest(name); len(near) > 0 {
+				msg += "; did you mean " + strings.Join(near, " or ") + "?"
+			}
+			probs = append(probs, msg)
 			continue
 		}
 		probs = append(probs, unknown(name))
