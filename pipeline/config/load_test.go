@@ -194,6 +194,8 @@ func TestBrokenConfigs(t *testing.T) {
 			[]string{"benchmark.toml:8: agent \"sample\": the command names {code} but the agent has no code folder"}},
 		{"bad duration", goodBench + "\n[profile.x]\ndata = \"fetched\"\ntime_limit = \"a day\"\n", goodChallenge,
 			[]string{"want a duration"}},
+		{"undeclared REXMLE_ name passed to an agent", strings.Replace(goodBench, `builtin = "sample"`, "builtin = \"sample\"\nenv = [\"REXMLE_MY_KEY\", \"REXMLE_STANDIN_API_KEY\", \"MY_KEY\"]", 1), goodChallenge,
+			[]string{`benchmark.toml:9: agent "sample": env: REXMLE_MY_KEY is a REXMLE_* name that is not declared in pipeline/settings`}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

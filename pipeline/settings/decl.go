@@ -8,6 +8,11 @@
 // enforces it).
 package settings
 
+import (
+	"fmt"
+	"strings"
+)
+
 // Kind says who sets a variable.
 type Kind int
 
@@ -202,4 +207,20 @@ func Lookup(name string) (Var, bool) {
 		}
 	}
 	return Var{}, false
+}
+
+// CheckPassedName says why benchmark.toml may not name a REXMLE_* variable
+// for the pipeline to read on the host and pass to an agent (an agent's
+// env, a backend's api_key_env, base_url_env or api_version_env, the
+// judge's api_key_env): Load refuses every undeclared REXMLE_* name, so
+// one that is not declared as Passed (or a test's scratch name) could
+// never be set. Other names are the configuration's to choose.
+func CheckPassedName(name string) error {
+	if !strings.HasPrefix(name, "REXMLE_") || strings.HasPrefix(name, TestPrefix) {
+		return nil
+	}
+	if v, ok := Lookup(name); ok && v.Kind == Passed {
+		return nil
+	}
+	return fmt.Errorf("%s is a REXMLE_* name that is not declared in pipeline/settings as a value for agents, so it cannot be set: pick a name without the REXMLE_ prefix (or declare it there)", name)
 }
