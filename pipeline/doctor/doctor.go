@@ -156,13 +156,12 @@ func Engine(a config.Agent, setting string) string {
 	case "podman":
 		return "podman"
 	case "docker":
-		if a.Engine == "podman" || a.Engine == "docker" {
-			return a.Engine
+		// config.Load accepts only docker or podman as the agent's engine
+		// and settings.Load only those as REXMLE_ENGINE.
+		if e, err := settings.ResolveEngine(a.Engine, "engine", setting); err == nil {
+			return e
 		}
-		if setting == "podman" || setting == "docker" {
-			return setting
-		}
-		return "docker"
+		return settings.DefaultEngine
 	case "apptainer":
 		return "apptainer"
 	}
