@@ -3,7 +3,7 @@
 // checks with the doctor what cannot start, schedules the rest on the free
 // GPUs and CPU slots (or submits them to Slurm) and records every run, its
 // events and GPU telemetry in the store. Run is the entry point;
-// pipeline/stages turns the environment into its Options.
+// pipeline/stages turns the settings into its Options.
 package runstage
 
 import (

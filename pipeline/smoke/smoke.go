@@ -92,7 +92,7 @@ type Options struct {
 	Host settings.Environ
 	// Engine is the REXMLE_ENGINE setting ("": docker).
 	Engine string
-	// GPUs lists the devices runs may use (nil: none; FromEnv discovers them with NVML).
+	// GPUs lists the devices runs may use (nil: none; FromSettings discovers them with NVML).
 	GPUs []gpu.Device
 	Log  *slog.Logger
 }

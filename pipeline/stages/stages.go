@@ -1,6 +1,7 @@
-// Package stages wires the pipeline's stages for the Mage targets: it reads
-// the options from the environment, loads the configuration, opens the
-// store and calls into the stage packages. Every target is one call here.
+// Package stages wires the pipeline's stages for the Mage targets: it takes
+// the options package settings read (FromSettings), loads the
+// configuration, opens the store and calls into the stage packages. Every
+// target is one call here.
 package stages
 
 import (
