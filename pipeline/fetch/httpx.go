@@ -247,5 +247,3 @@ func hostOf(base string) string {
 	}
 	return u.Host
 }
-
-
