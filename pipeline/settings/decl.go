@@ -33,13 +33,13 @@ const (
 type Type int
 
 const (
-	String   Type = iota
-	Bool          // 1/0, true/false, yes/no (any case); empty is false
-	List          // comma-separated ids
-	Duration      // Go duration: 90s, 30m, 2h
-	Int           // decimal integer within [Min, Max]
-	Enum          // one of Allowed
-	Size          // REXMLE_SYNTH_CASES: default, full or a case count
+	String   Type = iota // any text
+	Bool                 // 1/0, true/false, yes/no (any case); empty is false
+	List                 // comma-separated ids, at least one when set
+	Duration             // Go duration (90s, 30m, 2h) of at least Min nanoseconds
+	Int                  // decimal integer within [Min, Max]
+	Enum                 // one of Allowed
+	Size                 // REXMLE_SYNTH_CASES: default, full or a case count
 )
 
 // Var declares one environment variable.
@@ -51,9 +51,13 @@ type Var struct {
 	Targets []string // the mage targets that read it (User), or who reads it
 	Help    string   // one sentence for README and `mage -h`
 	Allowed []string // Enum: the accepted values
-	Min     int64    // Int: bounds
+	Min     int64    // Int: bounds; Duration: the least, in nanoseconds
 	Max     int64
 	Secret  bool // never print the value
+	// Field is where Load puts a User setting's value in Settings: a
+	// *string, *bool, *[]string, *time.Duration, *int, *uint64,
+	// *challenge.Mode or *challenge.SynthSize, as Type says.
+	Field func(s *Settings) any
 }
 
 // Targets of the pipeline, as mage names them.
@@ -84,40 +88,40 @@ func with(base []string, more ...string) []string {
 // Vars declares every REXMLE_* variable a user or a test sets. The names the
 // runner sets for an agent's process (the agent contract) are in Child.
 var Vars = []Var{
-	{Name: "REXMLE_CONFIG", Type: String, Default: "benchmark.toml", Targets: with(stageTargets, tSmoke, tAgents),
+	{Name: "REXMLE_CONFIG", Field: func(s *Settings) any { return &s.Config }, Type: String, Default: "benchmark.toml", Targets: with(stageTargets, tSmoke, tAgents),
 		Help: "path of the benchmark file"},
-	{Name: "REXMLE_PROFILE", Type: String, Default: "demo", Targets: with(stageTargets, tSmoke, tAgents),
+	{Name: "REXMLE_PROFILE", Field: func(s *Settings) any { return &s.Profile }, Type: String, Default: "demo", Targets: with(stageTargets, tSmoke, tAgents),
 		Help: "a profile of `benchmark.toml` (`agents`: builds only its agents' images when set)"},
-	{Name: "REXMLE_CHALLENGES", Type: List, Default: "the profile's, else all", Targets: stageTargets,
+	{Name: "REXMLE_CHALLENGES", Field: func(s *Settings) any { return &s.Challenges }, Type: List, Default: "the profile's, else all", Targets: stageTargets,
 		Help: "comma-separated challenge ids to work on"},
-	{Name: "REXMLE_MODE", Type: Enum, Allowed: []string{"reference", "official"}, Default: "the configuration's `grading.mode`",
+	{Name: "REXMLE_MODE", Field: func(s *Settings) any { return &s.Mode }, Type: Enum, Allowed: []string{"reference", "official"}, Default: "the configuration's `grading.mode`",
 		Targets: []string{tPrepare, tRun, tGrade, tGradeOne, tAll},
 		Help:    "grading mode: `reference` reproduces the reference graders (quirks included), `official` follows each challenge's own evaluation"},
-	{Name: "REXMLE_FORCE", Type: Bool, Targets: []string{tFetch, tPrepare, tRun, tGrade, tJudge, tAll, tAgents},
+	{Name: "REXMLE_FORCE", Field: func(s *Settings) any { return &s.Force }, Type: Bool, Targets: []string{tFetch, tPrepare, tRun, tGrade, tJudge, tAll, tAgents},
 		Help: "`1` redoes work that is up to date (`fetch`: re-hashes every recorded file, fetching a changed one again; `agents`: rebuilds the images)"},
-	{Name: "REXMLE_RETRY_FAILED", Type: Bool, Targets: []string{tRun, tAll},
+	{Name: "REXMLE_RETRY_FAILED", Field: func(s *Settings) any { return &s.RetryFailed }, Type: Bool, Targets: []string{tRun, tAll},
 		Help: "`1`: `run` reruns the runs that ended failed (those that could not start included) and keeps every other finished run"},
-	{Name: "REXMLE_DRY_RUN", Type: Bool, Targets: []string{tFetch, tRun, tAll},
+	{Name: "REXMLE_DRY_RUN", Field: func(s *Settings) any { return &s.DryRun }, Type: Bool, Targets: []string{tFetch, tRun, tAll},
 		Help: "`1`: `fetch` prints the download plan only: offline from the challenge files, then live when the sources answer (exits non-zero when an answering source cannot be planned); `run` says what would run"},
-	{Name: "REXMLE_BOTH_MODES", Type: Bool, Targets: []string{tGradeOne},
+	{Name: "REXMLE_BOTH_MODES", Field: func(s *Settings) any { return &s.BothModes }, Type: Bool, Targets: []string{tGradeOne},
 		Help: "`1`: `gradeOne` also grades the other mode and reports the metric values that differ (`grade` always records both)"},
-	{Name: "REXMLE_LOCK_WAIT", Type: Duration, Default: "2h", Targets: stageTargets,
+	{Name: "REXMLE_LOCK_WAIT", Field: func(s *Settings) any { return &s.LockWait }, Type: Duration, Default: "2h", Targets: stageTargets,
 		Help: "how long a stage waits for another stage holding this checkout's lock (`.rexmle.lock`), e.g. `30m`; `0` fails at once"},
-	{Name: "REXMLE_ENGINE", Type: Enum, Allowed: []string{"docker", "podman"}, Default: "docker", Targets: []string{tRun, tDoctor, tSmoke, tAll, tAgents},
+	{Name: "REXMLE_ENGINE", Field: func(s *Settings) any { return &s.Engine }, Type: Enum, Allowed: []string{"docker", "podman"}, Default: "docker", Targets: []string{tRun, tDoctor, tSmoke, tAll, tAgents},
 		Help: "`podman` or `docker`: the container engine of agents that do not set `engine`"},
-	{Name: "REXMLE_AGENTS", Type: List, Default: "the profile's agents when `REXMLE_PROFILE` is set, else all", Targets: []string{tAgents, tSmoke},
+	{Name: "REXMLE_AGENTS", Field: func(s *Settings) any { return &s.Agents }, Type: List, Default: "the profile's agents when `REXMLE_PROFILE` is set, else all", Targets: []string{tAgents, tSmoke},
 		Help: "comma-separated agent ids for `agents` (and `smoke`: some of the profile's agents)"},
-	{Name: "REXMLE_BOOT", Type: Int, Min: 0, Max: 1_000_000, Default: "1000", Targets: []string{tRank, tAll},
+	{Name: "REXMLE_BOOT", Field: func(s *Settings) any { return &s.Boot }, Type: Int, Min: 0, Max: 1_000_000, Default: "1000", Targets: []string{tRank, tAll},
 		Help: "bootstrap resamples B of the rank stage; `0` turns the bootstrap off"},
-	{Name: "REXMLE_BOOT_SEED", Type: Int, Min: 0, Max: 1<<63 - 1, Default: "20251218", Targets: []string{tRank, tAll},
+	{Name: "REXMLE_BOOT_SEED", Field: func(s *Settings) any { return &s.BootSeed }, Type: Int, Min: 0, Max: 1<<63 - 1, Default: "20251218", Targets: []string{tRank, tAll},
 		Help: "seed recorded with every interval (0 … 2^63−1)"},
-	{Name: "REXMLE_SMOKE_CHALLENGE", Type: String, Default: "ldct-iqa", Targets: []string{tSmoke},
+	{Name: "REXMLE_SMOKE_CHALLENGE", Field: func(s *Settings) any { return &s.SmokeChallenge }, Type: String, Default: "ldct-iqa", Targets: []string{tSmoke},
 		Help: "the synthetic challenge `smoke` runs the agents on (`REXMLE_AGENTS` picks some of the profile's agents)"},
-	{Name: "REXMLE_SMOKE_TIME", Type: Duration, Default: "5m", Targets: []string{tSmoke},
+	{Name: "REXMLE_SMOKE_TIME", Field: func(s *Settings) any { return &s.SmokeTime }, Type: Duration, Min: 1, Default: "5m", Targets: []string{tSmoke},
 		Help: "how long `smoke` lets each agent run, e.g. `90s`"},
-	{Name: "REXMLE_SYNTH_CASES", Type: Size, Default: "default", Targets: []string{tPrepare, tRun, tGrade, tGradeOne, tAll},
+	{Name: "REXMLE_SYNTH_CASES", Field: func(s *Settings) any { return &s.SynthSize }, Type: Size, Default: "default", Targets: []string{tPrepare, tRun, tGrade, tGradeOne, tAll},
 		Help: "size of the demo's synthetic data: `default` (tiny, the demo's), `full` (each challenge's real case count — e.g. ISLES'22 250, TopCoW 125, USenhance 1500 pairs, DENTEX 705 — and LDCT-IQA's real 512 × 512 slices) or a number of cases ≥ 10 (the reference's 80/20 split makes a fifth of them test cases); `prepare` re-synthesizes when it changes, `run` and `grade` refuse data of another size"},
-	{Name: "REXMLE_FETCH_TOKEN", Type: String, Secret: true, Targets: []string{tFetch, tFetchVerify},
+	{Name: "REXMLE_FETCH_TOKEN", Field: func(s *Settings) any { return &s.FetchToken }, Type: String, Secret: true, Targets: []string{tFetch, tFetchVerify},
 		Help: "an API token for the data sources that take one (sent only to them, never logged)"},
 
 	// Values for agents, named by benchmark.toml.

@@ -49,6 +49,9 @@ func Print(target string) string {
 			def = "unset"
 		}
 		fmt.Fprintf(&b, "%s (default %s; %s)\n    %s\n", v.Name, strings.ReplaceAll(def, "`", ""), strings.Join(v.Targets, ", "), strings.ReplaceAll(v.Help, "`", ""))
+		if v.Kind == User {
+			fmt.Fprintf(&b, "    accepts %s\n", v.Want())
+		}
 	}
 	return b.String()
 }

@@ -3,6 +3,7 @@ package settings
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -94,101 +95,111 @@ func Load(environ []string) (Settings, error) {
 		}
 		probs = append(probs, unknown(name))
 	}
-	get := func(name string) (string, bool) {
-		v, ok := s.Host.Lookup(name)
-		v = strings.TrimSpace(v)
-		return v, ok && v != ""
-	}
-	bad := func(name, v, want string) {
-		if decl, _ := Lookup(name); decl.Secret {
-			v = "…"
+	for _, v := range Vars {
+		if v.Field == nil {
+			continue
 		}
-		probs = append(probs, fmt.Sprintf("%s=%q: want %s", name, clip(v), want))
-	}
-	flag := func(name string, dst *bool) {
-		v, _ := get(name)
-		b, ok := parseBool(v)
-		if !ok {
-			bad(name, v, "1, true or yes (or 0, false, no)")
+		raw, _ := s.Host.Lookup(v.Name)
+		if strings.TrimSpace(raw) == "" {
+			continue // unset: the default
 		}
-		*dst = b
-	}
-	if v, ok := get("REXMLE_CONFIG"); ok {
-		s.Config = v
-	}
-	if v, ok := get("REXMLE_PROFILE"); ok {
-		s.Profile, s.ProfileSet = v, true
-	}
-	if raw, ok := get("REXMLE_CHALLENGES"); ok {
-		if s.Challenges = splitList(raw); len(s.Challenges) == 0 {
-			bad("REXMLE_CHALLENGES", raw, "comma-separated challenge ids, or leave it unset for all")
-		}
-	}
-	if v, ok := get("REXMLE_MODE"); ok {
-		switch m := challenge.Mode(v); m {
-		case challenge.Reference, challenge.Official:
-			s.Mode = m
-		default:
-			bad("REXMLE_MODE", v, `"reference" or "official" (or unset: the configuration's grading.mode)`)
-		}
-	}
-	flag("REXMLE_FORCE", &s.Force)
-	flag("REXMLE_RETRY_FAILED", &s.RetryFailed)
-	flag("REXMLE_DRY_RUN", &s.DryRun)
-	flag("REXMLE_BOTH_MODES", &s.BothModes)
-	if v, ok := get("REXMLE_LOCK_WAIT"); ok {
-		if d, err := time.ParseDuration(v); err != nil || d < 0 {
-			bad("REXMLE_LOCK_WAIT", v, `a duration of 0 or more such as "30m" (0: do not wait)`)
-		} else {
-			s.LockWait = d
-		}
-	}
-	if v, ok := get("REXMLE_ENGINE"); ok {
-		if v != "docker" && v != "podman" {
-			bad("REXMLE_ENGINE", v, `"docker" or "podman"`)
-		} else {
-			s.Engine = v
-		}
-	}
-	if v, ok := get("REXMLE_AGENTS"); ok {
-		s.Agents = splitList(v)
-	}
-	if v, ok := get("REXMLE_BOOT"); ok {
-		if n, err := strconv.Atoi(v); err != nil || n < 0 || n > 1_000_000 {
-			bad("REXMLE_BOOT", v, "a number of resamples between 0 and 1000000 (0: no bootstrap)")
-		} else {
-			s.Boot = n
-		}
-	}
-	if v, ok := get("REXMLE_BOOT_SEED"); ok {
-		if n, err := strconv.ParseUint(v, 10, 63); err != nil {
-			bad("REXMLE_BOOT_SEED", v, "an integer between 0 and 2^63−1")
-		} else {
-			s.BootSeed = n
-		}
-	}
-	if v, ok := get("REXMLE_SMOKE_CHALLENGE"); ok {
-		s.SmokeChallenge = v
-	}
-	if v, ok := get("REXMLE_SMOKE_TIME"); ok {
-		if d, err := time.ParseDuration(v); err != nil || d <= 0 {
-			bad("REXMLE_SMOKE_TIME", v, `a positive duration such as "3m"`)
-		} else {
-			s.SmokeTime = d
-		}
-	}
-	if v, _ := s.Host.Lookup(challenge.SynthCasesEnv); v != "" {
-		if size, err := challenge.ParseSynthSize(v); err != nil {
+		if err := v.set(&s, raw); err != nil {
 			probs = append(probs, err.Error())
-		} else {
-			s.SynthSize = size
 		}
 	}
-	s.FetchToken, _ = get("REXMLE_FETCH_TOKEN")
+	s.ProfileSet = strings.TrimSpace(s.Host.Get("REXMLE_PROFILE")) != ""
 	if len(probs) > 0 {
 		return s, &Error{Problems: probs}
 	}
 	return s, nil
+}
+
+// set parses raw as v declares it into v's field of s; the error names the
+// variable, the value (unless secret) and what v accepts.
+func (v Var) set(s *Settings, raw string) error {
+	val := strings.TrimSpace(raw)
+	bad := func() error {
+		shown := clip(val)
+		if v.Secret {
+			shown = "…"
+		}
+		return fmt.Errorf("%s=%q: want %s", v.Name, shown, v.Want())
+	}
+	switch dst := v.Field(s).(type) {
+	case *string:
+		if v.Type == Enum && !slices.Contains(v.Allowed, val) {
+			return bad()
+		}
+		*dst = val
+	case *challenge.Mode:
+		if !slices.Contains(v.Allowed, val) {
+			return bad()
+		}
+		*dst = challenge.Mode(val)
+	case *bool:
+		b, ok := parseBool(val)
+		if !ok {
+			return bad()
+		}
+		*dst = b
+	case *[]string:
+		if *dst = splitList(val); len(*dst) == 0 {
+			return bad()
+		}
+	case *time.Duration:
+		d, err := time.ParseDuration(val)
+		if err != nil || int64(d) < v.Min {
+			return bad()
+		}
+		*dst = d
+	case *int:
+		n, err := strconv.ParseInt(val, 10, 64)
+		if err != nil || n < v.Min || n > v.Max {
+			return bad()
+		}
+		*dst = int(n)
+	case *uint64:
+		n, err := strconv.ParseInt(val, 10, 64)
+		if err != nil || n < v.Min || n > v.Max {
+			return bad()
+		}
+		*dst = uint64(n)
+	case *challenge.SynthSize:
+		size, err := challenge.ParseSynthSize(val)
+		if err != nil {
+			return err
+		}
+		*dst = size
+	default:
+		return fmt.Errorf("%s: settings declares a field of type %T, which Load cannot fill", v.Name, dst)
+	}
+	return nil
+}
+
+// Want says what v accepts, for messages and help.
+func (v Var) Want() string {
+	switch v.Type {
+	case Bool:
+		return "1, true or yes (or 0, false, no)"
+	case List:
+		return "comma-separated ids (or leave it unset)"
+	case Duration:
+		if v.Min > 0 {
+			return `a positive duration such as "3m"`
+		}
+		return `a duration of 0 or more such as "30m" (0: do not wait)`
+	case Int:
+		return fmt.Sprintf("an integer between %d and %d", v.Min, v.Max)
+	case Enum:
+		q := make([]string, len(v.Allowed))
+		for i, a := range v.Allowed {
+			q[i] = strconv.Quote(a)
+		}
+		return strings.Join(q, " or ")
+	case Size:
+		return `"default", "full" or a number of cases`
+	}
+	return "any text"
 }
 
 // ResolveEngine is an agent's container engine: its own engine, else the

@@ -68,10 +68,11 @@ func TestBadValues(t *testing.T) {
 		{"REXMLE_BOOT=-1", `REXMLE_BOOT="-1"`},
 		{"REXMLE_BOOT=1000001", `REXMLE_BOOT="1000001"`},
 		{"REXMLE_BOOT=many", `REXMLE_BOOT="many"`},
-		{"REXMLE_BOOT_SEED=9223372036854775808", `REXMLE_BOOT_SEED="9223372036854775808": want an integer between 0 and 2^63−1`},
+		{"REXMLE_BOOT_SEED=9223372036854775808", `REXMLE_BOOT_SEED="9223372036854775808": want an integer between 0 and 9223372036854775807`},
 		{"REXMLE_SMOKE_TIME=0s", `REXMLE_SMOKE_TIME="0s"`},
 		{"REXMLE_SYNTH_CASES=5", "a number of cases between 10 and 100000"},
-		{"REXMLE_CHALLENGES=,", `REXMLE_CHALLENGES=",": want comma-separated challenge ids`},
+		{"REXMLE_CHALLENGES=,", `REXMLE_CHALLENGES=",": want comma-separated ids`},
+		{"REXMLE_AGENTS= , ", `REXMLE_AGENTS=","`},
 	} {
 		_, err := Load([]string{c.kv})
 		var e *Error
@@ -154,6 +155,49 @@ func TestResolveEngine(t *testing.T) {
 		got, err := ResolveEngine(c.own, "agent a: engine", c.setting)
 		if got != c.want || (c.err == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), c.err)) {
 			t.Errorf("%+v: %q %v", c, got, err)
+		}
+	}
+}
+
+// TestDeclarationsComplete: every user setting has a field of the type its
+// declaration says, and only user settings have one.
+func TestDeclarationsComplete(t *testing.T) {
+	var s Settings
+	for _, v := range Vars {
+		if (v.Field != nil) != (v.Kind == User) {
+			t.Errorf("%s: kind %d, field %v: user settings, and only they, have a field", v.Name, v.Kind, v.Field != nil)
+			continue
+		}
+		if v.Field == nil {
+			continue
+		}
+		ok := false
+		switch f := v.Field(&s).(type) {
+		case *string:
+			ok = v.Type == String || v.Type == Enum
+		case *challenge.Mode:
+			ok = v.Type == Enum
+		case *bool:
+			ok = v.Type == Bool
+		case *[]string:
+			ok = v.Type == List
+		case *time.Duration:
+			ok = v.Type == Duration
+		case *int, *uint64:
+			ok = v.Type == Int && v.Min <= v.Max
+		case *challenge.SynthSize:
+			ok = v.Type == Size
+		default:
+			t.Errorf("%s: field of type %T", v.Name, f)
+		}
+		if !ok {
+			t.Errorf("%s: type %d does not match its field", v.Name, v.Type)
+		}
+		if v.Type == Enum && len(v.Allowed) == 0 {
+			t.Errorf("%s: an enum without allowed values", v.Name)
+		}
+		if v.Help == "" || len(v.Targets) == 0 {
+			t.Errorf("%s: no help or no targets", v.Name)
 		}
 	}
 }

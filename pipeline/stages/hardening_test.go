@@ -227,7 +227,7 @@ func TestSettingsValidatedBeforeWork(t *testing.T) {
 		{"REXMLE_LOCK_WAIT", "soon", `REXMLE_LOCK_WAIT="soon"`},
 		{"REXMLE_LOCK_WAIT", "-1m", `REXMLE_LOCK_WAIT="-1m"`},
 		{"REXMLE_BOOT", "many", `REXMLE_BOOT="many"`},
-		{"REXMLE_CHALLENGES", " , ", "comma-separated challenge ids"},
+		{"REXMLE_CHALLENGES", " , ", "comma-separated ids"},
 		{"REXMLE_CHALLENGES", "ldct-iqa,isles-22", `unknown challenge "isles-22"`},
 		{"REXMLE_PROFILE", "papr", `no profile "papr"`},
 		{"REXMLE_SYNTH_CASES", "ful", `REXMLE_SYNTH_CASES="ful": want "default"`},
