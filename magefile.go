@@ -35,35 +35,26 @@ func opts() (stages.Options, error) {
 	return stages.FromSettings(s), err
 }
 
-// Fetch downloads the challenges' raw data from their sources of record, verified and resumable (REXMLE_DRY_RUN=1 lists the plan).
-// Settings: REXMLE_CONFIG, REXMLE_PROFILE, REXMLE_CHALLENGES, REXMLE_FORCE, REXMLE_DRY_RUN, REXMLE_LOCK_WAIT, REXMLE_FETCH_TOKEN.
-func Fetch(ctx context.Context) error {
+// withOptions runs a stage with the options, once the settings are read.
+func withOptions(ctx context.Context, stage func(context.Context, stages.Options) error) error {
 	o, err := opts()
 	if err != nil {
 		return err
 	}
-	return stages.Fetch(ctx, o)
+	return stage(ctx, o)
 }
+
+// Fetch downloads the challenges' raw data from their sources of record, verified and resumable (REXMLE_DRY_RUN=1 lists the plan).
+// Settings: REXMLE_CONFIG, REXMLE_PROFILE, REXMLE_CHALLENGES, REXMLE_FORCE, REXMLE_DRY_RUN, REXMLE_LOCK_WAIT, REXMLE_FETCH_TOKEN.
+func Fetch(ctx context.Context) error { return withOptions(ctx, stages.Fetch) }
 
 // FetchVerify re-hashes every downloaded file against its FETCHED.lock record (size, SHA-256, MD5) and exits non-zero naming any that changed or any raw folder of files with no record (placed by hand); it downloads nothing.
 // Settings: REXMLE_CONFIG, REXMLE_PROFILE, REXMLE_CHALLENGES, REXMLE_LOCK_WAIT, REXMLE_FETCH_TOKEN.
-func FetchVerify(ctx context.Context) error {
-	o, err := opts()
-	if err != nil {
-		return err
-	}
-	return stages.FetchVerify(ctx, o)
-}
+func FetchVerify(ctx context.Context) error { return withOptions(ctx, stages.FetchVerify) }
 
 // Prepare builds each challenge's public and private data (synthetic data on the demo profile).
 // Settings: REXMLE_CONFIG, REXMLE_PROFILE, REXMLE_CHALLENGES, REXMLE_MODE, REXMLE_FORCE, REXMLE_LOCK_WAIT, REXMLE_SYNTH_CASES.
-func Prepare(ctx context.Context) error {
-	o, err := opts()
-	if err != nil {
-		return err
-	}
-	return stages.Prepare(ctx, o)
-}
+func Prepare(ctx context.Context) error { return withOptions(ctx, stages.Prepare) }
 
 // Run runs the profile's agents on every prepared challenge, with GPU telemetry where available (builds the agent binaries first).
 // Settings: REXMLE_CONFIG, REXMLE_PROFILE, REXMLE_CHALLENGES, REXMLE_MODE, REXMLE_FORCE, REXMLE_RETRY_FAILED, REXMLE_DRY_RUN, REXMLE_LOCK_WAIT, REXMLE_ENGINE, REXMLE_SYNTH_CASES.
@@ -103,13 +94,7 @@ func Smoke(ctx context.Context) error {
 
 // Grade grades every submission under results/runs that has no grade yet.
 // Settings: REXMLE_CONFIG, REXMLE_PROFILE, REXMLE_CHALLENGES, REXMLE_MODE, REXMLE_FORCE, REXMLE_LOCK_WAIT, REXMLE_SYNTH_CASES.
-func Grade(ctx context.Context) error {
-	o, err := opts()
-	if err != nil {
-		return err
-	}
-	return stages.Grade(ctx, o)
-}
+func Grade(ctx context.Context) error { return withOptions(ctx, stages.Grade) }
 
 // GradeOne grades one submission folder against a prepared challenge and prints the result as JSON.
 // Settings: REXMLE_CONFIG, REXMLE_PROFILE, REXMLE_CHALLENGES, REXMLE_MODE, REXMLE_BOTH_MODES, REXMLE_LOCK_WAIT, REXMLE_SYNTH_CASES.
@@ -123,43 +108,19 @@ func GradeOne(ctx context.Context, challenge, submissionDir string) error {
 
 // Rank ranks every run against the human leaderboards, writes the CSV exports and checks the paper's tables.
 // Settings: REXMLE_CONFIG, REXMLE_PROFILE, REXMLE_CHALLENGES, REXMLE_LOCK_WAIT, REXMLE_BOOT, REXMLE_BOOT_SEED.
-func Rank(ctx context.Context) error {
-	o, err := opts()
-	if err != nil {
-		return err
-	}
-	return stages.Rank(ctx, o)
-}
+func Rank(ctx context.Context) error { return withOptions(ctx, stages.Rank) }
 
 // Judge scores the agents' logs against the 13 winning strategies.
 // Settings: REXMLE_CONFIG, REXMLE_PROFILE, REXMLE_CHALLENGES, REXMLE_FORCE, REXMLE_LOCK_WAIT.
-func Judge(ctx context.Context) error {
-	o, err := opts()
-	if err != nil {
-		return err
-	}
-	return stages.Judge(ctx, o)
-}
+func Judge(ctx context.Context) error { return withOptions(ctx, stages.Judge) }
 
 // JudgeAgreement prints the agreement and Cohen's kappa per strategy between every two judges in the store (e.g. the LLM and the heuristic judge) and with human labels in results/judge-labels.csv; it judges nothing.
 // Settings: REXMLE_CONFIG, REXMLE_PROFILE, REXMLE_CHALLENGES, REXMLE_LOCK_WAIT.
-func JudgeAgreement(ctx context.Context) error {
-	o, err := opts()
-	if err != nil {
-		return err
-	}
-	return stages.JudgeAgreement(ctx, o)
-}
+func JudgeAgreement(ctx context.Context) error { return withOptions(ctx, stages.JudgeAgreement) }
 
 // Report generates the static results site.
 // Settings: REXMLE_CONFIG, REXMLE_PROFILE, REXMLE_CHALLENGES, REXMLE_LOCK_WAIT.
-func Report(ctx context.Context) error {
-	o, err := opts()
-	if err != nil {
-		return err
-	}
-	return stages.Report(ctx, o)
-}
+func Report(ctx context.Context) error { return withOptions(ctx, stages.Report) }
 
 // All runs every stage on the active profile (offline demo by default): prepare, run, grade, rank, judge, report.
 // Settings: REXMLE_CONFIG, REXMLE_PROFILE, REXMLE_CHALLENGES, REXMLE_MODE, REXMLE_FORCE, REXMLE_RETRY_FAILED, REXMLE_DRY_RUN, REXMLE_LOCK_WAIT, REXMLE_ENGINE, REXMLE_BOOT, REXMLE_BOOT_SEED, REXMLE_SYNTH_CASES.
