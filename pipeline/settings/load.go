@@ -1,7 +1,6 @@
 package settings
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -219,13 +218,10 @@ func ResolveEngine(own, from, setting string) (string, error) {
 	return "", fmt.Errorf("%s is %q, want docker or podman", from, e)
 }
 
-// ErrUnknown is wrapped by the message of an unknown name.
-var ErrUnknown = errors.New("unknown setting")
-
 // unknown is the message for a REXMLE_* name nobody declared: the closest
 // declared names by edit distance, when one is close.
 func unknown(name string) string {
-	msg := fmt.Sprintf("%s %s", ErrUnknown, name)
+	msg := "unknown setting " + name
 	if near := Suggest(name); len(near) > 0 {
 		msg += "; did you mean " + strings.Join(near, " or ") + "?"
 	} else {
