@@ -11,6 +11,8 @@ package settings
 import (
 	"fmt"
 	"strings"
+
+	"github.com/rexmle/rexmle/pipeline/challenge"
 )
 
 // Kind says who sets a variable.
@@ -94,7 +96,7 @@ var Vars = []Var{
 		Help: "a profile of `benchmark.toml` (`agents`: builds only its agents' images when set)"},
 	{Name: "REXMLE_CHALLENGES", Field: func(s *Settings) any { return &s.Challenges }, Type: List, Default: "the profile's, else all", Targets: stageTargets,
 		Help: "comma-separated challenge ids to work on"},
-	{Name: "REXMLE_MODE", Field: func(s *Settings) any { return &s.Mode }, Type: Enum, Allowed: []string{"reference", "official"}, Default: "the configuration's `grading.mode`",
+	{Name: "REXMLE_MODE", Field: func(s *Settings) any { return &s.Mode }, Type: Enum, Allowed: []string{string(challenge.Reference), string(challenge.Official)}, Default: "the configuration's `grading.mode`",
 		Targets: []string{tPrepare, tRun, tGrade, tGradeOne, tAll},
 		Help:    "grading mode: `reference` reproduces the reference graders (quirks included), `official` follows each challenge's own evaluation"},
 	{Name: "REXMLE_FORCE", Field: func(s *Settings) any { return &s.Force }, Type: Bool, Targets: []string{tFetch, tPrepare, tRun, tGrade, tJudge, tAll, tAgents},
