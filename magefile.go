@@ -167,4 +167,5 @@ func Check() error {
 }
 
 // Publish writes results/bundle/<profile>/, the text export of the store's runs, grades, per-case values, GPU telemetry and judge scores (no SQLite, data or answers) to commit: `report` on a checkout without the store (a fresh clone, the Pages workflow) builds the same site from it.
-func Publish(ctx context.Context) error { return stages.Publish(ctx, stages.FromEnv()) }
+// Settings: REXMLE_CONFIG, REXMLE_PROFILE, REXMLE_CHALLENGES, REXMLE_LOCK_WAIT, REXMLE_BOOT, REXMLE_BOOT_SEED.
+func Publish(ctx context.Context) error { return withOptions(ctx, stages.Publish) }

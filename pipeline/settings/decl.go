@@ -78,10 +78,11 @@ const (
 	tReport      = "report"
 	tAll         = "all"
 	tAgents      = "agents"
+	tPublish     = "publish"
 )
 
 // stageTargets are the targets that load the benchmark through the stages.
-var stageTargets = []string{tFetch, tFetchVerify, tPrepare, tRun, tDoctor, tGrade, tGradeOne, tRank, tJudge, tJudgeAgr, tReport, tAll}
+var stageTargets = []string{tFetch, tFetchVerify, tPrepare, tRun, tDoctor, tGrade, tGradeOne, tRank, tJudge, tJudgeAgr, tReport, tAll, tPublish}
 
 func with(base []string, more ...string) []string {
 	return append(append([]string(nil), base...), more...)
@@ -113,9 +114,9 @@ var Vars = []Var{
 		Help: "`podman` or `docker`: the container engine of agents that do not set `engine`"},
 	{Name: "REXMLE_AGENTS", Field: func(s *Settings) any { return &s.Agents }, Type: List, Default: "the profile's agents when `REXMLE_PROFILE` is set, else all", Targets: []string{tAgents, tSmoke},
 		Help: "comma-separated agent ids for `agents` (and `smoke`: some of the profile's agents)"},
-	{Name: "REXMLE_BOOT", Field: func(s *Settings) any { return &s.Boot }, Type: Int, Min: 0, Max: 1_000_000, Default: "1000", Targets: []string{tRank, tAll},
+	{Name: "REXMLE_BOOT", Field: func(s *Settings) any { return &s.Boot }, Type: Int, Min: 0, Max: 1_000_000, Default: "1000", Targets: []string{tRank, tAll, tPublish},
 		Help: "bootstrap resamples B of the rank stage; `0` turns the bootstrap off"},
-	{Name: "REXMLE_BOOT_SEED", Field: func(s *Settings) any { return &s.BootSeed }, Type: Int, Min: 0, Max: 1<<63 - 1, Default: "20251218", Targets: []string{tRank, tAll},
+	{Name: "REXMLE_BOOT_SEED", Field: func(s *Settings) any { return &s.BootSeed }, Type: Int, Min: 0, Max: 1<<63 - 1, Default: "20251218", Targets: []string{tRank, tAll, tPublish},
 		Help: "seed recorded with every interval (0 … 2^63−1)"},
 	{Name: "REXMLE_SMOKE_CHALLENGE", Field: func(s *Settings) any { return &s.SmokeChallenge }, Type: String, Default: "ldct-iqa", Targets: []string{tSmoke},
 		Help: "the synthetic challenge `smoke` runs the agents on (`REXMLE_AGENTS` picks some of the profile's agents)"},

@@ -2,8 +2,10 @@ package settings
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 )
 
 // ForTarget returns the user settings the mage target reads, in
@@ -98,4 +100,29 @@ func ReplaceTable(readme string) (string, error) {
 		return "", fmt.Errorf("README: no settings table between the markers %q and %q", TableBegin, TableEnd)
 	}
 	return readme[:i+len(TableBegin)] + "\n" + Table() + readme[j:], nil
+}
+
+// targetFunc matches a mage target's declaration in magefile.go.
+var targetFunc = regexp.MustCompile(`^func ([A-Z]\w*)\(`)
+
+// ReplaceTargetDocs returns the magefile source with each target's doc
+// comment ending in its TargetDoc line (`mage -h <target>` prints it): an
+// old Settings line is replaced, a missing one added.
+func ReplaceTargetDocs(src string) string {
+	lines := strings.Split(src, "\n")
+	out := make([]string, 0, len(lines)+20)
+	for _, l := range lines {
+		if m := targetFunc.FindStringSubmatch(l); m != nil {
+			if n := len(out); n > 0 && strings.HasPrefix(out[n-1], "// Settings: ") {
+				out = out[:n-1]
+			}
+			r := []rune(m[1])
+			r[0] = unicode.ToLower(r[0])
+			if d := TargetDoc(string(r)); d != "" {
+				out = append(out, "// "+d)
+			}
+		}
+		out = append(out, l)
+	}
+	return strings.Join(out, "\n")
 }

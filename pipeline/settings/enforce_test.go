@@ -185,7 +185,7 @@ func TestEveryNameDeclared(t *testing.T) {
 		}
 		rel, _ := filepath.Rel(root, path)
 		if d.IsDir() {
-			if strings.HasPrefix(d.Name(), ".") && rel != "." && d.Name() != ".ci" || d.Name() == "results" || d.Name() == "site" || d.Name() == "third_party" || d.Name() == "data" {
+			if strings.HasPrefix(d.Name(), ".") && rel != "." && d.Name() != ".ci" && d.Name() != ".github" || d.Name() == "results" || d.Name() == "site" || d.Name() == "third_party" || d.Name() == "data" {
 				return filepath.SkipDir
 			}
 			return nil
@@ -305,6 +305,22 @@ func TestMagefileDocs(t *testing.T) {
 			t.Errorf("magefile.go %s: its doc lists settings, the declarations none", fn.Name.Name)
 		case want != "" && last != want:
 			t.Errorf("magefile.go %s: the doc comment's last line is %q, want\n// %s", fn.Name.Name, last, want)
+		}
+	}
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ReplaceTargetDocs(string(src)) != string(src) {
+		t.Error("magefile.go's Settings lines differ from pipeline/settings: run `go run ./pipeline/settings/cmd/readme`")
+	}
+	fetchDoc := "// " + TargetDoc("fetch") + "\n"
+	for _, drifted := range []string{
+		strings.Replace(string(src), fetchDoc, "", 1),                              // lost
+		strings.Replace(string(src), fetchDoc, "// Settings: REXMLE_CONFIG.\n", 1), // stale
+	} {
+		if drifted == string(src) || ReplaceTargetDocs(drifted) != string(src) {
+			t.Error("ReplaceTargetDocs does not restore a lost or stale Settings line")
 		}
 	}
 	if len(targets) < 10 {
