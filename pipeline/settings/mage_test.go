@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rexmle/rexmle/pipeline/checkouttest"
 )
 
 // TestMageRefusesBeforeWork runs the real targets (`go run mage.go`) on a
@@ -17,20 +19,7 @@ func TestMageRefusesBeforeWork(t *testing.T) {
 		t.Skip("compiles and runs the magefile")
 	}
 	repo := repoRoot(t)
-	scratch := func(t *testing.T) string {
-		src, err := os.ReadFile(filepath.Join(repo, "benchmark.toml"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		text := strings.Replace(string(src), `challenges_dir = "benchmark/challenges"`,
-			`challenges_dir = "`+filepath.ToSlash(filepath.Join(repo, "benchmark", "challenges"))+`"`, 1)
-		text = strings.Replace(text, `paper_results = "results/paper"`, `paper_results = "`+filepath.ToSlash(filepath.Join(repo, "results", "paper"))+`"`, 1)
-		dir := t.TempDir()
-		if err := os.WriteFile(filepath.Join(dir, "benchmark.toml"), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return dir
-	}
+	scratch := func(t *testing.T) string { return filepath.Dir(checkouttest.Benchmark(t)) }
 	// The test's own environment without any REXMLE_* variable.
 	var base []string
 	for _, kv := range os.Environ() {
