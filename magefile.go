@@ -1,16 +1,15 @@
 //go:build mage
 
 // The rexmle pipeline: fetch → prepare → run → grade → rank → judge → report.
-// Options come from environment variables (see README.md): REXMLE_CONFIG,
-// REXMLE_PROFILE, REXMLE_CHALLENGES, REXMLE_MODE, REXMLE_FORCE,
-// REXMLE_RETRY_FAILED, REXMLE_DRY_RUN, REXMLE_BOTH_MODES, REXMLE_LOCK_WAIT,
-// REXMLE_ENGINE, REXMLE_AGENTS, REXMLE_SMOKE_CHALLENGE, REXMLE_SMOKE_TIME,
-// REXMLE_SYNTH_CASES.
+// Settings come from REXMLE_* environment variables, declared in
+// pipeline/settings and read once per target by load (README.md's table,
+// `go run mage.go settings`); each target's doc ends with those it reads.
 package main
 
 import (
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
 
 	"github.com/magefile/mage/mg"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/rexmle/rexmle/pipeline/agentimage"
 	"github.com/rexmle/rexmle/pipeline/binaries"
+	"github.com/rexmle/rexmle/pipeline/settings"
 	"github.com/rexmle/rexmle/pipeline/smoke"
 	"github.com/rexmle/rexmle/pipeline/stages"
 )
@@ -25,68 +25,128 @@ import (
 // Default is what `mage` with no target runs.
 var Default = All
 
+// load reads and checks the settings: the one read of the environment. An
+// unknown REXMLE_* name or a bad value stops the target before any work.
+func load() (settings.Settings, error) { return settings.Load(os.Environ()) }
+
+// opts are the stages' options from the settings.
+func opts() (stages.Options, error) {
+	s, err := load()
+	return stages.FromSettings(s), err
+}
+
+// withOptions runs a stage with the options, once the settings are read.
+func withOptions(ctx context.Context, stage func(context.Context, stages.Options) error) error {
+	o, err := opts()
+	if err != nil {
+		return err
+	}
+	return stage(ctx, o)
+}
+
 // Fetch downloads the challenges' raw data from their sources of record, verified and resumable (REXMLE_DRY_RUN=1 lists the plan).
-func Fetch(ctx context.Context) error { return stages.Fetch(ctx, stages.FromEnv()) }
+// Settings: REXMLE_CONFIG, REXMLE_PROFILE, REXMLE_CHALLENGES, REXMLE_FORCE, REXMLE_DRY_RUN, REXMLE_LOCK_WAIT, REXMLE_FETCH_TOKEN.
+func Fetch(ctx context.Context) error { return withOptions(ctx, stages.Fetch) }
 
 // FetchVerify re-hashes every downloaded file against its FETCHED.lock record (size, SHA-256, MD5) and exits non-zero naming any that changed or any raw folder of files with no record (placed by hand); it downloads nothing.
-func FetchVerify(ctx context.Context) error { return stages.FetchVerify(ctx, stages.FromEnv()) }
+// Settings: REXMLE_CONFIG, REXMLE_PROFILE, REXMLE_CHALLENGES, REXMLE_LOCK_WAIT, REXMLE_FETCH_TOKEN.
+func FetchVerify(ctx context.Context) error { return withOptions(ctx, stages.FetchVerify) }
 
 // Prepare builds each challenge's public and private data (synthetic data on the demo profile).
-func Prepare(ctx context.Context) error { return stages.Prepare(ctx, stages.FromEnv()) }
+// Settings: REXMLE_CONFIG, REXMLE_PROFILE, REXMLE_CHALLENGES, REXMLE_MODE, REXMLE_FORCE, REXMLE_LOCK_WAIT, REXMLE_SYNTH_CASES.
+func Prepare(ctx context.Context) error { return withOptions(ctx, stages.Prepare) }
 
 // Run runs the profile's agents on every prepared challenge, with GPU telemetry where available (builds the agent binaries first).
+// Settings: REXMLE_CONFIG, REXMLE_PROFILE, REXMLE_CHALLENGES, REXMLE_MODE, REXMLE_FORCE, REXMLE_RETRY_FAILED, REXMLE_DRY_RUN, REXMLE_LOCK_WAIT, REXMLE_ENGINE, REXMLE_SYNTH_CASES.
 func Run(ctx context.Context) error {
+	o, err := opts()
+	if err != nil {
+		return err
+	}
 	mg.CtxDeps(ctx, Binaries)
-	return stages.Run(stages.Interruptible(ctx), stages.FromEnv()) // Ctrl-C waits for the agents' grace periods
+	return stages.Run(stages.Interruptible(ctx), o) // Ctrl-C waits for the agents' grace periods
 }
 
 // Binaries builds bin/rexmle-agent (built-in agents, sandbox bridge, validate client) and the static bin/rexmle-bridge; run, all and doctor build them first.
 func Binaries(ctx context.Context) error { return binaries.Build(ctx, ".") }
 
 // Doctor checks that the profile's runs can start (engines, images, GPUs through NVML, API keys by name, prepared data, disk) and prints a table; any problem exits non-zero.
+// Settings: REXMLE_CONFIG, REXMLE_PROFILE, REXMLE_CHALLENGES, REXMLE_LOCK_WAIT, REXMLE_ENGINE.
 func Doctor(ctx context.Context) error {
+	o, err := opts()
+	if err != nil {
+		return err
+	}
 	mg.CtxDeps(ctx, Binaries)
-	return stages.Doctor(ctx, stages.FromEnv())
+	return stages.Doctor(ctx, o)
 }
 
 // Smoke runs each agent of the profile for a few minutes (REXMLE_SMOKE_TIME, default 5m) on a synthetic challenge through the real runner against a scripted LLM on loopback (offline, no API key) and fails naming the step that broke unless each hands in a valid submission.
+// Settings: REXMLE_CONFIG, REXMLE_PROFILE, REXMLE_ENGINE, REXMLE_AGENTS, REXMLE_SMOKE_CHALLENGE, REXMLE_SMOKE_TIME.
 func Smoke(ctx context.Context) error {
+	s, err := load()
+	if err != nil {
+		return err
+	}
 	mg.CtxDeps(ctx, Binaries)
-	return smoke.FromEnv(stages.Interruptible(ctx))
+	return smoke.FromSettings(stages.Interruptible(ctx), s)
 }
 
 // Grade grades every submission under results/runs that has no grade yet.
-func Grade(ctx context.Context) error { return stages.Grade(ctx, stages.FromEnv()) }
+// Settings: REXMLE_CONFIG, REXMLE_PROFILE, REXMLE_CHALLENGES, REXMLE_MODE, REXMLE_FORCE, REXMLE_LOCK_WAIT, REXMLE_SYNTH_CASES.
+func Grade(ctx context.Context) error { return withOptions(ctx, stages.Grade) }
 
 // GradeOne grades one submission folder against a prepared challenge and prints the result as JSON.
+// Settings: REXMLE_CONFIG, REXMLE_PROFILE, REXMLE_CHALLENGES, REXMLE_MODE, REXMLE_BOTH_MODES, REXMLE_LOCK_WAIT, REXMLE_SYNTH_CASES.
 func GradeOne(ctx context.Context, challenge, submissionDir string) error {
-	return stages.GradeOne(ctx, stages.FromEnv(), challenge, submissionDir)
+	o, err := opts()
+	if err != nil {
+		return err
+	}
+	return stages.GradeOne(ctx, o, challenge, submissionDir)
 }
 
 // Rank ranks every run against the human leaderboards, writes the CSV exports and checks the paper's tables.
-func Rank(ctx context.Context) error { return stages.Rank(ctx, stages.FromEnv()) }
+// Settings: REXMLE_CONFIG, REXMLE_PROFILE, REXMLE_CHALLENGES, REXMLE_LOCK_WAIT, REXMLE_BOOT, REXMLE_BOOT_SEED.
+func Rank(ctx context.Context) error { return withOptions(ctx, stages.Rank) }
 
 // Judge scores the agents' logs against the 13 winning strategies.
-func Judge(ctx context.Context) error { return stages.Judge(ctx, stages.FromEnv()) }
+// Settings: REXMLE_CONFIG, REXMLE_PROFILE, REXMLE_CHALLENGES, REXMLE_FORCE, REXMLE_LOCK_WAIT.
+func Judge(ctx context.Context) error { return withOptions(ctx, stages.Judge) }
 
 // JudgeAgreement prints the agreement and Cohen's kappa per strategy between every two judges in the store (e.g. the LLM and the heuristic judge) and with human labels in results/judge-labels.csv; it judges nothing.
-func JudgeAgreement(ctx context.Context) error {
-	return stages.JudgeAgreement(ctx, stages.FromEnv())
-}
+// Settings: REXMLE_CONFIG, REXMLE_PROFILE, REXMLE_CHALLENGES, REXMLE_LOCK_WAIT.
+func JudgeAgreement(ctx context.Context) error { return withOptions(ctx, stages.JudgeAgreement) }
 
 // Report generates the static results site.
-func Report(ctx context.Context) error { return stages.Report(ctx, stages.FromEnv()) }
+// Settings: REXMLE_CONFIG, REXMLE_PROFILE, REXMLE_CHALLENGES, REXMLE_LOCK_WAIT.
+func Report(ctx context.Context) error { return withOptions(ctx, stages.Report) }
 
 // All runs every stage on the active profile (offline demo by default): prepare, run, grade, rank, judge, report.
+// Settings: REXMLE_CONFIG, REXMLE_PROFILE, REXMLE_CHALLENGES, REXMLE_MODE, REXMLE_FORCE, REXMLE_RETRY_FAILED, REXMLE_DRY_RUN, REXMLE_LOCK_WAIT, REXMLE_ENGINE, REXMLE_BOOT, REXMLE_BOOT_SEED, REXMLE_SYNTH_CASES.
 func All(ctx context.Context) error {
+	o, err := opts()
+	if err != nil {
+		return err
+	}
 	mg.CtxDeps(ctx, Binaries)
 	ctx = stages.Interruptible(ctx) // Ctrl-C waits for the agents' grace periods (mage alone gives 5 s)
 	mg.SerialCtxDeps(ctx, Prepare, Run, Grade, Rank, Judge, Report)
-	return stages.Summary(ctx, stages.FromEnv())
+	return stages.Summary(ctx, o)
 }
 
 // Agents builds every agents/<id>/Containerfile into rexmle-<id>:<recipe hash> and :latest with the agent's engine, else REXMLE_ENGINE, else docker (REXMLE_AGENTS=a,b picks some; REXMLE_FORCE=1 rebuilds), skipping those up to date, and records base images and installed versions in results/agent-images.jsonl.
-func Agents(ctx context.Context) error { return agentimage.FromEnv(ctx) }
+// Settings: REXMLE_CONFIG, REXMLE_PROFILE, REXMLE_FORCE, REXMLE_ENGINE, REXMLE_AGENTS.
+func Agents(ctx context.Context) error {
+	s, err := load()
+	if err != nil {
+		return err
+	}
+	return agentimage.FromSettings(ctx, s)
+}
+
+// Settings prints every setting (name, default, the targets that read it, what it does); `go run mage.go -h <target>` lists those of one target.
+func Settings() { fmt.Print(settings.Print("")) }
 
 // Test runs the test suite (the same command as CI).
 func Test() error { return sh.RunV("go", "test", "./...") }
@@ -107,4 +167,5 @@ func Check() error {
 }
 
 // Publish writes results/bundle/<profile>/, the text export of the store's runs, grades, per-case values, GPU telemetry and judge scores (no SQLite, data or answers) to commit: `report` on a checkout without the store (a fresh clone, the Pages workflow) builds the same site from it.
-func Publish(ctx context.Context) error { return stages.Publish(ctx, stages.FromEnv()) }
+// Settings: REXMLE_CONFIG, REXMLE_PROFILE, REXMLE_CHALLENGES, REXMLE_LOCK_WAIT, REXMLE_BOOT, REXMLE_BOOT_SEED.
+func Publish(ctx context.Context) error { return withOptions(ctx, stages.Publish) }

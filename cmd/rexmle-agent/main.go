@@ -51,6 +51,7 @@ import (
 	"github.com/rexmle/rexmle/pipeline/runner/sandbox"
 	"github.com/rexmle/rexmle/pipeline/runner/slurm"
 	"github.com/rexmle/rexmle/pipeline/runner/validate"
+	"github.com/rexmle/rexmle/pipeline/settings"
 )
 
 // stepLog writes judge-readable agent.jsonl lines; each text line written to
@@ -109,6 +110,12 @@ func main() {
 		fmt.Fprintln(os.Stderr, usage)
 		os.Exit(2)
 	}
+	// The one read of the environment: inside a run it is the agent
+	// contract the runner set (settings.LoadChild reads it and refuses
+	// nothing); for "task" it is the Slurm task's, as the submitting
+	// pipeline's environment reached it.
+	environ := os.Environ()
+	agent := settings.LoadChild(environ)
 	switch os.Args[1] {
 	case "sample", "baseline":
 	case "bridge":
@@ -116,9 +123,9 @@ func main() {
 	case "limits":
 		os.Exit(sandbox.LimitsMain(os.Args[2:]))
 	case "validate":
-		os.Exit(validateMain(os.Args[2:]))
+		os.Exit(validateMain(os.Args[2:], agent))
 	case "task":
-		os.Exit(taskMain(os.Args[2:]))
+		os.Exit(taskMain(os.Args[2:], agent.Env))
 	default:
 		fmt.Fprintln(os.Stderr, usage)
 		os.Exit(2)
@@ -131,7 +138,7 @@ func main() {
 	logs := fs.String("logs", "", "folder for logs")
 	fs.Parse(os.Args[2:])
 	start := time.Now()
-	err := run(kind, *id, *data, *sub, *logs)
+	err := run(kind, *id, *data, *sub, *logs, agent)
 	fmt.Printf("REXMLE_WORKING_SECONDS=%.3f\n", time.Since(start).Seconds())
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "rexmle-agent %s %s: %v\n", kind, *id, err)
@@ -139,9 +146,9 @@ func main() {
 	}
 }
 
-func validateMain(args []string) int {
+func validateMain(args []string, agent settings.Agent) int {
 	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
-	socket := fs.String("socket", os.Getenv("REXMLE_VALIDATE_SOCKET"), "the run's validation socket")
+	socket := fs.String("socket", agent.ValidateSocket, "the run's validation socket")
 	if err := fs.Parse(args); err != nil || fs.NArg() > 1 {
 		fmt.Fprintln(os.Stderr, "usage: rexmle-agent validate [-socket PATH] [SUBMISSION_DIR]")
 		return 2
@@ -174,7 +181,7 @@ func validateMain(args []string) int {
 	return 0
 }
 
-func run(kind, id, data, sub, logs string) error {
+func run(kind, id, data, sub, logs string, agent settings.Agent) error {
 	c, ok := challenge.Lookup(id)
 	if !ok {
 		return fmt.Errorf("unknown challenge %q", id)
@@ -209,7 +216,7 @@ func run(kind, id, data, sub, logs string) error {
 		}
 		sl.emit("result", "wrote the baseline submission")
 	}
-	if socket := os.Getenv("REXMLE_VALIDATE_SOCKET"); socket != "" {
+	if socket := agent.ValidateSocket; socket != "" {
 		// The run's validation endpoint: format check only, no score.
 		r, err := validate.Ask(ctx, socket, sub)
 		switch {
@@ -224,7 +231,7 @@ func run(kind, id, data, sub, logs string) error {
 	return nil
 }
 
-func taskMain(args []string) int {
+func taskMain(args []string, host settings.Environ) int {
 	if len(args) != 2 {
 		fmt.Fprintln(os.Stderr, "usage: rexmle-agent task MANIFEST INDEX")
 		return 2
@@ -234,7 +241,7 @@ func taskMain(args []string) int {
 		fmt.Fprintf(os.Stderr, "rexmle-agent task: index %q: %v\n", args[1], err)
 		return 2
 	}
-	in, err := slurm.RunTask(context.Background(), args[0], i)
+	in, err := slurm.RunTask(context.Background(), args[0], i, host)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "rexmle-agent task %d: %v\n", i, err)
 		return 1

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rexmle/rexmle/pipeline/challenge"
 	"github.com/rexmle/rexmle/pipeline/runner/validate"
+	"github.com/rexmle/rexmle/pipeline/settings"
 )
 
 func TestValidateCommandExitCodes(t *testing.T) {
@@ -43,12 +44,15 @@ func TestValidateCommandExitCodes(t *testing.T) {
 		{[]string{"-socket", srv.Socket, good, bad}, 2},
 	}
 	for _, tc := range tests {
-		if got := validateMain(tc.args); got != tc.want {
+		if got := validateMain(tc.args, settings.Agent{}); got != tc.want {
 			t.Errorf("validate %v: exit %d, want %d", tc.args, got, tc.want)
 		}
 	}
-	t.Setenv("REXMLE_VALIDATE_SOCKET", "")
-	if got := validateMain([]string{good}); got != 2 {
+	if got := validateMain([]string{good}, settings.Agent{}); got != 2 {
 		t.Errorf("no socket: exit %d", got)
+	}
+	// The socket of the contract (REXMLE_VALIDATE_SOCKET, read once by main).
+	if got := validateMain([]string{good}, settings.LoadChild([]string{"REXMLE_VALIDATE_SOCKET=" + srv.Socket})); got != 0 {
+		t.Errorf("socket from the environment: exit %d", got)
 	}
 }

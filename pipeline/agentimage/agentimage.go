@@ -36,6 +36,7 @@ import (
 	"time"
 
 	"github.com/rexmle/rexmle/pipeline/config"
+	"github.com/rexmle/rexmle/pipeline/settings"
 )
 
 // Containerfile is the recipe's file name in agents/<id>/.
@@ -91,31 +92,22 @@ type Package struct {
 	Version string `json:"version"`
 }
 
-// FromEnv builds the images of the checkout holding $REXMLE_CONFIG
-// (default benchmark.toml): its agents/ folder, the engine from
-// $REXMLE_ENGINE, the agents from $REXMLE_AGENTS (comma-separated; else
-// those of $REXMLE_PROFILE that have a recipe, when it is set; else all),
-// a rebuild with REXMLE_FORCE=1; the record goes to
+// FromSettings builds the images of the checkout holding s.Config: its
+// agents/ folder, the engine s.Engine (REXMLE_ENGINE), the agents s.Agents
+// (else those of the profile that have a recipe, when REXMLE_PROFILE is
+// set; else all), a rebuild with s.Force; the record goes to
 // results/agent-images.jsonl. This is `mage agents`.
-func FromEnv(ctx context.Context) error {
-	cfg := os.Getenv("REXMLE_CONFIG")
-	if cfg == "" {
-		cfg = "benchmark.toml"
-	}
+func FromSettings(ctx context.Context, s settings.Settings) error {
+	cfg := s.Config
 	root := filepath.Dir(cfg)
 	o := Options{AgentsDir: filepath.Join(root, "agents"), Record: filepath.Join(root, "results", "agent-images.jsonl"),
-		Force: truthy(os.Getenv("REXMLE_FORCE"))}
-	for _, id := range strings.Split(os.Getenv("REXMLE_AGENTS"), ",") {
-		if id = strings.TrimSpace(id); id != "" {
-			o.IDs = append(o.IDs, id)
-		}
-	}
+		Force: s.Force, Engine: s.Engine, IDs: s.Agents}
 	if engines, err := AgentEngines(cfg); err != nil {
 		return err
 	} else {
 		o.Engines = engines
 	}
-	if prof := strings.TrimSpace(os.Getenv("REXMLE_PROFILE")); len(o.IDs) == 0 && prof != "" {
+	if prof := s.Profile; len(o.IDs) == 0 && s.ProfileSet {
 		ids, err := ProfileRecipes(cfg, prof, o.AgentsDir)
 		if err != nil {
 			return err
@@ -137,27 +129,9 @@ func FromEnv(ctx context.Context) error {
 	return err
 }
 
-func truthy(s string) bool {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "1", "true", "yes", "on":
-		return true
-	}
-	return false
-}
-
-// Engine resolves the engine: e, else $REXMLE_ENGINE, else docker.
+// Engine checks an engine name: "" is docker.
 func Engine(e string) (string, error) {
-	from := "engine"
-	if e == "" {
-		e, from = os.Getenv("REXMLE_ENGINE"), "REXMLE_ENGINE"
-	}
-	switch e {
-	case "":
-		return "docker", nil
-	case "docker", "podman":
-		return e, nil
-	}
-	return "", fmt.Errorf("%s is %q, want docker or podman", from, e)
+	return settings.ResolveEngine(e, "engine", "")
 }
 
 // Agents lists the agent ids with a Containerfile under dir, sorted.

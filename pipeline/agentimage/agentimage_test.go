@@ -70,12 +70,10 @@ func TestHashDir(t *testing.T) {
 }
 
 func TestEngineAndIDs(t *testing.T) {
-	t.Setenv("REXMLE_ENGINE", "")
 	if e, err := Engine(""); err != nil || e != "docker" {
 		t.Fatalf("%q %v", e, err)
 	}
-	t.Setenv("REXMLE_ENGINE", "lxc")
-	if _, err := Engine(""); err == nil || !strings.Contains(err.Error(), `REXMLE_ENGINE is "lxc"`) {
+	if _, err := Engine("lxc"); err == nil || !strings.Contains(err.Error(), `engine is "lxc"`) {
 		t.Fatalf("bad engine: %v", err)
 	}
 	if e, err := Engine("podman"); err != nil || e != "podman" {

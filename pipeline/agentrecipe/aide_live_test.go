@@ -140,7 +140,7 @@ func liveAIDE(t *testing.T, repo, src, id, backend string) {
 	for k, v := range env {
 		t.Setenv(k, v)
 	}
-	a, err := b.ProfileAgent(p, "aide")
+	a, err := b.ProfileAgentEnv(p, "aide", os.Getenv)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"github.com/rexmle/rexmle/pipeline/binaries"
-	"github.com/rexmle/rexmle/pipeline/checkouttest"
 	"io"
 	"io/fs"
 	"net/http"
@@ -16,6 +14,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/rexmle/rexmle/pipeline/binaries"
+	"github.com/rexmle/rexmle/pipeline/checkouttest"
+	"github.com/rexmle/rexmle/pipeline/settings"
 
 	"github.com/rexmle/rexmle/pipeline/agentimage"
 	"github.com/rexmle/rexmle/pipeline/runner"
@@ -78,7 +80,6 @@ func TestStandinProfileJourney(t *testing.T) {
 	})
 	t.Setenv("CONTAINERS_CONF", filepath.Join(pdir, "containers.conf"))
 	t.Setenv("CONTAINERS_STORAGE_CONF", filepath.Join(pdir, "storage.conf"))
-	t.Setenv("REXMLE_ENGINE", "podman")
 
 	var mu sync.Mutex
 	var chats []map[string]any
@@ -99,24 +100,24 @@ func TestStandinProfileJourney(t *testing.T) {
 		io.WriteString(w, `{"id":"c1","object":"chat.completion","model":"standin-model","choices":[{"index":0,"message":{"role":"assistant","content":"plan: copy the sample submission"},"finish_reason":"stop"}]}`)
 	}))
 	defer llm.Close()
-	t.Setenv("REXMLE_STANDIN_BASE_URL", llm.URL+"/v1")
-	t.Setenv("REXMLE_STANDIN_API_KEY", secretValue)
-	t.Setenv("REXMLE_RETRY_FAILED", "")
-
 	root := journeyCheckout(t)
 	cfg := filepath.Join(root, "benchmark.toml")
-	t.Setenv("REXMLE_CONFIG", cfg)
-	t.Setenv("REXMLE_PROFILE", "standin")
-	t.Setenv("REXMLE_AGENTS", "")
+	// The user's environment, as the magefile reads it once.
+	set, err := settings.Load(append(os.Environ(), "REXMLE_ENGINE=podman", "REXMLE_STANDIN_BASE_URL="+llm.URL+"/v1",
+		"REXMLE_STANDIN_API_KEY="+secretValue, "REXMLE_RETRY_FAILED=", "REXMLE_CONFIG="+cfg, "REXMLE_PROFILE=standin", "REXMLE_AGENTS="))
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx := context.Background()
-	if err := agentimage.FromEnv(ctx); err != nil {
+	if err := agentimage.FromSettings(ctx, set); err != nil {
 		t.Fatalf("mage agents: %v", err)
 	}
 	if out, err := exec.Command("podman", "image", "inspect", "--format", "{{.Id}}", "rexmle-aide").CombinedOutput(); err == nil {
 		t.Fatalf("the stand-in profile built the AIDE image too: %s", out)
 	}
 
-	o := stages.Options{Config: cfg, Profile: "standin", Challenges: []string{"ldct-iqa"}, Mode: "reference"}
+	o := stages.FromSettings(set)
+	o.Challenges, o.Mode = []string{"ldct-iqa"}, "reference"
 	if err := stages.Prepare(ctx, o); err != nil {
 		t.Fatalf("prepare: %v", err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/rexmle/rexmle/pipeline/judge"
 	"github.com/rexmle/rexmle/pipeline/judge/judgetest"
+	"github.com/rexmle/rexmle/pipeline/settings"
 	"github.com/rexmle/rexmle/pipeline/stages"
 )
 
@@ -86,7 +87,7 @@ func TestAIDEJournalsJudged(t *testing.T) {
 		return judgetest.Reply{Content: judgetest.AnswerAll(rub.IDs(), func(id int) int { return id % 2 }), PromptTokens: 10, CompletionTokens: 5}
 	})
 	defer srv.Close()
-	t.Setenv("OPENAI_API_KEY", "judge-key")
+	o.Host = settings.NewEnviron([]string{"OPENAI_API_KEY=judge-key"}) // as settings.Load captures it
 	oa := strings.Replace(string(base), "base_url = \"\"", "base_url = \""+srv.URL+"\"", 1)
 	os.WriteFile(cfgPath, []byte(oa), 0o644)
 	if err := stages.Judge(ctx, o); err != nil {

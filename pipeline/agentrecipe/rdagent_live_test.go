@@ -116,7 +116,7 @@ func liveRDAgent(t *testing.T, repo, src, id string) {
 	for k, v := range map[string]string{"AZURE_OPENAI_ENDPOINT": llmURL, "AZURE_OPENAI_API_KEY": rdLiveKey, "AZURE_OPENAI_API_VERSION": "2024-12-01-preview"} {
 		t.Setenv(k, v)
 	}
-	a, err := b.ProfileAgent(p, "rd-agent")
+	a, err := b.ProfileAgentEnv(p, "rd-agent", os.Getenv)
 	if err != nil {
 		t.Fatal(err)
 	}

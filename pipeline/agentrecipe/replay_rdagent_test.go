@@ -110,7 +110,7 @@ func rdReplayLLM(t *testing.T, rec *recording) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := b.ProfileAgent(p, "rd-agent")
+	a, err := b.ProfileAgentEnv(p, "rd-agent", os.Getenv)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package challenge
 
 import (
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 )
@@ -74,10 +73,6 @@ func ParseSynthSize(v string) (SynthSize, error) {
 	}
 	return SynthSize{Cases: n}, nil
 }
-
-// SynthSizeFromEnv reads REXMLE_SYNTH_CASES (for tests and benchmarks that
-// synthesize data themselves; the stages read it with their other options).
-func SynthSizeFromEnv() (SynthSize, error) { return ParseSynthSize(os.Getenv(SynthCasesEnv)) }
 
 func clip(s string) string {
 	if len(s) > 80 {

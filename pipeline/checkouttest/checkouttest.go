@@ -181,3 +181,27 @@ func Git(t testing.TB, dir string, args ...string) string {
 	}
 	return string(out)
 }
+
+// Benchmark writes the module's benchmark.toml into a new temporary folder,
+// its challenge files and the paper's recorded results still read from the
+// module, and returns its path: a checkout of its own whose stages write
+// into that folder alone.
+func Benchmark(t testing.TB) string {
+	t.Helper()
+	repo, err := moduleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile(filepath.Join(repo, "benchmark.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(string(src), `challenges_dir = "benchmark/challenges"`,
+		`challenges_dir = "`+filepath.ToSlash(filepath.Join(repo, "benchmark", "challenges"))+`"`, 1)
+	text = strings.Replace(text, `paper_results = "results/paper"`, `paper_results = "`+filepath.ToSlash(filepath.Join(repo, "results", "paper"))+`"`, 1)
+	p := filepath.Join(t.TempDir(), "benchmark.toml")
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+	"github.com/rexmle/rexmle/pipeline/settings"
 )
 
 // Problem is one thing wrong with a configuration file.
@@ -305,6 +306,16 @@ func (b *Benchmark) validate(ck *checker, written *writtenDurations) {
 				ck.addf(line, "agent %q, backend %q: endpoint azure needs base_url_env (the variable holding the resource URL)", a.ID, name)
 			}
 			checkEgress(ck, line, fmt.Sprintf("agent %q, backend %q", a.ID, name), be.Egress)
+			for _, n := range []string{be.APIKeyEnv, be.BaseURLEnv, be.APIVersionEnv} {
+				if err := settings.CheckPassedName(n); err != nil {
+					ck.addf(line, "agent %q, backend %q: %v", a.ID, name, err)
+				}
+			}
+		}
+		for _, n := range a.Env {
+			if err := settings.CheckPassedName(n); err != nil {
+				ck.addf(ck.key("env", line), "agent %q: env: %v", a.ID, err)
+			}
 		}
 		checkEgress(ck, line, fmt.Sprintf("agent %q", a.ID), a.Egress)
 	}
@@ -336,6 +347,9 @@ func (b *Benchmark) validate(ck *checker, written *writtenDurations) {
 	}
 	if b.Judge.Kind == "openai" && (b.Judge.Model == "" || b.Judge.APIKeyEnv == "") {
 		ck.addf(ck.table("judge", 0), "judge.kind \"openai\" needs model and api_key_env")
+	}
+	if err := settings.CheckPassedName(b.Judge.APIKeyEnv); err != nil {
+		ck.addf(ck.key("api_key_env", ck.table("judge", 0)), "judge: api_key_env: %v", err)
 	}
 	if len(b.Profiles) == 0 {
 		ck.addf(0, "no [profile.*] table, want at least profile.demo")

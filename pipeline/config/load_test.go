@@ -194,6 +194,8 @@ func TestBrokenConfigs(t *testing.T) {
 			[]string{"benchmark.toml:8: agent \"sample\": the command names {code} but the agent has no code folder"}},
 		{"bad duration", goodBench + "\n[profile.x]\ndata = \"fetched\"\ntime_limit = \"a day\"\n", goodChallenge,
 			[]string{"want a duration"}},
+		{"undeclared REXMLE_ name passed to an agent", strings.Replace(goodBench, `builtin = "sample"`, "builtin = \"sample\"\nenv = [\"REXMLE_MY_KEY\", \"REXMLE_STANDIN_API_KEY\", \"MY_KEY\"]", 1), goodChallenge,
+			[]string{`benchmark.toml:9: agent "sample": env: REXMLE_MY_KEY is a REXMLE_* name that is not declared in pipeline/settings`}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -223,7 +225,7 @@ func TestAgentCodeResolvesAgainstTheBenchmarkFolder(t *testing.T) {
 	if b.Agents[0].Code != "agents/mine" {
 		t.Errorf("loaded code %q", b.Agents[0].Code)
 	}
-	a, err := b.ProfileAgent(b.Profiles["demo"], "sample")
+	a, err := b.ProfileAgentEnv(b.Profiles["demo"], "sample", os.Getenv)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,7 +235,7 @@ func TestAgentCodeResolvesAgainstTheBenchmarkFolder(t *testing.T) {
 	if b.Agents[0].Code != "agents/mine" {
 		t.Error("ProfileAgent changed the benchmark's agent")
 	}
-	if a, _ := b.ProfileAgent(b.Profiles["demo"], "abs"); a.Code != "/srv/agent" {
+	if a, _ := b.ProfileAgentEnv(b.Profiles["demo"], "abs", os.Getenv); a.Code != "/srv/agent" {
 		t.Errorf("absolute code became %q", a.Code)
 	}
 }

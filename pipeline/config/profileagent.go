@@ -4,22 +4,16 @@ import (
 	"fmt"
 	"net"
 	"net/url"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 )
 
-// ProfileAgent returns agent id as profile p runs it: with the profile's
+// ProfileAgentEnv returns agent id as profile p runs it: with the profile's
 // backend (or the agent's own) applied from the agent's backends table, the
-// profile's agent_env added, and "$NAME" egress entries resolved from the
-// environment. The Benchmark's own Agent is not changed.
-func (b *Benchmark) ProfileAgent(p Profile, id string) (Agent, error) {
-	return b.profileAgent(p, id, os.Getenv)
-}
-
-// ProfileAgentEnv is ProfileAgent reading variables through getenv (the
-// doctor's probe).
+// profile's agent_env added, and "$NAME" egress entries resolved through
+// getenv (the environment the settings captured, or the doctor's probe).
+// The Benchmark's own Agent is not changed.
 func (b *Benchmark) ProfileAgentEnv(p Profile, id string, getenv func(string) string) (Agent, error) {
 	return b.profileAgent(p, id, getenv)
 }

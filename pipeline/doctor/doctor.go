@@ -30,6 +30,7 @@ import (
 	"github.com/rexmle/rexmle/pipeline/gpu"
 	"github.com/rexmle/rexmle/pipeline/runlimits"
 	"github.com/rexmle/rexmle/pipeline/runner"
+	"github.com/rexmle/rexmle/pipeline/settings"
 )
 
 // Check statuses.
@@ -66,8 +67,9 @@ type Probe struct {
 	Readlink func(name string) (string, error)
 }
 
-// System probes this host.
-func System() Probe {
+// System probes this host, reading variables (API keys, CUDA_VISIBLE_DEVICES)
+// from host, the environment the settings captured.
+func System(host settings.Environ) Probe {
 	return Probe{
 		LookPath: exec.LookPath,
 		Output: func(ctx context.Context, name string, args ...string) ([]byte, error) {
@@ -75,7 +77,7 @@ func System() Probe {
 			defer cancel()
 			return exec.CommandContext(ctx, name, args...).CombinedOutput()
 		},
-		LookupEnv: os.LookupEnv,
+		LookupEnv: host.Lookup,
 		Devices:   gpu.Discover,
 		FreeBytes: runlimits.FreeBytes,
 		MemTotal:  runlimits.MemTotal,
@@ -90,6 +92,9 @@ type Input struct {
 	ProfileName string
 	Profile     config.Profile
 	Challenges  []*config.Challenge
+	// Engine is the REXMLE_ENGINE setting: the engine of docker-executor
+	// agents that set none ("": docker).
+	Engine string
 	// MinFreeBytes is the free space the data and results folders need;
 	// 0: DefaultMinFree for the profile's data.
 	MinFreeBytes uint64
@@ -143,20 +148,20 @@ func TimeLimit(a config.Agent, p config.Profile) (time.Duration, error) {
 }
 
 // Engine is the container engine that runs agent a: "podman" or "docker"
-// for the docker-compatible executors (REXMLE_ENGINE chooses for executor
-// "docker"; default docker), "apptainer" for apptainer, "" for local runs.
-func Engine(a config.Agent, lookup func(string) (string, bool)) string {
+// for the docker-compatible executors (the agent's engine, else setting —
+// REXMLE_ENGINE — for executor "docker"; default docker), "apptainer" for
+// apptainer, "" for local runs.
+func Engine(a config.Agent, setting string) string {
 	switch a.Executor {
 	case "podman":
 		return "podman"
 	case "docker":
-		if a.Engine == "podman" || a.Engine == "docker" {
-			return a.Engine
+		// config.Load accepts only docker or podman as the agent's engine
+		// and settings.Load only those as REXMLE_ENGINE.
+		if e, err := settings.ResolveEngine(a.Engine, "engine", setting); err == nil {
+			return e
 		}
-		if v, ok := lookup("REXMLE_ENGINE"); ok && (v == "podman" || v == "docker") {
-			return v
-		}
-		return "docker"
+		return settings.DefaultEngine
 	case "apptainer":
 		return "apptainer"
 	}
@@ -233,7 +238,7 @@ func checkAgent(ctx context.Context, r *Report, in Input, p Probe, a config.Agen
 		if a.Code != "" && !checkCodeFolder(r, p, a) {
 			break
 		}
-		engine := Engine(a, p.LookupEnv)
+		engine := Engine(a, in.Engine)
 		path, err := p.LookPath(engine)
 		if err != nil {
 			r.add(Check{Area: "executor", Item: a.ID + ": " + engine, Status: Fail, Detail: fmt.Sprintf("container engine %s not found on PATH (install it, or set REXMLE_ENGINE=podman|docker)", engine), Agents: scope})

@@ -218,10 +218,10 @@ func TestGPUsAndImagesPresent(t *testing.T) {
 	h := &fakeHost{paths: map[string]string{"bwrap": "/usr/bin/bwrap", "podman": "/usr/bin/podman"},
 		files:  map[string]fs.FileMode{"/usr/local/bin/aide": 0o755}, // on the sandbox's PATH
 		images: map[string]bool{"podman:rexmle-pair": true, "podman:rexmle-boxed": true},
-		env:    map[string]string{"OPENAI_API_KEY": "x", "ANTHROPIC_API_KEY": "y", "REXMLE_ENGINE": "podman", "CUDA_VISIBLE_DEVICES": "MIG-dddd,0"},
+		env:    map[string]string{"OPENAI_API_KEY": "x", "ANTHROPIC_API_KEY": "y", "CUDA_VISIBLE_DEVICES": "MIG-dddd,0"},
 		devs:   devs, free: 500 << 30}
 	p := config.Profile{Data: "fetched", Agents: []string{"aide", "boxed", "pair"}}
-	r := Run(context.Background(), Input{Bench: b, ProfileName: "paper", Profile: p, Challenges: b.Challenges[:1]}, h.probe())
+	r := Run(context.Background(), Input{Bench: b, ProfileName: "paper", Profile: p, Challenges: b.Challenges[:1], Engine: "podman"}, h.probe())
 	var out bytes.Buffer
 	r.Print(&out)
 	for _, c := range r.Failures() {
@@ -345,8 +345,8 @@ func TestBackendVariables(t *testing.T) {
 	root := t.TempDir()
 	b := bench(root)
 	b.Agents = append(b.Agents, config.Agent{ID: "llm", Backend: "fake", Executor: "podman", Image: "rexmle-llm", TimeLimit: dur("10m"),
-		Backends: map[string]config.AgentBackend{"fake": {Model: "m", Endpoint: "openai-compatible", APIKeyEnv: "REXMLE_T_API_KEY",
-			BaseURLEnv: "REXMLE_T_BASE_URL", Egress: []string{"$REXMLE_T_BASE_URL"}}}})
+		Backends: map[string]config.AgentBackend{"fake": {Model: "m", Endpoint: "openai-compatible", APIKeyEnv: "REXMLE_TEST_API_KEY",
+			BaseURLEnv: "REXMLE_TEST_BASE_URL", Egress: []string{"$REXMLE_TEST_BASE_URL"}}}})
 	prepareDemo(t, root, "c1")
 	p := config.Profile{Data: "synthetic", Agents: []string{"llm"}, Backend: "fake", Judge: "heuristic"}
 	in := Input{Bench: b, ProfileName: "standin", Profile: p, Challenges: b.Challenges[:1]}
@@ -354,23 +354,23 @@ func TestBackendVariables(t *testing.T) {
 	r := Run(context.Background(), in, h.probe())
 	var out bytes.Buffer
 	r.Print(&out)
-	if c := find(r, "config", "agent llm backend"); c == nil || c.Status != Fail || !strings.Contains(c.Detail, "REXMLE_T_BASE_URL is not set") {
+	if c := find(r, "config", "agent llm backend"); c == nil || c.Status != Fail || !strings.Contains(c.Detail, "REXMLE_TEST_BASE_URL is not set") {
 		t.Errorf("unset endpoint variable: %+v\n%s", c, out.String())
 	}
-	if c := find(r, "key", "llm: REXMLE_T_API_KEY"); c == nil || c.Status != Fail {
+	if c := find(r, "key", "llm: REXMLE_TEST_API_KEY"); c == nil || c.Status != Fail {
 		t.Errorf("unset backend key: %+v\n%s", c, out.String())
 	}
-	if why := Reasons(r.Blocking("llm", "c1")); !strings.Contains(why, "REXMLE_T_API_KEY") || !strings.Contains(why, "REXMLE_T_BASE_URL") || r.Err() == nil {
+	if why := Reasons(r.Blocking("llm", "c1")); !strings.Contains(why, "REXMLE_TEST_API_KEY") || !strings.Contains(why, "REXMLE_TEST_BASE_URL") || r.Err() == nil {
 		t.Errorf("the llm runs are stopped by:\n%s (err %v)", why, r.Err())
 	}
-	h.env = map[string]string{"REXMLE_T_API_KEY": "sk-secret-abc", "REXMLE_T_BASE_URL": "http://127.0.0.1:9/v1"}
+	h.env = map[string]string{"REXMLE_TEST_API_KEY": "sk-secret-abc", "REXMLE_TEST_BASE_URL": "http://127.0.0.1:9/v1"}
 	r = Run(context.Background(), in, h.probe())
 	out.Reset()
 	r.Print(&out)
 	if len(r.Blocking("llm", "c1")) != 0 || strings.Contains(out.String(), "sk-secret-abc") {
 		t.Errorf("with both set:\n%s", out.String())
 	}
-	if c := find(r, "key", "llm: REXMLE_T_API_KEY"); c == nil || c.Status != OK {
+	if c := find(r, "key", "llm: REXMLE_TEST_API_KEY"); c == nil || c.Status != OK {
 		t.Errorf("set backend key: %+v", c)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/rexmle/rexmle/pipeline/config"
 	"github.com/rexmle/rexmle/pipeline/runner"
 	"github.com/rexmle/rexmle/pipeline/runner/sandbox"
+	"github.com/rexmle/rexmle/pipeline/settings"
 )
 
 // A local agent's code outside the system folders: the doctor says, for
@@ -82,7 +83,7 @@ func TestDoctorSeesTheSandboxAsTheRunDoes(t *testing.T) {
 		b.Agents = append(b.Agents, config.Agent{ID: a.id, Backend: "none", Executor: "local", Code: a.code, Command: a.command})
 		prof.Agents = append(prof.Agents, a.id)
 	}
-	rep := Run(context.Background(), Input{Bench: b, ProfileName: "t", Profile: prof, Challenges: b.Challenges}, System())
+	rep := Run(context.Background(), Input{Bench: b, ProfileName: "t", Profile: prof, Challenges: b.Challenges}, System(settings.NewEnviron(os.Environ())))
 	agentBin, _ := checkouttest.Binaries(t) // the sandbox's limits and bridge
 	var table bytes.Buffer
 	rep.Print(&table)
@@ -100,7 +101,7 @@ func TestDoctorSeesTheSandboxAsTheRunDoes(t *testing.T) {
 			if !a.runs && (len(fails) != 1 || !strings.Contains(fails[0].Detail, a.detail)) {
 				t.Errorf("doctor rows %v, want one naming %q\n%s", fails, a.detail, table.String())
 			}
-			pa, err := b.ProfileAgent(prof, a.id)
+			pa, err := b.ProfileAgentEnv(prof, a.id, os.Getenv)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -35,6 +35,6 @@
 //
 // Verify re-hashes every file recorded in the lock files.
 //
-// Tokens (Options.TokenEnv) are read from the environment, sent only to the
-// configured API hosts, and never logged or written.
+// A token (Options.Token) is sent only to the configured API hosts, and
+// never logged or written.
 package fetch

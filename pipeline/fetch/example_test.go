@@ -19,7 +19,7 @@ func Example() {
 		{Challenge: "seg_a", Kind: fetch.KindFigshare, Record: "14806362", Extract: true, ExtractToStem: true},
 		{Challenge: "topcow-shared", Kind: fetch.KindZenodo, Record: "15692630", Files: []string{"TopCoW2024_Data_Release.zip"}, Extract: true},
 	}
-	opts := fetch.Options{RawRoot: "data/raw", TokenEnv: "ZENODO_TOKEN", Progress: os.Stderr, IsTTY: true}
+	opts := fetch.Options{RawRoot: "data/raw", Token: "a-zenodo-token", Progress: os.Stderr, IsTTY: true}
 	ctx := context.Background()
 	dryRun := true
 	if dryRun {

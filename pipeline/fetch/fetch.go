@@ -156,7 +156,7 @@ func newFetcher(opts Options) (*fetcher, error) {
 		return nil, err
 	}
 	return &fetcher{
-		opts: o, log: o.Logger, token: tokenFrom(o.TokenEnv),
+		opts: o, log: o.Logger, token: strings.TrimSpace(o.Token),
 		zenodoHost: hostOf(o.ZenodoBaseURL), figshareHost: hostOf(o.FigshareBaseURL),
 		locks: newLockStore(o.RawRoot), prog: &logProgress{log: o.Logger, files: map[string]*logFile{}},
 		defaultLogger: opts.Logger == nil,

@@ -276,7 +276,6 @@ func TestServerWithoutRangeRestartsCleanly(t *testing.T) {
 
 func TestTokenSentButNeverLogged(t *testing.T) {
 	const secret = "s3cr3t-T0KEN-value-42"
-	t.Setenv("REXMLE_TEST_TOKEN", secret)
 	srv := fetchtest.New()
 	defer srv.Close()
 	other := fetchtest.New() // a different host: must not receive the token
@@ -287,7 +286,7 @@ func TestTokenSentButNeverLogged(t *testing.T) {
 	fig.AddFigshare("8", fetchtest.File{Name: "f.bin", Data: []byte("figshare"), Fault: fetchtest.Fault{BadMD5: true}})
 	u := other.AddURL("/data/u.bin", fetchtest.File{Name: "u.bin", Data: []byte("plain")})
 	opts, logs := testOptions(t, srv)
-	opts.TokenEnv = "REXMLE_TEST_TOKEN"
+	opts.Token = secret
 	opts.FigshareBaseURL = fig.URL
 	var prog bytes.Buffer
 	opts.Progress, opts.IsTTY = &prog, true

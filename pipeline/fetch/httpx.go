@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -247,12 +246,4 @@ func hostOf(base string) string {
 		return ""
 	}
 	return u.Host
-}
-
-// tokenFrom reads the token named by env ("" when unset).
-func tokenFrom(env string) string {
-	if env == "" {
-		return ""
-	}
-	return strings.TrimSpace(os.Getenv(env))
 }

@@ -41,10 +41,10 @@ type Options struct {
 	// ZenodoBaseURL, FigshareBaseURL and GDriveBaseURL override the public
 	// services (mirrors, tests).
 	ZenodoBaseURL, FigshareBaseURL, GDriveBaseURL string
-	// TokenEnv names an environment variable holding an API token. The token
-	// is sent as an Authorization header to the Zenodo and Figshare hosts
-	// only, and never logged or written.
-	TokenEnv string
+	// Token is an API token (REXMLE_FETCH_TOKEN; "" for none). It is sent
+	// as an Authorization header to the Zenodo and Figshare hosts only, and
+	// never logged or written.
+	Token string
 	// Concurrency is the number of files downloaded at once (default 4).
 	Concurrency int
 	// HTTPClient is used for every request (default: a client with connect

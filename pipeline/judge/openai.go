@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"math"
 	"net/http"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -29,6 +28,9 @@ type OpenAIConfig struct {
 	// "OPENAI_API_KEY". The key itself is never stored in a config, a log, an
 	// error, a database row or a file.
 	APIKeyEnv string
+	// Getenv reads APIKeyEnv from the environment the settings captured
+	// (settings.Environ.Get); nil reads nothing, so the key is missing.
+	Getenv func(name string) string
 	// MaxTokens caps completion tokens per call (max_completion_tokens),
 	// default 8192 as the reference scorer.
 	MaxTokens int
@@ -75,7 +77,7 @@ type OpenAI struct {
 }
 
 // NewOpenAI builds the LLM judge, reading the API key from the environment
-// variable cfg.APIKeyEnv. A missing model or key is an error (naming the
+// variable cfg.APIKeyEnv through cfg.Getenv. A missing model or key is an error (naming the
 // variable, never its value).
 func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 	if strings.TrimSpace(cfg.Model) == "" {
@@ -115,7 +117,10 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	key := os.Getenv(cfg.APIKeyEnv)
+	key := ""
+	if cfg.Getenv != nil {
+		key = cfg.Getenv(cfg.APIKeyEnv)
+	}
 	if key == "" {
 		return nil, fmt.Errorf("openai judge: environment variable %s is empty or unset", cfg.APIKeyEnv)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -48,6 +49,7 @@ func newTestJudge(t *testing.T, srv *judgetest.Server, mod func(*OpenAIConfig)) 
 		Model:         "fake-gpt",
 		BaseURL:       srv.URL + "/v1",
 		APIKeyEnv:     testKeyEnv,
+		Getenv:        os.Getenv,
 		MaxTokens:     1234,
 		Timeout:       5 * time.Second,
 		MaxRetries:    3,
@@ -361,12 +363,12 @@ func TestOpenAIKeyNeverLeaks(t *testing.T) {
 
 func TestNewOpenAIConfigErrors(t *testing.T) {
 	t.Setenv(testKeyEnv, "")
-	_, err := NewOpenAI(OpenAIConfig{Model: "m", APIKeyEnv: testKeyEnv})
+	_, err := NewOpenAI(OpenAIConfig{Model: "m", APIKeyEnv: testKeyEnv, Getenv: os.Getenv})
 	if err == nil || !strings.Contains(err.Error(), testKeyEnv) {
 		t.Fatalf("missing key: %v", err)
 	}
 	t.Setenv(testKeyEnv, testKey)
-	if _, err := NewOpenAI(OpenAIConfig{APIKeyEnv: testKeyEnv}); err == nil {
+	if _, err := NewOpenAI(OpenAIConfig{APIKeyEnv: testKeyEnv, Getenv: os.Getenv}); err == nil {
 		t.Fatal("empty model accepted")
 	}
 }

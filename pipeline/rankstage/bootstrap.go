@@ -5,7 +5,6 @@ import (
 
 	"fmt"
 	"math"
-	"os"
 	"slices"
 	"sort"
 	"strconv"
@@ -57,27 +56,6 @@ type Options struct {
 // DefaultOptions: B = 1000, seed rank.DefaultBootSeed, 95 % intervals.
 func DefaultOptions() Options {
 	return Options{Boot: rank.DefaultBoot, BootSeed: rank.DefaultBootSeed, Confidence: rank.DefaultConfidence}
-}
-
-// OptionsFromEnv reads REXMLE_BOOT (B, 0 = off) and REXMLE_BOOT_SEED over
-// the defaults.
-func OptionsFromEnv() (Options, error) {
-	o := DefaultOptions()
-	if s := strings.TrimSpace(os.Getenv("REXMLE_BOOT")); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 0 || n > 1_000_000 {
-			return o, fmt.Errorf("REXMLE_BOOT=%q: want a number of resamples between 0 and 1000000", s)
-		}
-		o.Boot = n
-	}
-	if s := strings.TrimSpace(os.Getenv("REXMLE_BOOT_SEED")); s != "" {
-		n, err := strconv.ParseUint(s, 10, 63)
-		if err != nil {
-			return o, fmt.Errorf("REXMLE_BOOT_SEED=%q: want an integer between 0 and 2^63−1", s)
-		}
-		o.BootSeed = n
-	}
-	return o, nil
 }
 
 // Interval is a percentile interval; NaN bounds when unavailable.

@@ -360,16 +360,3 @@ func TestBootstrapStage(t *testing.T) {
 		}
 	}
 }
-
-func TestOptionsFromEnv(t *testing.T) {
-	t.Setenv("REXMLE_BOOT", "250")
-	t.Setenv("REXMLE_BOOT_SEED", "9")
-	o, err := OptionsFromEnv()
-	if err != nil || o.Boot != 250 || o.BootSeed != 9 || o.Confidence != 0.95 {
-		t.Errorf("%+v %v", o, err)
-	}
-	t.Setenv("REXMLE_BOOT", "many")
-	if _, err := OptionsFromEnv(); err == nil || !strings.Contains(err.Error(), "REXMLE_BOOT") {
-		t.Errorf("bad REXMLE_BOOT accepted: %v", err)
-	}
-}

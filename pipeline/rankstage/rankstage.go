@@ -61,13 +61,10 @@ type Outcome struct {
 	universes    map[string]*caseUniverse // by challenge
 }
 
-// Run executes the stage with the options of the environment (OptionsFromEnv).
+// Run executes the stage with the default options (DefaultOptions; the
+// rank target passes REXMLE_BOOT and REXMLE_BOOT_SEED through RunWith).
 func Run(ctx context.Context, b *config.Benchmark, st *store.Store) (*Outcome, error) {
-	opt, err := OptionsFromEnv()
-	if err != nil {
-		return nil, fmt.Errorf("rank: %w", err)
-	}
-	return RunWith(ctx, b, st, opt)
+	return RunWith(ctx, b, st, DefaultOptions())
 }
 
 // RunWith executes the stage with explicit options.

@@ -3,7 +3,6 @@ package report
 import (
 	"context"
 	"encoding/json"
-	"github.com/rexmle/rexmle/pipeline/gpu"
 	"html"
 	"io"
 	"io/fs"
@@ -14,6 +13,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/rexmle/rexmle/pipeline/gpu"
 
 	"github.com/rexmle/rexmle/pipeline/config"
 	"github.com/rexmle/rexmle/pipeline/rankstage"
@@ -429,11 +430,7 @@ func BenchmarkBuildBoot(b *testing.B) {
 	if err := reporttest.Fill(ctx, st, bm, reporttest.Spec{Agents: 10, Seeds: 3, Cases: 10, MeanCases: true, Strategies: 12, GPUSamples: 30, RandSeed: 1}); err != nil {
 		b.Fatal(err)
 	}
-	opt, err := rankstage.OptionsFromEnv()
-	if err != nil {
-		b.Fatal(err)
-	}
-	if _, err := rankstage.RunWith(ctx, bm, st, opt); err != nil {
+	if _, err := rankstage.RunWith(ctx, bm, st, rankstage.DefaultOptions()); err != nil {
 		b.Fatal(err)
 	}
 	out := b.TempDir()

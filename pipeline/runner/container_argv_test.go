@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/rexmle/rexmle/pipeline/runlimits"
+	"github.com/rexmle/rexmle/pipeline/settings"
 )
 
 // flagValue returns the value after the first occurrence of flag in argv.
@@ -56,9 +57,8 @@ func fakeEngines(t *testing.T) string {
 
 func TestDockerArgv(t *testing.T) {
 	fakeEngines(t)
-	t.Setenv("OPENAI_API_KEY", "sk-secret-value")
-	t.Setenv("REXMLE_ENGINE", "")
 	j := containerJob("docker", false, []int{2, 5})
+	j.Host = settings.NewEnviron([]string{"OPENAI_API_KEY=sk-secret-value"})
 	l, err := j.build(&validationServer{socket: "/r/isles22/aide/seed-2/validate.sock"})
 	if err != nil {
 		t.Fatal(err)
@@ -119,7 +119,6 @@ func TestDockerArgv(t *testing.T) {
 
 func TestPodmanArgvLimitsAndGPUs(t *testing.T) {
 	fakeEngines(t)
-	t.Setenv("REXMLE_ENGINE", "")
 	t.Setenv("CONTAINERS_CONF", "/etc/x/containers.conf")
 	j := containerJob("docker", false, []int{1, 3})
 	j.Agent.Engine = "podman"
@@ -169,11 +168,10 @@ func TestPodmanArgvLimitsAndGPUs(t *testing.T) {
 func TestEngineChoice(t *testing.T) {
 	fakeEngines(t)
 	j := containerJob("docker", false, nil)
-	t.Setenv("REXMLE_ENGINE", "")
 	if e, err := j.Engine(); err != nil || e != "docker" {
 		t.Fatalf("default %q %v", e, err)
 	}
-	t.Setenv("REXMLE_ENGINE", "podman")
+	j.EngineSetting = "podman"
 	if e, err := j.Engine(); err != nil || e != "podman" {
 		t.Fatalf("from REXMLE_ENGINE %q %v", e, err)
 	}
@@ -182,7 +180,7 @@ func TestEngineChoice(t *testing.T) {
 		t.Fatalf("agent engine %q %v", e, err)
 	}
 	j.Agent.Engine = ""
-	t.Setenv("REXMLE_ENGINE", "lxc")
+	j.EngineSetting = "lxc"
 	if _, err := j.build(nil); err == nil || !strings.Contains(err.Error(), `REXMLE_ENGINE is "lxc"`) {
 		t.Fatalf("bad engine: %v", err)
 	}
@@ -190,8 +188,8 @@ func TestEngineChoice(t *testing.T) {
 
 func TestBuiltinAgentInContainer(t *testing.T) {
 	fakeEngines(t)
-	t.Setenv("REXMLE_ENGINE", "podman")
 	j := containerJob("docker", false, nil)
+	j.EngineSetting = "podman"
 	j.Agent.Command, j.Agent.Builtin, j.AgentBin = nil, "sample", "/host/bin/rexmle-agent"
 	l, err := j.build(nil)
 	if err != nil {
@@ -211,8 +209,8 @@ func TestBuiltinAgentInContainer(t *testing.T) {
 // a forced removal (which the fake refuses: the stop command still ends).
 func TestDockerStopCommand(t *testing.T) {
 	calls := fakeEngines(t)
-	t.Setenv("REXMLE_ENGINE", "docker")
 	j := containerJob("docker", false, nil)
+	j.EngineSetting = "docker"
 	l, err := j.build(nil)
 	if err != nil {
 		t.Fatal(err)

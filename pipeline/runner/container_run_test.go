@@ -68,7 +68,6 @@ func setupPodman(t *testing.T) {
 		k, v, _ := strings.Cut(kv, "=")
 		t.Setenv(k, v)
 	}
-	t.Setenv("REXMLE_ENGINE", "podman")
 	t.Cleanup(func() { exec.Command("podman", "system", "reset", "--force").Run() })
 
 	rootfs := filepath.Join(dir, "rootfs")

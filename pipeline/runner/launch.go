@@ -112,11 +112,11 @@ func (j *Job) command(p agentPaths, gpus string) ([]string, error) {
 }
 
 // passedEnv returns NAME=value for each variable the agent is allowed by
-// name that is set, plus the agent's fixed set_env values.
+// name that is set in j.Host, plus the agent's fixed set_env values.
 func (j *Job) passedEnv() []string {
 	var env []string
 	for _, name := range j.Agent.Env {
-		if v, ok := os.LookupEnv(name); ok {
+		if v, ok := j.Host.Lookup(name); ok {
 			env = append(env, name+"="+v)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"github.com/rexmle/rexmle/pipeline/config"
 	"github.com/rexmle/rexmle/pipeline/runner/egress"
+	"github.com/rexmle/rexmle/pipeline/settings"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -67,19 +68,9 @@ func (j *Job) gpusInContainer() string {
 }
 
 // Engine is the docker-compatible CLI that runs the agent's container: the
-// agent's engine, else $REXMLE_ENGINE, else docker.
+// agent's engine, else EngineSetting (REXMLE_ENGINE), else docker.
 func (j *Job) Engine() (string, error) {
-	e, from := j.Agent.Engine, "agent "+j.Agent.ID+": engine"
-	if e == "" {
-		e, from = os.Getenv("REXMLE_ENGINE"), "REXMLE_ENGINE"
-	}
-	switch e {
-	case "":
-		return "docker", nil
-	case "docker", "podman":
-		return e, nil
-	}
-	return "", fmt.Errorf("%s is %q, want docker or podman", from, e)
+	return settings.ResolveEngine(j.Agent.Engine, "agent "+j.Agent.ID+": engine", j.EngineSetting)
 }
 
 // buildDocker makes the `docker run` (or `podman run`) command line: the

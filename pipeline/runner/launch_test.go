@@ -8,6 +8,7 @@ import (
 
 	"github.com/rexmle/rexmle/pipeline/config"
 	"github.com/rexmle/rexmle/pipeline/runlimits"
+	"github.com/rexmle/rexmle/pipeline/settings"
 )
 
 // build decides how to start the run without the egress proxy.
@@ -31,8 +32,8 @@ func containerJob(executor string, network bool, gpus []int) *Job {
 }
 
 func TestApptainerArgv(t *testing.T) {
-	t.Setenv("OPENAI_API_KEY", "sk-secret-value")
 	j := containerJob("apptainer", false, []int{1})
+	j.Host = settings.NewEnviron([]string{"OPENAI_API_KEY=sk-secret-value"})
 	l, err := j.build(nil)
 	if err != nil {
 		t.Fatal(err)
@@ -86,7 +87,6 @@ func TestLocalCommandTemplate(t *testing.T) {
 // {code} names it there; with sandbox = "none" {code} is the host folder.
 func TestCodeFolderMounts(t *testing.T) {
 	fakeEngines(t)
-	t.Setenv("REXMLE_ENGINE", "")
 	for _, ex := range []string{"docker", "apptainer"} {
 		j := containerJob(ex, false, nil)
 		j.Agent.Code = "/src/my-agent"

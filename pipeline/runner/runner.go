@@ -66,6 +66,7 @@ import (
 	"github.com/rexmle/rexmle/pipeline/runlimits"
 	"github.com/rexmle/rexmle/pipeline/runner/egress"
 	"github.com/rexmle/rexmle/pipeline/runstatus"
+	"github.com/rexmle/rexmle/pipeline/settings"
 )
 
 // Run statuses in run.json: the words of pipeline/runstatus.
@@ -89,6 +90,13 @@ type Job struct {
 	TimeLimit time.Duration
 	Grace     time.Duration
 	AgentBin  string // the rexmle-agent binary: built-in agents and the sandbox wrapper
+	// Host is the environment the settings captured: the variables the
+	// agent may see by name (its env list: API keys, endpoints) are taken
+	// from it. The zero value passes none.
+	Host settings.Environ
+	// EngineSetting is the REXMLE_ENGINE setting: the container engine of
+	// an agent that sets none ("": docker).
+	EngineSetting string
 	// BridgeBin is a static (cgo-free) rexmle-bridge binary: mounted into
 	// containers, it forwards loopback ports to the egress proxy and the
 	// validation endpoint (the image's libc need not match the host's).

@@ -3,7 +3,7 @@
 // checks with the doctor what cannot start, schedules the rest on the free
 // GPUs and CPU slots (or submits them to Slurm) and records every run, its
 // events and GPU telemetry in the store. Run is the entry point;
-// pipeline/stages turns the environment into its Options.
+// pipeline/stages turns the settings into its Options.
 package runstage
 
 import (
@@ -26,6 +26,7 @@ import (
 	"github.com/rexmle/rexmle/pipeline/runner"
 	"github.com/rexmle/rexmle/pipeline/runner/record"
 	"github.com/rexmle/rexmle/pipeline/runner/validate"
+	"github.com/rexmle/rexmle/pipeline/settings"
 	"github.com/rexmle/rexmle/pipeline/store"
 )
 
@@ -35,10 +36,16 @@ type Options struct {
 	ProfileName string         // the run group: results/runs/<ProfileName>/...
 	Profile     config.Profile // its settings
 	Challenges  []*config.Challenge
-	Mode        string // the grading mode the validate client checks in
-	Force       bool   // rerun finished runs too
-	DryRun      bool   // say what would run (or be submitted), run nothing
-	RetryFailed bool   // rerun the finished runs that failed
+	Mode        challenge.Mode // the grading mode the validate client checks in
+	// Engine is the REXMLE_ENGINE setting: the container engine of agents
+	// that set none ("": docker).
+	Engine string
+	// Host is the environment the settings captured: variables the
+	// configuration names (endpoints in egress, API keys) are read from it.
+	Host        settings.Environ
+	Force       bool // rerun finished runs too
+	DryRun      bool // say what would run (or be submitted), run nothing
+	RetryFailed bool // rerun the finished runs that failed
 	// OpenStore opens the store (with the challenges in it).
 	OpenStore func(ctx context.Context) (*store.Store, error)
 	// PreparedDir is where a challenge's prepared data of the profile's kind
@@ -55,7 +62,8 @@ type env struct {
 	profile    config.Profile
 	challenges []*config.Challenge
 	opt        struct {
-		Profile, Mode string
+		Profile       string
+		Mode          challenge.Mode
 		DryRun, Force bool
 	}
 	o   *Options
@@ -68,7 +76,7 @@ func (e *env) open(ctx context.Context) (*store.Store, error) { return e.o.OpenS
 
 // preflight runs the doctor's checks for the profile.
 func (e *env) preflight(ctx context.Context) *doctor.Report {
-	return doctor.Run(ctx, doctor.Input{Bench: e.b, ProfileName: e.opt.Profile, Profile: e.profile, Challenges: e.challenges}, doctor.System())
+	return doctor.Run(ctx, doctor.Input{Bench: e.b, ProfileName: e.opt.Profile, Profile: e.profile, Challenges: e.challenges, Engine: e.o.Engine}, doctor.System(e.o.Host))
 }
 
 func (e *env) rel(p string) string {
@@ -83,10 +91,7 @@ func (e *env) rel(p string) string {
 func planRuns(e *env, agentBin string) (jobs []*runner.Job, unprepared int, err error) {
 	dataRoot := e.b.Path(e.b.Paths.Data)
 	hide := []string{dataRoot, e.b.Path(e.b.Paths.Results), e.b.Path(e.b.Paths.Runs), filepath.Dir(e.b.Path(e.b.Paths.Database))}
-	mode, err := challenge.ParseMode(e.opt.Mode)
-	if err != nil {
-		return nil, 0, err
-	}
+	mode := e.opt.Mode
 	for _, c := range e.challenges {
 		pub := filepath.Join(e.preparedDir(c.ID), "public")
 		if _, err := os.Stat(pub); err != nil {
@@ -101,7 +106,7 @@ func planRuns(e *env, agentBin string) (jobs []*runner.Job, unprepared int, err 
 			check = validate.Check(ch, filepath.Join(e.preparedDir(c.ID), "private"), mode)
 		}
 		for _, aid := range e.profile.Agents {
-			pa, err := e.b.ProfileAgent(e.profile, aid)
+			pa, err := e.b.ProfileAgentEnv(e.profile, aid, e.o.Host.Get)
 			if err != nil {
 				return nil, 0, fmt.Errorf("profile %s: %w", e.opt.Profile, err)
 			}
@@ -118,7 +123,7 @@ func planRuns(e *env, agentBin string) (jobs []*runner.Job, unprepared int, err 
 				jobs = append(jobs, &runner.Job{Group: e.opt.Profile, Challenge: c.ID, Agent: *a, Seed: seed, PublicDir: pub,
 					RunDir:  filepath.Join(e.b.Path(e.b.Paths.Runs), e.opt.Profile, c.ID, a.ID, "seed-"+strconv.Itoa(seed)),
 					Setting: e.profile.Setting, TimeLimit: limit, Grace: a.GracePeriod.Duration, BenchHash: e.b.Hash,
-					AgentBin: agentBin, BridgeBin: binaries.Bridge(e.b.Root), Hide: hide, Validate: check, SampleEvery: e.profile.GPUSampleEvery.Duration, Log: e.log})
+					AgentBin: agentBin, EngineSetting: e.o.Engine, Host: e.o.Host, BridgeBin: binaries.Bridge(e.b.Root), Hide: hide, Validate: check, SampleEvery: e.profile.GPUSampleEvery.Duration, Log: e.log})
 			}
 		}
 	}

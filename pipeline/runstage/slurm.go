@@ -88,7 +88,7 @@ func runSlurm(ctx context.Context, e *env, rec *record.Recorder, jobs []*runner.
 		tasks := make([]slurm.Task, len(js))
 		var longest time.Duration
 		for i, j := range js {
-			tasks[i] = slurm.TaskOf(j, filepath.Join(filepath.Dir(j.PublicDir), "private"), e.opt.Mode)
+			tasks[i] = slurm.TaskOf(j, filepath.Join(filepath.Dir(j.PublicDir), "private"), string(e.opt.Mode))
 			if j.TimeLimit > longest {
 				longest = j.TimeLimit
 			}

@@ -40,6 +40,7 @@ import (
 	"github.com/rexmle/rexmle/pipeline/runner"
 	"github.com/rexmle/rexmle/pipeline/runner/validate"
 	"github.com/rexmle/rexmle/pipeline/scriptedllm"
+	"github.com/rexmle/rexmle/pipeline/settings"
 )
 
 // The steps of a smoke run, in the order the run reaches them.
@@ -82,9 +83,16 @@ type Options struct {
 	AgentBin, BridgeBin string
 	// Script gives the scripted LLM's script per agent (nil: scriptedllm.ForAgent).
 	Script func(agent string) scriptedllm.Script
-	// Probe is how the image and command checks look at the host (zero: doctor.System()).
+	// Probe is how the image and command checks look at the host (zero:
+	// doctor.System(Host)).
 	Probe *doctor.Probe
-	// GPUs lists the devices runs may use (nil: none; FromEnv discovers them with NVML).
+	// Host is the environment the settings captured (variables the
+	// configuration names are read from it; the agents' keys are replaced
+	// by the scripted LLM's).
+	Host settings.Environ
+	// Engine is the REXMLE_ENGINE setting ("": docker).
+	Engine string
+	// GPUs lists the devices runs may use (nil: none; FromSettings discovers them with NVML).
 	GPUs []gpu.Device
 	Log  *slog.Logger
 }
@@ -159,7 +167,7 @@ func Run(ctx context.Context, o Options) ([]Result, error) {
 	if o.BridgeBin == "" {
 		o.BridgeBin = binaries.Bridge(b.Root)
 	}
-	probe := doctor.System()
+	probe := doctor.System(o.Host)
 	if o.Probe != nil {
 		probe = *o.Probe
 	}
@@ -223,7 +231,7 @@ func smokeOne(ctx context.Context, o Options, p config.Profile, id string, ch ch
 		return r
 	}
 	defer llm.Close()
-	bench, a, notes, err := smokeAgent(o.Bench, p, id, llm)
+	bench, a, notes, err := smokeAgent(o.Bench, p, id, llm, o.Host)
 	r.Notes = append(r.Notes, notes...)
 	if err != nil {
 		r.fail(StepImage, "%v", err)
@@ -232,7 +240,7 @@ func smokeOne(ctx context.Context, o Options, p config.Profile, id string, ch ch
 	// The image, engine and command checks of the doctor, for this agent alone.
 	sp := p
 	sp.Agents, sp.Backend, sp.AgentEnv, sp.Data, sp.Challenges = []string{id}, "", nil, "synthetic", nil
-	rep := doctor.Run(ctx, doctor.Input{Bench: bench, ProfileName: o.Profile, Profile: sp}, probe)
+	rep := doctor.Run(ctx, doctor.Input{Bench: bench, ProfileName: o.Profile, Profile: sp, Engine: o.Engine}, probe)
 	var blocking []string
 	for _, c := range rep.Blocking(id, ch.ID()) {
 		if c.Area == "executor" || c.Area == "image" || c.Area == "engine" || c.Area == "config" {
@@ -257,7 +265,7 @@ func smokeOne(ctx context.Context, o Options, p config.Profile, id string, ch ch
 	var calls atomic.Int64
 	runDir := filepath.Join(o.Out, o.Profile, id)
 	j := &runner.Job{Group: "smoke-" + o.Profile, Challenge: ch.ID(), Agent: a, Seed: 1, PublicDir: filepath.Join(data, "public"),
-		RunDir: runDir, Setting: "smoke", TimeLimit: lim, Grace: grace, AgentBin: o.AgentBin, BridgeBin: o.BridgeBin,
+		RunDir: runDir, Setting: "smoke", TimeLimit: lim, Grace: grace, AgentBin: o.AgentBin, BridgeBin: o.BridgeBin, EngineSetting: o.Engine, Host: o.Host,
 		Hide: []string{o.Out}, Log: o.Log, TelemetryNote: "no GPU for the smoke",
 		Validate: func(ctx context.Context, dir string) error { calls.Add(1); return check(ctx, dir) }}
 	if a.GPUs > 0 {
@@ -391,7 +399,7 @@ func consoleTail(path string, n int) string {
 // URLVar — its key variable set to DummyKey, the URL and version variables
 // to the smoke's values (passed like keys: by name, never on a command
 // line), egress to the scripted LLM alone, no full network.
-func smokeAgent(b *config.Benchmark, p config.Profile, id string, llm *scriptedllm.Server) (*config.Benchmark, config.Agent, []string, error) {
+func smokeAgent(b *config.Benchmark, p config.Profile, id string, llm *scriptedllm.Server, host settings.Environ) (*config.Benchmark, config.Agent, []string, error) {
 	src, _ := b.Agent(id)
 	bb := *b
 	bb.Agents = []config.Agent{*src}
@@ -417,7 +425,7 @@ func smokeAgent(b *config.Benchmark, p config.Profile, id string, llm *scriptedl
 		set[nb.APIKeyEnv] = DummyKey
 		set[nb.BaseURLEnv] = url
 		if nb.APIVersionEnv != "" {
-			v := os.Getenv(nb.APIVersionEnv)
+			v := host.Get(nb.APIVersionEnv)
 			if v == "" {
 				v = "2024-12-01-preview"
 			}
@@ -443,7 +451,7 @@ func smokeAgent(b *config.Benchmark, p config.Profile, id string, llm *scriptedl
 		if v, ok := set[n]; ok {
 			return v
 		}
-		return os.Getenv(n)
+		return host.Get(n)
 	}
 	sp := p
 	if _, ok := ag.Backends[label]; !ok {

@@ -20,6 +20,7 @@ import (
 	"github.com/rexmle/rexmle/pipeline/podmantest"
 	"github.com/rexmle/rexmle/pipeline/runner/sandbox"
 	"github.com/rexmle/rexmle/pipeline/scriptedllm"
+	"github.com/rexmle/rexmle/pipeline/settings"
 )
 
 // realKey stands for a user's real key in the environment: the smoke must
@@ -103,7 +104,7 @@ func TestStandinLocalPassesUnderBwrap(t *testing.T) {
 	}
 	out := reachable(t)
 	var auth authScript
-	rs, err := Run(context.Background(), Options{Bench: b, Profile: "standin-local", Out: out, TimeLimit: 2 * time.Minute,
+	rs, err := Run(context.Background(), Options{Bench: b, Profile: "standin-local", Out: out, Host: settings.NewEnviron(os.Environ()), TimeLimit: 2 * time.Minute,
 		AgentBin: agent, BridgeBin: bridge, Script: auth.script})
 	if err != nil {
 		t.Fatal(err)
@@ -221,7 +222,6 @@ func TestStandinProfilePassesInPodman(t *testing.T) {
 	}
 	dir := podmantest.Private(t)
 	agent, bridge := checkouttest.Binaries(t)
-	t.Setenv("REXMLE_ENGINE", "podman")
 	t.Setenv("REXMLE_STANDIN_API_KEY", realKey)
 	repo, _ := filepath.Abs(filepath.Join("..", ".."))
 	if _, err := agentimage.Build(context.Background(), agentimage.Options{AgentsDir: filepath.Join(repo, "agents"), Engine: "podman", IDs: []string{"standin"}}); err != nil {
@@ -233,7 +233,7 @@ func TestStandinProfilePassesInPodman(t *testing.T) {
 	}
 	out := filepath.Join(dir, "smoke")
 	var auth authScript
-	rs, err := Run(context.Background(), Options{Bench: b, Profile: "standin", Out: out, TimeLimit: 3 * time.Minute,
+	rs, err := Run(context.Background(), Options{Bench: b, Profile: "standin", Out: out, Host: settings.NewEnviron(os.Environ()), Engine: "podman", TimeLimit: 3 * time.Minute,
 		AgentBin: agent, BridgeBin: bridge, Script: auth.script})
 	if err != nil {
 		t.Fatal(err)

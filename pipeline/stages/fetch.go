@@ -26,7 +26,7 @@ func Fetch(ctx context.Context, o Options) error {
 	sources := fetchSources(e.challenges)
 	st, _ := os.Stderr.Stat()
 	opts := fetch.Options{RawRoot: e.b.Path(e.b.Paths.Data) + "/raw", Progress: os.Stderr, IsTTY: st != nil && st.Mode()&os.ModeCharDevice != 0,
-		Logger: e.log, TokenEnv: "REXMLE_FETCH_TOKEN",
+		Logger: e.log, Token: o.FetchToken,
 		// REXMLE_FORCE=1 re-hashes the files already recorded in FETCHED.lock
 		// (a file that changed on disk is fetched again) instead of
 		// trusting the record's size.
@@ -86,7 +86,7 @@ func FetchVerify(ctx context.Context, o Options) error {
 		fmt.Printf("fetchVerify: profile %q uses synthetic data; nothing was downloaded to verify (REXMLE_PROFILE=paper)\n", o.Profile)
 		return nil
 	}
-	opts := fetch.Options{RawRoot: e.b.Path(e.b.Paths.Data) + "/raw", Logger: e.log, TokenEnv: "REXMLE_FETCH_TOKEN"}
+	opts := fetch.Options{RawRoot: e.b.Path(e.b.Paths.Data) + "/raw", Logger: e.log, Token: o.FetchToken}
 	rep, err := fetch.Verify(ctx, fetchSources(e.challenges), opts)
 	if err != nil {
 		return fmt.Errorf("fetch verify: %w", err)

@@ -32,10 +32,7 @@ func GradeOne(ctx context.Context, o Options, challengeID, dir string) error {
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return fmt.Errorf("gradeOne %s: submission folder %s: not a folder", challengeID, dir)
 	}
-	mode, err := challenge.ParseMode(e.opt.Mode)
-	if err != nil {
-		return err
-	}
+	mode := e.mode
 	line := grade.Folder(ctx, c, cc, dir, priv, mode, o.BothModes)
 	b, err := line.Marshal()
 	if err != nil {
@@ -55,10 +52,7 @@ func Grade(ctx context.Context, o Options) error {
 	if err != nil {
 		return err
 	}
-	mode, err := challenge.ParseMode(e.opt.Mode)
-	if err != nil {
-		return err
-	}
+	mode := e.mode
 	st, err := e.open(ctx)
 	if err != nil {
 		return err

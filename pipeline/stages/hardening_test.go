@@ -15,6 +15,7 @@ import (
 
 	"github.com/rexmle/rexmle/pipeline/challenge"
 	"github.com/rexmle/rexmle/pipeline/challenge/challengetest"
+	"github.com/rexmle/rexmle/pipeline/settings"
 )
 
 // copyTree copies a folder (tests).
@@ -204,43 +205,57 @@ func TestCheckoutLock(t *testing.T) {
 	}
 }
 
+// TestSettingsValidatedBeforeWork runs the targets' path — settings.Load of
+// an injected environment, then the stage — and checks that a bad value, a
+// misspelt name or an unknown profile or challenge stops it before any
+// work.
 func TestSettingsValidatedBeforeWork(t *testing.T) {
 	o := testBench(t)
 	root := filepath.Dir(o.Config)
+	stage := func(environ []string, run func(context.Context, Options) error) error {
+		s, err := settings.Load(environ)
+		if err != nil {
+			return err
+		}
+		return run(context.Background(), FromSettings(s))
+	}
 	for _, c := range []struct{ env, val, want string }{
 		{"REXMLE_MODE", "oficial", `REXMLE_MODE="oficial"`},
 		{"REXMLE_FORCE", "ture", `REXMLE_FORCE="ture"`},
+		{"REXMLE_FORCE", "on", `REXMLE_FORCE="on"`},
+		{"REXMLE_RETRY_FAILED", "maybe", `REXMLE_RETRY_FAILED="maybe": want 1, true or yes (or 0, false, no)`},
 		{"REXMLE_LOCK_WAIT", "soon", `REXMLE_LOCK_WAIT="soon"`},
 		{"REXMLE_LOCK_WAIT", "-1m", `REXMLE_LOCK_WAIT="-1m"`},
-		{"REXMLE_CHALLENGES", " , ", "names no challenge"},
+		{"REXMLE_BOOT", "many", `REXMLE_BOOT="many"`},
+		{"REXMLE_CHALLENGES", " , ", "comma-separated ids"},
 		{"REXMLE_CHALLENGES", "ldct-iqa,isles-22", `unknown challenge "isles-22"`},
 		{"REXMLE_PROFILE", "papr", `no profile "papr"`},
 		{"REXMLE_SYNTH_CASES", "ful", `REXMLE_SYNTH_CASES="ful": want "default"`},
 		{"REXMLE_SYNTH_CASES", "5", `a number of cases between 10 and 100000`},
+		{"REXMLE_CHALLENGE", "ldct-iqa", `REXMLE_CHALLENGE is not a setting`},
+		{"REXMLE_PROFLE", "paper", `unknown setting REXMLE_PROFLE; did you mean REXMLE_PROFILE?`},
 	} {
 		t.Run(c.env+"="+c.val, func(t *testing.T) {
-			t.Setenv("REXMLE_CONFIG", o.Config)
-			t.Setenv(c.env, c.val)
-			env := FromEnv()
-			err := Prepare(context.Background(), env)
+			environ := []string{"REXMLE_CONFIG=" + o.Config, c.env + "=" + c.val}
+			err := stage(environ, Prepare)
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("error %v, want it to say %s", err, c.want)
 			}
 			if _, err := os.Stat(filepath.Join(root, "data")); err == nil {
 				t.Fatal("work was done before the settings were checked")
 			}
-			if err := Grade(context.Background(), env); err == nil {
+			if err := stage(environ, Grade); err == nil {
 				t.Error("grade accepted the setting")
 			}
 		})
 	}
-	t.Setenv("REXMLE_CONFIG", o.Config)
-	t.Setenv("REXMLE_MODE", "official")
-	t.Setenv("REXMLE_FORCE", "no")
-	t.Setenv("REXMLE_LOCK_WAIT", "0")
 	for _, v := range []string{"default", "full", "40"} {
-		t.Setenv("REXMLE_SYNTH_CASES", v)
-		if err := FromEnv().Validate(); err != nil {
+		environ := []string{"REXMLE_CONFIG=" + o.Config, "REXMLE_MODE=official", "REXMLE_FORCE=no", "REXMLE_LOCK_WAIT=0", "REXMLE_SYNTH_CASES=" + v}
+		s, err := settings.Load(environ)
+		if err != nil {
+			t.Fatalf("good settings: %v", err)
+		}
+		if err := FromSettings(s).Validate(); err != nil {
 			t.Errorf("good settings: %v", err)
 		}
 	}

@@ -2,13 +2,14 @@ package stages
 
 import (
 	"context"
-	"github.com/rexmle/rexmle/pipeline/challenge/challengetest"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/rexmle/rexmle/pipeline/challenge/challengetest"
 
 	"github.com/rexmle/rexmle/pipeline/challenge"
 )

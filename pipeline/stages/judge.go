@@ -52,7 +52,7 @@ func Judge(ctx context.Context, o Options) error {
 	cfg := judge.Config{
 		RubricPath: e.b.Path(e.b.Judge.Rubric),
 		Judge:      kind,
-		OpenAI: judge.OpenAIConfig{Model: e.b.Judge.Model, BaseURL: e.b.Judge.BaseURL, APIKeyEnv: e.b.Judge.APIKeyEnv,
+		OpenAI: judge.OpenAIConfig{Model: e.b.Judge.Model, BaseURL: e.b.Judge.BaseURL, APIKeyEnv: e.b.Judge.APIKeyEnv, Getenv: e.opt.Host.Get,
 			Timeout: e.b.Judge.Timeout.Duration, Concurrency: e.b.Judge.Concurrency, AnswerRetries: e.b.Judge.Retries},
 		Ingest: judge.IngestOptions{MaxChars: e.b.Judge.MaxChars},
 		Force:  o.Force,

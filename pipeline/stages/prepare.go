@@ -245,7 +245,7 @@ func prepareOne(ctx context.Context, e *env, c challenge.Challenge, cc *config.C
 	if e.profile.PaperPublicFolder {
 		// The agents' public folder as the paper's had it (leaderboard,
 		// grading description, README): part of what was prepared.
-		inputHash += ":paper-public-v1:" + e.opt.Mode
+		inputHash += ":paper-public-v1:" + string(e.mode)
 	}
 	size := challenge.SynthSize{} // fetched data have no synthetic size
 	if kind == Synthetic {
@@ -265,10 +265,7 @@ func prepareOne(ctx context.Context, e *env, c challenge.Challenge, cc *config.C
 		return false, err
 	}
 	if e.profile.PaperPublicFolder {
-		mode, err := challenge.ParseMode(e.opt.Mode)
-		if err != nil {
-			return false, err
-		}
+		mode := e.mode
 		if err := publicview.Write(filepath.Join(tmp, "public"), cc, c, mode); err != nil {
 			return false, err
 		}

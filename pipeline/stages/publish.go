@@ -42,10 +42,7 @@ func Publish(ctx context.Context, o Options) error {
 	} else if !holds {
 		return fmt.Errorf("publish: the store %s holds no runs to publish (run `go run mage.go all` first)", rel(db))
 	}
-	opt, err := rankstage.OptionsFromEnv()
-	if err != nil {
-		return fmt.Errorf("publish: %w", err)
-	}
+	opt := e.rankOptions()
 	if err := sameBootSettings(ctx, st, opt); err != nil {
 		return fmt.Errorf("publish: %w", err)
 	}

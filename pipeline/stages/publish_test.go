@@ -12,7 +12,9 @@ import (
 	"github.com/rexmle/rexmle/pipeline/binaries"
 	"github.com/rexmle/rexmle/pipeline/checkouttest"
 	"github.com/rexmle/rexmle/pipeline/config"
+	"github.com/rexmle/rexmle/pipeline/rankstage"
 	"github.com/rexmle/rexmle/pipeline/report/reporttest"
+	"github.com/rexmle/rexmle/pipeline/settings"
 	"github.com/rexmle/rexmle/pipeline/store"
 )
 
@@ -23,6 +25,17 @@ import (
 // Pages workflow's own commands (read from .github/workflows/pages.yml)
 // build each profile's site in the clone, offline, from the bundle alone.
 // Every file of each rebuilt site must have the original's bytes.
+// envOptions are the options of the test's environment, read as the
+// magefile reads them (settings.Load of the whole environment).
+func envOptions(t *testing.T) Options {
+	t.Helper()
+	s, err := settings.Load(os.Environ())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return FromSettings(s)
+}
+
 func TestPublishedBundleRebuildsTheSite(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the demo, then `go run mage.go report` in a fresh clone (minutes)")
@@ -34,14 +47,14 @@ func TestPublishedBundleRebuildsTheSite(t *testing.T) {
 	sites := map[string]string{}
 	keep := func(profile string) {
 		t.Helper()
-		if err := Report(ctx, FromEnv()); err != nil {
+		if err := Report(ctx, envOptions(t)); err != nil {
 			t.Fatalf("%s: report: %v", profile, err)
 		}
 		sites[profile] = filepath.Join(t.TempDir(), "site")
 		if err := os.Rename(filepath.Join(orig, "site"), sites[profile]); err != nil {
 			t.Fatal(err)
 		}
-		if err := Publish(ctx, FromEnv()); err != nil {
+		if err := Publish(ctx, envOptions(t)); err != nil {
 			t.Fatalf("%s: publish: %v", profile, err)
 		}
 	}
@@ -56,7 +69,7 @@ func TestPublishedBundleRebuildsTheSite(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, stage := range []func(context.Context, Options) error{Prepare, Run, Grade, Rank, Judge} {
-			if err := stage(ctx, FromEnv()); err != nil {
+			if err := stage(ctx, envOptions(t)); err != nil {
 				t.Fatalf("demo: %v", err)
 			}
 		}
@@ -88,7 +101,7 @@ func TestPublishedBundleRebuildsTheSite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := Rank(ctx, FromEnv()); err != nil {
+	if err := Rank(ctx, envOptions(t)); err != nil {
 		t.Fatal(err)
 	}
 	keep("paper")
@@ -231,16 +244,15 @@ func TestPublishRefuses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("REXMLE_BOOT", "20")
-	t.Setenv("REXMLE_BOOT_SEED", "5")
+	o.Rank = rankstage.Options{Boot: 20, BootSeed: 5, Confidence: rankstage.DefaultOptions().Confidence} // REXMLE_BOOT=20 REXMLE_BOOT_SEED=5
 	if err := Rank(ctx, o); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("REXMLE_BOOT_SEED", "6")
+	o.Rank.BootSeed = 6
 	if err := Publish(ctx, o); err == nil || !strings.Contains(err.Error(), "REXMLE_BOOT=20 REXMLE_BOOT_SEED=5") {
 		t.Fatalf("another seed: %v", err)
 	}
-	t.Setenv("REXMLE_BOOT_SEED", "5")
+	o.Rank.BootSeed = 5
 	if err := Publish(ctx, o); err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,6 @@ package stages
 import (
 	"context"
 	"fmt"
-	"github.com/rexmle/rexmle/pipeline/binaries"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -11,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/rexmle/rexmle/pipeline/binaries"
 )
 
 // A run stage whose challenges are not prepared started nothing and must

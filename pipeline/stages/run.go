@@ -10,7 +10,7 @@ import (
 
 // Run runs every (challenge, agent, seed) of the profile on the prepared
 // challenges (pipeline/runstage): finished runs are kept
-// (REXMLE_RETRY_FAILED=1 reruns the failed ones), the doctor's checks run
+// (RetryFailed reruns the failed ones), the doctor's checks run
 // first, and with scheduler = "slurm" the runs go to a Slurm job array.
 func Run(ctx context.Context, o Options) error {
 	e, err := load(o)
@@ -19,7 +19,7 @@ func Run(ctx context.Context, o Options) error {
 	}
 	return runstage.Run(ctx, runstage.Options{
 		Benchmark: e.b, ProfileName: e.opt.Profile, Profile: e.profile, Challenges: e.challenges,
-		Mode: e.opt.Mode, Force: o.Force, DryRun: o.DryRun, RetryFailed: retryFailed(),
+		Mode: e.mode, Force: o.Force, DryRun: o.DryRun, RetryFailed: o.RetryFailed, Engine: o.Engine, Host: o.Host,
 		OpenStore:     e.open,
 		PreparedDir:   e.preparedDir,
 		CheckPrepared: func(dir string) error { return checkPrepared(dir, e.profile.Data, e.opt.Profile, e.opt.SynthSize) },
@@ -30,7 +30,7 @@ func Run(ctx context.Context, o Options) error {
 
 // preflight runs the doctor's checks for the profile.
 func preflight(ctx context.Context, e *env) *doctor.Report {
-	return doctor.Run(ctx, doctor.Input{Bench: e.b, ProfileName: e.opt.Profile, Profile: e.profile, Challenges: e.challenges}, doctor.System())
+	return doctor.Run(ctx, doctor.Input{Bench: e.b, ProfileName: e.opt.Profile, Profile: e.profile, Challenges: e.challenges, Engine: e.opt.Engine}, doctor.System(e.opt.Host))
 }
 
 // Doctor prints the preflight table of the profile: engines, images, GPUs,
@@ -44,7 +44,3 @@ func Doctor(ctx context.Context, o Options) error {
 	rep.Print(os.Stdout)
 	return rep.Err()
 }
-
-// retryFailed reads REXMLE_RETRY_FAILED: rerun the runs that ended failed
-// (those that could not start included), keep every other finished run.
-func retryFailed() bool { return truthy(os.Getenv("REXMLE_RETRY_FAILED")) }

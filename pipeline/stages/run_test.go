@@ -2,11 +2,12 @@ package stages
 
 import (
 	"context"
-	"github.com/rexmle/rexmle/pipeline/checkouttest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rexmle/rexmle/pipeline/checkouttest"
 
 	"github.com/rexmle/rexmle/pipeline/binaries"
 	"github.com/rexmle/rexmle/pipeline/runner"
@@ -164,7 +165,7 @@ func TestRunRecordsRunsThatCannotStart(t *testing.T) {
 	if again, _ := runner.ReadInfo(runDir("needs-key")); again == nil || again.StartedAt != keyInfo.StartedAt {
 		t.Fatalf("a second stage without the retry redid a failed run: %+v", again)
 	}
-	t.Setenv("REXMLE_RETRY_FAILED", "1")
+	o.RetryFailed = true
 	if err := Run(ctx, o); err == nil || !strings.Contains(err.Error(), "2 run(s) could not start") {
 		t.Fatalf("retry: %v", err)
 	}

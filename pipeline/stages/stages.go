@@ -1,6 +1,7 @@
-// Package stages wires the pipeline's stages for the Mage targets: it reads
-// the options from the environment, loads the configuration, opens the
-// store and calls into the stage packages. Every target is one call here.
+// Package stages wires the pipeline's stages for the Mage targets: it takes
+// the options package settings read (FromSettings), loads the
+// configuration, opens the store and calls into the stage packages. Every
+// target is one call here.
 package stages
 
 import (
@@ -19,94 +20,59 @@ import (
 	"github.com/rexmle/rexmle/pipeline/challenge"
 	"github.com/rexmle/rexmle/pipeline/config"
 	"github.com/rexmle/rexmle/pipeline/rankstage"
+	"github.com/rexmle/rexmle/pipeline/settings"
 	"github.com/rexmle/rexmle/pipeline/store"
 )
 
-// Options are the settings a user gives through environment variables.
+// Options are the user's settings as the stages take them (package
+// settings reads and checks them; FromSettings converts). Tests build them
+// directly.
 type Options struct {
-	Config     string   // REXMLE_CONFIG, default benchmark.toml
-	Profile    string   // REXMLE_PROFILE, default demo
-	Challenges []string // REXMLE_CHALLENGES, comma-separated; empty = the profile's or all
-	Mode       string   // REXMLE_MODE: reference or official; default from config
-	Force      bool     // REXMLE_FORCE=1: redo work that is up to date
-	DryRun     bool     // REXMLE_DRY_RUN=1: say what would be done
-	BothModes  bool     // REXMLE_BOTH_MODES=1: gradeOne also grades the other mode and reports differences
+	Config      string         // benchmark file, default benchmark.toml
+	Profile     string         // default demo
+	Challenges  []string       // empty = the profile's or all
+	Mode        challenge.Mode // reference or official; "": the configuration's grading.mode
+	Force       bool           // redo work that is up to date
+	DryRun      bool           // say what would be done
+	BothModes   bool           // gradeOne also grades the other mode and reports differences
+	RetryFailed bool           // run reruns the runs that ended failed
 	// LockWait is how long a stage waits for another stage holding the
-	// checkout's lock (REXMLE_LOCK_WAIT, a duration; default DefaultLockWait;
-	// 0: fail at once).
+	// checkout's lock (0: fail at once).
 	LockWait time.Duration
 	// SynthSize is the size of the synthetic (demo) data that prepare writes
-	// and run and grade expect (REXMLE_SYNTH_CASES: default, full or a case
-	// count); fetched data ignore it.
+	// and run and grade expect; fetched data ignore it.
 	SynthSize challenge.SynthSize
-
-	problems []string // what FromEnv could not accept; reported by every stage before any work
+	// Rank are the rank stage's bootstrap settings (zero: the defaults).
+	Rank rankstage.Options
+	// Engine is the container engine of agents that set none ("": docker).
+	Engine string
+	// FetchToken is the data sources' API token ("" for none).
+	FetchToken string
+	// Host is the environment the variables the configuration names (API
+	// keys, endpoints) are read from.
+	Host settings.Environ
 }
 
 // DefaultLockWait is how long a stage waits for the checkout's lock by default.
-const DefaultLockWait = 2 * time.Hour
+const DefaultLockWait = settings.DefaultLockWait
 
-// FromEnv reads the options. Values it cannot accept (a misspelt mode, a
-// flag that is neither true nor false, a bad duration) are kept and reported
-// by the first stage that runs, before it does any work (see Validate).
-func FromEnv() Options {
-	o := Options{
-		Config:   os.Getenv("REXMLE_CONFIG"),
-		Profile:  os.Getenv("REXMLE_PROFILE"),
-		Mode:     strings.TrimSpace(os.Getenv("REXMLE_MODE")),
-		LockWait: DefaultLockWait,
-	}
-	flag := func(name string, dst *bool) {
-		v, ok := parseBool(os.Getenv(name))
-		if !ok {
-			o.problems = append(o.problems, fmt.Sprintf("%s=%q: want 1, true, yes or on (or 0, false, no, off)", name, clipEnv(os.Getenv(name))))
-		}
-		*dst = v
-	}
-	flag("REXMLE_FORCE", &o.Force)
-	flag("REXMLE_DRY_RUN", &o.DryRun)
-	flag("REXMLE_BOTH_MODES", &o.BothModes)
-	if s := strings.TrimSpace(os.Getenv("REXMLE_LOCK_WAIT")); s != "" {
-		d, err := time.ParseDuration(s)
-		if err != nil || d < 0 {
-			o.problems = append(o.problems, fmt.Sprintf("REXMLE_LOCK_WAIT=%q: want a duration of 0 or more such as \"30m\" (0: do not wait)", clipEnv(s)))
-		} else {
-			o.LockWait = d
-		}
-	}
-	if size, err := challenge.SynthSizeFromEnv(); err != nil {
-		o.problems = append(o.problems, err.Error())
-	} else {
-		o.SynthSize = size
-	}
-	if o.Config == "" {
-		o.Config = "benchmark.toml"
-	}
-	if o.Profile == "" {
-		o.Profile = "demo"
-	}
-	if s := os.Getenv("REXMLE_CHALLENGES"); s != "" {
-		for _, id := range strings.Split(s, ",") {
-			if id = strings.TrimSpace(id); id != "" {
-				o.Challenges = append(o.Challenges, id)
-			}
-		}
-		if len(o.Challenges) == 0 {
-			o.problems = append(o.problems, fmt.Sprintf("REXMLE_CHALLENGES=%q names no challenge: want comma-separated ids, or leave it unset for all", clipEnv(s)))
-		}
-	}
-	return o
+// FromSettings is the stages' view of the settings Load read.
+func FromSettings(s settings.Settings) Options {
+	return Options{Config: s.Config, Profile: s.Profile, Challenges: s.Challenges, Mode: s.Mode, Force: s.Force,
+		DryRun: s.DryRun, BothModes: s.BothModes, RetryFailed: s.RetryFailed, LockWait: s.LockWait, SynthSize: s.SynthSize,
+		Rank:   rankstage.Options{Boot: s.Boot, BootSeed: s.BootSeed, Confidence: rankstage.DefaultOptions().Confidence},
+		Engine: s.Engine, FetchToken: s.FetchToken, Host: s.Host}
 }
 
-// Validate checks the options that do not need the configuration: the
-// environment values FromEnv could not read and the grading mode. load
-// calls it, so every stage fails on a typo before doing anything.
+// Validate checks what package settings cannot: options built in code.
+// load calls it, so every stage fails on a bad option before doing
+// anything.
 func (o Options) Validate() error {
-	probs := append([]string(nil), o.problems...)
-	if o.Mode != "" {
-		if _, err := challenge.ParseMode(o.Mode); err != nil {
-			probs = append(probs, fmt.Sprintf("REXMLE_MODE=%q: want \"reference\" or \"official\" (or unset: the configuration's grading.mode)", clipEnv(o.Mode)))
-		}
+	var probs []string
+	switch o.Mode {
+	case "", challenge.Reference, challenge.Official:
+	default:
+		probs = append(probs, fmt.Sprintf("grading mode %q: want \"reference\" or \"official\"", o.Mode))
 	}
 	if o.LockWait < 0 {
 		probs = append(probs, fmt.Sprintf("lock wait %s: want 0 or more", o.LockWait))
@@ -117,35 +83,11 @@ func (o Options) Validate() error {
 	return fmt.Errorf("invalid settings:\n  %s", strings.Join(probs, "\n  "))
 }
 
-// clipEnv shortens an environment value for a message.
-func clipEnv(s string) string {
-	if len(s) > 80 {
-		return s[:80] + "…"
-	}
-	return s
-}
-
-// parseBool reads a flag: empty is false; ok is false for a value that is
-// neither true nor false.
-func parseBool(s string) (v, ok bool) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "1", "true", "yes", "on":
-		return true, true
-	case "", "0", "false", "no", "off":
-		return false, true
-	}
-	return false, false
-}
-
-func truthy(s string) bool {
-	v, _ := parseBool(s)
-	return v
-}
-
 // env is what every stage needs: the configuration, the profile and the
 // selected challenges.
 type env struct {
 	opt        Options
+	mode       challenge.Mode // the grading mode: the option, else the configuration's
 	b          *config.Benchmark
 	profile    config.Profile
 	challenges []*config.Challenge
@@ -186,10 +128,11 @@ func loadNoLock(o Options) (*env, error) {
 	if err != nil {
 		return nil, fmt.Errorf("REXMLE_CHALLENGES: %w", err)
 	}
-	if o.Mode == "" {
-		o.Mode = b.Grading.Mode
+	mode := o.Mode
+	if mode == "" {
+		mode = challenge.Mode(b.Grading.Mode) // checked by config.Load
 	}
-	return &env{opt: o, b: b, profile: p, challenges: cs, log: slog.New(slog.NewTextHandler(os.Stderr, nil))}, nil
+	return &env{opt: o, mode: mode, b: b, profile: p, challenges: cs, log: slog.New(slog.NewTextHandler(os.Stderr, nil))}, nil
 }
 
 // open opens the store and brings the benchmark's challenges, metrics and
@@ -221,7 +164,7 @@ func Rank(ctx context.Context, o Options) error {
 		return err
 	}
 	defer st.Close()
-	out, err := rankstage.Run(ctx, e.b, st)
+	out, err := rankstage.RunWith(ctx, e.b, st, e.rankOptions())
 	if err != nil {
 		return err
 	}
@@ -232,6 +175,15 @@ func Rank(ctx context.Context, o Options) error {
 	rankstage.Print(os.Stdout, e.b, out)
 	fmt.Printf("Wrote %s, %s and %s (%d ranked runs).\n", rel(filepath.Join(dir, "positions.csv")), rel(filepath.Join(dir, "ranks.csv")), rel(filepath.Join(dir, "overall.csv")), len(out.Runs))
 	return nil
+}
+
+// rankOptions are the rank stage's options: the defaults where the
+// options leave them zero (options built in code).
+func (e *env) rankOptions() rankstage.Options {
+	if e.opt.Rank == (rankstage.Options{}) {
+		return rankstage.DefaultOptions()
+	}
+	return e.opt.Rank
 }
 
 // rel shortens a path to one relative to the working folder when it can.

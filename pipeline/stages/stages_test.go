@@ -4,11 +4,13 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"github.com/rexmle/rexmle/pipeline/challenge/challengetest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rexmle/rexmle/pipeline/challenge/challengetest"
+	"github.com/rexmle/rexmle/pipeline/checkouttest"
 
 	"github.com/rexmle/rexmle/pipeline/challenge"
 	"github.com/rexmle/rexmle/pipeline/store"
@@ -19,23 +21,7 @@ import (
 // so every stage writes into the temporary folder.
 func testBench(t *testing.T) Options {
 	t.Helper()
-	repo, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, err := os.ReadFile(filepath.Join(repo, "benchmark.toml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := strings.Replace(string(src), `challenges_dir = "benchmark/challenges"`,
-		`challenges_dir = "`+filepath.ToSlash(filepath.Join(repo, "benchmark", "challenges"))+`"`, 1)
-	text = strings.Replace(text, `paper_results = "results/paper"`, `paper_results = "`+filepath.ToSlash(filepath.Join(repo, "results", "paper"))+`"`, 1)
-	dir := t.TempDir()
-	p := filepath.Join(dir, "benchmark.toml")
-	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return Options{Config: p, Profile: "demo", Challenges: []string{"ldct-iqa", "isles22"}, Mode: "reference"}
+	return Options{Config: checkouttest.Benchmark(t), Profile: "demo", Challenges: []string{"ldct-iqa", "isles22"}, Mode: "reference"}
 }
 
 func TestPrepareIsIdempotent(t *testing.T) {

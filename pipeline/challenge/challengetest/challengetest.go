@@ -41,7 +41,7 @@ func Prepare(t testing.TB, c challenge.Challenge, seed int64) *Prepared {
 }
 
 // PrepareSized is Prepare at another synthetic size (tests and benchmarks
-// that want realistic case counts: challenge.SynthSizeFromEnv).
+// that want realistic case counts: challenge.ParseSynthSize of REXMLE_SYNTH_CASES).
 func PrepareSized(t testing.TB, c challenge.Challenge, seed int64, size challenge.SynthSize) *Prepared {
 	t.Helper()
 	ctx := context.Background()

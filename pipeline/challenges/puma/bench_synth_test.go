@@ -2,6 +2,7 @@ package puma
 
 import (
 	"context"
+	"os"
 	"testing"
 
 	"github.com/rexmle/rexmle/pipeline/challenge"
@@ -10,7 +11,7 @@ import (
 // BenchmarkSynthesize renders and writes the synthetic ROIs (no cache), as
 // many as REXMLE_SYNTH_CASES asks for (default: the demo's 12).
 func BenchmarkSynthesize(b *testing.B) {
-	size, err := challenge.SynthSizeFromEnv()
+	size, err := challenge.ParseSynthSize(os.Getenv(challenge.SynthCasesEnv))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package topcowcommon
 
 import (
 	"context"
+	"os"
 	"testing"
 
 	"github.com/rexmle/rexmle/pipeline/challenge"
@@ -10,7 +11,7 @@ import (
 // BenchmarkSynthesize writes a TopCoW and a TopBrain dataset of the size
 // REXMLE_SYNTH_CASES asks for (default: the demo's).
 func BenchmarkSynthesize(b *testing.B) {
-	size, err := challenge.SynthSizeFromEnv()
+	size, err := challenge.ParseSynthSize(os.Getenv(challenge.SynthCasesEnv))
 	if err != nil {
 		b.Fatal(err)
 	}

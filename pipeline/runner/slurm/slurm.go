@@ -27,6 +27,7 @@ import (
 	"github.com/rexmle/rexmle/pipeline/gpu"
 	"github.com/rexmle/rexmle/pipeline/runner"
 	"github.com/rexmle/rexmle/pipeline/runner/validate"
+	"github.com/rexmle/rexmle/pipeline/settings"
 )
 
 // Task is one array task: everything `rexmle-agent task` needs to run it.
@@ -43,6 +44,7 @@ type Task struct {
 	TimeLimit   time.Duration `json:"time_limit"`
 	Grace       time.Duration `json:"grace"`
 	AgentBin    string        `json:"agent_bin"`
+	Engine      string        `json:"engine,omitempty"` // the REXMLE_ENGINE setting of the submitting pipeline
 	BenchHash   string        `json:"benchmark_sha256"`
 	Hide        []string      `json:"hide"`
 	SampleEvery time.Duration `json:"sample_every"`
@@ -51,14 +53,14 @@ type Task struct {
 // TaskOf is the task for a planned job.
 func TaskOf(j *runner.Job, privateDir, mode string) Task {
 	return Task{Group: j.Group, Challenge: j.Challenge, Agent: j.Agent, Seed: j.Seed, PublicDir: j.PublicDir, PrivateDir: privateDir,
-		Mode: mode, RunDir: j.RunDir, Setting: j.Setting, TimeLimit: j.TimeLimit, Grace: j.Grace, AgentBin: j.AgentBin,
+		Mode: mode, RunDir: j.RunDir, Setting: j.Setting, TimeLimit: j.TimeLimit, Grace: j.Grace, AgentBin: j.AgentBin, Engine: j.EngineSetting,
 		BenchHash: j.BenchHash, Hide: j.Hide, SampleEvery: j.SampleEvery}
 }
 
 // Job is the runner job of a task.
 func (t Task) Job() *runner.Job {
 	return &runner.Job{Group: t.Group, Challenge: t.Challenge, Agent: t.Agent, Seed: t.Seed, PublicDir: t.PublicDir, RunDir: t.RunDir,
-		Setting: t.Setting, TimeLimit: t.TimeLimit, Grace: t.Grace, AgentBin: t.AgentBin, BenchHash: t.BenchHash, Hide: t.Hide,
+		Setting: t.Setting, TimeLimit: t.TimeLimit, Grace: t.Grace, AgentBin: t.AgentBin, EngineSetting: t.Engine, BenchHash: t.BenchHash, Hide: t.Hide,
 		SampleEvery: t.SampleEvery}
 }
 
@@ -88,11 +90,12 @@ func ReadManifest(path string) ([]Task, error) {
 }
 
 // RunTask runs task index of the manifest on this node (the body of
-// `rexmle-agent task`): GPUs from CUDA_VISIBLE_DEVICES as Slurm set it,
+// `rexmle-agent task`) with host, the task's environment as Slurm set it:
+// GPUs from its CUDA_VISIBLE_DEVICES, the agent's passed variables,
 // NVML telemetry when the driver is there, the validation endpoint, and
 // SIGTERM from Slurm (scancel, the job's time) stopping the run as
 // interrupted.
-func RunTask(ctx context.Context, manifest string, index int) (*runner.Info, error) {
+func RunTask(ctx context.Context, manifest string, index int, host settings.Environ) (*runner.Info, error) {
 	ts, err := ReadManifest(manifest)
 	if err != nil {
 		return nil, err
@@ -102,7 +105,8 @@ func RunTask(ctx context.Context, manifest string, index int) (*runner.Info, err
 	}
 	t := ts[index]
 	j := t.Job()
-	if v := os.Getenv("CUDA_VISIBLE_DEVICES"); v != "" && t.Agent.GPUs > 0 {
+	j.Host = host
+	if v := host.Get("CUDA_VISIBLE_DEVICES"); v != "" && t.Agent.GPUs > 0 {
 		for _, f := range strings.Split(v, ",") {
 			if i, err := strconv.Atoi(strings.TrimSpace(f)); err == nil {
 				j.GPUs = append(j.GPUs, i)

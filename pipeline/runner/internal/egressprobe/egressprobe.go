@@ -15,6 +15,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/rexmle/rexmle/pipeline/settings"
 )
 
 // Main is the probe with args OUT ALLOWED_ADDR REFUSED_ADDR: inside a
@@ -80,14 +82,15 @@ func Main(args []string) int {
 	res["refused_post"], res["refused_connect"] = post(refused), tunnel(refused)
 	res["direct_allowed"], res["direct_refused"] = dial(allowed), dial(refused)
 	vc := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{Proxy: http.ProxyFromEnvironment}}
-	if resp, err := vc.Post(os.Getenv("REXMLE_VALIDATE_URL")+"/validate", "application/json", strings.NewReader(`{}`)); err == nil {
+	validateURL := settings.LoadChild(os.Environ()).ValidateURL // this agent's own environment
+	if resp, err := vc.Post(validateURL+"/validate", "application/json", strings.NewReader(`{}`)); err == nil {
 		b, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
 		res["validate"] = strings.TrimSpace(string(b))
 	} else {
 		res["validate"] = "error: " + err.Error()
 	}
-	if resp, err := vc.Get(os.Getenv("REXMLE_VALIDATE_URL") + "/health"); err == nil {
+	if resp, err := vc.Get(validateURL + "/health"); err == nil {
 		b, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
 		res["health"] = strings.TrimSpace(string(b))

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/rexmle/rexmle/pipeline/runner/validate"
+	"github.com/rexmle/rexmle/pipeline/settings"
 )
 
 // Report is what the agent got back.
@@ -94,7 +95,8 @@ func Main(args []string) int {
 
 // asker returns the call that asks the endpoint about /submission.
 func asker() (func() (*validate.Response, error), string) {
-	if url := os.Getenv("REXMLE_VALIDATE_URL"); url != "" {
+	contract := settings.LoadChild(os.Environ()) // this agent's own environment
+	if url := contract.ValidateURL; url != "" {
 		c := &http.Client{Timeout: time.Minute}
 		return func() (*validate.Response, error) {
 			resp, err := c.Post(url+"/validate", "application/json", bytes.NewReader([]byte(`{"dir":"/submission"}`)))
@@ -110,6 +112,6 @@ func asker() (func() (*validate.Response, error), string) {
 			return &a, nil
 		}, "http " + url
 	}
-	sock := os.Getenv("REXMLE_VALIDATE_SOCKET")
+	sock := contract.ValidateSocket
 	return func() (*validate.Response, error) { return validate.Ask(context.Background(), sock, "/submission") }, "socket " + sock
 }
