@@ -123,6 +123,9 @@ func (Challenge) Prepare(ctx context.Context, rawDir, dataDir string) error {
 	}
 	cases, err := Discover(rawDir)
 	if err != nil {
+		if missing := challenge.CheckDownloads(rawDir, Challenge{}.Downloads()); len(missing) > 0 {
+			return &challenge.MissingDownloadsError{Challenge: ID, RawDir: rawDir, Missing: missing}
+		}
 		return err
 	}
 	train, test := SplitCases(cases)
