@@ -125,7 +125,7 @@ func CheckDownloads(rawDir string, ds []Download) []Download {
 // EnsureDownloads makes every download of ds available unpacked in rawDir:
 // one already unpacked is left as it is; one present as its published
 // archive is unpacked (once, under the folder's lock, see EnsureExtracted);
-// an absent optional one is skipped. When any other is absent in both forms
+// an optional one is left as it is (the challenge does not read it). When any other is absent in both forms
 // it returns a *MissingDownloadsError naming each, with nothing changed.
 func EnsureDownloads(id, rawDir string, ds []Download) error {
 	if missing := CheckDownloads(rawDir, ds); len(missing) > 0 {
@@ -133,8 +133,8 @@ func EnsureDownloads(id, rawDir string, ds []Download) error {
 	}
 	for _, d := range ds {
 		archive := filepath.Join(rawDir, d.Archive)
-		if !isRegular(archive) {
-			continue // unpacked by hand, or an absent optional download
+		if d.Optional || !isRegular(archive) {
+			continue // not read by this challenge, or unpacked by hand
 		}
 		// An archive is unpacked once (EnsureExtracted marks it); one placed
 		// beside its unpacked tree, with no mark, is not unpacked again.

@@ -121,11 +121,11 @@ func (Challenge) Prepare(ctx context.Context, rawDir, dataDir string) error {
 	if err := extract(rawDir); err != nil {
 		return fmt.Errorf("prepare seg_a: %w", err)
 	}
+	if err := challenge.EnsureDownloads(ID, rawDir, Challenge{}.Downloads()); err != nil {
+		return err
+	}
 	cases, err := Discover(rawDir)
 	if err != nil {
-		if missing := challenge.CheckDownloads(rawDir, Challenge{}.Downloads()); len(missing) > 0 {
-			return &challenge.MissingDownloadsError{Challenge: ID, RawDir: rawDir, Missing: missing}
-		}
 		return err
 	}
 	train, test := SplitCases(cases)
