@@ -92,7 +92,7 @@ func (e *MissingDownloadsError) Error() string {
 	for _, d := range e.Missing {
 		fmt.Fprintf(&b, "\n  - %s from %s; put %s", d.Archive, SourceWords(d.Source), d.Form())
 	}
-	b.WriteString("\n  (the zipped and the unpacked form both work)")
+	b.WriteString("\n  (the zipped and the unpacked form both work; `mage fetch` downloads them instead)")
 	return b.String()
 }
 

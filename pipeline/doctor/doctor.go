@@ -554,6 +554,30 @@ func synthetic(rawRoot string, c *config.Challenge, dir string) bool {
 	return false
 }
 
+// notPrepared says what a challenge that is not prepared lacks: on fetched
+// data, the downloads missing from its raw folder (in the words prepare
+// uses: source, file, page, folder, zipped or unpacked) when any are,
+// else that its raw data is in place and only prepare is left.
+func notPrepared(in Input, rawRoot string, c *config.Challenge) string {
+	const prep = "not prepared (no public/ or manifest.json): run `go run mage.go prepare`"
+	if in.Profile.Data == "synthetic" {
+		return prep
+	}
+	impl, ok := challenge.Lookup(c.ID)
+	if !ok {
+		return prep
+	}
+	dl, ok := impl.(challenge.Downloader)
+	if !ok {
+		return prep
+	}
+	raw := filepath.Join(rawRoot, c.RawFolder())
+	if missing := challenge.CheckDownloads(raw, dl.Downloads()); len(missing) > 0 {
+		return "not prepared, " + (&challenge.MissingDownloadsError{Challenge: c.ID, RawDir: raw, Missing: missing}).Error()
+	}
+	return "not prepared; its downloads are in " + raw + ": run `go run mage.go prepare`"
+}
+
 func checkData(r *Report, in Input) {
 	rawRoot, dataRoot := in.Bench.DataRoots(in.Profile.Data)
 	for _, c := range in.Challenges {
@@ -561,7 +585,7 @@ func checkData(r *Report, in Input) {
 		scope := []string{c.ID}
 		m, err := challenge.ReadManifest(dir)
 		if _, perr := os.Stat(filepath.Join(dir, "public")); perr != nil || err != nil {
-			r.add(Check{Area: "data", Item: c.ID, Status: Fail, Detail: "not prepared (no public/ or manifest.json): run `go run mage.go prepare`", Challenges: scope})
+			r.add(Check{Area: "data", Item: c.ID, Status: Fail, Detail: notPrepared(in, rawRoot, c), Challenges: scope})
 			continue
 		}
 		syn := synthetic(rawRoot, c, dir)
