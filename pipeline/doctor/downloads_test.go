@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rexmle/rexmle/pipeline/config"
 	_ "github.com/rexmle/rexmle/pipeline/challenges/ldctiqa"
+	"github.com/rexmle/rexmle/pipeline/config"
 )
 
 // On fetched data, a challenge that is not prepared is reported with the
