@@ -20,6 +20,9 @@ const (
 	extractLockName  = ".rexmle-extract.lock"
 	extractDoneDir   = ".rexmle-extracted"
 	extractTmpPrefix = ".rexmle-extract-tmp-"
+	// HandCheckName is where `mage fetchVerify` records its check of a raw
+	// folder's hand-placed files (read for the site's data provenance).
+	HandCheckName = ".rexmle-handcheck.json"
 )
 
 // EnsureExtracted makes sure that every archive named in archives (zip file
@@ -238,7 +241,7 @@ func isRegular(p string) bool {
 // is one of EnsureExtracted's own bookkeeping entries, which preparers that
 // list a raw folder, and fingerprints of it, must ignore.
 func IsExtractionEntry(name string) bool {
-	return name == extractLockName || name == extractDoneDir || strings.HasPrefix(name, extractTmpPrefix)
+	return name == extractLockName || name == extractDoneDir || name == HandCheckName || strings.HasPrefix(name, extractTmpPrefix)
 }
 
 // ExtractZip unpacks the archive at zipPath into dest. Entries whose names
