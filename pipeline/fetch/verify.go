@@ -209,7 +209,6 @@ func (r *VerifyReport) HandFolders() map[string][]HandFile {
 	return m
 }
 
-
 // verifyEntry compares the file at p with its lock entry.
 func verifyEntry(ctx context.Context, p string, e LockEntry) error {
 	d, err := hashFile(ctx, p)
