@@ -27,6 +27,7 @@ import (
 	"github.com/rexmle/rexmle/pipeline/binaries"
 	"github.com/rexmle/rexmle/pipeline/challenge"
 	"github.com/rexmle/rexmle/pipeline/config"
+	"github.com/rexmle/rexmle/pipeline/fetch"
 	"github.com/rexmle/rexmle/pipeline/gpu"
 	"github.com/rexmle/rexmle/pipeline/runlimits"
 	"github.com/rexmle/rexmle/pipeline/runner"
@@ -601,6 +602,16 @@ func checkData(r *Report, in Input) {
 			r.add(Check{Area: "data", Item: c.ID, Status: OK, Detail: fmt.Sprintf("prepared, %d files (synthetic%s)", len(m.Files), size)})
 		default:
 			r.add(Check{Area: "data", Item: c.ID, Status: OK, Detail: fmt.Sprintf("prepared, %d files (fetched)", len(m.Files))})
+			// Data placed by hand: what fetchVerify's last check found (no hashing here).
+			if prov := fetch.Provenance(filepath.Join(rawRoot, c.RawFolder())); strings.HasPrefix(prov, "placed by hand") {
+				st := Warn
+				if strings.HasPrefix(prov, "placed by hand, verified") {
+					st = OK
+				} else {
+					prov += "; `mage fetchVerify` checks the files against the checksums the challenge file records"
+				}
+				r.add(Check{Area: "data", Item: c.ID + " raw", Status: st, Detail: prov})
+			}
 		}
 	}
 }

@@ -47,3 +47,19 @@ func TestDoctorNamesMissingDownloads(t *testing.T) {
 		t.Fatalf("all placed: %+v", c)
 	}
 }
+
+// A prepared challenge whose raw data was placed by hand says whether
+// fetchVerify checked it (a warning until it has).
+func TestDoctorSaysHandPlacedDataIsUnverified(t *testing.T) {
+	root := t.TempDir()
+	b := bench(root)
+	prepare(t, root, "c2", "shared", false)
+	os.WriteFile(filepath.Join(root, "data", "raw", "shared", "c2.zip"), []byte("zip"), 0o644)
+	h := &fakeHost{paths: map[string]string{"bwrap": "/usr/bin/bwrap"}, devErr: errors.New("no driver"), free: 2 << 30}
+	paper := config.Profile{Data: "fetched", Agents: []string{"sample"}}
+	in := Input{Bench: b, ProfileName: "paper", Profile: paper, Challenges: b.Challenges[1:], MinFreeBytes: 1 << 30}
+	c := find(Run(context.Background(), in, h.probe()), "data", "c2 raw")
+	if c == nil || c.Status != Warn || !strings.Contains(c.Detail, "placed by hand, not checked") || !strings.Contains(c.Detail, "mage fetchVerify") {
+		t.Fatalf("hand-placed, unchecked: %+v", c)
+	}
+}
