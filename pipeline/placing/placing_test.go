@@ -34,6 +34,20 @@ func TestDownloadsMatchTheChallengeFiles(t *testing.T) {
 			t.Error(err)
 			continue
 		}
+		for _, s := range c.Sources {
+			for _, p := range s.Published {
+				found := false
+				for _, d := range ds {
+					found = found || (d.Archive == p.Name && d.Source == SourceKey(s))
+				}
+				if !found {
+					t.Errorf("%s: checksum recorded for %s, which no download of %s reads from %s", c.ID, p.Name, c.ID, SourceKey(s))
+				}
+				if p.MD5 == "" && p.SHA256 == "" && p.Size == 0 {
+					t.Errorf("%s: published %s records nothing to check", c.ID, p.Name)
+				}
+			}
+		}
 		for _, d := range ds {
 			var src *config.Source
 			for i := range c.Sources {
