@@ -3,6 +3,7 @@ package placing
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -60,7 +61,7 @@ func TestDownloadsMatchTheChallengeFiles(t *testing.T) {
 				continue
 			}
 			named := append(append([]string(nil), src.Files...), src.Name)
-			if (len(src.Files) > 0 || src.Name != "") && !d.Optional && !contains(named, d.Archive) {
+			if (len(src.Files) > 0 || src.Name != "") && !d.Optional && !slices.Contains(named, d.Archive) {
 				t.Errorf("%s: %s is not among the files %s names for %s: %v", c.ID, d.Archive, c.File, d.Source, named)
 			}
 			if d.ToStem != src.ExtractToStem {
@@ -72,15 +73,6 @@ func TestDownloadsMatchTheChallengeFiles(t *testing.T) {
 			}
 		}
 	}
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // The README's "Placing downloads by hand" table is what Markdown generates

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -37,7 +38,7 @@ func packAs(t *testing.T, synth, dst string, d challenge.Download, take []string
 		t.Fatal(err)
 	}
 	for _, e := range ents {
-		if take != nil && !contains(take, e.Name()) {
+		if take != nil && !slices.Contains(take, e.Name()) {
 			continue
 		}
 		err := filepath.WalkDir(filepath.Join(src, e.Name()), func(p string, de fs.DirEntry, err error) error {
@@ -88,15 +89,6 @@ func packAs(t *testing.T, synth, dst string, d challenge.Download, take []string
 	return n
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 // topEntries maps each download to the top-level entries of synth its
 // patterns name (nil: the only download takes everything).
 func topEntries(t *testing.T, synth string, ds []challenge.Download) [][]string {
@@ -112,7 +104,7 @@ func topEntries(t *testing.T, synth string, ds []challenge.Download) [][]string 
 		for _, e := range ents {
 			for _, pat := range d.Holds {
 				first := strings.SplitN(pat, "/", 2)[0]
-				if ok, _ := path.Match(first, e.Name()); ok && !contains(out[i], e.Name()) {
+				if ok, _ := path.Match(first, e.Name()); ok && !slices.Contains(out[i], e.Name()) {
 					out[i] = append(out[i], e.Name())
 				}
 			}
@@ -177,7 +169,7 @@ func TestPrepareFromHandPlacedArchivesOfEveryChallenge(t *testing.T) {
 				names = append(names, e.Name())
 			}
 			for _, d := range ds {
-				if !d.Optional && !contains(names, d.Archive) {
+				if !d.Optional && !slices.Contains(names, d.Archive) {
 					t.Fatalf("placed %v, want the published %s among them", names, d.Archive)
 				}
 			}
