@@ -64,18 +64,27 @@ func isDir(p string) bool {
 	return err == nil && st.IsDir()
 }
 
-// Form says in words where d goes and in which forms it is accepted.
-func (d Download) Form() string {
-	what := strings.Join(d.Holds, " or ")
-	if d.Under != "" {
-		what = d.Under + "/ (or its contents " + what + ")"
-	} else if len(d.Holds) == 1 {
-		what += "/"
-	}
+// Form says in words where d goes in the raw folder dir and in which
+// forms it is accepted.
+func (d Download) Form(dir string) string {
+	dir = strings.TrimSuffix(dir, "/") + "/"
 	if d.ToStem {
-		return fmt.Sprintf("%s as downloaded (zipped), or unpacked into %s/", d.Archive, strings.TrimSuffix(d.Archive, ".zip"))
+		return fmt.Sprintf("put it in %s zipped, as downloaded, or unpacked into %s%s/", dir, dir, strings.TrimSuffix(d.Archive, ".zip"))
 	}
-	return fmt.Sprintf("%s as downloaded (zipped), or unpacked: %s", d.Archive, what)
+	var alts []string
+	for _, h := range d.Holds {
+		if !strings.ContainsAny(h, "*?[") {
+			h += "/"
+		}
+		alts = append(alts, h)
+	}
+	what := alts[0]
+	if d.Under != "" {
+		what = d.Under + "/ (or its folders " + strings.Join(alts, ", ") + " straight in " + dir + ")"
+	} else if len(alts) > 1 {
+		what += " (or " + strings.Join(alts[1:], ", ") + ")"
+	}
+	return fmt.Sprintf("put it in %s zipped, as downloaded, or unpacked there as %s", dir, what)
 }
 
 // MissingDownloadsError says which downloads a preparer needs and did not
@@ -90,7 +99,7 @@ func (e *MissingDownloadsError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: raw data missing in %s:", e.Challenge, e.RawDir)
 	for _, d := range e.Missing {
-		fmt.Fprintf(&b, "\n  - %s from %s; put %s", d.Archive, SourceWords(d.Source), d.Form())
+		fmt.Fprintf(&b, "\n  - %s from %s: %s", d.Archive, SourceWords(d.Source), d.Form(e.RawDir))
 	}
 	b.WriteString("\n  (the zipped and the unpacked form both work; `mage fetch` downloads them instead)")
 	return b.String()

@@ -89,7 +89,7 @@ func TestEnsureDownloadsNamesWhatIsMissing(t *testing.T) {
 	}
 	msg := err.Error()
 	for _, want := range []string{"ldct-iqa", raw, "test_dataset.zip", "Google Drive file abc (https://drive.google.com/file/d/abc/view)",
-		"as downloaded (zipped), or unpacked: Test/", "both work"} {
+		"put it in " + raw + "/ zipped, as downloaded, or unpacked there as Test/", "both work"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("message lacks %q:\n%s", want, msg)
 		}
