@@ -446,12 +446,12 @@ func ensureLocalBase(ctx context.Context, bin, dir string, log *slog.Logger) err
 			return nil
 		}
 		script = filepath.Join(filepath.Dir(dir), "standin", RootfsScript)
-		if _, err := os.Stat(script); err != nil {
-			return fmt.Errorf("base image %s: the Containerfile starts from it, which no registry serves, and %s (which builds it from this machine's Python) is missing", LocalBase, script)
-		}
 	}
 	if _, err := inspect(ctx, bin, LocalBase); err == nil {
 		return nil
+	}
+	if _, err := os.Stat(script); err != nil {
+		return fmt.Errorf("base image %s: the Containerfile starts from it, which no registry serves, and %s (which builds it from this machine's Python) is missing", LocalBase, script)
 	}
 	tmp, err := os.MkdirTemp("", "rexmle-base-")
 	if err != nil {
