@@ -113,20 +113,29 @@ func FromSettings(ctx context.Context, s settings.Settings) error {
 			return err
 		}
 		if len(ids) == 0 {
-			slog.Info("agent images: the profile's agents need no image", "profile", prof)
+			fmt.Printf("agents: profile %s runs no agent from a container recipe; nothing to build\n", prof)
 			return nil
 		}
 		o.IDs = ids
 	}
 	res, err := Build(ctx, o)
+	Print(os.Stdout, res)
+	return err
+}
+
+// Print writes one line per image (built, with the engine and the time it
+// took, or up to date) and a totals line.
+func Print(w io.Writer, res []Result) {
 	built := 0
 	for _, r := range res {
 		if r.Built {
 			built++
+			fmt.Fprintf(w, "  %-14s built %s with %s in %.1fs\n", r.Agent, r.Tag, r.Engine, r.Seconds)
+		} else {
+			fmt.Fprintf(w, "  %-14s up to date: %s (%s)\n", r.Agent, r.Tag, r.Engine)
 		}
 	}
-	slog.Info("agent images", "up_to_date", len(res)-built, "built", built)
-	return err
+	fmt.Fprintf(w, "agents: %d images built, %d up to date\n", built, len(res)-built)
 }
 
 // Engine checks an engine name: "" is docker.
@@ -424,13 +433,25 @@ const (
 // ensureLocalBase imports LocalBase from the tar that dir's RootfsScript
 // writes, when the recipe has such a script and the engine lacks the image.
 // Recipes without the script are left alone.
+//
+// A recipe of one's own that starts FROM LocalBase (the documented base for
+// custom containers) without shipping the script gets the stand-in's
+// (agents/standin/python-rootfs.sh beside it): no engine can pull a
+// localhost/ image from a registry.
 func ensureLocalBase(ctx context.Context, bin, dir string, log *slog.Logger) error {
 	script := filepath.Join(dir, RootfsScript)
 	if _, err := os.Stat(script); err != nil {
-		return nil
+		cf, rerr := os.ReadFile(filepath.Join(dir, Containerfile))
+		if rerr != nil || !strings.Contains(string(cf), LocalBase) {
+			return nil
+		}
+		script = filepath.Join(filepath.Dir(dir), "standin", RootfsScript)
 	}
 	if _, err := inspect(ctx, bin, LocalBase); err == nil {
 		return nil
+	}
+	if _, err := os.Stat(script); err != nil {
+		return fmt.Errorf("base image %s: the Containerfile starts from it, which no registry serves, and %s (which builds it from this machine's Python) is missing", LocalBase, script)
 	}
 	tmp, err := os.MkdirTemp("", "rexmle-base-")
 	if err != nil {

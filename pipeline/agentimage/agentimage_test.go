@@ -301,3 +301,38 @@ func TestRecordsTheBuiltImagesVersions(t *testing.T) {
 		t.Errorf("default engine: %v", err)
 	}
 }
+
+// A recipe of one's own that starts FROM the documented base (the
+// stand-in's LocalBase) and ships no script builds offline on a fresh
+// engine: the base is imported with the stand-in's script beside it,
+// instead of a pull from https://localhost/v2/. Print says what was built.
+func TestCustomRecipeFromTheStandinBase(t *testing.T) {
+	setupPodman(t)
+	agents := t.TempDir()
+	write(t, filepath.Join(agents, "standin", RootfsScript), "set -eu\nd=$(mktemp -d)\necho base-marker > \"$d/marker\"\ntar -C \"$d\" -cf \"$1\" .\nrm -rf \"$d\"\n", 0o755)
+	write(t, filepath.Join(agents, "mine", Containerfile), "FROM "+LocalBase+"\nCOPY mine/run.sh /opt/mine/run.sh\n", 0o644)
+	write(t, filepath.Join(agents, "mine", "run.sh"), "echo mine\n", 0o755)
+	ctx := context.Background()
+	res, err := Build(ctx, Options{AgentsDir: agents, Engine: "podman", IDs: []string{"mine"}})
+	if err != nil || len(res) != 1 || !res[0].Built {
+		t.Fatalf("custom recipe on a fresh engine: %+v %v", res, err)
+	}
+	if _, err := inspect(ctx, "podman", LocalBase); err != nil {
+		t.Fatalf("the base image was not imported: %v", err)
+	}
+	var b strings.Builder
+	Print(&b, res)
+	if !strings.Contains(b.String(), "mine") || !strings.Contains(b.String(), "built rexmle-mine:") || !strings.Contains(b.String(), "with podman") ||
+		!strings.Contains(b.String(), "1 images built, 0 up to date") {
+		t.Errorf("printed:\n%s", b.String())
+	}
+	// Without the stand-in's script the error says what is missing.
+	os.RemoveAll(filepath.Join(agents, "standin"))
+	if err := exec.Command("podman", "rmi", "-f", LocalBase).Run(); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Build(ctx, Options{AgentsDir: agents, Engine: "podman", IDs: []string{"mine"}, Force: true})
+	if err == nil || !strings.Contains(err.Error(), "no registry serves") || !strings.Contains(err.Error(), RootfsScript) {
+		t.Fatalf("missing base script: %v", err)
+	}
+}

@@ -20,6 +20,9 @@ const (
 	extractLockName  = ".rexmle-extract.lock"
 	extractDoneDir   = ".rexmle-extracted"
 	extractTmpPrefix = ".rexmle-extract-tmp-"
+	// HandCheckName is where `mage fetchVerify` records its check of a raw
+	// folder's hand-placed files (read for the site's data provenance).
+	HandCheckName = ".rexmle-handcheck.json"
 )
 
 // EnsureExtracted makes sure that every archive named in archives (zip file
@@ -37,6 +40,20 @@ const (
 // archive is skipped (the raw folder may have been filled by hand), and so
 // is one that `mage fetch` records as unpacked in place (FETCHED.lock). A crash leaves no mark, so the next call unpacks again.
 func EnsureExtracted(rawDir string, archives ...string) error {
+	return ensureExtracted(rawDir, "", archives)
+}
+
+// EnsureExtractedInto is EnsureExtracted unpacking into the folder sub of
+// rawDir (e.g. one folder per archive, named after it), under the same lock
+// and marks.
+func EnsureExtractedInto(rawDir, sub string, archives ...string) error {
+	if sub == "" || sub != filepath.Base(sub) || sub == "." || sub == ".." {
+		return fmt.Errorf("extract into %q: not a folder name", sub)
+	}
+	return ensureExtracted(rawDir, sub, archives)
+}
+
+func ensureExtracted(rawDir, sub string, archives []string) error {
 	unlock, err := lockDir(rawDir)
 	if err != nil {
 		return err
@@ -66,13 +83,18 @@ func EnsureExtracted(rawDir string, archives ...string) error {
 			os.RemoveAll(tmp)
 			return err
 		}
-		paths, err := mergeInto(tmp, rawDir)
+		paths, err := mergeInto(tmp, filepath.Join(rawDir, sub))
 		if err != nil {
 			os.RemoveAll(tmp)
 			return fmt.Errorf("extract %s: %w", zipPath, err)
 		}
 		if err := os.RemoveAll(tmp); err != nil {
 			return fmt.Errorf("extract %s: %w", zipPath, err)
+		}
+		if sub != "" {
+			for i, p := range paths {
+				paths[i] = sub + "/" + p
+			}
 		}
 		if err := writeMark(mark, paths); err != nil {
 			return fmt.Errorf("extract %s: mark complete: %w", zipPath, err)
@@ -136,6 +158,9 @@ func lockDir(dir string) (unlock func(), err error) {
 // the slash paths (relative to dst) of the files it moved.
 func mergeInto(src, dst string) ([]string, error) {
 	var moved []string
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		return nil, err
+	}
 	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -216,7 +241,7 @@ func isRegular(p string) bool {
 // is one of EnsureExtracted's own bookkeeping entries, which preparers that
 // list a raw folder, and fingerprints of it, must ignore.
 func IsExtractionEntry(name string) bool {
-	return name == extractLockName || name == extractDoneDir || strings.HasPrefix(name, extractTmpPrefix)
+	return name == extractLockName || name == extractDoneDir || name == HandCheckName || strings.HasPrefix(name, extractTmpPrefix)
 }
 
 // ExtractZip unpacks the archive at zipPath into dest. Entries whose names

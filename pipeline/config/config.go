@@ -237,6 +237,18 @@ type Source struct {
 	// registration or terms to accept. Both only feed the offline plan.
 	ApproxSizeGB float64 `toml:"approx_size_gb"`
 	Terms        string  `toml:"terms"`
+	// Published records what the source publishes about each of its files
+	// (e.g. Zenodo's md5 per file): `mage fetchVerify` checks files placed
+	// by hand against it, offline.
+	Published []PublishedFile `toml:"published"`
+}
+
+// PublishedFile is a file's published checksum and size ([[source.published]]).
+type PublishedFile struct {
+	Name   string `toml:"name"`
+	MD5    string `toml:"md5"`
+	SHA256 string `toml:"sha256"`
+	Size   int64  `toml:"size"`
 }
 
 // Metric is a ranked metric: a leaderboard column and its direction.

@@ -365,6 +365,11 @@ func (b *Benchmark) validate(ck *checker, written *writtenDurations) {
 		if p.Data != "synthetic" && p.Data != "fetched" {
 			ck.addf(ck.key("data", line), "profile %q: data is %q, want \"synthetic\" or \"fetched\"", n, p.Data)
 		}
+		if strings.TrimSpace(p.Setting) == "" {
+			ck.addf(line, "profile %q: setting missing, want the label its runs carry in the tables (e.g. setting = \"24h\"; the paper's are \"24h\" and \"72h\")", n)
+		} else if strings.ContainsAny(p.Setting, "/\\") {
+			ck.addf(ck.key("setting", line), "profile %q: setting %q, want a label without / or \\ (it names runs and their folders)", n, p.Setting)
+		}
 		for _, a := range p.Agents {
 			if !ids[a] {
 				ck.addf(ck.key("agents", line), "profile %q: unknown agent %q", n, a)

@@ -21,6 +21,7 @@ builtin = "sample"
 [profile.demo]
 data = "synthetic"
 agents = ["sample"]
+setting = "demo"
 `
 
 const goodChallenge = `id = "c1"
@@ -122,7 +123,7 @@ func TestBrokenConfigs(t *testing.T) {
 		bench, chal string
 		want        []string // substrings of the error, including file:line
 	}{
-		{"syntax", goodBench + "\n[oops\n", goodChallenge, []string{"benchmark.toml:15: TOML syntax"}},
+		{"syntax", goodBench + "\n[oops\n", goodChallenge, []string{"benchmark.toml:16: TOML syntax"}},
 		{"unknown key in benchmark", strings.Replace(goodBench, `name = "T"`, "name = \"T\"\ncolour = 1", 1), goodChallenge,
 			[]string{"benchmark.toml:3: unknown key \"benchmark.colour\""}},
 		{"unknown key in challenge", goodBench, strings.Replace(goodChallenge, `modality = "MRI"`, "modality = \"MRI\"\nmodalty = \"x\"", 1),
@@ -150,7 +151,7 @@ func TestBrokenConfigs(t *testing.T) {
 		{"missing challenge file", strings.Replace(goodBench, `["c1"]`, `["c1", "c2"]`, 1), goodChallenge,
 			[]string{"challenge \"c2\"", "no such file"}},
 		{"duplicate agent", goodBench + "\n[[agent]]\nid = \"sample\"\nbackend = \"none\"\nbuiltin = \"sample\"\n", goodChallenge,
-			[]string{"benchmark.toml:14: agent \"sample\" is defined twice"}},
+			[]string{"benchmark.toml:15: agent \"sample\" is defined twice"}},
 		{"agent without command", strings.Replace(goodBench, "builtin = \"sample\"\n", "", 1), goodChallenge,
 			[]string{"agent \"sample\": want either builtin"}},
 		{"profile with unknown agent", strings.Replace(goodBench, `agents = ["sample"]`, `agents = ["aide"]`, 1), goodChallenge,
@@ -179,7 +180,7 @@ func TestBrokenConfigs(t *testing.T) {
 			[]string{"agent \"sample\": pids_limit is -1", "agent \"sample\": memory: \"lots\" is not a size", "file_size_limit: \"0\" is not a size",
 				"disk_limit: \"-5g\" is not a size", "limit_check_every is -1s"}},
 		{"zero profile time limit", goodBench + "time_limit = \"0h\"\n", goodChallenge,
-			[]string{"benchmark.toml:13: profile \"demo\": time_limit is 0s"}},
+			[]string{"benchmark.toml:14: profile \"demo\": time_limit is 0s"}},
 		{"negative judge timeout", goodBench + "\n[judge]\ntimeout = \"-2s\"\n", goodChallenge,
 			[]string{"judge: timeout is -2s"}},
 		{"negative grading workers", goodBench + "\n[grading]\nworkers = -1\n", goodChallenge,
@@ -192,10 +193,15 @@ func TestBrokenConfigs(t *testing.T) {
 			[]string{"agent \"sample\": code is \"./\", want the folder holding the agent's code, not the whole checkout"}},
 		{"{code} without code", strings.Replace(goodBench, "builtin = \"sample\"\n", "command = [\"python3\", \"{code}/a.py\"]\n", 1), goodChallenge,
 			[]string{"benchmark.toml:8: agent \"sample\": the command names {code} but the agent has no code folder"}},
-		{"bad duration", goodBench + "\n[profile.x]\ndata = \"fetched\"\ntime_limit = \"a day\"\n", goodChallenge,
+		{"bad duration", goodBench + "\n[profile.x]\ndata = \"fetched\"\nsetting = \"x\"\ntime_limit = \"a day\"\n", goodChallenge,
 			[]string{"want a duration"}},
 		{"undeclared REXMLE_ name passed to an agent", strings.Replace(goodBench, `builtin = "sample"`, "builtin = \"sample\"\nenv = [\"REXMLE_MY_KEY\", \"REXMLE_STANDIN_API_KEY\", \"MY_KEY\"]", 1), goodChallenge,
 			[]string{`benchmark.toml:9: agent "sample": env: REXMLE_MY_KEY is a REXMLE_* name that is not declared in pipeline/settings`}},
+		// A profile without setting once loaded and labelled its runs mine//none/myagent.
+		{"no setting", goodBench + "\n[profile.mine]\ndata = \"fetched\"\nagents = [\"sample\"]\n", goodChallenge,
+			[]string{`benchmark.toml:15: profile "mine": setting missing`}},
+		{"setting with a slash", goodBench + "\n[profile.mine]\ndata = \"fetched\"\nsetting = \"a/b\"\n", goodChallenge,
+			[]string{`setting "a/b"`}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -27,6 +27,7 @@ import (
 	"github.com/rexmle/rexmle/pipeline/binaries"
 	"github.com/rexmle/rexmle/pipeline/challenge"
 	"github.com/rexmle/rexmle/pipeline/config"
+	"github.com/rexmle/rexmle/pipeline/fetch"
 	"github.com/rexmle/rexmle/pipeline/gpu"
 	"github.com/rexmle/rexmle/pipeline/runlimits"
 	"github.com/rexmle/rexmle/pipeline/runner"
@@ -554,6 +555,30 @@ func synthetic(rawRoot string, c *config.Challenge, dir string) bool {
 	return false
 }
 
+// notPrepared says what a challenge that is not prepared lacks: on fetched
+// data, the downloads missing from its raw folder (in the words prepare
+// uses: source, file, page, folder, zipped or unpacked) when any are,
+// else that its raw data is in place and only prepare is left.
+func notPrepared(in Input, rawRoot string, c *config.Challenge) string {
+	const prep = "not prepared (no public/ or manifest.json): run `go run mage.go prepare`"
+	if in.Profile.Data == "synthetic" {
+		return prep
+	}
+	impl, ok := challenge.Lookup(c.ID)
+	if !ok {
+		return prep
+	}
+	dl, ok := impl.(challenge.Downloader)
+	if !ok {
+		return prep
+	}
+	raw := filepath.Join(rawRoot, c.RawFolder())
+	if missing := challenge.CheckDownloads(raw, dl.Downloads()); len(missing) > 0 {
+		return "not prepared, " + (&challenge.MissingDownloadsError{Challenge: c.ID, RawDir: raw, Missing: missing}).Error()
+	}
+	return "not prepared; its downloads are in " + raw + ": run `go run mage.go prepare`"
+}
+
 func checkData(r *Report, in Input) {
 	rawRoot, dataRoot := in.Bench.DataRoots(in.Profile.Data)
 	for _, c := range in.Challenges {
@@ -561,7 +586,7 @@ func checkData(r *Report, in Input) {
 		scope := []string{c.ID}
 		m, err := challenge.ReadManifest(dir)
 		if _, perr := os.Stat(filepath.Join(dir, "public")); perr != nil || err != nil {
-			r.add(Check{Area: "data", Item: c.ID, Status: Fail, Detail: "not prepared (no public/ or manifest.json): run `go run mage.go prepare`", Challenges: scope})
+			r.add(Check{Area: "data", Item: c.ID, Status: Fail, Detail: notPrepared(in, rawRoot, c), Challenges: scope})
 			continue
 		}
 		syn := synthetic(rawRoot, c, dir)
@@ -577,6 +602,16 @@ func checkData(r *Report, in Input) {
 			r.add(Check{Area: "data", Item: c.ID, Status: OK, Detail: fmt.Sprintf("prepared, %d files (synthetic%s)", len(m.Files), size)})
 		default:
 			r.add(Check{Area: "data", Item: c.ID, Status: OK, Detail: fmt.Sprintf("prepared, %d files (fetched)", len(m.Files))})
+			// Data placed by hand: what fetchVerify's last check found (no hashing here).
+			if prov := fetch.Provenance(filepath.Join(rawRoot, c.RawFolder())); strings.HasPrefix(prov, "placed by hand") {
+				st := Warn
+				if strings.HasPrefix(prov, "placed by hand, verified") {
+					st = OK
+				} else {
+					prov += "; `mage fetchVerify` checks the files against the checksums the challenge file records"
+				}
+				r.add(Check{Area: "data", Item: c.ID + " raw", Status: st, Detail: prov})
+			}
 		}
 	}
 }

@@ -130,6 +130,8 @@ func PrintOffline(w io.Writer, sources []Source, rawRoot string) error {
 		b.WriteString(", and about as much again to unpack the archives")
 	}
 	b.WriteString(" (sizes from the challenge files)\n")
+	b.WriteString("To download by hand instead: README \"Placing downloads by hand\" lists each file, its folder and whether it\n" +
+		"may stay zipped; `mage doctor` and `mage prepare` name any that is missing, `mage fetchVerify` checks them.\n")
 	_, err := io.WriteString(w, b.String())
 	return err
 }

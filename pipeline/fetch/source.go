@@ -59,6 +59,10 @@ type Source struct {
 	// ApproxSize is the approximate size in bytes of everything the source
 	// downloads, as published (0 = unknown); it only feeds the offline plan.
 	ApproxSize int64
+	// Published lists what the source publishes about its files (checksums,
+	// sizes) as the challenge file records it: fetchVerify checks files
+	// placed by hand against it.
+	Published []FileSum
 }
 
 // Label is the name a plan prints for s: the challenge it is listed under

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -25,14 +24,19 @@ type VerifyResult struct {
 type VerifyReport struct {
 	Results []VerifyResult
 	// Unrecorded lists the raw folders that hold files but no FETCHED.lock
-	// record: data placed by hand, never checked against the sources.
+	// record and that could not all be checked against the sources.
 	Unrecorded []UnrecordedFolder
+	// Hand lists every entry of the raw folders without a record: each
+	// verified against the checksum or size the challenge file records, bad,
+	// or unverified with the reason.
+	Hand []HandFile
 }
 
-// UnrecordedFolder is a raw folder with files and no lock record.
+// UnrecordedFolder is a raw folder with files and no lock record, some of
+// which could not be checked.
 type UnrecordedFolder struct {
 	Challenge, Dir string
-	// Files counts the regular files under Dir.
+	// Files counts the regular files under Dir that could not be checked.
 	Files int
 }
 
@@ -42,6 +46,11 @@ func (r *VerifyReport) Err() error {
 	for _, v := range r.Results {
 		if v.Err != nil {
 			b = append(b, fmt.Sprintf("%s/%s: %v", v.Challenge, v.Name, v.Err))
+		}
+	}
+	for _, h := range r.Hand {
+		if h.Status == HandBad {
+			b = append(b, fmt.Sprintf("%s (placed by hand): %s", filepath.Join(h.Dir, h.Name), h.Why))
 		}
 	}
 	for _, u := range r.Unrecorded {
@@ -69,10 +78,21 @@ func (r *VerifyReport) Print(w io.Writer) error {
 			fmt.Fprintf(&b, "ok   %s/%s\n", v.Challenge, v.Name)
 		}
 	}
+	for _, h := range r.Hand {
+		switch h.Status {
+		case HandVerified:
+			fmt.Fprintf(&b, "ok   %s/%s: placed by hand, verified (%s)\n", h.Challenge, h.Name, h.Why)
+		case HandBad:
+			bad++
+			fmt.Fprintf(&b, "BAD  %s/%s: placed by hand: %s\n", h.Challenge, h.Name, h.Why)
+		default:
+			fmt.Fprintf(&b, "UNVERIFIED %s/%s (%d files): %s\n", h.Challenge, h.Name, h.Files, h.Why)
+		}
+	}
 	for _, u := range r.Unrecorded {
 		fmt.Fprintf(&b, "UNVERIFIED %s: %d files placed without a %s record, never checked against the sources\n", u.Dir, u.Files, LockFileName)
 	}
-	fmt.Fprintf(&b, "%d files checked, %d bad", len(r.Results), bad)
+	fmt.Fprintf(&b, "%d files checked, %d bad", len(r.Results)+r.handChecked(), bad)
 	if n := len(r.Unrecorded); n > 0 {
 		fmt.Fprintf(&b, ", %d folders unverified\n", n)
 		b.WriteString("To record them: put the sources' files under the names the plan lists (REXMLE_DRY_RUN=1 mage fetch)\n" +
@@ -140,7 +160,18 @@ func Verify(ctx context.Context, sources []Source, opts Options) (*VerifyReport,
 			continue
 		}
 		dir := f.opts.RawDir(c)
-		if n := countFiles(dir); n > 0 {
+		hand, err := checkHandPlaced(ctx, sources, c, dir)
+		if err != nil {
+			return nil, err
+		}
+		rep.Hand = append(rep.Hand, hand...)
+		n := 0
+		for _, h := range hand {
+			if h.Status == HandUnverified {
+				n += h.Files
+			}
+		}
+		if n > 0 {
 			rep.Unrecorded = append(rep.Unrecorded, UnrecordedFolder{Challenge: c, Dir: dir, Files: n})
 		}
 	}
@@ -158,17 +189,24 @@ func Verify(ctx context.Context, sources []Source, opts Options) (*VerifyReport,
 	return rep, nil
 }
 
-// countFiles counts the regular files under dir (0 when it is missing),
-// leaving out the lock file and unfinished downloads (.part).
-func countFiles(dir string) int {
+// handChecked counts the hand-placed files hashed (verified or bad).
+func (r *VerifyReport) handChecked() int {
 	n := 0
-	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && d.Type().IsRegular() && d.Name() != LockFileName && !strings.HasSuffix(d.Name(), ".part") {
+	for _, h := range r.Hand {
+		if h.Status != HandUnverified {
 			n++
 		}
-		return nil
-	})
+	}
 	return n
+}
+
+// HandFolders groups the hand-placed entries by raw folder.
+func (r *VerifyReport) HandFolders() map[string][]HandFile {
+	m := map[string][]HandFile{}
+	for _, h := range r.Hand {
+		m[h.Dir] = append(m[h.Dir], h)
+	}
+	return m
 }
 
 // verifyEntry compares the file at p with its lock entry.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/rexmle/rexmle/pipeline/config"
+	"github.com/rexmle/rexmle/pipeline/fetch"
 	"github.com/rexmle/rexmle/pipeline/publicview"
 	"math"
 	"os"
@@ -307,7 +308,7 @@ func (s *site) provenancePage() ([]*page, error) {
 		rt.Rows = append(rt.Rows, row{Cells: []cell{{Text: k}, {Text: strconv.Itoa(counts[k]), Class: "num"}, {Text: orDash(d.first)}, {Text: orDash(d.last)}}})
 	}
 	// Dataset checksums.
-	dt := &table{ID: "datasets", Caption: "Prepared datasets (data/<id>/manifest.json); the files the agents saw besides the data (paper_public_folder)", Head: []string{"Challenge", "Input hash", "Files", "Agents also saw", "Manifest sha256"}}
+	dt := &table{ID: "datasets", Caption: "Prepared datasets (data/<id>/manifest.json); the files the agents saw besides the data (paper_public_folder)", Head: []string{"Challenge", "Input hash", "Files", "Agents also saw", "Manifest sha256", "Raw data"}}
 	sets := s.opts.Datasets
 	if sets == nil {
 		sets = ReadDatasets(s.opts.DataDir, s.b)
@@ -321,7 +322,10 @@ func (s *site) provenancePage() ([]*page, error) {
 		if !ok {
 			d = Dataset{InputHash: "not prepared"}
 		}
-		dt.Rows = append(dt.Rows, row{Cells: []cell{{Text: c.ShortName, Href: "challenges/" + c.ID + ".html"}, {Text: d.InputHash}, {Text: d.Files, Class: "num"}, {Text: d.AlsoSaw}, {Text: d.ManifestSHA256}}})
+		if d.Raw == "" && s.opts.Datasets == nil && s.opts.DataDir != "" { // a live build: not prepared, raw data perhaps there
+			d.Raw = fetch.Provenance(filepath.Join(s.opts.DataDir, "raw", c.RawFolder()))
+		}
+		dt.Rows = append(dt.Rows, row{Cells: []cell{{Text: c.ShortName, Href: "challenges/" + c.ID + ".html"}, {Text: d.InputHash}, {Text: d.Files, Class: "num"}, {Text: d.AlsoSaw}, {Text: d.ManifestSHA256}, {Text: orDash(d.Raw)}}})
 	}
 	p.Sections = []*section{
 		{ID: "build", Title: "Build", Tables: []*table{facts}},
@@ -340,6 +344,9 @@ type Dataset struct {
 	Files          string `json:"files"`
 	AlsoSaw        string `json:"also_saw"`
 	ManifestSHA256 string `json:"manifest_sha256"`
+	// Raw says where the raw data came from: downloaded by mage fetch, or
+	// placed by hand and verified, unverified or not checked (fetch.Provenance).
+	Raw string `json:"raw,omitempty"`
 }
 
 // ReadDatasets reads the prepared datasets' manifests (dataDir/<id>/manifest.json)
@@ -355,7 +362,7 @@ func ReadDatasets(dataDir string, b *config.Benchmark) []Dataset {
 			continue
 		}
 		sum := sha256.Sum256(bs)
-		d := Dataset{Challenge: c.ID, ManifestSHA256: hex.EncodeToString(sum[:])}
+		d := Dataset{Challenge: c.ID, ManifestSHA256: hex.EncodeToString(sum[:]), Raw: fetch.Provenance(filepath.Join(dataDir, "raw", c.RawFolder()))}
 		var m struct {
 			InputHash string            `json:"input_hash"`
 			Files     map[string]string `json:"files"`

@@ -69,6 +69,11 @@ func (j *Job) hostPaths(socket string) agentPaths {
 		workspace: filepath.Join(j.RunDir, "workspace"), socket: socket, code: j.Agent.Code}
 }
 
+// Placeholders are the names an agent's command template may use, in the
+// order the README's "Bring your own agent" table lists them (a test keeps
+// the two equal).
+var Placeholders = []string{"{data}", "{submission}", "{logs}", "{workspace}", "{code}", "{time_limit}", "{challenge}", "{seed}", "{gpus}", "{validate_socket}"}
+
 // Command expands the agent's command template for the agent's paths p.
 // Placeholders: {data} {submission} {logs} {workspace} {time_limit}
 // (seconds) {challenge} {seed} {gpus} (comma-separated indices, as the agent
@@ -101,9 +106,14 @@ func (j *Job) command(p agentPaths, gpus string) ([]string, error) {
 	if len(j.Agent.Command) == 0 {
 		return nil, fmt.Errorf("agent %s: no command", j.Agent.ID)
 	}
-	r := strings.NewReplacer("{data}", p.data, "{submission}", p.submission, "{logs}", p.logs, "{workspace}", p.workspace,
-		"{time_limit}", strconv.Itoa(int(j.TimeLimit.Seconds())), "{challenge}", j.Challenge, "{gpus}", gpus,
-		"{seed}", strconv.Itoa(j.Seed), "{validate_socket}", p.socket, "{code}", p.code)
+	values := map[string]string{"{data}": p.data, "{submission}": p.submission, "{logs}": p.logs, "{workspace}": p.workspace,
+		"{time_limit}": strconv.Itoa(int(j.TimeLimit.Seconds())), "{challenge}": j.Challenge, "{gpus}": gpus,
+		"{seed}": strconv.Itoa(j.Seed), "{validate_socket}": p.socket, "{code}": p.code}
+	var pairs []string
+	for _, name := range Placeholders {
+		pairs = append(pairs, name, values[name])
+	}
+	r := strings.NewReplacer(pairs...)
 	out := make([]string, len(j.Agent.Command))
 	for i, a := range j.Agent.Command {
 		out[i] = r.Replace(a)

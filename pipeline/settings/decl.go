@@ -165,6 +165,7 @@ var Vars = []Var{
 	{Name: "REXMLE_BENCH_BINDIR", Kind: Test, Targets: []string{"bench/"}, Help: "prebuilt grader benchmark binaries"},
 	{Name: "REXMLE_REFERENCE", Kind: Test, Targets: []string{"bench/"}, Help: "a ReX-MLE checkout to time the reference graders"},
 	{Name: "REXMLE_PYTHON", Kind: Test, Targets: []string{"bench/"}, Help: "the Python with the reference's modules"},
+	{Name: "REXMLE_UPDATE_README", Kind: Test, Type: Bool, Targets: []string{"pipeline/placing tests"}, Help: "`1` rewrites README's \"Placing downloads by hand\" table from the challenge files"},
 }
 
 // TestPrefix is reserved for the scratch variables tests set for

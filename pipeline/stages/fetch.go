@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/rexmle/rexmle/pipeline/config"
 	"github.com/rexmle/rexmle/pipeline/fetch"
@@ -94,6 +95,12 @@ func FetchVerify(ctx context.Context, o Options) error {
 	if err := rep.Print(os.Stdout); err != nil {
 		return fmt.Errorf("fetch verify: %w", err)
 	}
+	// The site's data provenance reads what this check found.
+	for dir, files := range rep.HandFolders() {
+		if err := fetch.WriteHandRecord(dir, files, time.Now()); err != nil {
+			return fmt.Errorf("fetch verify: record the check of %s: %w", dir, err)
+		}
+	}
 	if err := rep.Err(); err != nil {
 		return fmt.Errorf("fetch verify: %w", err)
 	}
@@ -118,6 +125,9 @@ func fetchSources(challenges []*config.Challenge) []fetch.Source {
 				Landing: c.URL, License: c.License, Terms: s.Terms, ApproxSize: int64(s.ApproxSizeGB * 1e9)}
 			if s.Name != "" && len(fs.Files) == 0 {
 				fs.Files = []string{s.Name}
+			}
+			for _, p := range s.Published {
+				fs.Published = append(fs.Published, fetch.FileSum{Name: p.Name, MD5: p.MD5, SHA256: p.SHA256, Size: p.Size})
 			}
 			sources = append(sources, fs)
 		}

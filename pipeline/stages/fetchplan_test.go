@@ -56,6 +56,7 @@ func TestFetchDryRunOfflineShowsTheFullPlan(t *testing.T) {
 		// 11 distinct downloads; known: 11+1.7+21.3+14.8+15+2.0+14.4 = 80.2 GB = 74.7 GiB;
 		// unknown: ldct-iqa's record and Drive file, PANTHER, USenhance.
 		"21 sources, 11 downloads; disk needed: about 74.7 GiB for the downloads + 4 of unknown size, and about as much again to unpack the archives",
+		"To download by hand instead: README \"Placing downloads by hand\" lists each file",
 		"live check skipped: " + refused + " does not answer: connection refused; the plan above is from the challenge files alone\n",
 	} {
 		if !strings.Contains(got, want) {

@@ -226,6 +226,9 @@ func prepareOne(ctx context.Context, e *env, c challenge.Challenge, cc *config.C
 	} else {
 		raw = filepath.Join(rawRoot, cc.RawFolder())
 		if _, err := os.Stat(raw); err != nil {
+			if dl, ok := c.(challenge.Downloader); ok {
+				return false, &challenge.MissingDownloadsError{Challenge: c.ID(), RawDir: rel(raw), Missing: challenge.CheckDownloads(raw, dl.Downloads())}
+			}
 			return false, fmt.Errorf("no raw data at %s: run `go run mage.go fetch` first", rel(raw))
 		}
 		if _, err := os.Stat(filepath.Join(raw, syntheticMarker)); err == nil {

@@ -71,7 +71,6 @@ var allowedByPath = map[string]string{
 	"puma/nuclei.go:readTruthFile":           "a private truth file",
 	"puma/prepare.go:cases":                  "preparation: reads the raw download or its own synthetic data",
 	"puma/prepare.go:findLabel":              "preparation: reads the raw download or its own synthetic data",
-	"puma/prepare.go:rawRoot":                "preparation: reads the raw download or its own synthetic data",
 	"puma/prepare.go:readFeatures":           "preparation: reads the raw download or its own synthetic data",
 	"puma/synth.go:Synthesize":               "preparation: reads the raw download or its own synthetic data",
 	"sega/prepare.go:hasNRRD":                "preparation: reads the raw download or its own synthetic data",

@@ -95,8 +95,8 @@ func Split(all []Pair) (train, test []Pair) { return split.TrainTest(all, 0.2, 4
 // winning), and writes sample_submission.csv and test_labels.csv with one
 // row per test pair (a colliding id appears twice).
 func (Challenge) Prepare(ctx context.Context, rawDir, dataDir string) error {
-	if _, err := os.Stat(filepath.Join(rawDir, testingDir)); err != nil {
-		return fmt.Errorf("cellseg: %s folder missing in %s", testingDir, rawDir)
+	if err := challenge.EnsureDownloads(ID, rawDir, Challenge{}.Downloads()); err != nil {
+		return err
 	}
 	all, err := Pairs(rawDir)
 	if err != nil {

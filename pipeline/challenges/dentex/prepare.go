@@ -150,6 +150,9 @@ func splitIDs(ids []int64) (train, test []int64) {
 func (Challenge) Prepare(ctx context.Context, rawDir, dataDir string) error {
 	pub := filepath.Join(dataDir, "public")
 	priv := filepath.Join(dataDir, "private")
+	if err := challenge.EnsureDownloads(ID, rawDir, Challenge{}.Downloads()); err != nil {
+		return err
+	}
 	root := filepath.Join(rawDir, trainingDir)
 	if st, err := os.Stat(root); err != nil || !st.IsDir() {
 		return fmt.Errorf("prepare %s: training data folder %s not found", ID, root)

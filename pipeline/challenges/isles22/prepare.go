@@ -41,10 +41,8 @@ const archiveName = "ISLES-2022.zip"
 // datasetDir finds the extracted dataset under raw as the reference does,
 // extracting ISLES-2022.zip first when only the archive is there.
 func datasetDir(raw string) (string, error) {
-	if !isDir(filepath.Join(raw, "ISLES-2022")) {
-		if err := challenge.EnsureExtracted(raw, archiveName); err != nil {
-			return "", fmt.Errorf("isles22: %w", err)
-		}
+	if err := challenge.EnsureDownloads(ID, raw, Challenge{}.Downloads()); err != nil {
+		return "", err
 	}
 	for _, name := range []string{"ISLES-2022", "ISLES", "isles22", "dataset"} {
 		if d := filepath.Join(raw, name); isDir(d) {

@@ -62,6 +62,9 @@ func pyFloat(v float64) string {
 func (Challenge) Prepare(ctx context.Context, rawDir, dataDir string) error {
 	pub := filepath.Join(dataDir, "public")
 	priv := filepath.Join(dataDir, "private")
+	if err := challenge.EnsureDownloads(ID, rawDir, Challenge{}.Downloads()); err != nil {
+		return err
+	}
 
 	trainScores, err := readScores(filepath.Join(rawDir, trainDir, trainJSON))
 	if err != nil {

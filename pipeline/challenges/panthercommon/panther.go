@@ -15,6 +15,9 @@ type Task struct {
 	ID          string
 	Title       string
 	ArchiveName string // fallback archive in raw/, e.g. PANTHER_Task1.zip
+	// Unpacked matches the task's own images once its archive is unpacked
+	// in the folder both tasks share (see challenge.Download.Holds).
+	Unpacked string
 	// ImageSuffix selects the labelled images in raw/ImagesTr
 	// ("_0001_0000.mha" for task 1, "_0000.mha" for task 2).
 	ImageSuffix string

@@ -31,8 +31,8 @@ func (t Task) Discover(rawDir string) ([]Case, error) {
 	labDir := filepath.Join(rawDir, "LabelsTr")
 	// Both PANTHER tasks unpack into the same shared raw folder: each task
 	// makes sure its own archive is unpacked, once, under the folder's lock.
-	if err := challenge.EnsureExtracted(rawDir, t.ArchiveName); err != nil {
-		return nil, fmt.Errorf("%s: %w", t.ID, err)
+	if err := challenge.EnsureDownloads(t.ID, rawDir, t.Downloads()); err != nil {
+		return nil, err
 	}
 	if !isDir(imgDir) || !isDir(labDir) {
 		return nil, fmt.Errorf("%s: raw data needs ImagesTr/ and LabelsTr/ under %s", t.ID, rawDir)

@@ -18,6 +18,7 @@ var Task = panthercommon.Task{
 	ID:          "panther-task1",
 	Title:       "PANTHER Task 1: Pancreatic Tumor Segmentation on Diagnostic MRI",
 	ArchiveName: "PANTHER_Task1.zip",
+	Unpacked:    "ImagesTr/*_0001_0000.mha",
 	ImageSuffix: "_0001_0000.mha",
 	IDFields:    2,
 	Unlabeled:   true,

@@ -18,6 +18,7 @@ var Task = panthercommon.Task{
 	ID:          "panther-task2",
 	Title:       "PANTHER Task 2: Pancreatic Tumor Segmentation on MR-Linac MRI",
 	ArchiveName: "PANTHER_Task2.zip",
+	Unpacked:    "ImagesTr/?????_0000.mha", // five-digit patient ids; task 1's longer names do not match
 	ImageSuffix: "_0000.mha",
 	IDFields:    1,
 	Unlabeled:   false,

@@ -24,15 +24,21 @@ const (
 )
 
 // rawRoot finds the shared PUMA folder: rawDir itself when it holds the ROI
-// folder (synthetic data, or a pre-filled raw dir), else the reference's
-// shared location <rawDir>/../../puma-shared/raw.
-func rawRoot(rawDir string) (string, error) {
-	for _, cand := range []string{rawDir, filepath.Join(rawDir, "..", "..", "puma-shared", "raw")} {
-		if st, err := os.Stat(filepath.Join(cand, roiDir)); err == nil && st.IsDir() {
-			return cand, nil
+// folder or its archive (the raw folder rexmle fills, data/raw/puma-shared),
+// else the reference's shared location <rawDir>/../../puma-shared/raw when
+// that holds the ROI folder; it then makes the task's downloads available
+// unpacked there (see challenge.EnsureDownloads).
+func (c Challenge) rawRoot(rawDir string) (string, error) {
+	root := rawDir
+	if len(challenge.CheckDownloads(rawDir, c.Downloads())) > 0 {
+		if alt := filepath.Join(rawDir, "..", "..", "puma-shared", "raw"); len(challenge.CheckDownloads(alt, c.Downloads())) == 0 {
+			root = alt
 		}
 	}
-	return "", fmt.Errorf("puma: no %s folder in %s or in the shared puma-shared/raw folder", roiDir, rawDir)
+	if err := challenge.EnsureDownloads(c.ID(), root, c.Downloads()); err != nil {
+		return "", err
+	}
+	return root, nil
 }
 
 // labelSuffix is the GeoJSON suffix the task reads.
@@ -105,7 +111,7 @@ func readFeatures(path string) ([]polygon.Feature, error) {
 // private/official/ with the answers rasterised or converted with the real
 // class names.
 func (c Challenge) Prepare(ctx context.Context, rawDir, dataDir string) error {
-	root, err := rawRoot(rawDir)
+	root, err := c.rawRoot(rawDir)
 	if err != nil {
 		return err
 	}

@@ -121,6 +121,9 @@ func (Challenge) Prepare(ctx context.Context, rawDir, dataDir string) error {
 	if err := extract(rawDir); err != nil {
 		return fmt.Errorf("prepare seg_a: %w", err)
 	}
+	if err := challenge.EnsureDownloads(ID, rawDir, Challenge{}.Downloads()); err != nil {
+		return err
+	}
 	cases, err := Discover(rawDir)
 	if err != nil {
 		return err

@@ -33,8 +33,8 @@ func (c Config) archiveStem() string {
 func (c Config) dataRoot(rawDir string) (string, error) {
 	// Several tracks share the raw folder and its archive: it is unpacked
 	// once, under the folder's lock, and never read half-written.
-	if err := challenge.EnsureExtracted(rawDir, c.archiveStem()+".zip"); err != nil {
-		return "", fmt.Errorf("%s: %w", c.ID, err)
+	if err := challenge.EnsureDownloads(c.ID, rawDir, c.Downloads()); err != nil {
+		return "", err
 	}
 	for _, root := range []string{rawDir, filepath.Join(rawDir, c.archiveStem())} {
 		if st, err := os.Stat(filepath.Join(root, c.rawImagesDir())); err == nil && st.IsDir() {

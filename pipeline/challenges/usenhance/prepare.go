@@ -21,6 +21,9 @@ type pair struct {
 // findTrainDir is the reference's choice of the training folder:
 // raw/train_datasets, else the first entry matching *train* or *Train*.
 func findTrainDir(rawDir string) (string, error) {
+	if err := challenge.EnsureDownloads(ID, rawDir, Challenge{}.Downloads()); err != nil {
+		return "", err
+	}
 	d := filepath.Join(rawDir, rawTrainDir)
 	if st, err := os.Stat(d); err == nil && st.IsDir() {
 		return d, nil
