@@ -10,6 +10,11 @@
 // S s"), as bench/reference_time.py times the reference (minimum of N runs
 // in one Python process); -cpuprofile FILE profiles the grading alone, on
 // kept data, without a benchmark's data generation.
+//
+// With -floor it grades nothing: it reads and decodes every file of both
+// folders with the fastest reader the project has (bench/floor), -repeat
+// times, and prints what it decoded as JSON; the minimum time is the
+// grade's input-decoding floor on the same files.
 package main
 
 import (
@@ -24,6 +29,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rexmle/rexmle/bench/floor"
 	"github.com/rexmle/rexmle/pipeline/challenge"
 	_ "github.com/rexmle/rexmle/pipeline/challenges/all"
 )
@@ -35,7 +41,15 @@ func main() {
 	mode := flag.String("mode", "reference", "grading mode: reference or official")
 	repeat := flag.Int("repeat", 1, "grade this many times, reporting each wall time on standard error")
 	profile := flag.String("cpuprofile", "", "write a CPU profile of the grading to this file")
+	floorOnly := flag.Bool("floor", false, "decode both folders' files only (no grade): the input-decoding floor")
 	flag.Parse()
+	if *floorOnly {
+		if err := runFloor(*sub, *priv, *repeat); err != nil {
+			slog.Error("gradefolder -floor", "err", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(*id, *sub, *priv, *mode, *repeat, *profile); err != nil {
 		slog.Error("gradefolder", "err", err)
 		os.Exit(1)
@@ -100,6 +114,42 @@ func run(id, sub, priv, modeName string, repeat int, profile string) error {
 	b, err := json.Marshal(out)
 	if err != nil {
 		return fmt.Errorf("encode values: %w", err)
+	}
+	fmt.Println(string(b))
+	return nil
+}
+
+// runFloor decodes the files of both folders repeat times and reports each
+// pass's wall time on standard error (the minimum last, as run does) and
+// what was decoded on standard output.
+func runFloor(sub, priv string, repeat int) error {
+	if sub == "" || priv == "" {
+		return fmt.Errorf("-floor needs -submission and -private")
+	}
+	if repeat < 1 {
+		return fmt.Errorf("-repeat %d: want at least 1", repeat)
+	}
+	paths, err := floor.Files(sub, priv)
+	if err != nil {
+		return err
+	}
+	var st floor.Stats
+	var best time.Duration
+	for i := 0; i < repeat; i++ {
+		t0 := time.Now()
+		if st, err = floor.Decode(context.Background(), paths, 0); err != nil {
+			return err
+		}
+		d := time.Since(t0)
+		if i == 0 || d < best {
+			best = d
+		}
+		fmt.Fprintf(os.Stderr, "floor %d: %.6f s\n", i+1, d.Seconds())
+	}
+	fmt.Fprintf(os.Stderr, "minimum of %d: %.6f s\n", repeat, best.Seconds())
+	b, err := json.Marshal(map[string]any{"files": st.Files, "bytes": st.Bytes, "samples": st.Samples, "min_s": best.Seconds()})
+	if err != nil {
+		return fmt.Errorf("encode floor: %w", err)
 	}
 	fmt.Println(string(b))
 	return nil
