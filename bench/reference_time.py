@@ -72,76 +72,101 @@ CHALLENGES = {
 SITK_READ_ONLY = {"panther", "sega"}
 
 
-def sitk_standin():
-    """A module with the four SimpleITK calls load_medical_image makes."""
-    import types
-    import gzip
-    import zlib
-    import numpy as np
+# The stand-in's source: written to a temporary folder put first on
+# PYTHONPATH, so that the worker processes a reference starts (SEG.A's
+# joblib) import it too.
+SITK_STANDIN = r'''"""rexmle bench stand-in for SimpleITK's file reads (bench/reference_time.py)."""
+import gzip
+import zlib
+import numpy as np
 
-    dtypes = {"MET_UCHAR": np.uint8, "MET_CHAR": np.int8, "MET_USHORT": np.uint16, "MET_SHORT": np.int16,
-              "MET_UINT": np.uint32, "MET_INT": np.int32, "MET_FLOAT": np.float32, "MET_DOUBLE": np.float64,
-              "uint8": np.uint8, "int8": np.int8, "uint16": np.uint16, "int16": np.int16, "uint32": np.uint32,
-              "int32": np.int32, "float": np.float32, "double": np.float64, "unsigned char": np.uint8}
+_DTYPES = {"MET_UCHAR": np.uint8, "MET_CHAR": np.int8, "MET_USHORT": np.uint16, "MET_SHORT": np.int16,
+           "MET_UINT": np.uint32, "MET_INT": np.int32, "MET_FLOAT": np.float32, "MET_DOUBLE": np.float64,
+           "uint8": np.uint8, "int8": np.int8, "uint16": np.uint16, "int16": np.int16, "uint32": np.uint32,
+           "int32": np.int32, "float": np.float32, "double": np.float64, "unsigned char": np.uint8}
+REXMLE_STANDIN = True
 
-    class Image:
-        def __init__(self, arr, spacing, origin, direction):
-            self.arr, self.spacing, self.origin, self.direction = arr, spacing, origin, direction
 
-    def read_mha(b):
-        head, i = {}, 0
-        while True:
-            j = b.index(b"\n", i)
-            k, _, v = b[i:j].decode().partition("=")
-            head[k.strip()] = v.strip()
-            i = j + 1
-            if k.strip() == "ElementDataFile":
-                break
-        if head["ElementDataFile"] != "LOCAL":
-            raise RuntimeError("stand-in reads local MetaImage data only")
-        data = b[i:]
-        if head.get("CompressedData", "False") == "True":
-            data = zlib.decompress(data)
-        dims = [int(x) for x in head["DimSize"].split()]
-        arr = np.frombuffer(data, dtype=dtypes[head["ElementType"]]).reshape(dims[::-1])
-        sp = tuple(float(x) for x in head.get("ElementSpacing", "1 1 1").split())
-        org = tuple(float(x) for x in head.get("Offset", "0 0 0").split())
-        tm = tuple(float(x) for x in head.get("TransformMatrix", "1 0 0 0 1 0 0 0 1").split())
-        return Image(arr, sp, org, tm)
+class Image:
+    def __init__(self, arr, spacing, origin, direction):
+        self.arr, self.spacing, self.origin, self.direction = arr, spacing, origin, direction
 
-    def read_nrrd(b):
-        i = b.index(b"\n\n")
-        head = {}
-        for line in b[:i].decode().splitlines()[1:]:
-            if line.startswith("#") or ":" not in line:
-                continue
-            k, _, v = line.partition(":")
-            head[k.strip()] = v.lstrip("=").strip()
-        data = b[i + 2:]
-        if head.get("encoding") in ("gzip", "gz"):
-            data = gzip.decompress(data)
-        dims = [int(x) for x in head["sizes"].split()]
-        arr = np.frombuffer(data, dtype=dtypes[head["type"]]).reshape(dims[::-1])
-        sp = (1.0,) * len(dims)
-        if "space directions" in head:
-            vecs = [tuple(float(x) for x in v.strip("()").split(",")) for v in head["space directions"].split()]
-            sp = tuple(float(np.sqrt(sum(c * c for c in v))) for v in vecs)
-        org = tuple(float(x) for x in head.get("space origin", "(0,0,0)").strip("()").split(","))
-        return Image(arr, sp, org, (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0))
+    def GetSpacing(self):
+        return self.spacing
 
-    def ReadImage(path):
-        with open(path, "rb") as f:
-            b = f.read()
-        return read_nrrd(b) if b.startswith(b"NRRD") else read_mha(b)
+    def GetOrigin(self):
+        return self.origin
 
-    m = types.ModuleType("SimpleITK")
-    m.ReadImage = ReadImage
-    m.GetArrayFromImage = lambda im: im.arr.copy()
-    Image.GetSpacing = lambda self: self.spacing
-    Image.GetOrigin = lambda self: self.origin
-    Image.GetDirection = lambda self: self.direction
-    m.__rexmle_standin__ = True
-    return m
+    def GetDirection(self):
+        return self.direction
+
+
+def _read_mha(b):
+    head, i = {}, 0
+    while True:
+        j = b.index(b"\n", i)
+        k, _, v = b[i:j].decode().partition("=")
+        head[k.strip()] = v.strip()
+        i = j + 1
+        if k.strip() == "ElementDataFile":
+            break
+    if head["ElementDataFile"] != "LOCAL":
+        raise RuntimeError("stand-in reads local MetaImage data only")
+    data = b[i:]
+    if head.get("CompressedData", "False") == "True":
+        data = zlib.decompress(data)
+    dims = [int(x) for x in head["DimSize"].split()]
+    arr = np.frombuffer(data, dtype=_DTYPES[head["ElementType"]]).reshape(dims[::-1])
+    sp = tuple(float(x) for x in head.get("ElementSpacing", "1 1 1").split())
+    org = tuple(float(x) for x in head.get("Offset", "0 0 0").split())
+    tm = tuple(float(x) for x in head.get("TransformMatrix", "1 0 0 0 1 0 0 0 1").split())
+    return Image(arr, sp, org, tm)
+
+
+def _read_nrrd(b):
+    i = b.index(b"\n\n")
+    head = {}
+    for line in b[:i].decode().splitlines()[1:]:
+        if line.startswith("#") or ":" not in line:
+            continue
+        k, _, v = line.partition(":")
+        head[k.strip()] = v.lstrip("=").strip()
+    data = b[i + 2:]
+    if head.get("encoding") in ("gzip", "gz"):
+        data = gzip.decompress(data)
+    dims = [int(x) for x in head["sizes"].split()]
+    arr = np.frombuffer(data, dtype=_DTYPES[head["type"]]).reshape(dims[::-1])
+    sp = (1.0,) * len(dims)
+    if "space directions" in head:
+        vecs = [tuple(float(x) for x in v.strip("()").split(",")) for v in head["space directions"].split()]
+        sp = tuple(float(np.sqrt(sum(c * c for c in v))) for v in vecs)
+    org = tuple(float(x) for x in head.get("space origin", "(0,0,0)").strip("()").split(","))
+    return Image(arr, sp, org, (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0))
+
+
+def ReadImage(path):
+    with open(path, "rb") as f:
+        b = f.read()
+    return _read_nrrd(b) if b.startswith(b"NRRD") else _read_mha(b)
+
+
+def GetArrayFromImage(im):
+    return im.arr.copy()
+'''
+
+
+def install_sitk_standin():
+    """Put the stand-in SimpleITK first on the module path, here and in
+    every process this one starts; the folder is removed at exit."""
+    import atexit
+    import shutil
+    import tempfile
+    d = tempfile.mkdtemp(prefix="rexmle-sitk-standin-")
+    atexit.register(shutil.rmtree, d, True)
+    with open(os.path.join(d, "SimpleITK.py"), "w") as f:
+        f.write(SITK_STANDIN)
+    sys.path.insert(0, d)
+    os.environ["PYTHONPATH"] = d + (os.pathsep + os.environ["PYTHONPATH"] if os.environ.get("PYTHONPATH") else "")
 
 
 def limit_cores(n):
@@ -224,7 +249,7 @@ def main():
 
     t0 = time.perf_counter()
     if a.challenge in SITK_READ_ONLY and missing_modules(["SimpleITK"]):
-        sys.modules["SimpleITK"] = sitk_standin()
+        install_sitk_standin()
         out["basis"] = ("SimpleITK not installed: its file reads (ReadImage, GetArrayFromImage, spacing) "
                         "by bench/reference_time.py's numpy+zlib stand-in; the rest of the reference as published")
     miss = missing_modules(needs)
