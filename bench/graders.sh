@@ -94,6 +94,7 @@ rows=(
   "panther|./pipeline/challenges/panthercommon|^BenchmarkGradeRealistic$|1.1|private|submission|panther-task1|one 400x400x80 case"
   "sega|./pipeline/challenges/sega|^BenchmarkGradeRealistic$|-|private|submission|seg_a|one SEG.A case 512x512x200"
   "topcow|./pipeline/challenges/topcowcommon|^BenchmarkGradeRealisticWithIO$|-|data/private|data/sub|topcow-track1-task1|one TopCoW case 512x512x300 with I/O"
+  "topbrain|./pipeline/challenges/topcowcommon|^BenchmarkGradeBrainRealisticWithIO$|-|data/private|data/sub|topbrain-track1|one TopBrain CTA case 512x512x300 with I/O"
   "ldctiqa|./pipeline/challenges/ldctiqa|^BenchmarkGrade300$|-|private|submission|ldct-iqa|300 test slices, the real split's size|300x"
 )
 

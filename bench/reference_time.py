@@ -33,6 +33,7 @@ import inspect
 import json
 import math
 import os
+import shutil
 import sys
 import time
 
@@ -58,6 +59,7 @@ CHALLENGES = {
     "panther": ("panther-task1", ["surface_distance"]),
     "sega": ("seg_a", ["monai", "joblib"]),
     "topcow": ("topcow-track1-task1", ["SimpleITK", "monai", "skimage", "sklearn"]),
+    "topbrain": ("topbrain-track1", ["SimpleITK", "monai", "skimage"]),
     "ldctiqa": ("ldct-iqa", ["scipy"]),
 }
 
@@ -70,6 +72,11 @@ CHALLENGES = {
 # NRRD with raw or gzip encoding) with numpy and zlib, and the rest of the
 # reference grader runs as published. The result says so ("basis").
 SITK_READ_ONLY = {"panther", "sega"}
+# TopCoW and TopBrain also use SimpleITK's label-overlap filter, casts and
+# padding: the stand-in does those in numpy (as costly per voxel as ITK's
+# single-threaded filter); their skeletons, components and MONAI distances
+# run as published.
+SITK_LABEL_OPS = {"topcow", "topbrain"}
 
 
 # The stand-in's source: written to a temporary folder put first on
@@ -144,7 +151,19 @@ def _read_nrrd(b):
     return Image(arr, sp, org, (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0))
 
 
+def _read_nifti(path):
+    import nibabel as nib
+    img = nib.load(path)
+    arr = np.asanyarray(img.dataobj)
+    arr = np.ascontiguousarray(arr.transpose(tuple(range(arr.ndim))[::-1]))  # ITK's array order: z, y, x
+    sp = tuple(float(z) for z in img.header.get_zooms()[:arr.ndim])
+    return Image(arr, sp, (0.0,) * arr.ndim, (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0))
+
+
 def ReadImage(path):
+    path = str(path)
+    if path.lower().endswith((".nii", ".nii.gz")):
+        return _read_nifti(path)
     with open(path, "rb") as f:
         b = f.read()
     return _read_nrrd(b) if b.startswith(b"NRRD") else _read_mha(b)
@@ -152,17 +171,89 @@ def ReadImage(path):
 
 def GetArrayFromImage(im):
     return im.arr.copy()
+
+
+# The label-map operations TopCoW's and TopBrain's graders make, in numpy.
+sitkUInt8 = np.uint8
+sitkNearestNeighbor = "nearest"
+
+
+def _eq(self, other):
+    return Image((self.arr == other).astype(np.uint8), self.spacing, self.origin, self.direction)
+
+
+Image.__eq__ = _eq
+Image.GetSize = lambda self: tuple(self.arr.shape[::-1])
+Image.GetDimension = lambda self: self.arr.ndim
+
+
+def _copy_information(self, other):
+    self.spacing, self.origin, self.direction = other.spacing, other.origin, other.direction
+
+
+Image.CopyInformation = _copy_information
+
+
+def GetSize(im):
+    return im.GetSize()
+
+
+def GetSpacing(im):
+    return im.GetSpacing()
+
+
+def CopyInformation(dst, src):
+    dst.CopyInformation(src)
+
+
+def ConstantPad(im, lo, hi, value=0):
+    pad = [(int(a), int(b)) for a, b in zip(lo[::-1], hi[::-1])]
+    return Image(np.pad(im.arr, pad, constant_values=value), im.spacing, im.origin, im.direction)
+
+
+class CastImageFilter:
+    def SetOutputPixelType(self, t):
+        self.t = t
+
+    def Execute(self, im):
+        return Image(im.arr.astype(self.t), im.spacing, im.origin, im.direction)
+
+
+class LabelOverlapMeasuresImageFilter:
+    def SetNumberOfThreads(self, n):
+        pass
+
+    def Execute(self, a, b):
+        self.a, self.b = a.arr, b.arr
+
+    def _counts(self, label):
+        sa, sb = self.a == label, self.b == label
+        return float(np.count_nonzero(sa & sb)), float(np.count_nonzero(sa)), float(np.count_nonzero(sb))
+
+    def GetJaccardCoefficient(self, label):
+        i, na, nb = self._counts(label)
+        return i / (na + nb - i) if na + nb - i else 0.0
+
+    def GetDiceCoefficient(self, label):
+        i, na, nb = self._counts(label)
+        return 2 * i / (na + nb) if na + nb else 0.0
+
+
+class ResampleImageFilter:
+    def __init__(self):
+        raise NotImplementedError("the stand-in does not resample (the benchmarks' predictions have the answers' size)")
 '''
+
+
+STANDIN_DIRS = []
 
 
 def install_sitk_standin():
     """Put the stand-in SimpleITK first on the module path, here and in
     every process this one starts; the folder is removed at exit."""
-    import atexit
-    import shutil
     import tempfile
     d = tempfile.mkdtemp(prefix="rexmle-sitk-standin-")
-    atexit.register(shutil.rmtree, d, True)
+    STANDIN_DIRS.append(d)
     with open(os.path.join(d, "SimpleITK.py"), "w") as f:
         f.write(SITK_STANDIN)
     sys.path.insert(0, d)
@@ -248,10 +339,14 @@ def main():
     sys.path.insert(0, package_root(a.reference))
 
     t0 = time.perf_counter()
-    if a.challenge in SITK_READ_ONLY and missing_modules(["SimpleITK"]):
+    if a.challenge in SITK_READ_ONLY | SITK_LABEL_OPS and missing_modules(["SimpleITK"]):
         install_sitk_standin()
         out["basis"] = ("SimpleITK not installed: its file reads (ReadImage, GetArrayFromImage, spacing) "
                         "by bench/reference_time.py's numpy+zlib stand-in; the rest of the reference as published")
+        if a.challenge in SITK_LABEL_OPS:
+            out["basis"] = ("SimpleITK not installed: its reads (nibabel), label comparisons, casts, padding and "
+                            "LabelOverlapMeasures (Jaccard, Dice) by bench/reference_time.py's numpy stand-in; "
+                            "skimage skeletons and labels, MONAI surface distances as published")
     miss = missing_modules(needs)
     if miss:
         out["error"] = "cannot time: missing " + "; ".join(miss)
@@ -304,4 +399,12 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    rc = main()
+    # A reference that ran joblib leaves its idle worker processes behind,
+    # and the interpreter's exit waits minutes for them: the result is
+    # written, so leave at once (the stand-in's folder removed first).
+    sys.stdout.flush()
+    sys.stderr.flush()
+    for d in STANDIN_DIRS:
+        shutil.rmtree(d, True)
+    os._exit(rc or 0)
