@@ -264,23 +264,7 @@ func unfilterRow(ft byte, cur, in, prev []byte) bool {
 		var a, c int
 		for i, v := range in {
 			b := int(prev[i])
-			pa, pb, pc := b-c, a-c, a+b-2*c
-			if pa < 0 {
-				pa = -pa
-			}
-			if pb < 0 {
-				pb = -pb
-			}
-			if pc < 0 {
-				pc = -pc
-			}
-			pred := c
-			if pa <= pb && pa <= pc {
-				pred = a
-			} else if pb <= pc {
-				pred = b
-			}
-			a = int(v+byte(pred)) & 0xff
+			a = int(v+byte(paeth(a, b, c))) & 0xff
 			cur[i] = byte(a)
 			c = b
 		}

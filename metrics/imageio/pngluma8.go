@@ -120,27 +120,31 @@ func unfilterRowBpp(ft byte, cur, prev []byte, bpp int) bool {
 			cur[i] += prev[i] // Paeth with a = c = 0 predicts b
 		}
 		for i := bpp; i < len(cur); i++ {
-			a, b, c := int(cur[i-bpp]), int(prev[i]), int(prev[i-bpp])
-			pa, pb, pc := b-c, a-c, a+b-2*c
-			if pa < 0 {
-				pa = -pa
-			}
-			if pb < 0 {
-				pb = -pb
-			}
-			if pc < 0 {
-				pc = -pc
-			}
-			pred := c
-			if pa <= pb && pa <= pc {
-				pred = a
-			} else if pb <= pc {
-				pred = b
-			}
-			cur[i] += byte(pred)
+			cur[i] += byte(paeth(int(cur[i-bpp]), int(prev[i]), int(prev[i-bpp])))
 		}
 	default:
 		return false
 	}
 	return true
+}
+
+// paeth is the PNG Paeth predictor of a byte from its left (a), upper (b)
+// and upper-left (c) neighbours.
+func paeth(a, b, c int) int {
+	pa, pb, pc := b-c, a-c, a+b-2*c
+	if pa < 0 {
+		pa = -pa
+	}
+	if pb < 0 {
+		pb = -pb
+	}
+	if pc < 0 {
+		pc = -pc
+	}
+	if pa <= pb && pa <= pc {
+		return a
+	} else if pb <= pc {
+		return b
+	}
+	return c
 }

@@ -2,8 +2,6 @@ package imageio
 
 import (
 	"bytes"
-	"encoding/binary"
-	"hash/crc32"
 	"image"
 	"image/color"
 	"image/png"
@@ -66,25 +64,7 @@ func lumaPNG(t testing.TB, pix []byte, w, h, bpp, depth, ct int, filters []byte,
 		}
 		raw = append(raw, filterRowBpp(filters[y%len(filters)], pix[y*stride:(y+1)*stride], prev, bpp)...)
 	}
-	var out bytes.Buffer
-	out.WriteString("\x89PNG\r\n\x1a\n")
-	chunk := func(typ string, data []byte) {
-		binary.Write(&out, binary.BigEndian, uint32(len(data)))
-		out.WriteString(typ)
-		out.Write(data)
-		binary.Write(&out, binary.BigEndian, crc32.ChecksumIEEE(append([]byte(typ), data...)))
-	}
-	ihdr := make([]byte, 13)
-	binary.BigEndian.PutUint32(ihdr, uint32(w))
-	binary.BigEndian.PutUint32(ihdr[4:], uint32(h))
-	ihdr[8], ihdr[9] = byte(depth), byte(ct)
-	chunk("IHDR", ihdr)
-	for _, e := range extra {
-		chunk(e[0], []byte(e[1]))
-	}
-	chunk("IDAT", zlibBytes(t, raw))
-	chunk("IEND", nil)
-	return out.Bytes()
+	return pngFileRaw(t, uint32(w), uint32(h), byte(depth), byte(ct), raw, extra...)
 }
 
 // wantLuma is Pillow's convert("L") of ReadPictureFile's samples, as
