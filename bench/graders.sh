@@ -259,7 +259,10 @@ except Exception:
 cpu = [num(warmcpu), num(floorcpu), min(r["cpu_s"]) if "error" not in r else None]
 if any(cpu):
     ratio = lambda a, b: f"{a / b:.1f}" if a and b else "-"
-    notes.append(f"CPU s (all threads): ref {f4(cpu[2])}, floor {f4(cpu[1])}, rexmle {f4(cpu[0])} (x ref {ratio(cpu[2], cpu[0])}, x floor {ratio(cpu[0], cpu[1])})")
+    cgoal = "-"
+    if cpu[0] and (cpu[1] or cpu[2]):
+        cgoal = "yes" if (cpu[2] and cpu[2] / cpu[0] >= 20) or (cpu[1] and cpu[0] / cpu[1] <= 1.5) else "NO"
+    notes.append(f"CPU s (all threads and processes): ref {f4(cpu[2])}, floor {f4(cpu[1])}, rexmle {f4(cpu[0])} (x ref {ratio(cpu[2], cpu[0])}, x floor {ratio(cpu[0], cpu[1])}, goal {cgoal})")
 if "error" not in r:
     notes.append(f"reference first {r['first_s']:.4g} s, import {r.get('import_s', 0):.2f} s (not timed)")
     if r.get("basis"):
