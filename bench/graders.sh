@@ -26,7 +26,7 @@
 #       SimpleITK (compiled C++, no Debian package): PANTHER and SEG.A use
 #         it only to read their files, and reference_time.py then reads them
 #         with a numpy+zlib stand-in (said in the row); TopCoW and TopBrain
-#         use its filters and cannot be timed;
+#         use its filters too, which the stand-in does in numpy (said in the row);
 #       pycocotools (DENTEX): cocodataset/cocoapi, PythonAPI/, run
 #         `python3 setup.py build_ext --inplace`; with numpy >= 1.24 replace
 #         np.float by float in pycocotools/cocoeval.py (as pycocotools 2.0.8 does);
@@ -37,7 +37,7 @@
 #   - unset, or the modules missing: issue 15's typed-in reference seconds
 #     (someone else's measurements on other data, 2 cores), marked "~".
 #
-# Usage: bench/graders.sh [filter]   e.g. bench/graders.sh usenhance
+# Usage: bench/graders.sh [regexp]   rows whose name matches, e.g. usenhance or '^(sega|panther)$'
 #        bench/graders.sh --build-bins DIR [filter]   build the rows' test
 #        binaries and gradefolder into DIR (static, for REXMLE_BENCH_BINDIR)
 # Env:   BENCHTIME (default 1x); COUNT (runs of each timing, default 3: the
@@ -126,7 +126,7 @@ if [[ -n "$buildbins" ]]; then
   built=""
   for row in "${rows[@]}"; do
     IFS='|' read -r name pkg _ <<<"$row"
-    [[ -n "$filter" && "$name" != *"$filter"* ]] && continue
+    [[ -n "$filter" && ! "$name" =~ $filter ]] && continue
     [[ " $built " == *" $pkg "* ]] && continue
     CGO_ENABLED=0 go test -c -ldflags='-s -w' -o "$buildbins/$(basename "$pkg").test" "$pkg"
     built="$built $pkg"
@@ -184,7 +184,7 @@ fi
 printf '%-14s %9s %9s %9s %8s %8s %5s %7s  %s\n' task "ref s" "floor s" "rexmle s" "x ref" "x floor" goal values input
 for row in "${rows[@]}"; do
   IFS='|' read -r name pkg re issue privrel subrel ourid what rowtime <<<"$row"
-  [[ -n "$filter" && "$name" != *"$filter"* ]] && continue
+  [[ -n "$filter" && ! "$name" =~ $filter ]] && continue
   what="$(rowwhat "$name" "$what")"
   keep="$keeproot/$name"
   mkdir -p "$keep"
