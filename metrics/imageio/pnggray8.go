@@ -61,14 +61,9 @@ func readPNG8File(dst []byte, path string, luma bool, opts []Options) (pix []byt
 // ReadPicture8File) read whole files into; no decoded picture refers to them.
 var fileBufs = sync.Pool{New: func() any { return new([]byte) }}
 
-// decodePNGGray8 decodes data as described at ReadGray8PictureFileInto, into
+// decodePNG8 decodes data as described at ReadGray8PictureFileInto and,
+// with luma, the other kinds of PNG ReadLuma8PictureFileInto reads, into
 // dst when it is large enough.
-func decodePNGGray8(data []byte, o Options, dst []byte) (pix []byte, w, h int, ok bool) {
-	return decodePNG8(data, o, dst, false)
-}
-
-// decodePNG8 is decodePNGGray8 and, with luma, decodeLuma8's other kinds
-// of PNG (see ReadLuma8PictureFileInto).
 func decodePNG8(data []byte, o Options, dst []byte, luma bool) (pix []byte, w, h int, ok bool) {
 	hd, err := readPNGHeader(data)
 	if err != nil || binary.BigEndian.Uint32(data[8:]) != 13 {
