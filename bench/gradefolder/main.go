@@ -99,10 +99,8 @@ func run(id, sub, priv, modeName string, repeat int, profile string) error {
 			fmt.Fprintf(os.Stderr, "grade %d: %.6f s\n", i+1, d.Seconds())
 		}
 	}
-	if repeat > 1 {
-		fmt.Fprintf(os.Stderr, "minimum of %d: %.6f s\n", repeat, best.Seconds())
-		fmt.Fprintf(os.Stderr, "minimum CPU: %.6f s\n", bestCPU.Seconds())
-	}
+	fmt.Fprintf(os.Stderr, "minimum of %d: %.6f s\n", repeat, best.Seconds())
+	fmt.Fprintf(os.Stderr, "minimum CPU: %.6f s\n", bestCPU.Seconds())
 	out := make(map[string]any, len(res.Values))
 	for k, v := range res.Values {
 		switch { // JSON has no NaN or infinities: written as the reference driver writes them
