@@ -10,7 +10,9 @@
 //   - JSON (.json): one pass of the graders' JSON lexer over the whole
 //     document (pipeline/jsonscan), which DENTEX's and PUMA's readers use;
 //   - 8-bit grey PNG: imageio.ReadGray8PictureFileInto into a recycled
-//     buffer; other pictures (PNG, TIFF, JPEG, BMP, GIF, PNM, WebP, by
+//     buffer; 16-bit grey, grey+alpha, RGB and RGBA PNGs:
+//     imageio.ReadLuma8PictureFileInto (decoded whole, one byte a pixel
+//     kept); other pictures (PNG, TIFF, JPEG, BMP, GIF, PNM, WebP, by
 //     content): imageio.ReadPicture8File (8-bit TIFF pages as bytes);
 //   - volumes (.nii, .nii.gz, .mha, .mhd, .nrrd): imageio.ReadBytes (8-bit
 //     label maps as bytes, other sample types as float64).
@@ -44,6 +46,7 @@ const (
 	CSV     Kind = "csv"
 	JSON    Kind = "json"
 	Gray8   Kind = "png-gray8"
+	Luma8   Kind = "png-luma8"
 	Picture Kind = "picture"
 	Volume  Kind = "volume"
 	Raw     Kind = "raw"
@@ -176,6 +179,14 @@ func decodeFile(path string) (Kind, int64, int64, error) {
 			*bp = pix
 		}
 		return Gray8, int64(len(pix)), size, nil
+	}
+	// 16-bit grey, grey+alpha, RGB and RGBA PNGs: the whole stream
+	// inflated and unfiltered, each pixel reduced to one byte as it goes.
+	if pix, _, _, ok := imageio.ReadLuma8PictureFileInto(*bp, path); ok {
+		if cap(pix) > cap(*bp) {
+			*bp = pix
+		}
+		return Luma8, int64(len(pix)), size, nil
 	}
 	p8, v, _, err := imageio.ReadPicture8File(path, *bp, imageio.Options{FirstPage: true, ExpandPalette: true})
 	if err != nil {

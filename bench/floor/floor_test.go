@@ -24,11 +24,15 @@ func writeFolders(t *testing.T) (sub, priv string) {
 	if err := imageio.WritePNGFile(filepath.Join(sub, "a.png"), g, 8); err != nil {
 		t.Fatal(err)
 	}
-	// A 16-bit PNG is no 8-bit grey picture: the general reader takes it.
+	// A 16-bit PNG is no 8-bit grey picture: the luma reader takes it; a
+	// TIFF the general one.
 	if err := os.MkdirAll(filepath.Join(sub, "deep"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if err := imageio.WritePNGFile(filepath.Join(sub, "deep", "b.png"), g, 16); err != nil {
+		t.Fatal(err)
+	}
+	if err := imageio.WriteTIFFFile(filepath.Join(sub, "deep", "c.tif"), g, volume.Uint8); err != nil {
 		t.Fatal(err)
 	}
 	m := volume.New(volume.NewGrid(4, 3, 2), volume.Uint8)
@@ -54,23 +58,23 @@ func TestDecodeReadsEveryFileWithItsReader(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(paths) != 6 {
-		t.Fatalf("listed %d files, want 6: %v", len(paths), paths)
+	if len(paths) != 7 {
+		t.Fatalf("listed %d files, want 7: %v", len(paths), paths)
 	}
 	for _, workers := range []int{1, 3} {
 		st, err := Decode(context.Background(), paths, workers)
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := map[Kind]int{CSV: 1, JSON: 1, Gray8: 1, Picture: 1, Volume: 1, Raw: 1}
+		want := map[Kind]int{CSV: 1, JSON: 1, Gray8: 1, Luma8: 1, Picture: 1, Volume: 1, Raw: 1}
 		for k, n := range want {
 			if st.Files[k] != n {
 				t.Errorf("workers %d: %d files read as %s, want %d (all: %v)", workers, st.Files[k], k, n, st.Files)
 			}
 		}
-		// 35 grey pixels twice (8- and 16-bit) and 24 voxels.
-		if st.Samples != 35+35+24 {
-			t.Errorf("workers %d: %d samples decoded, want 94", workers, st.Samples)
+		// 35 grey pixels three times (8-bit and 16-bit PNG, TIFF) and 24 voxels.
+		if st.Samples != 3*35+24 {
+			t.Errorf("workers %d: %d samples decoded, want 129", workers, st.Samples)
 		}
 		if st.Bytes <= 0 {
 			t.Errorf("workers %d: %d bytes read", workers, st.Bytes)
