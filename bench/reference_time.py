@@ -212,6 +212,9 @@ def ConstantPad(im, lo, hi, value=0):
 
 
 class CastImageFilter:
+    def SetNumberOfThreads(self, n):
+        pass
+
     def SetOutputPixelType(self, t):
         self.t = t
 
