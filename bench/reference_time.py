@@ -91,7 +91,7 @@ _DTYPES = {"MET_UCHAR": np.uint8, "MET_CHAR": np.int8, "MET_USHORT": np.uint16, 
            "MET_UINT": np.uint32, "MET_INT": np.int32, "MET_FLOAT": np.float32, "MET_DOUBLE": np.float64,
            "uint8": np.uint8, "int8": np.int8, "uint16": np.uint16, "int16": np.int16, "uint32": np.uint32,
            "int32": np.int32, "float": np.float32, "double": np.float64, "unsigned char": np.uint8}
-REXMLE_STANDIN = True
+rexmle_bench_standin = True
 
 
 class Image:

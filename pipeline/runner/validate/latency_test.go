@@ -107,7 +107,7 @@ func folderSize(dir string) (files int, bytes int64) {
 // ns/op it reports the p50 and p99 latency in ms and the folder's files
 // and KB.
 func BenchmarkValidate(b *testing.B) {
-	size, err := challenge.SynthSizeFromEnv()
+	size, err := challenge.ParseSynthSize(os.Getenv(challenge.SynthCasesEnv))
 	if err != nil {
 		b.Fatal(err)
 	}
