@@ -4,37 +4,40 @@
 # ReX-MLE graders). Each benchmark generates its data (not timed) and grades
 # it (timed): `go test -run '^$' -bench … -benchtime 1x`.
 #
-# Two ways to compare:
-#   - REXMLE_REFERENCE=<ReX-MLE checkout> set: each benchmark keeps its data
-#     (REXMLE_BENCH_KEEP), bench/reference_time.py times the reference's
-#     grade function on exactly those files (load + grade, like the Go
-#     benchmark's timed part; Python start-up and imports reported apart),
-#     and bench/gradefolder grades them COUNT more times with ours in one
-#     process, so that both graders' values are printed side by side and
-#     both are timed the same way: "warm s" is the minimum of those grades,
-#     as "ref s" is the minimum of the reference's runs in one Python
-#     process ("warm spd" = ref s / warm s). "bench s" is the Go benchmark
-#     (one cold run per process with the default 1x, so it also pays for
-#     the process's first allocations; "speedup" = ref s / bench s, the
-#     stricter of the two). Needs a Python with the
+# One table, in one sitting, on the files each benchmark keeps: the
+# reference's time, the input-decoding floor (bench/floor through
+# bench/gradefolder -floor: every file of both folders read and decoded with
+# the fastest reader we have, no metric), our grade's time, the ratios and
+# whether the metric values equal the reference's to 5 decimals; the CPU
+# seconds of all three below each row (the machine may be shared).
+#   - REXMLE_REFERENCE=<ReX-MLE checkout> set: bench/reference_time.py times
+#     the reference's grade function on exactly those files (load + grade;
+#     Python start-up and imports reported apart), minimum of COUNT runs in
+#     one Python process, as ours is the minimum of COUNT grades in one
+#     process (bench/gradefolder -repeat). Needs a Python with the
 #     reference's modules (REXMLE_PYTHON); a challenge whose modules are
 #     missing is reported as such.
-#     Modules Debian lacks can be built from their sources without pip and
-#     put on PYTHONPATH (outside this repository), e.g. with python3-dev,
-#     cython3, g++ and python3-matplotlib installed:
+#     Modules Debian lacks can be run from their sources without pip, put
+#     on PYTHONPATH (outside this repository), e.g. with python3-dev,
+#     cython3, g++, python3-matplotlib and python3-torch installed:
+#       MONAI (SEG.A, TopCoW, TopBrain): Project-MONAI/MONAI at tag 1.4.0
+#         (the reference's pin) as is;
+#       surface_distance (PANTHER): google-deepmind/surface-distance as is;
+#       SimpleITK (compiled C++, no Debian package): PANTHER and SEG.A use
+#         it only to read their files, and reference_time.py then reads them
+#         with a numpy+zlib stand-in (said in the row); TopCoW and TopBrain
+#         use its filters too, which the stand-in does in numpy (said in the row);
 #       pycocotools (DENTEX): cocodataset/cocoapi, PythonAPI/, run
 #         `python3 setup.py build_ext --inplace`; with numpy >= 1.24 replace
 #         np.float by float in pycocotools/cocoeval.py (as pycocotools 2.0.8 does);
 #       cc3d (ISLES'22): seung-lab/connected-components-3d at tag 3.19.0,
 #         `cython3 -3 --cplus cc3d/fastcc3d.pyx`, then compile fastcc3d.cpp
 #         with g++ -O3 -std=c++17 -shared -fPIC and the numpy and Python
-#         include folders into a top-level fastcc3d module beside cc3d/;
-#       surface_distance (PANTHER): google-deepmind/surface-distance as is
-#         (PANTHER also needs SimpleITK, which has no such route).
-#   - unset: our time beside the reference times typed in from issue 15
-#     (someone else's measurements on other data, 2 cores), as before.
+#         include folders into a top-level fastcc3d module beside cc3d/.
+#   - unset, or the modules missing: issue 15's typed-in reference seconds
+#     (someone else's measurements on other data, 2 cores), marked "~".
 #
-# Usage: bench/graders.sh [filter]   e.g. bench/graders.sh usenhance
+# Usage: bench/graders.sh [regexp]   rows whose name matches, e.g. usenhance or '^(sega|panther)$'
 #        bench/graders.sh --build-bins DIR [filter]   build the rows' test
 #        binaries and gradefolder into DIR (static, for REXMLE_BENCH_BINDIR)
 # Env:   BENCHTIME (default 1x); COUNT (runs of each timing, default 3: the
@@ -79,15 +82,19 @@ fi
 rows=(
   "usenhance|./pipeline/challenges/usenhance|^BenchmarkGrade300x512$|18.0|private|submission|usenhance|300 pairs of 512x512 PNG"
   "usenhance-fan|./pipeline/challenges/usenhance|^BenchmarkGrade300x512Fan$|-|private|submission|usenhance|300 pairs of 512x512 PNG, sector scans (black surround)"
+  "usenhance-noisy|./pipeline/challenges/usenhance|^BenchmarkGrade300x512Noisy$|-|private|submission|usenhance|300 pairs of 512x512 PNG, grey noise over the whole frame"
+  "usenhance-16bit|./pipeline/challenges/usenhance|^BenchmarkGrade300x512Deep$|-|private|submission|usenhance|300 pairs of 512x512 16-bit grey PNG"
+  "usenhance-rgb|./pipeline/challenges/usenhance|^BenchmarkGrade300x512RGB$|-|private|submission|usenhance|300 pairs of 512x512 RGB PNG"
   "dentex|./pipeline/challenges/dentex|^BenchmarkGrade1000$|5.0|private|submission|dentex|1000 images, 3 truth + 20 predicted boxes each"
   "puma-tissue|./pipeline/challenges/puma|^BenchmarkGrade100$/^tissue$|30.0|data/priv|data/sub|puma-track1-task1|100 ROIs, tissue masks 1024x1024 (track 1)"
   "puma-nuclei|./pipeline/challenges/puma|^BenchmarkGrade100$/^nuclei$|14.7|data/priv|data/sub|puma-track2-task2|100 ROIs, ~100 nuclei each (track 2)"
   "cellseg|./pipeline/challenges/cellseg|^BenchmarkGrade100$|115.0|data/priv|data/sub|neurips-cellseg|100 label images 1000x1000"
   "isles22|./pipeline/challenges/isles22|^BenchmarkGrade50$|-|private|submission|isles22|50 ISLES'22 cases 112x112x73 (the test split), 1-12 lesions each|5x"
   "isles22-case|./pipeline/challenges/isles22|^BenchmarkGradeRealistic$|1.16|private|submission|isles22|one ISLES'22 case 112x112x73, 8 lesions|20x"
-  "panther|./pipeline/challenges/panthercommon|^BenchmarkGradeRealistic$|1.1|private|submission|-|one 400x400x80 case"
+  "panther|./pipeline/challenges/panthercommon|^BenchmarkGradeRealistic$|1.1|private|submission|panther-task1|one 400x400x80 case"
   "sega|./pipeline/challenges/sega|^BenchmarkGradeRealistic$|-|private|submission|seg_a|one SEG.A case 512x512x200"
   "topcow|./pipeline/challenges/topcowcommon|^BenchmarkGradeRealisticWithIO$|-|data/private|data/sub|topcow-track1-task1|one TopCoW case 512x512x300 with I/O"
+  "topbrain|./pipeline/challenges/topcowcommon|^BenchmarkGradeBrainRealisticWithIO$|-|data/private|data/sub|topbrain-track1|one TopBrain CTA case 512x512x300 with I/O"
   "ldctiqa|./pipeline/challenges/ldctiqa|^BenchmarkGrade300$|-|private|submission|ldct-iqa|300 test slices, the real split's size|300x"
 )
 
@@ -119,7 +126,7 @@ if [[ -n "$buildbins" ]]; then
   built=""
   for row in "${rows[@]}"; do
     IFS='|' read -r name pkg _ <<<"$row"
-    [[ -n "$filter" && "$name" != *"$filter"* ]] && continue
+    [[ -n "$filter" && ! "$name" =~ $filter ]] && continue
     [[ " $built " == *" $pkg "* ]] && continue
     CGO_ENABLED=0 go test -c -ldflags='-s -w' -o "$buildbins/$(basename "$pkg").test" "$pkg"
     built="$built $pkg"
@@ -144,34 +151,19 @@ ours_seconds() {
     sort -g | head -1 | awk 'NF {printf "%.4g", $1 / 1e9}'
 }
 
-if [[ -z "$ref" ]]; then
-  printf '%-12s %10s %14s %9s  %s\n' challenge "rexmle s" "issue-15 ref s" speedup input
-  printf '(reference seconds: issue 15 measurements of the Python graders on other data; set REXMLE_REFERENCE to time them here)\n'
-  for row in "${rows[@]}"; do
-    IFS='|' read -r name pkg re issue _ _ _ what rowtime <<<"$row"
-    [[ -n "$filter" && "$name" != *"$filter"* ]] && continue
-    what="$(rowwhat "$name" "$what")"
-    out="$(bench "$pkg" "$re" "${rowtime:-$benchtime}")" || {
-      printf '%-12s %10s\n' "$name" "FAILED"
-      printf '%s\n' "$out" | tail -20 >&2
-      continue
-    }
-    secs="$(ours_seconds "$out")"
-    if [[ -z "$secs" ]]; then
-      printf '%-12s %10s\n' "$name" "no result"
-      continue
-    fi
-    if [[ "$name" == usenhance && -n "${REXMLE_BENCH_N:-}" ]]; then
-      issue="$(awk -v n="$REXMLE_BENCH_N" 'BEGIN {printf "%.2f", 18.0 * n / 300}')" # the reference scales per pair
-    fi
-    speed="-"
-    [[ "$issue" != "-" ]] && speed="$(awk -v r="$issue" -v s="$secs" 'BEGIN {printf "%.1fx", r / s}')"
-    printf '%-12s %10s %14s %9s  %s\n' "$name" "$secs" "$issue" "$speed" "$what"
-  done
-  exit 0
-fi
-
-# With the reference: keep each benchmark's data, time the reference on it.
+# One table, one sitting. Every row's benchmark generates its data and
+# keeps it (REXMLE_BENCH_KEEP); on exactly those files
+#   floor s  = bench/gradefolder -floor: read and decode every file of both
+#              folders with the fastest reader we have, no metric (minimum
+#              of COUNT passes in one process, same cores);
+#   rexmle s = bench/gradefolder -repeat: our grade, minimum of COUNT in one
+#              process (the benchmark's own cold time is printed below it);
+#   ref s    = bench/reference_time.py with REXMLE_REFERENCE: the paper's
+#              grader, minimum of COUNT in one Python process; without it
+#              (or where its modules are missing) issue 15's typed-in
+#              seconds, marked "~" (other data, not this sitting);
+#   ×ref = ref s / rexmle s; ×floor = rexmle s / floor s; goal: ×ref ≥ 20
+#   or ×floor ≤ 1.5; values: metrics equal to 5 decimals / compared.
 keeproot="${REXMLE_BENCH_KEEP:-}"
 if [[ -z "$keeproot" ]]; then
   keeproot="$(mktemp -d)"
@@ -185,16 +177,19 @@ if [[ -n "$bindir" ]]; then
 else
   go build -o "$gradefolder" ./bench/gradefolder
 fi
+if [[ -z "$ref" ]]; then
+  printf '(no REXMLE_REFERENCE: reference seconds marked ~ are issue 15 measurements on other data)\n'
+fi
 
-printf '%-12s %10s %10s %10s %10s %9s %9s %8s  %s\n' challenge "bench s" "warm s" "ref s" "ref 1st s" speedup "warm spd" values input
+printf '%-14s %9s %9s %9s %8s %8s %5s %7s  %s\n' task "ref s" "floor s" "rexmle s" "x ref" "x floor" goal values input
 for row in "${rows[@]}"; do
-  IFS='|' read -r name pkg re _ privrel subrel ourid what rowtime <<<"$row"
-  [[ -n "$filter" && "$name" != *"$filter"* ]] && continue
+  IFS='|' read -r name pkg re issue privrel subrel ourid what rowtime <<<"$row"
+  [[ -n "$filter" && ! "$name" =~ $filter ]] && continue
   what="$(rowwhat "$name" "$what")"
   keep="$keeproot/$name"
   mkdir -p "$keep"
   out="$(REXMLE_BENCH_KEEP="$keep" bench "$pkg" "$re" "${rowtime:-$benchtime}")" || {
-    printf '%-12s %10s\n' "$name" "FAILED"
+    printf '%-14s %9s\n' "$name" "FAILED"
     printf '%s\n' "$out" | tail -20 >&2
     continue
   }
@@ -202,38 +197,83 @@ for row in "${rows[@]}"; do
   [[ -z "$secs" ]] && secs="none"
   priv="$keep/$privrel" sub="$keep/$subrel"
   oursjson=()
-  warm="-"
-  # Our values for the comparison and, with -repeat, our warm time measured
-  # as the reference's is: the minimum of COUNT grades in one process.
-  if [[ "$ourid" != "-" ]] && "$gradefolder" -challenge "$ourid" -submission "$sub" -private "$priv" -repeat "$count" >"$keep/ours.json" 2>"$keep/ours.err"; then
+  warm="-" floor="-" warmcpu="-" floorcpu="-"
+  # A row timed over many runs (benchtime Nx) is timed N times here too.
+  # Ours and the floor at least 3 times (cheap beside the reference).
+  rep="$count"
+  if [[ "${rowtime:-}" =~ ^([0-9]+)x$ ]] && ((BASH_REMATCH[1] > rep)); then rep="${BASH_REMATCH[1]}"; fi
+  repours=$((rep > 3 ? rep : 3))
+  if [[ "$ourid" != "-" ]] && "$gradefolder" -challenge "$ourid" -submission "$sub" -private "$priv" -repeat "$repours" >"$keep/ours.json" 2>"$keep/ours.err"; then
     oursjson=(--ours "$keep/ours.json")
     warm="$(awk '/^minimum of/ {print $(NF-1)}' "$keep/ours.err")"
+    warmcpu="$(awk '/^minimum CPU/ {print $(NF-1)}' "$keep/ours.err")"
     [[ -z "$warm" ]] && warm="-"
   fi
+  if "$gradefolder" -floor -submission "$sub" -private "$priv" -repeat "$repours" >"$keep/floor.json" 2>"$keep/floor.err"; then
+    floor="$(awk '/^minimum of/ {print $(NF-1)}' "$keep/floor.err")"
+    floorcpu="$(awk '/^minimum CPU/ {print $(NF-1)}' "$keep/floor.err")"
+  else
+    tail -3 "$keep/floor.err" >&2
+  fi
   rc=0
-  "$py" bench/reference_time.py --challenge "$name" --private "$priv" --submission "$sub" \
-    --reference "$ref" --repeat "$count" --cores "$cores" "${oursjson[@]}" >"$keep/reference.json" 2>"$keep/reference.log" || rc=$?
-  "$py" - "$name" "$secs" "$what" "$keep/reference.json" "$rc" "$warm" <<'EOF'
+  if [[ -n "$ref" ]]; then
+    "$py" bench/reference_time.py --challenge "$name" --private "$priv" --submission "$sub" \
+      --reference "$ref" --repeat "$rep" --cores "$cores" "${oursjson[@]}" >"$keep/reference.json" 2>"$keep/reference.log" || rc=$?
+  else
+    echo '{"error": "REXMLE_REFERENCE not set"}' >"$keep/reference.json"
+  fi
+  "$py" - "$name" "$secs" "$what" "$keep/reference.json" "$rc" "$warm" "$floor" "$issue" "$keep/floor.json" "$warmcpu" "$floorcpu" <<'EOF2'
 import json, sys
-name, secs, what, path, rc, warm = sys.argv[1:]
+name, secs, what, path, rc, warm, floor, issue, floorjson, warmcpu, floorcpu = sys.argv[1:]
 try:
     r = json.load(open(path))
 except Exception as e:
     r = {"error": f"driver exited {rc} without a result ({e}); see reference.log beside it"}
-warm_s = f"{float(warm):.4g}" if warm != "-" else "-"
-if "error" in r:
-    print(f"{name:<12} {secs:>10} {warm_s:>10} {'-':>10} {'-':>10} {'-':>9} {'-':>9} {'-':>8}  {what}")
-    print(f"{'':<12} reference: {r['error']}")
-    sys.exit(0)
-ref, first = r["min_s"], r["first_s"]
-speed = f"{ref / float(secs):.1f}x" if secs not in ("none", "") and float(secs) > 0 else "-"
-speed_warm = f"{ref / float(warm):.1f}x" if warm != "-" and float(warm) > 0 else "-"
+def num(s):
+    try:
+        return float(s)
+    except ValueError:
+        return None
+# Our time: the warm minimum (timed as the reference is), else the benchmark's.
+ours = num(warm) if num(warm) else num(secs)
+fl = num(floor)
+ref, mark = None, ""
+if "error" not in r:
+    ref = r["min_s"]
+elif num(issue):
+    ref, mark = num(issue), "~"
+f4 = lambda v: "-" if v is None else f"{v:.4g}"
+xref = ref / ours if ref and ours else None
+xfl = ours / fl if ours and fl else None
+goal = "-"
+if xref is not None or xfl is not None:
+    goal = "yes" if (xref or 0) >= 20 or (xfl is not None and xfl <= 1.5) else "NO"
 cmp = r.get("compare")
 agree = "-" if cmp is None else f"{sum(1 for c in cmp if c.get('agree_5dp', c.get('agree')))}/{len(cmp)}"
-print(f"{name:<12} {secs:>10} {warm_s:>10} {ref:>10.4g} {first:>10.4g} {speed:>9} {speed_warm:>9} {agree:>8}  {what}")
-print(f"{'':<12} reference CPU {min(r['cpu_s']):.4g} s (min), import {r.get('import_s', 0):.2f} s, Python start-up {r.get('startup_s', 0):.2f} s (not timed)")
+refs = (mark + f4(ref)) if ref else "-"
+print(f"{name:<14} {refs:>9} {f4(fl):>9} {f4(ours):>9} {'-' if xref is None else f'{xref:.1f}':>8} {'-' if xfl is None else f'{xfl:.2f}':>8} {goal:>5} {agree:>7}  {what}")
+notes = [f"go bench {secs} s (cold)"]
+try:
+    fj = json.load(open(floorjson))
+    notes.append("floor decoded " + ", ".join(f"{n} {k}" for k, n in sorted(fj["files"].items())) + f", {fj['bytes'] / 1e6:.1f} MB on disk, {fj['samples'] / 1e6:.1f} M samples")
+except Exception:
+    pass
+cpu = [num(warmcpu), num(floorcpu), min(r["cpu_s"]) if "error" not in r else None]
+if any(cpu):
+    ratio = lambda a, b: f"{a / b:.1f}" if a and b else "-"
+    cgoal = "-"
+    if cpu[0] and (cpu[1] or cpu[2]):
+        cgoal = "yes" if (cpu[2] and cpu[2] / cpu[0] >= 20) or (cpu[1] and cpu[0] / cpu[1] <= 1.5) else "NO"
+    notes.append(f"CPU s (all threads and processes): ref {f4(cpu[2])}, floor {f4(cpu[1])}, rexmle {f4(cpu[0])} (x ref {ratio(cpu[2], cpu[0])}, x floor {ratio(cpu[0], cpu[1])}, goal {cgoal})")
+if "error" not in r:
+    notes.append(f"reference first {r['first_s']:.4g} s, import {r.get('import_s', 0):.2f} s (not timed)")
+    if r.get("basis"):
+        notes.append("reference run: " + r["basis"])
+else:
+    notes.append("reference: " + r["error"] + (" — shown: issue 15's typed-in time" if mark else ""))
+print(f"{'':<14} " + "; ".join(notes))
 for c in cmp or []:
     if not c.get("agree_5dp", c.get("agree")):
-        print(f"{'':<12} differs: {c['metric']}: ours {c['ours']!r}, reference {c['reference']!r}")
-EOF
+        print(f"{'':<14} differs: {c['metric']}: ours {c['ours']!r}, reference {c['reference']!r}")
+EOF2
 done

@@ -28,6 +28,12 @@ import (
 // what they allocate, and each garbage collection that allocation causes
 // stops every worker. dst's content is unspecified when ok is false.
 func ReadGray8PictureFileInto(dst []byte, path string, opts ...Options) (pix []byte, w, h int, ok bool) {
+	return readPNG8File(dst, path, false, opts)
+}
+
+// readPNG8File reads the file at path whole and decodes it with
+// decodePNG8 (luma: convert('L') of the other PNG kinds too).
+func readPNG8File(dst []byte, path string, luma bool, opts []Options) (pix []byte, w, h int, ok bool) {
 	o := pickOptions(opts)
 	f, err := openRegular(path)
 	if err != nil {
@@ -48,18 +54,23 @@ func ReadGray8PictureFileInto(dst []byte, path string, opts ...Options) (pix []b
 	if err != io.ErrUnexpectedEOF || int64(n) != st.Size() {
 		return nil, 0, 0, false // changed while read
 	}
-	return decodePNGGray8(buf[:n], o, dst)
+	return decodePNG8(buf[:n], o, dst, luma)
 }
 
 // fileBufs recycles the buffers the 8-bit fast paths (ReadGray8PictureFileInto,
 // ReadPicture8File) read whole files into; no decoded picture refers to them.
 var fileBufs = sync.Pool{New: func() any { return new([]byte) }}
 
-// decodePNGGray8 decodes data as described at ReadGray8PictureFileInto, into
+// decodePNG8 decodes data as described at ReadGray8PictureFileInto and,
+// with luma, the other kinds of PNG ReadLuma8PictureFileInto reads, into
 // dst when it is large enough.
-func decodePNGGray8(data []byte, o Options, dst []byte) (pix []byte, w, h int, ok bool) {
+func decodePNG8(data []byte, o Options, dst []byte, luma bool) (pix []byte, w, h int, ok bool) {
 	hd, err := readPNGHeader(data)
-	if err != nil || hd.bitDepth != 8 || hd.colorType != 0 || binary.BigEndian.Uint32(data[8:]) != 13 {
+	if err != nil || binary.BigEndian.Uint32(data[8:]) != 13 {
+		return nil, 0, 0, false
+	}
+	kind, known := lumaKinds[[2]int{int(hd.bitDepth), int(hd.colorType)}]
+	if !known || (!luma && kind.bpp != 1) {
 		return nil, 0, 0, false
 	}
 	// IHDR: compression, filter and interlace methods all 0, and its CRC.
@@ -67,14 +78,14 @@ func decodePNGGray8(data []byte, o Options, dst []byte) (pix []byte, w, h int, o
 		crc32.ChecksumIEEE(data[12:29]) != binary.BigEndian.Uint32(data[29:33]) {
 		return nil, 0, 0, false
 	}
-	if _, err := sampleCount("png", o.MaxBytes, hd.width, hd.height, 1); err != nil {
+	if _, err := sampleCount("png", o.MaxBytes, hd.width, hd.height, int64(kind.channels)); err != nil {
 		return nil, 0, 0, false
 	}
 	w, h = int(hd.width), int(hd.height)
 	// Chunks up to IEND: consecutive IDATs, ancillary chunks other than
 	// tRNS skipped (their CRCs checked, and their contents by Pillow's
 	// rules, as ReadPNG does).
-	st := pillowPNGState{seq: -1, mode: "L"}
+	st := pillowPNGState{seq: -1, mode: pillowMode(int(hd.bitDepth), int(hd.colorType))}
 	var idat [][]byte
 	idatDone := false
 	rest := data[33:]
@@ -126,7 +137,11 @@ func decodePNGGray8(data []byte, o Options, dst []byte) (pix []byte, w, h int, o
 	} else {
 		pix = make([]byte, w*h)
 	}
-	if !inflateGray8(idat, pix, w, h) {
+	if kind.bpp == 1 {
+		if !inflateGray8(idat, pix, w, h) {
+			return nil, 0, 0, false
+		}
+	} else if !inflateLuma8(idat, pix, w, h, kind) {
 		return nil, 0, 0, false
 	}
 	return pix, w, h, true
@@ -136,6 +151,25 @@ func decodePNGGray8(data []byte, o Options, dst []byte) (pix []byte, w, h int, o
 // the per-row filters into pix (h rows of w bytes). It reports false for a
 // damaged stream, a bad filter type, too little or too much data.
 func inflateGray8(idat [][]byte, pix []byte, w, h int) bool {
+	rawp := fileBufs.Get().(*[]byte)
+	defer fileBufs.Put(rawp)
+	raw, ok := inflateRows(idat, rawp, w+1, h)
+	if !ok {
+		return false
+	}
+	for y := 0; y < h; y++ {
+		line := raw[y*(w+1) : (y+1)*(w+1)]
+		if !unfilterRow(line[0], pix[y*w:y*w+w], line[1:], prevRow(pix, y, w)) {
+			return false
+		}
+	}
+	return true
+}
+
+// inflateRows decompresses the zlib stream of the IDAT bodies into *rawp
+// (grown as needed), which must hold exactly h filtered rows of stride
+// bytes (filter byte included), and returns them.
+func inflateRows(idat [][]byte, rawp *[]byte, stride, h int) ([]byte, bool) {
 	// One contiguous stream, decoded whole into one buffer by
 	// metrics/internal/inflate (2.5–3× klauspost's reader on sector-scan
 	// frames); it is strict, and anything it refuses is left to ReadPNG.
@@ -154,9 +188,7 @@ func inflateGray8(idat [][]byte, pix []byte, w, h int) bool {
 		*bufp = joined
 		stream = joined
 	}
-	rawp := fileBufs.Get().(*[]byte)
-	defer fileBufs.Put(rawp)
-	n := (w + 1) * h
+	n := stride * h
 	if cap(*rawp) < n {
 		*rawp = make([]byte, n)
 	}
@@ -164,15 +196,9 @@ func inflateGray8(idat [][]byte, pix []byte, w, h int) bool {
 	// The stream must decode to exactly the filtered rows, and its
 	// Adler-32 trailer must end the IDAT data.
 	if inflate.Zlib(raw, stream) != nil {
-		return false
+		return nil, false
 	}
-	for y := 0; y < h; y++ {
-		line := raw[y*(w+1) : (y+1)*(w+1)]
-		if !unfilterRow(line[0], pix[y*w:y*w+w], line[1:], prevRow(pix, y, w)) {
-			return false
-		}
-	}
-	return true
+	return raw, true
 }
 
 func prevRow(pix []byte, y, w int) []byte {
@@ -233,23 +259,7 @@ func unfilterRow(ft byte, cur, in, prev []byte) bool {
 		var a, c int
 		for i, v := range in {
 			b := int(prev[i])
-			pa, pb, pc := b-c, a-c, a+b-2*c
-			if pa < 0 {
-				pa = -pa
-			}
-			if pb < 0 {
-				pb = -pb
-			}
-			if pc < 0 {
-				pc = -pc
-			}
-			pred := c
-			if pa <= pb && pa <= pc {
-				pred = a
-			} else if pb <= pc {
-				pred = b
-			}
-			a = int(v+byte(pred)) & 0xff
+			a = int(v+byte(paeth(a, b, c))) & 0xff
 			cur[i] = byte(a)
 			c = b
 		}

@@ -14,43 +14,7 @@ import (
 
 // filterRow applies PNG filter ft to one row of 1-byte pixels (prev nil
 // for the first row) and returns the filter byte followed by the result.
-func filterRow(ft byte, cur, prev []byte) []byte {
-	out := []byte{ft}
-	for i, x := range cur {
-		var a, b, c int
-		if i > 0 {
-			a = int(cur[i-1])
-		}
-		if prev != nil {
-			b = int(prev[i])
-			if i > 0 {
-				c = int(prev[i-1])
-			}
-		}
-		var pred int
-		switch ft {
-		case 1:
-			pred = a
-		case 2:
-			pred = b
-		case 3:
-			pred = (a + b) / 2
-		case 4:
-			p := a + b - c
-			pa, pb, pc := abs(p-a), abs(p-b), abs(p-c)
-			switch {
-			case pa <= pb && pa <= pc:
-				pred = a
-			case pb <= pc:
-				pred = b
-			default:
-				pred = c
-			}
-		}
-		out = append(out, x-byte(pred))
-	}
-	return out
-}
+func filterRow(ft byte, cur, prev []byte) []byte { return filterRowBpp(ft, cur, prev, 1) }
 
 func abs(x int) int {
 	if x < 0 {
@@ -107,7 +71,7 @@ func gray8PNG(t testing.TB, pix []byte, w, h int, filters []byte, split int, ext
 // recycled buffer full of stale bytes, as graders give it.
 func checkGray8Fast(t *testing.T, name string, file []byte) bool {
 	t.Helper()
-	pix, w, h, ok := decodePNGGray8(file, pickOptions(nil), bytes.Repeat([]byte{0xa5}, 1<<16))
+	pix, w, h, ok := decodePNG8(file, pickOptions(nil), bytes.Repeat([]byte{0xa5}, 1<<16), false)
 	v, err := ReadPNG(bytes.NewReader(file))
 	if !ok {
 		return false

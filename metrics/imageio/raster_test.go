@@ -19,6 +19,17 @@ import (
 // one IDAT holding the given scanlines (each prefixed with filter 0), IEND.
 func pngFile(t testing.TB, w, h uint32, depth, ctype byte, rows [][]byte, extra ...[2]string) []byte {
 	t.Helper()
+	var raw []byte
+	for _, r := range rows {
+		raw = append(append(raw, 0), r...)
+	}
+	return pngFileRaw(t, w, h, depth, ctype, raw, extra...)
+}
+
+// pngFileRaw is pngFile of the scanlines raw (each already prefixed with
+// its filter byte).
+func pngFileRaw(t testing.TB, w, h uint32, depth, ctype byte, raw []byte, extra ...[2]string) []byte {
+	t.Helper()
 	var out bytes.Buffer
 	out.WriteString("\x89PNG\r\n\x1a\n")
 	chunk := func(typ string, data []byte) {
@@ -34,10 +45,6 @@ func pngFile(t testing.TB, w, h uint32, depth, ctype byte, rows [][]byte, extra 
 	chunk("IHDR", ihdr)
 	for _, e := range extra {
 		chunk(e[0], []byte(e[1]))
-	}
-	var raw []byte
-	for _, r := range rows {
-		raw = append(append(raw, 0), r...)
 	}
 	chunk("IDAT", zlibBytes(t, raw))
 	chunk("IEND", nil)

@@ -166,6 +166,9 @@ var Vars = []Var{
 	{Name: "REXMLE_REFERENCE", Kind: Test, Targets: []string{"bench/"}, Help: "a ReX-MLE checkout to time the reference graders"},
 	{Name: "REXMLE_PYTHON", Kind: Test, Targets: []string{"bench/"}, Help: "the Python with the reference's modules"},
 	{Name: "REXMLE_UPDATE_README", Kind: Test, Type: Bool, Targets: []string{"pipeline/placing tests"}, Help: "`1` rewrites README's \"Placing downloads by hand\" table from the challenge files"},
+	{Name: "REXMLE_FULL_DIR", Kind: Test, Targets: []string{"bench/full.sh"}, Help: "the paper-sized benchmark's scratch folder"},
+	{Name: "REXMLE_FULL_KEEP", Kind: Test, Type: Bool, Targets: []string{"bench/full.sh"}, Help: "`1` keeps the paper-sized benchmark's scratch folder"},
+	{Name: "REXMLE_FULL_MIN_FREE_GB", Kind: Test, Targets: []string{"bench/full.sh"}, Help: "free disk the paper-sized benchmark needs to start"},
 }
 
 // TestPrefix is reserved for the scratch variables tests set for

@@ -74,8 +74,15 @@ func BenchmarkGradeCaseRealistic(b *testing.B) {
 
 // BenchmarkGradeRealisticWithIO grades a one-case submission end to end
 // (CSV, gzipped NIfTI decoding of GT and prediction, all metrics).
-func BenchmarkGradeRealisticWithIO(b *testing.B) {
-	gt, pred := realisticPair(b, false)
+func BenchmarkGradeRealisticWithIO(b *testing.B) { benchGradeWithIO(b, TopCoWT1T1) }
+
+// BenchmarkGradeBrainRealisticWithIO is BenchmarkGradeRealisticWithIO for
+// TopBrain track 1 (its 40-odd CTA vessel classes on the same grid).
+func BenchmarkGradeBrainRealisticWithIO(b *testing.B) { benchGradeWithIO(b, TopBrain1) }
+
+func benchGradeWithIO(b *testing.B, cfg Config) {
+	brain := cfg.Family == TopBrain
+	gt, pred := realisticPair(b, brain)
 	root := challengetest.BenchDir(b, "data")
 	priv, sub := filepath.Join(root, "private"), filepath.Join(root, "sub")
 	write := func(path string, lm *labelMap) {
@@ -90,17 +97,18 @@ func BenchmarkGradeRealisticWithIO(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	write(filepath.Join(priv, "test/labels/topcow_ct_001.nii.gz"), gt)
-	write(filepath.Join(sub, "predictions/topcow_ct_001_0000.nii.gz"), pred)
+	stem := cfg.stem("001")
+	write(filepath.Join(priv, "test/labels/"+stem+".nii.gz"), gt)
+	write(filepath.Join(sub, "predictions/"+stem+"_0000.nii.gz"), pred)
 	if err := challenge.WriteCSV(filepath.Join(priv, "test_labels.csv"), []string{"image_id", "image_path", "label_path", "modality"},
-		[][]string{{"001", "test/images/topcow_ct_001_0000.nii.gz", "test/labels/topcow_ct_001.nii.gz", "CTA"}}); err != nil {
+		[][]string{{"001", "test/images/" + stem + "_0000.nii.gz", "test/labels/" + stem + ".nii.gz", "CTA"}}); err != nil {
 		b.Fatal(err)
 	}
 	if err := challenge.WriteCSV(filepath.Join(sub, "submission.csv"), []string{"image_id", "modality", "predicted_mask_path"},
-		[][]string{{"001", "CTA", "predictions/topcow_ct_001_0000.nii.gz"}}); err != nil {
+		[][]string{{"001", "CTA", "predictions/" + stem + "_0000.nii.gz"}}); err != nil {
 		b.Fatal(err)
 	}
-	c := New(TopCoWT1T1)
+	c := New(cfg)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if _, err := c.Grade(context.Background(), sub, priv, challenge.Reference); err != nil {

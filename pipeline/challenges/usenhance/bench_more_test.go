@@ -100,7 +100,7 @@ func BenchmarkScorePair512CPU(b *testing.B) {
 // writeFan writes a w×h 8-bit PNG of a B-mode sector scan: speckle inside
 // a fan (apex at the top centre, ±35°, radius 0.95·h), black outside — the
 // layout of real ultrasound frames, where about half the pixels are 0.
-func writeFan(b *testing.B, path string, w, h int, r *rand.Rand, gain float64) {
+func writeFan(b testing.TB, path string, w, h int, r *rand.Rand, gain float64) {
 	v := volume.New(volume.NewGrid(w, h), volume.Uint8)
 	f1, f2, ph := 0.01+0.03*r.Float64(), 0.01+0.03*r.Float64(), r.Float64()*6
 	tan := math.Tan(35 * math.Pi / 180)
@@ -144,7 +144,7 @@ func BenchmarkScorePair512Fan(b *testing.B) {
 // with the CPU time per grade reported as well.
 func BenchmarkGrade300x512Fan(b *testing.B) { benchGrade300(b, writeFan) }
 
-func benchGrade300(b *testing.B, write func(*testing.B, string, int, int, *rand.Rand, float64)) {
+func benchGrade300(b *testing.B, write func(testing.TB, string, int, int, *rand.Rand, float64)) {
 	n := benchCount()
 	priv, sub := challengetest.BenchDirs(b)
 	r := rand.New(rand.NewPCG(1, 2))
@@ -178,3 +178,16 @@ func benchGrade300(b *testing.B, write func(*testing.B, string, int, int, *rand.
 	}
 	reportCPU(b, cpu0)
 }
+
+// BenchmarkGrade300x512Noisy is BenchmarkGrade300x512 on 8-bit grey noise
+// over the whole frame (writeNoisy: no black window, the costliest PNGs to
+// inflate).
+func BenchmarkGrade300x512Noisy(b *testing.B) { benchGrade300(b, writeNoisy) }
+
+// BenchmarkGrade300x512Deep is BenchmarkGrade300x512 on 16-bit grey PNGs
+// (writeDeep).
+func BenchmarkGrade300x512Deep(b *testing.B) { benchGrade300(b, writeDeep) }
+
+// BenchmarkGrade300x512RGB is BenchmarkGrade300x512 on 8-bit RGB PNGs
+// (writeRGB).
+func BenchmarkGrade300x512RGB(b *testing.B) { benchGrade300(b, writeRGB) }

@@ -23,7 +23,7 @@ func benchCount() int {
 
 // writeSpeckle writes a w×h 8-bit PNG of a smooth texture with
 // multiplicative speckle, like a B-mode frame.
-func writeSpeckle(b *testing.B, path string, w, h int, r *rand.Rand, gain float64) {
+func writeSpeckle(b testing.TB, path string, w, h int, r *rand.Rand, gain float64) {
 	v := volume.New(volume.NewGrid(w, h), volume.Uint8)
 	f1, f2, ph := 0.01+0.03*r.Float64(), 0.01+0.03*r.Float64(), r.Float64()*6
 	for y := 0; y < h; y++ {

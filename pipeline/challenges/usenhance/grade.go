@@ -318,6 +318,9 @@ func scorePair(submissionDir, privateDir string, r row) scores {
 	var err error
 	t8, tok := loadGray8(tPath, tb)
 	if !tok {
+		t8, tok = loadLuma8(tPath, tb, maxImageBytes)
+	}
+	if !tok {
 		if t, err = loadGray(tPath); err != nil {
 			return scores{err: fmt.Errorf("read ground truth %s: %w", r.gt, err)}
 		}
@@ -330,14 +333,27 @@ func scorePair(submissionDir, privateDir string, r row) scores {
 	limit := predictionCap(t8, t, tok)
 	e8, eok := loadGray8Max(ePath, eb, 8*limit)
 	if !eok {
+		e8, eok = loadLuma8(ePath, eb, limit)
+	}
+	if !eok {
 		if e, err = loadGrayMax(ePath, limit); err != nil {
 			return scores{err: challenge.Invalidf(r.enh, field, "cannot read the enhanced image: %v (a prediction may hold at most %d times the answer's pixels, in up to 4 channels; an 8-bit grey PNG 8 times that)", err, predictionScale)}
 		}
 	}
+	// Any other picture is mode "L" once loadGray has read it (whole
+	// numbers 0…255: 16-bit clipped, colour weighted and shifted, palette
+	// expanded): as bytes it takes the 8-bit path too, with the float
+	// path's values bit for bit. Only a resize leaves fractions.
+	if !tok {
+		t8, tok = asGray8(t, tb)
+	}
+	if !eok && e.W == t8.W && e.H == t8.H {
+		e8, eok = asGray8(e, eb)
+	}
 	if eok && tok && e8.W == t8.W && e8.H == t8.H {
 		return scoreGray8(e8, t8, r.enh, field)
 	}
-	if tok {
+	if tok && t.Pix == nil {
 		t = t8.Image()
 	}
 	if eok {
@@ -389,6 +405,43 @@ func loadGray8(path string, buf *[]byte) (quality.Gray8, bool) {
 // loadGray8Max is loadGray8 with the decoded-size cap maxBytes.
 func loadGray8Max(path string, buf *[]byte, maxBytes int64) (quality.Gray8, bool) {
 	pix, w, h, ok := imageio.ReadGray8PictureFileInto(*buf, path, imageio.Options{MaxBytes: maxBytes})
+	if ok && cap(pix) > cap(*buf) {
+		*buf = pix
+	}
+	return quality.Gray8{W: w, H: h, Pix: pix}, ok
+}
+
+// asGray8 is im as bytes, in *buf when it is large enough (*buf is then
+// the larger buffer), when every sample is a whole number in 0…255 (ok
+// false otherwise, or for an empty image).
+func asGray8(im quality.Image, buf *[]byte) (quality.Gray8, bool) {
+	if im.W <= 0 || im.H <= 0 || len(im.Pix) != im.W*im.H {
+		return quality.Gray8{}, false
+	}
+	pix := *buf
+	if cap(pix) < len(im.Pix) {
+		pix = make([]byte, len(im.Pix))
+	}
+	pix = pix[:len(im.Pix)]
+	for i, v := range im.Pix {
+		if !(v >= 0 && v <= 255) || v != math.Trunc(v) {
+			return quality.Gray8{}, false
+		}
+		pix[i] = uint8(v)
+	}
+	if cap(pix) > cap(*buf) {
+		*buf = pix
+	}
+	return quality.Gray8{W: im.W, H: im.H, Pix: pix}, true
+}
+
+// loadLuma8 reads a 16-bit grey, grey+alpha, RGB or RGBA PNG as mode "L"
+// bytes (imageio.ReadLuma8PictureFileInto: the samples loadGray computes,
+// without a float64 copy), into *buf as loadGray8 does; maxBytes is
+// loadGrayMax's cap, counted as it counts it. ok is false for any other
+// picture.
+func loadLuma8(path string, buf *[]byte, maxBytes int64) (quality.Gray8, bool) {
+	pix, w, h, ok := imageio.ReadLuma8PictureFileInto(*buf, path, imageio.Options{MaxBytes: maxBytes})
 	if ok && cap(pix) > cap(*buf) {
 		*buf = pix
 	}

@@ -48,7 +48,7 @@ func serve(t *testing.T, root string) string {
 	return srv.Socket
 }
 
-func mustHandler(t *testing.T, cfg Config) http.Handler {
+func mustHandler(t testing.TB, cfg Config) http.Handler {
 	t.Helper()
 	h, err := Handler(cfg)
 	if err != nil {

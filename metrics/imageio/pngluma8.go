@@ -1,0 +1,150 @@
+package imageio
+
+// ReadLuma8PictureFileInto is ReadGray8PictureFileInto for the pictures an
+// image-to-image grader converts to Pillow's mode "L" (Image.convert("L")),
+// extended to the other common non-interlaced PNGs: 16-bit grey (mode
+// "I;16": each sample clipped to 255), 8-bit grey with alpha ("LA": the grey
+// channel), 8-bit RGB and RGBA (ITU-R 601-2 luma as Pillow rounds it,
+// (19595 R + 38470 G + 7471 B + 0x8000) >> 16, alpha ignored). It returns
+// those 8-bit samples, and ok = false for any other picture or any PNG it
+// does not check fully (as ReadGray8PictureFileInto: palettes, 16-bit
+// colour, tRNS, interlacing, damage go to ReadPictureFile). Options.MaxBytes
+// bounds the samples as ReadPictureFile counts them (width × height ×
+// channels × 8 bytes), so that it accepts no file ReadPictureFile would
+// refuse for its size. dst is reused as by ReadGray8PictureFileInto.
+func ReadLuma8PictureFileInto(dst []byte, path string, opts ...Options) (pix []byte, w, h int, ok bool) {
+	return readPNG8File(dst, path, true, opts)
+}
+
+// lumaKind is one (bit depth, colour type) of PNG the 8-bit readers take:
+// bytes per pixel in the filtered rows and channels as ReadPictureFile
+// counts them.
+type lumaKind struct {
+	bpp, channels int
+	depth, ct     int
+}
+
+var lumaKinds = map[[2]int]lumaKind{
+	{8, 0}:  {1, 1, 8, 0},
+	{16, 0}: {2, 1, 16, 0},
+	{8, 4}:  {2, 2, 8, 4},
+	{8, 2}:  {3, 3, 8, 2},
+	{8, 6}:  {4, 4, 8, 6},
+}
+
+// inflateLuma8 decompresses and unfilters the rows of a PNG of kind k
+// (bpp > 1) and converts each to mode "L" into pix (h rows of w bytes).
+func inflateLuma8(idat [][]byte, pix []byte, w, h int, k lumaKind) bool {
+	rawp := fileBufs.Get().(*[]byte)
+	defer fileBufs.Put(rawp)
+	stride := w*k.bpp + 1
+	raw, ok := inflateRows(idat, rawp, stride, h)
+	if !ok {
+		return false
+	}
+	// Unfiltered in place: each row's bytes overwrite its filtered ones
+	// (the previous row is already reconstructed there).
+	var prev []byte
+	for y := 0; y < h; y++ {
+		line := raw[y*stride : (y+1)*stride]
+		cur := line[1:]
+		if !unfilterRowBpp(line[0], cur, prev, k.bpp) {
+			return false
+		}
+		prev = cur
+		out := pix[y*w : y*w+w]
+		switch k.ct {
+		case 0: // 16-bit grey, big-endian: clipped to 255
+			for x := range out {
+				if cur[2*x] != 0 {
+					out[x] = 255
+				} else {
+					out[x] = cur[2*x+1]
+				}
+			}
+		case 4: // grey + alpha: the grey channel
+			for x := range out {
+				out[x] = cur[2*x]
+			}
+		default: // RGB, RGBA
+			for x := range out {
+				p := cur[x*k.bpp : x*k.bpp+3]
+				out[x] = uint8((19595*uint32(p[0]) + 38470*uint32(p[1]) + 7471*uint32(p[2]) + 0x8000) >> 16)
+			}
+		}
+	}
+	return true
+}
+
+// unfilterRowBpp reconstructs one row of bpp-byte pixels (PNG filter types
+// 0–4) in place in cur, given the previous reconstructed row (nil for the
+// first row, read as zeros).
+func unfilterRowBpp(ft byte, cur, prev []byte, bpp int) bool {
+	switch ft {
+	case 0:
+	case 1:
+		for i := bpp; i < len(cur); i++ {
+			cur[i] += cur[i-bpp]
+		}
+	case 2:
+		if prev == nil {
+			break
+		}
+		prev = prev[:len(cur)]
+		for i := range cur {
+			cur[i] += prev[i]
+		}
+	case 3:
+		if prev == nil {
+			for i := bpp; i < len(cur); i++ {
+				cur[i] += cur[i-bpp] / 2
+			}
+			break
+		}
+		prev = prev[:len(cur)]
+		for i := 0; i < bpp && i < len(cur); i++ {
+			cur[i] += prev[i] / 2
+		}
+		for i := bpp; i < len(cur); i++ {
+			cur[i] += byte((int(cur[i-bpp]) + int(prev[i])) / 2)
+		}
+	case 4:
+		if prev == nil {
+			for i := bpp; i < len(cur); i++ {
+				cur[i] += cur[i-bpp]
+			}
+			break
+		}
+		prev = prev[:len(cur)]
+		for i := 0; i < bpp && i < len(cur); i++ {
+			cur[i] += prev[i] // Paeth with a = c = 0 predicts b
+		}
+		for i := bpp; i < len(cur); i++ {
+			cur[i] += byte(paeth(int(cur[i-bpp]), int(prev[i]), int(prev[i-bpp])))
+		}
+	default:
+		return false
+	}
+	return true
+}
+
+// paeth is the PNG Paeth predictor of a byte from its left (a), upper (b)
+// and upper-left (c) neighbours.
+func paeth(a, b, c int) int {
+	pa, pb, pc := b-c, a-c, a+b-2*c
+	if pa < 0 {
+		pa = -pa
+	}
+	if pb < 0 {
+		pb = -pb
+	}
+	if pc < 0 {
+		pc = -pc
+	}
+	if pa <= pb && pa <= pc {
+		return a
+	} else if pb <= pc {
+		return b
+	}
+	return c
+}
