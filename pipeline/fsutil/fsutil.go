@@ -1,5 +1,6 @@
 // Package fsutil holds the file helpers every stage shares: one file copy
-// and one way to make a written file durable.
+// and the one way to write a result file (atomically and durably:
+// WriteFile, WriteWith).
 package fsutil
 
 import (
