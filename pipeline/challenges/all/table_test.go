@@ -66,3 +66,48 @@ func TestChallengeTable(t *testing.T) {
 	}
 	t.Errorf("%s's challenge table differs from the registry (go test ./pipeline/challenges/all -run ChallengeTable -update rewrites it); want:\n%s", path, want)
 }
+
+// TestDescriptionsAreEmbeddedMarkdown keeps one way to store a task
+// description: every challenge package embeds its description.md (a family's
+// may be description-<variant>.md, or a text/template its variants share);
+// none is written as a Go string.
+func TestDescriptionsAreEmbeddedMarkdown(t *testing.T) {
+	seen := map[string]bool{}
+	for _, id := range challenge.IDs() {
+		c, _ := challenge.Lookup(id)
+		pkg := strings.TrimPrefix(reflect.TypeOf(c).PkgPath(), module)
+		if seen[pkg] {
+			continue
+		}
+		seen[pkg] = true
+		dir := filepath.Join("..", "..", "..", filepath.FromSlash(pkg))
+		mds, _ := filepath.Glob(filepath.Join(dir, "description*.md"))
+		if len(mds) == 0 {
+			t.Errorf("%s (%s): no description.md", pkg, id)
+		}
+		gos, _ := filepath.Glob(filepath.Join(dir, "*.go"))
+		embedded := false
+		for _, f := range gos {
+			if strings.HasSuffix(f, "_test.go") {
+				continue
+			}
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			src := string(b)
+			if strings.Contains(src, "//go:embed description") {
+				embedded = true
+			}
+			if strings.Contains(src, "const description") || strings.Contains(src, "description = `") {
+				t.Errorf("%s: a description written as a Go string; put it in description.md and embed it", f)
+			}
+		}
+		if !embedded {
+			t.Errorf("%s (%s): no //go:embed of its description*.md", pkg, id)
+		}
+	}
+	if len(seen) != 9 {
+		t.Errorf("%d challenge packages, want 9", len(seen))
+	}
+}

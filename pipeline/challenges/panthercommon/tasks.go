@@ -6,10 +6,10 @@ import (
 	"github.com/rexmle/rexmle/pipeline/challenge"
 )
 
-//go:embed task1.md
+//go:embed description-task1.md
 var task1Description string
 
-//go:embed task2.md
+//go:embed description-task2.md
 var task2Description string
 
 // Task1 is PANTHER Task 1: pancreatic tumour segmentation on diagnostic
