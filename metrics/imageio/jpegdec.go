@@ -471,14 +471,9 @@ func (sc *jpegScan) restartInterval() {
 func (sc *jpegScan) baseline(c *jpegComp, bx, by int) error {
 	d := sc.d
 	blk := c.coef[(by*c.bw+bx)*64:][:64]
-	t, err := d.decodeHuff(d.dc[c.td])
-	if err != nil {
+	if err := sc.decodeDC(c); err != nil {
 		return err
 	}
-	if t > 16 {
-		return errors.New("jpeg: bad DC size")
-	}
-	c.pred += extend(d.getBits(t), t)
 	blk[0] = c.pred
 	for k := 1; k < 64; k++ {
 		rs, err := d.decodeHuff(d.ac[c.ta])
@@ -507,8 +502,17 @@ func (sc *jpegScan) baseline(c *jpegComp, bx, by int) error {
 
 // dcFirst decodes the first DC pass of a block.
 func (sc *jpegScan) dcFirst(c *jpegComp, bx, by int) error {
+	if err := sc.decodeDC(c); err != nil {
+		return err
+	}
+	c.coef[(by*c.bw+bx)*64] = c.pred << sc.al
+	return nil
+}
+
+// decodeDC decodes a block's DC difference and adds it to the component's
+// prediction.
+func (sc *jpegScan) decodeDC(c *jpegComp) error {
 	d := sc.d
-	blk := c.coef[(by*c.bw+bx)*64:][:64]
 	t, err := d.decodeHuff(d.dc[c.td])
 	if err != nil {
 		return err
@@ -517,7 +521,6 @@ func (sc *jpegScan) dcFirst(c *jpegComp, bx, by int) error {
 		return errors.New("jpeg: bad DC size")
 	}
 	c.pred += extend(d.getBits(t), t)
-	blk[0] = c.pred << sc.al
 	return nil
 }
 
