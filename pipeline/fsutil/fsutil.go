@@ -58,7 +58,9 @@ func Sync(path string) error {
 
 // SwapDir replaces the folder dst by the folder tmp (renamed into place;
 // dst, if there, moved aside to dst.old first and removed after). If tmp
-// cannot be put in place, the old dst is put back.
+// cannot be put in place, the old dst is put back. The parent folder is
+// fsynced once tmp is in place; the files in tmp are made durable by whoever
+// wrote them (WriteFile does).
 func SwapDir(tmp, dst string) error {
 	old := dst + ".old"
 	os.RemoveAll(old)
@@ -67,6 +69,9 @@ func SwapDir(tmp, dst string) error {
 	}
 	if err := os.Rename(tmp, dst); err != nil {
 		os.Rename(old, dst)
+		return err
+	}
+	if err := SyncDir(filepath.Dir(dst)); err != nil { // the swap itself survives a crash
 		return err
 	}
 	return os.RemoveAll(old)

@@ -21,6 +21,7 @@ var bareWriteAllowed = map[string]string{
 	"pipeline/fsutil":                               "the one implementation",
 	"pipeline/runner/internal":                      "agent-side probe programs run inside the sandbox in the runner's tests; they write the agent's own files",
 	"pipeline/podmantest":                           "test helper: writes podman's configuration for a test's temporary folder",
+	"pipeline/checkouttest":                         "test helper: copies the checkout into a test's temporary folder",
 	"pipeline/challenges/panthercommon/panthertest": "test helper: writes broken submissions on purpose",
 	"pipeline/challenges/topcowcommon/topcowtest":   "test helper: writes broken submissions on purpose",
 }
