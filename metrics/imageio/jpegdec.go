@@ -318,22 +318,54 @@ func extend(v int32, s int) int32 {
 	return v
 }
 
+// jpegScan is one scan being decoded: its components and, for a
+// progressive scan, its spectral band (ss..se), and successive
+// approximation bits (ah, al).
+type jpegScan struct {
+	d      *jpegDec
+	comps  []*jpegComp
+	ss, se int
+	ah     int
+	al     uint
+}
+
 func (d *jpegDec) sos(s []byte) error {
+	sc, err := d.scanHeader(s)
+	if err != nil {
+		return err
+	}
+	d.bits, d.nbits = 0, 0
+	d.eobrun = 0
+	if err := sc.decodeMCUs(sc.blockDecoder()); err != nil {
+		return err
+	}
+	// Skip to the next marker for the outer loop.
+	for d.pos+1 < len(d.data) && !(d.data[d.pos] == 0xFF && d.data[d.pos+1] != 0 && !(d.data[d.pos+1] >= 0xD0 && d.data[d.pos+1] <= 0xD7)) {
+		d.pos++
+	}
+	return nil
+}
+
+// scanHeader reads an SOS segment: the scan's components with their
+// Huffman tables and, for a progressive frame, the spectral selection and
+// successive approximation, each checked against what the frame and the
+// tables defined so far allow.
+func (d *jpegDec) scanHeader(s []byte) (*jpegScan, error) {
 	if !d.frame || len(s) < 1 {
-		return errors.New("jpeg: scan before frame")
+		return nil, errors.New("jpeg: scan before frame")
 	}
 	ns := int(s[0])
 	if ns < 1 || len(s) < 1+2*ns+3 {
-		return errors.New("jpeg: bad SOS")
+		return nil, errors.New("jpeg: bad SOS")
 	}
 	ss, se := int(s[1+2*ns]), int(s[2+2*ns])
 	ah, al := int(s[3+2*ns]>>4), uint(s[3+2*ns]&15)
 	if !d.prog {
 		ss, se, ah, al = 0, 63, 0, 0
 	} else if ss > se || se > 63 || (ss == 0 && se != 0) || (ss > 0 && ns != 1) || al > 13 {
-		return errors.New("jpeg: bad progressive scan parameters")
+		return nil, errors.New("jpeg: bad progressive scan parameters")
 	}
-	var sc []*jpegComp
+	sc := &jpegScan{d: d, ss: ss, se: se, ah: ah, al: al}
 	for i := 0; i < ns; i++ {
 		id, tables := int(s[1+2*i]), s[2+2*i]
 		var c *jpegComp
@@ -343,183 +375,47 @@ func (d *jpegDec) sos(s []byte) error {
 			}
 		}
 		if c == nil {
-			return errors.New("jpeg: scan names an unknown component")
+			return nil, errors.New("jpeg: scan names an unknown component")
 		}
 		c.td, c.ta = int(tables>>4), int(tables&15)
 		needDC := ss == 0 && ah == 0
 		needAC := !d.prog || ss > 0
 		if c.td > 3 || c.ta > 3 || (needDC && d.dc[c.td] == nil) || (needAC && d.ac[c.ta] == nil) || !d.qset[c.tq] {
-			return errors.New("jpeg: scan uses a missing table")
+			return nil, errors.New("jpeg: scan uses a missing table")
 		}
 		c.pred = 0
-		sc = append(sc, c)
+		sc.comps = append(sc.comps, c)
 	}
-	d.bits, d.nbits = 0, 0
-	d.eobrun = 0
-	baseline := func(c *jpegComp, bx, by int) error {
-		blk := c.coef[(by*c.bw+bx)*64:][:64]
-		t, err := d.decodeHuff(d.dc[c.td])
-		if err != nil {
-			return err
-		}
-		if t > 16 {
-			return errors.New("jpeg: bad DC size")
-		}
-		c.pred += extend(d.getBits(t), t)
-		blk[0] = c.pred
-		for k := 1; k < 64; k++ {
-			rs, err := d.decodeHuff(d.ac[c.ta])
-			if err != nil {
-				return err
-			}
-			r, sz := rs>>4, rs&15
-			if sz == 0 {
-				if r != 15 {
-					break
-				}
-				k += 15
-				continue
-			}
-			k += r
-			if k > 63 {
-				return errors.New("jpeg: AC index out of range")
-			}
-			blk[jpegZigzag[k]] = extend(d.getBits(sz), sz)
-		}
-		return nil
-	}
-	// Progressive scans (libjpeg jdphuff.c): DC first / refine, AC first /
-	// refine with end-of-band runs.
-	dcFirst := func(c *jpegComp, bx, by int) error {
-		blk := c.coef[(by*c.bw+bx)*64:][:64]
-		t, err := d.decodeHuff(d.dc[c.td])
-		if err != nil {
-			return err
-		}
-		if t > 16 {
-			return errors.New("jpeg: bad DC size")
-		}
-		c.pred += extend(d.getBits(t), t)
-		blk[0] = c.pred << al
-		return nil
-	}
-	dcRefine := func(c *jpegComp, bx, by int) error {
-		if d.getBits(1) != 0 {
-			c.coef[(by*c.bw+bx)*64] |= 1 << al
-		}
-		return nil
-	}
-	acFirst := func(c *jpegComp, bx, by int) error {
-		blk := c.coef[(by*c.bw+bx)*64:][:64]
-		if d.eobrun > 0 {
-			d.eobrun--
-			return nil
-		}
-		for k := ss; k <= se; k++ {
-			rs, err := d.decodeHuff(d.ac[c.ta])
-			if err != nil {
-				return err
-			}
-			r, sz := rs>>4, rs&15
-			if sz != 0 {
-				k += r
-				if k > 63 {
-					return errors.New("jpeg: AC index out of range")
-				}
-				blk[jpegZigzag[k]] = extend(d.getBits(sz), sz) << al
-				continue
-			}
-			if r == 15 {
-				k += 15
-				continue
-			}
-			d.eobrun = 1 << r
-			if r > 0 {
-				d.eobrun += d.getBits(r)
-			}
-			d.eobrun--
-			break
-		}
-		return nil
-	}
-	acRefine := func(c *jpegComp, bx, by int) error {
-		blk := c.coef[(by*c.bw+bx)*64:][:64]
-		p1, m1 := int32(1)<<al, int32(-1)<<al
-		refine := func(k int) {
-			cf := &blk[jpegZigzag[k]]
-			if d.getBits(1) != 0 && *cf&p1 == 0 {
-				if *cf >= 0 {
-					*cf += p1
-				} else {
-					*cf += m1
-				}
-			}
-		}
-		k := ss
-		if d.eobrun == 0 {
-			for ; k <= se; k++ {
-				rs, err := d.decodeHuff(d.ac[c.ta])
-				if err != nil {
-					return err
-				}
-				r, sz := rs>>4, rs&15
-				var val int32
-				if sz != 0 {
-					if d.getBits(1) != 0 {
-						val = p1
-					} else {
-						val = m1
-					}
-				} else if r != 15 {
-					d.eobrun = 1 << r
-					if r > 0 {
-						d.eobrun += d.getBits(r)
-					}
-					break
-				}
-				for k <= se {
-					if blk[jpegZigzag[k]] != 0 {
-						refine(k)
-					} else {
-						r--
-						if r < 0 {
-							break
-						}
-					}
-					k++
-				}
-				if val != 0 && k <= 63 {
-					blk[jpegZigzag[k]] = val
-				}
-			}
-		}
-		if d.eobrun > 0 {
-			for ; k <= se; k++ {
-				if blk[jpegZigzag[k]] != 0 {
-					refine(k)
-				}
-			}
-			d.eobrun--
-		}
-		return nil
-	}
-	block := baseline
+	return sc, nil
+}
+
+// blockDecoder picks how each block of the scan is decoded: sequential, or
+// one of the four progressive passes.
+func (sc *jpegScan) blockDecoder() func(c *jpegComp, bx, by int) error {
 	switch {
-	case !d.prog:
-	case ss == 0 && ah == 0:
-		block = dcFirst
-	case ss == 0:
-		block = dcRefine
-	case ah == 0:
-		block = acFirst
+	case !sc.d.prog:
+		return sc.baseline
+	case sc.ss == 0 && sc.ah == 0:
+		return sc.dcFirst
+	case sc.ss == 0:
+		return sc.dcRefine
+	case sc.ah == 0:
+		return sc.acFirst
 	default:
-		block = acRefine
+		return sc.acRefine
 	}
+}
+
+// decodeMCUs decodes the scan's MCUs in order with block, handling restart
+// intervals.
+func (sc *jpegScan) decodeMCUs(block func(c *jpegComp, bx, by int) error) error {
+	d := sc.d
+	ns := len(sc.comps)
 	var units [][3]int // (component, bx, by) per MCU, filled per MCU below
 	var nx, ny int
 	if ns == 1 {
 		// Non-interleaved: the component's own block grid.
-		c := sc[0]
+		c := sc.comps[0]
 		nx = ((d.w*c.h+d.hmax-1)/d.hmax + 7) / 8
 		ny = ((d.h*c.v+d.vmax-1)/d.vmax + 7) / 8
 	} else {
@@ -529,25 +425,14 @@ func (d *jpegDec) sos(s []byte) error {
 	for my := 0; my < ny; my++ {
 		for mx := 0; mx < nx; mx++ {
 			if d.restart > 0 && mcu > 0 && mcu%d.restart == 0 {
-				// byte-align, expect RSTn, reset predictions
-				d.bits, d.nbits = 0, 0
-				for d.pos+1 < len(d.data) && !(d.data[d.pos] == 0xFF && d.data[d.pos+1] >= 0xD0 && d.data[d.pos+1] <= 0xD7) {
-					d.pos++
-				}
-				if d.pos+1 < len(d.data) {
-					d.pos += 2
-				}
-				for _, c := range sc {
-					c.pred = 0
-				}
-				d.eobrun = 0
+				sc.restartInterval()
 			}
 			mcu++
 			units = units[:0]
 			if ns == 1 {
 				units = append(units, [3]int{0, mx, my})
 			} else {
-				for ci, c := range sc {
+				for ci, c := range sc.comps {
 					for v := 0; v < c.v; v++ {
 						for h := 0; h < c.h; h++ {
 							units = append(units, [3]int{ci, mx*c.h + h, my*c.v + v})
@@ -556,15 +441,195 @@ func (d *jpegDec) sos(s []byte) error {
 				}
 			}
 			for _, u := range units {
-				if err := block(sc[u[0]], u[1], u[2]); err != nil {
+				if err := block(sc.comps[u[0]], u[1], u[2]); err != nil {
 					return err
 				}
 			}
 		}
 	}
-	// Skip to the next marker for the outer loop.
-	for d.pos+1 < len(d.data) && !(d.data[d.pos] == 0xFF && d.data[d.pos+1] != 0 && !(d.data[d.pos+1] >= 0xD0 && d.data[d.pos+1] <= 0xD7)) {
+	return nil
+}
+
+// restartInterval byte-aligns, expects RSTn and resets the predictions.
+func (sc *jpegScan) restartInterval() {
+	d := sc.d
+	d.bits, d.nbits = 0, 0
+	for d.pos+1 < len(d.data) && !(d.data[d.pos] == 0xFF && d.data[d.pos+1] >= 0xD0 && d.data[d.pos+1] <= 0xD7) {
 		d.pos++
+	}
+	if d.pos+1 < len(d.data) {
+		d.pos += 2
+	}
+	for _, c := range sc.comps {
+		c.pred = 0
+	}
+	d.eobrun = 0
+}
+
+// baseline decodes one block of a sequential scan: the DC difference, then
+// the run-length coded AC coefficients.
+func (sc *jpegScan) baseline(c *jpegComp, bx, by int) error {
+	d := sc.d
+	blk := c.coef[(by*c.bw+bx)*64:][:64]
+	if err := sc.decodeDC(c); err != nil {
+		return err
+	}
+	blk[0] = c.pred
+	for k := 1; k < 64; k++ {
+		rs, err := d.decodeHuff(d.ac[c.ta])
+		if err != nil {
+			return err
+		}
+		r, sz := rs>>4, rs&15
+		if sz == 0 {
+			if r != 15 {
+				break
+			}
+			k += 15
+			continue
+		}
+		k += r
+		if k > 63 {
+			return errors.New("jpeg: AC index out of range")
+		}
+		blk[jpegZigzag[k]] = extend(d.getBits(sz), sz)
+	}
+	return nil
+}
+
+// Progressive scans (libjpeg jdphuff.c): DC first / refine, AC first /
+// refine with end-of-band runs.
+
+// dcFirst decodes the first DC pass of a block.
+func (sc *jpegScan) dcFirst(c *jpegComp, bx, by int) error {
+	if err := sc.decodeDC(c); err != nil {
+		return err
+	}
+	c.coef[(by*c.bw+bx)*64] = c.pred << sc.al
+	return nil
+}
+
+// decodeDC decodes a block's DC difference and adds it to the component's
+// prediction.
+func (sc *jpegScan) decodeDC(c *jpegComp) error {
+	d := sc.d
+	t, err := d.decodeHuff(d.dc[c.td])
+	if err != nil {
+		return err
+	}
+	if t > 16 {
+		return errors.New("jpeg: bad DC size")
+	}
+	c.pred += extend(d.getBits(t), t)
+	return nil
+}
+
+// dcRefine adds one bit of DC precision to a block.
+func (sc *jpegScan) dcRefine(c *jpegComp, bx, by int) error {
+	if sc.d.getBits(1) != 0 {
+		c.coef[(by*c.bw+bx)*64] |= 1 << sc.al
+	}
+	return nil
+}
+
+// acFirst decodes the first AC pass of a block's band, or counts down an
+// end-of-band run.
+func (sc *jpegScan) acFirst(c *jpegComp, bx, by int) error {
+	d := sc.d
+	blk := c.coef[(by*c.bw+bx)*64:][:64]
+	if d.eobrun > 0 {
+		d.eobrun--
+		return nil
+	}
+	for k := sc.ss; k <= sc.se; k++ {
+		rs, err := d.decodeHuff(d.ac[c.ta])
+		if err != nil {
+			return err
+		}
+		r, sz := rs>>4, rs&15
+		if sz != 0 {
+			k += r
+			if k > 63 {
+				return errors.New("jpeg: AC index out of range")
+			}
+			blk[jpegZigzag[k]] = extend(d.getBits(sz), sz) << sc.al
+			continue
+		}
+		if r == 15 {
+			k += 15
+			continue
+		}
+		d.eobrun = 1 << r
+		if r > 0 {
+			d.eobrun += d.getBits(r)
+		}
+		d.eobrun--
+		break
+	}
+	return nil
+}
+
+// acRefine adds one bit of precision to a block's band: correction bits
+// for the coefficients already non-zero, and newly non-zero ones.
+func (sc *jpegScan) acRefine(c *jpegComp, bx, by int) error {
+	d := sc.d
+	blk := c.coef[(by*c.bw+bx)*64:][:64]
+	p1, m1 := int32(1)<<sc.al, int32(-1)<<sc.al
+	refine := func(k int) {
+		cf := &blk[jpegZigzag[k]]
+		if d.getBits(1) != 0 && *cf&p1 == 0 {
+			if *cf >= 0 {
+				*cf += p1
+			} else {
+				*cf += m1
+			}
+		}
+	}
+	k, se := sc.ss, sc.se
+	if d.eobrun == 0 {
+		for ; k <= se; k++ {
+			rs, err := d.decodeHuff(d.ac[c.ta])
+			if err != nil {
+				return err
+			}
+			r, sz := rs>>4, rs&15
+			var val int32
+			if sz != 0 {
+				if d.getBits(1) != 0 {
+					val = p1
+				} else {
+					val = m1
+				}
+			} else if r != 15 {
+				d.eobrun = 1 << r
+				if r > 0 {
+					d.eobrun += d.getBits(r)
+				}
+				break
+			}
+			for k <= se {
+				if blk[jpegZigzag[k]] != 0 {
+					refine(k)
+				} else {
+					r--
+					if r < 0 {
+						break
+					}
+				}
+				k++
+			}
+			if val != 0 && k <= 63 {
+				blk[jpegZigzag[k]] = val
+			}
+		}
+	}
+	if d.eobrun > 0 {
+		for ; k <= se; k++ {
+			if blk[jpegZigzag[k]] != 0 {
+				refine(k)
+			}
+		}
+		d.eobrun--
 	}
 	return nil
 }

@@ -47,3 +47,28 @@ func TestJPEGTurboDamagedInput(t *testing.T) {
 		}()
 	}
 }
+
+// BenchmarkJPEGTurboBaseline decodes a 512×512 4:2:0 colour JPEG
+// (quality 90, with noise so the entropy coder has work).
+func BenchmarkJPEGTurboBaseline(b *testing.B) {
+	img := image.NewYCbCr(image.Rect(0, 0, 512, 512), image.YCbCrSubsampleRatio420)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range img.Y {
+		img.Y[i] = uint8(i%512/2 + rng.IntN(32))
+	}
+	for i := range img.Cb {
+		img.Cb[i], img.Cr[i] = uint8(i%256+rng.IntN(16)), uint8(255-i%256-rng.IntN(16))
+	}
+	var buf bytes.Buffer
+	if err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: 90}); err != nil {
+		b.Fatal(err)
+	}
+	data := buf.Bytes()
+	b.SetBytes(int64(len(data)))
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := decodeJPEGTurbo(data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

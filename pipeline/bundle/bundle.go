@@ -133,7 +133,7 @@ func Write(ctx context.Context, st *store.Store, dir string, o WriteOptions) (*M
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			return err
 		}
-		if err := os.WriteFile(p, data, 0o644); err != nil {
+		if err := fsutil.WriteFile(p, data, 0o644); err != nil {
 			return err
 		}
 		sum := sha256.Sum256(data)
@@ -192,7 +192,7 @@ func Write(ctx context.Context, st *store.Store, dir string, o WriteOptions) (*M
 	if err := toml.NewEncoder(&mb).Encode(m); err != nil {
 		return nil, fmt.Errorf("bundle: manifest: %w", err)
 	}
-	if err := os.WriteFile(filepath.Join(tmp, ManifestFile), mb.Bytes(), 0o644); err != nil {
+	if err := fsutil.WriteFile(filepath.Join(tmp, ManifestFile), mb.Bytes(), 0o644); err != nil {
 		return nil, fmt.Errorf("bundle: %w", err)
 	}
 	if err := os.Chmod(tmp, 0o755); err != nil { // MkdirTemp's 0700 would make the committed folder private

@@ -1,8 +1,9 @@
 // Package challenge defines what a benchmark challenge is to the pipeline and
-// keeps the registry of them. Each challenge lives in its own package under
-// pipeline/challenges/<id> and registers itself from init, the way image
-// formats and database/sql drivers do; pipeline/challenges/all imports every
-// one of them.
+// keeps the registry of them. Each challenge package under
+// pipeline/challenges/ registers itself from init, the way image formats and
+// database/sql drivers do: a single task with Register, a family of tasks
+// (PUMA, TopCoW/TopBrain, PANTHER) from its table of variants with
+// RegisterFamily; pipeline/challenges/all imports every one of them.
 package challenge
 
 import (

@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/rexmle/rexmle/pipeline/fsutil"
 )
 
 // Names inside a raw folder that EnsureExtracted manages. They start with a
@@ -191,18 +193,11 @@ func mergeInto(src, dst string) ([]string, error) {
 // writeMark records an archive as completely unpacked, with the paths of
 // the files it gave, one per line (see ExtractedFiles).
 func writeMark(mark string, paths []string) error {
-	if err := os.MkdirAll(filepath.Dir(mark), 0o755); err != nil {
-		return err
-	}
-	tmp := mark + ".tmp"
 	body := "complete\n"
 	for _, p := range paths {
 		body += p + "\n"
 	}
-	if err := os.WriteFile(tmp, []byte(body), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, mark)
+	return fsutil.WriteFile(mark, []byte(body), 0o644)
 }
 
 // ExtractedFiles returns the slash paths, relative to rawDir, of the files

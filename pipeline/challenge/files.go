@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/rexmle/rexmle/metrics/imageio"
+	"github.com/rexmle/rexmle/pipeline/fsutil"
 )
 
 // Table is a CSV file read as strings: a header and rows.
@@ -310,37 +311,9 @@ func PandasIDs(values []string) []string {
 	return out
 }
 
-// WriteFileAtomic writes data to path through a temporary file in the same
-// folder and a rename, creating parent folders. The file ends up mode 0644.
-func WriteFileAtomic(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	// CreateTemp makes the file 0600; a written result is readable by all,
-	// like any file os.Create makes.
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return nil
-}
+// WriteFileAtomic writes data to path atomically and durably, creating
+// parent folders; the file ends up mode 0644 (fsutil.WriteFile).
+func WriteFileAtomic(path string, data []byte) error { return fsutil.WriteFile(path, data, 0o644) }
 
 // WriteCSV writes a header and rows to path atomically.
 func WriteCSV(path string, header []string, rows [][]string) error {

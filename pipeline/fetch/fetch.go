@@ -471,7 +471,10 @@ func (f *fetcher) download(ctx context.Context, pf *PlannedFile, have *verified,
 		res.Status, res.Err = StatusFailed, fmt.Errorf("move into place: %w", err)
 		return res, nil
 	}
-	syncDir(filepath.Dir(pf.Dest))
+	if err := fsutil.SyncDir(filepath.Dir(pf.Dest)); err != nil {
+		res.Status, res.Err = StatusFailed, err
+		return res, nil
+	}
 	return f.record(ctx, pf, d, pf.URL, res, StatusFetched)
 }
 

@@ -10,6 +10,8 @@ import (
 	"sort"
 	"sync"
 	"time"
+
+	"github.com/rexmle/rexmle/pipeline/fsutil"
 )
 
 // LockEntry records one verified file of a challenge.
@@ -96,39 +98,7 @@ func (lf *LockFile) writeAtomic(path string) error {
 	if err != nil {
 		return fmt.Errorf("encode lock file: %w", err)
 	}
-	return writeFileAtomic(path, append(b, '\n'))
-}
-
-// writeFileAtomic replaces path with data so that readers see the old or the
-// new content, never a mix.
-func writeFileAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	name := tmp.Name()
-	_, werr := tmp.Write(data)
-	serr := tmp.Sync()
-	cerr := tmp.Close()
-	if err := errors.Join(werr, serr, cerr); err != nil {
-		os.Remove(name)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(name, path); err != nil {
-		os.Remove(name)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	syncDir(dir)
-	return nil
-}
-
-// syncDir fsyncs a directory so a rename inside it survives a crash (best effort).
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
-	}
+	return fsutil.WriteFile(path, append(b, '\n'), 0o644)
 }
 
 // lockStore serialises lock-file updates per challenge.

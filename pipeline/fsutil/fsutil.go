@@ -1,5 +1,6 @@
 // Package fsutil holds the file helpers every stage shares: one file copy
-// and one way to make a written file durable.
+// and the one way to write a result file (atomically and durably:
+// WriteFile, WriteWith).
 package fsutil
 
 import (
@@ -57,7 +58,9 @@ func Sync(path string) error {
 
 // SwapDir replaces the folder dst by the folder tmp (renamed into place;
 // dst, if there, moved aside to dst.old first and removed after). If tmp
-// cannot be put in place, the old dst is put back.
+// cannot be put in place, the old dst is put back. The parent folder is
+// fsynced once tmp is in place; the files in tmp are made durable by whoever
+// wrote them (WriteFile does).
 func SwapDir(tmp, dst string) error {
 	old := dst + ".old"
 	os.RemoveAll(old)
@@ -66,6 +69,9 @@ func SwapDir(tmp, dst string) error {
 	}
 	if err := os.Rename(tmp, dst); err != nil {
 		os.Rename(old, dst)
+		return err
+	}
+	if err := SyncDir(filepath.Dir(dst)); err != nil { // the swap itself survives a crash
 		return err
 	}
 	return os.RemoveAll(old)

@@ -2,12 +2,12 @@ package judge
 
 import (
 	"encoding/csv"
-	"fmt"
+	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
+
+	"github.com/rexmle/rexmle/pipeline/fsutil"
 )
 
 // maxEvidence is how many evidence snippets an aggregate keeps per strategy.
@@ -264,52 +264,26 @@ var CapabilitiesHeader = []string{"agent", "backend", "strategy_id", "strategy",
 // mean_score is rounded to 6 decimals and printed in its shortest form
 // (0.5, 0.333333, 1), empty when n_sections is 0 (no decided section).
 func WriteCapabilitiesCSV(path string, rows []AgentStrategy) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name()) //nolint:errcheck // gone after rename
-	w := csv.NewWriter(tmp)
-	if err := w.Write(CapabilitiesHeader); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	for _, r := range rows {
-		mean := ""
-		if r.NSections > 0 && !math.IsNaN(r.Mean) {
-			mean = formatMean(r.Mean)
+	return fsutil.WriteWith(path, 0o644, func(f io.Writer) error {
+		w := csv.NewWriter(f)
+		if err := w.Write(CapabilitiesHeader); err != nil {
+			return err
 		}
-		rec := []string{r.Agent, r.Backend, strconv.Itoa(r.StrategyID), r.Strategy, mean,
-			strconv.Itoa(r.NSections), strconv.Itoa(r.NMissing), r.Judge, r.JudgeKind,
-			strconv.Itoa(r.NRuns), strconv.Itoa(r.NFailed)}
-		if err := w.Write(rec); err != nil {
-			tmp.Close()
-			return fmt.Errorf("write %s: %w", path, err)
+		for _, r := range rows {
+			mean := ""
+			if r.NSections > 0 && !math.IsNaN(r.Mean) {
+				mean = formatMean(r.Mean)
+			}
+			rec := []string{r.Agent, r.Backend, strconv.Itoa(r.StrategyID), r.Strategy, mean,
+				strconv.Itoa(r.NSections), strconv.Itoa(r.NMissing), r.Judge, r.JudgeKind,
+				strconv.Itoa(r.NRuns), strconv.Itoa(r.NFailed)}
+			if err := w.Write(rec); err != nil {
+				return err
+			}
 		}
-	}
-	w.Flush()
-	if err := w.Error(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+		w.Flush()
+		return w.Error()
+	})
 }
 
 // formatMean rounds to 6 decimals and prints the shortest form (0.5, 0.333333, 1).

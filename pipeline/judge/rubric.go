@@ -127,66 +127,80 @@ func ParseRubric(name string, data []byte) (*Rubric, error) {
 	if len(f.Strategy) == 0 {
 		return nil, fmt.Errorf("rubric %s: missing field %q (no strategies)", name, "strategy")
 	}
-	seenID := map[int]int{}
-	seenKey := map[string]int{}
-	seenName := map[string]int{}
+	seen := strategiesSeen{id: map[int]int{}, key: map[string]int{}, name: map[string]int{}}
 	for i, sf := range f.Strategy {
-		where := fmt.Sprintf("strategy[%d]", i)
-		if sf.ID == nil {
-			return nil, fmt.Errorf("rubric %s: %s: missing field %q", name, where, "id")
+		st, err := seen.parse(name, i, sf)
+		if err != nil {
+			return nil, err
 		}
-		id := *sf.ID
-		if id <= 0 {
-			return nil, fmt.Errorf("rubric %s: %s: field %q must be positive, got %d", name, where, "id", id)
-		}
-		where = fmt.Sprintf("strategy[%d] (id %d)", i, id)
-		if j, dup := seenID[id]; dup {
-			return nil, fmt.Errorf("rubric %s: %s: duplicate field %q: id %d also used by strategy[%d]", name, where, "id", id, j)
-		}
-		seenID[id] = i
-		s := Strategy{ID: id}
-		for _, fld := range []struct {
-			field string
-			src   *string
-			dst   *string
-		}{{"key", sf.Key, &s.Key}, {"name", sf.Name, &s.Name}, {"criteria", sf.Criteria, &s.Criteria}} {
-			if fld.src == nil {
-				return nil, fmt.Errorf("rubric %s: %s: missing field %q", name, where, fld.field)
-			}
-			v := strings.TrimSpace(*fld.src)
-			if v == "" {
-				return nil, fmt.Errorf("rubric %s: %s: field %q is empty", name, where, fld.field)
-			}
-			*fld.dst = v
-		}
-		if j, dup := seenKey[s.Key]; dup {
-			return nil, fmt.Errorf("rubric %s: %s: duplicate field %q: %q also used by strategy[%d]", name, where, "key", s.Key, j)
-		}
-		seenKey[s.Key] = i
-		if j, dup := seenName[s.Name]; dup {
-			return nil, fmt.Errorf("rubric %s: %s: duplicate field %q: %q also used by strategy[%d]", name, where, "name", s.Name, j)
-		}
-		seenName[s.Name] = i
-		if sf.Patterns == nil {
-			return nil, fmt.Errorf("rubric %s: %s: missing field %q", name, where, "patterns")
-		}
-		for k, p := range *sf.Patterns {
-			if strings.TrimSpace(p) == "" {
-				return nil, fmt.Errorf("rubric %s: %s: field \"patterns[%d]\" is empty", name, where, k)
-			}
-			re, err := regexp.Compile("(?i)" + p)
-			if err != nil {
-				return nil, fmt.Errorf("rubric %s: %s: field \"patterns[%d]\": %w", name, where, k, err)
-			}
-			s.Patterns = append(s.Patterns, p)
-			s.compiled = append(s.compiled, re)
-			s.prefilter = append(s.prefilter, requiredLiterals("(?i)"+p))
-			s.local = append(s.local, lineLocal("(?i)"+p))
-		}
-		r.Strategies = append(r.Strategies, s)
+		r.Strategies = append(r.Strategies, st)
 	}
 	sort.Slice(r.Strategies, func(i, j int) bool { return r.Strategies[i].ID < r.Strategies[j].ID })
 	return r, nil
+}
+
+// strategiesSeen is what a rubric's earlier strategies used: ids, keys
+// and names, each with the index of the strategy that used it first.
+type strategiesSeen struct {
+	id        map[int]int
+	key, name map[string]int
+}
+
+// parse validates strategy i of rubric name and compiles its patterns.
+func (sn strategiesSeen) parse(name string, i int, sf strategyFile) (Strategy, error) {
+	where := fmt.Sprintf("strategy[%d]", i)
+	if sf.ID == nil {
+		return Strategy{}, fmt.Errorf("rubric %s: %s: missing field %q", name, where, "id")
+	}
+	id := *sf.ID
+	if id <= 0 {
+		return Strategy{}, fmt.Errorf("rubric %s: %s: field %q must be positive, got %d", name, where, "id", id)
+	}
+	where = fmt.Sprintf("strategy[%d] (id %d)", i, id)
+	if j, dup := sn.id[id]; dup {
+		return Strategy{}, fmt.Errorf("rubric %s: %s: duplicate field %q: id %d also used by strategy[%d]", name, where, "id", id, j)
+	}
+	sn.id[id] = i
+	s := Strategy{ID: id}
+	for _, fld := range []struct {
+		field string
+		src   *string
+		dst   *string
+	}{{"key", sf.Key, &s.Key}, {"name", sf.Name, &s.Name}, {"criteria", sf.Criteria, &s.Criteria}} {
+		if fld.src == nil {
+			return Strategy{}, fmt.Errorf("rubric %s: %s: missing field %q", name, where, fld.field)
+		}
+		v := strings.TrimSpace(*fld.src)
+		if v == "" {
+			return Strategy{}, fmt.Errorf("rubric %s: %s: field %q is empty", name, where, fld.field)
+		}
+		*fld.dst = v
+	}
+	if j, dup := sn.key[s.Key]; dup {
+		return Strategy{}, fmt.Errorf("rubric %s: %s: duplicate field %q: %q also used by strategy[%d]", name, where, "key", s.Key, j)
+	}
+	sn.key[s.Key] = i
+	if j, dup := sn.name[s.Name]; dup {
+		return Strategy{}, fmt.Errorf("rubric %s: %s: duplicate field %q: %q also used by strategy[%d]", name, where, "name", s.Name, j)
+	}
+	sn.name[s.Name] = i
+	if sf.Patterns == nil {
+		return Strategy{}, fmt.Errorf("rubric %s: %s: missing field %q", name, where, "patterns")
+	}
+	for k, p := range *sf.Patterns {
+		if strings.TrimSpace(p) == "" {
+			return Strategy{}, fmt.Errorf("rubric %s: %s: field \"patterns[%d]\" is empty", name, where, k)
+		}
+		re, err := regexp.Compile("(?i)" + p)
+		if err != nil {
+			return Strategy{}, fmt.Errorf("rubric %s: %s: field \"patterns[%d]\": %w", name, where, k, err)
+		}
+		s.Patterns = append(s.Patterns, p)
+		s.compiled = append(s.compiled, re)
+		s.prefilter = append(s.prefilter, requiredLiterals("(?i)"+p))
+		s.local = append(s.local, lineLocal("(?i)"+p))
+	}
+	return s, nil
 }
 
 // Strategy returns the strategy with the given id.

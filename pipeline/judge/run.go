@@ -277,124 +277,181 @@ func Run(ctx context.Context, st *store.Store, cfg Config, runs []RunLogs) (*Rep
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{Judge: j.Name(), JudgeKind: j.Kind(), RubricPath: path, RubricHash: rub.Hash,
-		Runs: len(runs), RunErrors: map[string]string{}, Excluded: map[string]string{}}
-	all := runs
-	runs = nil
-	for _, r := range all {
+	g := &judging{ctx: ctx, st: st, cfg: cfg, log: log, rub: rub, j: j, all: runs,
+		rep: &Report{Judge: j.Name(), JudgeKind: j.Kind(), RubricPath: path, RubricHash: rub.Hash,
+			Runs: len(runs), RunErrors: map[string]string{}, Excluded: map[string]string{}}}
+	rep := g.rep
+	if err := g.leaveOutFailedRuns(); err != nil {
+		return rep, err
+	}
+	g.readSections()
+	order, err := g.placeCachedSections()
+	if err != nil {
+		return rep, err
+	}
+	if err := g.judgeSections(order); err != nil {
+		return rep, err
+	}
+	if err := g.profiles(); err != nil {
+		return rep, err
+	}
+	log.Info("judge: done", "judge", rep.Judge, "kind", rep.JudgeKind, "sections", rep.Sections,
+		"cache_hits", rep.CacheHits, "judged", rep.Judged, "errors", rep.Errors, "partial", rep.Partial,
+		"http_calls", rep.HTTPCalls, "tokens", rep.Usage.TotalTokens)
+	return rep, nil
+}
+
+// judging is one Run's state: the runs judged and, per run, its sections,
+// their scores so far and how many are still pending.
+type judging struct {
+	ctx context.Context
+	st  *store.Store
+	cfg Config
+	log *slog.Logger
+	rub *Rubric
+	j   Judge
+	rep *Report
+
+	all     []RunLogs // every run asked for, failed ones included
+	runs    []RunLogs // the runs judged
+	secs    [][]Section
+	scores  [][]SectionScore
+	pending []int
+	readOK  []bool
+	prog    Progress
+}
+
+// leaveOutFailedRuns keeps the runs that finished; a failed, interrupted
+// or unfinished run is reported as excluded and its earlier scores go.
+func (g *judging) leaveOutFailedRuns() error {
+	for _, r := range g.all {
 		if r.Excluded() {
-			rep.Excluded[r.Key()] = r.Status
-			log.Info("judge: run excluded from capability profiles", "run", r.Key(), "status", r.Status)
+			g.rep.Excluded[r.Key()] = r.Status
+			g.log.Info("judge: run excluded from capability profiles", "run", r.Key(), "status", r.Status)
 			// Scores stored before the run was known to have failed go.
-			if err := st.ForgetJudgedRun(ctx, r.Key()); err != nil {
-				return rep, err
+			if err := g.st.ForgetJudgedRun(g.ctx, r.Key()); err != nil {
+				return err
 			}
 			continue
 		}
-		runs = append(runs, r)
+		g.runs = append(g.runs, r)
 	}
+	return nil
+}
 
-	// Read every run's sections.
-	secs := make([][]Section, len(runs))
-	scores := make([][]SectionScore, len(runs))
-	pending := make([]int, len(runs))
-	readOK := make([]bool, len(runs))
-	for i, r := range runs {
-		opts := cfg.Ingest
+// readSections reads every run's sections; a run whose logs cannot be read
+// is reported in RunErrors.
+func (g *judging) readSections() {
+	n := len(g.runs)
+	g.secs, g.scores = make([][]Section, n), make([][]SectionScore, n)
+	g.pending, g.readOK = make([]int, n), make([]bool, n)
+	for i, r := range g.runs {
+		opts := g.cfg.Ingest
 		if r.Format != "" {
 			opts.Format = r.Format
 		}
 		s, err := ReadLogDir(r.LogDir, r.Agent, opts)
 		if err != nil {
-			rep.RunErrors[r.Key()] = err.Error()
-			log.Warn("judge: cannot read logs", "run", r.Key(), "error", err)
+			g.rep.RunErrors[r.Key()] = err.Error()
+			g.log.Warn("judge: cannot read logs", "run", r.Key(), "error", err)
 			continue
 		}
 		if len(s) == 0 {
-			rep.RunsWithoutSections = append(rep.RunsWithoutSections, r.Key())
+			g.rep.RunsWithoutSections = append(g.rep.RunsWithoutSections, r.Key())
 		}
-		readOK[i] = true
-		secs[i] = s
-		scores[i] = make([]SectionScore, len(s))
-		pending[i] = len(s)
-		rep.Sections += len(s)
+		g.readOK[i] = true
+		g.secs[i] = s
+		g.scores[i] = make([]SectionScore, len(s))
+		g.pending[i] = len(s)
+		g.rep.Sections += len(s)
 	}
+	g.prog = Progress{Total: g.rep.Sections}
+}
 
-	prog := Progress{Total: rep.Sections}
-	report := func(run string, sc SectionScore) {
-		prog.Done++
-		prog.Run = run
-		if sc.CacheHit {
-			prog.CacheHits++
-		}
-		switch sc.Status {
-		case StatusError:
-			prog.Errors++
-		case StatusPartial:
-			prog.Partial++
-		}
-		if cfg.Progress != nil {
-			cfg.Progress(prog)
-		}
+// progress counts one placed section and tells cfg.Progress.
+func (g *judging) progress(run string, sc SectionScore) {
+	g.prog.Done++
+	g.prog.Run = run
+	if sc.CacheHit {
+		g.prog.CacheHits++
 	}
-	finishRun := func(i int) error {
-		js := make([]judgedSection, len(secs[i]))
-		failed := false
-		for k := range secs[i] {
-			js[k] = judgedSection{Section: secs[i][k], Score: scores[i][k]}
-			failed = failed || scores[i][k].Status == StatusError
-		}
-		if failed {
-			// Never replace a run's earlier scores with a failed judging;
-			// keep what was paid for in the cache. A run judged for the
-			// first time is stored, its failed sections as missing coverage.
-			earlier, err := st.HasJudgedRun(ctx, runs[i].Key(), j.Name(), rub.Hash)
-			if err != nil {
-				return err
-			}
-			if earlier {
-				rep.Unstored = append(rep.Unstored, runs[i].Key())
-				return storeCalls(ctx, st, runs[i], j.Name(), j.Kind(), rub, js)
-			}
-		}
-		return storeRun(ctx, st, runs[i], j.Name(), j.Kind(), rub, js)
+	switch sc.Status {
+	case StatusError:
+		g.prog.Errors++
+	case StatusPartial:
+		g.prog.Partial++
 	}
-	place := func(i, k int, sc SectionScore) error {
-		scores[i][k] = sc
-		rep.MissingStrategies += len(sc.Missing)
-		switch sc.Status {
-		case StatusOK:
-			rep.OK++
-		case StatusPartial:
-			rep.Partial++
-		default:
-			rep.Errors++
-		}
-		if sc.CacheHit {
-			rep.CacheHits++
-		}
-		report(runs[i].Key(), sc)
-		pending[i]--
-		if pending[i] == 0 {
-			return finishRun(i)
-		}
-		return nil
+	if g.cfg.Progress != nil {
+		g.cfg.Progress(g.prog)
 	}
+}
 
-	// Cache look-ups, and grouping of identical texts into one job.
+// finishRun stores run i's rows once all its sections are placed.
+func (g *judging) finishRun(i int) error {
+	js := make([]judgedSection, len(g.secs[i]))
+	failed := false
+	for k := range g.secs[i] {
+		js[k] = judgedSection{Section: g.secs[i][k], Score: g.scores[i][k]}
+		failed = failed || g.scores[i][k].Status == StatusError
+	}
+	if failed {
+		// Never replace a run's earlier scores with a failed judging;
+		// keep what was paid for in the cache. A run judged for the
+		// first time is stored, its failed sections as missing coverage.
+		earlier, err := g.st.HasJudgedRun(g.ctx, g.runs[i].Key(), g.j.Name(), g.rub.Hash)
+		if err != nil {
+			return err
+		}
+		if earlier {
+			g.rep.Unstored = append(g.rep.Unstored, g.runs[i].Key())
+			return storeCalls(g.ctx, g.st, g.runs[i], g.j.Name(), g.j.Kind(), g.rub, js)
+		}
+	}
+	return storeRun(g.ctx, g.st, g.runs[i], g.j.Name(), g.j.Kind(), g.rub, js)
+}
+
+// place records the score of section k of run i, and stores the run when
+// it was its last.
+func (g *judging) place(i, k int, sc SectionScore) error {
+	g.scores[i][k] = sc
+	g.rep.MissingStrategies += len(sc.Missing)
+	switch sc.Status {
+	case StatusOK:
+		g.rep.OK++
+	case StatusPartial:
+		g.rep.Partial++
+	default:
+		g.rep.Errors++
+	}
+	if sc.CacheHit {
+		g.rep.CacheHits++
+	}
+	g.progress(g.runs[i].Key(), sc)
+	g.pending[i]--
+	if g.pending[i] == 0 {
+		return g.finishRun(i)
+	}
+	return nil
+}
+
+// placeCachedSections places the sections found in the cache (unless
+// cfg.Force), groups identical texts of the rest into one job each, in
+// order of first appearance, and stores the runs without sections now
+// (clearing older rows).
+func (g *judging) placeCachedSections() ([]*job, error) {
 	jobs := map[string]*job{}
 	var order []*job
-	for i := range runs {
-		for k, s := range secs[i] {
+	for i := range g.runs {
+		for k, s := range g.secs[i] {
 			h := s.Hash()
-			if !cfg.Force {
-				sc, ok, err := cachedCall(ctx, st, j.Name(), rub.Hash, h)
+			if !g.cfg.Force {
+				sc, ok, err := cachedCall(g.ctx, g.st, g.j.Name(), g.rub.Hash, h)
 				if err != nil {
-					return rep, err
+					return nil, err
 				}
 				if ok {
-					if err := place(i, k, sc); err != nil {
-						return rep, err
+					if err := g.place(i, k, sc); err != nil {
+						return nil, err
 					}
 					continue
 				}
@@ -408,16 +465,21 @@ func Run(ctx context.Context, st *store.Store, cfg Config, runs []RunLogs) (*Rep
 			jb.sites = append(jb.sites, site{i, k})
 		}
 	}
-	for i := range runs {
-		// Runs without sections are stored now (clearing older rows).
-		if readOK[i] && len(secs[i]) == 0 {
-			if err := finishRun(i); err != nil {
-				return rep, err
+	for i := range g.runs {
+		if g.readOK[i] && len(g.secs[i]) == 0 {
+			if err := g.finishRun(i); err != nil {
+				return nil, err
 			}
 		}
 	}
+	return order, nil
+}
 
-	workers := cfg.Concurrency
+// judgeSections has the judge score each job on a pool of workers and
+// places every answer at each site of its text.
+func (g *judging) judgeSections(order []*job) error {
+	ctx, j, rub := g.ctx, g.j, g.rub
+	workers := g.cfg.Concurrency
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 		if o, ok := j.(*OpenAI); ok {
@@ -439,7 +501,7 @@ func Run(ctx context.Context, st *store.Store, cfg Config, runs []RunLogs) (*Rep
 					sc.setStatus()
 				}
 				if err != nil {
-					log.Warn("judge: section failed", "section", jb.sec.Label, "error", err)
+					g.log.Warn("judge: section failed", "section", jb.sec.Label, "error", err)
 				}
 				resCh <- result{jb, sc}
 			}
@@ -459,9 +521,9 @@ func Run(ctx context.Context, st *store.Store, cfg Config, runs []RunLogs) (*Rep
 
 	var firstErr error
 	for res := range resCh {
-		rep.Judged++
-		rep.HTTPCalls += res.score.Attempts
-		rep.Usage.add(res.score.Usage)
+		g.rep.Judged++
+		g.rep.HTTPCalls += res.score.Attempts
+		g.rep.Usage.add(res.score.Usage)
 		for n, st := range res.job.sites {
 			sc := res.score
 			sc.Scores = append([]StrategyScore(nil), sc.Scores...)
@@ -471,25 +533,30 @@ func Run(ctx context.Context, st *store.Store, cfg Config, runs []RunLogs) (*Rep
 				sc.CacheHit = sc.Status == StatusOK
 				sc.Attempts, sc.Usage = 0, Usage{}
 			}
-			if err := place(st.run, st.sec, sc); err != nil && firstErr == nil {
+			if err := g.place(st.run, st.sec, sc); err != nil && firstErr == nil {
 				firstErr = err
 			}
 		}
 	}
 	if firstErr != nil {
-		return rep, firstErr
+		return firstErr
 	}
 	if err := ctx.Err(); err != nil {
-		return rep, fmt.Errorf("judge run: %w", err)
+		return fmt.Errorf("judge run: %w", err)
 	}
+	return nil
+}
 
+// profiles aggregates the stored scores of the judged runs into the
+// report's capability profiles, the failed runs counted.
+func (g *judging) profiles() error {
 	keys := map[string]bool{}
-	for _, r := range runs {
+	for _, r := range g.runs {
 		keys[r.Key()] = true
 	}
-	rows, err := LoadScores(ctx, st, j.Name(), rub.Hash)
+	rows, err := LoadScores(g.ctx, g.st, g.j.Name(), g.rub.Hash)
 	if err != nil {
-		return rep, err
+		return err
 	}
 	kept := rows[:0]
 	for _, r := range rows {
@@ -497,11 +564,8 @@ func Run(ctx context.Context, st *store.Store, cfg Config, runs []RunLogs) (*Rep
 			kept = append(kept, r)
 		}
 	}
-	rep.Profiles = Aggregate(kept, rub)
-	addFailedRuns(&rep.Profiles, all, rub, JudgeLabel{j.Name(), j.Kind()})
-	sort.Strings(rep.Unstored)
-	log.Info("judge: done", "judge", rep.Judge, "kind", rep.JudgeKind, "sections", rep.Sections,
-		"cache_hits", rep.CacheHits, "judged", rep.Judged, "errors", rep.Errors, "partial", rep.Partial,
-		"http_calls", rep.HTTPCalls, "tokens", rep.Usage.TotalTokens)
-	return rep, nil
+	g.rep.Profiles = Aggregate(kept, g.rub)
+	addFailedRuns(&g.rep.Profiles, g.all, g.rub, JudgeLabel{g.j.Name(), g.j.Kind()})
+	sort.Strings(g.rep.Unstored)
+	return nil
 }

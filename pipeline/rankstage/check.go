@@ -143,7 +143,15 @@ func check(b *config.Benchmark, rec *paper.Recorded, o *Outcome) *Check {
 	for _, r := range o.Runs {
 		byID[r.Run.ID] = r
 	}
-	a := rec.Appendix
+	ck.checkAppendix(b, rec.Appendix, byID)
+	t3sum := ck.checkSummary(b, rec, byID)
+	ck.checkOverall(b, rec, o, t3sum)
+	return ck
+}
+
+// checkAppendix compares every position, mean rank and percentile of the
+// appendix tables (S1–S20) with the computed ones.
+func (ck *Check) checkAppendix(b *config.Benchmark, a paper.Appendix, byID map[string]*Ranked) {
 	// S1–S20.
 	for _, ar := range a.Runs {
 		id := paper.RunID(a.Setting, a.Backend, ar.Challenge, ar.Agent)
@@ -192,7 +200,12 @@ func check(b *config.Benchmark, rec *paper.Recorded, o *Outcome) *Check {
 		ck.record(x)
 		ck.Cells = append(ck.Cells, CellCheck{Challenge: ar.Challenge, Agent: ar.Agent, Computed: pct, PrintedS: ar.PrintedPercentile})
 	}
-	// Tables 3, 4, 5.
+}
+
+// checkSummary compares the cells of Tables 3, 4 and 5: the primary value
+// printed beside the S-table's and the percentile. It returns the sum of
+// Table 3's printed percentiles per agent.
+func (ck *Check) checkSummary(b *config.Benchmark, rec *paper.Recorded, byID map[string]*Ranked) map[string]float64 {
 	cellIdx := map[string]int{}
 	for i, c := range ck.Cells {
 		cellIdx[c.Challenge+"/"+c.Agent] = i
@@ -216,71 +229,88 @@ func check(b *config.Benchmark, rec *paper.Recorded, o *Outcome) *Check {
 				t3sum[cell.Agent] += v
 			}
 		}
-		// The primary value printed beside the full S-table value.
 		if full && cell.Value != "FAIL" {
-			sv := ""
-			for _, ar := range a.Runs {
-				if ar.Challenge == cell.Challenge && ar.Agent == cell.Agent {
-					sv = ar.Values[c.PrimaryMetric]
-				}
-			}
-			if sv != "" && cell.Setting == a.Setting && cell.Backend == a.Backend {
-				lo1, hi1 := printedInterval(sv)
-				lo2, hi2 := printedInterval(cell.Value)
-				svf, _ := strconv.ParseFloat(sv, 64)
-				same := strconv.FormatFloat(svf, 'f', decimals(cell.Value), 64) == cell.Value
-				overlap := math.Max(lo1, lo2) < math.Min(hi1, hi2)
-				if cell.Table == "3" {
-					ck.Table3Values.add(overlap)
-				}
-				x := base.with(KindValue, sv, cell.Value)
-				switch {
-				case same:
-				case overlap:
-					x.Class, x.Why = ClassRounding, fmt.Sprintf("an unrounded value in [%g, %g) prints as both", math.Max(lo1, lo2), math.Min(hi1, hi2))
-				default:
-					x.Class, x.Why = ClassInconsistency, fmt.Sprintf("the S-table prints %s; no unrounded value prints as both", sv)
-				}
-				ck.record(x)
-			}
+			ck.checkPrimaryValue(rec.Appendix, c, cell, base)
 		}
-		// The percentile.
-		switch {
-		case full:
-			got := rank.FormatPercent(r.Result.ExactPercent(), 0)
-			ok := got == cell.PrintedPercentile
-			if cell.Table == "3" {
-				ck.Table3Percentiles.add(ok)
-			} else {
-				ck.SummaryRows.add(ok)
-			}
-			x := base.with(KindPercentile, got, cell.PrintedPercentile)
-			if !ok {
-				x.Class, x.Why = ClassInconsistency, fmt.Sprintf("S-table values give mean rank %s", pyRound2(r.Result.MeanRank))
-			}
-			ck.record(x)
-		case cell.Value == "FAIL" || r.Result.Status == rank.Fail && !r.Partial:
-			ok := cell.PrintedPercentile == ""
-			if cell.Table == "3" {
-				ck.Table3Percentiles.add(ok)
-			} else {
-				ck.SummaryRows.add(ok)
-			}
-			x := base.with(KindPercentile, "FAIL", cell.PrintedPercentile)
-			if !ok {
-				x.Class, x.Why = ClassInconsistency, "the run failed: "+r.Result.Reason
-			}
-			ck.record(x)
-		default:
-			// Only the 2-decimal primary value is known: which printed percentiles can it reach?
-			class, reach, why := reachable(c, cell)
-			ck.SummaryRows.add(class != ClassInconsistency)
-			x := base.with(KindPercentile, reach, cell.PrintedPercentile)
-			x.Class, x.Why = class, why
-			ck.record(x)
+		ck.checkSummaryPercentile(c, cell, r, base, full)
+	}
+	return t3sum
+}
+
+// checkPrimaryValue compares the primary value printed in a summary cell
+// with the full S-table value it rounds.
+func (ck *Check) checkPrimaryValue(a paper.Appendix, c *config.Challenge, cell paper.Cell, base Comparison) {
+	sv := ""
+	for _, ar := range a.Runs {
+		if ar.Challenge == cell.Challenge && ar.Agent == cell.Agent {
+			sv = ar.Values[c.PrimaryMetric]
 		}
 	}
-	// Overall means.
+	if sv != "" && cell.Setting == a.Setting && cell.Backend == a.Backend {
+		lo1, hi1 := printedInterval(sv)
+		lo2, hi2 := printedInterval(cell.Value)
+		svf, _ := strconv.ParseFloat(sv, 64)
+		same := strconv.FormatFloat(svf, 'f', decimals(cell.Value), 64) == cell.Value
+		overlap := math.Max(lo1, lo2) < math.Min(hi1, hi2)
+		if cell.Table == "3" {
+			ck.Table3Values.add(overlap)
+		}
+		x := base.with(KindValue, sv, cell.Value)
+		switch {
+		case same:
+		case overlap:
+			x.Class, x.Why = ClassRounding, fmt.Sprintf("an unrounded value in [%g, %g) prints as both", math.Max(lo1, lo2), math.Min(hi1, hi2))
+		default:
+			x.Class, x.Why = ClassInconsistency, fmt.Sprintf("the S-table prints %s; no unrounded value prints as both", sv)
+		}
+		ck.record(x)
+	}
+}
+
+// checkSummaryPercentile compares a summary cell's printed percentile with
+// the computed one, or, where only the primary value is recorded, with
+// those it can reach.
+func (ck *Check) checkSummaryPercentile(c *config.Challenge, cell paper.Cell, r *Ranked, base Comparison, full bool) {
+	switch {
+	case full:
+		got := rank.FormatPercent(r.Result.ExactPercent(), 0)
+		ok := got == cell.PrintedPercentile
+		if cell.Table == "3" {
+			ck.Table3Percentiles.add(ok)
+		} else {
+			ck.SummaryRows.add(ok)
+		}
+		x := base.with(KindPercentile, got, cell.PrintedPercentile)
+		if !ok {
+			x.Class, x.Why = ClassInconsistency, fmt.Sprintf("S-table values give mean rank %s", pyRound2(r.Result.MeanRank))
+		}
+		ck.record(x)
+	case cell.Value == "FAIL" || r.Result.Status == rank.Fail && !r.Partial:
+		ok := cell.PrintedPercentile == ""
+		if cell.Table == "3" {
+			ck.Table3Percentiles.add(ok)
+		} else {
+			ck.SummaryRows.add(ok)
+		}
+		x := base.with(KindPercentile, "FAIL", cell.PrintedPercentile)
+		if !ok {
+			x.Class, x.Why = ClassInconsistency, "the run failed: "+r.Result.Reason
+		}
+		ck.record(x)
+	default:
+		// Only the 2-decimal primary value is known: which printed percentiles can it reach?
+		class, reach, why := reachable(c, cell)
+		ck.SummaryRows.add(class != ClassInconsistency)
+		x := base.with(KindPercentile, reach, cell.PrintedPercentile)
+		x.Class, x.Why = class, why
+		ck.record(x)
+	}
+}
+
+// checkOverall compares each agent's printed overall mean percentile with
+// the exact mean and with the paper's method (the mean of Table 3's
+// whole-number percentiles), explaining a difference where it can.
+func (ck *Check) checkOverall(b *config.Benchmark, rec *paper.Recorded, o *Outcome, t3sum map[string]float64) {
 	for _, ov := range rec.Summary.Overall {
 		var g *Group
 		for _, x := range o.Groups {
@@ -309,25 +339,7 @@ func check(b *config.Benchmark, rec *paper.Recorded, o *Outcome) *Check {
 		var x Comparison
 		switch {
 		case g.NPartial > 0:
-			lo, hi := 100*g.OverallLo, 100*g.OverallHi
-			x = base.with(KindOverall, fmt.Sprintf("%.2f–%.2f%%", lo, hi), ov.Printed)
-			var sum float64
-			var n int
-			for _, cell := range rec.Summary.Cells {
-				if cell.Table == ov.Table && cell.Setting == ov.Setting && cell.Backend == ov.Backend && cell.Agent == ov.Agent {
-					v, _ := strconv.ParseFloat(strings.TrimSuffix(cell.PrintedPercentile, "%"), 64)
-					sum += v
-					n++
-				}
-			}
-			switch {
-			case n > 0 && math.Abs(sum/float64(n)-printedV) < 1e-9:
-				x.Class, x.Why = ClassUndetermined, fmt.Sprintf("%d of %d challenges have only the primary metric recorded; the printed value is the mean of the table's %d printed whole-number percentiles, each consistent with its recorded value", g.NPartial, g.NChallenges, n)
-			case printedV >= lo-1e-9 && printedV <= hi+1e-9:
-				x.Class, x.Why = ClassUndetermined, fmt.Sprintf("%d of %d challenges have only the primary metric recorded; the printed value lies in the reachable range", g.NPartial, g.NChallenges)
-			default:
-				x.Class, x.Why = ClassInconsistency, fmt.Sprintf("%d of %d challenges have only the primary metric recorded; the printed value lies outside the reachable range", g.NPartial, g.NChallenges)
-			}
+			x = partialOverall(base, g, rec, ov, printedV)
 		case fmt.Sprintf("%.2f", 100*oc.Exact) == fmt.Sprintf("%.2f", printedV):
 			x = base.with(KindOverall, exact, ov.Printed)
 		case pm == ov.Printed || fmt.Sprintf("%.2f", 100*oc.PaperMethod) == fmt.Sprintf("%.2f", printedV):
@@ -347,7 +359,32 @@ func check(b *config.Benchmark, rec *paper.Recorded, o *Outcome) *Check {
 		}
 		ck.record(x)
 	}
-	return ck
+}
+
+// partialOverall explains an overall mean over challenges of which some
+// have only the primary metric recorded: the printed value is compared with
+// the mean of the table's printed percentiles and with the reachable range.
+func partialOverall(base Comparison, g *Group, rec *paper.Recorded, ov paper.OverallRow, printedV float64) Comparison {
+	lo, hi := 100*g.OverallLo, 100*g.OverallHi
+	x := base.with(KindOverall, fmt.Sprintf("%.2f–%.2f%%", lo, hi), ov.Printed)
+	var sum float64
+	var n int
+	for _, cell := range rec.Summary.Cells {
+		if cell.Table == ov.Table && cell.Setting == ov.Setting && cell.Backend == ov.Backend && cell.Agent == ov.Agent {
+			v, _ := strconv.ParseFloat(strings.TrimSuffix(cell.PrintedPercentile, "%"), 64)
+			sum += v
+			n++
+		}
+	}
+	switch {
+	case n > 0 && math.Abs(sum/float64(n)-printedV) < 1e-9:
+		x.Class, x.Why = ClassUndetermined, fmt.Sprintf("%d of %d challenges have only the primary metric recorded; the printed value is the mean of the table's %d printed whole-number percentiles, each consistent with its recorded value", g.NPartial, g.NChallenges, n)
+	case printedV >= lo-1e-9 && printedV <= hi+1e-9:
+		x.Class, x.Why = ClassUndetermined, fmt.Sprintf("%d of %d challenges have only the primary metric recorded; the printed value lies in the reachable range", g.NPartial, g.NChallenges)
+	default:
+		x.Class, x.Why = ClassInconsistency, fmt.Sprintf("%d of %d challenges have only the primary metric recorded; the printed value lies outside the reachable range", g.NPartial, g.NChallenges)
+	}
+	return x
 }
 
 // WhyReachable is the reason given for a primary-only row whose printed

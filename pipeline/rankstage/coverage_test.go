@@ -15,10 +15,10 @@ import (
 	"testing"
 
 	"github.com/rexmle/rexmle/pipeline/challenge"
-	_ "github.com/rexmle/rexmle/pipeline/challenges/dentex"       // COCO AP
-	_ "github.com/rexmle/rexmle/pipeline/challenges/panthertask1" // RMSE
-	_ "github.com/rexmle/rexmle/pipeline/challenges/sega"         // medians
-	_ "github.com/rexmle/rexmle/pipeline/challenges/topcowt1t1"   // pooled F1
+	_ "github.com/rexmle/rexmle/pipeline/challenges/dentex"        // COCO AP
+	_ "github.com/rexmle/rexmle/pipeline/challenges/panthercommon" // RMSE
+	_ "github.com/rexmle/rexmle/pipeline/challenges/sega"          // medians
+	_ "github.com/rexmle/rexmle/pipeline/challenges/topcowcommon"  // pooled F1
 	"github.com/rexmle/rexmle/pipeline/config"
 	"github.com/rexmle/rexmle/pipeline/rank"
 	"github.com/rexmle/rexmle/pipeline/store"

@@ -13,9 +13,7 @@ import (
 	"github.com/rexmle/rexmle/pipeline/challenge/challengetest"
 	"github.com/rexmle/rexmle/pipeline/challenges/cellseg"
 	"github.com/rexmle/rexmle/pipeline/challenges/puma"
-	"github.com/rexmle/rexmle/pipeline/challenges/topbrain1"
-	"github.com/rexmle/rexmle/pipeline/challenges/topcowt1t1"
-	"github.com/rexmle/rexmle/pipeline/challenges/topcowt1t3"
+	"github.com/rexmle/rexmle/pipeline/challenges/topcowcommon"
 	"github.com/rexmle/rexmle/pipeline/store"
 )
 
@@ -38,7 +36,7 @@ func TestPooledMetricsGetIntervals(t *testing.T) {
 		res *challenge.Result
 	}
 	var runs []graded
-	for _, c := range []challenge.Challenge{topcowt1t1.Challenge, topcowt1t3.Challenge, topbrain1.Challenge, puma.Track1Task1, cellseg.Challenge{}} {
+	for _, c := range []challenge.Challenge{topcowcommon.New(topcowcommon.TopCoWT1T1), topcowcommon.New(topcowcommon.TopCoWT1T3), topcowcommon.New(topcowcommon.TopBrain1), puma.Track1Task1, cellseg.Challenge{}} {
 		p := challengetest.Prepare(t, c, 1)
 		base := p.Submit(t, "baseline", func(ctx context.Context, out string) error {
 			return c.Baseline(ctx, p.Public(), out, io.Discard)

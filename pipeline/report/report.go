@@ -24,6 +24,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/rexmle/rexmle/pipeline/fsutil"
 	"github.com/rexmle/rexmle/pipeline/workpool"
 
 	_ "github.com/rexmle/rexmle/pipeline/challenges/all" // register every challenge: metric cards and quirks
@@ -297,13 +298,7 @@ func writeFile(path string, b []byte) error {
 	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, b) {
 		return nil
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+	return fsutil.WriteFile(path, b, 0o644)
 }
 
 // tables lists every table with an ID, in page order.

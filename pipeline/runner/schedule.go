@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"sync"
 	"time"
+
+	"github.com/rexmle/rexmle/pipeline/fsutil"
 )
 
 // Pending splits jobs into those still to run and how many finished runs
@@ -269,7 +271,7 @@ func NotStarted(j *Job, why string) (*Info, error) {
 	}
 	os.Remove(filepath.Join(j.RunDir, "telemetry.jsonl"))
 	msg := fmt.Sprintf("rexmle: run %s was not started: %s\n", j.ID(), why)
-	if err := os.WriteFile(filepath.Join(j.RunDir, "logs", "console.log"), []byte(msg), 0o644); err != nil {
+	if err := fsutil.WriteFile(filepath.Join(j.RunDir, "logs", "console.log"), []byte(msg), 0o644); err != nil {
 		return in, fmt.Errorf("record %s as not started: %w", j.ID(), err)
 	}
 	if err := writeInfo(j.RunDir, in); err != nil {

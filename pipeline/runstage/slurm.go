@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rexmle/rexmle/pipeline/fsutil"
 	"github.com/rexmle/rexmle/pipeline/runner"
 	"github.com/rexmle/rexmle/pipeline/runner/record"
 	"github.com/rexmle/rexmle/pipeline/runner/slurm"
@@ -106,7 +107,7 @@ func runSlurm(ctx context.Context, e *env, rec *record.Recorder, jobs []*runner.
 			return err
 		}
 		path := filepath.Join(dir, "array.sbatch")
-		if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
+		if err := fsutil.WriteFile(path, []byte(script), 0o755); err != nil {
 			return err
 		}
 		if e.opt.DryRun {
@@ -128,7 +129,7 @@ func runSlurm(ctx context.Context, e *env, rec *record.Recorder, jobs []*runner.
 		ids[i] = a.id
 	}
 	if b, err := json.Marshal(ids); err == nil {
-		os.WriteFile(activeFile, b, 0o644)
+		fsutil.WriteFile(activeFile, b, 0o644)
 	}
 	start := time.Now()
 	notDone := 0

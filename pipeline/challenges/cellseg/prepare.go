@@ -139,41 +139,6 @@ func (Challenge) Prepare(ctx context.Context, rawDir, dataDir string) error {
 	return challenge.WriteFileAtomic(filepath.Join(pub, "description.md"), []byte(description))
 }
 
-const description = `# NeurIPS 2022 Cell Segmentation: cell instances in multi-modality microscopy
-
-Microscopy images of cells from several modalities (brightfield, fluorescence,
-phase contrast, differential interference contrast) and tissues. Outline every
-cell as a separate instance.
-
-## Data
-
-- ` + "`train/images/<image file>`" + ` — training images in mixed formats (PNG, TIFF, BMP,
-  JPEG; grey or colour; sizes differ).
-- ` + "`train/labels/<id>_label.tiff`" + ` — instance masks: 16-bit single-channel TIFF,
-  0 = background, each cell one positive value.
-- ` + "`test/images/<image file>`" + ` — the images to segment.
-- ` + "`sample_submission.csv`" + ` — one row per test image (an id may appear twice when two
-  source images share a name; submit both rows).
-
-## Submission
-
-` + "`submission.csv`" + ` with columns ` + "`image_id`" + ` and ` + "`predicted_mask_path`" + ` (path relative to
-the submission folder, e.g. ` + "`predictions/<image_id>_label.tiff`" + `), one row per test image.
-Each mask is a single-channel integer image (16- or 32-bit TIFF, or PNG) of
-the same size as its image: 0 background, one positive value per cell
-(negative values are invalid). A mask of another size is resized to the
-image size by nearest neighbour after a cast to 16 bits.
-
-## Metric
-
-Cells touching the 2-pixel border of the image are ignored in both truth and
-prediction. Predicted and true cells are matched one-to-one (Hungarian
-matching on IoU); a pair is a hit when IoU ≥ t. Per image,
-F1 = 2·precision·recall/(precision+recall) (0 when there is no hit). The
-scores are the mean per-image F1 at t = 0.5, 0.6, 0.7, 0.8 and 0.9
-(columns f1_0.5 … f1_0.9).
-`
-
 // sortStable orders pairs by image id; pairs with the same id keep their
 // enumeration order (the split depends on it).
 func sortStable(all []Pair) {

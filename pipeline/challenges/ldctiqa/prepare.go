@@ -130,37 +130,3 @@ func (Challenge) Prepare(ctx context.Context, rawDir, dataDir string) error {
 	}
 	return challenge.WriteFileAtomic(filepath.Join(pub, "description.md"), []byte(description))
 }
-
-const description = `# Low-dose CT perceptual image quality assessment (LDCT-IQA)
-
-## Task
-Each image is a single abdominal low-dose CT slice (soft-tissue window,
-width 350 / level 40 HU), degraded to a varying degree by sparse-view
-streak artefacts and noise. Several radiologists rated every slice for
-diagnostic quality; the label is their mean rating, a number between 0
-(unusable) and 4 (excellent). Predict that mean rating for every test slice.
-No reference (clean) image is given: this is no-reference quality assessment.
-
-## Files
-- ` + "`train/images/<image_id>.tif`" + ` — training slices (single-channel TIFF).
-- ` + "`train_labels.csv`" + ` — columns ` + "`image_id`" + ` and ` + "`quality_score`" + ` for the training slices.
-- ` + "`test/images/<image_id>.tiff`" + ` — test slices (note the ` + "`.tiff`" + ` extension).
-- ` + "`sample_submission.csv`" + ` — the expected submission layout, one row per scored test slice.
-
-## Submission
-A single file ` + "`submission.csv`" + ` with a header and the columns
-` + "`image_id`" + ` (the test file name without ` + "`.tiff`" + `) and ` + "`quality_score`" + ` (a finite
-number). Every id of the sample submission must appear exactly once; extra ids
-are ignored. No other files are needed.
-
-## Evaluation
-Predictions are joined with the truth on ` + "`image_id`" + ` and correlated over the whole
-test set:
-- PLCC: absolute Pearson linear correlation;
-- SROCC: absolute Spearman rank correlation (tied values share their average rank);
-- KROCC: absolute Kendall rank correlation, tau-b (tie-corrected).
-
-The leaderboard score is PLCC + SROCC + KROCC (best 3). Only the ordering and
-linear agreement matter, not the scale. A constant prediction has no defined
-correlation and scores NaN, which ranks below every team.
-`

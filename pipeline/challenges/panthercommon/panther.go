@@ -3,7 +3,7 @@
 // MR-Linac MRI), which share one reference grader: volumetric Dice, surface
 // Dice at 5 mm, HD95 and MASD on DeepMind surface distances, and the RMSE of
 // the tumour-burden error, with the voxel spacing read from the prediction
-// file. The packages panthertask1 and panthertask2 register the two tasks.
+// file. The package registers the two tasks from its table, Variants.
 package panthercommon
 
 import (

@@ -48,12 +48,10 @@ var (
 	Track2Task2 = Challenge{id: "puma-track2-task2", track: 2, task: Nuclei}
 )
 
-func init() {
-	challenge.Register(Track1Task1)
-	challenge.Register(Track1Task2)
-	challenge.Register(Track2Task1)
-	challenge.Register(Track2Task2)
-}
+// Variants is the family's table, registered in this order.
+var Variants = []Challenge{Track1Task1, Track1Task2, Track2Task1, Track2Task2}
+
+func init() { challenge.RegisterFamily("puma", Variants) }
 
 // ID is the reference challenge id.
 func (c Challenge) ID() string { return c.id }

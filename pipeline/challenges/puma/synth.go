@@ -15,6 +15,7 @@ import (
 
 	"github.com/rexmle/rexmle/metrics/polygon"
 	"github.com/rexmle/rexmle/pipeline/challenge"
+	"github.com/rexmle/rexmle/pipeline/fsutil"
 )
 
 // Raw layout (inside the shared PUMA folder).
@@ -283,7 +284,7 @@ func (c Challenge) Synthesize(ctx context.Context, rawDir string, seed int64, si
 		synthMu.Unlock()
 	}
 	for _, rel := range sortedKeys(files) {
-		if err := os.WriteFile(filepath.Join(rawDir, rel), files[rel], 0o644); err != nil {
+		if err := fsutil.WriteFile(filepath.Join(rawDir, rel), files[rel], 0o644); err != nil {
 			return err
 		}
 	}

@@ -2,7 +2,6 @@ package topcowcommon
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/rexmle/rexmle/pipeline/challenge"
 )
@@ -117,74 +116,6 @@ func (c Challenge) quirks() []challenge.Quirk {
 			Reference: "every metric is computed on the whole volume",
 			Official:  "GT and prediction are first cropped to the case's CoW ROI box (kept in private/test/roi by Prepare when the archive has it)"},
 	}
-}
-
-// description writes the task description the agent reads.
-func (c Challenge) description(nTrain, nTest int) string {
-	var b strings.Builder
-	mod := c.ModalityName()
-	fmt.Fprintf(&b, "# %s\n\n", c.Name)
-	if c.Family == TopBrain {
-		n := 40
-		if c.Modality == "mr" {
-			n = 42
-		}
-		fmt.Fprintf(&b, "Segment the brain arteries%s of %s volumes into %d anatomical classes (TopBrain 2025).\n\n", map[bool]string{true: " and major veins", false: " (including external carotid branches)"}[c.Modality == "ct"], mod, n)
-	} else {
-		fmt.Fprintf(&b, "Circle of Willis (CoW) analysis on %s volumes of the head (TopCoW 2024). ", mod)
-		switch c.Task {
-		case Segmentation:
-			b.WriteString("Segment the CoW arteries into 13 classes.\n\n")
-		case Box:
-			b.WriteString("Locate the CoW region of interest with one 3-D box per volume.\n\n")
-		case Edges:
-			b.WriteString("Classify which of the eight CoW edges (communicating arteries and A1/P1 segments) exist in each volume.\n\n")
-		}
-	}
-	fmt.Fprintf(&b, "## Data\n\n%d training and %d test cases. Volumes are gzipped NIfTI (`.nii.gz`, int16, LPS orientation, anisotropic millimetre spacing in the header).\n\n", nTrain, nTest)
-	b.WriteString("- `train/images/topcow_<m>_<id>_0000.nii.gz`: training volumes\n")
-	switch c.Task {
-	case Segmentation:
-		b.WriteString("- `train/labels/topcow_<m>_<id>.nii.gz`: label maps (uint8), same grid as the image; note: no `_0000` in label names\n")
-	case Box:
-		b.WriteString("- `train/labels/topcow_<m>_<id>.txt`: ROI boxes, three lines: a header, `Size (Voxels): sx sy sz`, `Location (Voxels): lx ly lz`\n")
-	case Edges:
-		b.WriteString("- `train/labels/topcow_<m>_<id>.yml`: edge lists, mappings `anterior` (L-A1, Acom, 3rd-A2, R-A1) and `posterior` (L-Pcom, L-P1, R-P1, R-Pcom) of 0/1 values\n")
-	}
-	b.WriteString("- `test/images/topcow_<m>_<id>_0000.nii.gz`: test volumes to predict\n")
-	fmt.Fprintf(&b, "- `sample_submission.csv`: the expected submission rows (`<m>` is `%s`)\n\n", c.Modality)
-	if c.Task == Segmentation {
-		if c.Family == TopBrain {
-			b.WriteString("Labels: 1 BA, 2/3 R/L-P1P2, 4/6 R/L-ICA, 5/7 R/L-M1, 8/9 R/L-Pcom, 10 Acom, 11/12 R/L-A1A2, 13/14 R/L-A3, 15 3rd-A2, 16 3rd-A3, 17/19 R/L-M2, 18/20 R/L-M3, 21/22 R/L-P3P4, 23/24 R/L-VA, 25/26 R/L-SCA, 27/28 R/L-AICA, 29/30 R/L-PICA, 31/32 R/L-AChA, 33/34 R/L-OA, ")
-			if c.Modality == "ct" {
-				b.WriteString("35 VoG, 36 StS, 37 ICVs, 38/39 R/L-BVR, 40 SSS.\n\n")
-			} else {
-				b.WriteString("35/36 R/L-ECA, 37/38 R/L-STA, 39/40 R/L-MaxA, 41/42 R/L-MMA.\n\n")
-			}
-		} else {
-			b.WriteString("Labels: 0 background, 1 BA, 2 R-PCA, 3 L-PCA, 4 R-ICA, 5 R-MCA, 6 L-ICA, 7 L-MCA, 8 R-Pcom, 9 L-Pcom, 10 Acom, 11 R-ACA, 12 L-ACA, 15 3rd-A2 (13 and 14 unused).\n\n")
-		}
-	}
-	b.WriteString("## Submission\n\n")
-	fmt.Fprintf(&b, "Write `submission.csv` with columns `image_id` (the 3-digit id, e.g. `001`), `modality` (`%s`) and `%s`, one row per test case, plus the files it names (paths relative to the submission folder).\n\n", mod, c.pathColumn())
-	switch c.Task {
-	case Segmentation:
-		b.WriteString("Each prediction is a 3-D NIfTI label map on the test image's grid (same size; integer labels). A map of another size is resampled onto the image grid with nearest neighbour; labels are cast to 8 bits.\n\n")
-	case Box:
-		b.WriteString("Each prediction is a JSON file `{\"size\": [sx, sy, sz], \"location\": [lx, ly, lz]}` (or a `.txt` in the training-label format): `size` in voxels along the image x, y, z axes and `location` the 0-based index of the box's minimum corner (not its centre).\n\n")
-	case Edges:
-		b.WriteString("Each prediction is a JSON file `{\"anterior\": {\"L-A1\": 0|1, \"Acom\": …, \"3rd-A2\": …, \"R-A1\": …}, \"posterior\": {\"L-Pcom\": …, \"L-P1\": …, \"R-P1\": …, \"R-Pcom\": …}}` with exactly these keys and integer 0/1 values (a `.yml` like the training labels also works). Write integers: 1.0 or true do not count as 1.\n\n")
-	}
-	b.WriteString("## Metrics\n\n")
-	for _, m := range c.Metrics() {
-		dir := "higher is better"
-		if m.Direction == down {
-			dir = "lower is better"
-		}
-		fmt.Fprintf(&b, "- `%s` (%s): %s\n", m.Name, dir, m.Card)
-	}
-	b.WriteString("\nEach metric is ranked against the challenge leaderboard; the score is the mean rank position.\n")
-	return b.String()
 }
 
 // Quirks lists where the reference grader departs from the official

@@ -1,13 +1,15 @@
 // Package topcowcommon implements the eight TopCoW 2024 and TopBrain 2025
 // challenges of ReX-MLE (CTA and MRA; segmentation, ROI box detection and
 // Circle-of-Willis variant classification). One Challenge value, configured
-// per challenge id, does everything; the small packages topcowt1t1 …
-// topbrain2 register one each.
+// per challenge id, does everything; the package registers the two families
+// from its table, Variants.
 package topcowcommon
 
 import (
 	"fmt"
 	"path/filepath"
+
+	"github.com/rexmle/rexmle/pipeline/challenge"
 )
 
 // Family is the challenge family.
@@ -52,6 +54,23 @@ var (
 	TopBrain1  = Config{"topbrain-track1", "TopBrain Track 1 - CTA Multiclass Brain Vessel Segmentation", TopBrain, "ct", Segmentation}
 	TopBrain2  = Config{"topbrain-track2", "TopBrain Track 2 - MRA Multiclass Brain Vessel Segmentation", TopBrain, "mr", Segmentation}
 )
+
+// Variants is the table of the eight challenges, registered in this order
+// as two families, "topcow" (TopCoW 2024) and "topbrain" (TopBrain 2025).
+var Variants = []Config{TopCoWT1T1, TopCoWT1T2, TopCoWT1T3, TopCoWT2T1, TopCoWT2T2, TopCoWT2T3, TopBrain1, TopBrain2}
+
+func init() {
+	var topcow, topbrain []Challenge
+	for _, c := range Variants {
+		if c.Family == TopBrain {
+			topbrain = append(topbrain, New(c))
+		} else {
+			topcow = append(topcow, New(c))
+		}
+	}
+	challenge.RegisterFamily("topcow", topcow)
+	challenge.RegisterFamily("topbrain", topbrain)
+}
 
 // ModalityName is "CTA" or "MRA", the value of the CSV modality column.
 func (c Config) ModalityName() string {

@@ -140,36 +140,3 @@ func (Challenge) Prepare(ctx context.Context, rawDir, dataDir string) error {
 	}
 	return challenge.WriteFileAtomic(filepath.Join(pub, "description.md"), []byte(description))
 }
-
-const description = `# USenhance — ultrasound image enhancement
-
-## Task
-Each pair shows the same anatomy (thyroid, carotid artery, liver, breast or
-kidney) imaged twice: once with a low-cost handheld ultrasound probe (low
-quality: speckle, blur, poor contrast) and once with a high-end hospital
-scanner (high quality). Learn to turn a low-quality B-mode image into the
-corresponding high-quality one.
-
-## Files
-- ` + "`train/low_quality/<image_id>.png`" + ` and ` + "`train/high_quality/<image_id>.png`" + ` — training pairs
-  (8-bit grey-scale PNG, same name in both folders; ids are ` + "`<organ>_<name>`" + `).
-- ` + "`test/low_quality/<image_id>.png`" + ` — the images to enhance.
-- ` + "`sample_submission.csv`" + ` — the expected submission layout.
-
-## Submission
-- ` + "`submission.csv`" + ` with columns ` + "`image_id`" + ` and ` + "`enhanced_image_path`" + ` (path relative to the
-  submission folder, e.g. ` + "`enhanced/<image_id>.png`" + `), one row per test image.
-- The enhanced images: grey-scale PNG (colour images are converted to grey),
-  ideally the same size as the input; other sizes are resized bilinearly to
-  the truth's size before scoring.
-
-## Evaluation
-For every test image the enhanced image E is compared with the high-quality
-image T, then each metric is averaged over the test images (all higher is better):
-- LNCC: local normalised cross-correlation over 11×11 windows of the min-max
-  normalised images, averaged over pixels where both images vary locally;
-- SSIM: structural similarity (7×7 uniform window), data range
-  max(E, T) − min(E, T) taken over both images;
-- PSNR in dB with the same joint data range (an exact copy of the truth gives +∞).
-The test pairs are a held-out fifth of the challenge's training pairs.
-`

@@ -1,0 +1,8 @@
+package usenhance
+
+import _ "embed"
+
+// description is the agent-facing description.md.
+//
+//go:embed description.md
+var description string
