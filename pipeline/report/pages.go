@@ -73,7 +73,7 @@ func (s *site) reproductionPage() ([]*page, error) {
 			continue
 		}
 		b, bc, _ := c.badge()
-		t.Rows = append(t.Rows, row{Cells: []cell{{Text: c.where()}, {Text: c.Computed, Class: "num"}, {Text: c.Printed, Class: "num"}, {Text: c.Class, Badge: b, BadgeClass: bc}, {Text: c.Why}}})
+		t.Rows = append(t.Rows, row{ID: c.anchor(), Cells: []cell{{Text: c.where()}, {Text: c.Computed, Class: "num"}, {Text: c.Printed, Class: "num"}, {Text: c.Class, Badge: b, BadgeClass: bc}, {Text: c.Why}}})
 	}
 	dis.Tables = []*table{t}
 	if len(t.Rows) == 0 {

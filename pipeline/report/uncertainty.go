@@ -143,7 +143,7 @@ func whyNoCI(source, note string) string {
 	case note != "":
 		return note
 	case source == "paper":
-		return "paper row: no per-case values recorded"
+		return "the paper records no per-case values for its runs, so there is nothing to resample"
 	}
 	return noBootNote
 }
@@ -187,14 +187,26 @@ func ciNote(bars []pctBar, why map[string]int) string {
 			n++
 		}
 	}
-	var parts []string
-	for w, k := range why {
-		parts = append(parts, fmt.Sprintf("%d: %s", k, w))
+	reasons := make([]string, 0, len(why))
+	for w := range why {
+		reasons = append(reasons, w)
 	}
-	sort.Strings(parts)
-	txt := fmt.Sprintf("Error bars: the 95 %% case-level bootstrap interval (percentile method), on %d of %d bar(s).", n, len(bars))
-	if len(parts) > 0 {
-		txt += " Without an interval — " + strings.Join(parts, "; ") + "."
+	sort.Strings(reasons)
+	if n == 0 && len(reasons) == 1 {
+		return "No bar has an error bar: " + reasons[0] + "."
+	}
+	var txt string
+	if n == len(bars) {
+		txt = fmt.Sprintf("Each bar's error bar is its 95 %% case-level bootstrap interval (percentile method).")
+	} else {
+		txt = fmt.Sprintf("Error bars are 95 %% case-level bootstrap intervals (percentile method), drawn on %d of the %d bars.", n, len(bars))
+	}
+	for _, w := range reasons {
+		if why[w] == 1 {
+			txt += " One bar has none: " + w + "."
+		} else {
+			txt += fmt.Sprintf(" %d bars have none: %s.", why[w], w)
+		}
 	}
 	return txt
 }

@@ -205,7 +205,7 @@ func TestUncertaintyOnSite(t *testing.T) {
 		t.Errorf("%d fetched configurations, %d error bars; want 2 and 2", nReal, len(bars))
 	}
 	idx, _ := os.ReadFile(filepath.Join(site, "index.html"))
-	if !strings.Contains(string(idx), "paper row: no per-case values recorded") {
+	if !strings.Contains(string(idx), "the paper records no per-case values for its runs") {
 		t.Error("Figure 1 does not say why the paper's bars have no interval")
 	}
 	// Challenge pages: the stored per-challenge intervals.
