@@ -850,11 +850,15 @@ func (s *site) challengeLead(c *config.Challenge, runs []*runData) string {
 	if len(best) == 0 {
 		return "No comparable run on " + c.ShortName + " is fully ranked: every one failed or has only its primary metric recorded."
 	}
-	who := best[0]
-	if len(best) > 1 {
-		who = fmt.Sprintf("%s and %d other configuration(s)", best[0], len(best)-1)
+	var msg string
+	switch {
+	case bestPct == 0:
+		msg = fmt.Sprintf("Every agent configuration ranked here is at the 0th percentile, below every human team (%d configuration(s))", len(best))
+	case len(best) > 1:
+		msg = fmt.Sprintf("Best agents here: %s at the %s percentile of the human teams", strings.Join(best, ", "), ordinal(bestPct))
+	default:
+		msg = fmt.Sprintf("Best agent here: %s at the %s percentile of the human teams (%s %s)", best[0], ordinal(bestPct), metric, fmtValue(bestVal, bestOK, dec))
 	}
-	msg := fmt.Sprintf("Best agent here: %s at the %s percentile of the human teams (%s %s)", who, ordinal(bestPct), metric, fmtValue(bestVal, bestOK, dec))
 	if top, _, ok := topHuman(c); ok {
 		hv, hok := top.Values[c.PrimaryMetric]
 		msg += fmt.Sprintf("; the top human team, %s, has %s %s", top.Team, metric, fmtValue(hv, hok, dec))

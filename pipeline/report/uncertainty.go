@@ -137,13 +137,17 @@ func ciText(lo, hi float64, digits int) string {
 	return fmt.Sprintf("%.*f–%.*f %%", digits, 100*lo, digits, 100*hi)
 }
 
+// paperNoCI is why the paper's runs have no interval, in words (the rank
+// stage stores the same sentence as the note of their bootstrap rows).
+const paperNoCI = "the paper records no per-case values for its runs, so there is nothing to resample"
+
 // whyNoCI is the reason a configuration (or its challenge) has no interval.
 func whyNoCI(source, note string) string {
 	switch {
 	case note != "":
 		return note
 	case source == "paper":
-		return "the paper records no per-case values for its runs, so there is nothing to resample"
+		return paperNoCI
 	}
 	return noBootNote
 }
@@ -296,7 +300,7 @@ func (s *site) challengeUncertainty(c *config.Challenge) []*section {
 		smallNNote, humanBoardNote}
 	sec.Tables = s.intervalTables("int-"+c.ID, c, runs, dec)
 	if nPaper > 0 {
-		sec.Paragraphs = append(sec.Paragraphs, fmt.Sprintf("The paper's %d recorded run(s) on this challenge have no intervals: paper row: no per-case values recorded.", nPaper))
+		sec.Paragraphs = append(sec.Paragraphs, fmt.Sprintf("The paper's %d recorded run(s) on this challenge have no intervals: %s.", nPaper, paperNoCI))
 	}
 	if len(runs) == 0 {
 		sec.Paragraphs = append(sec.Paragraphs, "No run graded by rexmle on the real data of this challenge yet.")
