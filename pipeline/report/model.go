@@ -73,6 +73,9 @@ type table struct {
 type row struct {
 	ID    string // an anchor (permalink) on the row
 	Class string
+	// Group, when set, makes the row a heading across the table (Table 3's
+	// "Segmentation Tasks"); it has no cells and is not in the downloads.
+	Group string
 	Cells []cell
 	Data  []any
 }

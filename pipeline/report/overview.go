@@ -508,7 +508,7 @@ func printedCell(v, pct string) string {
 func (s *site) table3Section() *section {
 	gs := s.table3Groups()
 	t := &table{ID: "table3", Class: "compact", Caption: "Primary metric value · percentile per challenge (Table 3 equivalent; synthetic runs excluded)",
-		Head: []string{"Challenge", "Metric", "Human (top team)"}, DataHead: []string{"challenge", "metric", "human_value", "human_pct"}}
+		Head: []string{"Challenge", "Metric", "Human (top team's value)"}, DataHead: []string{"challenge", "metric", "human_value", "human_pct"}}
 	for _, g := range gs {
 		t.Head = append(t.Head, s.label(g.groupKey))
 		k := groupSlug(g.groupKey)
@@ -517,7 +517,12 @@ func (s *site) table3Section() *section {
 			t.DataHead = append(t.DataHead, k+":paper_value", k+":paper_pct", k+":check")
 		}
 	}
+	lastCat := ""
 	for _, c := range s.b.Challenges {
+		if c.Category != lastCat {
+			lastCat = c.Category
+			t.Rows = append(t.Rows, row{Group: categoryTitle(c.Category)})
+		}
 		metric := c.PrimaryLabel
 		if metric == "" {
 			metric = c.PrimaryMetric
@@ -533,7 +538,7 @@ func (s *site) table3Section() *section {
 			hv, hok = top.Values[c.PrimaryMetric]
 		}
 		rw := row{Cells: []cell{{Text: c.ShortName, Href: "challenges/" + c.ID + ".html"}, {Text: metric},
-			{Text: fmtValue(hv, hok, 2) + " · 100%", Class: "num", Sort: sortKey(hv)}},
+			{Text: fmtValue(hv, hok, 2), Class: "num", Sort: sortKey(hv)}},
 			Data: []any{c.ID, c.PrimaryMetric, valNum(hv, hok), 100}}
 		for _, g := range gs {
 			cv := s.cellOf(g, c.ID, c.PrimaryMetric, "3")
@@ -571,7 +576,7 @@ func (s *site) table3Section() *section {
 		t.Rows = append(t.Rows, rw)
 	}
 	// The overall row.
-	orow := row{Class: "agent", Cells: []cell{{Text: "Overall mean percentile"}, {Text: ""}, {Text: "100%", Class: "num"}}, Data: []any{"overall", "", nil, 100}}
+	orow := row{Class: "agent", Cells: []cell{{Text: "Overall mean percentile"}, {Text: ""}, {Text: "–", Class: "num"}}, Data: []any{"overall", "", nil, 100}}
 	for _, g := range gs {
 		ce := cell{Text: fmtFrac(g.Overall, 2), Class: "num", Sort: sortKey(g.Overall)}
 		data := []any{nil, pctNum(g.Overall), nil, nil, nil}
@@ -601,6 +606,23 @@ func (s *site) table3Section() *section {
 	return &section{ID: "table3", Title: "Per challenge (paper Table 3)",
 		Paragraphs: []string{"Each cell is the primary metric value (2 decimals, as the paper prints it) and the whole-number percentile, half-up from the exact position sum, computed from the stored values. The mark beside a paper configuration's cell is the reproduction check of both the value and the percentile (✓ matches, ≈ rounding, ? undetermined, ✗ differs; hover for the reason); where the paper's cell differs it is shown below. The same checks are listed on the Reproduction page. Each cell links to the configuration's page."},
 		Tables:     []*table{t}}
+}
+
+// categoryTitle is a challenge category as the paper's Table 3 heads it.
+func categoryTitle(cat string) string {
+	switch cat {
+	case "segmentation":
+		return "Segmentation Tasks"
+	case "detection":
+		return "Detection Tasks"
+	case "classification":
+		return "Classification Tasks"
+	case "quality":
+		return "Image Quality & Enhancement Tasks"
+	case "":
+		return "Other Tasks"
+	}
+	return strings.ToUpper(cat[:1]) + cat[1:] + " Tasks"
 }
 
 // shortBadge keeps the symbol of a badge, for narrow tables.

@@ -370,7 +370,9 @@ func exportRows(t *table) ([]string, [][]any) {
 	if t.DataHead != nil {
 		recs := make([][]any, 0, len(t.Rows))
 		for _, r := range t.Rows {
-			recs = append(recs, r.Data)
+			if r.Group == "" {
+				recs = append(recs, r.Data)
+			}
 		}
 		return t.DataHead, recs
 	}
@@ -391,6 +393,9 @@ func exportRows(t *table) ([]string, [][]any) {
 	}
 	var recs [][]any
 	for _, r := range t.Rows {
+		if r.Group != "" {
+			continue
+		}
 		var rec []any
 		for i := range t.Head {
 			var c cell
