@@ -598,13 +598,24 @@ func (s *site) printedSTable(c *config.Challenge) *section {
 			rw.Cells = append(rw.Cells, cell{Text: orDash(txt), Class: "num", Printed: n})
 			rw.Data = append(rw.Data, plainValue(v), plainValue(pos))
 		}
-		hv, hok := top.Values[m.Name]
-		ht := fmtValue(hv, hok && hasTop, decimalsOf(firstPrinted(cols[0].pr, m.Name)))
-		if p, ok := res.Positions[m.Name]; ok {
-			ht += " (" + strconv.Itoa(p) + ")"
+		if hp, ok := s.humans[tbl]; ok {
+			v := hp.Values[m.Name]
+			txt, n := v, printedCount(v)
+			if p, ok := hp.PrintedPositions[m.Name]; ok {
+				txt += " (" + strconv.Itoa(p) + ")"
+				n = "2"
+			}
+			rw.Cells = append(rw.Cells, cell{Text: orDash(txt), Class: "num", Printed: n})
+			rw.Data = append(rw.Data, plainValue(v))
+		} else {
+			hv, hok := top.Values[m.Name]
+			ht := fmtValue(hv, hok && hasTop, decimalsOf(firstPrinted(cols[0].pr, m.Name)))
+			if p, ok := res.Positions[m.Name]; ok {
+				ht += " (" + strconv.Itoa(p) + ")"
+			}
+			rw.Cells = append(rw.Cells, cell{Text: ht, Class: "num", Title: "from the leaderboard (top team " + top.Team + "); position computed"})
+			rw.Data = append(rw.Data, valNum(hv, hok && hasTop))
 		}
-		rw.Cells = append(rw.Cells, cell{Text: ht, Class: "num", Title: "from the leaderboard (top team " + top.Team + "); position computed"})
-		rw.Data = append(rw.Data, valNum(hv, hok && hasTop))
 		t.Rows = append(t.Rows, rw)
 	}
 	for _, u := range unranked {
@@ -634,11 +645,16 @@ func (s *site) printedSTable(c *config.Challenge) *section {
 			rw.Cells = append(rw.Cells, cell{Text: orDash(v), Class: "num", Printed: printedCount(v)})
 			rw.Data = append(rw.Data, plainValue(v), nil)
 		}
-		switch k.key {
-		case "mean_rank":
+		hp, printedHuman := s.humans[tbl]
+		hv := map[string]string{"mean_rank": hp.PrintedMeanRank, "percentile": hp.PrintedPercentile, "overall": hp.PrintedOverall}[k.key]
+		switch {
+		case printedHuman:
+			rw.Cells = append(rw.Cells, cell{Text: orDash(hv), Class: "num", Printed: printedCount(hv)})
+			rw.Data = append(rw.Data, plainValue(hv))
+		case k.key == "mean_rank":
 			rw.Cells = append(rw.Cells, cell{Text: fmtMeanRank(res.MeanRank), Class: "num", Title: "computed from the top team's values"})
 			rw.Data = append(rw.Data, valNum(res.MeanRank, res.Status == rank.OK))
-		case "percentile":
+		case k.key == "percentile":
 			rw.Cells = append(rw.Cells, cell{Text: paperTopHumanPct, Class: "num", Printed: "1", Title: "the paper prints 100.0% for the top human team"})
 			rw.Data = append(rw.Data, 100.0)
 		default:
@@ -647,8 +663,12 @@ func (s *site) printedSTable(c *config.Challenge) *section {
 		}
 		t.Rows = append(t.Rows, rw)
 	}
+	humanNote := "The human column is the leaderboard's top team (values from the leaderboard, positions computed): the recorded paper results hold no printed human column for this table."
+	if _, ok := s.humans[tbl]; ok {
+		humanNote = "The human column is the paper's too (its top team, with the positions, mean rank and overall the paper prints for it)."
+	}
 	return &section{ID: "paper", Title: "The paper's Table " + tbl + " as printed",
-		Paragraphs: []string{"Every number the paper prints for this challenge, with the paper's precision: the agents ran 24 h with GPT-5. The human column is the leaderboard's top team (values from the leaderboard, positions computed). The computed equivalent and the reproduction check follow."},
+		Paragraphs: []string{"Every number the paper prints for this challenge, with the paper's precision: the agents ran 24 h with GPT-5. " + humanNote + " The computed results are in the table above."},
 		Tables:     []*table{t}}
 }
 

@@ -144,6 +144,7 @@ func checkReader(t *testing.T, ctx context.Context, url string, pages []string, 
 			t.Errorf("first screen at %d px: %v", vp[0], err)
 			continue
 		}
+		screenShot(t, ctx, filepath.Join(shots, fmt.Sprintf("overview-first-screen-viewport-%d.png", vp[0])))
 		order := []struct {
 			name string
 			s    span
@@ -185,9 +186,6 @@ func checkReader(t *testing.T, ctx context.Context, url string, pages []string, 
 		}
 		for _, l := range f.Links {
 			checkAnchor(t, ctx, url, l)
-		}
-		if vp[0] == 390 {
-			shot(t, ctx, filepath.Join(shots, "overview-first-screen-390-reader.png"))
 		}
 	}
 	// Challenge pages lead with their results at 1440 px.
@@ -233,7 +231,7 @@ func checkReader(t *testing.T, ctx context.Context, url string, pages []string, 
 			}
 		}
 		if p == "challenges/dentex.html" {
-			shot(t, ctx, filepath.Join(shots, "challenge-dentex-first-screen-1440.png"))
+			screenShot(t, ctx, filepath.Join(shots, "challenge-dentex-first-screen-1440.png"))
 		}
 	}
 	// Phones: wide tables keep their first column on screen when scrolled
@@ -270,7 +268,7 @@ func checkReader(t *testing.T, ctx context.Context, url string, pages []string, 
 		if p == "index.html" {
 			// Table 3 scrolled half-way: the challenge column stays.
 			if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(() => { const t = document.getElementById('t-table3'); t.scrollIntoView(); t.parentElement.scrollLeft = t.parentElement.scrollWidth / 2; return true; })()`)); err == nil {
-				shot(t, ctx, filepath.Join(shots, "table3-390-scrolled.png"))
+				screenShot(t, ctx, filepath.Join(shots, "table3-390-scrolled.png"))
 			}
 		}
 	}
@@ -356,4 +354,16 @@ func TestReaderLayout(t *testing.T) {
 	ctx, cancel := browser(t, bin)
 	defer cancel()
 	checkReader(t, ctx, srv.URL, pages, shots)
+}
+
+// screenShot saves what the screen shows now (the viewport, not the page).
+func screenShot(t *testing.T, ctx context.Context, path string) {
+	t.Helper()
+	png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	if err == nil {
+		err = os.WriteFile(path, png, 0o644)
+	}
+	if err != nil {
+		t.Errorf("screenshot %s: %v", path, err)
+	}
 }
