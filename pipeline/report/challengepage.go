@@ -131,14 +131,19 @@ func sharedNote(cards []string) string {
 		}
 		suf = suf[len(suf)-n:]
 	}
-	// Start at a sentence: after the first ". " unless it already does.
-	if !strings.HasPrefix(suf, " ") {
-		i := strings.Index(suf, ". ")
-		if i < 0 {
-			return ""
+	// Start at a sentence: at the first space that follows a full stop.
+	start := len(cards[0]) - len(suf)
+	cut := -1
+	for i := 0; i < len(suf); i++ {
+		if suf[i] == ' ' && start+i > 0 && cards[0][start+i-1] == '.' {
+			cut = i
+			break
 		}
-		suf = suf[i+1:]
 	}
+	if cut < 0 {
+		return ""
+	}
+	suf = suf[cut:]
 	if len(strings.TrimSpace(suf)) < 60 {
 		return ""
 	}
