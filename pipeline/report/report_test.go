@@ -428,7 +428,7 @@ func TestComputePageClaim(t *testing.T) {
 
 func TestCapabilitiesTable(t *testing.T) {
 	site := filepath.Join(paperSite(t), "site")
-	tj := readTable(t, site, "capabilities")
+	tj := readTable(t, site, "capabilities-demo") // the filled runs are synthetic: their own marked section
 	if len(tj.Rows) != 2 {
 		t.Fatalf("%d capability rows, want 2 agents", len(tj.Rows))
 	}
@@ -596,7 +596,7 @@ func TestCapabilitiesShowOnlyTheProfilesRuns(t *testing.T) {
 	if _, err := Build(ctx, Options{Store: st, Benchmark: b, OutDir: dir, GitCommit: "x", Profile: "demo"}); err != nil {
 		t.Fatal(err)
 	}
-	tj := readTable(t, dir, "capabilities")
+	tj := readTable(t, dir, "capabilities-demo") // synthetic runs: their own marked section
 	if len(tj.Rows) != 1 {
 		t.Fatalf("%d capability rows, want 1 (the demo group's one agent; the other group's 3 agents left out): %v", len(tj.Rows), tj.Rows)
 	}
