@@ -905,7 +905,21 @@ func (s *site) computeNormSections() []*section {
 	}
 	sec := &section{ID: "normalised", Title: "ReX-MLE rank per GPU-hour and per kWh", Paragraphs: []string{computeNormIntro}}
 	if len(comp) > 0 {
-		sec.Tables = []*table{s.computeNormTable("compute-normalised", "ReX-MLE rank per GPU-hour and per kWh (synthetic runs excluded)", comp, "")}
+		// One table per rank world: ranks are compared only within one.
+		var worlds [3][]*group
+		for _, g := range comp {
+			worlds[s.world(g)] = append(worlds[s.world(g)], g)
+		}
+		n := len(s.b.Challenges)
+		for w, c := range []struct{ id, caption string }{
+			{"compute-normalised", fmt.Sprintf("The paper's configurations, %d challenges: ReX-MLE rank per GPU-hour and per kWh", n)},
+			{"compute-normalised-new", fmt.Sprintf("New runs on the real data, %d challenges: ReX-MLE rank per GPU-hour and per kWh", n)},
+			{"compute-normalised-other", "Configurations run on fewer challenges or partially (not comparable with the tables above): ReX-MLE rank per GPU-hour and per kWh"},
+		} {
+			if len(worlds[w]) > 0 {
+				sec.Tables = append(sec.Tables, s.computeNormTable(c.id, c.caption, worlds[w], ""))
+			}
+		}
 	} else {
 		sec.Paragraphs = append(sec.Paragraphs, "No comparable configuration is ranked yet.")
 	}
