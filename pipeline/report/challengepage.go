@@ -62,7 +62,7 @@ func (s *site) taskCard(c *config.Challenge) *taskCard {
 		{Name: "Modality", Text: c.Modality},
 		{Name: "Task type", Text: c.TaskType},
 		{Name: "Category", Text: c.Category},
-		{Name: "Primary metric", Text: c.PrimaryMetric},
+		{Name: "Primary metric", Text: primaryText(c)},
 		{Name: "Data source", Text: sourcesText(c)},
 		{Name: "Licence", Text: orDash(c.License)},
 		{Name: "Human leaderboard", Text: fmt.Sprintf("%d entries, %d ranked metrics", len(c.Leaderboard), len(c.Metrics))},
@@ -915,4 +915,20 @@ func metricLabel(m config.Metric) string {
 		return m.Label
 	}
 	return m.Name
+}
+
+// primaryText names a challenge's primary metric as the paper does, with
+// the grader's id: "AP (ap_mean)".
+func primaryText(c *config.Challenge) string {
+	name := c.PrimaryMetric
+	if m, ok := c.Metric(c.PrimaryMetric); ok && m.Label != "" {
+		name = m.Label
+	}
+	if c.PrimaryLabel != "" {
+		name = c.PrimaryLabel
+	}
+	if name == c.PrimaryMetric {
+		return name
+	}
+	return name + " (" + c.PrimaryMetric + ")"
 }

@@ -406,7 +406,7 @@ func (s *site) intervalTables(id string, c *config.Challenge, runs []*runData, d
 			if hp {
 				ptxt, pAny = strconv.Itoa(pos), pos
 			}
-			mt.Rows = append(mt.Rows, row{Cells: []cell{{Text: lbl}, {Text: strconv.Itoa(r.Seed), Class: "num"}, {Text: m.Name},
+			mt.Rows = append(mt.Rows, row{Cells: []cell{{Text: lbl}, {Text: strconv.Itoa(r.Seed), Class: "num"}, {Text: metricLabel(m)},
 				{Text: fmtValue(v, hv, decOf(m.Name)), Class: "num", Sort: sortKey(v)}, {Text: vi, Class: "num"}, {Text: ptxt, Class: "num"}, {Text: pi, Class: "num"}, {Text: orDash(agg)}},
 				Data: []any{r.ID, r.Seed, m.Name, valNum(v, hv), vlo, vhi, pAny, plo, phi, bm.Aggregation, agg}})
 		}
