@@ -272,6 +272,14 @@ func checkReader(t *testing.T, ctx context.Context, url string, pages []string, 
 			}
 		}
 	}
+	// Figure 4, for the record (a screenshot of the screen that shows it).
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1440, 900), chromedp.Navigate(url+"/capabilities.html"), chromedp.WaitReady("body")); err == nil {
+		if _, err := waitCharts(ctx); err == nil {
+			if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(() => { const s = document.getElementById('paper'); if (s) { s.scrollIntoView(); } return !!s; })()`)); err == nil {
+				screenShot(t, ctx, filepath.Join(shots, "figure4-1440.png"))
+			}
+		}
+	}
 	// Badge reasons show on keyboard focus (and tap), not on hover only.
 	var bw []float64
 	err = chromedp.Do(ctx, chromedp.EmulateViewport(1440, 900), chromedp.Navigate(url+"/index.html"), chromedp.WaitReady("body"))
