@@ -42,6 +42,9 @@ type AppendixHuman struct {
 	PrintedMeanRank   string            `toml:"printed_mean_rank"`
 	PrintedPercentile string            `toml:"printed_percentile"`
 	PrintedOverall    string            `toml:"printed_overall"`
+	// Rows is the table's printed row order (ranked metric ids and
+	// unranked metric names) where it differs from ranked-then-unranked.
+	Rows []string `toml:"rows"`
 }
 
 // AppendixRun is one agent column of one S-table.
@@ -196,6 +199,24 @@ func Load(dir string, b *config.Benchmark) (*Recorded, error) {
 		for k := range h.PrintedPositions {
 			if _, ok := h.Values[k]; !ok {
 				return nil, fmt.Errorf("%s: human column %d (%s): position of %q without its value", ap, i+1, h.Table, k)
+			}
+		}
+		if len(h.Rows) > 0 {
+			known := map[string]bool{}
+			for _, m := range c.Metrics {
+				known[m.Name] = true
+			}
+			for _, run := range r.Appendix.Runs {
+				if run.Table == h.Table {
+					for u := range run.Unranked {
+						known[u] = true
+					}
+				}
+			}
+			for _, row := range h.Rows {
+				if !known[row] {
+					return nil, fmt.Errorf("%s: human column %d (%s): rows: %q is neither a ranked metric of %s nor an unranked row of the table", ap, i+1, h.Table, row, c.ID)
+				}
 			}
 		}
 	}

@@ -132,6 +132,7 @@ func TestHumanColumns(t *testing.T) {
 		"metric":   "\n[[human]]\ntable = \"S2\"\nchallenge = \"isles22\"\nvalues = { nope = \"0.1\" }\n",
 		"position": "\n[[human]]\ntable = \"S2\"\nchallenge = \"isles22\"\nvalues = { dice = \"0.1\" }\nprinted_positions = { lesion_f1 = 2 }\n",
 		"value":    "\n[[human]]\ntable = \"S2\"\nchallenge = \"isles22\"\nvalues = { dice = \"x\" }\n",
+		"rows":     "\n[[human]]\ntable = \"S2\"\nchallenge = \"isles22\"\nvalues = { dice = \"0.1\" }\nrows = [\"dice\", \"PLCC\"]\n",
 	} {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()

@@ -634,6 +634,22 @@ func (s *site) printedSTable(c *config.Challenge) *section {
 		rw.Data = append(rw.Data, nil)
 		t.Rows = append(t.Rows, rw)
 	}
+	// The paper's row order where it recorded one (S3 prints its unranked
+	// rows first).
+	if hp, ok := s.humans[tbl]; ok && len(hp.Rows) > 0 {
+		place := map[string]int{}
+		for i, r := range hp.Rows {
+			place[r] = i
+		}
+		sort.SliceStable(t.Rows, func(i, j int) bool {
+			pi, oki := place[t.Rows[i].Data[0].(string)]
+			pj, okj := place[t.Rows[j].Data[0].(string)]
+			if !oki || !okj {
+				return oki && !okj
+			}
+			return pi < pj
+		})
+	}
 	for _, k := range []struct{ key, name string }{{"mean_rank", "Mean Rank"}, {"percentile", "Percentile"}, {"overall", "Overall"}} {
 		present := false
 		for _, cl := range cols {

@@ -89,6 +89,11 @@ func TestReaderPages(t *testing.T) {
 	if strings.Contains(s2, "<td>lesion_count_diff</td>") {
 		t.Error("isles22's Table S2 as printed shows the metric id lesion_count_diff")
 	}
+	// S3 in the paper's row order: the unranked rows first.
+	s3 := string(sectionHTML(t, page("challenges/ldct-iqa.html"), "paper"))
+	if p, sc := strings.Index(s3, "<td>PLCC (not ranked)</td>"), strings.Index(s3, "<td>Score</td>"); p < 0 || sc < 0 || p > sc {
+		t.Errorf("LDCT-IQA's Table S3 as printed: PLCC at %d, Score at %d; the paper prints PLCC first", p, sc)
+	}
 	// DENTEX: the note shared by its 16 metric cards is stated once.
 	dentex := string(page("challenges/dentex.html"))
 	if n := strings.Count(dentex, "pycocotools&#39; loadRes"); n != 1 {
