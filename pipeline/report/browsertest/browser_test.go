@@ -360,26 +360,8 @@ func TestSiteInBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	alloc, cancel := chromedp.NewExecAllocator(context.Background(),
-		chromedp.ExecPath(bin),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1280, 900),
-	)
+	ctx, cancel := browser(t, bin)
 	defer cancel()
-	ctx, cancel := chromedp.NewContext(alloc)
-	defer cancel()
-	if err := chromedp.Do(ctx); err != nil { // starts the browser
-		t.Fatalf("start Chromium %s: %v", bin, err)
-	}
 
 	type chartsResult struct {
 		N   int      `json:"n"`
