@@ -23,10 +23,28 @@ const Source = "paper"
 
 // Appendix is results/paper/appendix.toml: Tables S1–S20.
 type Appendix struct {
-	Source  string        `toml:"source"`
-	Setting string        `toml:"setting"`
-	Backend string        `toml:"backend"`
-	Runs    []AppendixRun `toml:"run"`
+	Source  string          `toml:"source"`
+	Setting string          `toml:"setting"`
+	Backend string          `toml:"backend"`
+	Runs    []AppendixRun   `toml:"run"`
+	Human   []AppendixHuman `toml:"human"`
+}
+
+// AppendixHuman is the human column of one S-table as printed: the top
+// team's values with the positions, mean rank, percentile and overall the
+// paper prints for it. Shown as printed; never ranked (the rank stage
+// ranks the leaderboard's own values).
+type AppendixHuman struct {
+	Table             string            `toml:"table"`
+	Challenge         string            `toml:"challenge"`
+	Values            map[string]string `toml:"values"` // ranked metric → printed value
+	PrintedPositions  map[string]int    `toml:"printed_positions"`
+	PrintedMeanRank   string            `toml:"printed_mean_rank"`
+	PrintedPercentile string            `toml:"printed_percentile"`
+	PrintedOverall    string            `toml:"printed_overall"`
+	// Rows is the table's printed row order (ranked metric ids and
+	// unranked metric names) where it differs from ranked-then-unranked.
+	Rows []string `toml:"rows"`
 }
 
 // AppendixRun is one agent column of one S-table.
@@ -162,6 +180,43 @@ func Load(dir string, b *config.Benchmark) (*Recorded, error) {
 			}
 			if _, err := ParseValue(v); err != nil {
 				return nil, fmt.Errorf("%s: run %d (%s %s): %s: %w", ap, i+1, run.Table, run.Agent, k, err)
+			}
+		}
+	}
+	for i, h := range r.Appendix.Human {
+		c, ok := b.Challenge(h.Challenge)
+		if !ok {
+			return nil, fmt.Errorf("%s: human column %d (%s): unknown challenge %q", ap, i+1, h.Table, h.Challenge)
+		}
+		for k, v := range h.Values {
+			if _, ok := c.Metric(k); !ok {
+				return nil, fmt.Errorf("%s: human column %d (%s): %q is not a ranked metric of %s", ap, i+1, h.Table, k, c.ID)
+			}
+			if _, err := ParseValue(v); err != nil {
+				return nil, fmt.Errorf("%s: human column %d (%s): %s: %w", ap, i+1, h.Table, k, err)
+			}
+		}
+		for k := range h.PrintedPositions {
+			if _, ok := h.Values[k]; !ok {
+				return nil, fmt.Errorf("%s: human column %d (%s): position of %q without its value", ap, i+1, h.Table, k)
+			}
+		}
+		if len(h.Rows) > 0 {
+			known := map[string]bool{}
+			for _, m := range c.Metrics {
+				known[m.Name] = true
+			}
+			for _, run := range r.Appendix.Runs {
+				if run.Table == h.Table {
+					for u := range run.Unranked {
+						known[u] = true
+					}
+				}
+			}
+			for _, row := range h.Rows {
+				if !known[row] {
+					return nil, fmt.Errorf("%s: human column %d (%s): rows: %q is neither a ranked metric of %s nor an unranked row of the table", ap, i+1, h.Table, row, c.ID)
+				}
 			}
 		}
 	}

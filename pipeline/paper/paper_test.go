@@ -102,3 +102,54 @@ func TestCapabilitiesRejected(t *testing.T) {
 		})
 	}
 }
+
+// The human column of every S-table loads as printed (S2 prints an
+// Overall of 2.0 for it); a column naming an unknown metric, or a position
+// without its value, is rejected with the file and column named.
+func TestHumanColumns(t *testing.T) {
+	b := benchmark(t)
+	rec, err := Load("../../results/paper", b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.Appendix.Human) != 20 {
+		t.Fatalf("%d human columns, want one per S-table (20)", len(rec.Appendix.Human))
+	}
+	var s2 *AppendixHuman
+	for i := range rec.Appendix.Human {
+		if rec.Appendix.Human[i].Table == "S2" {
+			s2 = &rec.Appendix.Human[i]
+		}
+	}
+	if s2 == nil || s2.PrintedOverall != "2.0" || s2.PrintedMeanRank != "3.5" || s2.Values["dice"] != "0.7852" || s2.PrintedPositions["abs_volume_diff"] != 6 {
+		t.Errorf("S2's human column: %+v, want dice 0.7852, abs_volume_diff at 6, mean rank 3.5, overall 2.0", s2)
+	}
+	src, err := os.ReadFile("../../results/paper/appendix.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, extra := range map[string]string{
+		"metric":   "\n[[human]]\ntable = \"S2\"\nchallenge = \"isles22\"\nvalues = { nope = \"0.1\" }\n",
+		"position": "\n[[human]]\ntable = \"S2\"\nchallenge = \"isles22\"\nvalues = { dice = \"0.1\" }\nprinted_positions = { lesion_f1 = 2 }\n",
+		"value":    "\n[[human]]\ntable = \"S2\"\nchallenge = \"isles22\"\nvalues = { dice = \"x\" }\n",
+		"rows":     "\n[[human]]\ntable = \"S2\"\nchallenge = \"isles22\"\nvalues = { dice = \"0.1\" }\nrows = [\"dice\", \"PLCC\"]\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			sum, err := os.ReadFile("../../results/paper/summary.toml")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, "summary.toml"), sum, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, "appendix.toml"), append(append([]byte(nil), src...), extra...), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err = Load(dir, b)
+			if err == nil || !strings.Contains(err.Error(), "appendix.toml") || !strings.Contains(err.Error(), "human column 21 (S2)") {
+				t.Errorf("Load: %v, want an error naming appendix.toml and human column 21 (S2)", err)
+			}
+		})
+	}
+}

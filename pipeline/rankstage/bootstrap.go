@@ -96,7 +96,7 @@ type RunBoot struct {
 
 // Reasons recorded where there is no interval.
 const (
-	NotePaper = "paper row: no per-case values recorded"
+	NotePaper = "the paper records no per-case values for its runs, so there is nothing to resample"
 	NoteOff   = "bootstrap off (REXMLE_BOOT=0)"
 	NoteNoCas = "no per-case values stored for this run"
 )

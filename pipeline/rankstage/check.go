@@ -344,11 +344,12 @@ func (ck *Check) checkOverall(b *config.Benchmark, rec *paper.Recorded, o *Outco
 			x = base.with(KindOverall, exact, ov.Printed)
 		case pm == ov.Printed || fmt.Sprintf("%.2f", 100*oc.PaperMethod) == fmt.Sprintf("%.2f", printedV):
 			x = base.with(KindOverall, exact, ov.Printed)
-			x.Class, x.Why = ClassRounding, fmt.Sprintf("the paper averages Table 3's whole-number percentiles (%s); the exact mean is %s", pm, exact)
+			x.Class, x.Why = ClassRounding, fmt.Sprintf("the paper averages whole-number percentiles: the mean of the computed whole-number percentiles is %s; the exact mean is %s", pm, exact)
 		default:
 			x = base.with(KindOverall, exact, ov.Printed)
-			why := fmt.Sprintf("neither the exact mean (%s) nor the mean of Table 3's whole numbers (%s) gives it", exact, pm)
-			if s, ok := t3sum[ov.Agent]; ok && ov.Table == "3" {
+			why := fmt.Sprintf("neither the exact mean (%s) nor the mean of the computed whole-number percentiles (%s) gives it", exact, pm)
+			if s, ok := t3sum[ov.Agent]; ok && ov.Table == "3" && g.NChallenges > 0 {
+				why += fmt.Sprintf("; the whole-number percentiles printed in Table 3 average %.2f%%", s/float64(g.NChallenges))
 				for n := g.NChallenges - 3; n <= g.NChallenges+3; n++ {
 					if n > 0 && n != g.NChallenges && fmt.Sprintf("%.2f", s/float64(n)) == fmt.Sprintf("%.2f", printedV) {
 						why += fmt.Sprintf("; it equals the sum of the printed Table 3 percentiles (%g) divided by %d instead of %d", s, n, g.NChallenges)

@@ -35,8 +35,12 @@ func (s *site) ablationsPage() ([]*page, error) {
 	for _, st := range sortedKeys(settings) {
 		vs4 = append(vs4, variant{st, "gpt-5"})
 	}
+	// Table 5's backends in the paper's order (GPT-5, Gemini 3, Claude
+	// Sonnet 4.5), any other after them by name.
 	vs5 := []variant{{"24h", "gpt-5"}}
-	for _, b := range sortedKeys(backends) {
+	bs := sortedKeys(backends)
+	sort.SliceStable(bs, func(i, j int) bool { return table5Order(bs[i]) < table5Order(bs[j]) })
+	for _, b := range bs {
 		if b != "gpt-5" {
 			vs5 = append(vs5, variant{"24h", b})
 		}
@@ -45,6 +49,16 @@ func (s *site) ablationsPage() ([]*page, error) {
 	t5, ov5 := s.ablation("table5", "LLM backend (paper Table 5)", "5", vs5)
 	p.Sections = append(p.Sections, s.ablationPanel(append(ov4, ov5...)), t4, t5)
 	return []*page{p}, nil
+}
+
+// table5Order is a backend's place among the paper's Table 5 models.
+func table5Order(backend string) int {
+	for i, p := range []string{"gpt", "gemini", "claude"} {
+		if strings.HasPrefix(backend, p) {
+			return i
+		}
+	}
+	return 3
 }
 
 // newSources lists the comparable sources other than the paper (profiles

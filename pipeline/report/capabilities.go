@@ -23,12 +23,19 @@ type capProfile struct {
 }
 
 func (p *capProfile) label(s *site) string {
+	l := p.name(s)
+	if p.Synthetic {
+		l = "[synthetic demo] " + l
+	}
+	return l
+}
+
+// name is the profile's agent and backend, without its world's mark (for
+// charts and tables inside a section that carries the mark).
+func (p *capProfile) name(s *site) string {
 	l := s.agentName(p.Agent)
 	if p.Backend != "" && p.Backend != "none" {
 		l += " (" + p.Backend + ")"
-	}
-	if p.Synthetic {
-		l += " [synthetic demo]"
 	}
 	return l
 }
@@ -172,6 +179,32 @@ func (s *site) capabilitiesPage() ([]*page, error) {
 		return []*page{p}, nil
 	}
 	p.Intro = append(p.Intro, "Source: "+src+".")
+	// Profiles of runs on the real data, then, in their own marked
+	// section, those of synthetic runs: never on one chart or table.
+	var realP, synP []*capProfile
+	for _, pr := range profiles {
+		if pr.Synthetic {
+			synP = append(synP, pr)
+		} else {
+			realP = append(realP, pr)
+		}
+	}
+	if len(realP) > 0 {
+		p.Sections = append(p.Sections, s.capProfileSections(realP, false)...)
+	} else {
+		p.Sections = append(p.Sections, &section{ID: "radar", Title: "Capability profiles of new runs on the real data", Paragraphs: []string{"No new run on the real data has been judged yet."}})
+	}
+	if len(synP) > 0 {
+		p.Sections = append(p.Sections, s.capProfileSections(synP, true)...)
+	}
+	p.Sections = append(p.Sections, s.judgeSection())
+	return []*page{p}, nil
+}
+
+// capProfileSections shows capability profiles of one world: a radar per
+// agent, the agent × strategy heat map with its table, and the evidence;
+// for synthetic runs all in one marked section.
+func (s *site) capProfileSections(profiles []*capProfile, synthetic bool) []*section {
 	// The strategy axis: the union over profiles, by id.
 	names := map[int]string{}
 	var ids []int
@@ -189,7 +222,11 @@ func (s *site) capabilitiesPage() ([]*page, error) {
 		axes[i] = names[id]
 	}
 	// Radar per agent.
-	radar := &section{ID: "radar", Title: "Capability profile per agent, new runs", Paragraphs: []string{"Profiles scored on runs on synthetic data are marked [synthetic demo]: they show that the judge works, not what the agents can do."}}
+	radar := &section{ID: "radar", Title: "Capability profile per agent, new runs on the real data"}
+	suffix, tableID := "", "capabilities"
+	if synthetic {
+		suffix, tableID = "-synthetic", "capabilities-demo"
+	}
 	var rows []string
 	var grid [][]float64
 	multiJudge := false
@@ -199,7 +236,7 @@ func (s *site) capabilitiesPage() ([]*page, error) {
 		}
 	}
 	for _, pr := range profiles {
-		lbl := pr.label(s)
+		lbl := pr.name(s)
 		if multiJudge {
 			lbl += " · " + pr.Judge
 		}
@@ -213,14 +250,14 @@ func (s *site) capabilitiesPage() ([]*page, error) {
 		}
 		rows = append(rows, lbl)
 		grid = append(grid, vals)
-		radar.Charts = append(radar.Charts, radarChart(chartID("radar", pr.Agent, pr.Backend, pr.Judge), lbl, axes, vals,
+		radar.Charts = append(radar.Charts, radarChart(chartID("radar"+suffix, pr.Agent, pr.Backend, pr.Judge), lbl, axes, vals,
 			"Radar chart of "+lbl+"'s mean strategy scores (0 to 1) over the rubric's strategies"))
 	}
 	heat := &section{ID: "heatmap", Title: "Agent × strategy",
-		Charts: []chart{heatMap(chartID("heat"), "Mean strategy score", axes, rows, transpose(grid, len(axes)), "Heat map of mean strategy scores (0 to 1), strategies by rows and agents by columns; empty cells were never decided")}}
-	t := &table{ID: "capabilities", Caption: "Mean strategy score per agent (decided sections / undecided)", Head: append([]string{"Agent", "Judge"}, axes...)}
+		Charts: []chart{heatMap(chartID("heat"+suffix), "Mean strategy score", axes, rows, transpose(grid, len(axes)), "Heat map of mean strategy scores (0 to 1), strategies by rows and agents by columns; empty cells were never decided")}}
+	t := &table{ID: tableID, Caption: "Mean strategy score per agent (decided sections / undecided)", Head: append([]string{"Agent", "Judge"}, axes...)}
 	for i, pr := range profiles {
-		rw := row{Cells: []cell{{Text: pr.label(s)}, {Text: pr.Judge + " (" + pr.Kind + ")"}}}
+		rw := row{Cells: []cell{{Text: pr.name(s)}, {Text: pr.Judge + " (" + pr.Kind + ")"}}}
 		for j, id := range ids {
 			v := grid[i][j]
 			txt := "—"
@@ -235,11 +272,18 @@ func (s *site) capabilitiesPage() ([]*page, error) {
 	ev := &section{ID: "evidence", Title: "Evidence", Paragraphs: []string{"The first evidence snippets (up to three) per agent and strategy, as the judge quoted them."}}
 	for _, pr := range profiles {
 		for _, id := range pr.Strategies {
-			ev.Details = append(ev.Details, detail{Summary: fmt.Sprintf("%s · %s: %s (%d decided, %d undecided)", pr.label(s), pr.Names[id], meanText(pr.Mean[id]), pr.Decided[id], pr.Missing[id]), Items: pr.Evidence[id]})
+			ev.Details = append(ev.Details, detail{Summary: fmt.Sprintf("%s · %s: %s (%d decided, %d undecided)", pr.name(s), pr.Names[id], meanText(pr.Mean[id]), pr.Decided[id], pr.Missing[id]), Items: pr.Evidence[id]})
 		}
 	}
-	p.Sections = append(p.Sections, radar, heat, ev, s.judgeSection())
-	return []*page{p}, nil
+	if synthetic {
+		demo := &section{ID: "profiles-synthetic", Title: "Synthetic runs: capability profiles (not comparable)", Class: "section-demo",
+			Paragraphs: []string{"Capability profiles of runs on synthetic data: they show that the judge works, not what the agents can do."}}
+		demo.Charts = append(append(demo.Charts, radar.Charts...), heat.Charts...)
+		demo.Tables = heat.Tables
+		demo.Details = ev.Details
+		return []*section{demo}
+	}
+	return []*section{radar, heat, ev}
 }
 
 func meanText(v float64) string {

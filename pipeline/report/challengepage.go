@@ -2,7 +2,9 @@ package report
 
 import (
 	"fmt"
+	"html/template"
 	"math"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -22,17 +24,32 @@ const (
 // challengePages are challenges/index.html and challenges/<id>.html.
 func (s *site) challengePages() ([]*page, error) {
 	idx := &page{Path: "challenges/index.html", Title: "Challenges"}
-	t := &table{ID: "challenges", Caption: "The benchmark's challenges", Head: []string{"Challenge", "Name", "Modality", "Task", "Category", "Primary metric", "Leaderboard rows", "Runs"}}
+	// Runs are counted per world: the paper's recorded runs, new runs on
+	// the real data, and synthetic runs (never added together).
+	t := &table{ID: "challenges", Caption: "The benchmark's challenges, with the runs of each kind", Head: []string{"Challenge", "Name", "Modality", "Task", "Category", "Primary metric", "Leaderboard rows", "Paper's runs", "New runs on real data", "Synthetic runs"},
+		DataHead: []string{"challenge", "name", "modality", "task", "category", "primary_metric", "leaderboard_rows", "paper_runs", "new_real_runs", "synthetic_runs"}}
 	var out []*page
 	for _, c := range s.b.Challenges {
-		n := 0
+		var nPaper, nNew, nSyn int
 		for _, r := range s.data.Runs {
-			if r.Challenge == c.ID {
-				n++
+			switch {
+			case r.Challenge != c.ID:
+			case r.Source == "paper":
+				nPaper++
+			case s.comparable(r.Source):
+				nNew++
+			default:
+				nSyn++
 			}
 		}
+		metric := c.PrimaryLabel
+		if metric == "" {
+			metric = c.PrimaryMetric
+		}
 		t.Rows = append(t.Rows, row{Cells: []cell{{Text: c.ShortName, Href: c.ID + ".html"}, {Text: c.Name}, {Text: c.Modality}, {Text: c.TaskType},
-			{Text: c.Category}, {Text: c.PrimaryMetric}, {Text: strconv.Itoa(len(c.Leaderboard)), Class: "num"}, {Text: strconv.Itoa(n), Class: "num"}}})
+			{Text: c.Category}, {Text: metric}, {Text: strconv.Itoa(len(c.Leaderboard)), Class: "num"}, {Text: strconv.Itoa(nPaper), Class: "num"},
+			{Text: strconv.Itoa(nNew), Class: "num"}, {Text: strconv.Itoa(nSyn), Class: "num"}},
+			Data: []any{c.ID, c.Name, c.Modality, c.TaskType, c.Category, c.PrimaryMetric, len(c.Leaderboard), nPaper, nNew, nSyn}})
 		out = append(out, s.challengePage(c))
 	}
 	idx.Sections = []*section{{Tables: []*table{t}}}
@@ -45,7 +62,7 @@ func (s *site) taskCard(c *config.Challenge) *taskCard {
 		{Name: "Modality", Text: c.Modality},
 		{Name: "Task type", Text: c.TaskType},
 		{Name: "Category", Text: c.Category},
-		{Name: "Primary metric", Text: c.PrimaryMetric},
+		{Name: "Primary metric", Text: primaryText(c)},
 		{Name: "Data source", Text: sourcesText(c)},
 		{Name: "Licence", Text: orDash(c.License)},
 		{Name: "Human leaderboard", Text: fmt.Sprintf("%d entries, %d ranked metrics", len(c.Leaderboard), len(c.Metrics))},
@@ -57,19 +74,112 @@ func (s *site) taskCard(c *config.Challenge) *taskCard {
 	for _, m := range c.Metrics {
 		dir[m.Name] = m.Direction
 	}
+	labels := map[string]string{}
+	for _, m := range c.Metrics {
+		labels[m.Name] = metricLabel(m)
+	}
+	name := func(id string) string {
+		if l := labels[id]; l != "" {
+			return l
+		}
+		return id
+	}
 	if reg, ok := challenge.Lookup(c.ID); ok {
+		var texts []string
 		for _, m := range reg.Metrics() {
-			tc.Metrics = append(tc.Metrics, metricCard{Name: m.Name, Direction: dirText(string(m.Direction)), Card: m.Card, Ranked: m.Ranked, Primary: m.Name == c.PrimaryMetric})
+			texts = append(texts, m.Card)
+		}
+		shared := sharedNote(texts)
+		for _, m := range reg.Metrics() {
+			card := strings.TrimSpace(strings.TrimSuffix(m.Card, shared))
+			tc.Metrics = append(tc.Metrics, metricCard{Name: name(m.Name), ID: m.Name, Direction: dirText(string(m.Direction)), Card: quirkProse(card), Ranked: m.Ranked, Primary: m.Name == c.PrimaryMetric})
+		}
+		if shared != "" {
+			tc.Shared = quirkProse(shared)
+			tc.SharedCount = len(texts)
 		}
 		for _, q := range reg.Quirks() {
-			tc.Quirks = append(tc.Quirks, quirkCard{ID: q.ID, Metrics: strings.Join(q.Metrics, ", "), Reference: q.Reference, Official: q.Official})
+			var ms []string
+			for _, m := range q.Metrics {
+				ms = append(ms, name(m))
+			}
+			which := strings.Join(ms, ", ")
+			if len(ms) > 1 && len(ms) == len(texts) {
+				which = fmt.Sprintf("all %d metrics", len(ms))
+			}
+			tc.Quirks = append(tc.Quirks, quirkCard{ID: q.ID, Name: quirkName(q.ID), Metrics: which, Reference: q.Reference, Official: q.Official})
 		}
 	} else {
 		for _, m := range c.Metrics {
-			tc.Metrics = append(tc.Metrics, metricCard{Name: m.Name, Direction: dirText(m.Direction), Card: m.Label, Ranked: true, Primary: m.Name == c.PrimaryMetric})
+			tc.Metrics = append(tc.Metrics, metricCard{Name: metricLabel(m), ID: m.Name, Direction: dirText(m.Direction), Ranked: true, Primary: m.Name == c.PrimaryMetric})
 		}
 	}
 	return tc
+}
+
+// sharedNote is the text that ends every one of several metric cards (at
+// least a sentence of 60 characters), to be stated once; "" when none.
+func sharedNote(cards []string) string {
+	if len(cards) < 2 {
+		return ""
+	}
+	suf := cards[0]
+	for _, c := range cards[1:] {
+		n := 0
+		for n < len(suf) && n < len(c) && suf[len(suf)-1-n] == c[len(c)-1-n] {
+			n++
+		}
+		suf = suf[len(suf)-n:]
+	}
+	// Start at a sentence: at the first space that follows a full stop.
+	start := len(cards[0]) - len(suf)
+	cut := -1
+	for i := 0; i < len(suf); i++ {
+		if suf[i] == ' ' && start+i > 0 && cards[0][start+i-1] == '.' {
+			cut = i
+			break
+		}
+	}
+	if cut < 0 {
+		return ""
+	}
+	suf = suf[cut:]
+	if len(strings.TrimSpace(suf)) < 60 {
+		return ""
+	}
+	return suf
+}
+
+// quirkName is a quirk's id in words: "category-ids" → "Category ids".
+func quirkName(id string) string {
+	w := strings.ReplaceAll(id, "-", " ")
+	if w == "" {
+		return w
+	}
+	return strings.ToUpper(w[:1]) + w[1:]
+}
+
+// quirkMention finds the metric cards' log-style quirk references.
+var quirkMention = regexp.MustCompile(`\bQUIRK ([a-z0-9-]+):|\bQuirk ([a-z0-9-]+) also applies\.`)
+
+// quirkProse turns a card's "QUIRK id:" and "Quirk id also applies."
+// into sentences that link to the quirk's one explanation on the page.
+func quirkProse(text string) template.HTML {
+	var b strings.Builder
+	last := 0
+	for _, m := range quirkMention.FindAllStringSubmatchIndex(text, -1) {
+		b.WriteString(template.HTMLEscapeString(text[last:m[0]]))
+		if m[2] >= 0 {
+			id := text[m[2]:m[3]]
+			fmt.Fprintf(&b, `Known issue <a href="#quirk-%s">%s</a>:`, template.HTMLEscapeString(id), template.HTMLEscapeString(quirkName(id)))
+		} else {
+			id := text[m[4]:m[5]]
+			fmt.Fprintf(&b, `The known issue <a href="#quirk-%s">%s</a> also applies.`, template.HTMLEscapeString(id), template.HTMLEscapeString(quirkName(id)))
+		}
+		last = m[1]
+	}
+	b.WriteString(template.HTMLEscapeString(text[last:]))
+	return template.HTML(strings.TrimSpace(b.String()))
 }
 
 // competitionText names the competition, with its year unless the name has it.
@@ -161,7 +271,6 @@ const paperTopHumanPct = "100.0%"
 
 func (s *site) challengePage(c *config.Challenge) *page {
 	p := &page{Path: "challenges/" + c.ID + ".html", Title: c.ShortName + ": " + c.Name, TOC: true}
-	p.Sections = append(p.Sections, &section{ID: "task", Title: "Task card", Card: s.taskCard(c)})
 	var runs, demo []*runData
 	for _, r := range s.challengeRuns(c.ID) {
 		if s.comparable(r.Source) {
@@ -177,19 +286,19 @@ func (s *site) challengePage(c *config.Challenge) *page {
 		}
 		return 4
 	}
-	if sec := s.printedSTable(c); sec != nil {
-		p.Sections = append(p.Sections, sec)
+	if lead := s.challengeLead(c, runs); lead != "" {
+		p.Lead = append(p.Lead, leadHTML(lead))
 	}
-	// S-table equivalent, computed.
-	st := s.valuesTable("s-"+c.ID, "Every metric value (position) per run, computed, with the top human entry", c, runs, decOf, true)
-	p.Sections = append(p.Sections, &section{ID: "values", Title: "Metric values and positions, computed (S-table equivalent)",
+	// S-table equivalent, computed: the results first.
+	st := s.valuesTable("s-"+c.ID, "Results per run, computed: mean rank, percentile and the paper's check first, then every metric value (position)", c, runs, decOf, true)
+	p.Sections = append(p.Sections, &section{ID: "values", Title: "Results (S-table equivalent, computed)",
 		Paragraphs: []string{"Values as graded (unrounded, printed with the paper's decimals); the position among the human leaderboard rows is in brackets. Percentiles are half-up from the exact position sum. The paper prints 100.0% for the top human team in every S-table; where the computed percentile of that team differs, both are shown and flagged (⚑)."},
 		Tables:     []*table{st}})
 
 	// Leaderboard with the comparable runs inserted.
 	lb := &table{ID: "leaderboard-" + c.ID, Caption: "Human leaderboard with every comparable ranked run inserted at its mean position", Head: []string{"Rank", "Entry", "Mean position"}}
 	for _, m := range c.Metrics {
-		lb.Head = append(lb.Head, m.Name)
+		lb.Head = append(lb.Head, metricLabel(m))
 	}
 	type entry struct {
 		mean  float64
@@ -233,9 +342,9 @@ func (s *site) challengePage(c *config.Challenge) *page {
 		}
 		lb.Rows = append(lb.Rows, es[i].rw)
 	}
-	p.Sections = append(p.Sections, &section{ID: "leaderboard", Title: "Leaderboard",
+	lbSec := &section{ID: "leaderboard", Title: "Leaderboard",
 		Paragraphs: []string{"Human entries keep their published rank and mean position; a run's mean position is its mean rank over the leaderboard's metrics. Failed runs and synthetic runs are not inserted."},
-		Tables:     []*table{lb}})
+		Tables:     []*table{lb}}
 
 	// Percentile charts of the comparable configurations, one per rank
 	// world (issue 30 items 3 and "three worlds"): the paper's
@@ -299,6 +408,11 @@ func (s *site) challengePage(c *config.Challenge) *page {
 			Charts: []chart{pctChart(chartID("pct", "other", c.ID), "Ablations and partial runs on "+c.ShortName, "bar = percentile or reachable range; diamond = the paper's print", other,
 				"Bar chart of the percentile or reachable percentile range (%, axis 0–100 %) of each ablation or partially ranked configuration on "+c.ShortName+", with the paper's printed value as a diamond")}})
 	}
+	// Then the paper's table as printed, the task card and the leaderboard.
+	if sec := s.printedSTable(c); sec != nil {
+		p.Sections = append(p.Sections, sec)
+	}
+	p.Sections = append(p.Sections, &section{ID: "task", Title: "Task card", Card: s.taskCard(c)}, lbSec)
 	if len(demo) > 0 {
 		dt := s.valuesTable("synthetic-"+c.ID, "Synthetic runs on "+c.ShortName+" (not comparable)", c, demo, decOf, false)
 		p.Sections = append(p.Sections, &section{ID: "synthetic", Title: "Synthetic runs (not comparable)", Class: "section-demo",
@@ -306,7 +420,10 @@ func (s *site) challengePage(c *config.Challenge) *page {
 			Tables:     []*table{dt}})
 	}
 	p.Sections = append(p.Sections, s.challengeUncertainty(c)...)
-	p.Sections = append(p.Sections, s.caseSection(c))
+	p.Sections = append(p.Sections, s.caseSection(c, false))
+	if sec := s.caseSection(c, true); sec != nil {
+		p.Sections = append(p.Sections, sec)
+	}
 	return p
 }
 
@@ -314,15 +431,18 @@ func (s *site) challengePage(c *config.Challenge) *page {
 // with its position, mean rank, percentile, the paper's print with its
 // check and the status; with the top human entry first when human is set.
 func (s *site) valuesTable(id, caption string, c *config.Challenge, runs []*runData, decOf func(string) int, human bool) *table {
-	st := &table{ID: id, Caption: caption, Head: []string{"Run", "Seed"}, DataHead: []string{"run", "source", "setting", "backend", "agent", "seed"}}
+	// The key columns (mean rank, percentile, the paper's print and its
+	// check, status) come right after the run, then one column per metric:
+	// a reader sees the result without scrolling sideways.
+	st := &table{ID: id, Caption: caption, Class: "keyfirst", Head: []string{"Run", "Seed", "Mean rank", "Percentile", "Paper", "Status"}, DataHead: []string{"run", "source", "setting", "backend", "agent", "seed"}}
 	for _, m := range c.Metrics {
-		st.Head = append(st.Head, m.Name)
+		st.Head = append(st.Head, metricLabel(m))
 		st.DataHead = append(st.DataHead, m.Name, m.Name+":position")
 	}
-	st.Head = append(st.Head, "Mean rank", "Percentile", "Paper", "Status")
 	st.DataHead = append(st.DataHead, "mean_rank", "percentile_pct", "percentile_lo_pct", "percentile_hi_pct", "paper_percentile", "check", "status")
 	if top, res, ok := topHuman(c); ok && human {
 		rw := row{Class: "human", Cells: []cell{{Text: "Top human: " + top.Team}, {Text: ""}}, Data: []any{"top human: " + top.Team, "leaderboard", "", "", "", nil}}
+		var mcells []cell
 		for _, m := range c.Metrics {
 			v, ok := top.Values[m.Name]
 			txt := fmtValue(v, ok, decOf(m.Name))
@@ -331,7 +451,7 @@ func (s *site) valuesTable(id, caption string, c *config.Challenge, runs []*runD
 				txt += " (" + strconv.Itoa(p) + ")"
 				pos = p
 			}
-			rw.Cells = append(rw.Cells, cell{Text: txt, Class: "num", Sort: sortKey(v)})
+			mcells = append(mcells, cell{Text: txt, Class: "num", Sort: sortKey(v)})
 			rw.Data = append(rw.Data, valNum(v, ok), pos)
 		}
 		computed := runPct(&runData{Ranked: true, RankStatus: "ok", PosSum: res.PosSum, K: res.K, N: res.N, MeanRank: res.MeanRank, Pct: res.Percentile}, 1)
@@ -344,6 +464,7 @@ func (s *site) valuesTable(id, caption string, c *config.Challenge, runs []*runD
 			pc.Badge, pc.BadgeClass, pc.BadgeTitle = "⚑", "warn", "The paper prints 100.0% for the top human team; ranking its own values among the leaderboard rows gives "+computed
 		}
 		rw.Cells = append(rw.Cells, cell{Text: fmtMeanRank(res.MeanRank), Class: "num", Sort: sortKey(res.MeanRank)}, pc, cell{}, cell{Text: "leaderboard rank " + strconv.Itoa(top.Rank)})
+		rw.Cells = append(rw.Cells, mcells...)
 		rw.Data = append(rw.Data, valNum(res.MeanRank, res.Status == rank.OK), pctNum(res.Percentile), nil, nil, 100.0, nil, "leaderboard rank "+strconv.Itoa(top.Rank))
 		st.Rows = append(st.Rows, rw)
 	}
@@ -352,6 +473,7 @@ func (s *site) valuesTable(id, caption string, c *config.Challenge, runs []*runD
 		rw := row{Class: "agent", Cells: []cell{{Text: lbl, Href: "../" + s.agentPageOf(r) + "#" + c.ID}, {Text: strconv.Itoa(r.Seed), Class: "num"}},
 			Data: []any{r.ID, r.Source, r.Setting, r.Backend, r.Agent, r.Seed}}
 		failed := r.Ranked && !r.ok() && !r.partial()
+		var mcells []cell
 		for _, m := range c.Metrics {
 			v, ok := r.Values[m.Name]
 			txt := fmtValue(v, ok, decOf(m.Name))
@@ -363,7 +485,7 @@ func (s *site) valuesTable(id, caption string, c *config.Challenge, runs []*runD
 				txt += " (" + strconv.Itoa(p) + ")"
 				pos = p
 			}
-			rw.Cells = append(rw.Cells, cell{Text: txt, Class: "num", Sort: sortKey(v)})
+			mcells = append(mcells, cell{Text: txt, Class: "num", Sort: sortKey(v)})
 			rw.Data = append(rw.Data, valNum(v, ok), pos)
 		}
 		mr := "—"
@@ -390,6 +512,7 @@ func (s *site) valuesTable(id, caption string, c *config.Challenge, runs []*runD
 		}
 		rw.Cells = append(rw.Cells, cell{Text: mr, Class: "num", Sort: sortKey(r.MeanRank)}, cell{Text: runPct(r, 1), Class: "num", Sort: sortKey(r.Pct)},
 			cell{Text: pr, Badge: b, BadgeClass: bc, BadgeTitle: bt}, cell{Text: status})
+		rw.Cells = append(rw.Cells, mcells...)
 		var prAny any
 		for t, x := range r.Printed {
 			if strings.HasPrefix(t, "S") {
@@ -469,7 +592,7 @@ func (s *site) printedSTable(c *config.Challenge) *section {
 	sort.Strings(rest)
 	unranked = append(unranked, rest...)
 	for _, m := range c.Metrics {
-		rw := row{Cells: []cell{{Text: m.Name}}, Data: []any{m.Name}}
+		rw := row{Cells: []cell{{Text: metricLabel(m)}}, Data: []any{m.Name}}
 		for _, cl := range cols {
 			v, pos := cl.pr[m.Name], cl.pr["position:"+m.Name]
 			txt, n := v, printedCount(v)
@@ -480,13 +603,24 @@ func (s *site) printedSTable(c *config.Challenge) *section {
 			rw.Cells = append(rw.Cells, cell{Text: orDash(txt), Class: "num", Printed: n})
 			rw.Data = append(rw.Data, plainValue(v), plainValue(pos))
 		}
-		hv, hok := top.Values[m.Name]
-		ht := fmtValue(hv, hok && hasTop, decimalsOf(firstPrinted(cols[0].pr, m.Name)))
-		if p, ok := res.Positions[m.Name]; ok {
-			ht += " (" + strconv.Itoa(p) + ")"
+		if hp, ok := s.humans[tbl]; ok {
+			v := hp.Values[m.Name]
+			txt, n := v, printedCount(v)
+			if p, ok := hp.PrintedPositions[m.Name]; ok {
+				txt += " (" + strconv.Itoa(p) + ")"
+				n = "2"
+			}
+			rw.Cells = append(rw.Cells, cell{Text: orDash(txt), Class: "num", Printed: n})
+			rw.Data = append(rw.Data, plainValue(v))
+		} else {
+			hv, hok := top.Values[m.Name]
+			ht := fmtValue(hv, hok && hasTop, decimalsOf(firstPrinted(cols[0].pr, m.Name)))
+			if p, ok := res.Positions[m.Name]; ok {
+				ht += " (" + strconv.Itoa(p) + ")"
+			}
+			rw.Cells = append(rw.Cells, cell{Text: ht, Class: "num", Title: "from the leaderboard (top team " + top.Team + "); position computed"})
+			rw.Data = append(rw.Data, valNum(hv, hok && hasTop))
 		}
-		rw.Cells = append(rw.Cells, cell{Text: ht, Class: "num", Title: "from the leaderboard (top team " + top.Team + "); position computed"})
-		rw.Data = append(rw.Data, valNum(hv, hok && hasTop))
 		t.Rows = append(t.Rows, rw)
 	}
 	for _, u := range unranked {
@@ -499,6 +633,22 @@ func (s *site) printedSTable(c *config.Challenge) *section {
 		rw.Cells = append(rw.Cells, cell{Text: "N/A", Class: "num"})
 		rw.Data = append(rw.Data, nil)
 		t.Rows = append(t.Rows, rw)
+	}
+	// The paper's row order where it recorded one (S3 prints its unranked
+	// rows first).
+	if hp, ok := s.humans[tbl]; ok && len(hp.Rows) > 0 {
+		place := map[string]int{}
+		for i, r := range hp.Rows {
+			place[r] = i
+		}
+		sort.SliceStable(t.Rows, func(i, j int) bool {
+			pi, oki := place[t.Rows[i].Data[0].(string)]
+			pj, okj := place[t.Rows[j].Data[0].(string)]
+			if !oki || !okj {
+				return oki && !okj
+			}
+			return pi < pj
+		})
 	}
 	for _, k := range []struct{ key, name string }{{"mean_rank", "Mean Rank"}, {"percentile", "Percentile"}, {"overall", "Overall"}} {
 		present := false
@@ -516,11 +666,16 @@ func (s *site) printedSTable(c *config.Challenge) *section {
 			rw.Cells = append(rw.Cells, cell{Text: orDash(v), Class: "num", Printed: printedCount(v)})
 			rw.Data = append(rw.Data, plainValue(v), nil)
 		}
-		switch k.key {
-		case "mean_rank":
+		hp, printedHuman := s.humans[tbl]
+		hv := map[string]string{"mean_rank": hp.PrintedMeanRank, "percentile": hp.PrintedPercentile, "overall": hp.PrintedOverall}[k.key]
+		switch {
+		case printedHuman:
+			rw.Cells = append(rw.Cells, cell{Text: orDash(hv), Class: "num", Printed: printedCount(hv)})
+			rw.Data = append(rw.Data, plainValue(hv))
+		case k.key == "mean_rank":
 			rw.Cells = append(rw.Cells, cell{Text: fmtMeanRank(res.MeanRank), Class: "num", Title: "computed from the top team's values"})
 			rw.Data = append(rw.Data, valNum(res.MeanRank, res.Status == rank.OK))
-		case "percentile":
+		case k.key == "percentile":
 			rw.Cells = append(rw.Cells, cell{Text: paperTopHumanPct, Class: "num", Printed: "1", Title: "the paper prints 100.0% for the top human team"})
 			rw.Data = append(rw.Data, 100.0)
 		default:
@@ -529,8 +684,12 @@ func (s *site) printedSTable(c *config.Challenge) *section {
 		}
 		t.Rows = append(t.Rows, rw)
 	}
+	humanNote := "The human column is the leaderboard's top team (values from the leaderboard, positions computed): the recorded paper results hold no printed human column for this table."
+	if _, ok := s.humans[tbl]; ok {
+		humanNote = "The human column is the paper's too (its top team, with the positions, mean rank and overall the paper prints for it)."
+	}
 	return &section{ID: "paper", Title: "The paper's Table " + tbl + " as printed",
-		Paragraphs: []string{"Every number the paper prints for this challenge, with the paper's precision: the agents ran 24 h with GPT-5. The human column is the leaderboard's top team (values from the leaderboard, positions computed). The computed equivalent and the reproduction check follow."},
+		Paragraphs: []string{"Every number the paper prints for this challenge, with the paper's precision: the agents ran 24 h with GPT-5. " + humanNote + " The computed results are in the table above."},
 		Tables:     []*table{t}}
 }
 
@@ -557,12 +716,31 @@ func (s *site) multiSeed(runs []*runData, r *runData) bool {
 	return false
 }
 
-// caseSection shows per-case values, one table per metric.
-func (s *site) caseSection(c *config.Challenge) *section {
+// caseSection shows per-case values, one table per metric: of the
+// comparable runs, or (synthetic set) of the synthetic runs in their own
+// marked section, nil when there are none.
+func (s *site) caseSection(c *config.Challenge, synthetic bool) *section {
 	sec := &section{ID: "cases", Title: "Per-case values"}
-	cvs := s.data.Cases[c.ID]
+	idp := "cases-"
+	if synthetic {
+		sec = &section{ID: "cases-synthetic", Title: "Per-case values of the synthetic runs (not comparable)", Class: "section-demo"}
+		idp = "cases-synthetic-"
+	}
+	source := map[string]string{}
+	for _, r := range s.challengeRuns(c.ID) {
+		source[r.ID] = r.Source
+	}
+	var cvs []caseValue
+	for _, cv := range s.data.Cases[c.ID] {
+		if src, ok := source[cv.RunID]; ok && s.comparable(src) != synthetic {
+			cvs = append(cvs, cv)
+		}
+	}
 	if len(cvs) == 0 {
-		sec.Paragraphs = []string{"No per-case values are stored for this challenge's runs."}
+		if synthetic {
+			return nil
+		}
+		sec.Paragraphs = []string{"No per-case values are stored for this challenge's comparable runs."}
 		return sec
 	}
 	byMetric := map[string]map[string]map[string]float64{} // metric → case → run → value
@@ -598,12 +776,13 @@ func (s *site) caseSection(c *config.Challenge) *section {
 			cases = append(cases, k)
 		}
 		sort.Strings(cases)
-		t := &table{ID: "cases-" + c.ID + "-" + slug(m), Caption: "Per-case " + m, Head: []string{"Case"}}
+		caption := "Per-case " + m
+		if synthetic {
+			caption += " (synthetic runs)"
+		}
+		t := &table{ID: idp + c.ID + "-" + slug(m), Caption: caption, Head: []string{"Case"}}
 		for _, r := range runs {
 			h := s.label(groupKey{r.Source, r.Setting, r.Backend, r.Agent})
-			if !s.comparable(r.Source) {
-				h += " [synthetic]"
-			}
 			if s.multiSeed(runs, r) {
 				h += " seed " + strconv.Itoa(r.Seed)
 			}
@@ -675,4 +854,97 @@ func printedChallengePct(runs []*runData) (float64, string) {
 // inWorld selects the comparable configurations of one rank world.
 func (s *site) inWorld(w rankWorld) func(*group) bool {
 	return func(g *group) bool { return s.comparable(g.Source) && s.world(g) == w }
+}
+
+// challengeLead is a challenge page's one-line result: the best comparable
+// configuration's percentile and primary value beside the top human team's
+// ("" when nothing comparable ran here).
+func (s *site) challengeLead(c *config.Challenge, runs []*runData) string {
+	if len(runs) == 0 {
+		return ""
+	}
+	metric := c.PrimaryLabel
+	if metric == "" {
+		metric = c.PrimaryMetric
+	}
+	dec := s.metricDecimals(c.ID)[c.PrimaryMetric]
+	if dec == 0 {
+		dec = 4
+	}
+	var best []string
+	bestPct, bestVal, bestOK := math.Inf(-1), 0.0, false
+	for _, g := range s.data.Groups {
+		if !s.comparable(g.Source) {
+			continue
+		}
+		cv := s.cellOf(g, c.ID, c.PrimaryMetric, "")
+		if len(cv.Runs) == 0 || cv.Fail || math.IsNaN(cv.Pct) {
+			continue
+		}
+		switch {
+		case cv.Pct > bestPct:
+			best, bestPct, bestVal, bestOK = []string{s.label(g.groupKey)}, cv.Pct, cv.Value, cv.HasValue
+		case cv.Pct == bestPct:
+			best = append(best, s.label(g.groupKey))
+		}
+	}
+	if len(best) == 0 {
+		return "No comparable run on " + c.ShortName + " is fully ranked: every one failed or has only its primary metric recorded."
+	}
+	var msg string
+	switch {
+	case bestPct == 0:
+		msg = fmt.Sprintf("Every agent configuration ranked here is at the 0th percentile, below every human team (%d configuration(s))", len(best))
+	case len(best) > 1:
+		msg = fmt.Sprintf("Best agents here: %s at the %s percentile of the human teams", strings.Join(best, ", "), ordinal(bestPct))
+	default:
+		msg = fmt.Sprintf("Best agent here: %s at the %s percentile of the human teams (%s %s)", best[0], ordinal(bestPct), metric, fmtValue(bestVal, bestOK, dec))
+	}
+	if top, _, ok := topHuman(c); ok {
+		hv, hok := top.Values[c.PrimaryMetric]
+		msg += fmt.Sprintf("; the top human team, %s, has %s %s", top.Team, metric, fmtValue(hv, hok, dec))
+	}
+	return msg + "."
+}
+
+// ordinal is a percentile fraction as "0th", "56th", "100th" (whole numbers).
+func ordinal(p float64) string {
+	n := int(math.Floor(100*p + 0.5))
+	suf := "th"
+	if n%100 < 11 || n%100 > 13 {
+		switch n % 10 {
+		case 1:
+			suf = "st"
+		case 2:
+			suf = "nd"
+		case 3:
+			suf = "rd"
+		}
+	}
+	return strconv.Itoa(n) + suf
+}
+
+// metricLabel is a metric's name as the paper prints it (the challenge
+// file's label), or its id when the file gives none.
+func metricLabel(m config.Metric) string {
+	if m.Label != "" {
+		return m.Label
+	}
+	return m.Name
+}
+
+// primaryText names a challenge's primary metric as the paper does, with
+// the grader's id: "AP (ap_mean)".
+func primaryText(c *config.Challenge) string {
+	name := c.PrimaryMetric
+	if m, ok := c.Metric(c.PrimaryMetric); ok && m.Label != "" {
+		name = m.Label
+	}
+	if c.PrimaryLabel != "" {
+		name = c.PrimaryLabel
+	}
+	if name == c.PrimaryMetric {
+		return name
+	}
+	return name + " (" + c.PrimaryMetric + ")"
 }

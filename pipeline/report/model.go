@@ -14,6 +14,10 @@ type page struct {
 	Nav       []navLink
 	HasCharts bool
 	Banner    string // the non-comparable-data notice; "" on a paper build
+	// BannerLate puts the first section (the overview's Figure 1 of the
+	// paper's own runs) between the lead and the banner, so that a reader's
+	// first screen holds the paper's result before any notice.
+	BannerLate bool
 }
 
 type navLink struct {
@@ -69,6 +73,9 @@ type table struct {
 type row struct {
 	ID    string // an anchor (permalink) on the row
 	Class string
+	// Group, when set, makes the row a heading across the table (Table 3's
+	// "Segmentation Tasks"); it has no cells and is not in the downloads.
+	Group string
 	Cells []cell
 	Data  []any
 }
@@ -84,16 +91,23 @@ type cell struct {
 
 type fact struct{ Name, Text, Href string }
 
+// metricCard is one metric of a task card: Name is the paper's, ID the
+// grader's; Card is the card's own note (links to quirks made safe).
 type metricCard struct {
-	Name, Direction, Card string
-	Ranked, Primary       bool
+	Name, ID, Direction string
+	Card                template.HTML
+	Ranked, Primary     bool
 }
 
-type quirkCard struct{ ID, Metrics, Reference, Official string }
+// quirkCard is one departure of the reference grader, with its id in words.
+type quirkCard struct{ ID, Name, Metrics, Reference, Official string }
 
-// taskCard is the challenge summary at the top of a challenge page.
+// taskCard is the challenge summary on a challenge page. Shared is the note
+// that ended every metric's card, stated once (SharedCount cards).
 type taskCard struct {
-	Facts   []fact
-	Metrics []metricCard
-	Quirks  []quirkCard
+	Facts       []fact
+	Metrics     []metricCard
+	Shared      template.HTML
+	SharedCount int
+	Quirks      []quirkCard
 }

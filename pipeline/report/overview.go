@@ -23,7 +23,11 @@ func leadHTML(parts ...any) template.HTML {
 		case string:
 			b.WriteString(template.HTMLEscapeString(x))
 		case [2]string:
-			fmt.Fprintf(&b, `<a href="%s" rel="external">%s</a>`, template.HTMLEscapeString(x[1]), template.HTMLEscapeString(x[0]))
+			rel := ""
+			if strings.HasPrefix(x[1], "http://") || strings.HasPrefix(x[1], "https://") {
+				rel = ` rel="external"`
+			}
+			fmt.Fprintf(&b, `<a href="%s"%s>%s</a>`, template.HTMLEscapeString(x[1]), rel, template.HTMLEscapeString(x[0]))
 		}
 	}
 	return template.HTML(b.String())
@@ -110,7 +114,37 @@ func (h printedHead) sentence() string {
 	if h.Cells > 0 {
 		msg += fmt.Sprintf("; %d of %d submissions are at the 0th percentile or failed", h.Zero, h.Cells)
 	}
-	return msg + ". "
+	return msg + ", where each challenge's top human team stands at 100 %. "
+}
+
+// recomputedLead is the overview's "recomputed here" sentence: each paper
+// configuration's rank as computed from the stored values, and, where it
+// differs from the print, a link to the Reproduction page's explanation.
+func (s *site) recomputedLead(h headline) template.HTML {
+	parts := []any{"Recomputed here from the paper's recorded values: "}
+	first := true
+	for _, g := range s.table3Groups() {
+		if g.Source != "paper" || math.IsNaN(g.Overall) {
+			continue
+		}
+		if !first {
+			parts = append(parts, ", ")
+		}
+		first = false
+		txt := s.agentName(g.Agent) + " " + fmtFrac(g.Overall, 2)
+		printed, ck := s.printedOverall(g)
+		if ck != nil && ck.Class != classMatch {
+			parts = append(parts, txt+" (", [2]string{"printed " + strings.TrimSuffix(printed, " (Table 3)") + ": " + ck.Class, "reproduction.html#" + ck.anchor()}, ")")
+		} else {
+			parts = append(parts, txt)
+		}
+	}
+	parts = append(parts, fmt.Sprintf(" over %d challenges; %d of %d submissions at the 0th percentile or failed", h.Challenges, h.Zero, h.Runs))
+	if ph, ok := s.printedHeadline(); ok && ph.Cells == h.Runs && ph.Zero != h.Zero {
+		parts = append(parts, " (", [2]string{fmt.Sprintf("the paper counts %d", ph.Zero), "reproduction.html#disagreements"}, ")")
+	}
+	parts = append(parts, ". The ReX-MLE rank is the mean over challenges of the leaderboard percentile (0 % = below every human team; seeds averaged; a failed run counts 0).")
+	return leadHTML(parts...)
 }
 
 // recomputedRanks lists the ReX-MLE rank this site computes for each of the
@@ -135,20 +169,18 @@ func (s *site) headlineGroup(g *group) bool {
 // the ReX-MLE rank of the comparable configurations (paper Figure 1), the
 // Table 3 equivalent, and, apart, the synthetic runs.
 func (s *site) overviewPage() ([]*page, error) {
-	p := &page{Path: "index.html", Title: "ReX-MLE: autonomous ML agents against human experts in medical imaging", TOC: true}
-	p.Lead = append(p.Lead, leadHTML(fmt.Sprintf("ReX-MLE is a benchmark of %d challenges from medical-imaging competitions (CT, MRI, pathology, microscopy, dental X-ray and more) on which autonomous machine-learning agents must, on their own, preprocess the data, train models and submit predictions within a fixed compute and time budget; each submission is graded with the challenge's metrics and ranked against the human expert teams of its leaderboard.", len(s.b.Challenges))))
+	p := &page{Path: "index.html", Title: "ReX-MLE: autonomous ML agents against human experts in medical imaging", TOC: true, BannerLate: true}
+	p.Lead = append(p.Lead, leadHTML(fmt.Sprintf("ReX-MLE is a benchmark of %d medical-imaging competitions on which autonomous machine-learning agents must preprocess the data, train models and submit predictions on their own, ranked against the human expert teams of each leaderboard.", len(s.b.Challenges))))
 	ph, printedOK := s.printedHeadline()
 	if printedOK {
 		p.Lead = append(p.Lead, leadHTML(ph.sentence(), [2]string{"Paper (arXiv:2512.17838)", paperURL}, " · ", [2]string{"Code", codeURL}))
 	}
 	if h, ok := s.headline(); ok {
-		p.Lead = append(p.Lead, leadHTML(fmt.Sprintf("Recomputed here from the paper's recorded values: %s over %d challenges, and %d of %d submissions at the 0th percentile or failed (differences from the printed numbers are explained on the Reproduction page).",
-			s.recomputedRanks(), h.Challenges, h.Zero, h.Runs)))
+		p.Lead = append(p.Lead, s.recomputedLead(h))
 	} else if !printedOK {
 		p.Lead = append(p.Lead, leadHTML("The store holds none of the paper's recorded runs, so its headline (agents reach 4.5–12 % of the human teams' mean percentile) cannot be recomputed here. ",
 			[2]string{"Paper (arXiv:2512.17838)", paperURL}, " · ", [2]string{"Code", codeURL}))
 	}
-	p.Intro = []string{"The ReX-MLE rank of a configuration is the mean over challenges of its leaderboard percentile (0 % = below every human team, 100 % = at the top; seeds averaged; a failed run counts 0)."}
 	p.Sections = append(p.Sections, s.figure1Sections()...)
 	p.Sections = append(p.Sections, s.table3Section())
 	stab, stabDemo := s.stabilitySections()
@@ -476,7 +508,7 @@ func printedCell(v, pct string) string {
 func (s *site) table3Section() *section {
 	gs := s.table3Groups()
 	t := &table{ID: "table3", Class: "compact", Caption: "Primary metric value · percentile per challenge (Table 3 equivalent; synthetic runs excluded)",
-		Head: []string{"Challenge", "Metric", "Human (top team)"}, DataHead: []string{"challenge", "metric", "human_value", "human_pct"}}
+		Head: []string{"Challenge", "Metric", "Human (top team's value)"}, DataHead: []string{"challenge", "metric", "human_value", "human_pct"}}
 	for _, g := range gs {
 		t.Head = append(t.Head, s.label(g.groupKey))
 		k := groupSlug(g.groupKey)
@@ -485,7 +517,12 @@ func (s *site) table3Section() *section {
 			t.DataHead = append(t.DataHead, k+":paper_value", k+":paper_pct", k+":check")
 		}
 	}
+	lastCat := ""
 	for _, c := range s.b.Challenges {
+		if c.Category != lastCat {
+			lastCat = c.Category
+			t.Rows = append(t.Rows, row{Group: categoryTitle(c.Category)})
+		}
 		metric := c.PrimaryLabel
 		if metric == "" {
 			metric = c.PrimaryMetric
@@ -501,7 +538,7 @@ func (s *site) table3Section() *section {
 			hv, hok = top.Values[c.PrimaryMetric]
 		}
 		rw := row{Cells: []cell{{Text: c.ShortName, Href: "challenges/" + c.ID + ".html"}, {Text: metric},
-			{Text: fmtValue(hv, hok, 2) + " · 100%", Class: "num", Sort: sortKey(hv)}},
+			{Text: fmtValue(hv, hok, 2), Class: "num", Sort: sortKey(hv)}},
 			Data: []any{c.ID, c.PrimaryMetric, valNum(hv, hok), 100}}
 		for _, g := range gs {
 			cv := s.cellOf(g, c.ID, c.PrimaryMetric, "3")
@@ -539,7 +576,7 @@ func (s *site) table3Section() *section {
 		t.Rows = append(t.Rows, rw)
 	}
 	// The overall row.
-	orow := row{Class: "agent", Cells: []cell{{Text: "Overall mean percentile"}, {Text: ""}, {Text: "100%", Class: "num"}}, Data: []any{"overall", "", nil, 100}}
+	orow := row{Class: "agent", Cells: []cell{{Text: "Overall mean percentile"}, {Text: ""}, {Text: "–", Class: "num"}}, Data: []any{"overall", "", nil, 100}}
 	for _, g := range gs {
 		ce := cell{Text: fmtFrac(g.Overall, 2), Class: "num", Sort: sortKey(g.Overall)}
 		data := []any{nil, pctNum(g.Overall), nil, nil, nil}
@@ -569,6 +606,23 @@ func (s *site) table3Section() *section {
 	return &section{ID: "table3", Title: "Per challenge (paper Table 3)",
 		Paragraphs: []string{"Each cell is the primary metric value (2 decimals, as the paper prints it) and the whole-number percentile, half-up from the exact position sum, computed from the stored values. The mark beside a paper configuration's cell is the reproduction check of both the value and the percentile (✓ matches, ≈ rounding, ? undetermined, ✗ differs; hover for the reason); where the paper's cell differs it is shown below. The same checks are listed on the Reproduction page. Each cell links to the configuration's page."},
 		Tables:     []*table{t}}
+}
+
+// categoryTitle is a challenge category as the paper's Table 3 heads it.
+func categoryTitle(cat string) string {
+	switch cat {
+	case "segmentation":
+		return "Segmentation Tasks"
+	case "detection":
+		return "Detection Tasks"
+	case "classification":
+		return "Classification Tasks"
+	case "quality":
+		return "Image Quality & Enhancement Tasks"
+	case "":
+		return "Other Tasks"
+	}
+	return strings.ToUpper(cat[:1]) + cat[1:] + " Tasks"
 }
 
 // shortBadge keeps the symbol of a badge, for narrow tables.

@@ -73,7 +73,7 @@ func (s *site) reproductionPage() ([]*page, error) {
 			continue
 		}
 		b, bc, _ := c.badge()
-		t.Rows = append(t.Rows, row{Cells: []cell{{Text: c.where()}, {Text: c.Computed, Class: "num"}, {Text: c.Printed, Class: "num"}, {Text: c.Class, Badge: b, BadgeClass: bc}, {Text: c.Why}}})
+		t.Rows = append(t.Rows, row{ID: c.anchor(), Cells: []cell{{Text: c.where()}, {Text: c.Computed, Class: "num"}, {Text: c.Printed, Class: "num"}, {Text: c.Class, Badge: b, BadgeClass: bc}, {Text: c.Why}}})
 	}
 	dis.Tables = []*table{t}
 	if len(t.Rows) == 0 {
@@ -154,6 +154,18 @@ func (s *site) quirksPage() ([]*page, error) {
 		"The pipeline grades in reference mode to stay comparable with the paper, and where the reference grader departs from the challenge's official evaluation it also records the official mode's values. Each quirk below shows how far the two modes' values lie apart on the runs graded both ways.",
 	}}
 	total := 0
+	// The differences are measured on the comparable runs (the paper's and
+	// new runs on the real data); synthetic runs' differences are apart, in
+	// their own marked section.
+	var real, synthetic []*runData
+	for _, r := range s.data.Runs {
+		if s.comparable(r.Source) {
+			real = append(real, r)
+		} else {
+			synthetic = append(synthetic, r)
+		}
+	}
+	syn := &table{ID: "quirks-synthetic", Caption: "Synthetic runs: the difference between the modes (pipeline check, not results)", Head: []string{"Challenge", "Known issue", "Runs graded both ways", "Mean |difference|", "Max |difference|"}}
 	for _, c := range s.b.Challenges {
 		reg, ok := challenge.Lookup(c.ID)
 		if !ok {
@@ -165,21 +177,27 @@ func (s *site) quirksPage() ([]*page, error) {
 		}
 		sec := &section{ID: c.ID, Title: c.ShortName}
 		sec.List = append(sec.List, listItem{Text: "Challenge page", Href: "challenges/" + c.ID + ".html"})
-		t := &table{ID: "quirks-" + c.ID, Caption: c.ShortName + ": quirks and the difference between the modes", Head: []string{"Quirk", "Metrics", "Reference grader", "Official evaluation", "Runs graded both ways", "Mean |difference|", "Max |difference|"}}
+		t := &table{ID: "quirks-" + c.ID, Caption: c.ShortName + ": known issues and the difference between the modes on runs on the real data", Head: []string{"Known issue", "Metrics", "Reference grader", "Official evaluation", "Runs graded both ways", "Mean |difference|", "Max |difference|"}}
 		for _, q := range qs {
 			total++
-			n, cnt, sum, mx := quirkDiff(s.data.Runs, c.ID, q.Metrics)
-			mean, maxT := "—", "—"
-			if cnt > 0 {
-				mean, maxT = strconv.FormatFloat(sum/float64(cnt), 'g', 4, 64), strconv.FormatFloat(mx, 'g', 4, 64)
-			}
-			t.Rows = append(t.Rows, row{Cells: []cell{{Text: q.ID}, {Text: strings.Join(q.Metrics, ", ")}, {Text: q.Reference}, {Text: q.Official},
+			n, cnt, sum, mx := quirkDiff(real, c.ID, q.Metrics)
+			mean, maxT := diffTexts(cnt, sum, mx)
+			t.Rows = append(t.Rows, row{ID: "quirk-" + c.ID + "-" + q.ID, Cells: []cell{{Text: quirkName(q.ID)}, {Text: s.metricNames(c, q.Metrics)}, {Text: q.Reference}, {Text: q.Official},
 				{Text: strconv.Itoa(n), Class: "num"}, {Text: mean, Class: "num"}, {Text: maxT, Class: "num"}}})
+			if n, cnt, sum, mx := quirkDiff(synthetic, c.ID, q.Metrics); n > 0 {
+				mean, maxT := diffTexts(cnt, sum, mx)
+				syn.Rows = append(syn.Rows, row{Cells: []cell{{Text: c.ShortName, Href: "challenges/" + c.ID + ".html"}, {Text: quirkName(q.ID)}, {Text: strconv.Itoa(n), Class: "num"}, {Text: mean, Class: "num"}, {Text: maxT, Class: "num"}}})
+			}
 		}
 		sec.Tables = []*table{t}
 		p.Sections = append(p.Sections, sec)
 	}
-	p.Intro = append(p.Intro, fmt.Sprintf("%d quirks in all. A mode's values are stored only where they differ from the reference mode's, so runs not graded in the other mode, or graded identically, show no difference; NaN and infinite values are left out of the means.", total))
+	if len(syn.Rows) > 0 {
+		p.Sections = append(p.Sections, &section{ID: "synthetic", Title: "Synthetic runs graded both ways (not comparable)", Class: "section-demo",
+			Paragraphs: []string{"The differences between the modes on the synthetic runs: they show that both modes run, not how far they lie apart on the real data."},
+			Tables:     []*table{syn}})
+	}
+	p.Intro = append(p.Intro, fmt.Sprintf("%d known issues in all. The differences are measured on the paper's runs and new runs on the real data; synthetic runs are apart, at the end. A mode's values are stored only where they differ from the reference mode's, so runs not graded in the other mode, or graded identically, show no difference; NaN and infinite values are left out of the means.", total))
 	harness, err := s.harnessIssues()
 	if err != nil {
 		return nil, err
@@ -480,4 +498,28 @@ func quirkDiff(runs []*runData, challengeID string, metrics []string) (nRuns, nP
 		}
 	}
 	return nRuns, nPairs, sum, max
+}
+
+// diffTexts prints a mean and a maximum |difference| ("—" for no pairs).
+func diffTexts(pairs int, sum, max float64) (string, string) {
+	if pairs == 0 {
+		return "—", "—"
+	}
+	return strconv.FormatFloat(sum/float64(pairs), 'g', 4, 64), strconv.FormatFloat(max, 'g', 4, 64)
+}
+
+// metricNames lists metric ids by the paper's names ("all N metrics" when
+// a quirk touches every ranked metric of the challenge).
+func (s *site) metricNames(c *config.Challenge, ids []string) string {
+	if len(ids) > 1 && len(ids) == len(c.Metrics) {
+		return fmt.Sprintf("all %d metrics", len(ids))
+	}
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = id
+		if m, ok := c.Metric(id); ok {
+			out[i] = metricLabel(m)
+		}
+	}
+	return strings.Join(out, ", ")
 }

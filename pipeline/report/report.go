@@ -29,6 +29,7 @@ import (
 
 	_ "github.com/rexmle/rexmle/pipeline/challenges/all" // register every challenge: metric cards and quirks
 	"github.com/rexmle/rexmle/pipeline/config"
+	"github.com/rexmle/rexmle/pipeline/paper"
 	"github.com/rexmle/rexmle/pipeline/store"
 	"github.com/rexmle/rexmle/templates"
 	"github.com/rexmle/rexmle/third_party/echarts"
@@ -71,6 +72,9 @@ type site struct {
 	repro *reproduction
 	// banner is the notice every page of a non-paper build carries ("" for none).
 	banner string
+	// humans is the human column of each S-table as the paper prints it,
+	// by table ("S2"); nil without results/paper.
+	humans map[string]paper.AppendixHuman
 	log    *slog.Logger
 	pages  []*page
 	files  map[string][]byte // extra files: PNG plots, copied exports
@@ -104,6 +108,9 @@ func Build(ctx context.Context, opts Options) (*Result, error) {
 		return nil, fmt.Errorf("report: %w", err)
 	}
 	s := &site{b: opts.Benchmark, opts: opts, data: data, log: opts.Logger, files: map[string][]byte{}}
+	if s.humans, err = printedHumans(opts.Benchmark); err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
 	s.banner = s.bannerText()
 	if s.repro, err = s.reproduce(ctx); err != nil {
 		return nil, fmt.Errorf("report: %w", err)
@@ -370,7 +377,9 @@ func exportRows(t *table) ([]string, [][]any) {
 	if t.DataHead != nil {
 		recs := make([][]any, 0, len(t.Rows))
 		for _, r := range t.Rows {
-			recs = append(recs, r.Data)
+			if r.Group == "" {
+				recs = append(recs, r.Data)
+			}
 		}
 		return t.DataHead, recs
 	}
@@ -391,6 +400,9 @@ func exportRows(t *table) ([]string, [][]any) {
 	}
 	var recs [][]any
 	for _, r := range t.Rows {
+		if r.Group != "" {
+			continue
+		}
 		var rec []any
 		for i := range t.Head {
 			var c cell
@@ -496,4 +508,25 @@ func (s *site) label(k groupKey) string {
 	}
 	extra = append(extra, shortSource(k.Source))
 	return l + " (" + strings.Join(extra, ", ") + ")"
+}
+
+// printedHumans reads the human columns of the paper's S-tables from the
+// benchmark's recorded paper results (nil when there are none).
+func printedHumans(b *config.Benchmark) (map[string]paper.AppendixHuman, error) {
+	if b.Paths.PaperResults == "" {
+		return nil, nil
+	}
+	dir := b.Path(b.Paths.PaperResults)
+	if !paper.Exists(dir) {
+		return nil, nil
+	}
+	rec, err := paper.Load(dir, b)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]paper.AppendixHuman{}
+	for _, h := range rec.Appendix.Human {
+		out[h.Table] = h
+	}
+	return out, nil
 }

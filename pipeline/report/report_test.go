@@ -287,7 +287,7 @@ func TestChallengePageTables(t *testing.T) {
 		}
 		prev = v
 	}
-	cases := readTable(t, site, "cases-isles22-"+slug(c.Metrics[0].Name))
+	cases := readTable(t, site, "cases-synthetic-isles22-"+slug(c.Metrics[0].Name)) // the filled runs are synthetic: their own marked section
 	if len(cases.Rows) != 3 {
 		t.Errorf("per-case table has %d rows, want 3", len(cases.Rows))
 	}
@@ -428,7 +428,7 @@ func TestComputePageClaim(t *testing.T) {
 
 func TestCapabilitiesTable(t *testing.T) {
 	site := filepath.Join(paperSite(t), "site")
-	tj := readTable(t, site, "capabilities")
+	tj := readTable(t, site, "capabilities-demo") // the filled runs are synthetic: their own marked section
 	if len(tj.Rows) != 2 {
 		t.Fatalf("%d capability rows, want 2 agents", len(tj.Rows))
 	}
@@ -535,7 +535,7 @@ func TestStaleFilesRemoved(t *testing.T) {
 	if _, err := Build(ctx, Options{Store: st, Benchmark: b, OutDir: dir, GitCommit: "x"}); err != nil {
 		t.Fatal(err)
 	}
-	caseTable := filepath.Join(dir, "data", "cases-isles22-"+slug(b.Challenges[0].Metrics[0].Name)+".csv")
+	caseTable := filepath.Join(dir, "data", "cases-synthetic-isles22-"+slug(b.Challenges[0].Metrics[0].Name)+".csv")
 	if _, err := os.Stat(caseTable); err != nil {
 		t.Fatalf("per-case table not written: %v", err)
 	}
@@ -596,7 +596,7 @@ func TestCapabilitiesShowOnlyTheProfilesRuns(t *testing.T) {
 	if _, err := Build(ctx, Options{Store: st, Benchmark: b, OutDir: dir, GitCommit: "x", Profile: "demo"}); err != nil {
 		t.Fatal(err)
 	}
-	tj := readTable(t, dir, "capabilities")
+	tj := readTable(t, dir, "capabilities-demo") // synthetic runs: their own marked section
 	if len(tj.Rows) != 1 {
 		t.Fatalf("%d capability rows, want 1 (the demo group's one agent; the other group's 3 agents left out): %v", len(tj.Rows), tj.Rows)
 	}

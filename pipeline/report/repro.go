@@ -30,6 +30,11 @@ func (c check) where() string {
 	return s + ", " + c.Agent + ", " + c.What
 }
 
+// anchor is the id of the check's row on the Reproduction page.
+func (c check) anchor() string {
+	return "check-" + slug(c.where())
+}
+
 // badge returns the cell badge for a check.
 func (c *check) badge() (text, class, title string) {
 	if c == nil {

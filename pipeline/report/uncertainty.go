@@ -137,13 +137,17 @@ func ciText(lo, hi float64, digits int) string {
 	return fmt.Sprintf("%.*f–%.*f %%", digits, 100*lo, digits, 100*hi)
 }
 
+// paperNoCI is why the paper's runs have no interval, in words (the rank
+// stage stores the same sentence as the note of their bootstrap rows).
+const paperNoCI = "the paper records no per-case values for its runs, so there is nothing to resample"
+
 // whyNoCI is the reason a configuration (or its challenge) has no interval.
 func whyNoCI(source, note string) string {
 	switch {
 	case note != "":
 		return note
 	case source == "paper":
-		return "paper row: no per-case values recorded"
+		return paperNoCI
 	}
 	return noBootNote
 }
@@ -187,14 +191,26 @@ func ciNote(bars []pctBar, why map[string]int) string {
 			n++
 		}
 	}
-	var parts []string
-	for w, k := range why {
-		parts = append(parts, fmt.Sprintf("%d: %s", k, w))
+	reasons := make([]string, 0, len(why))
+	for w := range why {
+		reasons = append(reasons, w)
 	}
-	sort.Strings(parts)
-	txt := fmt.Sprintf("Error bars: the 95 %% case-level bootstrap interval (percentile method), on %d of %d bar(s).", n, len(bars))
-	if len(parts) > 0 {
-		txt += " Without an interval — " + strings.Join(parts, "; ") + "."
+	sort.Strings(reasons)
+	if n == 0 && len(reasons) == 1 {
+		return "No bar has an error bar: " + reasons[0] + "."
+	}
+	var txt string
+	if n == len(bars) {
+		txt = fmt.Sprintf("Each bar's error bar is its 95 %% case-level bootstrap interval (percentile method).")
+	} else {
+		txt = fmt.Sprintf("Error bars are 95 %% case-level bootstrap intervals (percentile method), drawn on %d of the %d bars.", n, len(bars))
+	}
+	for _, w := range reasons {
+		if why[w] == 1 {
+			txt += " One bar has none: " + w + "."
+		} else {
+			txt += fmt.Sprintf(" %d bars have none: %s.", why[w], w)
+		}
 	}
 	return txt
 }
@@ -284,7 +300,7 @@ func (s *site) challengeUncertainty(c *config.Challenge) []*section {
 		smallNNote, humanBoardNote}
 	sec.Tables = s.intervalTables("int-"+c.ID, c, runs, dec)
 	if nPaper > 0 {
-		sec.Paragraphs = append(sec.Paragraphs, fmt.Sprintf("The paper's %d recorded run(s) on this challenge have no intervals: paper row: no per-case values recorded.", nPaper))
+		sec.Paragraphs = append(sec.Paragraphs, fmt.Sprintf("The paper's %d recorded run(s) on this challenge have no intervals: %s.", nPaper, paperNoCI))
 	}
 	if len(runs) == 0 {
 		sec.Paragraphs = append(sec.Paragraphs, "No run graded by rexmle on the real data of this challenge yet.")
@@ -390,7 +406,7 @@ func (s *site) intervalTables(id string, c *config.Challenge, runs []*runData, d
 			if hp {
 				ptxt, pAny = strconv.Itoa(pos), pos
 			}
-			mt.Rows = append(mt.Rows, row{Cells: []cell{{Text: lbl}, {Text: strconv.Itoa(r.Seed), Class: "num"}, {Text: m.Name},
+			mt.Rows = append(mt.Rows, row{Cells: []cell{{Text: lbl}, {Text: strconv.Itoa(r.Seed), Class: "num"}, {Text: metricLabel(m)},
 				{Text: fmtValue(v, hv, decOf(m.Name)), Class: "num", Sort: sortKey(v)}, {Text: vi, Class: "num"}, {Text: ptxt, Class: "num"}, {Text: pi, Class: "num"}, {Text: orDash(agg)}},
 				Data: []any{r.ID, r.Seed, m.Name, valNum(v, hv), vlo, vhi, pAny, plo, phi, bm.Aggregation, agg}})
 		}
@@ -889,7 +905,21 @@ func (s *site) computeNormSections() []*section {
 	}
 	sec := &section{ID: "normalised", Title: "ReX-MLE rank per GPU-hour and per kWh", Paragraphs: []string{computeNormIntro}}
 	if len(comp) > 0 {
-		sec.Tables = []*table{s.computeNormTable("compute-normalised", "ReX-MLE rank per GPU-hour and per kWh (synthetic runs excluded)", comp, "")}
+		// One table per rank world: ranks are compared only within one.
+		var worlds [3][]*group
+		for _, g := range comp {
+			worlds[s.world(g)] = append(worlds[s.world(g)], g)
+		}
+		n := len(s.b.Challenges)
+		for w, c := range []struct{ id, caption string }{
+			{"compute-normalised", fmt.Sprintf("The paper's configurations, %d challenges: ReX-MLE rank per GPU-hour and per kWh", n)},
+			{"compute-normalised-new", fmt.Sprintf("New runs on the real data, %d challenges: ReX-MLE rank per GPU-hour and per kWh", n)},
+			{"compute-normalised-other", "Configurations run on fewer challenges or partially (not comparable with the tables above): ReX-MLE rank per GPU-hour and per kWh"},
+		} {
+			if len(worlds[w]) > 0 {
+				sec.Tables = append(sec.Tables, s.computeNormTable(c.id, c.caption, worlds[w], ""))
+			}
+		}
 	} else {
 		sec.Paragraphs = append(sec.Paragraphs, "No comparable configuration is ranked yet.")
 	}

@@ -205,7 +205,7 @@ func TestUncertaintyOnSite(t *testing.T) {
 		t.Errorf("%d fetched configurations, %d error bars; want 2 and 2", nReal, len(bars))
 	}
 	idx, _ := os.ReadFile(filepath.Join(site, "index.html"))
-	if !strings.Contains(string(idx), "paper row: no per-case values recorded") {
+	if !strings.Contains(string(idx), "the paper records no per-case values for its runs") {
 		t.Error("Figure 1 does not say why the paper's bars have no interval")
 	}
 	// Challenge pages: the stored per-challenge intervals.
@@ -345,7 +345,13 @@ func TestUncertaintyOnSite(t *testing.T) {
 		}
 	}
 	// Compute-normalised: agent-01 has telemetry on every run, agent-00 none.
-	cn := readTable(t, site, "compute-normalised")
+	// New runs on the real data have their own table, apart from the paper's.
+	for _, r := range readTable(t, site, "compute-normalised").Rows {
+		if r["source"] != "paper" {
+			t.Errorf("the paper's compute-normalised table holds a %v configuration", r["source"])
+		}
+	}
+	cn := readTable(t, site, "compute-normalised-new")
 	seen := 0
 	for _, r := range cn.Rows {
 		if r["source"] != "realtest" {

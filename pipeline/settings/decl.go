@@ -141,6 +141,7 @@ var Vars = []Var{
 	{Name: "REXMLE_SLURM_TEST", Kind: Test, Type: Bool, Targets: []string{"pipeline/runner/slurm tests"}, Help: "`1` runs the tests against a real single-node Slurm"},
 	{Name: "REXMLE_SCREENSHOTS", Kind: Test, Targets: []string{"pipeline/report/browsertest"}, Help: "folder for the browser test's screenshots"},
 	{Name: "REXMLE_CHROMIUM", Kind: Test, Targets: []string{"pipeline/report/browsertest"}, Help: "the Chromium binary of the browser test"},
+	{Name: "REXMLE_AXE", Kind: Test, Targets: []string{"pipeline/report/browsertest"}, Help: "axe-core's `axe.min.js` for the browser test's accessibility audit (`.ci/run` installs a pinned, checksummed copy under `.ci/axe-core/`)"},
 	{Name: "REXMLE_COVERAGE_SLOW", Kind: Test, Type: Bool, Targets: []string{"pipeline/rankstage tests"}, Help: "`1` runs the full interval coverage study"},
 	{Name: "REXMLE_REPORT_STORE", Kind: Test, Targets: []string{"pipeline/report tests"}, Help: "a store the report test renders"},
 	{Name: "REXMLE_REPORT_OUT", Kind: Test, Targets: []string{"pipeline/report tests"}, Help: "where the report test writes that site"},

@@ -23,7 +23,12 @@
         heads.forEach(function (h) { h.removeAttribute("aria-sort"); });
         th.setAttribute("aria-sort", dir === 1 ? "ascending" : "descending");
         var body = table.tBodies[0];
-        var rows = Array.prototype.slice.call(body.rows);
+        // Group headings (Table 3's task categories) hold only in the
+        // table's own order: a sorted table hides them.
+        var rows = Array.prototype.slice.call(body.rows).filter(function (r) {
+          if (r.classList.contains("group")) { r.hidden = true; return false; }
+          return true;
+        });
         rows.sort(function (r1, r2) { return dir * cmp(key(r1.cells[col]), key(r2.cells[col])); });
         rows.forEach(function (r) { body.appendChild(r); });
       }
@@ -64,6 +69,7 @@
     function apply() {
       var q = (text.value || "").toLowerCase();
       Array.prototype.forEach.call(table.tBodies[0].rows, function (r) {
+        if (r.classList.contains("group")) { r.hidden = !!q || selects.some(function (s) { return s.value !== ""; }); return; }
         var ok = !q || r.textContent.toLowerCase().indexOf(q) >= 0;
         selects.forEach(function (s) {
           var c = r.cells[Number(s.getAttribute("data-col"))];

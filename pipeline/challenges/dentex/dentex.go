@@ -101,7 +101,7 @@ func (Challenge) Metrics() []challenge.MetricCard {
 		kind, level, _ := strings.Cut(n, "_")
 		var card string
 		if level == "mean" {
-			card = "mean of the quadrant, enumeration and diagnosis values of " + strings.ToUpper(kind) + " (" + what[kind] + "); −1 of a level without scored truth enters the mean as −1; a reference-only column (DENTEX ranked on the 12 per-level metrics)." + quirkNote
+			card = "mean of the quadrant, enumeration and diagnosis values of " + strings.ToUpper(kind) + " (" + what[kind] + "); −1 of a level without scored truth enters the mean as −1; the reference grader adds this column (the DENTEX organisers ranked on the 12 per-level metrics), and the paper ranks on all 16 columns, this one included (Table S1's mean ranks average 16 positions)." + quirkNote
 		} else {
 			card = what[kind] + " for the " + level + " labels; −1 when no scored class has truth; classes with detections but no truth are skipped." + quirkNote
 		}

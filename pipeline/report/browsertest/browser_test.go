@@ -108,8 +108,8 @@ func buildPaperSite(t *testing.T) string {
 
 // printedSTableNumbers counts the numbers results/paper/appendix.toml says
 // the paper prints in Tables S1–S20: per agent column every ranked value,
-// position, FAIL, unranked value, mean rank, percentile and overall, and per
-// table the human column's 100.0% percentile.
+// position, FAIL, unranked value, mean rank, percentile and overall, and the
+// human column's values, positions, mean rank, percentile and overall.
 func printedSTableNumbers(t *testing.T) int {
 	t.Helper()
 	var ap struct {
@@ -123,6 +123,13 @@ func printedSTableNumbers(t *testing.T) int {
 			Pct       string            `toml:"printed_percentile"`
 			Overall   string            `toml:"printed_overall"`
 		} `toml:"run"`
+		Human []struct {
+			Values    map[string]string `toml:"values"`
+			Positions map[string]int    `toml:"printed_positions"`
+			MeanRank  string            `toml:"printed_mean_rank"`
+			Pct       string            `toml:"printed_percentile"`
+			Overall   string            `toml:"printed_overall"`
+		} `toml:"human"`
 	}
 	if _, err := toml.DecodeFile("../../../results/paper/appendix.toml", &ap); err != nil {
 		t.Fatal(err)
@@ -138,7 +145,19 @@ func printedSTableNumbers(t *testing.T) int {
 			}
 		}
 	}
-	return n + len(tables)
+	// The human columns, as printed.
+	for _, h := range ap.Human {
+		n += len(h.Values) + len(h.Positions)
+		for _, x := range []string{h.MeanRank, h.Pct, h.Overall} {
+			if x != "" {
+				n++
+			}
+		}
+	}
+	if len(ap.Human) != len(tables) {
+		t.Errorf("results/paper/appendix.toml: %d human columns for %d S-tables", len(ap.Human), len(tables))
+	}
+	return n
 }
 
 const chartsJS = `(() => {
@@ -341,26 +360,8 @@ func TestSiteInBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	alloc, cancel := chromedp.NewExecAllocator(context.Background(),
-		chromedp.ExecPath(bin),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1280, 900),
-	)
+	ctx, cancel := browser(t, bin)
 	defer cancel()
-	ctx, cancel := chromedp.NewContext(alloc)
-	defer cancel()
-	if err := chromedp.Do(ctx); err != nil { // starts the browser
-		t.Fatalf("start Chromium %s: %v", bin, err)
-	}
 
 	type chartsResult struct {
 		N   int      `json:"n"`
