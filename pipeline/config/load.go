@@ -232,6 +232,16 @@ func (b *Benchmark) defaults() {
 
 var idPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
 
+// profileName is what a profile may be called: it names run groups and their
+// folders (and PrintedSource is reserved).
+var profileName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+
+// PrintedSource is the run source of the paper's recorded results
+// (paper.Source), reserved: no profile may be called so, so the runs of a
+// profile (the profile "paper" included) are never replaced by, or ranked
+// as, what the paper printed.
+const PrintedSource = "paper-printed"
+
 func (b *Benchmark) validate(ck *checker, written *writtenDurations) {
 	if b.Meta.Name == "" {
 		ck.addf(ck.table("benchmark", 0), "benchmark.name is missing, want the benchmark's name")
@@ -362,6 +372,11 @@ func (b *Benchmark) validate(ck *checker, written *writtenDurations) {
 	for _, n := range names {
 		p := b.Profiles[n]
 		line := ck.table("profile."+n, 0)
+		if !profileName.MatchString(n) {
+			ck.addf(line, "profile %q: name wants letters, digits, '.', '_' or '-' (it names run groups and their folders)", n)
+		} else if n == PrintedSource {
+			ck.addf(line, "profile %q: the name is reserved for the paper's recorded results; choose another", n)
+		}
 		if p.Data != "synthetic" && p.Data != "fetched" {
 			ck.addf(ck.key("data", line), "profile %q: data is %q, want \"synthetic\" or \"fetched\"", n, p.Data)
 		}

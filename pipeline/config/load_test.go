@@ -202,6 +202,12 @@ func TestBrokenConfigs(t *testing.T) {
 			[]string{`benchmark.toml:15: profile "mine": setting missing`}},
 		{"setting with a slash", goodBench + "\n[profile.mine]\ndata = \"fetched\"\nsetting = \"a/b\"\n", goodChallenge,
 			[]string{`setting "a/b"`}},
+		// The paper's recorded results are a source of their own: a profile
+		// of that name would be replaced by them on every rank.
+		{"reserved profile name", goodBench + "\n[profile.paper-printed]\ndata = \"fetched\"\nsetting = \"24h\"\n", goodChallenge,
+			[]string{`profile "paper-printed": the name is reserved for the paper's recorded results`}},
+		{"profile name with a slash", goodBench + "\n[profile.\"a/b\"]\ndata = \"fetched\"\nsetting = \"24h\"\n", goodChallenge,
+			[]string{`profile "a/b": name wants letters, digits`}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -1,6 +1,6 @@
 // Package paper loads the ReX-MLE paper's recorded results (results/paper/,
 // in rexmle's own schema) and imports them into the store as runs of source
-// "paper", with the numbers the paper printed kept beside them so the rank
+// Source, with the numbers the paper printed kept beside them so the rank
 // stage can show where its computation and the paper agree.
 package paper
 
@@ -18,8 +18,10 @@ import (
 	"github.com/rexmle/rexmle/pipeline/store"
 )
 
-// Source is the runs.source value of the paper's recorded runs.
-const Source = "paper"
+// Source is the runs.source value of the paper's recorded runs. No profile
+// may be called so (config refuses it), so new runs of the profile "paper"
+// are a source of their own, never replaced or ranked as the printed results.
+const Source = config.PrintedSource
 
 // Appendix is results/paper/appendix.toml: Tables S1–S20.
 type Appendix struct {

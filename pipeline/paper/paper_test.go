@@ -153,3 +153,52 @@ func TestHumanColumns(t *testing.T) {
 		})
 	}
 }
+
+// New runs of the profile "paper" (the paper's settings, run again) share
+// the paper's setting, backend, challenge and agent with its recorded runs;
+// importing the recorded results, which replaces them, keeps the new runs.
+func TestImportKeepsThePaperProfilesRuns(t *testing.T) {
+	b := benchmark(t)
+	rec, err := Load("../../results/paper", b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "s.sqlite"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	newRun := store.Run{ID: "paper/ldct-iqa/aide/1", Source: "paper", Setting: "24h", Backend: "gpt-5",
+		Challenge: "ldct-iqa", Agent: "aide", Seed: 1, Status: store.RunStatus("done")}
+	for i := 0; i < 2; i++ { // the rank stage imports on every run
+		if err := st.Update(ctx, func(tx *store.Tx) error {
+			if err := tx.SyncChallenges(ctx, b.Challenges); err != nil {
+				return err
+			}
+			if i == 0 {
+				if err := tx.PutRun(ctx, newRun); err != nil {
+					return err
+				}
+			}
+			_, err := Import(ctx, tx, rec, b)
+			return err
+		}); err != nil {
+			t.Fatalf("import %d: %v", i+1, err)
+		}
+	}
+	var source string
+	if err := st.RawQueryRow(ctx, `SELECT source FROM runs WHERE id=?`, newRun.ID).Scan(&source); err != nil {
+		t.Fatalf("the paper profile's run is gone after the import: %v", err)
+	}
+	if source != "paper" {
+		t.Errorf("the new run's source is %q, want the profile's name", source)
+	}
+	var printed int
+	if err := st.RawQueryRow(ctx, `SELECT count(*) FROM runs WHERE source=? AND challenge_id='ldct-iqa' AND agent='aide'`, Source).Scan(&printed); err != nil {
+		t.Fatal(err)
+	}
+	if printed == 0 || Source == "paper" {
+		t.Errorf("recorded runs of AIDE on LDCT-IQA under %q: %d, want them apart from the profile's", Source, printed)
+	}
+}

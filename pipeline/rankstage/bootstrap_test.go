@@ -16,6 +16,7 @@ import (
 	"github.com/rexmle/rexmle/metrics/stats"
 	_ "github.com/rexmle/rexmle/pipeline/challenges/ldctiqa" // registers its CaseAggregator
 	"github.com/rexmle/rexmle/pipeline/config"
+	"github.com/rexmle/rexmle/pipeline/paper"
 	"github.com/rexmle/rexmle/pipeline/rank"
 	"github.com/rexmle/rexmle/pipeline/store"
 )
@@ -194,7 +195,7 @@ func TestBootstrapStage(t *testing.T) {
 	}
 	// Paper rows: no intervals, with the reason.
 	for _, r := range o.Runs {
-		if r.Run.Source == "paper" && (r.Boot.NBoot != 0 || r.Boot.Note != NotePaper) {
+		if r.Run.Source == paper.Source && (r.Boot.NBoot != 0 || r.Boot.Note != NotePaper) {
 			t.Fatalf("paper row %s: %+v", r.Run.ID, r.Boot)
 		}
 	}

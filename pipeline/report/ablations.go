@@ -23,7 +23,7 @@ func (s *site) ablationsPage() ([]*page, error) {
 	settings := map[string]bool{}
 	backends := map[string]bool{}
 	for _, g := range s.data.Groups {
-		if g.Source != "paper" {
+		if g.Source != printedSource {
 			continue
 		}
 		settings[g.Setting] = true
@@ -66,7 +66,7 @@ func table5Order(backend string) int {
 func (s *site) newSources(vs []variant, a string) []string {
 	seen := map[string]bool{}
 	for _, g := range s.data.Groups {
-		if g.Source == "paper" || g.Agent != a || !s.comparable(g.Source) {
+		if g.Source == printedSource || g.Agent != a || !s.comparable(g.Source) {
 			continue
 		}
 		for _, v := range vs {
@@ -153,7 +153,7 @@ func (s *site) ablation(id, title, tbl string, vs []variant) (*section, []ablati
 	agents := map[string]bool{}
 	chs := map[string]bool{}
 	for _, r := range s.data.Runs {
-		if _, ok := r.Printed[tbl]; ok && r.Source == "paper" {
+		if _, ok := r.Printed[tbl]; ok && r.Source == printedSource {
 			agents[r.Agent] = true
 			chs[r.Challenge] = true
 		}
@@ -179,7 +179,7 @@ func (s *site) ablation(id, title, tbl string, vs []variant) (*section, []ablati
 			rw := row{Cells: []cell{{Text: c.ShortName, Href: "challenges/" + c.ID + ".html"}, {Text: s.agentName(a)}}, Data: []any{c.ID, a}}
 			present := false
 			for _, v := range vs {
-				g := s.group(groupKey{"paper", v.Setting, v.Backend, a})
+				g := s.group(groupKey{printedSource, v.Setting, v.Backend, a})
 				if g == nil {
 					rw.Cells = append(rw.Cells, cell{Text: "—"})
 					rw.Data = append(rw.Data, nil, nil, nil, nil, nil, nil, nil)
@@ -258,7 +258,7 @@ func (s *site) ablation(id, title, tbl string, vs []variant) (*section, []ablati
 	for _, a := range as {
 		rw := row{Class: "agent", Cells: []cell{{Text: "Mean percentile"}, {Text: s.agentName(a)}}, Data: []any{"mean", a}}
 		for _, v := range vs {
-			g := s.group(groupKey{"paper", v.Setting, v.Backend, a})
+			g := s.group(groupKey{printedSource, v.Setting, v.Backend, a})
 			o := ablationOverall{Table: tbl, Agent: a, V: v}
 			if g != nil {
 				for ch := range chs {

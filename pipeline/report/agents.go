@@ -212,7 +212,7 @@ func (s *site) agentCapSection(g *group) *section {
 	}
 	sort.Ints(order)
 	paper := map[int]string{}
-	if g.Source == "paper" {
+	if g.Source == printedSource {
 		for _, c := range s.data.PaperCap {
 			if c.Agent == g.Agent && c.Setting == g.Setting && c.Backend == g.Backend {
 				paper[c.StrategyID] = c.Printed

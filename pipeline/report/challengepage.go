@@ -34,7 +34,7 @@ func (s *site) challengePages() ([]*page, error) {
 		for _, r := range s.data.Runs {
 			switch {
 			case r.Challenge != c.ID:
-			case r.Source == "paper":
+			case r.Source == printedSource:
 				nPaper++
 			case s.comparable(r.Source):
 				nNew++
@@ -539,7 +539,7 @@ func (s *site) printedSTable(c *config.Challenge) *section {
 	var cols []col
 	tbl := ""
 	for _, r := range s.data.Runs {
-		if r.Source != "paper" || r.Challenge != c.ID {
+		if r.Source != printedSource || r.Challenge != c.ID {
 			continue
 		}
 		for t, pr := range r.Printed {
@@ -840,7 +840,7 @@ func printedChallengePct(runs []*runData) (float64, string) {
 	})
 	for _, t := range tables {
 		for _, r := range runs {
-			if r.Source != "paper" {
+			if r.Source != printedSource {
 				continue
 			}
 			if v, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(r.Printed[t]["percentile"]), "%"), 64); err == nil {

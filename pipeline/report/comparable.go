@@ -4,7 +4,14 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/rexmle/rexmle/pipeline/paper"
 )
+
+// printedSource is the run source of the paper's recorded results: never
+// the name of a profile, so a profile called "paper" (new runs under the
+// paper's settings) keeps its own runs apart from what the paper printed.
+const printedSource = paper.Source
 
 // Runs on synthetic data (the demo profile, test fixtures) are not
 // comparable with the human leaderboards, which were built on the real test
@@ -15,7 +22,7 @@ import (
 // leaderboards: the paper's recorded runs, and runs of a profile whose data
 // is fetched (the real challenge data). Unknown sources are not.
 func (s *site) comparable(source string) bool {
-	if source == "paper" {
+	if source == printedSource {
 		return true
 	}
 	p, ok := s.b.Profiles[source]
@@ -24,7 +31,7 @@ func (s *site) comparable(source string) bool {
 
 // dataKind names the data a source's runs were made on.
 func (s *site) dataKind(source string) string {
-	if source == "paper" {
+	if source == printedSource {
 		return "the paper's recorded results"
 	}
 	if p, ok := s.b.Profiles[source]; ok && p.Data != "" {

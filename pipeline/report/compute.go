@@ -116,7 +116,7 @@ func (s *site) computePage() ([]*page, error) {
 	var rcs []*runCompute
 	without := 0
 	for _, r := range s.data.Runs {
-		if r.Source == "paper" {
+		if r.Source == printedSource {
 			continue
 		}
 		if ss := s.data.GPU[r.ID]; len(ss) > 0 {

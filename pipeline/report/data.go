@@ -277,8 +277,8 @@ func makeGroups(runs []*runData, standings []store.Standing) ([]*group, error) {
 // groupLess orders the paper's configurations first, then by setting,
 // backend and agent.
 func groupLess(a, b groupKey) bool {
-	if (a.Source == "paper") != (b.Source == "paper") {
-		return a.Source == "paper"
+	if (a.Source == printedSource) != (b.Source == printedSource) {
+		return a.Source == printedSource
 	}
 	if a.Source != b.Source {
 		return a.Source < b.Source
@@ -294,8 +294,11 @@ func groupLess(a, b groupKey) bool {
 
 // shortSource is how a run source is shown.
 func shortSource(s string) string {
-	if s == "paper" {
+	switch s {
+	case printedSource:
 		return "paper"
+	case "paper":
+		return "paper profile (new runs)"
 	}
 	return strings.TrimSpace(s)
 }

@@ -49,7 +49,7 @@ type headline struct {
 func (s *site) headline() (headline, bool) {
 	h := headline{Lo: math.Inf(1), Hi: math.Inf(-1)}
 	for _, g := range s.table3Groups() {
-		if g.Source != "paper" || math.IsNaN(g.Overall) {
+		if g.Source != printedSource || math.IsNaN(g.Overall) {
 			continue
 		}
 		h.Agents++
@@ -93,7 +93,7 @@ func (s *site) printedHeadline() (printedHead, bool) {
 	}
 	for _, r := range s.data.Runs {
 		pr, ok := r.Printed["3"]
-		if r.Source != "paper" || !ok {
+		if r.Source != printedSource || !ok {
 			continue
 		}
 		h.Cells++
@@ -124,7 +124,7 @@ func (s *site) recomputedLead(h headline) template.HTML {
 	parts := []any{"Recomputed here from the paper's recorded values: "}
 	first := true
 	for _, g := range s.table3Groups() {
-		if g.Source != "paper" || math.IsNaN(g.Overall) {
+		if g.Source != printedSource || math.IsNaN(g.Overall) {
 			continue
 		}
 		if !first {
@@ -152,7 +152,7 @@ func (s *site) recomputedLead(h headline) template.HTML {
 func (s *site) recomputedRanks() string {
 	var parts []string
 	for _, g := range s.table3Groups() {
-		if g.Source == "paper" && !math.IsNaN(g.Overall) {
+		if g.Source == printedSource && !math.IsNaN(g.Overall) {
 			parts = append(parts, s.agentName(g.Agent)+" "+fmtFrac(g.Overall, 2))
 		}
 	}
@@ -226,7 +226,7 @@ const (
 func (s *site) world(g *group) rankWorld {
 	full := s.comparable(g.Source) && len(g.Partial) == 0 && g.NChallenges == len(s.b.Challenges)
 	switch {
-	case full && g.Source == "paper":
+	case full && g.Source == printedSource:
 		return worldPaper
 	case full:
 		return worldNew
@@ -327,7 +327,7 @@ func (s *site) rankTable(id, caption string, gs []*group) (*table, []pctBar) {
 // printedPct is the paper's printed overall for a configuration, percent;
 // NaN for none.
 func (s *site) printedPct(g *group) float64 {
-	if g.Source != "paper" {
+	if g.Source != printedSource {
 		return math.NaN()
 	}
 	for _, o := range s.data.Overall {
@@ -342,7 +342,7 @@ func (s *site) printedPct(g *group) float64 {
 
 // printedTable names the table that printed a configuration's overall (nil for none).
 func (s *site) printedTable(g *group) any {
-	if g.Source != "paper" {
+	if g.Source != printedSource {
 		return nil
 	}
 	for _, o := range s.data.Overall {
@@ -387,7 +387,7 @@ func midpoint(g *group) float64 {
 // printedOverall returns what the paper printed for a configuration's
 // overall mean percentile and its check (nil for new runs).
 func (s *site) printedOverall(g *group) (string, *check) {
-	if g.Source != "paper" {
+	if g.Source != printedSource {
 		return "", nil
 	}
 	for _, o := range s.data.Overall {
@@ -407,7 +407,7 @@ func (s *site) table3Groups() []*group {
 		if !s.comparable(g.Source) {
 			continue
 		}
-		if g.Source != "paper" {
+		if g.Source != printedSource {
 			if len(g.Partial) == 0 && g.NChallenges == len(s.b.Challenges) {
 				out = append(out, g)
 			}
@@ -485,7 +485,7 @@ func (s *site) cellOf(g *group, ch, primary string, tbl string) cellValue {
 	} else {
 		cv.Text = fmtValue(cv.Value, cv.HasValue, 2) + " · " + pct
 	}
-	if tbl != "" && g.Source == "paper" {
+	if tbl != "" && g.Source == printedSource {
 		if pr := rs[0].Printed[tbl]; pr != nil {
 			cv.PrintedValue, cv.PrintedPct = pr["primary"], pr["percentile"]
 		}
@@ -513,7 +513,7 @@ func (s *site) table3Section() *section {
 		t.Head = append(t.Head, s.label(g.groupKey))
 		k := groupSlug(g.groupKey)
 		t.DataHead = append(t.DataHead, k+":value", k+":pct", k+":pct_lo", k+":pct_hi", k+":failed")
-		if g.Source == "paper" {
+		if g.Source == printedSource {
 			t.DataHead = append(t.DataHead, k+":paper_value", k+":paper_pct", k+":check")
 		}
 	}
@@ -544,7 +544,7 @@ func (s *site) table3Section() *section {
 			cv := s.cellOf(g, c.ID, c.PrimaryMetric, "3")
 			ce := cell{Text: cv.Text, Class: "num", Sort: sortKey(cv.Pct), Href: "agents/" + groupSlug(g.groupKey) + ".html#" + c.ID}
 			data := []any{valNum(cv.Value, cv.HasValue), pctNum(cv.Pct), pctNum(cv.Lo), pctNum(cv.Hi), cv.Fail}
-			if g.Source == "paper" && len(cv.Runs) > 0 {
+			if g.Source == printedSource && len(cv.Runs) > 0 {
 				id := cv.Runs[0].ID + "/3"
 				vc, pc := s.repro.Value[id], s.repro.Primary[id]
 				ce.Badge, ce.BadgeClass, ce.BadgeTitle = cellBadge(vc, pc)
@@ -567,7 +567,7 @@ func (s *site) table3Section() *section {
 					ppAny = x
 				}
 				data = append(data, pvAny, ppAny, cls)
-			} else if g.Source == "paper" {
+			} else if g.Source == printedSource {
 				data = append(data, nil, nil, nil)
 			}
 			rw.Cells = append(rw.Cells, ce)
@@ -580,7 +580,7 @@ func (s *site) table3Section() *section {
 	for _, g := range gs {
 		ce := cell{Text: fmtFrac(g.Overall, 2), Class: "num", Sort: sortKey(g.Overall)}
 		data := []any{nil, pctNum(g.Overall), nil, nil, nil}
-		if g.Source == "paper" {
+		if g.Source == printedSource {
 			var ck *check
 			var printed string
 			for _, o := range s.data.Overall {

@@ -119,7 +119,7 @@ func (s *site) topHumanSection() *section {
 // hasSTable reports whether the paper printed an S-table for a challenge.
 func (s *site) hasSTable(id string) bool {
 	for _, r := range s.data.Runs {
-		if r.Source == "paper" && r.Challenge == id {
+		if r.Source == printedSource && r.Challenge == id {
 			for t := range r.Printed {
 				if strings.HasPrefix(t, "S") {
 					return true

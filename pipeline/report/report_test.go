@@ -170,8 +170,8 @@ func TestTable3RowsAndPaperCells(t *testing.T) {
 			t.Errorf("table3 has a synthetic column %q", c)
 		}
 	}
-	aide := groupSlug(groupKey{"paper", "24h", "gpt-5", "aide"})
-	rd := groupSlug(groupKey{"paper", "24h", "gpt-5", "rd-agent"})
+	aide := groupSlug(groupKey{printedSource, "24h", "gpt-5", "aide"})
+	rd := groupSlug(groupKey{printedSource, "24h", "gpt-5", "rd-agent"})
 	// The paper's Table 3 prints ISLES'22, AIDE: Dice 0.04 at percentile 0 %.
 	row := tj.Rows[0]
 	if row["challenge"] != "isles22" {
@@ -255,7 +255,7 @@ func TestChallengePageTables(t *testing.T) {
 		t.Errorf("first row %v", st.Rows[0]["run"])
 	}
 	for _, r := range st.Rows[1:] {
-		if r["source"] != "paper" {
+		if r["source"] != printedSource {
 			t.Errorf("non-paper run %v in the comparable S-table", r["run"])
 		}
 	}

@@ -36,7 +36,7 @@ func TestBannerAndSyntheticRunsApart(t *testing.T) {
 	}
 	overall := readTable(t, site, "overall")
 	for _, r := range overall.Rows {
-		if r["source"] != "paper" {
+		if r["source"] != printedSource {
 			t.Errorf("overall table holds a %v run", r["source"])
 		}
 	}

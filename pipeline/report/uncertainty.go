@@ -146,7 +146,7 @@ func whyNoCI(source, note string) string {
 	switch {
 	case note != "":
 		return note
-	case source == "paper":
+	case source == printedSource:
 		return paperNoCI
 	}
 	return noBootNote
@@ -286,7 +286,7 @@ func (s *site) challengeUncertainty(c *config.Challenge) []*section {
 		switch {
 		case !r.Ranked:
 			continue
-		case r.Source == "paper":
+		case r.Source == printedSource:
 			nPaper++
 		case s.comparable(r.Source):
 			runs = append(runs, r)
@@ -785,7 +785,7 @@ func (s *site) agentUncertainty(g *group) []*section {
 
 // runEnergy is a run's GPU-hours and kWh; NaN with the reason when unknown.
 func (s *site) runEnergy(r *runData) (hours, kwh float64, why string) {
-	if r.Source == "paper" {
+	if r.Source == printedSource {
 		return math.NaN(), math.NaN(), "the paper's recorded runs carry no telemetry"
 	}
 	if g, ok := s.boot().GPU[r.ID]; ok {

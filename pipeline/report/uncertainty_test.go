@@ -347,7 +347,7 @@ func TestUncertaintyOnSite(t *testing.T) {
 	// Compute-normalised: agent-01 has telemetry on every run, agent-00 none.
 	// New runs on the real data have their own table, apart from the paper's.
 	for _, r := range readTable(t, site, "compute-normalised").Rows {
-		if r["source"] != "paper" {
+		if r["source"] != printedSource {
 			t.Errorf("the paper's compute-normalised table holds a %v configuration", r["source"])
 		}
 	}

@@ -81,7 +81,7 @@ func TestRankTablesOneWorldEach(t *testing.T) {
 			t.Fatalf("%s: %d rows", id, len(tj.Rows))
 		}
 		for _, r := range tj.Rows {
-			if r["source"] != "paper" || r["challenges"] != n {
+			if r["source"] != printedSource || r["challenges"] != n {
 				t.Errorf("%s (the paper's world) holds %v over %v challenges", id, r["source"], r["challenges"])
 			}
 		}
@@ -98,7 +98,7 @@ func TestRankTablesOneWorldEach(t *testing.T) {
 		}
 	}
 	for _, r := range readTable(t, site, "agents-synthetic").Rows {
-		if r["source"] == "paper" {
+		if r["source"] == printedSource {
 			t.Errorf("agents-synthetic holds a paper run: %v", r)
 		}
 	}

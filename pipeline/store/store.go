@@ -66,7 +66,7 @@ CREATE TABLE leaderboard_values (
 );
 CREATE TABLE runs (
   id TEXT PRIMARY KEY,
-  source TEXT NOT NULL,          -- 'paper' for recorded results, otherwise the run group id
+  source TEXT NOT NULL,          -- 'paper-printed' for the paper's recorded results, otherwise the run group (profile)
   setting TEXT NOT NULL,         -- '24h', '72h', 'demo', ...
   backend TEXT NOT NULL,         -- the LLM behind the agent
   challenge_id TEXT NOT NULL REFERENCES challenges(id) ON DELETE CASCADE,
@@ -441,6 +441,13 @@ CREATE TABLE boot_universes (     -- case universes: challenges resampled with o
   challenges TEXT NOT NULL,
   n_cases INTEGER NOT NULL
 );
+`,
+	// The paper's recorded runs move from source 'paper' (the name of a
+	// profile, whose new runs the rank stage's import then deleted) to
+	// 'paper-printed' (config.PrintedSource); the rank stage imports them
+	// again under the new source.
+	`
+DELETE FROM runs WHERE source = 'paper' AND status = 'recorded';
 `,
 }
 

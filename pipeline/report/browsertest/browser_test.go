@@ -374,7 +374,7 @@ func TestSiteInBrowser(t *testing.T) {
 	}
 	// Screenshots at both widths of these pages.
 	shotPages := map[string]string{"index.html": "overview", "challenges/isles22.html": "challenge-isles22", "challenges/puma-track1-task1.html": "challenge-puma-t1-seg",
-		"capabilities.html": "capabilities", "ablations.html": "ablations", "reproduction.html": "reproduction", "agents/paper--24h--gpt-5--rd-agent.html": "agent-rd-agent",
+		"capabilities.html": "capabilities", "ablations.html": "ablations", "reproduction.html": "reproduction", "agents/paper-printed--24h--gpt-5--rd-agent.html": "agent-rd-agent",
 		"compute.html": "compute", "challenges/ldct-iqa.html": "challenge-ldct-iqa", "agents/demo--24h--test-llm--agent-00.html": "agent-demo"}
 	// The bootstrap views (issue 18) drawn: error bars, significance map, rank blobs.
 	bootCharts := map[string][]string{"index.html": {"c_synthetic", "c_sigmap_synthetic", "c_blobs_synthetic"},
