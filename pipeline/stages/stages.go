@@ -110,15 +110,15 @@ func load(o Options) (*env, error) {
 // loadNoLock is load for the stages that write nothing (gradeOne).
 func loadNoLock(o Options) (*env, error) {
 	if err := o.Validate(); err != nil {
-		return nil, err
+		return nil, badSettings(err)
 	}
 	b, err := config.Load(o.Config)
 	if err != nil {
-		return nil, err
+		return nil, badSettings(err)
 	}
 	p, err := b.Profile(o.Profile)
 	if err != nil {
-		return nil, fmt.Errorf("REXMLE_PROFILE: %w", err)
+		return nil, badSettings(fmt.Errorf("REXMLE_PROFILE: %w", err))
 	}
 	ids := o.Challenges
 	if len(ids) == 0 {
@@ -126,13 +126,13 @@ func loadNoLock(o Options) (*env, error) {
 	}
 	cs, err := b.Select(ids)
 	if err != nil {
-		return nil, fmt.Errorf("REXMLE_CHALLENGES: %w", err)
+		return nil, badSettings(fmt.Errorf("REXMLE_CHALLENGES: %w", err))
 	}
 	mode := o.Mode
 	if mode == "" {
 		mode = challenge.Mode(b.Grading.Mode) // checked by config.Load
 	}
-	return &env{opt: o, mode: mode, b: b, profile: p, challenges: cs, log: slog.New(slog.NewTextHandler(os.Stderr, nil))}, nil
+	return &env{opt: o, mode: mode, b: b, profile: p, challenges: cs, log: newLogger()}, nil
 }
 
 // open opens the store and brings the benchmark's challenges, metrics and
