@@ -5,7 +5,10 @@
 package stages
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -153,7 +156,9 @@ func (e *env) open(ctx context.Context) (*store.Store, error) {
 var ErrNotImplemented = errors.New("not implemented yet")
 
 // Rank ranks every run, writes results/{positions,ranks,overall}.csv and
-// prints the reproduction table.
+// the bootstrap exports, and prints the reproduction table when it changed
+// (always with -v). When nothing it depends on changed since it last ran,
+// it says so and does nothing.
 func Rank(ctx context.Context, o Options) error {
 	e, err := load(o)
 	if err != nil {
@@ -164,16 +169,42 @@ func Rank(ctx context.Context, o Options) error {
 		return err
 	}
 	defer st.Close()
+	if d, err := rankDigest(ctx, e, st); err == nil {
+		if since, ok := e.skipIfUnchanged("rank", d); ok {
+			say("rank: up to date (store, settings and exports unchanged since %s), skipped", sinceText(since))
+			return nil
+		}
+	} else {
+		e.log.Warn("rank: up-to-date check failed; ranking", "err", err)
+	}
+	start := time.Now()
+	prev, _ := e.readStamp("rank")
+	e.dropStamp("rank")
 	out, err := rankstage.RunWith(ctx, e.b, st, e.rankOptions())
 	if err != nil {
+		if ctx.Err() != nil {
+			return interrupted("rank", "rank", 0, 0)
+		}
 		return err
 	}
 	dir := e.b.Path(e.b.Paths.Results)
 	if err := rankstage.WriteCSVs(dir, e.b, out); err != nil {
 		return fmt.Errorf("rank: write exports: %w", err)
 	}
-	rankstage.Print(os.Stdout, e.b, out)
-	fmt.Printf("Wrote %s, %s and %s (%d ranked runs).\n", rel(filepath.Join(dir, "positions.csv")), rel(filepath.Join(dir, "ranks.csv")), rel(filepath.Join(dir, "overall.csv")), len(out.Runs))
+	var table bytes.Buffer
+	rankstage.Print(&table, e.b, out)
+	sum := sha256.Sum256(table.Bytes())
+	tableHash := hex.EncodeToString(sum[:])
+	if verbose() || tableHash != prev.Table {
+		os.Stdout.Write(table.Bytes())
+	} else {
+		say("rank: reproduction table unchanged since %s (mage -v prints it)", sinceText(prev.At))
+	}
+	say("rank: %d runs ranked in %s; wrote %s, %s, %s and the bootstrap exports", len(out.Runs), time.Since(start).Round(time.Millisecond),
+		rel(filepath.Join(dir, "positions.csv")), rel(filepath.Join(dir, "ranks.csv")), rel(filepath.Join(dir, "overall.csv")))
+	if d, err := rankDigest(ctx, e, st); err == nil {
+		e.writeStamp("rank", stageStamp{Digest: d, Table: tableHash})
+	}
 	return nil
 }
 
