@@ -424,6 +424,9 @@ func Run(ctx context.Context, o Options) error {
 	workpool.Each(ctx, len(todo), workers, func(i int) {
 		s := todo[i]
 		line, key := gradeSubmission(ctx, e, answers, s, mode)
+		if ctx.Err() != nil {
+			return // cut short by an interrupt: not a grade; the next run grades it
+		}
 		err := saveGrade(ctx, st, e, s, line, key)
 		mu.Lock()
 		defer mu.Unlock()
@@ -447,6 +450,11 @@ func Run(ctx context.Context, o Options) error {
 		bar.Step(s.RunID, line.Valid && err == nil)
 	})
 	bar.Finish()
+	if err := ctx.Err(); err != nil {
+		// Interrupted: what was graded is kept; nothing cut short is recorded.
+		fmt.Fprintf(out, "grade: interrupted; %d graded and kept, %d not graded yet; rerun `mage grade` to resume\n", graded+len(failures), len(todo)-graded-len(failures))
+		return err
+	}
 	fmt.Fprintf(out, "grade: %d graded, %d invalid or failed (mode %s); lines appended to %s\n", graded, len(failures), mode, o.rel(jsonl))
 	for _, f := range failures {
 		fmt.Fprintln(out, "  "+f)

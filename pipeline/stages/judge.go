@@ -30,6 +30,7 @@ func Judge(ctx context.Context, o Options) error {
 		e.log.Warn("judge: up-to-date check failed; judging", "err", err)
 	}
 	e.dropStamp("judge")
+	changedInThisProcess.Store(true)
 	_, err = judgestage.Run(ctx, judgestage.Options{
 		Benchmark: e.b, ProfileName: e.opt.Profile, Profile: e.profile, Force: e.opt.Force, Getenv: e.opt.Host.Get,
 		OpenStore: e.open,
@@ -38,7 +39,7 @@ func Judge(ctx context.Context, o Options) error {
 	})
 	if err != nil {
 		if ctx.Err() != nil {
-			return interrupted("judge", "judge", 0, 0)
+			return interrupted(ctx, "judge", -1)
 		}
 		return err
 	}

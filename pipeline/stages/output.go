@@ -1,6 +1,7 @@
 package stages
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -43,14 +44,19 @@ func badSettings(err error) error {
 	return &ExitError{Err: err, Code: ExitBadSettings}
 }
 
-// interrupted is the error of a stage stopped by Ctrl-C: what was finished
-// is kept and how to resume, never "N failed".
-func interrupted(stage, target string, kept, left int) error {
-	msg := fmt.Sprintf("%s: interrupted; rerun `mage %s` to resume (%d finished kept", stage, target, kept)
-	if left > 0 {
-		msg += fmt.Sprintf(", %d not done", left)
+// SettingsError marks an error of reading the settings (an unknown REXMLE_*
+// name, a bad value) as a settings error: exit status 2, nothing done.
+func SettingsError(err error) error { return badSettings(err) }
+
+// interrupted is the error of a stage stopped by Ctrl-C: it says what was
+// kept and how to resume (rerun the target ctx was started for), never
+// "N failed". kept < 0: the stage has said what it kept.
+func interrupted(ctx context.Context, stage string, kept int) error {
+	msg := fmt.Sprintf("%s: interrupted; rerun `mage %s` to resume", stage, targetOf(ctx, stage))
+	if kept >= 0 {
+		msg += fmt.Sprintf(" (%d finished kept)", kept)
 	}
-	return &ExitError{Err: errors.New(msg + ")"), Code: ExitInterrupted}
+	return &ExitError{Err: errors.New(msg), Code: ExitInterrupted}
 }
 
 // verbose reports whether details are wanted (`mage -v`).

@@ -31,7 +31,7 @@ func Prepare(ctx context.Context, o Options) error {
 	if sum == nil {
 		return err
 	}
-	prepared, fresh, failed, notStarted := sum.Counts()
+	prepared, fresh, failed, _ := sum.Counts()
 	for _, r := range sum.Outcomes {
 		switch {
 		case r.Started && r.Err != nil:
@@ -44,7 +44,7 @@ func Prepare(ctx context.Context, o Options) error {
 		say("  %-22s skipped: no grader is built into this version of rexmle", id)
 	}
 	if ctx.Err() != nil {
-		return interrupted("prepare", "prepare", prepared+fresh, notStarted)
+		return interrupted(ctx, "prepare", prepared+fresh)
 	}
 	switch {
 	case prepared == 0 && failed == 0:

@@ -46,12 +46,13 @@ func Report(ctx context.Context, o Options) error {
 		e.log.Warn("report: up-to-date check failed; building", "err", err)
 	}
 	e.dropStamp("report")
+	changedInThisProcess.Store(true)
 	start := time.Now()
 	res, err := report.Build(ctx, report.Options{Store: st, Benchmark: e.b, OutDir: out,
 		ResultsDir: e.b.Path(e.b.Paths.Results), DataDir: data, Profile: e.opt.Profile, Logger: e.log})
 	if err != nil {
 		if ctx.Err() != nil {
-			return interrupted("report", "report", 0, 0)
+			return interrupted(ctx, "report", -1)
 		}
 		return err
 	}

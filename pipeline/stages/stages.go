@@ -15,9 +15,10 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"math"
 	"sort"
-	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/rexmle/rexmle/pipeline/challenge"
@@ -179,11 +180,12 @@ func Rank(ctx context.Context, o Options) error {
 	}
 	start := time.Now()
 	prev, _ := e.readStamp("rank")
+	changedInThisProcess.Store(true)
 	e.dropStamp("rank")
 	out, err := rankstage.RunWith(ctx, e.b, st, e.rankOptions())
 	if err != nil {
 		if ctx.Err() != nil {
-			return interrupted("rank", "rank", 0, 0)
+			return interrupted(ctx, "rank", -1)
 		}
 		return err
 	}
@@ -229,11 +231,19 @@ func rel(p string) string {
 	return p
 }
 
-// Summary prints where the pipeline's outputs are.
+// Summary prints the standings and where the pipeline's outputs are, read
+// from the store (the one owner of the ranks; nothing is recomputed). When
+// every stage of this process found its work up to date it prints one line
+// instead (all of it with -v).
 func Summary(ctx context.Context, o Options) error {
 	e, err := load(o)
 	if err != nil {
 		return err
+	}
+	site := rel(filepath.Join(e.b.Path(e.b.Paths.Site), "index.html"))
+	if !verbose() && !changedInThisProcess.Load() {
+		say("Done (profile %s): nothing changed; results in %s, site %s (mage -v prints the standings)", o.Profile, rel(e.b.Path(e.b.Paths.Results)), site)
+		return nil
 	}
 	res := e.b.Path(e.b.Paths.Results)
 	fmt.Println()
@@ -241,59 +251,57 @@ func Summary(ctx context.Context, o Options) error {
 	if err := printStandings(ctx, e); err != nil {
 		return err
 	}
-	fmt.Println("Outputs:")
-	fmt.Printf("  %-23s %s\n", "database", rel(e.b.Path(e.b.Paths.Database)))
-	for _, f := range []string{"positions.csv", "ranks.csv", "overall.csv", "metric_intervals.csv", "challenge_intervals.csv", "pairwise.csv", "rank_counts.csv", "grades.jsonl", "capabilities.csv"} {
-		fmt.Printf("  %-23s %s\n", f, rel(filepath.Join(res, f)))
-	}
-	fmt.Printf("  %-23s %s\n", "runs", rel(e.b.Path(e.b.Paths.Runs)))
-	fmt.Printf("  %-23s %s (open in a browser)\n", "site", rel(filepath.Join(e.b.Path(e.b.Paths.Site), "index.html")))
+	fmt.Printf("Outputs: the store %s, the CSV exports in %s (positions, ranks, overall, intervals, pairwise, grades.jsonl, capabilities), the runs in %s\n",
+		rel(e.b.Path(e.b.Paths.Database)), rel(res)+string(filepath.Separator), rel(e.b.Path(e.b.Paths.Runs)))
+	fmt.Printf("Site: %s (open in a browser)\n", site)
 	return nil
 }
 
+// changedInThisProcess is set by every stage that did work (not only
+// found it up to date), so the end-of-run summary knows whether anything
+// changed.
+var changedInThisProcess atomic.Bool
+
 // printStandings prints the ReX-MLE rank of every agent configuration as
-// the rank stage computed it (results/overall.csv: the one owner of that
-// number; nothing is recomputed here), one world at a time, since ranks
-// are compared only within one: the paper's configurations ranked on every
-// challenge, new runs on the real data ranked on every challenge, then the
-// configurations run on fewer challenges (ablations, partial runs) and
-// the runs on synthetic data, each set apart. The number of challenges is
-// beside every rank.
+// the rank stage stored it (the standings; nothing is recomputed here),
+// one world at a time, since ranks are compared only within one: the
+// paper's configurations ranked on every challenge, new runs on the real
+// data ranked on every challenge, then the configurations run on fewer
+// challenges (ablations, partial runs) and the runs on synthetic data,
+// each set apart. The number of challenges is beside every rank.
 func printStandings(ctx context.Context, e *env) error {
-	res := e.b.Path(e.b.Paths.Results)
-	overall, err := challenge.ReadCSV(filepath.Join(res, "overall.csv"))
-	if err != nil {
-		return fmt.Errorf("standings: %w (run `go run mage.go rank`)", err)
+	db := e.b.Path(e.b.Paths.Database)
+	if _, err := os.Stat(db); err != nil {
+		return fmt.Errorf("standings: no store at %s (run `mage rank`)", rel(db))
 	}
-	ranks, err := challenge.ReadCSV(filepath.Join(res, "ranks.csv"))
+	st, err := store.Open(ctx, db)
 	if err != nil {
-		return fmt.Errorf("standings: %w (run `go run mage.go rank`)", err)
+		return fmt.Errorf("standings: %w", err)
 	}
-	return writeStandings(os.Stdout, e.b, overall, ranks)
+	defer st.Close()
+	ss, err := st.Standings(ctx)
+	if err != nil {
+		return fmt.Errorf("standings: %w", err)
+	}
+	runs, err := st.RankedRuns(ctx)
+	if err != nil {
+		return fmt.Errorf("standings: %w", err)
+	}
+	return writeStandings(os.Stdout, e.b, ss, runs)
 }
 
-// writeStandings writes the standings of overall.csv and ranks.csv to w.
-func writeStandings(w io.Writer, b *config.Benchmark, overall, ranks *challenge.Table) error {
-	col := func(t *challenge.Table, name string) int {
-		for i, h := range t.Header {
-			if h == name {
-				return i
-			}
-		}
-		return -1
-	}
+// writeStandings writes the standings to w, with the number of runs of
+// each configuration that were ranked ok out of those ranked.
+func writeStandings(w io.Writer, b *config.Benchmark, ss []store.Standing, runs []store.RankedRun) error {
 	type key struct{ src, setting, backend, agent string }
 	okRuns, allRuns := map[key]int{}, map[key]int{}
-	rs, rse, rb, ra, rst := col(ranks, "source"), col(ranks, "setting"), col(ranks, "backend"), col(ranks, "agent"), col(ranks, "status")
-	osrc, ose, ob, oa, on, or, op := col(overall, "source"), col(overall, "setting"), col(overall, "backend"), col(overall, "agent"),
-		col(overall, "n_challenges"), col(overall, "rexmle_rank"), col(overall, "n_partial")
-	if osrc < 0 || ose < 0 || ob < 0 || oa < 0 || on < 0 || or < 0 || op < 0 || rs < 0 || rse < 0 || rb < 0 || ra < 0 || rst < 0 {
-		return fmt.Errorf("standings: %s or %s lacks a column this summary reads", overall.Path, ranks.Path)
-	}
-	for _, r := range ranks.Rows {
-		k := key{r[rs], r[rse], r[rb], r[ra]}
+	for _, r := range runs {
+		if !r.Ranked {
+			continue
+		}
+		k := key{r.Source, r.Setting, r.Backend, r.Agent}
 		allRuns[k]++
-		if r[rst] == "ok" {
+		if r.RankStatus == "ok" {
 			okRuns[k]++
 		}
 	}
@@ -314,19 +322,12 @@ func writeStandings(w io.Writer, b *config.Benchmark, overall, ranks *challenge.
 		"On synthetic data (demo; not comparable with the human leaderboards):",
 	}
 	var worlds [4][]line
-	for _, r := range overall.Rows {
-		if r[op] != "0" || r[or] == "" {
+	for _, s := range ss {
+		if s.NPartial != 0 || math.IsNaN(s.Overall) {
 			continue // a Table 4/5 configuration known by its primary metric only: a range, on the site
 		}
-		k := key{r[osrc], r[ose], r[ob], r[oa]}
-		v, err := strconv.ParseFloat(r[or], 64)
-		if err != nil {
-			return fmt.Errorf("standings: %s rexmle_rank %q: %w", overall.Path, r[or], err)
-		}
-		n, err := strconv.Atoi(r[on])
-		if err != nil {
-			return fmt.Errorf("standings: %s n_challenges %q: %w", overall.Path, r[on], err)
-		}
+		k := key{s.Source, s.Setting, s.Backend, s.Agent}
+		v, n := s.Overall, s.NChallenges
 		name := k.agent
 		if a, found := b.Agent(k.agent); found {
 			name = a.Name
