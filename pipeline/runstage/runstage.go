@@ -18,6 +18,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/magefile/mage/mg"
+
 	"github.com/rexmle/rexmle/pipeline/binaries"
 	"github.com/rexmle/rexmle/pipeline/challenge"
 	"github.com/rexmle/rexmle/pipeline/config"
@@ -395,16 +397,18 @@ func firstIDs(lines []string, n int) []string {
 }
 
 // runProgress prints the scheduler's progress: one redrawn line on a
-// terminal, a line per finished run otherwise.
+// terminal, a line per finished run otherwise (with mage -v; the stage's
+// summary line says the rest).
 type runProgress struct {
 	tty   bool
 	total int
 	done  int
+	lines bool // a line per finished run when not on a terminal: only with mage -v
 }
 
 func newRunProgress(total int) *runProgress {
 	st, err := os.Stderr.Stat()
-	return &runProgress{tty: err == nil && st.Mode()&os.ModeCharDevice != 0, total: total}
+	return &runProgress{tty: err == nil && st.Mode()&os.ModeCharDevice != 0, total: total, lines: mg.Verbose()}
 }
 
 func (r *runProgress) show(p runner.Progress) {
@@ -420,7 +424,9 @@ func (r *runProgress) show(p runner.Progress) {
 	}
 	if p.Done > r.done {
 		r.done = p.Done
-		fmt.Fprintln(os.Stderr, line)
+		if r.lines {
+			fmt.Fprintln(os.Stderr, line)
+		}
 	}
 }
 

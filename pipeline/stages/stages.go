@@ -136,7 +136,9 @@ func loadNoLock(o Options) (*env, error) {
 	if mode == "" {
 		mode = challenge.Mode(b.Grading.Mode) // checked by config.Load
 	}
-	return &env{opt: o, mode: mode, b: b, profile: p, challenges: cs, log: newLogger()}, nil
+	log := newLogger()
+	slog.SetDefault(log) // the packages that log through slog's default speak alike (details with -v only)
+	return &env{opt: o, mode: mode, b: b, profile: p, challenges: cs, log: log}, nil
 }
 
 // open opens the store and brings the benchmark's challenges, metrics and
