@@ -244,7 +244,7 @@ func Summary(ctx context.Context, o Options) error {
 	}
 	site := rel(filepath.Join(e.b.Path(e.b.Paths.Site), "index.html"))
 	if !verbose() && !changedInThisProcess.Load() {
-		say("Done (profile %s): nothing changed; results in %s, site %s (mage -v prints the standings)", o.Profile, rel(e.b.Path(e.b.Paths.Results)), site)
+		say("Done (profile %s): nothing changed; results in %s, site %s (mage -v prints the standings)", o.Profile, rel(e.b.Path(e.b.Paths.Results))+string(filepath.Separator), site)
 		return nil
 	}
 	res := e.b.Path(e.b.Paths.Results)
