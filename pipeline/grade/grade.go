@@ -232,8 +232,9 @@ func graderVersion(c challenge.Grader) string {
 // answerHashes remembers the fingerprint of each private-answers folder
 // for one stage, so it is hashed once however many runs it grades.
 type answerHashes struct {
-	mu sync.Mutex
-	m  map[string]answerHash
+	mu   sync.Mutex
+	m    map[string]answerHash
+	memo *hashMemo // content hashes by file stats across runs of the stage; nil: hash every time
 }
 
 type answerHash struct {
@@ -247,7 +248,7 @@ func (a *answerHashes) get(priv string, rel func(string) string) (string, error)
 	if v, ok := a.m[priv]; ok {
 		return v.hash, v.err
 	}
-	h, err := treeHash(priv)
+	h, err := a.memo.hash("answers", priv, treeHash)
 	if err != nil {
 		err = fmt.Errorf("fingerprint of the private answers %s: %w", rel(priv), err)
 	}
@@ -378,7 +379,8 @@ func Run(ctx context.Context, o Options) error {
 		want[id] = true
 	}
 	e := &o
-	answers := &answerHashes{}
+	answers := &answerHashes{memo: loadMemo(filepath.Join(o.ResultsDir, ".stamps", "grade-hashes.json"))}
+	defer answers.memo.save() // best effort: without it the next run hashes again
 	var todo []Submission
 	unended := 0
 	for _, s := range subs {
@@ -510,7 +512,7 @@ func gradeIsCurrent(ctx context.Context, st *store.Store, e *Options, answers *a
 	if err != nil || k.answers != g.AnswersHash || k.grader != g.GraderVersion {
 		return false
 	}
-	h, err := submissionHash(s.SubmissionDir())
+	h, err := answers.memo.hash("submission", s.SubmissionDir(), submissionHash)
 	return err == nil && h == g.SubmissionHash
 }
 
