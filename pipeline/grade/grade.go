@@ -538,6 +538,9 @@ func gradeSubmission(ctx context.Context, e *Options, answers *answerHashes, s S
 	line.RunID, line.Agent = s.RunID, s.Agent
 	line.AnswersHash, line.GraderVer = k.answers, k.grader
 	k.submission = line.SubmitHash
+	if k.submission != "" {
+		answers.memo.put("submission", s.SubmissionDir(), k.submission) // so the next run's check reads no data
+	}
 	return line, k
 }
 

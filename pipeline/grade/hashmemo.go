@@ -102,6 +102,22 @@ func (m *hashMemo) hash(kind, dir string, fn func(string) (string, error)) (stri
 	return h, nil
 }
 
+// put records hash as dir's hash under kind, with dir's file stats now
+// (a folder hashed elsewhere, as the grader does with a submission).
+func (m *hashMemo) put(kind, dir, hash string) {
+	if m == nil {
+		return
+	}
+	st, err := statDigest(dir)
+	if err != nil {
+		return
+	}
+	m.mu.Lock()
+	m.m[kind+"\x00"+dir] = memoEntry{Stat: st, Hash: hash}
+	m.dirty = true
+	m.mu.Unlock()
+}
+
 // save writes the memo if it changed; a memo that cannot be written only
 // means the next run hashes again.
 func (m *hashMemo) save() error {
