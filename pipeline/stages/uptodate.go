@@ -261,7 +261,9 @@ func judgeDigest(ctx context.Context, e *env, st *store.Store) (string, error) {
 	for _, step := range []func() error{
 		f.program,
 		func() error { return f.file("rubric", e.b.Path(e.b.Judge.Rubric)) },
-		func() error { return f.tree("runs", filepath.Join(e.b.Path(e.b.Paths.Runs), e.opt.Profile), false, nil) },
+		func() error {
+			return f.tree("runs", filepath.Join(e.b.Path(e.b.Paths.Runs), e.opt.Profile), false, nil)
+		},
 		func() error { return f.tables(ctx, st, func(t string) bool { return t == "runs" || judgeTable(t) }) },
 		func() error {
 			return f.tree("results", results, true, func(n string) bool { return !judgeFile(n) })
