@@ -262,7 +262,9 @@ func judgeDigest(ctx context.Context, e *env, st *store.Store) (string, error) {
 		f.program,
 		func() error { return f.file("rubric", e.b.Path(e.b.Judge.Rubric)) },
 		func() error {
-			return f.tree("runs", filepath.Join(e.b.Path(e.b.Paths.Runs), e.opt.Profile), false, nil)
+			// What the judge reads: run.json and logs/, not the agents' workspaces, homes or submissions.
+			skip := func(n string) bool { return n == "workspace" || n == "submission" || n == "home" }
+			return f.tree("runs", filepath.Join(e.b.Path(e.b.Paths.Runs), e.opt.Profile), false, skip)
 		},
 		func() error { return f.tables(ctx, st, func(t string) bool { return t == "runs" || judgeTable(t) }) },
 		func() error {
