@@ -3,6 +3,8 @@ package stages
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -42,5 +44,22 @@ func TestInterruptAndBadSettingsExitCodes(t *testing.T) {
 	bad.Profile = "no-such-profile"
 	if err := Rank(context.Background(), bad); mg.ExitStatus(err) != ExitBadSettings {
 		t.Errorf("an unknown profile: %v, exit status %d, want %d", err, mg.ExitStatus(err), ExitBadSettings)
+	}
+}
+
+// report on a checkout without a store (a fresh clone) says there is
+// nothing to report and what to run, and creates neither a store nor a
+// site.
+func TestReportWithoutAStoreSaysWhatToRun(t *testing.T) {
+	o := testBench(t)
+	root := filepath.Dir(o.Config)
+	err := Report(context.Background(), o)
+	if err == nil || !strings.Contains(err.Error(), "nothing to report") || !strings.Contains(err.Error(), "mage all") {
+		t.Fatalf("report without a store: %v", err)
+	}
+	for _, p := range []string{filepath.Join(root, "results", "rexmle.sqlite"), filepath.Join(root, "site")} {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("report without a store created %s", p)
+		}
 	}
 }
