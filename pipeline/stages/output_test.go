@@ -37,7 +37,7 @@ func TestInterruptAndBadSettingsExitCodes(t *testing.T) {
 	bad := o
 	bad.Mode = "refrence"
 	err = Prepare(context.Background(), bad)
-	if mg.ExitStatus(err) != ExitBadSettings || !strings.Contains(err.Error(), "REXMLE_MODE") {
+	if mg.ExitStatus(err) != ExitBadSettings || !strings.Contains(err.Error(), "refrence") {
 		t.Errorf("a misspelt mode: %v, exit status %d, want %d", err, mg.ExitStatus(err), ExitBadSettings)
 	}
 	bad = o
