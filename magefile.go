@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strings"
 
 	"github.com/magefile/mage/mg"
 	"github.com/magefile/mage/sh"
@@ -32,29 +33,33 @@ func load() (settings.Settings, error) { return settings.Load(os.Environ()) }
 // opts are the stages' options from the settings.
 func opts() (stages.Options, error) {
 	s, err := load()
-	return stages.FromSettings(s), err
+	return stages.FromSettings(s), stages.SettingsError(err) // exit status 2
 }
 
-// withOptions runs a stage with the options, once the settings are read.
-func withOptions(ctx context.Context, stage func(context.Context, stages.Options) error) error {
+// withOptions runs a stage with the options, once the settings are read,
+// with Ctrl-C handled by the stages (stages.Target: the target's name is
+// what an interrupted stage says to rerun).
+func withOptions(ctx context.Context, target string, stage func(context.Context, stages.Options) error) error {
 	o, err := opts()
 	if err != nil {
 		return err
 	}
-	return stage(ctx, o)
+	return stage(stages.Target(ctx, target), o)
 }
 
 // Fetch downloads the challenges' raw data from their sources of record, verified and resumable (REXMLE_DRY_RUN=1 lists the plan).
 // Settings: REXMLE_CONFIG, REXMLE_PROFILE, REXMLE_CHALLENGES, REXMLE_FORCE, REXMLE_DRY_RUN, REXMLE_LOCK_WAIT, REXMLE_FETCH_TOKEN.
-func Fetch(ctx context.Context) error { return withOptions(ctx, stages.Fetch) }
+func Fetch(ctx context.Context) error { return withOptions(ctx, "fetch", stages.Fetch) }
 
 // FetchVerify re-hashes every downloaded file against its FETCHED.lock record (size, SHA-256, MD5) and exits non-zero naming any that changed or any raw folder of files with no record (placed by hand); it downloads nothing.
 // Settings: REXMLE_CONFIG, REXMLE_PROFILE, REXMLE_CHALLENGES, REXMLE_LOCK_WAIT, REXMLE_FETCH_TOKEN.
-func FetchVerify(ctx context.Context) error { return withOptions(ctx, stages.FetchVerify) }
+func FetchVerify(ctx context.Context) error {
+	return withOptions(ctx, "fetchVerify", stages.FetchVerify)
+}
 
 // Prepare builds each challenge's public and private data (synthetic data on the demo profile).
 // Settings: REXMLE_CONFIG, REXMLE_PROFILE, REXMLE_CHALLENGES, REXMLE_MODE, REXMLE_FORCE, REXMLE_LOCK_WAIT, REXMLE_SYNTH_CASES.
-func Prepare(ctx context.Context) error { return withOptions(ctx, stages.Prepare) }
+func Prepare(ctx context.Context) error { return withOptions(ctx, "prepare", stages.Prepare) }
 
 // Run runs the profile's agents on every prepared challenge, with GPU telemetry where available (builds the agent binaries first).
 // Settings: REXMLE_CONFIG, REXMLE_PROFILE, REXMLE_CHALLENGES, REXMLE_MODE, REXMLE_FORCE, REXMLE_RETRY_FAILED, REXMLE_DRY_RUN, REXMLE_LOCK_WAIT, REXMLE_ENGINE, REXMLE_SYNTH_CASES.
@@ -64,7 +69,7 @@ func Run(ctx context.Context) error {
 		return err
 	}
 	mg.CtxDeps(ctx, Binaries)
-	return stages.Run(stages.Interruptible(ctx), o) // Ctrl-C waits for the agents' grace periods
+	return stages.Run(stages.Target(ctx, "run"), o) // Ctrl-C waits for the agents' grace periods
 }
 
 // Binaries builds bin/rexmle-agent (built-in agents, sandbox bridge, validate client) and the static bin/rexmle-bridge; run, all and doctor build them first.
@@ -94,9 +99,27 @@ func Smoke(ctx context.Context) error {
 
 // Grade grades every submission under results/runs that has no grade yet.
 // Settings: REXMLE_CONFIG, REXMLE_PROFILE, REXMLE_CHALLENGES, REXMLE_MODE, REXMLE_FORCE, REXMLE_LOCK_WAIT, REXMLE_SYNTH_CASES.
-func Grade(ctx context.Context) error { return withOptions(ctx, stages.Grade) }
+func Grade(ctx context.Context) error { return withOptions(ctx, "grade", stages.Grade) }
 
-// GradeOne grades one submission folder against a prepared challenge and prints the result as JSON.
+// gradeOneUsage is printed when gradeOne is given fewer than its two arguments.
+const gradeOneUsage = `usage: mage gradeOne <challenge> <submission folder>
+  grades one submission folder against the prepared challenge in REXMLE_MODE
+  (REXMLE_BOTH_MODES=1: both modes) and prints one JSON line; writes nothing.
+  e.g. mage gradeOne ldct-iqa results/runs/demo/ldct-iqa/baseline/seed-1/submission`
+
+// init prints gradeOne's usage when it is called with fewer than two
+// arguments (mage itself would only say how many it expected) and exits 2.
+func init() {
+	args := os.Args[1:]
+	for i, a := range args {
+		if strings.EqualFold(a, "gradeOne") && len(args)-i-1 < 2 {
+			fmt.Fprintln(os.Stderr, gradeOneUsage)
+			os.Exit(2)
+		}
+	}
+}
+
+// GradeOne grades one submission folder against a prepared challenge and prints the result as JSON (usage: mage gradeOne <challenge> <submission folder>).
 // Settings: REXMLE_CONFIG, REXMLE_PROFILE, REXMLE_CHALLENGES, REXMLE_MODE, REXMLE_BOTH_MODES, REXMLE_LOCK_WAIT, REXMLE_SYNTH_CASES.
 func GradeOne(ctx context.Context, challenge, submissionDir string) error {
 	o, err := opts()
@@ -108,19 +131,21 @@ func GradeOne(ctx context.Context, challenge, submissionDir string) error {
 
 // Rank ranks every run against the human leaderboards, writes the CSV exports and checks the paper's tables.
 // Settings: REXMLE_CONFIG, REXMLE_PROFILE, REXMLE_CHALLENGES, REXMLE_LOCK_WAIT, REXMLE_BOOT, REXMLE_BOOT_SEED.
-func Rank(ctx context.Context) error { return withOptions(ctx, stages.Rank) }
+func Rank(ctx context.Context) error { return withOptions(ctx, "rank", stages.Rank) }
 
 // Judge scores the agents' logs against the 13 winning strategies.
 // Settings: REXMLE_CONFIG, REXMLE_PROFILE, REXMLE_CHALLENGES, REXMLE_FORCE, REXMLE_LOCK_WAIT.
-func Judge(ctx context.Context) error { return withOptions(ctx, stages.Judge) }
+func Judge(ctx context.Context) error { return withOptions(ctx, "judge", stages.Judge) }
 
 // JudgeAgreement prints the agreement and Cohen's kappa per strategy between every two judges in the store (e.g. the LLM and the heuristic judge) and with human labels in results/judge-labels.csv; it judges nothing.
 // Settings: REXMLE_CONFIG, REXMLE_PROFILE, REXMLE_CHALLENGES, REXMLE_LOCK_WAIT.
-func JudgeAgreement(ctx context.Context) error { return withOptions(ctx, stages.JudgeAgreement) }
+func JudgeAgreement(ctx context.Context) error {
+	return withOptions(ctx, "judgeAgreement", stages.JudgeAgreement)
+}
 
 // Report generates the static results site.
 // Settings: REXMLE_CONFIG, REXMLE_PROFILE, REXMLE_CHALLENGES, REXMLE_LOCK_WAIT.
-func Report(ctx context.Context) error { return withOptions(ctx, stages.Report) }
+func Report(ctx context.Context) error { return withOptions(ctx, "report", stages.Report) }
 
 // All runs every stage on the active profile (offline demo by default): prepare, run, grade, rank, judge, report.
 // Settings: REXMLE_CONFIG, REXMLE_PROFILE, REXMLE_CHALLENGES, REXMLE_MODE, REXMLE_FORCE, REXMLE_RETRY_FAILED, REXMLE_DRY_RUN, REXMLE_LOCK_WAIT, REXMLE_ENGINE, REXMLE_BOOT, REXMLE_BOOT_SEED, REXMLE_SYNTH_CASES.
@@ -129,8 +154,8 @@ func All(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	ctx = stages.Target(ctx, "all") // Ctrl-C: each stage stops and keeps its finished work; agents get their grace periods (mage alone gives 5 s)
 	mg.CtxDeps(ctx, Binaries)
-	ctx = stages.Interruptible(ctx) // Ctrl-C waits for the agents' grace periods (mage alone gives 5 s)
 	mg.SerialCtxDeps(ctx, Prepare, Run, Grade, Rank, Judge, Report)
 	return stages.Summary(ctx, o)
 }
@@ -168,4 +193,4 @@ func Check() error {
 
 // Publish writes results/bundle/<profile>/, the text export of the store's runs, grades, per-case values, GPU telemetry and judge scores (no SQLite, data or answers) to commit: `report` on a checkout without the store (a fresh clone, the Pages workflow) builds the same site from it.
 // Settings: REXMLE_CONFIG, REXMLE_PROFILE, REXMLE_CHALLENGES, REXMLE_LOCK_WAIT, REXMLE_BOOT, REXMLE_BOOT_SEED.
-func Publish(ctx context.Context) error { return withOptions(ctx, stages.Publish) }
+func Publish(ctx context.Context) error { return withOptions(ctx, "publish", stages.Publish) }

@@ -38,10 +38,18 @@ var all = []binary{
 	{"rexmle-bridge", "./cmd/rexmle-bridge", Bridge, []string{"CGO_ENABLED=0"}}, // static: runs in any container
 }
 
-// Build compiles both binaries with the Go toolchain into root/bin (go
-// build's cache makes an unchanged build quick). The Mage target Binaries
-// and the tests that run agents call it.
+// Build compiles both binaries with the Go toolchain into root/bin, unless
+// the stamp of their last build says nothing they are built from changed
+// (then it runs no toolchain at all: a no-op `mage all` starts at once).
+// While it compiles it says so on stderr, with how long a first build
+// takes. The Mage target Binaries and the tests that run agents call it.
 func Build(ctx context.Context, root string) error {
+	if fresh(ctx, root) {
+		return nil
+	}
+	start := time.Now()
+	fmt.Fprintf(os.Stderr, "binaries: building %s and %s (a first build compiles rexmle and its dependencies: about 1-2 min on 2 cores)…\n",
+		relTo(root, Agent(root)), relTo(root, Bridge(root)))
 	for _, b := range all {
 		cmd := exec.CommandContext(ctx, "go", "build", "-o", b.out(root), b.pkg)
 		cmd.Dir = root
@@ -59,7 +67,19 @@ func Build(ctx context.Context, root string) error {
 			builtAt.Store(b.out(root), st.ModTime())
 		}
 	}
+	if err := writeStamp(ctx, root); err != nil {
+		// Without a stamp the next Build runs the toolchain again: slower, not wrong.
+		fmt.Fprintf(os.Stderr, "binaries: no build stamp written (%v); the next run checks with the Go toolchain again\n", err)
+	}
+	fmt.Fprintf(os.Stderr, "binaries: built in %s\n", time.Since(start).Round(100*time.Millisecond))
 	return nil
+}
+
+func relTo(root, p string) string {
+	if r, err := filepath.Rel(root, p); err == nil {
+		return r
+	}
+	return p
 }
 
 // builtAt maps the binaries this process built to their times then: a
@@ -71,6 +91,9 @@ var builtAt sync.Map
 // than a Go source file (tests aside), go.mod or go.sum of the packages they
 // are built from; otherwise an error naming the binary and the fix.
 func Check(ctx context.Context, root string) error {
+	if fresh(ctx, root) {
+		return nil
+	}
 	pkgs := make([]string, len(all))
 	for i, b := range all {
 		pkgs[i] = b.pkg

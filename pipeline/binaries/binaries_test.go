@@ -63,3 +63,116 @@ func TestBuildAndCheck(t *testing.T) {
 		t.Fatalf("check after rebuilding: %v", err)
 	}
 }
+
+// writeModule writes a small module with the two binaries' package paths:
+// rexmle-agent imports a library package, rexmle-bridge does not.
+func writeModule(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	files := map[string]string{
+		"go.mod":                     "module example.com/m\n\ngo 1.22\n",
+		"lib/lib.go":                 "package lib\n\nfunc Hello() string { return \"hello\" }\n",
+		"cmd/rexmle-agent/main.go":   "package main\n\nimport \"example.com/m/lib\"\n\nfunc main() { println(lib.Hello()) }\n",
+		"cmd/rexmle-bridge/main.go":  "package main\n\nfunc main() {}\n",
+		"unrelated/unrelated.go":     "package unrelated\n",
+		"lib/lib_test.go":            "package lib\n",
+		"cmd/rexmle-agent/README.md": "notes\n",
+	}
+	for name, text := range files {
+		p := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+// A build leaves a stamp; while nothing the binaries are built from
+// changes, Build runs no compiler (the binaries keep their times) and
+// Check says they are current; a changed or new file of a package they
+// import, a missing binary, or a changed go.mod makes Build compile again.
+// Files of packages they do not import, and tests, change nothing.
+func TestBuildStampSkipsAnUnchangedBuild(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the Go toolchain")
+	}
+	ctx := context.Background()
+	root := writeModule(t)
+	if fresh(ctx, root) {
+		t.Fatal("fresh before any build")
+	}
+	if err := Build(ctx, root); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stampPath(root)); err != nil {
+		t.Fatalf("no stamp after a build: %v", err)
+	}
+	builtAt.Range(func(k, _ any) bool { builtAt.Delete(k); return true }) // as another process
+	modTime := func() time.Time {
+		st, err := os.Stat(Agent(root))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st.ModTime()
+	}
+	// Build's own touch after compiling must be older than what comes next.
+	old := time.Now().Add(-time.Hour)
+	for _, p := range []string{Agent(root), Bridge(root)} {
+		if err := os.Chtimes(p, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := writeStamp(ctx, root); err != nil {
+		t.Fatal(err)
+	}
+	rebuilt := func(what string, want bool) {
+		t.Helper()
+		before := modTime()
+		if err := Build(ctx, root); err != nil {
+			t.Fatal(err)
+		}
+		if got := !modTime().Equal(before); got != want {
+			t.Fatalf("%s: rebuilt %v, want %v", what, got, want)
+		}
+		if err := Check(ctx, root); err != nil {
+			t.Fatalf("%s: check after Build: %v", what, err)
+		}
+		for _, p := range []string{Agent(root), Bridge(root)} {
+			if err := os.Chtimes(p, old, old); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := writeStamp(ctx, root); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rebuilt("nothing changed", false)
+	later := time.Now().Add(time.Minute)
+	touch := func(rel string) {
+		if err := os.Chtimes(filepath.Join(root, rel), later, later); err != nil {
+			t.Fatal(err)
+		}
+		later = later.Add(time.Second)
+	}
+	touch("unrelated/unrelated.go")
+	touch("lib/lib_test.go")
+	rebuilt("a package the binaries do not import, and a test file, changed", false)
+	touch("lib/lib.go")
+	rebuilt("an imported package changed", true)
+	if err := os.WriteFile(filepath.Join(root, "lib", "extra.go"), []byte("package lib\n\nvar Extra = 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rebuilt("a file added to an imported package", true)
+	touch("go.mod")
+	rebuilt("go.mod changed", true)
+	if err := os.Remove(Bridge(root)); err != nil {
+		t.Fatal(err)
+	}
+	rebuilt("a binary removed", true)
+	if _, err := os.Stat(Bridge(root)); err != nil {
+		t.Fatalf("the removed binary was not rebuilt: %v", err)
+	}
+}

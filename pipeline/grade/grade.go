@@ -232,8 +232,9 @@ func graderVersion(c challenge.Grader) string {
 // answerHashes remembers the fingerprint of each private-answers folder
 // for one stage, so it is hashed once however many runs it grades.
 type answerHashes struct {
-	mu sync.Mutex
-	m  map[string]answerHash
+	mu   sync.Mutex
+	m    map[string]answerHash
+	memo *hashMemo // content hashes by file stats across runs of the stage; nil: hash every time
 }
 
 type answerHash struct {
@@ -247,7 +248,7 @@ func (a *answerHashes) get(priv string, rel func(string) string) (string, error)
 	if v, ok := a.m[priv]; ok {
 		return v.hash, v.err
 	}
-	h, err := treeHash(priv)
+	h, err := a.memo.hash("answers", priv, treeHash)
 	if err != nil {
 		err = fmt.Errorf("fingerprint of the private answers %s: %w", rel(priv), err)
 	}
@@ -378,7 +379,8 @@ func Run(ctx context.Context, o Options) error {
 		want[id] = true
 	}
 	e := &o
-	answers := &answerHashes{}
+	answers := &answerHashes{memo: loadMemo(filepath.Join(o.ResultsDir, ".stamps", "grade-hashes.json"))}
+	defer answers.memo.save() // best effort: without it the next run hashes again
 	var todo []Submission
 	unended := 0
 	for _, s := range subs {
@@ -424,6 +426,9 @@ func Run(ctx context.Context, o Options) error {
 	workpool.Each(ctx, len(todo), workers, func(i int) {
 		s := todo[i]
 		line, key := gradeSubmission(ctx, e, answers, s, mode)
+		if ctx.Err() != nil {
+			return // cut short by an interrupt: not a grade; the next run grades it
+		}
 		err := saveGrade(ctx, st, e, s, line, key)
 		mu.Lock()
 		defer mu.Unlock()
@@ -447,6 +452,11 @@ func Run(ctx context.Context, o Options) error {
 		bar.Step(s.RunID, line.Valid && err == nil)
 	})
 	bar.Finish()
+	if err := ctx.Err(); err != nil {
+		// Interrupted: what was graded is kept; nothing cut short is recorded.
+		fmt.Fprintf(out, "grade: interrupted; %d graded and kept, %d not graded yet; rerun `mage grade` to resume\n", graded+len(failures), len(todo)-graded-len(failures))
+		return err
+	}
 	fmt.Fprintf(out, "grade: %d graded, %d invalid or failed (mode %s); lines appended to %s\n", graded, len(failures), mode, o.rel(jsonl))
 	for _, f := range failures {
 		fmt.Fprintln(out, "  "+f)
@@ -502,7 +512,7 @@ func gradeIsCurrent(ctx context.Context, st *store.Store, e *Options, answers *a
 	if err != nil || k.answers != g.AnswersHash || k.grader != g.GraderVersion {
 		return false
 	}
-	h, err := submissionHash(s.SubmissionDir())
+	h, err := answers.memo.hash("submission", s.SubmissionDir(), submissionHash)
 	return err == nil && h == g.SubmissionHash
 }
 
@@ -528,6 +538,9 @@ func gradeSubmission(ctx context.Context, e *Options, answers *answerHashes, s S
 	line.RunID, line.Agent = s.RunID, s.Agent
 	line.AnswersHash, line.GraderVer = k.answers, k.grader
 	k.submission = line.SubmitHash
+	if k.submission != "" {
+		answers.memo.put("submission", s.SubmissionDir(), k.submission) // so the next run's check reads no data
+	}
 	return line, k
 }
 

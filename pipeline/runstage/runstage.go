@@ -18,6 +18,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/magefile/mage/mg"
+
 	"github.com/rexmle/rexmle/pipeline/binaries"
 	"github.com/rexmle/rexmle/pipeline/challenge"
 	"github.com/rexmle/rexmle/pipeline/config"
@@ -251,11 +253,15 @@ func Run(ctx context.Context, o Options) error {
 		fmt.Printf("run: recorded %d finished run(s) the store did not hold yet\n", n)
 	}
 	if len(jobs) == 0 {
-		msg := fmt.Sprintf("run: nothing to run (%d finished runs kept)", kept)
-		if f := keptFailed(all); f > 0 {
+		msg := fmt.Sprintf("run: up to date, nothing to run (%d finished runs kept)", kept)
+		f := keptFailed(all)
+		if f > 0 {
 			msg += fmt.Sprintf("; %d of them failed: REXMLE_RETRY_FAILED=1 reruns those", f)
 		}
 		fmt.Println(msg)
+		if f > 0 && f == kept {
+			return errors.Join(fmt.Errorf("run: every one of the %d run(s) failed; fix the cause (see their logs/console.log), then rerun them with REXMLE_RETRY_FAILED=1", f), unpreparedErr)
+		}
 		return unpreparedErr
 	}
 	rep := e.preflight(ctx)
@@ -349,13 +355,19 @@ func Run(ctx context.Context, o Options) error {
 	if len(devs) > 0 {
 		tel = fmt.Sprintf("GPU telemetry: NVML, %d device(s)", len(devs))
 	}
+	if err != nil && ctx.Err() != nil {
+		// Interrupted: the runs cut short are recorded interrupted and
+		// restarted by the next run stage, not counted as failures.
+		fmt.Printf("run: interrupted after %s: %d run(s) ended done and kept, %d stopped (restarted next time), %d not started; %d finished earlier kept\n",
+			time.Since(start).Round(time.Millisecond), done, len(outs)-done, len(jobs)-len(outs), kept)
+		return err
+	}
 	fmt.Printf("run: %d run(s) in %s, %d not done (%d could not start), %d already finished; %s\n", len(outs), time.Since(start).Round(time.Millisecond),
 		len(failed)+len(refused), len(refused), kept, tel)
 	for _, f := range append(refused, failed...) {
 		fmt.Println("  " + f)
 	}
 	if err != nil {
-		fmt.Printf("run: stopped; %d run(s) not started. Run `go run mage.go run` again to resume.\n", len(jobs)-len(outs))
 		return err
 	}
 	if len(refused) > 0 {
@@ -385,16 +397,18 @@ func firstIDs(lines []string, n int) []string {
 }
 
 // runProgress prints the scheduler's progress: one redrawn line on a
-// terminal, a line per finished run otherwise.
+// terminal, a line per finished run otherwise (with mage -v; the stage's
+// summary line says the rest).
 type runProgress struct {
 	tty   bool
 	total int
 	done  int
+	lines bool // a line per finished run when not on a terminal: only with mage -v
 }
 
 func newRunProgress(total int) *runProgress {
 	st, err := os.Stderr.Stat()
-	return &runProgress{tty: err == nil && st.Mode()&os.ModeCharDevice != 0, total: total}
+	return &runProgress{tty: err == nil && st.Mode()&os.ModeCharDevice != 0, total: total, lines: mg.Verbose()}
 }
 
 func (r *runProgress) show(p runner.Progress) {
@@ -410,7 +424,9 @@ func (r *runProgress) show(p runner.Progress) {
 	}
 	if p.Done > r.done {
 		r.done = p.Done
-		fmt.Fprintln(os.Stderr, line)
+		if r.lines {
+			fmt.Fprintln(os.Stderr, line)
+		}
 	}
 }
 

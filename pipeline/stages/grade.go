@@ -62,13 +62,17 @@ func Grade(ctx context.Context, o Options) error {
 	for i, c := range e.challenges {
 		ids[i] = c.ID
 	}
-	return grade.Run(ctx, grade.Options{
+	err = grade.Run(ctx, grade.Options{
 		Benchmark: e.b, Store: st, Mode: mode, Force: e.opt.Force, Challenges: ids, Setting: e.profile.Setting,
 		RunsDir: e.b.Path(e.b.Paths.Runs), ResultsDir: e.b.Path(e.b.Paths.Results),
 		PrivateDir: e.privateDir,
 		Progress:   func(n int) grade.Progress { return newProgress("grade", n) },
 		Rel:        rel,
 	})
+	if err != nil && ctx.Err() != nil {
+		return interrupted(ctx, "grade", -1) // grade.Run said what it kept
+	}
+	return err
 }
 
 // privateDir is the private answers folder a run group's submissions of a

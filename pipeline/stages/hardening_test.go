@@ -15,6 +15,7 @@ import (
 
 	"github.com/rexmle/rexmle/pipeline/challenge"
 	"github.com/rexmle/rexmle/pipeline/challenge/challengetest"
+	"github.com/rexmle/rexmle/pipeline/prepare"
 	"github.com/rexmle/rexmle/pipeline/settings"
 )
 
@@ -45,7 +46,7 @@ func TestDemoAndFetchedDataStayApart(t *testing.T) {
 		t.Fatal("the demo prepared into the fetched data's folder")
 	}
 	m, err := challenge.ReadManifest(filepath.Join(root, "data", "synthetic", "ldct-iqa"))
-	if err != nil || m.Data != Synthetic {
+	if err != nil || m.Data != prepare.Synthetic {
 		t.Fatalf("demo manifest: %+v %v", m, err)
 	}
 
@@ -60,7 +61,7 @@ func TestDemoAndFetchedDataStayApart(t *testing.T) {
 		t.Fatalf("paper prepare accepted synthetic raw data: %v\n%s", err, out)
 	}
 	// ... or a download that is not finished ...
-	os.Remove(filepath.Join(dl, syntheticMarker))
+	os.Remove(filepath.Join(dl, prepare.SyntheticMarker))
 	os.WriteFile(filepath.Join(dl, "more.zip.part"), []byte("half"), 0o644)
 	out, err = stdoutOf(func() error { return Prepare(ctx, paper) })
 	if err == nil || !strings.Contains(out, "unfinished download (more.zip.part)") {
@@ -72,7 +73,7 @@ func TestDemoAndFetchedDataStayApart(t *testing.T) {
 		t.Fatal(err)
 	}
 	fetched := filepath.Join(root, "data", "ldct-iqa")
-	if m, err := challenge.ReadManifest(fetched); err != nil || m.Data != Fetched {
+	if m, err := challenge.ReadManifest(fetched); err != nil || m.Data != prepare.Fetched {
 		t.Fatalf("paper manifest: %+v %v", m, err)
 	}
 	// The demo's prepared data is still there, unchanged.
@@ -90,12 +91,12 @@ func TestDemoAndFetchedDataStayApart(t *testing.T) {
 	if err := GradeOne(ctx, paper, "ldct-iqa", sub); err != nil {
 		t.Fatalf("paper gradeOne on fetched data: %v", err)
 	}
-	setKind(t, fetched, Synthetic)
+	setKind(t, fetched, prepare.Synthetic)
 	err = GradeOne(ctx, paper, "ldct-iqa", sub)
 	if err == nil || !strings.Contains(err.Error(), "holds synthetic data, but profile paper uses fetched data") {
 		t.Fatalf("paper gradeOne on synthetic data: %v", err)
 	}
-	setKind(t, filepath.Join(root, "data", "synthetic", "ldct-iqa"), Fetched)
+	setKind(t, filepath.Join(root, "data", "synthetic", "ldct-iqa"), prepare.Fetched)
 	err = GradeOne(ctx, o, "ldct-iqa", sub)
 	if err == nil || !strings.Contains(err.Error(), "holds fetched data, but profile demo uses synthetic data") {
 		t.Fatalf("demo gradeOne on fetched data: %v", err)
@@ -513,16 +514,16 @@ func TestPrepareAfterAKilledPrepare(t *testing.T) {
 		}
 	}
 	raw := filepath.Join(root, "data", "synthetic", "raw", "ldct-iqa")
-	if _, err := os.Stat(filepath.Join(raw, syntheticMarker)); err != nil {
+	if _, err := os.Stat(filepath.Join(raw, prepare.SyntheticMarker)); err != nil {
 		t.Fatalf("synthetic raw folder without its marker: %v", err)
 	}
 	// A raw folder without its marker (synthesis did not finish) is
 	// synthesized again, not taken as it is.
 	entries, _ := os.ReadDir(raw)
-	os.Remove(filepath.Join(raw, syntheticMarker))
+	os.Remove(filepath.Join(raw, prepare.SyntheticMarker))
 	removed := 0
 	for _, e := range entries {
-		if e.Name() != syntheticMarker && removed == 0 {
+		if e.Name() != prepare.SyntheticMarker && removed == 0 {
 			os.RemoveAll(filepath.Join(raw, e.Name()))
 			removed++
 		}

@@ -6,8 +6,35 @@ import (
 	"os"
 	"os/signal"
 	"sync"
+	"sync/atomic"
 	"syscall"
 )
+
+// agentsRunning is true while the run stage has agents to stop: only then
+// does the first Ctrl-C speak of their grace period.
+var agentsRunning atomic.Bool
+
+type targetKey struct{}
+
+// Target prepares a Mage target's context: Ctrl-C is handled as
+// Interruptible says, and the target's name is remembered for the
+// messages ("rerun `mage all` to resume"). The outermost target's name is
+// kept: the stages of `all` name `all`.
+func Target(ctx context.Context, name string) context.Context {
+	ctx = Interruptible(ctx)
+	if _, ok := ctx.Value(targetKey{}).(string); ok {
+		return ctx
+	}
+	return context.WithValue(ctx, targetKey{}, name)
+}
+
+// targetOf is the target ctx was prepared for, or fallback.
+func targetOf(ctx context.Context, fallback string) string {
+	if t, ok := ctx.Value(targetKey{}).(string); ok {
+		return t
+	}
+	return fallback
+}
 
 var interruptOnce sync.Mutex
 var interruptTaken bool
@@ -35,11 +62,15 @@ func Interruptible(ctx context.Context) context.Context {
 	ctx, cancel := context.WithCancel(ctx)
 	go func() {
 		<-ch
-		fmt.Fprintln(os.Stderr, "stopping: the agents get their grace period to stop and hand in their outputs; a second Ctrl-C exits at once")
+		if agentsRunning.Load() {
+			fmt.Fprintln(os.Stderr, "\nstopping: the agents get their grace period to stop and hand in their outputs; a second Ctrl-C exits at once")
+		} else {
+			fmt.Fprintln(os.Stderr, "\nstopping: finishing the item in hand, keeping what is done; a second Ctrl-C exits at once")
+		}
 		cancel()
 		<-ch
-		fmt.Fprintln(os.Stderr, "exiting without waiting for the agents")
-		os.Exit(130)
+		fmt.Fprintln(os.Stderr, "exiting at once")
+		os.Exit(ExitInterrupted)
 	}()
 	return ctx
 }

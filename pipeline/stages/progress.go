@@ -9,8 +9,9 @@ import (
 	"time"
 )
 
-// progress draws a one-line progress bar on a terminal, or logs a line per
-// finished item otherwise.
+// progress draws a one-line progress bar on a terminal; elsewhere it prints
+// a line per finished item only with `mage -v` (the stage's summary line
+// says the rest).
 type progress struct {
 	mu      sync.Mutex
 	w       io.Writer
@@ -21,12 +22,13 @@ type progress struct {
 	failed  int
 	start   time.Time
 	lastLen int
+	verbose bool
 }
 
 func newProgress(label string, total int) *progress {
 	st, err := os.Stderr.Stat()
 	tty := err == nil && st.Mode()&os.ModeCharDevice != 0
-	p := &progress{w: os.Stderr, tty: tty, label: label, total: total, start: time.Now()}
+	p := &progress{w: os.Stderr, tty: tty, label: label, total: total, start: time.Now(), verbose: verbose()}
 	p.draw("")
 	return p
 }
@@ -45,7 +47,7 @@ func (p *progress) step(item string, ok bool) {
 func (p *progress) draw(item string) {
 	el := time.Since(p.start).Round(100 * time.Millisecond)
 	if !p.tty {
-		if item != "" {
+		if item != "" && p.verbose {
 			fmt.Fprintf(p.w, "%s %d/%d %s (%s)\n", p.label, p.done, p.total, item, el)
 		}
 		return

@@ -17,7 +17,9 @@ func Run(ctx context.Context, o Options) error {
 	if err != nil {
 		return err
 	}
-	return runstage.Run(ctx, runstage.Options{
+	agentsRunning.Store(true)
+	defer agentsRunning.Store(false)
+	err = runstage.Run(ctx, runstage.Options{
 		Benchmark: e.b, ProfileName: e.opt.Profile, Profile: e.profile, Challenges: e.challenges,
 		Mode: e.mode, Force: o.Force, DryRun: o.DryRun, RetryFailed: o.RetryFailed, Engine: o.Engine, Host: o.Host,
 		OpenStore:     e.open,
@@ -26,6 +28,10 @@ func Run(ctx context.Context, o Options) error {
 		Log:           e.log,
 		Rel:           rel,
 	})
+	if err != nil && ctx.Err() != nil {
+		return interrupted(ctx, "run", -1) // runstage said how many runs were not started
+	}
+	return err
 }
 
 // preflight runs the doctor's checks for the profile.

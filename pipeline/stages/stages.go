@@ -5,16 +5,20 @@
 package stages
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/rexmle/rexmle/pipeline/challenge"
@@ -110,15 +114,15 @@ func load(o Options) (*env, error) {
 // loadNoLock is load for the stages that write nothing (gradeOne).
 func loadNoLock(o Options) (*env, error) {
 	if err := o.Validate(); err != nil {
-		return nil, err
+		return nil, badSettings(err)
 	}
 	b, err := config.Load(o.Config)
 	if err != nil {
-		return nil, err
+		return nil, badSettings(err)
 	}
 	p, err := b.Profile(o.Profile)
 	if err != nil {
-		return nil, fmt.Errorf("REXMLE_PROFILE: %w", err)
+		return nil, badSettings(fmt.Errorf("REXMLE_PROFILE: %w", err))
 	}
 	ids := o.Challenges
 	if len(ids) == 0 {
@@ -126,13 +130,15 @@ func loadNoLock(o Options) (*env, error) {
 	}
 	cs, err := b.Select(ids)
 	if err != nil {
-		return nil, fmt.Errorf("REXMLE_CHALLENGES: %w", err)
+		return nil, badSettings(fmt.Errorf("REXMLE_CHALLENGES: %w", err))
 	}
 	mode := o.Mode
 	if mode == "" {
 		mode = challenge.Mode(b.Grading.Mode) // checked by config.Load
 	}
-	return &env{opt: o, mode: mode, b: b, profile: p, challenges: cs, log: slog.New(slog.NewTextHandler(os.Stderr, nil))}, nil
+	log := newLogger()
+	slog.SetDefault(log) // the packages that log through slog's default speak alike (details with -v only)
+	return &env{opt: o, mode: mode, b: b, profile: p, challenges: cs, log: log}, nil
 }
 
 // open opens the store and brings the benchmark's challenges, metrics and
@@ -153,7 +159,9 @@ func (e *env) open(ctx context.Context) (*store.Store, error) {
 var ErrNotImplemented = errors.New("not implemented yet")
 
 // Rank ranks every run, writes results/{positions,ranks,overall}.csv and
-// prints the reproduction table.
+// the bootstrap exports, and prints the reproduction table when it changed
+// (always with -v). When nothing it depends on changed since it last ran,
+// it says so and does nothing.
 func Rank(ctx context.Context, o Options) error {
 	e, err := load(o)
 	if err != nil {
@@ -164,16 +172,43 @@ func Rank(ctx context.Context, o Options) error {
 		return err
 	}
 	defer st.Close()
+	if d, err := rankDigest(ctx, e, st); err == nil {
+		if since, ok := e.skipIfUnchanged("rank", d); ok {
+			say("rank: up to date (store, settings and exports unchanged since %s), skipped", sinceText(since))
+			return nil
+		}
+	} else {
+		e.log.Warn("rank: up-to-date check failed; ranking", "err", err)
+	}
+	start := time.Now()
+	prev, _ := e.readStamp("rank")
+	changedInThisProcess.Store(true)
+	e.dropStamp("rank")
 	out, err := rankstage.RunWith(ctx, e.b, st, e.rankOptions())
 	if err != nil {
+		if ctx.Err() != nil {
+			return interrupted(ctx, "rank", -1)
+		}
 		return err
 	}
 	dir := e.b.Path(e.b.Paths.Results)
 	if err := rankstage.WriteCSVs(dir, e.b, out); err != nil {
 		return fmt.Errorf("rank: write exports: %w", err)
 	}
-	rankstage.Print(os.Stdout, e.b, out)
-	fmt.Printf("Wrote %s, %s and %s (%d ranked runs).\n", rel(filepath.Join(dir, "positions.csv")), rel(filepath.Join(dir, "ranks.csv")), rel(filepath.Join(dir, "overall.csv")), len(out.Runs))
+	var table bytes.Buffer
+	rankstage.Print(&table, e.b, out)
+	sum := sha256.Sum256(table.Bytes())
+	tableHash := hex.EncodeToString(sum[:])
+	if verbose() || tableHash != prev.Table {
+		os.Stdout.Write(table.Bytes())
+	} else {
+		say("rank: reproduction table unchanged since %s (mage -v prints it)", sinceText(prev.At))
+	}
+	say("rank: %d runs ranked in %s; wrote %s, %s, %s and the bootstrap exports", len(out.Runs), time.Since(start).Round(time.Millisecond),
+		rel(filepath.Join(dir, "positions.csv")), rel(filepath.Join(dir, "ranks.csv")), rel(filepath.Join(dir, "overall.csv")))
+	if d, err := rankDigest(ctx, e, st); err == nil {
+		e.writeStamp("rank", stageStamp{Digest: d, Table: tableHash})
+	}
 	return nil
 }
 
@@ -198,11 +233,19 @@ func rel(p string) string {
 	return p
 }
 
-// Summary prints where the pipeline's outputs are.
+// Summary prints the standings and where the pipeline's outputs are, read
+// from the store (the one owner of the ranks; nothing is recomputed). When
+// every stage of this process found its work up to date it prints one line
+// instead (all of it with -v).
 func Summary(ctx context.Context, o Options) error {
 	e, err := load(o)
 	if err != nil {
 		return err
+	}
+	site := rel(filepath.Join(e.b.Path(e.b.Paths.Site), "index.html"))
+	if !verbose() && !changedInThisProcess.Load() {
+		say("Done (profile %s): nothing changed; results in %s, site %s (mage -v prints the standings)", o.Profile, rel(e.b.Path(e.b.Paths.Results))+string(filepath.Separator), site)
+		return nil
 	}
 	res := e.b.Path(e.b.Paths.Results)
 	fmt.Println()
@@ -210,59 +253,57 @@ func Summary(ctx context.Context, o Options) error {
 	if err := printStandings(ctx, e); err != nil {
 		return err
 	}
-	fmt.Println("Outputs:")
-	fmt.Printf("  %-23s %s\n", "database", rel(e.b.Path(e.b.Paths.Database)))
-	for _, f := range []string{"positions.csv", "ranks.csv", "overall.csv", "metric_intervals.csv", "challenge_intervals.csv", "pairwise.csv", "rank_counts.csv", "grades.jsonl", "capabilities.csv"} {
-		fmt.Printf("  %-23s %s\n", f, rel(filepath.Join(res, f)))
-	}
-	fmt.Printf("  %-23s %s\n", "runs", rel(e.b.Path(e.b.Paths.Runs)))
-	fmt.Printf("  %-23s %s (open in a browser)\n", "site", rel(filepath.Join(e.b.Path(e.b.Paths.Site), "index.html")))
+	fmt.Printf("Outputs: the store %s, the CSV exports in %s (positions, ranks, overall, intervals, pairwise, grades.jsonl, capabilities), the runs in %s\n",
+		rel(e.b.Path(e.b.Paths.Database)), rel(res)+string(filepath.Separator), rel(e.b.Path(e.b.Paths.Runs)))
+	fmt.Printf("Site: %s (open in a browser)\n", site)
 	return nil
 }
 
+// changedInThisProcess is set by every stage that did work (not only
+// found it up to date), so the end-of-run summary knows whether anything
+// changed.
+var changedInThisProcess atomic.Bool
+
 // printStandings prints the ReX-MLE rank of every agent configuration as
-// the rank stage computed it (results/overall.csv: the one owner of that
-// number; nothing is recomputed here), one world at a time, since ranks
-// are compared only within one: the paper's configurations ranked on every
-// challenge, new runs on the real data ranked on every challenge, then the
-// configurations run on fewer challenges (ablations, partial runs) and
-// the runs on synthetic data, each set apart. The number of challenges is
-// beside every rank.
+// the rank stage stored it (the standings; nothing is recomputed here),
+// one world at a time, since ranks are compared only within one: the
+// paper's configurations ranked on every challenge, new runs on the real
+// data ranked on every challenge, then the configurations run on fewer
+// challenges (ablations, partial runs) and the runs on synthetic data,
+// each set apart. The number of challenges is beside every rank.
 func printStandings(ctx context.Context, e *env) error {
-	res := e.b.Path(e.b.Paths.Results)
-	overall, err := challenge.ReadCSV(filepath.Join(res, "overall.csv"))
-	if err != nil {
-		return fmt.Errorf("standings: %w (run `go run mage.go rank`)", err)
+	db := e.b.Path(e.b.Paths.Database)
+	if _, err := os.Stat(db); err != nil {
+		return fmt.Errorf("standings: no store at %s (run `mage rank`)", rel(db))
 	}
-	ranks, err := challenge.ReadCSV(filepath.Join(res, "ranks.csv"))
+	st, err := store.Open(ctx, db)
 	if err != nil {
-		return fmt.Errorf("standings: %w (run `go run mage.go rank`)", err)
+		return fmt.Errorf("standings: %w", err)
 	}
-	return writeStandings(os.Stdout, e.b, overall, ranks)
+	defer st.Close()
+	ss, err := st.Standings(ctx)
+	if err != nil {
+		return fmt.Errorf("standings: %w", err)
+	}
+	runs, err := st.RankedRuns(ctx)
+	if err != nil {
+		return fmt.Errorf("standings: %w", err)
+	}
+	return writeStandings(os.Stdout, e.b, ss, runs)
 }
 
-// writeStandings writes the standings of overall.csv and ranks.csv to w.
-func writeStandings(w io.Writer, b *config.Benchmark, overall, ranks *challenge.Table) error {
-	col := func(t *challenge.Table, name string) int {
-		for i, h := range t.Header {
-			if h == name {
-				return i
-			}
-		}
-		return -1
-	}
+// writeStandings writes the standings to w, with the number of runs of
+// each configuration that were ranked ok out of those ranked.
+func writeStandings(w io.Writer, b *config.Benchmark, ss []store.Standing, runs []store.RankedRun) error {
 	type key struct{ src, setting, backend, agent string }
 	okRuns, allRuns := map[key]int{}, map[key]int{}
-	rs, rse, rb, ra, rst := col(ranks, "source"), col(ranks, "setting"), col(ranks, "backend"), col(ranks, "agent"), col(ranks, "status")
-	osrc, ose, ob, oa, on, or, op := col(overall, "source"), col(overall, "setting"), col(overall, "backend"), col(overall, "agent"),
-		col(overall, "n_challenges"), col(overall, "rexmle_rank"), col(overall, "n_partial")
-	if osrc < 0 || ose < 0 || ob < 0 || oa < 0 || on < 0 || or < 0 || op < 0 || rs < 0 || rse < 0 || rb < 0 || ra < 0 || rst < 0 {
-		return fmt.Errorf("standings: %s or %s lacks a column this summary reads", overall.Path, ranks.Path)
-	}
-	for _, r := range ranks.Rows {
-		k := key{r[rs], r[rse], r[rb], r[ra]}
+	for _, r := range runs {
+		if !r.Ranked {
+			continue
+		}
+		k := key{r.Source, r.Setting, r.Backend, r.Agent}
 		allRuns[k]++
-		if r[rst] == "ok" {
+		if r.RankStatus == "ok" {
 			okRuns[k]++
 		}
 	}
@@ -283,19 +324,12 @@ func writeStandings(w io.Writer, b *config.Benchmark, overall, ranks *challenge.
 		"On synthetic data (demo; not comparable with the human leaderboards):",
 	}
 	var worlds [4][]line
-	for _, r := range overall.Rows {
-		if r[op] != "0" || r[or] == "" {
+	for _, s := range ss {
+		if s.NPartial != 0 || math.IsNaN(s.Overall) {
 			continue // a Table 4/5 configuration known by its primary metric only: a range, on the site
 		}
-		k := key{r[osrc], r[ose], r[ob], r[oa]}
-		v, err := strconv.ParseFloat(r[or], 64)
-		if err != nil {
-			return fmt.Errorf("standings: %s rexmle_rank %q: %w", overall.Path, r[or], err)
-		}
-		n, err := strconv.Atoi(r[on])
-		if err != nil {
-			return fmt.Errorf("standings: %s n_challenges %q: %w", overall.Path, r[on], err)
-		}
+		k := key{s.Source, s.Setting, s.Backend, s.Agent}
+		v, n := s.Overall, s.NChallenges
 		name := k.agent
 		if a, found := b.Agent(k.agent); found {
 			name = a.Name

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/rexmle/rexmle/pipeline/challenge"
+	"github.com/rexmle/rexmle/pipeline/prepare"
 )
 
 // Changing REXMLE_SYNTH_CASES re-synthesizes and re-prepares; the manifest
@@ -61,14 +62,14 @@ func TestSynthCasesReprepares(t *testing.T) {
 		t.Errorf("half-written folders left: %v", left)
 	}
 	// Data of another size are refused by run and grade, naming both sizes.
-	if err := checkPrepared(dataDir, Synthetic, "demo", challenge.SynthSize{}); err == nil ||
+	if err := checkPrepared(dataDir, prepare.Synthetic, "demo", challenge.SynthSize{}); err == nil ||
 		!strings.Contains(err.Error(), "size 40") || !strings.Contains(err.Error(), "REXMLE_SYNTH_CASES=default") {
 		t.Errorf("default settings on 40-case data: %v", err)
 	}
 	if err := GradeOne(ctx, o, "ldct-iqa", t.TempDir()); err == nil || !strings.Contains(err.Error(), "size 40") {
 		t.Errorf("gradeOne on data of another size: %v", err)
 	}
-	if err := checkPrepared(dataDir, Synthetic, "demo", sized.SynthSize); err != nil {
+	if err := checkPrepared(dataDir, prepare.Synthetic, "demo", sized.SynthSize); err != nil {
 		t.Errorf("matching size refused: %v", err)
 	}
 	// Up to date at the same size: nothing is redone.

@@ -235,3 +235,65 @@ func TestRawQueryIsReadOnly(t *testing.T) {
 		t.Errorf("schema version changed to %d", v)
 	}
 }
+
+// Digest depends on the rows of the named tables, not on the order they
+// were written in, and changes with any value; an unknown table is an error.
+func TestDigestFollowsContentNotOrder(t *testing.T) {
+	ctx := context.Background()
+	open := func() *Store {
+		st, err := Open(ctx, filepath.Join(t.TempDir(), "s.sqlite"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		return st
+	}
+	put := func(st *Store, ids ...string) {
+		err := st.Update(ctx, func(tx *Tx) error {
+			if err := tx.SyncChallenges(ctx, nil); err != nil {
+				return err
+			}
+			_, err := tx.tx.ExecContext(ctx, `INSERT INTO challenges(id, ord, name, short_name, category, modality, task_type, primary_metric, n_leaderboard) VALUES ('c',1,'C','C','seg','CT','seg','dice',3)`)
+			if err != nil {
+				return err
+			}
+			for _, id := range ids {
+				if err := tx.PutRun(ctx, Run{ID: id, Source: "demo", Setting: "demo", Backend: "none", Challenge: "c", Agent: id, Seed: 1, Status: "done"}); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, b := open(), open()
+	put(a, "r1", "r2")
+	put(b, "r2", "r1")
+	da, err := a.Digest(ctx, "runs", "challenges")
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := b.Digest(ctx, "challenges", "runs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if da != db {
+		t.Fatalf("same rows written in another order: digests %s and %s differ", da, db)
+	}
+	if err := b.Update(ctx, func(tx *Tx) error {
+		return tx.PutRun(ctx, Run{ID: "r1", Source: "demo", Setting: "demo", Backend: "none", Challenge: "c", Agent: "r1", Seed: 1, Status: "failed"})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if db2, _ := b.Digest(ctx, "runs", "challenges"); db2 == da {
+		t.Fatal("a changed status left the digest as it was")
+	}
+	if d, _ := b.Digest(ctx, "challenges"); d != func() string { d, _ := a.Digest(ctx, "challenges"); return d }() {
+		t.Fatal("a table that did not change has another digest")
+	}
+	if _, err := a.Digest(ctx, "runs; DROP TABLE runs"); err == nil {
+		t.Fatal("an unknown table was accepted")
+	}
+}
