@@ -331,7 +331,7 @@ func Open(dir string) (*Bundle, error) {
 		return nil, err
 	}
 	bd := &Bundle{Dir: dir, Manifest: m, Datasets: []report.Dataset{}}
-	if err := bd.readLines(datasetsFile, []string{"challenge", "input_hash", "files", "also_saw", "manifest_sha256"}, func(line int, raw []byte) error {
+	if err := bd.readLines(datasetsFile, []string{"challenge", "input_hash", "files", "also_saw", "manifest_sha256", "raw"}, func(line int, raw []byte) error {
 		var d report.Dataset
 		dec := json.NewDecoder(bytes.NewReader(raw))
 		dec.DisallowUnknownFields()

@@ -337,11 +337,11 @@ func writeStandings(w io.Writer, b *config.Benchmark, ss []store.Standing, runs 
 		l := line{fmt.Sprintf("  %-20s %-10s %-6s %-18s %6.2f%% over %2d challenge(s)  (%d of %d runs ranked)", name, k.src, k.setting, k.backend, 100*v, n, okRuns[k], allRuns[k]), v}
 		full := n == len(b.Challenges)
 		switch {
-		case k.src != "paper" && b.Profiles[k.src].Data != "fetched":
+		case k.src != config.PrintedSource && b.Profiles[k.src].Data != "fetched":
 			worlds[synthetic] = append(worlds[synthetic], l)
 		case !full:
 			worlds[fewer] = append(worlds[fewer], l)
-		case k.src == "paper":
+		case k.src == config.PrintedSource:
 			worlds[paper] = append(worlds[paper], l)
 		default:
 			worlds[fresh] = append(worlds[fresh], l)
