@@ -364,7 +364,7 @@ type Dataset struct {
 	ManifestSHA256 string `json:"manifest_sha256"`
 	// Raw says where the raw data came from: downloaded by mage fetch, or
 	// placed by hand and verified, unverified or not checked (fetch.Provenance).
-	Raw string `json:"raw,omitempty"`
+	Raw string `json:"raw"`
 }
 
 // ReadDatasets reads the prepared datasets' manifests (dataDir/<id>/manifest.json)
