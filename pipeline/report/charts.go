@@ -2,6 +2,7 @@ package report
 
 import (
 	"encoding/json"
+	"fmt"
 	"html/template"
 	"math"
 	"strconv"
@@ -173,6 +174,9 @@ type pctBar struct {
 	// an error bar (see ciSeries).
 	CI         bool
 	CILo, CIHi float64
+	// ValueLabel writes the value beside the bar ("9.06 %"), as the
+	// paper's Figure 1 does.
+	ValueLabel bool
 }
 
 // nonZero reports whether any bar has something to draw (a positive value,
@@ -207,6 +211,9 @@ func pctChart(id, name, sub string, bars []pctBar, alt string) chart {
 			anyFail = true
 		default:
 			val[i] = barItem(b.Value)
+			if b.ValueLabel && b.Value > 0 && !math.IsInf(b.Value, 0) {
+				val[i].Label = &opts.Label{Show: opts.Bool(true), Position: "right", Formatter: fmt.Sprintf("%.2f %%", b.Value), Color: textColour}
+			}
 			if b.Value == 0 && (math.IsNaN(b.Hi) || b.Hi <= 0) {
 				// A 0 % bar has no length: say 0 % in words, unlike FAIL.
 				val[i] = opts.BarData{Value: 0, Label: &opts.Label{Show: opts.Bool(true), Position: "right", Formatter: "0 %", Color: "#4a525c"}}

@@ -304,7 +304,7 @@ func (s *site) rankTable(id, caption string, gs []*group) (*table, []pctBar) {
 		DataHead: []string{"agent", "backend", "setting", "source", "challenges", "rexmle_rank_pct", "rexmle_rank_lo_pct", "rexmle_rank_hi_pct", "paper_pct", "paper_table", "check"}}
 	for _, g := range gs {
 		if s.headlineGroup(g) {
-			bars = append(bars, s.overallCI(pctBar{Label: s.label(g.groupKey), Value: 100 * g.Overall, Hi: math.NaN(), Printed: s.printedPct(g), Tip: s.rankTip(g)}, g))
+			bars = append(bars, s.overallCI(pctBar{Label: s.label(g.groupKey), Value: 100 * g.Overall, Hi: math.NaN(), Printed: s.printedPct(g), Tip: s.rankTip(g), ValueLabel: true}, g))
 		}
 		val := fmtFrac(g.Overall, 2)
 		if len(g.Partial) > 0 {

@@ -203,6 +203,18 @@ func TestTable3RowsAndPaperCells(t *testing.T) {
 			t.Errorf("overview lacks %q", s)
 		}
 	}
+	// Figure 1's bars carry their values, as the paper's do: each of the
+	// three configurations' recomputed rank, from the table above.
+	for _, a := range []string{aide, groupSlug(groupKey{printedSource, "24h", "gpt-5", "ml-master"}), rd} {
+		v, ok := last[a+":pct"].(float64)
+		if !ok {
+			t.Fatalf("overall %s: no pct", a)
+		}
+		label := fmt.Sprintf(`"formatter":"%.2f %%"`, v)
+		if !bytes.Contains(html, []byte(label)) {
+			t.Errorf("Figure 1 has no value label %s for %s", label, a)
+		}
+	}
 }
 
 func TestReproductionFindsKnownPaperInconsistency(t *testing.T) {
