@@ -147,18 +147,6 @@ func (s *site) recomputedLead(h headline) template.HTML {
 	return leadHTML(parts...)
 }
 
-// recomputedRanks lists the ReX-MLE rank this site computes for each of the
-// paper's Table 3 configurations ("AIDE 9.05%, ...").
-func (s *site) recomputedRanks() string {
-	var parts []string
-	for _, g := range s.table3Groups() {
-		if g.Source == printedSource && !math.IsNaN(g.Overall) {
-			parts = append(parts, s.agentName(g.Agent)+" "+fmtFrac(g.Overall, 2))
-		}
-	}
-	return strings.Join(parts, ", ")
-}
-
 // headlineGroup reports whether a configuration belongs in Figure 1: a
 // comparable one, fully ranked on every challenge of the benchmark.
 func (s *site) headlineGroup(g *group) bool {
