@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/rexmle/rexmle/pipeline/config"
 )
 
 // variant is one column of an ablation table: a time budget and a backend.
@@ -47,7 +49,7 @@ func (s *site) ablationsPage() ([]*page, error) {
 	}
 	t4, ov4 := s.ablation("table4", "Time limit: 24 h vs 72 h (paper Table 4)", "4", vs4)
 	t5, ov5 := s.ablation("table5", "LLM backend (paper Table 5)", "5", vs5)
-	p.Sections = append(p.Sections, s.ablationPanel(append(ov4, ov5...)), t4, t5)
+	p.Sections = append(p.Sections, s.ablationPanel(append(ov4, ov5...)), t4, t5, s.table5Printed(vs5))
 	return []*page{p}, nil
 }
 
@@ -307,4 +309,104 @@ func (s *site) ablation(id, title, tbl string, vs []variant) (*section, []ablati
 	}
 	sec.Tables = []*table{t}
 	return sec, ovs
+}
+
+// table5Printed is the paper's Table 5 laid out as the paper prints it: a
+// row per challenge and backend under its category heading, the agents'
+// printed value and percentile side by side, then the top human's value.
+// Every number is the paper's own print (for the GPT-5 rows, Table 3's,
+// which Table 5 repeats); the computed comparison is the table above.
+func (s *site) table5Printed(vs []variant) *section {
+	sec := &section{ID: "table5-printed", Title: "The paper's Table 5 as printed"}
+	agents := map[string]bool{}
+	chs := map[string]bool{}
+	for _, r := range s.data.Runs {
+		if _, ok := r.Printed["5"]; ok && r.Source == printedSource {
+			agents[r.Agent] = true
+			chs[r.Challenge] = true
+		}
+	}
+	if len(chs) == 0 || len(vs) < 2 {
+		sec.Paragraphs = []string{"The paper's Table 5 is not in the store."}
+		return sec
+	}
+	as := sortedKeys(agents)
+	t := &table{ID: "table5-printed", Class: "compact", Caption: "Table 5 as printed: primary metric value and percentile per backend (the paper's numbers)",
+		Head: []string{"Challenge", "Model", "Metric"}, DataHead: []string{"challenge", "backend", "metric"}}
+	for _, a := range as {
+		t.Head = append(t.Head, s.agentName(a)+" value", s.agentName(a)+" rank")
+		t.DataHead = append(t.DataHead, a+":value", a+":rank")
+	}
+	t.Head = append(t.Head, "Human value")
+	t.DataHead = append(t.DataHead, "human_value")
+	lastCat := ""
+	for _, c := range s.b.Challenges {
+		if !chs[c.ID] {
+			continue
+		}
+		if c.Category != lastCat {
+			lastCat = c.Category
+			t.Rows = append(t.Rows, row{Group: categoryTitle(c.Category)})
+		}
+		metric := c.PrimaryLabel
+		if metric == "" {
+			metric = c.PrimaryMetric
+		}
+		hv, hok := topHumanValue(c)
+		for _, v := range vs {
+			rw := row{Cells: []cell{{Text: c.ShortName, Href: "challenges/" + c.ID + ".html"}, {Text: modelName(v.Backend)}, {Text: metric}},
+				Data: []any{c.ID, v.Backend, c.PrimaryMetric}}
+			for _, a := range as {
+				value, rank := "—", "—"
+				if g := s.group(groupKey{printedSource, v.Setting, v.Backend, a}); g != nil {
+					cv := s.cellOf(g, c.ID, c.PrimaryMetric, "5")
+					if cv.PrintedValue == "" {
+						cv = s.cellOf(g, c.ID, c.PrimaryMetric, "3")
+					}
+					if cv.PrintedValue != "" {
+						value, rank = cv.PrintedValue, orDash(cv.PrintedPct)
+						if value == "FAIL" {
+							rank = "–"
+						}
+					}
+				}
+				rw.Cells = append(rw.Cells, cell{Text: value, Class: "num", Printed: value}, cell{Text: rank, Class: "num"})
+				rw.Data = append(rw.Data, value, rank)
+			}
+			rw.Cells = append(rw.Cells, cell{Text: fmtValue(hv, hok, 2), Class: "num"})
+			rw.Data = append(rw.Data, valNum(hv, hok))
+			t.Rows = append(t.Rows, rw)
+		}
+	}
+	sec.Tables = []*table{t}
+	return sec
+}
+
+// modelName is a backend as the paper's Table 5 names it.
+func modelName(backend string) string {
+	switch table5Order(backend) {
+	case 0:
+		return "GPT"
+	case 1:
+		return "Gemini"
+	case 2:
+		return "Claude"
+	}
+	return backend
+}
+
+// topHumanValue is the primary value of a challenge's best-ranked human
+// team (Table 3's and Table 5's Human column).
+func topHumanValue(c *config.Challenge) (float64, bool) {
+	if len(c.Leaderboard) == 0 {
+		return math.NaN(), false
+	}
+	top := c.Leaderboard[0]
+	for _, h := range c.Leaderboard {
+		if h.Rank < top.Rank {
+			top = h
+		}
+	}
+	v, ok := top.Values[c.PrimaryMetric]
+	return v, ok
 }

@@ -2,7 +2,9 @@ package report
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/rexmle/rexmle/pipeline/config"
@@ -83,5 +85,36 @@ func TestKnownIssuesListTheHarness(t *testing.T) {
 		if str(tj.Rows[i]["id"]) != k.ID || str(tj.Rows[i]["rexmle"]) != k.Rexmle {
 			t.Errorf("row %d = %v, want %s", i, tj.Rows[i], k.ID)
 		}
+	}
+}
+
+// The ablations page carries Table 5 as the paper prints it: challenge ×
+// model rows, the agents' value and rank side by side, the human value.
+// The expected rows are the paper's Table 5, typed from its text.
+func TestTable5AsPrinted(t *testing.T) {
+	site := filepath.Join(paperSite(t), "site")
+	tj := readTable(t, site, "table5-printed")
+	want := []string{
+		"isles22 GPT 0.04 0% 0.00 0% 0.79",
+		"isles22 Gemini FAIL – 0.46 25% 0.79",
+		"isles22 Claude 0.45 5% 0.65 25% 0.79",
+		"dentex GPT 0.09 0% 0.08 0% 0.40",
+		"dentex Gemini 0.20 8% 0.19 1% 0.40",
+		"dentex Claude 0.02 0% 0.12 0% 0.40",
+		"topcow-track1-task3 GPT 0.33 33% 0.10 0% 0.73",
+		"topcow-track1-task3 Gemini 0.35 25% 0.33 25% 0.73",
+		"topcow-track1-task3 Claude 0.33 25% 0.33 25% 0.73",
+		"ldct-iqa GPT 2.62 33% 2.50 0% 2.74",
+		"ldct-iqa Gemini 2.70 83% 2.62 17% 2.74",
+		"ldct-iqa Claude 1.12 0% FAIL – 2.74",
+	}
+	var got []string
+	for _, r := range tj.Rows {
+		hv, _ := r["human_value"].(float64)
+		got = append(got, fmt.Sprintf("%v %s %v %v %v %v %.2f", r["challenge"], modelName(str(r["backend"])),
+			r["aide:value"], r["aide:rank"], r["ml-master:value"], r["ml-master:rank"], hv))
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("Table 5 as printed:\n%s\nwant the paper's:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

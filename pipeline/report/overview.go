@@ -515,16 +515,7 @@ func (s *site) table3Section() *section {
 		if metric == "" {
 			metric = c.PrimaryMetric
 		}
-		hv, hok := math.NaN(), false
-		if len(c.Leaderboard) > 0 {
-			top := c.Leaderboard[0]
-			for _, h := range c.Leaderboard {
-				if h.Rank < top.Rank {
-					top = h
-				}
-			}
-			hv, hok = top.Values[c.PrimaryMetric]
-		}
+		hv, hok := topHumanValue(c)
 		rw := row{Cells: []cell{{Text: c.ShortName, Href: "challenges/" + c.ID + ".html"}, {Text: metric},
 			{Text: fmtValue(hv, hok, 2), Class: "num", Sort: sortKey(hv)}},
 			Data: []any{c.ID, c.PrimaryMetric, valNum(hv, hok), 100}}
