@@ -370,7 +370,7 @@ func (s *site) table5Printed(vs []variant) *section {
 						}
 					}
 				}
-				rw.Cells = append(rw.Cells, cell{Text: value, Class: "num", Printed: value}, cell{Text: rank, Class: "num"})
+				rw.Cells = append(rw.Cells, cell{Text: value, Class: "num"}, cell{Text: rank, Class: "num"})
 				rw.Data = append(rw.Data, value, rank)
 			}
 			rw.Cells = append(rw.Cells, cell{Text: fmtValue(hv, hok, 2), Class: "num"})
