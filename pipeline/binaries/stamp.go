@@ -14,6 +14,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/rexmle/rexmle/pipeline/fsutil"
 )
 
 // The build stamp makes the up-to-date check cheap: bin/.build-stamp.json
@@ -147,11 +149,7 @@ func writeStamp(ctx context.Context, root string) error {
 	if err != nil {
 		return err
 	}
-	tmp := stampPath(root) + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, stampPath(root))
+	return fsutil.WriteFile(stampPath(root), b, 0o644)
 }
 
 // fresh reports whether the stamp says the binaries are built from what is

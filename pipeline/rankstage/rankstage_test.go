@@ -232,7 +232,7 @@ func TestPaperTieCases(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, x := range o.Runs {
-		if x.Run.ID == "paper/24h/gpt-5/topcow-track1-task2/rd-agent" {
+		if x.Run.ID == paper.RunID("24h", "gpt-5", "topcow-track1-task2", "rd-agent") {
 			if x.Result.Percentile != 0.5625 || rank.FormatPercent(x.Result.ExactPercent(), 1) != "56.3%" {
 				t.Errorf("S14 R&D-Agent: percentile %v prints %s", x.Result.Percentile, rank.FormatPercent(x.Result.ExactPercent(), 1))
 			}
