@@ -52,7 +52,7 @@ func (s *site) agentPages() ([]*page, error) {
 				val = pctRange(g.Lo, g.Hi, 2)
 			}
 			data := s.dataKind(g.Source)
-			t.Rows = append(t.Rows, row{Cells: []cell{{Text: s.label(g.groupKey), Href: groupSlug(g.groupKey) + ".html"}, {Text: g.Backend}, {Text: g.Setting}, {Text: g.Source},
+			t.Rows = append(t.Rows, row{Cells: []cell{{Text: s.label(g.groupKey), Href: groupSlug(g.groupKey) + ".html"}, {Text: g.Backend}, {Text: g.Setting}, {Text: shortSource(g.Source)},
 				{Text: data}, {Text: strconv.Itoa(len(g.Runs)), Class: "num"}, {Text: strconv.Itoa(failed), Class: "num"}, {Text: strconv.Itoa(g.NChallenges), Class: "num"},
 				{Text: val, Class: "num", Sort: sortKey(midpoint(g))}},
 				Data: []any{s.label(g.groupKey), g.Backend, g.Setting, g.Source, data, g.NChallenges, len(g.Runs), failed, pctNum(g.Overall), pctNum(g.Lo), pctNum(g.Hi)}})

@@ -642,7 +642,7 @@ func (s *site) demoSection() *section {
 		if len(g.Partial) > 0 {
 			val = pctRange(g.Lo, g.Hi, 2)
 		}
-		t.Rows = append(t.Rows, row{Cells: []cell{{Text: s.agentName(g.Agent), Href: "agents/" + groupSlug(g.groupKey) + ".html"}, {Text: g.Backend}, {Text: g.Setting}, {Text: g.Source},
+		t.Rows = append(t.Rows, row{Cells: []cell{{Text: s.agentName(g.Agent), Href: "agents/" + groupSlug(g.groupKey) + ".html"}, {Text: g.Backend}, {Text: g.Setting}, {Text: shortSource(g.Source)},
 			{Text: s.dataKind(g.Source)}, {Text: strconv.Itoa(g.NChallenges), Class: "num"}, {Text: val, Class: "num", Sort: sortKey(midpoint(g))}},
 			Data: []any{g.Agent, g.Backend, g.Setting, g.Source, s.dataKind(g.Source), g.NChallenges, pctNum(g.Overall), pctNum(g.Lo), pctNum(g.Hi)}})
 		if !math.IsNaN(g.Overall) {
