@@ -30,9 +30,9 @@ func TestStandingsKeepWorldsApart(t *testing.T) {
 		{Source: config.PrintedSource, Setting: "24h", Backend: "gpt-5", Agent: "aide", NChallenges: 20, Overall: 0.0905},
 		{Source: config.PrintedSource, Setting: "24h", Backend: "gpt-5", Agent: "rd-agent", NChallenges: 20, Overall: 0.1215},
 		{Source: config.PrintedSource, Setting: "72h", Backend: "gpt-5", Agent: "aide", NChallenges: 4, Overall: 0.8},                  // a Table 4 ablation
-		{Source: "paper-72h", Setting: "72h", Backend: "gpt-5", Agent: "ml-master", NChallenges: 2, Overall: 0.25},        // a user's partial run on real data
-		{Source: "paper-claude", Setting: "24h", Backend: "claude", Agent: "aide", NChallenges: 20, Overall: 0.05},        // new runs on real data
-		{Source: "demo", Setting: "24h", Backend: "test-llm", Agent: "agent-00", NChallenges: 20, Overall: 0.4586},        // synthetic
+		{Source: "paper-72h", Setting: "72h", Backend: "gpt-5", Agent: "ml-master", NChallenges: 2, Overall: 0.25},                     // a user's partial run on real data
+		{Source: "paper-claude", Setting: "24h", Backend: "claude", Agent: "aide", NChallenges: 20, Overall: 0.05},                     // new runs on real data
+		{Source: "demo", Setting: "24h", Backend: "test-llm", Agent: "agent-00", NChallenges: 20, Overall: 0.4586},                     // synthetic
 		{Source: config.PrintedSource, Setting: "72h", Backend: "gpt-5", Agent: "rd-agent", NChallenges: 4, NPartial: 2, Overall: nan}, // primary metric only: skipped
 	}
 	aide := store.Run{Source: config.PrintedSource, Setting: "24h", Backend: "gpt-5", Agent: "aide"}
