@@ -261,21 +261,11 @@ func Execute(ctx context.Context, j *Job) (*Info, error) {
 		defer val.Close()
 		in.Validation = val.socket
 	}
-	var proxy *egress.Proxy
-	egressSock := ""
 	containerized := j.Agent.Executor == "docker"
-	if (sandboxed || containerized) && !j.Agent.Network && len(j.Agent.Egress) > 0 {
-		sock, cleanup, err := socketPath(j.RunDir, "egress.sock")
-		if err != nil {
-			return fail(fmt.Errorf("egress proxy: %w", err))
-		}
-		defer cleanup()
-		proxy, err = egress.Listen(ctx, sock, j.Agent.Egress, j.logger().With("run", j.ID()))
-		if err != nil {
-			return fail(err)
-		}
-		defer proxy.Close()
-		egressSock = sock
+	proxy, egressSock, closeEgress, err := j.startEgress(ctx, sandboxed || containerized)
+	defer closeEgress()
+	if err != nil {
+		return fail(err)
 	}
 	spec, err := j.buildWith(val, egressSock)
 	if err != nil {
@@ -291,12 +281,7 @@ func Execute(ctx context.Context, j *Job) (*Info, error) {
 		return fail(err)
 	}
 	defer logf.Close()
-	cmd := exec.Command(spec.argv[0], spec.argv[1:]...)
-	cmd.Dir = spec.dir
-	cmd.Env = spec.env
-	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = spec.attr
-	cmd.ExtraFiles = spec.files
+	cmd := spec.command(logf)
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		return fail(fmt.Errorf("start %s: %w", spec.argv[0], err))
@@ -318,6 +303,29 @@ func Execute(ctx context.Context, j *Job) (*Info, error) {
 	wd.finish()
 	wall := time.Since(start)
 	samples := tel.finish()
+	j.recordEnd(in, cmd, wall, samples, proxy)
+	settleStatus(in, spec, werr, interrupted, overLimit)
+	snap, serr := sealSubmission(j.RunDir, j.SnapshotMaxFile, j.SnapshotMaxTotal)
+	in.Snapshot = snap
+	if serr != nil {
+		in.Status = StatusFailed
+		in.Error = strings.TrimPrefix(in.Error+"; ", "; ") + serr.Error()
+	} else if snap.DroppedCount > 0 {
+		j.logger().Warn("submission snapshot dropped files", "run", j.ID(), "dropped", snap.DroppedCount, "first", snap.Dropped[0])
+	}
+	if err := writeInfo(j.RunDir, in); err != nil {
+		return in, err
+	}
+	if interrupted {
+		return in, ctx.Err()
+	}
+	return in, nil
+}
+
+// recordEnd records what the ended run used and left: its wall time, exit
+// code, working time and log problems, GPU summary and refused egress, and
+// hands its folders back to the pipeline.
+func (j *Job) recordEnd(in *Info, cmd *exec.Cmd, wall time.Duration, samples []gpu.Sample, proxy *egress.Proxy) {
 	in.WallSeconds = wall.Seconds()
 	in.EndedAt = time.Now().UTC().Format(time.RFC3339Nano)
 	in.ExitCode = cmd.ProcessState.ExitCode()
@@ -338,22 +346,39 @@ func Execute(ctx context.Context, j *Job) (*Info, error) {
 	if proxy != nil {
 		in.EgressRefused = proxy.Refused()
 	}
-	settleStatus(in, spec, werr, interrupted, overLimit)
-	snap, serr := sealSubmission(j.RunDir, j.SnapshotMaxFile, j.SnapshotMaxTotal)
-	in.Snapshot = snap
-	if serr != nil {
-		in.Status = StatusFailed
-		in.Error = strings.TrimPrefix(in.Error+"; ", "; ") + serr.Error()
-	} else if snap.DroppedCount > 0 {
-		j.logger().Warn("submission snapshot dropped files", "run", j.ID(), "dropped", snap.DroppedCount, "first", snap.Dropped[0])
+}
+
+// startEgress starts the run's egress proxy on a socket in its folder when
+// the agent is isolated (isolated: sandboxed or in a container), has no
+// network and lists egress endpoints; otherwise it returns no proxy and an
+// empty socket path. closeEgress stops it and removes the socket; call it
+// (deferred) even when err is not nil.
+func (j *Job) startEgress(ctx context.Context, isolated bool) (proxy *egress.Proxy, sock string, closeEgress func(), err error) {
+	closeEgress = func() {}
+	if !isolated || j.Agent.Network || len(j.Agent.Egress) == 0 {
+		return nil, "", closeEgress, nil
 	}
-	if err := writeInfo(j.RunDir, in); err != nil {
-		return in, err
+	sock, cleanup, err := socketPath(j.RunDir, "egress.sock")
+	if err != nil {
+		return nil, "", closeEgress, fmt.Errorf("egress proxy: %w", err)
 	}
-	if interrupted {
-		return in, ctx.Err()
+	proxy, err = egress.Listen(ctx, sock, j.Agent.Egress, j.logger().With("run", j.ID()))
+	if err != nil {
+		return nil, "", cleanup, err
 	}
-	return in, nil
+	return proxy, sock, func() { proxy.Close(); cleanup() }, nil
+}
+
+// command is the agent's process as the launch describes it, its output
+// going to log.
+func (l *launch) command(log *os.File) *exec.Cmd {
+	cmd := exec.Command(l.argv[0], l.argv[1:]...)
+	cmd.Dir = l.dir
+	cmd.Env = l.env
+	cmd.Stdout, cmd.Stderr = log, log
+	cmd.SysProcAttr = l.attr
+	cmd.ExtraFiles = l.files
+	return cmd
 }
 
 // cleanRunDir empties the run's folders (an interrupted run restarts from a
