@@ -530,24 +530,7 @@ func loadChallenge(path string, problems *[]Problem) (*Challenge, error) {
 	default:
 		ck.addf(ck.key("category", 1), "category is %q, want segmentation, detection, classification or quality", c.Category)
 	}
-	for i, s := range c.Sources {
-		line := ck.table("source", i)
-		if !validKinds[s.Kind] {
-			ck.addf(ck.key("kind", line), "source %d: kind is %q, want zenodo, figshare, gdrive, url or manual", i+1, s.Kind)
-		}
-		if (s.Kind == "zenodo" || s.Kind == "figshare" || s.Kind == "gdrive") && s.Record == "" {
-			ck.addf(line, "source %d: kind %s needs record (the record/article/file id)", i+1, s.Kind)
-		}
-		if s.Kind == "url" && (s.URL == "" || (s.SHA256 == "" && s.MD5 == "")) {
-			ck.addf(line, "source %d: kind url needs url and a sha256 or md5 checksum", i+1)
-		}
-		if s.Kind == "manual" && s.Instructions == "" {
-			ck.addf(line, "source %d: kind manual needs instructions", i+1)
-		}
-		if s.ApproxSizeGB < 0 || s.Size < 0 {
-			ck.addf(line, "source %d: approx_size_gb and size must not be negative", i+1)
-		}
-	}
+	checkSources(ck, c.Sources)
 	if len(c.Metrics) == 0 {
 		ck.addf(0, "no [[metric]], want the ranked leaderboard metrics with their directions")
 	}
@@ -607,4 +590,27 @@ func loadChallenge(path string, problems *[]Problem) (*Challenge, error) {
 	}
 	sort.SliceStable(c.Leaderboard, func(i, j int) bool { return c.Leaderboard[i].Rank < c.Leaderboard[j].Rank })
 	return c, nil
+}
+
+// checkSources checks each [[source]] table of a challenge: a known kind
+// with the fields that kind needs, and no negative size.
+func checkSources(ck *checker, sources []Source) {
+	for i, s := range sources {
+		line := ck.table("source", i)
+		if !validKinds[s.Kind] {
+			ck.addf(ck.key("kind", line), "source %d: kind is %q, want zenodo, figshare, gdrive, url or manual", i+1, s.Kind)
+		}
+		if (s.Kind == "zenodo" || s.Kind == "figshare" || s.Kind == "gdrive") && s.Record == "" {
+			ck.addf(line, "source %d: kind %s needs record (the record/article/file id)", i+1, s.Kind)
+		}
+		if s.Kind == "url" && (s.URL == "" || (s.SHA256 == "" && s.MD5 == "")) {
+			ck.addf(line, "source %d: kind url needs url and a sha256 or md5 checksum", i+1)
+		}
+		if s.Kind == "manual" && s.Instructions == "" {
+			ck.addf(line, "source %d: kind manual needs instructions", i+1)
+		}
+		if s.ApproxSizeGB < 0 || s.Size < 0 {
+			ck.addf(line, "source %d: approx_size_gb and size must not be negative", i+1)
+		}
+	}
 }
