@@ -47,29 +47,8 @@ func runSlurm(ctx context.Context, e *env, rec *record.Recorder, jobs []*runner.
 	}
 	var arrays []slurmArray
 	for g, js := range byGPUs {
-		dir := filepath.Join(base, fmt.Sprintf("gpus-%d", g))
-		tasks := make([]slurm.Task, len(js))
-		var longest time.Duration
-		for i, j := range js {
-			tasks[i] = slurm.TaskOf(j, filepath.Join(filepath.Dir(j.PublicDir), "private"), string(e.opt.Mode))
-			if j.TimeLimit > longest {
-				longest = j.TimeLimit
-			}
-			if err := os.MkdirAll(j.RunDir, 0o755); err != nil {
-				return err
-			}
-		}
-		manifest := filepath.Join(dir, "tasks.json")
-		if err := slurm.WriteManifest(manifest, tasks); err != nil {
-			return fmt.Errorf("run: slurm manifest: %w", err)
-		}
-		script, err := slurm.Script(slurm.Options{Name: "rexmle-" + e.opt.Profile, Tasks: len(js), Manifest: manifest, AgentBin: js[0].AgentBin,
-			LogDir: dir, TimeLimit: longest + js[0].Grace, GPUsPerTask: g, Slurm: e.profile.Slurm})
+		path, script, err := writeArrayScript(e, filepath.Join(base, fmt.Sprintf("gpus-%d", g)), g, js)
 		if err != nil {
-			return err
-		}
-		path := filepath.Join(dir, "array.sbatch")
-		if err := fsutil.WriteFile(path, []byte(script), 0o755); err != nil {
 			return err
 		}
 		if e.opt.DryRun {
@@ -129,6 +108,37 @@ func runSlurm(ctx context.Context, e *env, rec *record.Recorder, jobs []*runner.
 			len(refused), strings.Join(firstIDs(refused, 5), ", "))
 	}
 	return nil
+}
+
+// writeArrayScript writes, in dir, the task manifest and the sbatch script
+// of one array: the runs js, each on g GPUs, under the longest time limit
+// of them plus the grace period. It creates the runs' folders.
+func writeArrayScript(e *env, dir string, g int, js []*runner.Job) (path, script string, err error) {
+	tasks := make([]slurm.Task, len(js))
+	var longest time.Duration
+	for i, j := range js {
+		tasks[i] = slurm.TaskOf(j, filepath.Join(filepath.Dir(j.PublicDir), "private"), string(e.opt.Mode))
+		if j.TimeLimit > longest {
+			longest = j.TimeLimit
+		}
+		if err := os.MkdirAll(j.RunDir, 0o755); err != nil {
+			return "", "", err
+		}
+	}
+	manifest := filepath.Join(dir, "tasks.json")
+	if err := slurm.WriteManifest(manifest, tasks); err != nil {
+		return "", "", fmt.Errorf("run: slurm manifest: %w", err)
+	}
+	script, err = slurm.Script(slurm.Options{Name: "rexmle-" + e.opt.Profile, Tasks: len(js), Manifest: manifest, AgentBin: js[0].AgentBin,
+		LogDir: dir, TimeLimit: longest + js[0].Grace, GPUsPerTask: g, Slurm: e.profile.Slurm})
+	if err != nil {
+		return "", "", err
+	}
+	path = filepath.Join(dir, "array.sbatch")
+	if err := fsutil.WriteFile(path, []byte(script), 0o755); err != nil {
+		return "", "", err
+	}
+	return path, script, nil
 }
 
 // slurmArray is one submitted job array and the runs of its tasks, in task
