@@ -252,6 +252,15 @@ func (b *Benchmark) validate(ck *checker, written *writtenDurations) {
 	if b.Grading.Mode != "reference" && b.Grading.Mode != "official" {
 		ck.addf(ck.key("mode", ck.table("grading", 0)), "grading.mode is %q, want \"reference\" or \"official\"", b.Grading.Mode)
 	}
+	ids := b.validateAgents(ck)
+	b.validateAgentLimits(ck, written)
+	b.validateJudgeAndGrading(ck, written)
+	b.validateProfiles(ck, written, ids)
+}
+
+// validateAgents checks each [[agent]] table's identity, executor, sandbox,
+// backends and passed variables, and returns the set of agent ids.
+func (b *Benchmark) validateAgents(ck *checker) map[string]bool {
 	ids := map[string]bool{}
 	for i, a := range b.Agents {
 		line := ck.table("agent", i)
@@ -329,6 +338,11 @@ func (b *Benchmark) validate(ck *checker, written *writtenDurations) {
 		}
 		checkEgress(ck, line, fmt.Sprintf("agent %q", a.ID), a.Egress)
 	}
+	return ids
+}
+
+// validateAgentLimits checks each agent's time, process and size limits.
+func (b *Benchmark) validateAgentLimits(ck *checker, written *writtenDurations) {
 	for i, a := range b.Agents {
 		line := ck.table("agent", i)
 		ck.positive(a.TimeLimit, i < len(written.Agents) && written.Agents[i].TimeLimit != nil, "time_limit", line, "agent %q", a.ID)
@@ -343,6 +357,10 @@ func (b *Benchmark) validate(ck *checker, written *writtenDurations) {
 			}
 		}
 	}
+}
+
+// validateJudgeAndGrading checks the [judge] table and grading.workers.
+func (b *Benchmark) validateJudgeAndGrading(ck *checker, written *writtenDurations) {
 	ck.positive(b.Judge.Timeout, written.Judge.Timeout != nil, "timeout", ck.table("judge", 0), "judge")
 	if b.Judge.Concurrency < 0 || b.Judge.Retries < 0 || b.Judge.MaxChars < 0 {
 		ck.addf(ck.table("judge", 0), "judge: concurrency, retries and max_chars must not be negative (have %d, %d, %d)", b.Judge.Concurrency, b.Judge.Retries, b.Judge.MaxChars)
@@ -361,6 +379,11 @@ func (b *Benchmark) validate(ck *checker, written *writtenDurations) {
 	if err := settings.CheckPassedName(b.Judge.APIKeyEnv); err != nil {
 		ck.addf(ck.key("api_key_env", ck.table("judge", 0)), "judge: api_key_env: %v", err)
 	}
+}
+
+// validateProfiles checks every [profile.*] table (in name order) against
+// the agents defined (ids).
+func (b *Benchmark) validateProfiles(ck *checker, written *writtenDurations, ids map[string]bool) {
 	if len(b.Profiles) == 0 {
 		ck.addf(0, "no [profile.*] table, want at least profile.demo")
 	}
@@ -507,24 +530,7 @@ func loadChallenge(path string, problems *[]Problem) (*Challenge, error) {
 	default:
 		ck.addf(ck.key("category", 1), "category is %q, want segmentation, detection, classification or quality", c.Category)
 	}
-	for i, s := range c.Sources {
-		line := ck.table("source", i)
-		if !validKinds[s.Kind] {
-			ck.addf(ck.key("kind", line), "source %d: kind is %q, want zenodo, figshare, gdrive, url or manual", i+1, s.Kind)
-		}
-		if (s.Kind == "zenodo" || s.Kind == "figshare" || s.Kind == "gdrive") && s.Record == "" {
-			ck.addf(line, "source %d: kind %s needs record (the record/article/file id)", i+1, s.Kind)
-		}
-		if s.Kind == "url" && (s.URL == "" || (s.SHA256 == "" && s.MD5 == "")) {
-			ck.addf(line, "source %d: kind url needs url and a sha256 or md5 checksum", i+1)
-		}
-		if s.Kind == "manual" && s.Instructions == "" {
-			ck.addf(line, "source %d: kind manual needs instructions", i+1)
-		}
-		if s.ApproxSizeGB < 0 || s.Size < 0 {
-			ck.addf(line, "source %d: approx_size_gb and size must not be negative", i+1)
-		}
-	}
+	checkSources(ck, c.Sources)
 	if len(c.Metrics) == 0 {
 		ck.addf(0, "no [[metric]], want the ranked leaderboard metrics with their directions")
 	}
@@ -584,4 +590,27 @@ func loadChallenge(path string, problems *[]Problem) (*Challenge, error) {
 	}
 	sort.SliceStable(c.Leaderboard, func(i, j int) bool { return c.Leaderboard[i].Rank < c.Leaderboard[j].Rank })
 	return c, nil
+}
+
+// checkSources checks each [[source]] table of a challenge: a known kind
+// with the fields that kind needs, and no negative size.
+func checkSources(ck *checker, sources []Source) {
+	for i, s := range sources {
+		line := ck.table("source", i)
+		if !validKinds[s.Kind] {
+			ck.addf(ck.key("kind", line), "source %d: kind is %q, want zenodo, figshare, gdrive, url or manual", i+1, s.Kind)
+		}
+		if (s.Kind == "zenodo" || s.Kind == "figshare" || s.Kind == "gdrive") && s.Record == "" {
+			ck.addf(line, "source %d: kind %s needs record (the record/article/file id)", i+1, s.Kind)
+		}
+		if s.Kind == "url" && (s.URL == "" || (s.SHA256 == "" && s.MD5 == "")) {
+			ck.addf(line, "source %d: kind url needs url and a sha256 or md5 checksum", i+1)
+		}
+		if s.Kind == "manual" && s.Instructions == "" {
+			ck.addf(line, "source %d: kind manual needs instructions", i+1)
+		}
+		if s.ApproxSizeGB < 0 || s.Size < 0 {
+			ck.addf(line, "source %d: approx_size_gb and size must not be negative", i+1)
+		}
+	}
 }

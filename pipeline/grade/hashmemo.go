@@ -5,12 +5,11 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io/fs"
-	"path/filepath"
 	"sort"
 	"sync"
 
 	"github.com/rexmle/rexmle/pipeline/challenge"
+	"github.com/rexmle/rexmle/pipeline/fsutil"
 )
 
 // hashMemo keeps the content hashes of the folders the up-to-date check
@@ -47,24 +46,13 @@ func loadMemo(path string) *hashMemo {
 // statDigest hashes the path, size and modification time of every regular
 // file under dir (links are not followed).
 func statDigest(dir string) (string, error) {
-	var lines []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !d.Type().IsRegular() {
-			return nil
-		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		r, _ := filepath.Rel(dir, p)
-		lines = append(lines, fmt.Sprintf("%s\x00%d\x00%d", filepath.ToSlash(r), info.Size(), info.ModTime().UnixNano()))
-		return nil
-	})
+	files, err := fsutil.StatTree(dir, fsutil.StatOptions{})
 	if err != nil {
 		return "", err
+	}
+	lines := make([]string, len(files))
+	for i, f := range files {
+		lines[i] = fmt.Sprintf("%s\x00%d\x00%d", f.Path, f.Size, f.ModNano)
 	}
 	sort.Strings(lines)
 	h := sha256.New()

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -37,45 +38,28 @@ const prepareVersion = "1"
 // rawFingerprint summarises a raw folder: every file's path, size and
 // modification time (hashing tens of GB of raw data on each run would be slow).
 func rawFingerprint(dir string) (string, error) {
-	type ent struct {
-		p    string
-		size int64
-		mod  int64
-	}
-	var ents []ent
 	// Files unpacked from archives in the folder are determined by the
 	// archives (which are fingerprinted): leaving them out keeps a task's
 	// preparation up to date when it, or another task sharing the folder,
 	// unpacks an archive.
 	unpacked := challenge.ExtractedFiles(dir)
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		r, _ := filepath.Rel(dir, p)
-		if r != "." && challenge.IsExtractionEntry(d.Name()) && filepath.Dir(r) == "." {
-			if d.IsDir() {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if d.Type().IsRegular() && !unpacked[filepath.ToSlash(r)] {
-			info, err := d.Info()
-			if err != nil {
-				return err
-			}
-			ents = append(ents, ent{filepath.ToSlash(r), info.Size(), info.ModTime().UnixNano()})
-		}
-		return nil
-	})
+	all, err := fsutil.StatTree(dir, fsutil.StatOptions{Skip: func(rel string, d fs.DirEntry) bool {
+		return challenge.IsExtractionEntry(d.Name()) && path.Dir(rel) == "."
+	}})
 	if err != nil {
 		return "", err
 	}
-	sort.Slice(ents, func(i, j int) bool { return ents[i].p < ents[j].p })
+	var ents []fsutil.FileStamp
+	for _, e := range all {
+		if !unpacked[e.Path] {
+			ents = append(ents, e)
+		}
+	}
+	sort.Slice(ents, func(i, j int) bool { return ents[i].Path < ents[j].Path })
 	h := sha256.New()
 	fmt.Fprintf(h, "prepare-v%s\n", prepareVersion)
 	for _, e := range ents {
-		fmt.Fprintf(h, "%s\x00%d\x00%d\n", e.p, e.size, e.mod)
+		fmt.Fprintf(h, "%s\x00%d\x00%d\n", e.Path, e.Size, e.ModNano)
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
@@ -148,22 +132,11 @@ func statStampPath(dataDir string) string {
 }
 
 func statTree(dir string) (map[string]fileStat, error) {
+	files, err := fsutil.StatTree(dir, fsutil.StatOptions{})
 	out := map[string]fileStat{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !d.Type().IsRegular() {
-			return nil
-		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		r, _ := filepath.Rel(dir, p)
-		out[filepath.ToSlash(r)] = fileStat{info.Size(), info.ModTime().UnixNano()}
-		return nil
-	})
+	for _, f := range files {
+		out[f.Path] = fileStat{f.Size, f.ModNano}
+	}
 	return out, err
 }
 

@@ -480,15 +480,7 @@ func studentizedInterval(confidence float64, t []float64, estimate float64, jack
 // (mean rank N+1, percentile 0), in every interval alike.
 func bootRun(ctx context.Context, opt Options, c *config.Challenge, rk *Ranked, u *caseUniverse) (*RunBoot, error) {
 	rb := &RunBoot{BootSeed: opt.BootSeed, Metrics: map[string]*MetricBoot{}, MeanRank: noInterval, Pct: noInterval}
-	switch {
-	case rk.Run.Source == paper.Source:
-		rb.Note = NotePaper
-		return rb, nil
-	case opt.Boot <= 0:
-		rb.Note = NoteOff
-		return rb, nil
-	case rk.Result.Status != rank.OK:
-		rb.Note = "the run failed: it counts 0 in every resample"
+	if rb.Note = notBootstrapped(opt, rk); rb.Note != "" {
 		return rb, nil
 	}
 	cases := rk.cases
@@ -524,13 +516,7 @@ func bootRun(ctx context.Context, opt Options, c *config.Challenge, rk *Ranked, 
 	idx := u.runDraws(cases)
 	rb.NBoot = opt.Boot
 	rb.SmallN = len(cases) < rank.SmallN
-	cols := make([][]float64, K)
-	for j := range lb.Metrics {
-		cols[j] = make([]float64, len(lb.Rows))
-		for i, row := range lb.Rows {
-			cols[j][i] = row[j]
-		}
-	}
+	cols := boardColumns(lb)
 	N := len(lb.Rows)
 	vals := make([][]float64, K)
 	// Studentized resamples (t*) of the metrics with a studentized method,
@@ -644,23 +630,7 @@ func bootRun(ctx context.Context, opt Options, c *config.Challenge, rk *Ranked, 
 	var jackMR []float64
 	if allMeans {
 		rb.Method = rank.MethodExpandedBCa
-		jackMR = make([]float64, len(cases))
-		for i := range jackMR {
-			sum, bad := 0, false
-			for j, m := range lb.Metrics {
-				v := jackVals[j][i]
-				if math.IsNaN(v) {
-					bad = true
-					break
-				}
-				p, _ := rank.Position(v, cols[j], m.HigherBetter)
-				sum += p
-			}
-			jackMR[i] = float64(sum) / float64(K)
-			if bad {
-				jackMR[i] = float64(N + 1)
-			}
-		}
+		jackMR = jackknifeMeanRank(lb, cols, jackVals, len(cases))
 	}
 	rb.samples = pct
 	rb.MeanRank = intervalOf(rb.Method, opt.Confidence, len(cases), mr, rk.Result.MeanRank, jackMR)
@@ -671,6 +641,58 @@ func bootRun(ctx context.Context, opt Options, c *config.Challenge, rk *Ranked, 
 		rb.Note = fmt.Sprintf("a ranked metric is undefined in %d of %d resamples: the run fails there (mean rank %d, percentile 0)", rb.Undefined, opt.Boot, N+1)
 	}
 	return rb, nil
+}
+
+// notBootstrapped says why a run gets no bootstrap (a paper record, the
+// bootstrap off, a failed run), or "" when it does.
+func notBootstrapped(opt Options, rk *Ranked) string {
+	switch {
+	case rk.Run.Source == paper.Source:
+		return NotePaper
+	case opt.Boot <= 0:
+		return NoteOff
+	case rk.Result.Status != rank.OK:
+		return "the run failed: it counts 0 in every resample"
+	}
+	return ""
+}
+
+// boardColumns returns the leaderboard's values column by column (one
+// column per metric).
+func boardColumns(lb *rank.Leaderboard) [][]float64 {
+	cols := make([][]float64, len(lb.Metrics))
+	for j := range lb.Metrics {
+		cols[j] = make([]float64, len(lb.Rows))
+		for i, row := range lb.Rows {
+			cols[j][i] = row[j]
+		}
+	}
+	return cols
+}
+
+// jackknifeMeanRank is the mean rank of each leave-one-out sample of the
+// nCases cases (N+1 where a metric is undefined), from every metric's
+// jackknife values.
+func jackknifeMeanRank(lb *rank.Leaderboard, cols, jackVals [][]float64, nCases int) []float64 {
+	K, N := len(lb.Metrics), len(lb.Rows)
+	jackMR := make([]float64, nCases)
+	for i := range jackMR {
+		sum, bad := 0, false
+		for j, m := range lb.Metrics {
+			v := jackVals[j][i]
+			if math.IsNaN(v) {
+				bad = true
+				break
+			}
+			p, _ := rank.Position(v, cols[j], m.HigherBetter)
+			sum += p
+		}
+		jackMR[i] = float64(sum) / float64(K)
+		if bad {
+			jackMR[i] = float64(N + 1)
+		}
+	}
+	return jackMR
 }
 
 // GroupBoot is a configuration's overall bootstrap and its spread over seeds.

@@ -370,22 +370,7 @@ func WriteCSVs(dir string, b *config.Benchmark, o *Outcome) error {
 			rb.Method, smallN(rb.NBoot, rb.SmallN && rb.Method != ""))
 		rks = append(rks, row)
 	}
-	var ov [][]string
-	for _, g := range o.Groups {
-		row := []string{g.Source, g.Setting, g.Backend, g.Agent, strconv.Itoa(g.NChallenges), ff(g.Overall),
-			strconv.Itoa(g.NPartial), ff(g.OverallLo), ff(g.OverallHi)}
-		gb := g.Boot
-		if gb == nil {
-			gb = &GroupBoot{Overall: noInterval, SeedSummary: rank.SeedSummary{Mean: math.NaN(), SE: math.NaN()}}
-		}
-		ns := ""
-		if len(gb.Seeds) > 0 {
-			ns = strconv.Itoa(len(gb.Seeds))
-		}
-		row = append(row, ff(gb.Overall.Lo), ff(gb.Overall.Hi), nboot(gb.NBoot), bseed(gb.NBoot, gb.BootSeed), strconv.Itoa(gb.NFixed),
-			ns, ff(gb.SeedSummary.Mean), ff(gb.SeedSummary.SE), strconv.Itoa(gb.FailedSeeds), seedValues(gb), gb.Note, strconv.Itoa(gb.FailedRuns))
-		ov = append(ov, row)
-	}
+	ov := overallRows(o, ff)
 	if err := challenge.WriteCSV(filepath.Join(dir, "positions.csv"),
 		[]string{"source", "setting", "backend", "challenge", "agent", "metric", "value", "position"}, pos); err != nil {
 		return err
@@ -421,7 +406,43 @@ func WriteCSVs(dir string, b *config.Benchmark, o *Outcome) error {
 			"n_seeds", "n_boot_fixed", "n_boot", "boot_seed", "note", "n_cases", "small_n"}, ci); err != nil {
 		return err
 	}
-	var pw, rc [][]string
+	pw, rc := stabilityRows(o, ff)
+	if err := challenge.WriteCSV(filepath.Join(dir, "pairwise.csv"),
+		[]string{"config_a", "config_b", "p_a_above_b", "n_boot", "boot_seed"}, pw); err != nil {
+		return err
+	}
+	if err := challenge.WriteCSV(filepath.Join(dir, "rank_counts.csv"),
+		[]string{"config", "rank", "count", "n_boot", "boot_seed"}, rc); err != nil {
+		return err
+	}
+	return writeDesignCSVs(dir, o, ff)
+}
+
+// overallRows are overall.csv's rows: one per agent configuration, with
+// its bootstrap interval and spread over seeds.
+func overallRows(o *Outcome, ff func(float64) string) [][]string {
+	var ov [][]string
+	for _, g := range o.Groups {
+		row := []string{g.Source, g.Setting, g.Backend, g.Agent, strconv.Itoa(g.NChallenges), ff(g.Overall),
+			strconv.Itoa(g.NPartial), ff(g.OverallLo), ff(g.OverallHi)}
+		gb := g.Boot
+		if gb == nil {
+			gb = &GroupBoot{Overall: noInterval, SeedSummary: rank.SeedSummary{Mean: math.NaN(), SE: math.NaN()}}
+		}
+		ns := ""
+		if len(gb.Seeds) > 0 {
+			ns = strconv.Itoa(len(gb.Seeds))
+		}
+		row = append(row, ff(gb.Overall.Lo), ff(gb.Overall.Hi), nboot(gb.NBoot), bseed(gb.NBoot, gb.BootSeed), strconv.Itoa(gb.NFixed),
+			ns, ff(gb.SeedSummary.Mean), ff(gb.SeedSummary.SE), strconv.Itoa(gb.FailedSeeds), seedValues(gb), gb.Note, strconv.Itoa(gb.FailedRuns))
+		ov = append(ov, row)
+	}
+	return ov
+}
+
+// stabilityRows are pairwise.csv's rows (how often one configuration ranks
+// above another) and rank_counts.csv's (how often each takes each rank).
+func stabilityRows(o *Outcome, ff func(float64) string) (pw, rc [][]string) {
 	if s := o.Stability; s != nil {
 		for _, p := range s.Pairs {
 			pw = append(pw, []string{p.A, p.B, ff(p.PAbove), strconv.Itoa(s.NBoot), strconv.FormatUint(s.BootSeed, 10)})
@@ -432,15 +453,7 @@ func WriteCSVs(dir string, b *config.Benchmark, o *Outcome) error {
 			}
 		}
 	}
-	if err := challenge.WriteCSV(filepath.Join(dir, "pairwise.csv"),
-		[]string{"config_a", "config_b", "p_a_above_b", "n_boot", "boot_seed"}, pw); err != nil {
-		return err
-	}
-	if err := challenge.WriteCSV(filepath.Join(dir, "rank_counts.csv"),
-		[]string{"config", "rank", "count", "n_boot", "boot_seed"}, rc); err != nil {
-		return err
-	}
-	return writeDesignCSVs(dir, o, ff)
+	return pw, rc
 }
 
 // writeDesignCSVs writes the significance tests (significance.csv), the

@@ -41,9 +41,47 @@ type ChallengeTests struct {
 	Note              string // why there is no test
 }
 
+// cfgCases holds one configuration's values of a challenge's primary
+// metric: case id → values over seeds.
+type cfgCases map[string][]float64
+
+// pairTest is the one-sided paired Wilcoxon test of configuration a above b
+// on the cases both have (each case's mean over seeds, negated where lower
+// is better).
+func pairTest(a, b string, per map[string]cfgCases, higherBetter bool) PairTest {
+	mean := func(v []float64) float64 { return num.Sum(v) / float64(len(v)) }
+	t := PairTest{A: a, B: b, Statistic: math.NaN(), P: math.NaN(), PHolm: math.NaN()}
+	var ids []string
+	for id := range per[a] {
+		if per[b][id] != nil {
+			ids = append(ids, id)
+		}
+	}
+	sort.Strings(ids)
+	x := make([]float64, len(ids))
+	y := make([]float64, len(ids))
+	for i, id := range ids {
+		x[i], y[i] = mean(per[a][id]), mean(per[b][id])
+		if !higherBetter {
+			x[i], y[i] = -x[i], -y[i]
+		}
+	}
+	t.N = len(ids)
+	if res, err := rank.WilcoxonGreater(x, y); err != nil {
+		t.Note = err.Error()
+		for i := range x {
+			if x[i] == y[i] {
+				t.NZero++
+			}
+		}
+	} else {
+		t.NZero, t.Statistic, t.P, t.Method = res.NZero, res.Statistic, res.P, res.Method
+	}
+	return t
+}
+
 // significance runs the tests of every challenge with new runs.
 func significance(b *config.Benchmark, runs []*Ranked, groups []*Group) []ChallengeTests {
-	type cfgCases map[string][]float64 // case id → values over seeds
 	per := map[string]map[string]cfgCases{}
 	label := map[*Ranked]string{}
 	for _, g := range groups {
@@ -103,43 +141,13 @@ func significance(b *config.Benchmark, runs []*Ranked, groups []*Group) []Challe
 			out = append(out, ct)
 			continue
 		}
-		mean := func(l, id string) float64 {
-			v := per[ch][l][id]
-			return num.Sum(v) / float64(len(v))
-		}
 		var ps []float64
 		for _, a := range ct.Configs {
 			for _, bb := range ct.Configs {
 				if a == bb {
 					continue
 				}
-				t := PairTest{A: a, B: bb, Statistic: math.NaN(), P: math.NaN(), PHolm: math.NaN()}
-				var ids []string
-				for id := range per[ch][a] {
-					if per[ch][bb][id] != nil {
-						ids = append(ids, id)
-					}
-				}
-				sort.Strings(ids)
-				x := make([]float64, len(ids))
-				y := make([]float64, len(ids))
-				for i, id := range ids {
-					x[i], y[i] = mean(a, id), mean(bb, id)
-					if !m.HigherBetter() {
-						x[i], y[i] = -x[i], -y[i]
-					}
-				}
-				t.N = len(ids)
-				if res, err := rank.WilcoxonGreater(x, y); err != nil {
-					t.Note = err.Error()
-					for i := range x {
-						if x[i] == y[i] {
-							t.NZero++
-						}
-					}
-				} else {
-					t.NZero, t.Statistic, t.P, t.Method = res.NZero, res.Statistic, res.P, res.Method
-				}
+				t := pairTest(a, bb, per[ch], m.HigherBetter())
 				ct.Tests = append(ct.Tests, t)
 				ps = append(ps, t.P)
 			}

@@ -73,6 +73,23 @@ func (s *site) agentPages() ([]*page, error) {
 	return out, nil
 }
 
+// inChallengeOrder returns a copy of runs in the benchmark's challenge
+// order, by seed within a challenge.
+func (s *site) inChallengeOrder(runs []*runData) []*runData {
+	runs = append([]*runData(nil), runs...)
+	order := map[string]int{}
+	for i, c := range s.b.Challenges {
+		order[c.ID] = i
+	}
+	sort.SliceStable(runs, func(i, j int) bool {
+		if order[runs[i].Challenge] != order[runs[j].Challenge] {
+			return order[runs[i].Challenge] < order[runs[j].Challenge]
+		}
+		return runs[i].Seed < runs[j].Seed
+	})
+	return runs
+}
+
 func (s *site) agentPage(g *group) *page {
 	lbl := s.label(g.groupKey)
 	p := &page{Path: "agents/" + groupSlug(g.groupKey) + ".html", Title: lbl, TOC: true}
@@ -93,17 +110,7 @@ func (s *site) agentPage(g *group) *page {
 	}
 	t := &table{ID: "agent-" + groupSlug(g.groupKey), Caption: lbl + ": every run", Head: []string{"Challenge", "Seed", "Primary value", "Positions", "Mean rank", "Percentile", "Paper", "Status"},
 		DataHead: []string{"challenge", "seed", "primary_metric", "primary_value", "positions", "mean_rank", "percentile_pct", "percentile_lo_pct", "percentile_hi_pct", "paper_value", "paper_percentile", "check", "status"}}
-	runs := append([]*runData(nil), g.Runs...)
-	order := map[string]int{}
-	for i, c := range s.b.Challenges {
-		order[c.ID] = i
-	}
-	sort.SliceStable(runs, func(i, j int) bool {
-		if order[runs[i].Challenge] != order[runs[j].Challenge] {
-			return order[runs[i].Challenge] < order[runs[j].Challenge]
-		}
-		return runs[i].Seed < runs[j].Seed
-	})
+	runs := s.inChallengeOrder(g.Runs)
 	anchored := map[string]bool{}
 	for _, r := range runs {
 		c, ok := s.b.Challenge(r.Challenge)

@@ -294,8 +294,30 @@ func (s *site) challengePage(c *config.Challenge) *page {
 	p.Sections = append(p.Sections, &section{ID: "values", Title: "Results (S-table equivalent, computed)",
 		Paragraphs: []string{"Values as graded (unrounded, printed with the paper's decimals); the position among the human leaderboard rows is in brackets. Percentiles are half-up from the exact position sum. The paper prints 100.0% for the top human team in every S-table; where the computed percentile of that team differs, both are shown and flagged (⚑)."},
 		Tables:     []*table{st}})
+	lbSec := s.leaderboardSection(c, runs, decOf)
+	p.Sections = append(p.Sections, s.percentileSections(c)...)
+	// Then the paper's table as printed, the task card and the leaderboard.
+	if sec := s.printedSTable(c); sec != nil {
+		p.Sections = append(p.Sections, sec)
+	}
+	p.Sections = append(p.Sections, &section{ID: "task", Title: "Task card", Card: s.taskCard(c)}, lbSec)
+	if len(demo) > 0 {
+		dt := s.valuesTable("synthetic-"+c.ID, "Synthetic runs on "+c.ShortName+" (not comparable)", c, demo, decOf, false)
+		p.Sections = append(p.Sections, &section{ID: "synthetic", Title: "Synthetic runs (not comparable)", Class: "section-demo",
+			Paragraphs: []string{"Runs on synthetic data, ranked against the real leaderboard only to check the pipeline: these numbers are not results and are not inserted into the leaderboard above."},
+			Tables:     []*table{dt}})
+	}
+	p.Sections = append(p.Sections, s.challengeUncertainty(c)...)
+	p.Sections = append(p.Sections, s.caseSection(c, false))
+	if sec := s.caseSection(c, true); sec != nil {
+		p.Sections = append(p.Sections, sec)
+	}
+	return p
+}
 
-	// Leaderboard with the comparable runs inserted.
+// leaderboardSection is the human leaderboard with the comparable ranked
+// runs inserted at their mean positions.
+func (s *site) leaderboardSection(c *config.Challenge, runs []*runData, decOf func(string) int) *section {
 	lb := &table{ID: "leaderboard-" + c.ID, Caption: "Human leaderboard with every comparable ranked run inserted at its mean position", Head: []string{"Rank", "Entry", "Mean position"}}
 	for _, m := range c.Metrics {
 		lb.Head = append(lb.Head, metricLabel(m))
@@ -342,16 +364,18 @@ func (s *site) challengePage(c *config.Challenge) *page {
 		}
 		lb.Rows = append(lb.Rows, es[i].rw)
 	}
-	lbSec := &section{ID: "leaderboard", Title: "Leaderboard",
+	return &section{ID: "leaderboard", Title: "Leaderboard",
 		Paragraphs: []string{"Human entries keep their published rank and mean position; a run's mean position is its mean rank over the leaderboard's metrics. Failed runs and synthetic runs are not inserted."},
 		Tables:     []*table{lb}}
+}
 
-	// Percentile charts of the comparable configurations, one per rank
-	// world (issue 30 items 3 and "three worlds"): the paper's
-	// configurations ranked on every challenge, with the paper's printed
-	// value; new runs on the real data ranked on every challenge; and the
-	// ablations and partial runs (fewer challenges, often only a reachable
-	// range), so that their ranges never stand on the paper's axis.
+// percentileSections are the percentile charts of the comparable configurations, one per rank
+// world (issue 30 items 3 and "three worlds"): the paper's
+// configurations ranked on every challenge, with the paper's printed
+// value; new runs on the real data ranked on every challenge; and the
+// ablations and partial runs (fewer challenges, often only a reachable
+// range), so that their ranges never stand on the paper's axis.
+func (s *site) percentileSections(c *config.Challenge) []*section {
 	byWorld := map[rankWorld][]pctBar{}
 	for _, g := range s.data.Groups {
 		if !s.comparable(g.Source) {
@@ -394,37 +418,21 @@ func (s *site) challengePage(c *config.Challenge) *page {
 			"Bar chart of the percentile (%, axis 0–100 %) each of the paper's configurations ranked on every challenge reaches on "+c.ShortName+" (mean over seeds, failed runs 0, FAIL in red), with the paper's printed value as a diamond")}
 		ps.Paragraphs = append(ps.Paragraphs, s.challengeCINote(c.ID, s.inWorld(worldPaper)))
 	}
-	p.Sections = append(p.Sections, ps)
+	secs := []*section{ps}
 	if fresh := byWorld[worldNew]; len(fresh) > 0 && nonZero(fresh) {
-		p.Sections = append(p.Sections, &section{ID: "percentiles-new", Title: "Percentile of new runs on the real data",
+		secs = append(secs, &section{ID: "percentiles-new", Title: "Percentile of new runs on the real data",
 			Paragraphs: []string{fmt.Sprintf("New runs on the real challenge data, ranked on all %d challenges under the paper's rules; drawn apart from the paper's configurations above.", len(s.b.Challenges)),
 				s.challengeCINote(c.ID, s.inWorld(worldNew))},
 			Charts: []chart{pctChart(chartID("pct", "new", c.ID), "Percentile on "+c.ShortName+", new runs on the real data", "0 % = below every human team; FAIL = no valid submission", fresh,
 				"Bar chart of the percentile (%, axis 0–100 %) each new configuration on the real data reaches on "+c.ShortName+" (mean over seeds, failed runs 0, FAIL in red)")}})
 	}
 	if other := byWorld[worldOther]; len(other) > 0 && nonZero(other) {
-		p.Sections = append(p.Sections, &section{ID: "percentiles-other", Title: "Percentile of the ablations and partial runs (fewer challenges)",
+		secs = append(secs, &section{ID: "percentiles-other", Title: "Percentile of the ablations and partial runs (fewer challenges)",
 			Paragraphs: []string{"Configurations run on fewer challenges (the paper's ablations, Tables 4 and 5) or ranked only partially. Where only the primary metric is recorded, the percentile is a reachable range: the lowest and highest percentile the run could have with any values of the unrecorded metrics. They are drawn apart from the configurations ranked on every challenge."},
 			Charts: []chart{pctChart(chartID("pct", "other", c.ID), "Ablations and partial runs on "+c.ShortName, "bar = percentile or reachable range; diamond = the paper's print", other,
 				"Bar chart of the percentile or reachable percentile range (%, axis 0–100 %) of each ablation or partially ranked configuration on "+c.ShortName+", with the paper's printed value as a diamond")}})
 	}
-	// Then the paper's table as printed, the task card and the leaderboard.
-	if sec := s.printedSTable(c); sec != nil {
-		p.Sections = append(p.Sections, sec)
-	}
-	p.Sections = append(p.Sections, &section{ID: "task", Title: "Task card", Card: s.taskCard(c)}, lbSec)
-	if len(demo) > 0 {
-		dt := s.valuesTable("synthetic-"+c.ID, "Synthetic runs on "+c.ShortName+" (not comparable)", c, demo, decOf, false)
-		p.Sections = append(p.Sections, &section{ID: "synthetic", Title: "Synthetic runs (not comparable)", Class: "section-demo",
-			Paragraphs: []string{"Runs on synthetic data, ranked against the real leaderboard only to check the pipeline: these numbers are not results and are not inserted into the leaderboard above."},
-			Tables:     []*table{dt}})
-	}
-	p.Sections = append(p.Sections, s.challengeUncertainty(c)...)
-	p.Sections = append(p.Sections, s.caseSection(c, false))
-	if sec := s.caseSection(c, true); sec != nil {
-		p.Sections = append(p.Sections, sec)
-	}
-	return p
+	return secs
 }
 
 // valuesTable is the S-table equivalent of runs: every ranked metric value

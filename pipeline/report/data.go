@@ -114,61 +114,10 @@ type humanRow struct {
 // load reads the store.
 func load(ctx context.Context, st *store.Store) (*dataset, error) {
 	d := &dataset{ByID: map[string]*runData{}, Cases: map[string][]caseValue{}, Leader: map[string][]humanRow{}}
-	runs, err := st.RankedRuns(ctx)
-	if err != nil {
+	if err := d.loadRuns(ctx, st); err != nil {
 		return nil, err
 	}
-	for _, x := range runs {
-		r := &runData{ID: x.ID, Source: x.Source, Setting: x.Setting, Backend: x.Backend, Challenge: x.Challenge, Agent: x.Agent,
-			Seed: x.Seed, Status: string(x.Status), Detail: x.Detail, StartedAt: x.StartedAt, EndedAt: x.EndedAt,
-			Ranked: x.Ranked, RankStatus: x.RankStatus, Reason: x.Reason, PosSum: x.PosSum, K: x.K, N: x.N,
-			MeanRank: x.MeanRank, Pct: x.Percentile, PctLo: x.PctLo, PctHi: x.PctHi,
-			Values: map[string]float64{}, Positions: map[string]int{}, Printed: map[string]map[string]string{}, Mode: map[string]map[string]float64{}}
-		d.Runs = append(d.Runs, r)
-		d.ByID[r.ID] = r
-	}
-	vals, err := st.AllMetricValues(ctx)
-	if err != nil {
-		return nil, err
-	}
-	for _, v := range vals {
-		if r := d.ByID[v.RunID]; r != nil {
-			r.Values[v.Metric] = v.Value
-		}
-	}
-	pos, err := st.AllPositions(ctx)
-	if err != nil {
-		return nil, err
-	}
-	for _, p := range pos {
-		if r := d.ByID[p.RunID]; r != nil {
-			r.Positions[p.Metric] = p.Position
-		}
-	}
-	printed, err := st.AllPrinted(ctx)
-	if err != nil {
-		return nil, err
-	}
-	for _, p := range printed {
-		if r := d.ByID[p.RunID]; r != nil {
-			if r.Printed[p.Table] == nil {
-				r.Printed[p.Table] = map[string]string{}
-			}
-			r.Printed[p.Table][p.Key] = p.Text
-		}
-	}
-	modes, err := st.AllModeValues(ctx)
-	if err != nil {
-		return nil, err
-	}
-	for _, m := range modes {
-		if r := d.ByID[m.RunID]; r != nil {
-			if r.Mode[m.Mode] == nil {
-				r.Mode[m.Mode] = map[string]float64{}
-			}
-			r.Mode[m.Mode][m.Metric] = m.Value
-		}
-	}
+	var err error
 	if d.Overall, err = st.AllPrintedOverall(ctx); err != nil {
 		return nil, err
 	}
@@ -192,27 +141,7 @@ func load(ctx context.Context, st *store.Store) (*dataset, error) {
 	if d.GPUSummary, err = st.GPUSummaries(ctx); err != nil {
 		return nil, err
 	}
-	caps, err := st.AllCapabilityScores(ctx)
-	if err != nil {
-		return nil, err
-	}
-	for _, c := range caps {
-		d.Caps = append(d.Caps, capRow{RunID: c.RunID, Challenge: c.Challenge, Agent: c.Agent, Backend: c.Backend, Section: c.Section,
-			Judge: c.JudgeName, Kind: c.JudgeKind, Rubric: c.RubricHash, Seed: c.Seed, StrategyID: c.StrategyID,
-			Strategy: c.Strategy, Evidence: c.Evidence, Score: c.Score})
-	}
-	secs, err := st.AllJudgeSections(ctx)
-	if err != nil {
-		return nil, err
-	}
-	for _, x := range secs {
-		d.Sections = append(d.Sections, judgeSection{Judge: x.Judge, Kind: x.Kind, Rubric: x.RubricHash, Status: x.Status,
-			NMissing: x.NMissing, CacheHit: x.CacheHit, Truncated: x.Truncated, JudgedAt: x.JudgedAt})
-	}
-	if d.PaperCap, err = st.PaperCapabilities(ctx); err != nil {
-		return nil, err
-	}
-	if d.Profiles, err = st.CapabilityProfiles(ctx); err != nil {
+	if err := d.loadJudging(ctx, st); err != nil {
 		return nil, err
 	}
 	ss, err := st.Standings(ctx)
@@ -223,6 +152,96 @@ func load(ctx context.Context, st *store.Store) (*dataset, error) {
 		return nil, err
 	}
 	return d, nil
+}
+
+// loadRuns reads the ranked runs with their metric values, positions,
+// printed cells and per-mode values.
+func (d *dataset) loadRuns(ctx context.Context, st *store.Store) error {
+	runs, err := st.RankedRuns(ctx)
+	if err != nil {
+		return err
+	}
+	for _, x := range runs {
+		r := &runData{ID: x.ID, Source: x.Source, Setting: x.Setting, Backend: x.Backend, Challenge: x.Challenge, Agent: x.Agent,
+			Seed: x.Seed, Status: string(x.Status), Detail: x.Detail, StartedAt: x.StartedAt, EndedAt: x.EndedAt,
+			Ranked: x.Ranked, RankStatus: x.RankStatus, Reason: x.Reason, PosSum: x.PosSum, K: x.K, N: x.N,
+			MeanRank: x.MeanRank, Pct: x.Percentile, PctLo: x.PctLo, PctHi: x.PctHi,
+			Values: map[string]float64{}, Positions: map[string]int{}, Printed: map[string]map[string]string{}, Mode: map[string]map[string]float64{}}
+		d.Runs = append(d.Runs, r)
+		d.ByID[r.ID] = r
+	}
+	vals, err := st.AllMetricValues(ctx)
+	if err != nil {
+		return err
+	}
+	for _, v := range vals {
+		if r := d.ByID[v.RunID]; r != nil {
+			r.Values[v.Metric] = v.Value
+		}
+	}
+	pos, err := st.AllPositions(ctx)
+	if err != nil {
+		return err
+	}
+	for _, p := range pos {
+		if r := d.ByID[p.RunID]; r != nil {
+			r.Positions[p.Metric] = p.Position
+		}
+	}
+	printed, err := st.AllPrinted(ctx)
+	if err != nil {
+		return err
+	}
+	for _, p := range printed {
+		if r := d.ByID[p.RunID]; r != nil {
+			if r.Printed[p.Table] == nil {
+				r.Printed[p.Table] = map[string]string{}
+			}
+			r.Printed[p.Table][p.Key] = p.Text
+		}
+	}
+	modes, err := st.AllModeValues(ctx)
+	if err != nil {
+		return err
+	}
+	for _, m := range modes {
+		if r := d.ByID[m.RunID]; r != nil {
+			if r.Mode[m.Mode] == nil {
+				r.Mode[m.Mode] = map[string]float64{}
+			}
+			r.Mode[m.Mode][m.Metric] = m.Value
+		}
+	}
+	return nil
+}
+
+// loadJudging reads the judge's capability scores and sections, the paper's
+// capability figures and the capability profiles.
+func (d *dataset) loadJudging(ctx context.Context, st *store.Store) error {
+	caps, err := st.AllCapabilityScores(ctx)
+	if err != nil {
+		return err
+	}
+	for _, c := range caps {
+		d.Caps = append(d.Caps, capRow{RunID: c.RunID, Challenge: c.Challenge, Agent: c.Agent, Backend: c.Backend, Section: c.Section,
+			Judge: c.JudgeName, Kind: c.JudgeKind, Rubric: c.RubricHash, Seed: c.Seed, StrategyID: c.StrategyID,
+			Strategy: c.Strategy, Evidence: c.Evidence, Score: c.Score})
+	}
+	secs, err := st.AllJudgeSections(ctx)
+	if err != nil {
+		return err
+	}
+	for _, x := range secs {
+		d.Sections = append(d.Sections, judgeSection{Judge: x.Judge, Kind: x.Kind, Rubric: x.RubricHash, Status: x.Status,
+			NMissing: x.NMissing, CacheHit: x.CacheHit, Truncated: x.Truncated, JudgedAt: x.JudgedAt})
+	}
+	if d.PaperCap, err = st.PaperCapabilities(ctx); err != nil {
+		return err
+	}
+	if d.Profiles, err = st.CapabilityProfiles(ctx); err != nil {
+		return err
+	}
+	return nil
 }
 
 // makeGroups gathers ranked runs by agent configuration and takes each

@@ -289,7 +289,19 @@ func (s *site) provenancePage() ([]*page, error) {
 		add("Judge (stored scores)", j)
 	}
 	add("ECharts", "5.4.3 (vendored)")
-	// Run dates per source and setting.
+	rt := s.runDatesTable()
+	dt := s.datasetsTable()
+	p.Sections = []*section{
+		{ID: "build", Title: "Build", Tables: []*table{facts}},
+		{ID: "runs", Title: "Runs", Tables: []*table{rt}},
+		{ID: "data", Title: "Datasets", Tables: []*table{dt}},
+	}
+	return []*page{p}, nil
+}
+
+// runDatesTable lists, per source and setting, the number of runs and the
+// first and last time stamps they carry.
+func (s *site) runDatesTable() *table {
 	type dr struct{ first, last string }
 	dates := map[string]*dr{}
 	for _, r := range s.data.Runs {
@@ -325,7 +337,12 @@ func (s *site) provenancePage() ([]*page, error) {
 		d := dates[k]
 		rt.Rows = append(rt.Rows, row{Cells: []cell{{Text: k}, {Text: strconv.Itoa(counts[k]), Class: "num"}, {Text: orDash(d.first)}, {Text: orDash(d.last)}}})
 	}
-	// Dataset checksums.
+	return rt
+}
+
+// datasetsTable lists each challenge's prepared dataset checksums and raw
+// data provenance.
+func (s *site) datasetsTable() *table {
 	dt := &table{ID: "datasets", Caption: "Prepared datasets (data/<id>/manifest.json); the files the agents saw besides the data (paper_public_folder)", Head: []string{"Challenge", "Input hash", "Files", "Agents also saw", "Manifest sha256", "Raw data"}}
 	sets := s.opts.Datasets
 	if sets == nil {
@@ -345,12 +362,7 @@ func (s *site) provenancePage() ([]*page, error) {
 		}
 		dt.Rows = append(dt.Rows, row{Cells: []cell{{Text: c.ShortName, Href: "challenges/" + c.ID + ".html"}, {Text: d.InputHash}, {Text: d.Files, Class: "num"}, {Text: d.AlsoSaw}, {Text: d.ManifestSHA256}, {Text: orDash(d.Raw)}}})
 	}
-	p.Sections = []*section{
-		{ID: "build", Title: "Build", Tables: []*table{facts}},
-		{ID: "runs", Title: "Runs", Tables: []*table{rt}},
-		{ID: "data", Title: "Datasets", Tables: []*table{dt}},
-	}
-	return []*page{p}, nil
+	return dt
 }
 
 // Dataset is what the provenance page says of one challenge's prepared

@@ -222,37 +222,16 @@ func (j *Job) logger() *slog.Logger {
 // grace period) and leaves the run marked interrupted; the error is then
 // ctx.Err().
 func Execute(ctx context.Context, j *Job) (*Info, error) {
-	os.RemoveAll(filepath.Join(j.RunDir, ".submission.agent"))
-	dirs := []string{"workspace", "submission", "logs", "home"}
-	for i, d := range dirs {
-		p := filepath.Join(j.RunDir, d)
-		dirs[i] = p
-		if err := os.RemoveAll(p); err != nil { // an interrupted run restarts from a clean folder
-			return nil, fmt.Errorf("clean %s: %w", p, err)
-		}
-		if err := os.MkdirAll(p, 0o755); err != nil {
-			return nil, fmt.Errorf("create %s: %w", p, err)
-		}
+	dirs, err := cleanRunDir(j.RunDir)
+	if err != nil {
+		return nil, err
 	}
-	os.Remove(filepath.Join(j.RunDir, "telemetry.jsonl"))
-	host, _ := os.Hostname()
 	limit := j.TimeLimit
 	if limit <= 0 {
 		limit = 24 * time.Hour
 	}
 	grace := j.graceOrDefault()
-	in := &Info{Group: j.Group, Challenge: j.Challenge, Agent: j.Agent.ID, Backend: j.Agent.Backend, Setting: j.Setting, Seed: j.Seed,
-		Status: StatusRunning, StartedAt: time.Now().UTC().Format(time.RFC3339Nano), Host: host, Executor: j.Agent.Executor,
-		GPUs: append([]int{}, j.GPUs...), TimeLimit: limit.Seconds(), BenchHash: j.BenchHash}
-	if j.Sampler != nil {
-		in.Telemetry = "nvml"
-	} else {
-		note := j.TelemetryNote
-		if note == "" {
-			note = "no GPU sampler"
-		}
-		in.Telemetry = "unavailable: " + note
-	}
+	in := j.startInfo(limit)
 	fail := func(err error) (*Info, error) {
 		in.Status, in.Error = StatusFailed, err.Error()
 		in.CopyOut = handBack(j.RunDir, []string{"workspace", "logs", "home"}) // they may have been given to the sandbox's uid
@@ -282,21 +261,11 @@ func Execute(ctx context.Context, j *Job) (*Info, error) {
 		defer val.Close()
 		in.Validation = val.socket
 	}
-	var proxy *egress.Proxy
-	egressSock := ""
 	containerized := j.Agent.Executor == "docker"
-	if (sandboxed || containerized) && !j.Agent.Network && len(j.Agent.Egress) > 0 {
-		sock, cleanup, err := socketPath(j.RunDir, "egress.sock")
-		if err != nil {
-			return fail(fmt.Errorf("egress proxy: %w", err))
-		}
-		defer cleanup()
-		proxy, err = egress.Listen(ctx, sock, j.Agent.Egress, j.logger().With("run", j.ID()))
-		if err != nil {
-			return fail(err)
-		}
-		defer proxy.Close()
-		egressSock = sock
+	proxy, egressSock, closeEgress, err := j.startEgress(ctx, sandboxed || containerized)
+	defer closeEgress()
+	if err != nil {
+		return fail(err)
 	}
 	spec, err := j.buildWith(val, egressSock)
 	if err != nil {
@@ -312,12 +281,7 @@ func Execute(ctx context.Context, j *Job) (*Info, error) {
 		return fail(err)
 	}
 	defer logf.Close()
-	cmd := exec.Command(spec.argv[0], spec.argv[1:]...)
-	cmd.Dir = spec.dir
-	cmd.Env = spec.env
-	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = spec.attr
-	cmd.ExtraFiles = spec.files
+	cmd := spec.command(logf)
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		return fail(fmt.Errorf("start %s: %w", spec.argv[0], err))
@@ -334,37 +298,34 @@ func Execute(ctx context.Context, j *Job) (*Info, error) {
 	wd := startWatchdog(j.RunDir, lim, tracked)
 	timer := time.NewTimer(limit)
 	defer timer.Stop()
-	var werr error
-	interrupted := false
-	overLimit := ""
-	select {
-	case werr = <-done:
-	case overLimit = <-wd.over:
-		j.logger().Warn("run exceeded a resource limit; stopping it", "run", j.ID(), "why", overLimit)
-		werr = stop(cmd, spec, done, grace)
-	case <-timer.C:
-		in.TimedOut = true
-		j.logger().Warn("run reached its time limit; stopping it", "run", j.ID(), "limit", limit)
-		werr = stop(cmd, spec, done, grace)
-	case <-ctx.Done():
-		interrupted = true
-		j.logger().Warn("run stage stopped; stopping the run", "run", j.ID(), "grace", grace)
-		// Record the interruption before the grace period: the process
-		// driving the stage may not outlive it (mage exits 5 s after
-		// Ctrl-C), and run.json must never be left saying "running" for a
-		// run that is being stopped. The final record below replaces it.
-		early := *in
-		early.Status, early.Error = StatusInterrupted, "the run stage was stopped (stopping the agent: SIGTERM, then SIGKILL after the grace period)"
-		early.EndedAt = time.Now().UTC().Format(time.RFC3339Nano)
-		if err := writeInfo(j.RunDir, &early); err != nil {
-			j.logger().Error("record the interruption", "run", j.ID(), "err", err)
-		}
-		werr = stop(cmd, spec, done, grace)
-	}
+	werr, interrupted, overLimit := j.wait(ctx, cmd, spec, done, wd, timer, limit, grace, in)
 	reapGroup(cmd.Process.Pid, spec)
 	wd.finish()
 	wall := time.Since(start)
 	samples := tel.finish()
+	j.recordEnd(in, cmd, wall, samples, proxy)
+	settleStatus(in, spec, werr, interrupted, overLimit)
+	snap, serr := sealSubmission(j.RunDir, j.SnapshotMaxFile, j.SnapshotMaxTotal)
+	in.Snapshot = snap
+	if serr != nil {
+		in.Status = StatusFailed
+		in.Error = strings.TrimPrefix(in.Error+"; ", "; ") + serr.Error()
+	} else if snap.DroppedCount > 0 {
+		j.logger().Warn("submission snapshot dropped files", "run", j.ID(), "dropped", snap.DroppedCount, "first", snap.Dropped[0])
+	}
+	if err := writeInfo(j.RunDir, in); err != nil {
+		return in, err
+	}
+	if interrupted {
+		return in, ctx.Err()
+	}
+	return in, nil
+}
+
+// recordEnd records what the ended run used and left: its wall time, exit
+// code, working time and log problems, GPU summary and refused egress, and
+// hands its folders back to the pipeline.
+func (j *Job) recordEnd(in *Info, cmd *exec.Cmd, wall time.Duration, samples []gpu.Sample, proxy *egress.Proxy) {
 	in.WallSeconds = wall.Seconds()
 	in.EndedAt = time.Now().UTC().Format(time.RFC3339Nano)
 	in.ExitCode = cmd.ProcessState.ExitCode()
@@ -385,6 +346,111 @@ func Execute(ctx context.Context, j *Job) (*Info, error) {
 	if proxy != nil {
 		in.EgressRefused = proxy.Refused()
 	}
+}
+
+// startEgress starts the run's egress proxy on a socket in its folder when
+// the agent is isolated (isolated: sandboxed or in a container), has no
+// network and lists egress endpoints; otherwise it returns no proxy and an
+// empty socket path. closeEgress stops it and removes the socket; call it
+// (deferred) even when err is not nil.
+func (j *Job) startEgress(ctx context.Context, isolated bool) (proxy *egress.Proxy, sock string, closeEgress func(), err error) {
+	closeEgress = func() {}
+	if !isolated || j.Agent.Network || len(j.Agent.Egress) == 0 {
+		return nil, "", closeEgress, nil
+	}
+	sock, cleanup, err := socketPath(j.RunDir, "egress.sock")
+	if err != nil {
+		return nil, "", closeEgress, fmt.Errorf("egress proxy: %w", err)
+	}
+	proxy, err = egress.Listen(ctx, sock, j.Agent.Egress, j.logger().With("run", j.ID()))
+	if err != nil {
+		return nil, "", cleanup, err
+	}
+	return proxy, sock, func() { proxy.Close(); cleanup() }, nil
+}
+
+// command is the agent's process as the launch describes it, its output
+// going to log.
+func (l *launch) command(log *os.File) *exec.Cmd {
+	cmd := exec.Command(l.argv[0], l.argv[1:]...)
+	cmd.Dir = l.dir
+	cmd.Env = l.env
+	cmd.Stdout, cmd.Stderr = log, log
+	cmd.SysProcAttr = l.attr
+	cmd.ExtraFiles = l.files
+	return cmd
+}
+
+// cleanRunDir empties the run's folders (an interrupted run restarts from a
+// clean folder) and returns their paths: workspace, submission, logs, home.
+func cleanRunDir(runDir string) ([]string, error) {
+	os.RemoveAll(filepath.Join(runDir, ".submission.agent"))
+	dirs := []string{"workspace", "submission", "logs", "home"}
+	for i, d := range dirs {
+		p := filepath.Join(runDir, d)
+		dirs[i] = p
+		if err := os.RemoveAll(p); err != nil { // an interrupted run restarts from a clean folder
+			return nil, fmt.Errorf("clean %s: %w", p, err)
+		}
+		if err := os.MkdirAll(p, 0o755); err != nil {
+			return nil, fmt.Errorf("create %s: %w", p, err)
+		}
+	}
+	os.Remove(filepath.Join(runDir, "telemetry.jsonl"))
+	return dirs, nil
+}
+
+// startInfo is the run's record as it starts, under the time limit.
+func (j *Job) startInfo(limit time.Duration) *Info {
+	host, _ := os.Hostname()
+	in := &Info{Group: j.Group, Challenge: j.Challenge, Agent: j.Agent.ID, Backend: j.Agent.Backend, Setting: j.Setting, Seed: j.Seed,
+		Status: StatusRunning, StartedAt: time.Now().UTC().Format(time.RFC3339Nano), Host: host, Executor: j.Agent.Executor,
+		GPUs: append([]int{}, j.GPUs...), TimeLimit: limit.Seconds(), BenchHash: j.BenchHash}
+	if j.Sampler != nil {
+		in.Telemetry = "nvml"
+	} else {
+		note := j.TelemetryNote
+		if note == "" {
+			note = "no GPU sampler"
+		}
+		in.Telemetry = "unavailable: " + note
+	}
+	return in
+}
+
+// wait waits for the started agent to end on its own, or stops it when it
+// goes over a resource limit (overLimit says which), reaches its time limit
+// (in.TimedOut) or the stage is stopped (interrupted; recorded at once).
+func (j *Job) wait(ctx context.Context, cmd *exec.Cmd, spec *launch, done chan error, wd *watchdog, timer *time.Timer, limit, grace time.Duration, in *Info) (werr error, interrupted bool, overLimit string) {
+	select {
+	case werr = <-done:
+	case overLimit = <-wd.over:
+		j.logger().Warn("run exceeded a resource limit; stopping it", "run", j.ID(), "why", overLimit)
+		werr = stop(cmd, spec, done, grace)
+	case <-timer.C:
+		in.TimedOut = true
+		j.logger().Warn("run reached its time limit; stopping it", "run", j.ID(), "limit", limit)
+		werr = stop(cmd, spec, done, grace)
+	case <-ctx.Done():
+		interrupted = true
+		j.logger().Warn("run stage stopped; stopping the run", "run", j.ID(), "grace", grace)
+		// Record the interruption before the grace period: the process
+		// driving the stage may not outlive it (mage exits 5 s after
+		// Ctrl-C), and run.json must never be left saying "running" for a
+		// run that is being stopped. The final record Execute writes replaces it.
+		early := *in
+		early.Status, early.Error = StatusInterrupted, "the run stage was stopped (stopping the agent: SIGTERM, then SIGKILL after the grace period)"
+		early.EndedAt = time.Now().UTC().Format(time.RFC3339Nano)
+		if err := writeInfo(j.RunDir, &early); err != nil {
+			j.logger().Error("record the interruption", "run", j.ID(), "err", err)
+		}
+		werr = stop(cmd, spec, done, grace)
+	}
+	return werr, interrupted, overLimit
+}
+
+// settleStatus sets the ended run's status and error from how it ended.
+func settleStatus(in *Info, spec *launch, werr error, interrupted bool, overLimit string) {
 	switch {
 	case interrupted:
 		in.Status, in.Error = StatusInterrupted, "the run stage was stopped"
@@ -400,21 +466,6 @@ func Execute(ctx context.Context, j *Job) (*Info, error) {
 	default:
 		in.Status = StatusDone
 	}
-	snap, serr := sealSubmission(j.RunDir, j.SnapshotMaxFile, j.SnapshotMaxTotal)
-	in.Snapshot = snap
-	if serr != nil {
-		in.Status = StatusFailed
-		in.Error = strings.TrimPrefix(in.Error+"; ", "; ") + serr.Error()
-	} else if snap.DroppedCount > 0 {
-		j.logger().Warn("submission snapshot dropped files", "run", j.ID(), "dropped", snap.DroppedCount, "first", snap.Dropped[0])
-	}
-	if err := writeInfo(j.RunDir, in); err != nil {
-		return in, err
-	}
-	if interrupted {
-		return in, ctx.Err()
-	}
-	return in, nil
 }
 
 // socketPath is runDir/name, or, when that is too long for a Unix socket

@@ -171,20 +171,7 @@ func Schedule(ctx context.Context, jobs []*Job, pool Pool, h Hooks) ([]Outcome, 
 	}
 	for _, j := range jobs {
 		need := j.Agent.GPUs
-		why := ""
-		if h.Refuse != nil {
-			why = h.Refuse(j)
-		}
-		if why == "" && need > len(pool.GPUs) {
-			why = fmt.Sprintf("needs %d GPU(s); %d usable here", need, len(pool.GPUs))
-			if pool.NoGPU != "" {
-				why += " (" + pool.NoGPU + ")"
-			}
-		}
-		if why == "" && need > 1 && need > pool.multi() {
-			why = fmt.Sprintf("needs %d GPU(s); %d whole GPU(s) usable here (a process can use only one MIG instance)", need, pool.multi())
-		}
-		if why != "" {
+		if why := pool.cannotStart(j, h.Refuse); why != "" {
 			o := refuse(j, why)
 			mu.Lock()
 			finish(o)
@@ -247,6 +234,26 @@ func Schedule(ctx context.Context, jobs []*Job, pool Pool, h Hooks) ([]Outcome, 
 	}
 	wg.Wait()
 	return outs, ctx.Err()
+}
+
+// cannotStart says why j cannot start in the pool (refuse's reason first,
+// then too few GPUs, or too few whole ones for a multi-GPU run), or "".
+func (p Pool) cannotStart(j *Job, refuse func(*Job) string) string {
+	need := j.Agent.GPUs
+	why := ""
+	if refuse != nil {
+		why = refuse(j)
+	}
+	if why == "" && need > len(p.GPUs) {
+		why = fmt.Sprintf("needs %d GPU(s); %d usable here", need, len(p.GPUs))
+		if p.NoGPU != "" {
+			why += " (" + p.NoGPU + ")"
+		}
+	}
+	if why == "" && need > 1 && need > p.multi() {
+		why = fmt.Sprintf("needs %d GPU(s); %d whole GPU(s) usable here (a process can use only one MIG instance)", need, p.multi())
+	}
+	return why
 }
 
 // NotStarted records a run that cannot start: its folder with empty

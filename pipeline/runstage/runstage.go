@@ -215,18 +215,7 @@ func Run(ctx context.Context, o Options) error {
 	if err := binaries.Check(ctx, e.b.Root); err != nil {
 		return fmt.Errorf("run: %w", err)
 	}
-	// Runs of unprepared challenges cannot start: the others go ahead, and
-	// the stage then exits non-zero (a paper run on a host that never
-	// fetched said "nothing to run" and exited 0).
-	var unpreparedErr error
-	if unprepared > 0 {
-		fmt.Printf("run: %d challenge(s) not prepared, skipped (run `go run mage.go prepare`)\n", unprepared)
-		first := "`go run mage.go prepare`"
-		if e.profile.Data == "fetched" {
-			first = "`go run mage.go fetch`, then " + first
-		}
-		unpreparedErr = fmt.Errorf("run: %d challenge(s) of profile %s not prepared, their runs not started (run %s first; `go run mage.go doctor` lists them)", unprepared, o.ProfileName, first)
-	}
+	unpreparedErr := e.unpreparedError(unprepared)
 	jobs, kept, err := runner.Pending(all, e.profile.Resume, o.Force, o.RetryFailed)
 	if err != nil {
 		return err
@@ -253,39 +242,77 @@ func Run(ctx context.Context, o Options) error {
 		fmt.Printf("run: recorded %d finished run(s) the store did not hold yet\n", n)
 	}
 	if len(jobs) == 0 {
-		msg := fmt.Sprintf("run: up to date, nothing to run (%d finished runs kept)", kept)
-		f := keptFailed(all)
-		if f > 0 {
-			msg += fmt.Sprintf("; %d of them failed: REXMLE_RETRY_FAILED=1 reruns those", f)
-		}
-		fmt.Println(msg)
-		if f > 0 && f == kept {
-			return errors.Join(fmt.Errorf("run: every one of the %d run(s) failed; fix the cause (see their logs/console.log), then rerun them with REXMLE_RETRY_FAILED=1", f), unpreparedErr)
-		}
-		return unpreparedErr
+		return nothingToRun(all, kept, unpreparedErr)
 	}
 	rep := e.preflight(ctx)
+	printPreflight(rep)
+	if e.profile.Scheduler == "slurm" {
+		return runSlurm(ctx, e, rec, jobs, kept, slurmRefusal(rep))
+	}
+	return e.runLocal(ctx, rec, rep, jobs, kept, unpreparedErr)
+}
+
+// unpreparedError says, once printed, that unprepared challenges were
+// skipped, and returns the error the stage ends with for them (nil when
+// there are none). Runs of unprepared challenges cannot start: the others go
+// ahead, and the stage then exits non-zero (a paper run on a host that never
+// fetched said "nothing to run" and exited 0).
+func (e *env) unpreparedError(unprepared int) error {
+	if unprepared == 0 {
+		return nil
+	}
+	fmt.Printf("run: %d challenge(s) not prepared, skipped (run `go run mage.go prepare`)\n", unprepared)
+	first := "`go run mage.go prepare`"
+	if e.profile.Data == "fetched" {
+		first = "`go run mage.go fetch`, then " + first
+	}
+	return fmt.Errorf("run: %d challenge(s) of profile %s not prepared, their runs not started (run %s first; `go run mage.go doctor` lists them)", unprepared, e.opt.Profile, first)
+}
+
+// nothingToRun reports a stage with no pending run: an error when every
+// kept run failed, or when challenges were not prepared.
+func nothingToRun(all []*runner.Job, kept int, unpreparedErr error) error {
+	msg := fmt.Sprintf("run: up to date, nothing to run (%d finished runs kept)", kept)
+	f := keptFailed(all)
+	if f > 0 {
+		msg += fmt.Sprintf("; %d of them failed: REXMLE_RETRY_FAILED=1 reruns those", f)
+	}
+	fmt.Println(msg)
+	if f > 0 && f == kept {
+		return errors.Join(fmt.Errorf("run: every one of the %d run(s) failed; fix the cause (see their logs/console.log), then rerun them with REXMLE_RETRY_FAILED=1", f), unpreparedErr)
+	}
+	return unpreparedErr
+}
+
+// printPreflight lists the doctor's failed checks, if any.
+func printPreflight(rep *doctor.Report) {
 	if f := rep.Failures(); len(f) > 0 {
 		fmt.Printf("run: preflight found %d problem(s) (`go run mage.go doctor` prints every check):\n", len(f))
 		for _, c := range f {
 			fmt.Printf("  %s %s: %s\n", c.Area, c.Item, c.Detail)
 		}
 	}
-	refuse := func(j *runner.Job) string { return doctor.Reasons(rep.Blocking(j.Agent.ID, j.Challenge)) }
-	if e.profile.Scheduler == "slurm" {
-		// The GPUs are the compute nodes', not this host's: only the other
-		// checks stop a Slurm run here.
-		slurmRefuse := func(j *runner.Job) string {
-			var cs []doctor.Check
-			for _, c := range rep.Blocking(j.Agent.ID, j.Challenge) {
-				if c.Area != "gpu" {
-					cs = append(cs, c)
-				}
+}
+
+// slurmRefusal says why a run cannot be submitted to Slurm. The GPUs are the
+// compute nodes', not this host's: only the other checks stop a Slurm run
+// here.
+func slurmRefusal(rep *doctor.Report) func(j *runner.Job) string {
+	return func(j *runner.Job) string {
+		var cs []doctor.Check
+		for _, c := range rep.Blocking(j.Agent.ID, j.Challenge) {
+			if c.Area != "gpu" {
+				cs = append(cs, c)
 			}
-			return doctor.Reasons(cs)
 		}
-		return runSlurm(ctx, e, rec, jobs, kept, slurmRefuse)
+		return doctor.Reasons(cs)
 	}
+}
+
+// runLocal runs the pending jobs on this host's GPUs and cores, records
+// each, and prints the summary.
+func (e *env) runLocal(ctx context.Context, rec *record.Recorder, rep *doctor.Report, jobs []*runner.Job, kept int, unpreparedErr error) error {
+	refuse := func(j *runner.Job) string { return doctor.Reasons(rep.Blocking(j.Agent.ID, j.Challenge)) }
 	devs := rep.GPUs
 	slots := make([]int, len(devs))
 	single := map[int]bool{}

@@ -27,48 +27,14 @@ func runSlurm(ctx context.Context, e *env, rec *record.Recorder, jobs []*runner.
 	activeFile := filepath.Join(root, "active.json")
 	var late []*runner.Job
 	var refused []string
-	// Arrays an earlier stage submitted and did not see end (it was killed)
-	// may still be running: wait for them rather than start their runs twice.
 	if !e.opt.DryRun {
-		var earlier []string
-		if b, err := os.ReadFile(activeFile); err == nil {
-			json.Unmarshal(b, &earlier)
+		if err := waitEarlierArrays(ctx, e, activeFile); err != nil {
+			return err
 		}
-		for _, id := range earlier {
-			a := slurm.SqueueArgs(id)
-			out, err := exec.CommandContext(ctx, a[0], a[1:]...).Output()
-			if err != nil {
-				continue
-			}
-			if ts, _ := slurm.ParseSqueue(id, string(out)); len(ts) > 0 {
-				fmt.Printf("run: Slurm array %s from an earlier run stage is still going (%d task(s)); waiting for it\n", id, len(ts))
-				if _, err := slurm.Wait(ctx, id, e.profile.Slurm.PollEvery.Duration, nil); err != nil && ctx.Err() != nil {
-					return ctx.Err()
-				}
-			}
+		var err error
+		if jobs, late, refused, err = triageSlurmJobs(ctx, e, rec, jobs, refuse); err != nil {
+			return err
 		}
-		var todo []*runner.Job
-		for _, j := range jobs {
-			if in, done := runner.Finished(j.RunDir); done && !(e.o.RetryFailed && in.Status == runner.StatusFailed) {
-				late = append(late, j) // finished by an earlier array: only ingested
-				continue
-			}
-			if refuse != nil {
-				if why := refuse(j); why != "" {
-					in, err := runner.NotStarted(j, why)
-					if err != nil {
-						return err
-					}
-					if err := rec.End(ctx, j, in); err != nil {
-						return fmt.Errorf("run: record %s: %w", j.ID(), err)
-					}
-					refused = append(refused, fmt.Sprintf("%s: %s", j.ID(), in.Error))
-					continue
-				}
-			}
-			todo = append(todo, j)
-		}
-		jobs = todo
 	}
 	for _, r := range refused {
 		fmt.Println("  " + r)
@@ -79,35 +45,10 @@ func runSlurm(ctx context.Context, e *env, rec *record.Recorder, jobs []*runner.
 	for _, j := range jobs {
 		byGPUs[j.Agent.GPUs] = append(byGPUs[j.Agent.GPUs], j)
 	}
-	type array struct {
-		id   string
-		jobs []*runner.Job
-	}
-	var arrays []array
+	var arrays []slurmArray
 	for g, js := range byGPUs {
-		dir := filepath.Join(base, fmt.Sprintf("gpus-%d", g))
-		tasks := make([]slurm.Task, len(js))
-		var longest time.Duration
-		for i, j := range js {
-			tasks[i] = slurm.TaskOf(j, filepath.Join(filepath.Dir(j.PublicDir), "private"), string(e.opt.Mode))
-			if j.TimeLimit > longest {
-				longest = j.TimeLimit
-			}
-			if err := os.MkdirAll(j.RunDir, 0o755); err != nil {
-				return err
-			}
-		}
-		manifest := filepath.Join(dir, "tasks.json")
-		if err := slurm.WriteManifest(manifest, tasks); err != nil {
-			return fmt.Errorf("run: slurm manifest: %w", err)
-		}
-		script, err := slurm.Script(slurm.Options{Name: "rexmle-" + e.opt.Profile, Tasks: len(js), Manifest: manifest, AgentBin: js[0].AgentBin,
-			LogDir: dir, TimeLimit: longest + js[0].Grace, GPUsPerTask: g, Slurm: e.profile.Slurm})
+		path, script, err := writeArrayScript(e, filepath.Join(base, fmt.Sprintf("gpus-%d", g)), g, js)
 		if err != nil {
-			return err
-		}
-		path := filepath.Join(dir, "array.sbatch")
-		if err := fsutil.WriteFile(path, []byte(script), 0o755); err != nil {
 			return err
 		}
 		if e.opt.DryRun {
@@ -119,7 +60,7 @@ func runSlurm(ctx context.Context, e *env, rec *record.Recorder, jobs []*runner.
 			return err
 		}
 		fmt.Printf("run: submitted Slurm array %s: %d run(s), %d GPU(s) each (script %s)\n", id, len(js), g, e.rel(path))
-		arrays = append(arrays, array{id, js})
+		arrays = append(arrays, slurmArray{id, js})
 	}
 	if e.opt.DryRun {
 		return nil
@@ -134,17 +75,7 @@ func runSlurm(ctx context.Context, e *env, rec *record.Recorder, jobs []*runner.
 	start := time.Now()
 	notDone := 0
 	for _, a := range arrays {
-		states, err := slurm.Wait(ctx, a.id, e.profile.Slurm.PollEvery.Duration, func(ts []slurm.TaskState) {
-			n := map[string]int{}
-			for _, t := range ts {
-				n[t.State]++
-			}
-			var parts []string
-			for k, v := range n {
-				parts = append(parts, fmt.Sprintf("%d %s", v, strings.ToLower(k)))
-			}
-			fmt.Fprintf(os.Stderr, "run: array %s: %s, elapsed %s\n", a.id, strings.Join(parts, ", "), time.Since(start).Round(time.Second))
-		})
+		states, err := slurm.Wait(ctx, a.id, e.profile.Slurm.PollEvery.Duration, arrayProgress(a.id, start))
 		if err != nil {
 			if ctx.Err() != nil {
 				if cerr := slurm.Cancel(a.id); cerr != nil {
@@ -155,24 +86,11 @@ func runSlurm(ctx context.Context, e *env, rec *record.Recorder, jobs []*runner.
 			}
 			e.log.Warn("cannot follow the Slurm array; ingesting what its tasks wrote", "job", a.id, "err", err)
 		}
-		why := map[int]string{}
-		for _, s := range states {
-			why[s.Index] = fmt.Sprintf("Slurm task %s_%d ended %s (exit %d)", a.id, s.Index, s.State, s.ExitCode)
+		n, err := ingestArray(ctx, e, rec, a, states)
+		if err != nil {
+			return err
 		}
-		for i, j := range a.jobs {
-			w := why[i]
-			if w == "" {
-				w = fmt.Sprintf("Slurm task %s_%d: no accounting record", a.id, i)
-			}
-			in, err := rec.Ingest(ctx, j, w)
-			if err != nil {
-				return fmt.Errorf("run: ingest %s: %w", j.ID(), err)
-			}
-			if in.Status != runner.StatusDone {
-				notDone++
-				fmt.Printf("  %s: %s %s (log: %s)\n", j.ID(), in.Status, in.Error, e.rel(filepath.Join(j.RunDir, "logs", "console.log")))
-			}
-		}
+		notDone += n
 	}
 	for _, j := range late {
 		in, err := rec.Ingest(ctx, j, "ran in an earlier Slurm array")
@@ -190,4 +108,133 @@ func runSlurm(ctx context.Context, e *env, rec *record.Recorder, jobs []*runner.
 			len(refused), strings.Join(firstIDs(refused, 5), ", "))
 	}
 	return nil
+}
+
+// writeArrayScript writes, in dir, the task manifest and the sbatch script
+// of one array: the runs js, each on g GPUs, under the longest time limit
+// of them plus the grace period. It creates the runs' folders.
+func writeArrayScript(e *env, dir string, g int, js []*runner.Job) (path, script string, err error) {
+	tasks := make([]slurm.Task, len(js))
+	var longest time.Duration
+	for i, j := range js {
+		tasks[i] = slurm.TaskOf(j, filepath.Join(filepath.Dir(j.PublicDir), "private"), string(e.opt.Mode))
+		if j.TimeLimit > longest {
+			longest = j.TimeLimit
+		}
+		if err := os.MkdirAll(j.RunDir, 0o755); err != nil {
+			return "", "", err
+		}
+	}
+	manifest := filepath.Join(dir, "tasks.json")
+	if err := slurm.WriteManifest(manifest, tasks); err != nil {
+		return "", "", fmt.Errorf("run: slurm manifest: %w", err)
+	}
+	script, err = slurm.Script(slurm.Options{Name: "rexmle-" + e.opt.Profile, Tasks: len(js), Manifest: manifest, AgentBin: js[0].AgentBin,
+		LogDir: dir, TimeLimit: longest + js[0].Grace, GPUsPerTask: g, Slurm: e.profile.Slurm})
+	if err != nil {
+		return "", "", err
+	}
+	path = filepath.Join(dir, "array.sbatch")
+	if err := fsutil.WriteFile(path, []byte(script), 0o755); err != nil {
+		return "", "", err
+	}
+	return path, script, nil
+}
+
+// slurmArray is one submitted job array and the runs of its tasks, in task
+// order.
+type slurmArray struct {
+	id   string
+	jobs []*runner.Job
+}
+
+// waitEarlierArrays waits for the arrays an earlier stage submitted and did
+// not see end (it was killed): they may still be running, and their runs
+// must not start twice.
+func waitEarlierArrays(ctx context.Context, e *env, activeFile string) error {
+	var earlier []string
+	if b, err := os.ReadFile(activeFile); err == nil {
+		json.Unmarshal(b, &earlier)
+	}
+	for _, id := range earlier {
+		a := slurm.SqueueArgs(id)
+		out, err := exec.CommandContext(ctx, a[0], a[1:]...).Output()
+		if err != nil {
+			continue
+		}
+		if ts, _ := slurm.ParseSqueue(id, string(out)); len(ts) > 0 {
+			fmt.Printf("run: Slurm array %s from an earlier run stage is still going (%d task(s)); waiting for it\n", id, len(ts))
+			if _, err := slurm.Wait(ctx, id, e.profile.Slurm.PollEvery.Duration, nil); err != nil && ctx.Err() != nil {
+				return ctx.Err()
+			}
+		}
+	}
+	return nil
+}
+
+// triageSlurmJobs splits the pending runs into those to submit, those an
+// earlier array finished (late: only ingested), and those refuse names a
+// reason for (recorded failed, not submitted; one summary line each).
+func triageSlurmJobs(ctx context.Context, e *env, rec *record.Recorder, jobs []*runner.Job, refuse func(*runner.Job) string) (todo, late []*runner.Job, refused []string, err error) {
+	for _, j := range jobs {
+		if in, done := runner.Finished(j.RunDir); done && !(e.o.RetryFailed && in.Status == runner.StatusFailed) {
+			late = append(late, j) // finished by an earlier array: only ingested
+			continue
+		}
+		if refuse != nil {
+			if why := refuse(j); why != "" {
+				in, err := runner.NotStarted(j, why)
+				if err != nil {
+					return nil, nil, nil, err
+				}
+				if err := rec.End(ctx, j, in); err != nil {
+					return nil, nil, nil, fmt.Errorf("run: record %s: %w", j.ID(), err)
+				}
+				refused = append(refused, fmt.Sprintf("%s: %s", j.ID(), in.Error))
+				continue
+			}
+		}
+		todo = append(todo, j)
+	}
+	return todo, late, refused, nil
+}
+
+// arrayProgress prints an array's task states as Slurm reports them.
+func arrayProgress(id string, start time.Time) func([]slurm.TaskState) {
+	return func(ts []slurm.TaskState) {
+		n := map[string]int{}
+		for _, t := range ts {
+			n[t.State]++
+		}
+		var parts []string
+		for k, v := range n {
+			parts = append(parts, fmt.Sprintf("%d %s", v, strings.ToLower(k)))
+		}
+		fmt.Fprintf(os.Stderr, "run: array %s: %s, elapsed %s\n", id, strings.Join(parts, ", "), time.Since(start).Round(time.Second))
+	}
+}
+
+// ingestArray records the runs of an ended array, with the reason Slurm's
+// accounting gives for a task that did not end done, and returns how many
+// did not.
+func ingestArray(ctx context.Context, e *env, rec *record.Recorder, a slurmArray, states []slurm.TaskState) (notDone int, err error) {
+	why := map[int]string{}
+	for _, s := range states {
+		why[s.Index] = fmt.Sprintf("Slurm task %s_%d ended %s (exit %d)", a.id, s.Index, s.State, s.ExitCode)
+	}
+	for i, j := range a.jobs {
+		w := why[i]
+		if w == "" {
+			w = fmt.Sprintf("Slurm task %s_%d: no accounting record", a.id, i)
+		}
+		in, err := rec.Ingest(ctx, j, w)
+		if err != nil {
+			return notDone, fmt.Errorf("run: ingest %s: %w", j.ID(), err)
+		}
+		if in.Status != runner.StatusDone {
+			notDone++
+			fmt.Printf("  %s: %s %s (log: %s)\n", j.ID(), in.Status, in.Error, e.rel(filepath.Join(j.RunDir, "logs", "console.log")))
+		}
+	}
+	return notDone, nil
 }

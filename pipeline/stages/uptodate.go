@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/rexmle/rexmle/pipeline/challenge"
+	"github.com/rexmle/rexmle/pipeline/fsutil"
 	"github.com/rexmle/rexmle/pipeline/store"
 )
 
@@ -135,42 +136,20 @@ func (f *fingerprint) file(name, path string) error {
 // tree records every regular file under dir (or directly in it when flat)
 // with its size and time, leaving out names for which skip is true.
 func (f *fingerprint) tree(name, dir string, flat bool, skip func(name string) bool) error {
-	var lines []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) && p == dir {
-				return fs.SkipAll
-			}
-			return err
-		}
-		if p == dir {
-			return nil
-		}
-		if skip != nil && skip(d.Name()) {
-			if d.IsDir() {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if d.IsDir() {
-			if flat {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if !d.Type().IsRegular() {
-			return nil
-		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		r, _ := filepath.Rel(dir, p)
-		lines = append(lines, fmt.Sprintf("%s %d %d", filepath.ToSlash(r), info.Size(), info.ModTime().UnixNano()))
-		return nil
-	})
+	opt := fsutil.StatOptions{Flat: flat, MissingOK: true}
+	if skip != nil {
+		opt.Skip = func(_ string, d fs.DirEntry) bool { return skip(d.Name()) }
+	}
+	files, err := fsutil.StatTree(dir, opt)
 	if err != nil {
 		return err
+	}
+	var lines []string
+	for _, s := range files {
+		if s.Path == "." { // dir itself, were it a file
+			continue
+		}
+		lines = append(lines, fmt.Sprintf("%s %d %d", s.Path, s.Size, s.ModNano))
 	}
 	sort.Strings(lines)
 	fmt.Fprintf(f.h, "tree %s %d\n%s\n", name, len(lines), strings.Join(lines, "\n"))
