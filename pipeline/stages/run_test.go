@@ -216,3 +216,98 @@ scheduler = "local"
 		})
 	}
 }
+
+// A Slurm profile's dry run writes each array's task manifest and sbatch
+// script (one array per GPU count) and submits nothing: the path through
+// runstage's runSlurm that the real-Slurm test of pipeline/runner/slurm
+// does not take.
+func TestRunSlurmDryRunWritesTheArrays(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds rexmle-agent")
+	}
+	o := runBench(t, `
+[[agent]]
+id = "on-gpus"
+name = "The sample agent, asking for two GPUs"
+backend = "none"
+builtin = "sample"
+sandbox = "none"
+time_limit = "2h"
+grace_period = "5m"
+gpus = 2
+
+[profile.cluster]
+description = "a Slurm profile"
+data = "synthetic"
+agents = ["plain-slurm", "on-gpus"]
+seeds = [1, 2]
+setting = "demo"
+judge = "heuristic"
+scheduler = "slurm"
+
+[profile.cluster.slurm]
+partition = "gpu"
+account = "lab"
+
+[[agent]]
+id = "plain-slurm"
+name = "The sample agent"
+backend = "none"
+builtin = "sample"
+sandbox = "none"
+time_limit = "1h"
+`)
+	ctx := context.Background()
+	if err := Prepare(ctx, o); err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Dir(o.Config)
+	if err := binaries.Build(ctx, root); err != nil {
+		t.Fatal(err)
+	}
+	o.Profile, o.DryRun = "cluster", true
+	if err := Run(ctx, o); err != nil {
+		t.Fatalf("dry run: %v", err)
+	}
+	scripts, _ := filepath.Glob(filepath.Join(root, "results", "runs", "cluster", "slurm", "*", "gpus-*", "array.sbatch"))
+	if len(scripts) != 2 {
+		t.Fatalf("sbatch scripts %v, want one per GPU count (0 and 2)", scripts)
+	}
+	for _, s := range scripts {
+		b, err := os.ReadFile(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := string(b)
+		for _, want := range []string{"#SBATCH --partition=gpu", "#SBATCH --account=lab", "--array=0-1"} {
+			if !strings.Contains(text, want) {
+				t.Errorf("%s lacks %q:\n%s", s, want, text)
+			}
+		}
+		// The two-GPU array asks for its GPUs and covers its agent's 2 h
+		// and 5 min grace; the other asks for none, under its own limit.
+		twoGPUs := strings.Contains(s, "gpus-2")
+		if strings.Contains(text, "#SBATCH --gres=gpu:2") != twoGPUs {
+			t.Errorf("%s: GPU request wrong:\n%s", s, text)
+		}
+		if twoGPUs && !strings.Contains(text, "#SBATCH --time=0-02:") || !twoGPUs && !strings.Contains(text, "#SBATCH --time=0-01:") {
+			t.Errorf("%s: time limit not from its own agents' limits:\n%s", s, text)
+		}
+		if _, err := os.Stat(filepath.Join(filepath.Dir(s), "tasks.json")); err != nil {
+			t.Errorf("no task manifest beside %s: %v", s, err)
+		}
+	}
+	// Nothing was submitted or recorded.
+	if _, err := os.Stat(filepath.Join(root, "results", "rexmle.sqlite")); err == nil {
+		st, err := store.Open(ctx, filepath.Join(root, "results", "rexmle.sqlite"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var n int
+		st.RawQueryRow(ctx, `SELECT count(*) FROM runs WHERE source = 'cluster'`).Scan(&n)
+		st.Close()
+		if n != 0 {
+			t.Errorf("the dry run recorded %d run(s)", n)
+		}
+	}
+}
