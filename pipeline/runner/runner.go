@@ -298,7 +298,7 @@ func Execute(ctx context.Context, j *Job) (*Info, error) {
 	wd := startWatchdog(j.RunDir, lim, tracked)
 	timer := time.NewTimer(limit)
 	defer timer.Stop()
-	werr, interrupted, overLimit := j.wait(ctx, cmd, spec, done, wd, timer, limit, grace, in)
+	interrupted, overLimit, werr := j.wait(ctx, cmd, spec, done, wd, timer, limit, grace, in)
 	reapGroup(cmd.Process.Pid, spec)
 	wd.finish()
 	wall := time.Since(start)
@@ -421,7 +421,7 @@ func (j *Job) startInfo(limit time.Duration) *Info {
 // wait waits for the started agent to end on its own, or stops it when it
 // goes over a resource limit (overLimit says which), reaches its time limit
 // (in.TimedOut) or the stage is stopped (interrupted; recorded at once).
-func (j *Job) wait(ctx context.Context, cmd *exec.Cmd, spec *launch, done chan error, wd *watchdog, timer *time.Timer, limit, grace time.Duration, in *Info) (werr error, interrupted bool, overLimit string) {
+func (j *Job) wait(ctx context.Context, cmd *exec.Cmd, spec *launch, done chan error, wd *watchdog, timer *time.Timer, limit, grace time.Duration, in *Info) (interrupted bool, overLimit string, werr error) {
 	select {
 	case werr = <-done:
 	case overLimit = <-wd.over:
@@ -446,7 +446,7 @@ func (j *Job) wait(ctx context.Context, cmd *exec.Cmd, spec *launch, done chan e
 		}
 		werr = stop(cmd, spec, done, grace)
 	}
-	return werr, interrupted, overLimit
+	return interrupted, overLimit, werr
 }
 
 // settleStatus sets the ended run's status and error from how it ended.
