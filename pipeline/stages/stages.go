@@ -334,7 +334,11 @@ func writeStandings(w io.Writer, b *config.Benchmark, ss []store.Standing, runs 
 		if a, found := b.Agent(k.agent); found {
 			name = a.Name
 		}
-		l := line{fmt.Sprintf("  %-20s %-10s %-6s %-18s %6.2f%% over %2d challenge(s)  (%d of %d runs ranked)", name, k.src, k.setting, k.backend, 100*v, n, okRuns[k], allRuns[k]), v}
+		src := k.src
+		if src == config.PrintedSource {
+			src = "paper" // as the site shows it
+		}
+		l := line{fmt.Sprintf("  %-20s %-10s %-6s %-18s %6.2f%% over %2d challenge(s)  (%d of %d runs ranked)", name, src, k.setting, k.backend, 100*v, n, okRuns[k], allRuns[k]), v}
 		full := n == len(b.Challenges)
 		switch {
 		case k.src != config.PrintedSource && b.Profiles[k.src].Data != "fetched":
