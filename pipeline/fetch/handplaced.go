@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rexmle/rexmle/pipeline/challenge"
+	"github.com/rexmle/rexmle/pipeline/fsutil"
 )
 
 // FileSum is what a source publishes about one of its files: its name and
@@ -173,7 +174,7 @@ func WriteHandRecord(dir string, files []HandFile, now time.Time) error {
 	if err != nil {
 		return err
 	}
-	return challenge.WriteFileAtomic(filepath.Join(dir, challenge.HandCheckName), append(b, '\n'))
+	return fsutil.WriteFile(filepath.Join(dir, challenge.HandCheckName), append(b, '\n'), 0o644)
 }
 
 // Provenance says where the raw data in dir came from, for the site:

@@ -121,7 +121,7 @@ func (m *hashMemo) save() error {
 	if err != nil {
 		return err
 	}
-	if err := challenge.WriteFileAtomic(m.path, b); err != nil {
+	if err := fsutil.WriteFile(m.path, b, 0o644); err != nil {
 		return err
 	}
 	m.dirty = false

@@ -19,8 +19,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rexmle/rexmle/pipeline/challenge"
 	"github.com/rexmle/rexmle/pipeline/config"
+	"github.com/rexmle/rexmle/pipeline/fsutil"
 	"github.com/rexmle/rexmle/pipeline/judge"
 	"github.com/rexmle/rexmle/pipeline/store"
 )
@@ -209,7 +209,7 @@ func writeAgreement(ctx context.Context, st *store.Store, rep *judge.Report, res
 		return "", err
 	}
 	out := filepath.Join(results, "judge-agreement.csv")
-	if err := challenge.WriteFileAtomic(out, b.Bytes()); err != nil {
+	if err := fsutil.WriteFile(out, b.Bytes(), 0o644); err != nil {
 		return "", fmt.Errorf("write %s: %w", out, err)
 	}
 	return strings.Join(lines, "; "), nil

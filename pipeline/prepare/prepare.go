@@ -169,7 +169,7 @@ func writeStatStamp(dataDir, inputHash string, files map[string]fileStat) error 
 	if err != nil {
 		return err
 	}
-	return challenge.WriteFileAtomic(statStampPath(dataDir), b)
+	return fsutil.WriteFile(statStampPath(dataDir), b, 0o644)
 }
 
 // Data kinds: what a profile's data is, recorded in every prepared
@@ -243,7 +243,7 @@ func synthesize(ctx context.Context, c challenge.Preparer, raw string, size chal
 	if err := c.Synthesize(ctx, tmp, SynthSeed, size); err != nil {
 		return fmt.Errorf("synthesize: %w", err)
 	}
-	if err := challenge.WriteFileAtomic(filepath.Join(tmp, SyntheticMarker), []byte(want)); err != nil {
+	if err := fsutil.WriteFile(filepath.Join(tmp, SyntheticMarker), []byte(want), 0o644); err != nil {
 		return err
 	}
 	return fsutil.SwapDir(tmp, raw)

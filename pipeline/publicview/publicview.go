@@ -24,6 +24,7 @@ import (
 
 	"github.com/rexmle/rexmle/pipeline/challenge"
 	"github.com/rexmle/rexmle/pipeline/config"
+	"github.com/rexmle/rexmle/pipeline/fsutil"
 )
 
 // File names written into the public folder.
@@ -66,7 +67,7 @@ func Write(publicDir string, cc *config.Challenge, c challenge.Grader, mode chal
 			return fmt.Errorf("public view %s: %w", cc.ID, err)
 		}
 	}
-	if err := challenge.WriteFileAtomic(filepath.Join(publicDir, GradingFile), []byte(gradingText(cc, c, mode))); err != nil {
+	if err := fsutil.WriteFile(filepath.Join(publicDir, GradingFile), []byte(gradingText(cc, c, mode)), 0o644); err != nil {
 		return fmt.Errorf("public view %s: %w", cc.ID, err)
 	}
 	if withReadme(cc.ID) {
@@ -78,7 +79,7 @@ func Write(publicDir string, cc *config.Challenge, c challenge.Grader, mode chal
 		if err != nil {
 			return fmt.Errorf("public view %s: %w", cc.ID, err)
 		}
-		if err := challenge.WriteFileAtomic(p, []byte(text)); err != nil {
+		if err := fsutil.WriteFile(p, []byte(text), 0o644); err != nil {
 			return fmt.Errorf("public view %s: %w", cc.ID, err)
 		}
 	}

@@ -59,7 +59,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rexmle/rexmle/pipeline/challenge"
 	"github.com/rexmle/rexmle/pipeline/config"
 	"github.com/rexmle/rexmle/pipeline/fsutil"
 	"github.com/rexmle/rexmle/pipeline/gpu"
@@ -207,7 +206,7 @@ func writeInfo(runDir string, in *Info) error {
 	if err != nil {
 		return fmt.Errorf("encode run.json: %w", err)
 	}
-	return challenge.WriteFileAtomic(filepath.Join(runDir, "run.json"), append(b, '\n'))
+	return fsutil.WriteFile(filepath.Join(runDir, "run.json"), append(b, '\n'), 0o644)
 }
 
 func (j *Job) logger() *slog.Logger {

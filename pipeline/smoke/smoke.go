@@ -36,6 +36,7 @@ import (
 	"github.com/rexmle/rexmle/pipeline/challenge"
 	"github.com/rexmle/rexmle/pipeline/config"
 	"github.com/rexmle/rexmle/pipeline/doctor"
+	"github.com/rexmle/rexmle/pipeline/fsutil"
 	"github.com/rexmle/rexmle/pipeline/gpu"
 	"github.com/rexmle/rexmle/pipeline/runner"
 	"github.com/rexmle/rexmle/pipeline/runner/validate"
@@ -486,7 +487,7 @@ func writeReport(path string, rs []Result) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	return challenge.WriteFileAtomic(path, append(b, '\n'))
+	return fsutil.WriteFile(path, append(b, '\n'), 0o644)
 }
 
 // Print writes the results as a table and a last line saying what passed.

@@ -24,6 +24,7 @@ import (
 
 	"github.com/rexmle/rexmle/pipeline/challenge"
 	"github.com/rexmle/rexmle/pipeline/config"
+	"github.com/rexmle/rexmle/pipeline/fsutil"
 	"github.com/rexmle/rexmle/pipeline/gpu"
 	"github.com/rexmle/rexmle/pipeline/runner"
 	"github.com/rexmle/rexmle/pipeline/runner/validate"
@@ -73,7 +74,7 @@ func WriteManifest(path string, tasks []Task) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	return challenge.WriteFileAtomic(path, b)
+	return fsutil.WriteFile(path, b, 0o644)
 }
 
 // ReadManifest reads what WriteManifest wrote.

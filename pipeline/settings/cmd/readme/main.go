@@ -10,7 +10,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/rexmle/rexmle/pipeline/challenge"
+	"github.com/rexmle/rexmle/pipeline/fsutil"
 	"github.com/rexmle/rexmle/pipeline/settings"
 )
 
@@ -47,7 +47,7 @@ func rewrite(path string, edit func(string) (string, error)) error {
 		fmt.Printf("%s: up to date\n", path)
 		return nil
 	}
-	if err := challenge.WriteFileAtomic(path, []byte(out)); err != nil {
+	if err := fsutil.WriteFile(path, []byte(out), 0o644); err != nil {
 		return err
 	}
 	fmt.Printf("%s: regenerated from pipeline/settings\n", path)
