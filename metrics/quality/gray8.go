@@ -268,18 +268,7 @@ func lncc8(a, b Gray8, win int, f *ssimFuse) (float64, error) {
 	}
 	acc.flush(true)
 	if acc.n == 0 {
-		bp := b.Pix[:len(a.Pix)]
-		for i, v := range a.Pix {
-			e, t := lutE[v], lutT[bp[i]]
-			d := e - t
-			if d < 0 {
-				d = -d
-			}
-			if !(d <= float32(1e-8)+float32(float32(1e-5)*t)) { // t ≥ 0
-				return 0, nil
-			}
-		}
-		return 1, nil
+		return constantLNCC8(a, b, &lutE, &lutT), nil
 	}
 	return float64(acc.total / float32(acc.n)), nil
 }
