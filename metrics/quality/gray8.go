@@ -273,6 +273,23 @@ func lncc8(a, b Gray8, win int, f *ssimFuse) (float64, error) {
 	return float64(acc.total / float32(acc.n)), nil
 }
 
+// constantLNCC8 is LNCC8's value when no pixel is valid: 1 where the
+// normalised images agree within numpy's allclose tolerances, else 0.
+func constantLNCC8(a, b Gray8, lutE, lutT *[256]float32) float64 {
+	bp := b.Pix[:len(a.Pix)]
+	for i, v := range a.Pix {
+		e, t := lutE[v], lutT[bp[i]]
+		d := e - t
+		if d < 0 {
+			d = -d
+		}
+		if !(d <= float32(1e-8)+float32(float32(1e-5)*t)) { // t ≥ 0
+			return 0
+		}
+	}
+	return 1
+}
+
 // lnccBand is the number of padded rows LNCC8 prepares and filters at a
 // time: the band, the accumulators and the band's output rows of the five
 // planes stay in the L2 cache.
