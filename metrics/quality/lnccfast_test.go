@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestLNCC8FastFixedPoint: every tap LNCC8Fast sums (normalised sample,
@@ -103,6 +104,7 @@ type kindStats struct {
 	maxDiff, maxUlps float64 // largest |fast − LNCC8|, in float32 units of the value
 	diffs            []float64
 	pixels, exact    int
+	exactT, fastT    time.Duration // time in LNCC8 and in LNCC8FastStats
 }
 
 // measureCorpus scores perKind pairs of every kind (sizes up to maxW×maxH)
@@ -116,14 +118,18 @@ func measureCorpus(t testing.TB, perKind, maxW, maxH int, seed uint64, condRatio
 		for n := 0; n < perKind; n++ {
 			w, h := corpusSize(rng, maxW, maxH)
 			e, tr := corpusPair(kind, w, h, rng)
+			t0 := time.Now()
 			want, err := LNCC8(e, tr, 11)
 			if err != nil {
 				t.Fatal(err)
 			}
+			t1 := time.Now()
 			got, st, err := LNCC8FastStats(e, tr, 11, condRatio)
 			if err != nil {
 				t.Fatal(err)
 			}
+			ks.exactT += t1.Sub(t0)
+			ks.fastT += time.Since(t1)
 			d := math.Abs(got - want)
 			ks.pairs++
 			ks.pixels += st.Pixels
@@ -148,13 +154,14 @@ func measureCorpus(t testing.TB, perKind, maxW, maxH int, seed uint64, condRatio
 // corpusTable formats measureCorpus's summary, one row per kind.
 func corpusTable(m map[string]*kindStats) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%-11s %6s %7s %6s %10s %10s %6s %8s\n", "kind", "pairs", "differ", "above", "max|Δ|", "p99.9|Δ|", "ulps", "exact%")
+	fmt.Fprintf(&b, "%-11s %6s %7s %6s %10s %10s %6s %8s %9s %9s\n", "kind", "pairs", "differ", "above", "max|Δ|", "p99.9|Δ|", "ulps", "exact%", "LNCC8 µs", "fast µs")
 	for _, kind := range corpusKinds {
 		ks := m[kind]
 		d := slices.Clone(ks.diffs)
 		slices.Sort(d)
 		p := d[min(len(d)-1, int(math.Ceil(0.999*float64(len(d))))-1)]
-		fmt.Fprintf(&b, "%-11s %6d %7d %6d %10.3g %10.3g %6.0f %8.3f\n", kind, ks.pairs, ks.differ, ks.above, ks.maxDiff, p, ks.maxUlps, 100*float64(ks.exact)/float64(ks.pixels))
+		perPair := func(d time.Duration) float64 { return float64(d.Microseconds()) / float64(ks.pairs) }
+		fmt.Fprintf(&b, "%-11s %6d %7d %6d %10.3g %10.3g %6.0f %8.3f %9.0f %9.0f\n", kind, ks.pairs, ks.differ, ks.above, ks.maxDiff, p, ks.maxUlps, 100*float64(ks.exact)/float64(ks.pixels), perPair(ks.exactT), perPair(ks.fastT))
 	}
 	return b.String()
 }
