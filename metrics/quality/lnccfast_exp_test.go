@@ -2,7 +2,6 @@ package quality
 
 import (
 	"fmt"
-	"math"
 )
 
 // LNCC8Fast is an approximation of LNCC8 (and so of the reference's
@@ -148,7 +147,6 @@ func LNCC8FastStats(a, b Gray8, win int, condRatio float32) (float64, FastStats,
 	rows := make([]float32, 5*w)
 	mu1, mu2, m11, m22, m12 := rows[:w], rows[w:2*w], rows[2*w:3*w], rows[3*w:4*w], rows[4*w:]
 	acc := chunkSum32{buf: make([]float32, 0, 8192+w)}
-	const thr = float32(1e-10)
 	var scratch [8]float32
 	for y := 0; y < h; y++ {
 		if y > 0 {
@@ -185,24 +183,7 @@ func LNCC8FastStats(a, b Gray8, win int, condRatio float32) (float64, FastStats,
 			st.Exact++
 			mu1[x], mu2[x], m11[x], m22[x], m12[x] = exactMeans8(a, b, &lutE, &lutT, &sqE, &sqT, cols, x, y, r, k)
 		}
-		q := acc.buf
-		i0 := 0
-		if ssim8Vector && w >= 8 {
-			i0 = w &^ 7
-			got := lnccRowQ(&mu1[0], &mu2[0], &m11[0], &m22[0], &m12[0], i0, &q[len(q):cap(q)][0], &scratch[0], thr)
-			q = q[:len(q)+got]
-		}
-		for i := i0; i < w; i++ {
-			u1, u2 := mu1[i], mu2[i]
-			v1 := m11[i] - float32(u1*u1)
-			v2 := m22[i] - float32(u2*u2)
-			if !(v1 > thr && v2 > thr) {
-				continue
-			}
-			v12 := m12[i] - float32(u1*u2)
-			q = append(q, v12/float32(math.Sqrt(float64(v1*v2))))
-		}
-		acc.buf = q
+		acc.buf = appendRowQ(acc.buf, mu1, mu2, m11, m22, m12, ssim8Vector, &scratch)
 		acc.flush(false)
 	}
 	acc.flush(true)
