@@ -189,7 +189,6 @@ func lncc8(a, b Gray8, win int, f *ssimFuse) (float64, error) {
 	}
 	// The q of valid pixels, summed in numpy's order a chunk at a time.
 	acc := chunkSum32{buf: s.q[:0]}
-	const thr = float32(1e-10)
 	var scratch [8]float32
 	for p0 := 0; p0 < eh; p0 += nb {
 		m := min(nb, eh-p0)
@@ -244,44 +243,60 @@ func lncc8(a, b Gray8, win int, f *ssimFuse) (float64, error) {
 			o := i * w
 			mu1, mu2 := outs[o:o+w], outs[nb*w+o:nb*w+o+w]
 			m11, m22, m12 := outs[2*nb*w+o:2*nb*w+o+w], outs[3*nb*w+o:3*nb*w+o+w], outs[4*nb*w+o:4*nb*w+o+w]
-			mu2, m11, m22, m12 = mu2[:len(mu1)], m11[:len(mu1)], m22[:len(mu1)], m12[:len(mu1)]
-			i0 := 0
-			q := acc.buf
-			if vec && w >= 8 {
-				i0 = w &^ 7
-				got := lnccRowQ(&mu1[0], &mu2[0], &m11[0], &m22[0], &m12[0], i0, &q[len(q):cap(q)][0], &scratch[0], thr)
-				q = q[:len(q)+got]
-			}
-			for i := i0; i < len(mu1); i++ {
-				u1, u2 := mu1[i], mu2[i]
-				s1 := m11[i] - float32(u1*u1) // explicit conversions forbid fusion
-				s2 := m22[i] - float32(u2*u2)
-				if !(s1 > thr && s2 > thr) {
-					continue
-				}
-				s12 := m12[i] - float32(u1*u2)
-				q = append(q, s12/float32(math.Sqrt(float64(s1*s2))))
-			}
-			acc.buf = q
+			acc.buf = appendRowQ(acc.buf, mu1, mu2, m11, m22, m12, vec, &scratch)
 			acc.flush(false)
 		}
 	}
 	acc.flush(true)
 	if acc.n == 0 {
-		bp := b.Pix[:len(a.Pix)]
-		for i, v := range a.Pix {
-			e, t := lutE[v], lutT[bp[i]]
-			d := e - t
-			if d < 0 {
-				d = -d
-			}
-			if !(d <= float32(1e-8)+float32(float32(1e-5)*t)) { // t ≥ 0
-				return 0, nil
-			}
-		}
-		return 1, nil
+		return constantLNCC8(a, b, &lutE, &lutT), nil
 	}
 	return float64(acc.total / float32(acc.n)), nil
+}
+
+// lnccThreshold is LNCC's validity threshold on both local variances.
+const lnccThreshold = float32(1e-10)
+
+// appendRowQ appends to q (whose capacity must hold one more row) the q of
+// the valid pixels of one output row from its five box-mean rows, in
+// order; vec selects the vector kernel (lnccRowQ) for whole groups of 8.
+func appendRowQ(q, mu1, mu2, m11, m22, m12 []float32, vec bool, scratch *[8]float32) []float32 {
+	mu2, m11, m22, m12 = mu2[:len(mu1)], m11[:len(mu1)], m22[:len(mu1)], m12[:len(mu1)]
+	const thr = lnccThreshold
+	i0 := 0
+	if vec && len(mu1) >= 8 {
+		i0 = len(mu1) &^ 7
+		got := lnccRowQ(&mu1[0], &mu2[0], &m11[0], &m22[0], &m12[0], i0, &q[len(q):cap(q)][0], &scratch[0], thr)
+		q = q[:len(q)+got]
+	}
+	for i := i0; i < len(mu1); i++ {
+		u1, u2 := mu1[i], mu2[i]
+		s1 := m11[i] - float32(u1*u1) // explicit conversions forbid fusion
+		s2 := m22[i] - float32(u2*u2)
+		if !(s1 > thr && s2 > thr) {
+			continue
+		}
+		s12 := m12[i] - float32(u1*u2)
+		q = append(q, s12/float32(math.Sqrt(float64(s1*s2))))
+	}
+	return q
+}
+
+// constantLNCC8 is LNCC8's value when no pixel is valid: 1 where the
+// normalised images agree within numpy's allclose tolerances, else 0.
+func constantLNCC8(a, b Gray8, lutE, lutT *[256]float32) float64 {
+	bp := b.Pix[:len(a.Pix)]
+	for i, v := range a.Pix {
+		e, t := lutE[v], lutT[bp[i]]
+		d := e - t
+		if d < 0 {
+			d = -d
+		}
+		if !(d <= float32(1e-8)+float32(float32(1e-5)*t)) { // t ≥ 0
+			return 0
+		}
+	}
+	return 1
 }
 
 // lnccBand is the number of padded rows LNCC8 prepares and filters at a
