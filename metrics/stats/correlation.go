@@ -166,10 +166,12 @@ func compareNaNLast(a, b float64) int {
 	return -1
 }
 
-// Spearman is scipy.stats.spearmanr's rho: the Pearson correlation of the
-// average ranks of x and y (ties share the mean of their ranks). A NaN
-// anywhere or a constant input gives NaN; fewer than 2 values or unequal
-// lengths are an error.
+// Spearman is scipy.stats.spearmanr's rho: the correlation of the average
+// ranks of x and y (ties share the mean of their ranks), with numpy's
+// corrcoef arithmetic, which spearmanr uses (see corrcoef; it differs from
+// Pearson's, e.g. 0.7999999999999999 for ranks (1 2 3 4 5) and (2 1 4 3 5),
+// and ±0.9999999999999999 for two values). A NaN anywhere or a constant
+// input gives NaN; fewer than 2 values or unequal lengths are an error.
 func Spearman(x, y []float64) (float64, error) {
 	rho, _, err := RankCorrelations(x, y)
 	return rho, err
@@ -230,7 +232,7 @@ func RankCorrelations(x, y []float64) (rho, tau float64, err error) {
 	rx, ry := make([]float64, n), make([]float64, n)
 	averageRanks(byX, rx)
 	averageRanks(byY, ry)
-	rho, _ = Pearson(rx, ry)
+	rho = corrcoef(rx, ry)
 	tau = math.NaN()
 	if xtie != tot && ytie != tot {
 		num := float64(tot - xtie - ytie + xytie - 2*dis)
@@ -238,6 +240,33 @@ func RankCorrelations(x, y []float64) (rho, tau float64, err error) {
 		tau = math.Max(-1, math.Min(1, tau))
 	}
 	return rho, tau, nil
+}
+
+// corrcoef is numpy's corrcoef(x, y)[1, 0] for two equally long samples
+// of at least 2 values, as scipy's spearmanr takes it: cov centres each
+// sample on its (pairwise-summed) mean, forms the dot products and
+// multiplies them by float64(1/(n−1)); corrcoef then divides the
+// covariance by y's standard deviation and then by x's (row, then column)
+// and clips to [−1, 1]. A constant sample gives NaN (0/0), as numpy does.
+// For ranks (multiples of 1/2 below 2^26) every centred value, product and
+// sum is exact while n(n²−1)/12 < 2^53 (n below about 10^5), so BLAS's
+// summation order cannot matter there; beyond that the sums are taken in
+// index order.
+func corrcoef(x, y []float64) float64 {
+	mx, my := num.Mean(x), num.Mean(y)
+	var sxx, syy, sxy float64
+	for i := range x {
+		dx, dy := x[i]-mx, y[i]-my
+		sxx += float64(dx * dx) // the conversions forbid fused multiply-adds
+		syy += float64(dy * dy)
+		sxy += float64(dy * dx)
+	}
+	f := 1 / float64(len(x)-1)
+	r := sxy * f / math.Sqrt(syy*f) / math.Sqrt(sxx*f)
+	if math.IsNaN(r) {
+		return r
+	}
+	return math.Max(-1, math.Min(1, r))
 }
 
 // tieRuns sums k(k−1)/2 over maximal runs of consecutive positions for which

@@ -207,9 +207,9 @@ func TestCountInversions(t *testing.T) {
 	}
 }
 
-// Property: Spearman's rho from RankCorrelations is the Pearson
-// correlation of RankAverage's ranks, bit for bit, on data with ties.
-func TestRankCorrelationsSpearmanIsPearsonOfRanks(t *testing.T) {
+// Property: Spearman's rho from RankCorrelations is numpy's corrcoef of
+// RankAverage's ranks, bit for bit, on data with ties.
+func TestRankCorrelationsSpearmanIsCorrcoefOfRanks(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	for trial := 0; trial < 300; trial++ {
 		n := 2 + r.IntN(60)
@@ -218,10 +218,34 @@ func TestRankCorrelationsSpearmanIsPearsonOfRanks(t *testing.T) {
 			x[i] = float64(r.IntN(1 + r.IntN(12)))
 			y[i] = math.Round(r.NormFloat64()*10) / 4
 		}
-		want, _ := Pearson(RankAverage(x), RankAverage(y))
+		want := corrcoef(RankAverage(x), RankAverage(y))
 		got, _, err := RankCorrelations(x, y)
 		if err != nil || math.Float64bits(got) != math.Float64bits(want) && !(math.IsNaN(got) && math.IsNaN(want)) {
-			t.Fatalf("trial %d: rho %v, Pearson of ranks %v (%v)", trial, got, want, err)
+			t.Fatalf("trial %d: rho %v, corrcoef of ranks %v (%v)", trial, got, want, err)
+		}
+	}
+}
+
+// Spearman takes numpy corrcoef's order of operations, not Pearson's:
+// ranks (1 2 3 4 5) and (2 1 4 3 5) have Σdxdy = 8 and Σdx² = Σdy² = 10,
+// so (8·¼)/√(10·¼)/√(10·¼) = 2/1.5811388300841898/1.5811388300841898,
+// which rounds to 0.7999999999999999 (scipy 1.10 prints the same), where
+// 8/√(10·10) is 0.8; two values give 0.5/0.7071067811865476 =
+// 0.7071067811865475, then / 0.7071067811865476 = 0.9999999999999999, as
+// scipy's spearmanr([1, 2], [1, 2]) (the last case is scipy's too).
+func TestSpearmanTakesCorrcoefArithmetic(t *testing.T) {
+	for _, c := range []struct {
+		x, y []float64
+		want float64
+	}{
+		{[]float64{1, 2, 3, 4, 5}, []float64{2, 1, 4, 3, 5}, 0.7999999999999999},
+		{[]float64{1, 2}, []float64{1, 2}, 0.9999999999999999},
+		{[]float64{1, 2}, []float64{2, 1}, -0.9999999999999999},
+		{[]float64{3, 1, 2, 2}, []float64{1, 2, 2, 9}, -0.5000000000000001},
+	} {
+		got, err := Spearman(c.x, c.y)
+		if err != nil || got != c.want {
+			t.Errorf("Spearman(%v, %v) = %.17g, %v; want %.17g", c.x, c.y, got, err, c.want)
 		}
 	}
 }
