@@ -1,7 +1,13 @@
 // Package assign solves the rectangular linear sum assignment problem the
-// way scipy.optimize.linear_sum_assignment (scipy ≥ 1.6) does, so that tie
-// breaking, and therefore which pairs are matched, agrees with the reference
-// graders exactly.
+// way scipy.optimize.linear_sum_assignment (scipy ≥ 1.6; the reference
+// environment pins 1.13, see metrics/REFERENCE-VERSIONS.md) does, so that
+// tie breaking, and therefore which pairs are matched, agrees with the
+// reference graders exactly. Solve is the one entry point; metrics/matching
+// uses it for the CellSeg instance matching.
+//
+// Conventions: the matrix is row-major; +Inf marks a forbidden pair, NaN
+// and −Inf are ErrInvalid, a matrix with no finite complete assignment is
+// ErrInfeasible, and an empty matrix gives empty results.
 //
 // The algorithm is the shortest augmenting path method of Crouse (2016,
 // "On implementing 2D rectangular assignment algorithms"), one row at a

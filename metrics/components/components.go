@@ -1,9 +1,3 @@
-// Package components labels connected components of binary masks (2D with
-// 4/8-connectivity, 3D with 6/18/26-connectivity), counts them (Betti-0) and
-// matches lesions as the ISLES'22 evaluation does.
-//
-// Masks are flat slices in metrics/volume storage order (axis 0 fastest).
-// Spacing is irrelevant to connectivity and ignored.
 package components
 
 import (

@@ -1,12 +1,3 @@
-// Package detection is a COCO bounding-box evaluator equivalent to
-// pycocotools' COCOeval(…, 'bbox') (evaluate, accumulate, summarize): per
-// image and category greedy matching in score order at each IoU threshold,
-// 101-point interpolated precision, AP over IoU .50:.05:.95, AP50, AP75 and
-// AR at maxDets {1, 10, 100}, over the four COCO area ranges, per category
-// and averaged. Thresholds are computed as numpy.linspace computes them, so
-// ties at a threshold resolve exactly as in pycocotools.
-//
-// Boxes are COCO [x, y, width, height] in float64 pixels.
 package detection
 
 import (

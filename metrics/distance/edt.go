@@ -1,13 +1,3 @@
-// Package distance computes exact Euclidean distance transforms and the
-// surface-distance measures of segmentation evaluation: MONAI-style edge
-// distances (Hausdorff, percentile Hausdorff) and DeepMind surface-distance
-// style surfel distances with surfel areas (robust Hausdorff, average
-// surface distance, surface Dice).
-//
-// Masks are flat slices in metrics/volume storage order (axis 0 fastest);
-// spacing comes from the volume.Grid (use UnitSpacing for voxel units).
-// Where a reference library works on the numpy view of the data (axes
-// reversed), this package reproduces its arithmetic in numpy axis order.
 package distance
 
 import (

@@ -1,21 +1,3 @@
-// Package imageio decodes and encodes the medical image formats that ReX-MLE
-// submissions and ground truths come in: NIfTI-1/2 (.nii, .nii.gz),
-// MetaImage (.mha, .mhd + raw), NRRD (.nrrd, .seg.nrrd), PNG and TIFF.
-//
-// Every decoder returns a *volume.Volume: samples as float64 in file order
-// (axis 0 fastest), DType the element type found on disk, Spacing and the
-// placement (Origin, Direction) from the header.
-//
-// Origin and Direction are kept in the world frame the file declares: RAS+
-// for NIfTI (the affine nibabel reports), LPS for MetaImage (as ITK), the
-// NRRD "space" for NRRD. Direction rows are unit vectors (the direction of
-// each array axis); Spacing is always positive.
-//
-// Decoders never panic on bad input. The byte count a header implies is
-// computed with overflow checks and capped by Options.MaxBytes before any
-// sample memory is allocated; compressed streams are read in bounded pieces,
-// so a header that lies about its size costs at most what the stream really
-// holds. Errors name the file (when reading from a path) and the field.
 package imageio
 
 import (

@@ -1,7 +1,3 @@
-// Package matching counts true positives between predicted and reference
-// objects: centroid points matched within a distance (PUMA nuclei
-// detection) and labelled instances matched at IoU thresholds (NeurIPS
-// CellSeg), with the tie rules and quirks of the graders that use them.
 package matching
 
 import "math"

@@ -1,4 +1,3 @@
-// Package num holds small numeric helpers shared by the metrics and graders.
 package num
 
 import (

@@ -1,9 +1,19 @@
 // Package overlap computes voxel-overlap measures of binary segmentation
-// masks: confusion counts, Dice and absolute volume differences.
+// masks: confusion counts (Confusion, Counts), Dice and absolute volume
+// differences (AbsVolumeDiff).
 //
-// All counts are voxel counts; spacing only enters through the voxel volume
-// a caller passes to AbsVolumeDiff. Masks are flat slices in metrics/volume
-// storage order; the two operands of a comparison must have the same length.
+// Reference behaviour: the overlap terms of the ISLES'22, SEG.A. and PANTHER
+// graders (numpy sums of boolean arrays, then float64 arithmetic), and
+// DeepMind surface-distance's compute_dice_coefficient.
+// Counts are exact integers, so no library version changes the result.
+//
+// Conventions: all counts are voxel counts; spacing only enters through the
+// voxel volume a caller passes to AbsVolumeDiff (each product formed first,
+// as ISLES'22 does). Masks are flat slices in metrics/volume storage order;
+// the two operands of a comparison must have the same length, or the call
+// returns an error. Two empty masks have no Dice: the caller says what they
+// score (1 for ISLES'22 and SEG.A., 0 for PANTHER and TopCoW, NaN for
+// DeepMind), through the bothEmpty argument.
 package overlap
 
 import (

@@ -1,6 +1,3 @@
-// Package polygon rasterises polygon rings into label masks the way
-// Pillow's ImageDraw.polygon does (Pillow ≥ 10), and reads the QuPath
-// GeoJSON FeatureCollections that carry such polygons.
 package polygon
 
 import (

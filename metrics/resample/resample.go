@@ -2,9 +2,17 @@
 // the index convention of scipy.ndimage.zoom(order=0) (corner-aligned), and
 // gives the source indices of Pillow's NEAREST resize (pixel centres).
 //
+// Entry points: ZoomIndex and Zoom (scipy.ndimage.zoom with order=0,
+// grid_mode=False, mode='constant'; scipy 1.13, see
+// metrics/REFERENCE-VERSIONS.md), PillowNearestIndex, PillowNearestIndex16
+// and Resize2D (Pillow 11.1's Image.resize(…, NEAREST)).
+//
 // Shapes are given in metrics/volume storage order (axis 0 fastest); the
 // convention acts on each axis independently, so the axis order does not
-// change the result as long as data and shape agree.
+// change the result as long as data and shape agree. Indices are computed
+// in float64 with the references' own rounding, so an output sample that
+// the reference reads from outside the input (scipy's cval, Pillow's
+// untouched pixel) gets index −1 and T's zero value.
 package resample
 
 import (

@@ -1,5 +1,7 @@
 // Package skeleton thins binary rasters to one-voxel-wide skeletons exactly
-// as scikit-image's skeletonize does with Lee et al. (1994) 3-D thinning:
+// as scikit-image's skeletonize does (0.12–0.25; the reference environment
+// pins 0.25.2, see metrics/REFERENCE-VERSIONS.md) with Lee et al. (1994)
+// 3-D thinning, in Lee3D:
 // the algorithm skimage runs for every 3-D input, and for a 2-D image with
 // method="lee" (pass it as a volume with one plane, Shape {w, h, 1}, ZYX).
 // skimage's 2-D default (method="zhang") is not provided.
@@ -8,6 +10,10 @@
 // fastest (volume.Grid order). scikit-image works on numpy arrays indexed
 // (p, r, c) with c fastest, and the Lee result depends on which physical axis
 // plays p, r and c, so every call names an Order.
+//
+// Conventions: the array is padded with background; solid blobs without a
+// line-like core (2×2×2 and 4×4×4 cubes) thin to nothing, an isolated voxel
+// stays, and an empty mask gives an empty skeleton, all as in skimage.
 package skeleton
 
 import (

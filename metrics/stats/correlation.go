@@ -1,10 +1,3 @@
-// Package stats holds classification and correlation statistics with the
-// semantics of the Python libraries the reference graders call: scikit-learn
-// for balanced accuracy; scipy.stats for Pearson, Spearman and Kendall's
-// tau-b (including NaN for constant input).
-//
-// All functions are pure, take float64 slices (or comparable labels) and
-// never panic: mismatched lengths return an error.
 package stats
 
 import (

@@ -1,11 +1,3 @@
-// Package topology holds the vessel-topology metrics of the TopCoW and
-// TopBrain challenges: centreline Dice (clDice), per-label detection F1,
-// Circle-of-Willis edge lists and variant classes derived from a
-// segmentation, 3-D box IoU (plain, boundary-shell and grown-box forms) and
-// the TopBrain invalid-neighbour error.
-//
-// Masks and label maps are flat slices in volume.Grid storage order (axis 0
-// fastest).
 package topology
 
 import (

@@ -6,6 +6,14 @@
 // axes are (x, y, z) in file order; for a 2D image decoded from PNG or TIFF
 // axis 0 is the column (x), axis 1 the row (y) and Shape[2] is 1. A numpy
 // array of the same data has its axes reversed ([z, y, x] / [row, col]).
+//
+// Conventions: unused trailing axes have Shape 1 and Spacing 1; spacing is
+// in the file's unit (millimetres for medical images, 1 where unknown);
+// samples are float64 whatever the file held (DType says what), with
+// channels interleaved. Grid.Validate and Volume.Check reject a
+// non-positive shape, a non-finite or non-positive spacing and a sample
+// count that does not match; Volume.Labels rejects a sample that is not a
+// whole number in the int32 range.
 package volume
 
 import (
