@@ -139,7 +139,7 @@ func TestManifestRoundTrip(t *testing.T) {
 }
 
 // TestParseSqueueRecorded reads output recorded from a real slurmctld
-// (22.05, single node, array 0-3%2) by start-slurm.sh.
+// (22.05, single node, array 0-3%2) by slurmtest/start-slurm.sh.
 func TestParseSqueueRecorded(t *testing.T) {
 	b, _ := os.ReadFile(filepath.Join("testdata", "squeue-recorded.txt"))
 	got, err := ParseSqueue("1", string(b))
