@@ -18,13 +18,22 @@ import (
 // slurmBench is runBench for a profile on a real Slurm (slurmtest.Start):
 // the scratch checkout is readable by nobody, as the bwrap sandbox of a root
 // pipeline needs, the demo data of its challenges is prepared and the agent
-// binaries are built. extra declares the agents and the profile; the
-// stage runs on the challenges given.
+// binaries are built. extra declares the agents and the profile, with
+// @ROOT@ for the scratch checkout's folder; the stage runs on the
+// challenges given.
 func slurmBench(t *testing.T, profile, extra string, challenges ...string) Options {
 	t.Helper()
 	slurmtest.Start(t)
-	o := runBench(t, extra)
+	o := runBench(t, "")
 	root := filepath.Dir(o.Config)
+	f, err := os.OpenFile(o.Config, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(strings.ReplaceAll(extra, "@ROOT@", root)); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
 	// A root pipeline runs the bwrap sandbox as nobody, which must reach the
 	// run and data folders (t.TempDir's are private).
 	os.Chmod(root, 0o755)
@@ -113,10 +122,33 @@ sandbox = "none"
 command = ["sh", "-c", "echo the agent gives up >&2; exit 1"]
 time_limit = "1m"
 
+# Kills its task's rexmle-agent (the batch step) with SIGKILL, as the
+# kernel's OOM killer or a dying node would: the run cannot record its end.
+[[agent]]
+id = "killed"
+name = "An agent whose Slurm task is killed under it"
+backend = "none"
+executor = "local"
+sandbox = "none"
+command = ["sh", "-c", 'p=$PPID; while [ "$p" -gt 1 ]; do if tr "\0" " " < /proc/$p/cmdline | grep -q " task "; then kill -9 $p; exit 0; fi; p=$(cut -d" " -f4 /proc/$p/stat); done; exit 2']
+time_limit = "1m"
+
+# Asks for a GPU, which the test cluster does not have: sbatch refuses its
+# array.
+[[agent]]
+id = "wants-gpu"
+name = "An agent on a GPU"
+backend = "none"
+executor = "local"
+sandbox = "none"
+command = ["true"]
+time_limit = "1m"
+gpus = 1
+
 [profile.onslurm]
 description = "the demo baseline on a real Slurm"
 data = "synthetic"
-agents = ["baseline", "exits-1"]
+agents = ["baseline", "exits-1", "killed", "wants-gpu"]
 seeds = [1]
 setting = "demo"
 judge = "heuristic"
@@ -128,12 +160,14 @@ time_margin = "1m"
 `
 
 // TestRealSlurmStage runs the run stage, as `mage run` does, with a profile
-// whose runs go to a real Slurm: the baseline agent in the bwrap sandbox
-// and an agent that exits 1, on two demo challenges. The array is
-// submitted and its tasks end as the controller says; every run is in the
-// store with its status (the failed one with the agent's reason);
-// active.json is gone; a second stage submits nothing and redoes nothing;
-// grade then grades the runs that ended done.
+// whose runs go to a real Slurm, on two demo challenges: the baseline agent
+// in the bwrap sandbox, an agent that exits 1, one whose task Slurm sees
+// killed (SIGKILL, as by the OOM killer) before the run could record its
+// end, and one asking for a GPU the cluster lacks. The GPU array is refused
+// by sbatch and its runs are recorded failed while the other array goes
+// on; its tasks end as the controller says; every run is in the store and
+// its run.json with its status and reason; active.json is gone; a second
+// stage submits nothing and redoes nothing; grade grades the runs.
 func TestRealSlurmStage(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts Slurm and runs the demo baseline")
@@ -141,49 +175,52 @@ func TestRealSlurmStage(t *testing.T) {
 	o := slurmBench(t, "onslurm", slurmStageProfile, "ldct-iqa", "isles22")
 	root := filepath.Dir(o.Config)
 	ctx := context.Background()
-	if err := Run(ctx, o); err != nil {
-		t.Fatalf("run: %v", err)
+	err := Run(ctx, o)
+	if err == nil || !strings.Contains(err.Error(), "2 run(s) could not start") || !strings.Contains(err.Error(), "onslurm/isles22/wants-gpu/seed-1") {
+		t.Fatalf("run: %v, want the GPU runs named as not started", err)
 	}
 	runs := filepath.Join(root, "results", "runs", "onslurm")
 	ids := slurmArrays(t, root, "onslurm")
 	if len(ids) != 1 {
-		t.Fatalf("arrays submitted %v, want one (every agent asks for no GPU)", ids)
+		t.Fatalf("arrays that ran %v, want one (the GPU one is refused)", ids)
 	}
 	tasks := controllerStates(t, ids[0])
-	if len(tasks) != 4 {
-		t.Fatalf("array %s: %d task(s) %+v, want 4", ids[0], len(tasks), tasks)
-	}
-	var completed, failed int
+	n := map[string]int{}
 	for _, s := range tasks {
-		switch s.State {
-		case "COMPLETED":
-			completed++
-		case "FAILED":
-			failed++ // rexmle-agent task exits 1 for a run that did not end done
-		}
+		n[s.State]++
 	}
-	if completed != 2 || failed != 2 {
-		t.Errorf("array %s: %d completed and %d failed tasks, want 2 and 2: %+v", ids[0], completed, failed, tasks)
+	// rexmle-agent task exits 1 for a run that did not end done; the
+	// killed one ends FAILED too, by signal 9.
+	if len(tasks) != 6 || n["COMPLETED"] != 2 || n["FAILED"] != 4 {
+		t.Errorf("array %s: tasks %+v, want 2 completed and 4 failed of 6", ids[0], tasks)
 	}
 	rows := storeRuns(t, root, "onslurm")
-	want := map[string]string{
-		"onslurm/ldct-iqa/baseline/seed-1": "done", "onslurm/isles22/baseline/seed-1": "done",
-		"onslurm/ldct-iqa/exits-1/seed-1": "failed", "onslurm/isles22/exits-1/seed-1": "failed",
+	want := map[string][]string{
+		"baseline":  {"done"},
+		"exits-1":   {"failed", "exit status 1"},
+		"killed":    {"failed", "Slurm task " + ids[0] + "_", " ended FAILED (exit 0, signal 9"},
+		"wants-gpu": {"failed", "not started: sbatch", "gres"},
 	}
-	if len(rows) != len(want) {
-		t.Errorf("store rows %q, want %d", rows, len(want))
+	if len(rows) != 8 {
+		t.Errorf("store rows %q, want 8", rows)
 	}
-	for id, status := range want {
-		if got := rows[id]; !strings.HasPrefix(got, status) {
-			t.Errorf("%s: store has %q, want %s", id, got, status)
-		}
-		in, err := runner.ReadInfo(filepath.Join(root, "results", "runs", id))
-		if err != nil || in.Status != status {
-			t.Errorf("%s: run.json %+v %v, want %s", id, in, err, status)
-			continue
-		}
-		if status == "done" && !strings.HasPrefix(in.Isolation, "bwrap:") {
-			t.Errorf("%s ran without the sandbox: %s", id, in.Isolation)
+	for _, c := range []string{"ldct-iqa", "isles22"} {
+		for agent, pieces := range want {
+			id := "onslurm/" + c + "/" + agent + "/seed-1"
+			in, err := runner.ReadInfo(filepath.Join(runs, c, agent, "seed-1"))
+			if err != nil {
+				t.Errorf("%s: %v", id, err)
+				continue
+			}
+			for i, p := range pieces {
+				if i == 0 && (in.Status != p || !strings.HasPrefix(rows[id], p)) || !strings.Contains(rows[id], p) || i > 0 && !strings.Contains(in.Error, p) {
+					t.Errorf("%s: store has %q, run.json %s %q; want %q", id, rows[id], in.Status, in.Error, pieces)
+					break
+				}
+			}
+			if agent == "baseline" && !strings.HasPrefix(in.Isolation, "bwrap:") {
+				t.Errorf("%s ran without the sandbox: %s", id, in.Isolation)
+			}
 		}
 	}
 	if _, err := os.Stat(filepath.Join(runs, "slurm", "active.json")); !os.IsNotExist(err) {
