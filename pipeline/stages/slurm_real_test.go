@@ -2,11 +2,13 @@ package stages
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rexmle/rexmle/pipeline/binaries"
 	"github.com/rexmle/rexmle/pipeline/runner"
@@ -253,5 +255,152 @@ func TestRealSlurmStage(t *testing.T) {
 	st.RawQueryRow(ctx, `SELECT count(*), coalesce(sum(valid), 0) FROM grades g JOIN runs r ON r.id = g.run_id WHERE r.source = 'onslurm' AND r.agent = 'baseline'`).Scan(&graded, &valid)
 	if graded != 2 || valid != 2 {
 		t.Errorf("grades of the baseline's Slurm runs: %d graded, %d valid, want 2 and 2", graded, valid)
+	}
+}
+
+const slurmStopProfile = `
+[[agent]]
+id = "quick"
+name = "Ends at once"
+backend = "none"
+executor = "local"
+sandbox = "none"
+command = ["true"]
+time_limit = "1m"
+
+# Sleeps until the test releases it (a file in the scratch checkout); on
+# SIGTERM it stops, within its grace period.
+[[agent]]
+id = "sleeper"
+name = "Works until released"
+backend = "none"
+executor = "local"
+sandbox = "none"
+command = ["sh", "-c", "test -e @ROOT@/release || exec sleep 300"]
+time_limit = "5m"
+grace_period = "2s"
+
+[profile.stopping]
+description = "a Slurm stage stopped while its array runs"
+data = "synthetic"
+agents = ["quick", "sleeper"]
+seeds = [1, 2, 3]
+setting = "demo"
+judge = "heuristic"
+scheduler = "slurm"
+
+[profile.stopping.slurm]
+poll_every = "200ms"
+time_margin = "1m"
+`
+
+// TestRealSlurmStageStopped stops the run stage (its context cancelled, as
+// Ctrl-C does) while its array runs on a real Slurm: three quick runs have
+// ended, two sleeping ones run, one is pending (the node has 2 CPUs). The
+// array is cancelled (nothing of it left in the queue when the stage
+// returns), the quick runs are kept done and the others recorded
+// interrupted; active.json is gone. The next stage submits only the three
+// interrupted runs, which now end done, and leaves the quick ones alone.
+func TestRealSlurmStageStopped(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts Slurm")
+	}
+	o := slurmBench(t, "stopping", slurmStopProfile, "ldct-iqa")
+	root := filepath.Dir(o.Config)
+	runs := filepath.Join(root, "results", "runs", "stopping", "ldct-iqa")
+	status := func(agent string, seed int) string {
+		in, err := runner.ReadInfo(filepath.Join(runs, agent, fmt.Sprintf("seed-%d", seed)))
+		if err != nil {
+			return ""
+		}
+		return in.Status
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ended := make(chan error, 1)
+	go func() { ended <- Run(ctx, o) }()
+	deadline := time.Now().Add(2 * time.Minute)
+	for !(status("quick", 3) == "done" && status("sleeper", 1) == "running" && status("sleeper", 2) == "running") {
+		select {
+		case err := <-ended:
+			t.Fatalf("the stage ended before it was stopped: %v", err)
+		case <-time.After(100 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the runs did not get going: quick %s %s %s, sleeper %s %s", status("quick", 1), status("quick", 2), status("quick", 3), status("sleeper", 1), status("sleeper", 2))
+		}
+	}
+	ids := slurmArrays(t, root, "stopping")
+	if len(ids) != 1 {
+		t.Fatalf("arrays %v, want one", ids)
+	}
+	stop := time.Now()
+	cancel()
+	var err error
+	select {
+	case err = <-ended:
+	case <-time.After(90 * time.Second):
+		t.Fatal("the stopped stage did not return")
+	}
+	t.Logf("stage returned %s after it was stopped: %v", time.Since(stop).Round(time.Millisecond), err)
+	if err == nil || !strings.Contains(err.Error(), "interrupted") {
+		t.Fatalf("stopped stage: %v, want it reported interrupted", err)
+	}
+	a := slurm.SqueueArgs(ids[0])
+	if out, err := exec.Command(a[0], a[1:]...).CombinedOutput(); err != nil || strings.TrimSpace(string(out)) != "" {
+		t.Errorf("array %s still queued after the stage returned: %v\n%s", ids[0], err, out)
+	}
+	tasks := controllerStates(t, ids[0])
+	for i := 0; i < 6; i++ {
+		want := "COMPLETED"
+		if i >= 3 {
+			want = "CANCELLED"
+		}
+		if tasks[i].State != want {
+			t.Errorf("task %s_%d: %+v, want %s", ids[0], i, tasks[i], want)
+		}
+	}
+	rows := storeRuns(t, root, "stopping")
+	for seed := 1; seed <= 3; seed++ {
+		q, s := fmt.Sprintf("stopping/ldct-iqa/quick/seed-%d", seed), fmt.Sprintf("stopping/ldct-iqa/sleeper/seed-%d", seed)
+		if rows[q] != "done" || status("quick", seed) != "done" {
+			t.Errorf("%s: store %q, run.json %q; want done", q, rows[q], status("quick", seed))
+		}
+		if !strings.HasPrefix(rows[s], "interrupted") || status("sleeper", seed) != "interrupted" {
+			t.Errorf("%s: store %q, run.json %q; want interrupted", s, rows[s], status("sleeper", seed))
+		}
+	}
+	if _, err := os.Stat(filepath.Join(root, "results", "runs", "stopping", "slurm", "active.json")); !os.IsNotExist(err) {
+		t.Errorf("active.json left behind although the array ended: %v", err)
+	}
+
+	// The next stage resumes: only the interrupted runs go to Slurm again.
+	quick, _ := runner.ReadInfo(filepath.Join(runs, "quick", "seed-1"))
+	if err := os.WriteFile(filepath.Join(root, "release"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := Run(context.Background(), o); err != nil {
+		t.Fatalf("resumed stage: %v", err)
+	}
+	again := slurmArrays(t, root, "stopping")
+	if len(again) != 2 {
+		t.Fatalf("arrays %v, want the first and one more", again)
+	}
+	second := again[0]
+	if second == ids[0] {
+		second = again[1]
+	}
+	if tasks := controllerStates(t, second); len(tasks) != 3 {
+		t.Errorf("resumed array %s: %+v, want the 3 interrupted runs", second, tasks)
+	}
+	rows = storeRuns(t, root, "stopping")
+	for seed := 1; seed <= 3; seed++ {
+		s := fmt.Sprintf("stopping/ldct-iqa/sleeper/seed-%d", seed)
+		if rows[s] != "done" || status("sleeper", seed) != "done" {
+			t.Errorf("%s after the resume: store %q, run.json %q; want done", s, rows[s], status("sleeper", seed))
+		}
+	}
+	if after, _ := runner.ReadInfo(filepath.Join(runs, "quick", "seed-1")); after == nil || after.StartedAt != quick.StartedAt {
+		t.Errorf("the resumed stage redid a finished run: %+v", after)
 	}
 }
