@@ -150,11 +150,12 @@ func writeActive(path string, arrays []slurmArray) error {
 	return fsutil.WriteFile(path, b, 0o644)
 }
 
-// stopArrays handles a stopped stage: it cancels every array still going
-// (scancel: Slurm sends each running task SIGTERM, and the task stops its
-// run as interrupted within the agent's grace period), waits for them to
-// leave the queue, and records each run: those that ended keep their
-// status, the others (running or never started) are interrupted and
+// stopArrays handles a stopped stage: it stops every array still going
+// (slurm.Stop: tasks not started are cancelled, each running task stops
+// its run within the agent's grace period and records it interrupted),
+// waits for them to leave the queue, cancelling outright one still there
+// after the grace period, and records each run: those that ended keep
+// their status, the others (stopped or never started) are interrupted and
 // restarted by the next stage. active.json is removed once every array has
 // ended; while one has not, the next stage waits for it.
 func stopArrays(ctx context.Context, e *env, rec *record.Recorder, arrays []slurmArray, activeFile string) error {
@@ -163,15 +164,16 @@ func stopArrays(ctx context.Context, e *env, rec *record.Recorder, arrays []slur
 	var ids []string
 	for _, a := range arrays {
 		ids = append(ids, a.id)
-		if err := slurm.Cancel(a.id); err != nil {
-			e.log.Warn("array not cancelled", "job", a.id, "err", err)
+		if err := slurm.Stop(a.id); err != nil {
+			e.log.Info("scancel", "job", a.id, "err", err) // e.g. no task left running
 		}
 		for _, j := range a.jobs {
 			grace = max(grace, j.Grace)
 		}
 	}
-	fmt.Printf("run: stopping; Slurm array(s) %s cancelled, waiting up to %s for their runs to stop\n", strings.Join(ids, ", "), (grace + slurmKillWait).Round(time.Second))
-	wctx, cancel := context.WithTimeout(bg, grace+slurmKillWait)
+	wait := grace + slurmKillWait
+	fmt.Printf("run: stopping; Slurm array(s) %s stopped, waiting up to %s for their runs to end\n", strings.Join(ids, ", "), wait.Round(time.Second))
+	wctx, cancel := context.WithTimeout(bg, wait)
 	defer cancel()
 	poll := min(e.profile.Slurm.PollEvery.Duration, time.Second)
 	if poll <= 0 {
@@ -181,6 +183,15 @@ func stopArrays(ctx context.Context, e *env, rec *record.Recorder, arrays []slur
 	var done, stopped int
 	for _, a := range arrays {
 		states, err := slurm.Wait(wctx, a.id, poll, nil)
+		if err != nil {
+			// Still going after the grace period: cancel it outright.
+			if cerr := slurm.Cancel(a.id); cerr != nil {
+				e.log.Warn("array not cancelled", "job", a.id, "err", cerr)
+			}
+			hctx, hcancel := context.WithTimeout(bg, slurmKillWait+5*time.Second)
+			states, err = slurm.Wait(hctx, a.id, poll, nil)
+			hcancel()
+		}
 		if err != nil {
 			ended = false
 			e.log.Warn("Slurm array still stopping; the next run stage waits for it", "job", a.id, "err", err)
@@ -198,8 +209,9 @@ func stopArrays(ctx context.Context, e *env, rec *record.Recorder, arrays []slur
 	return ctx.Err()
 }
 
-// slurmKillWait bounds how long a cancelled task may take beyond its run's
-// grace period: Slurm's KillWait (30 s by default) before its SIGKILL.
+// slurmKillWait is how long a stopped task may take beyond its run's grace
+// period, and Slurm's KillWait by default: how long an outright cancelled
+// one may take before Slurm's SIGKILL.
 const slurmKillWait = 30 * time.Second
 
 // writeArrayScript writes, in dir, the task manifest and the sbatch script

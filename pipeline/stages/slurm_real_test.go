@@ -268,7 +268,7 @@ sandbox = "none"
 command = ["true"]
 time_limit = "1m"
 
-# Sleeps until the test releases it (a file in the scratch checkout); on
+# Works until the test releases it (a file in the scratch checkout); on
 # SIGTERM it stops, within its grace period.
 [[agent]]
 id = "sleeper"
@@ -276,7 +276,7 @@ name = "Works until released"
 backend = "none"
 executor = "local"
 sandbox = "none"
-command = ["sh", "-c", "test -e @ROOT@/release || exec sleep 300"]
+command = ["sh", "-c", "while [ ! -e @ROOT@/release ]; do sleep 0.2; done"]
 time_limit = "5m"
 grace_period = "2s"
 
@@ -293,6 +293,24 @@ scheduler = "slurm"
 poll_every = "200ms"
 time_margin = "1m"
 `
+
+// waitForSleepers waits until the quick runs of slurmStopProfile have ended
+// and two sleepers run, failing the test if the stage ends first.
+// output, if not nil, is the stage's output for the message.
+func waitForSleepers(t *testing.T, status func(agent string, seed int) string, ended <-chan error, output fmt.Stringer) {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Minute)
+	for !(status("quick", 3) == "done" && status("sleeper", 1) == "running" && status("sleeper", 2) == "running") {
+		select {
+		case err := <-ended:
+			t.Fatalf("the stage ended before it was stopped: %v\n%v", err, output)
+		case <-time.After(100 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the runs did not get going: quick %s %s %s, sleeper %s %s", status("quick", 1), status("quick", 2), status("quick", 3), status("sleeper", 1), status("sleeper", 2))
+		}
+	}
+}
 
 // TestRealSlurmStageStopped stops the run stage (its context cancelled, as
 // Ctrl-C does) while its array runs on a real Slurm: three quick runs have
@@ -319,17 +337,7 @@ func TestRealSlurmStageStopped(t *testing.T) {
 	defer cancel()
 	ended := make(chan error, 1)
 	go func() { ended <- Run(ctx, o) }()
-	deadline := time.Now().Add(2 * time.Minute)
-	for !(status("quick", 3) == "done" && status("sleeper", 1) == "running" && status("sleeper", 2) == "running") {
-		select {
-		case err := <-ended:
-			t.Fatalf("the stage ended before it was stopped: %v", err)
-		case <-time.After(100 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the runs did not get going: quick %s %s %s, sleeper %s %s", status("quick", 1), status("quick", 2), status("quick", 3), status("sleeper", 1), status("sleeper", 2))
-		}
-	}
+	waitForSleepers(t, status, ended, nil)
 	ids := slurmArrays(t, root, "stopping")
 	if len(ids) != 1 {
 		t.Fatalf("arrays %v, want one", ids)
@@ -350,14 +358,17 @@ func TestRealSlurmStageStopped(t *testing.T) {
 	if out, err := exec.Command(a[0], a[1:]...).CombinedOutput(); err != nil || strings.TrimSpace(string(out)) != "" {
 		t.Errorf("array %s still queued after the stage returned: %v\n%s", ids[0], err, out)
 	}
+	// The running tasks were stopped through their batch step, which
+	// stopped its agent and exited 1 (not killed by a signal); the pending
+	// one never started.
 	tasks := controllerStates(t, ids[0])
-	for i := 0; i < 6; i++ {
-		want := "COMPLETED"
+	for i := 0; i < 5; i++ {
+		want := slurm.TaskState{Index: i, State: "COMPLETED", ExitCode: 0, Reason: "None"}
 		if i >= 3 {
-			want = "CANCELLED"
+			want = slurm.TaskState{Index: i, State: "FAILED", ExitCode: 1, Reason: "NonZeroExitCode"}
 		}
-		if tasks[i].State != want {
-			t.Errorf("task %s_%d: %+v, want %s", ids[0], i, tasks[i], want)
+		if tasks[i] != want {
+			t.Errorf("task %s_%d: %+v, want %+v", ids[0], i, tasks[i], want)
 		}
 	}
 	rows := storeRuns(t, root, "stopping")
@@ -366,8 +377,15 @@ func TestRealSlurmStageStopped(t *testing.T) {
 		if rows[q] != "done" || status("quick", seed) != "done" {
 			t.Errorf("%s: store %q, run.json %q; want done", q, rows[q], status("quick", seed))
 		}
-		if !strings.HasPrefix(rows[s], "interrupted") || status("sleeper", seed) != "interrupted" {
-			t.Errorf("%s: store %q, run.json %q; want interrupted", s, rows[s], status("sleeper", seed))
+		// The runs that were going say so themselves; the one that never
+		// started is recorded by the stage.
+		why := "the run stage was stopped"
+		if seed == 3 {
+			why = "the run stage was stopped and cancelled it: Slurm task " + ids[0] + "_5"
+		}
+		in, _ := runner.ReadInfo(filepath.Join(runs, "sleeper", fmt.Sprintf("seed-%d", seed)))
+		if !strings.HasPrefix(rows[s], "interrupted "+why) || in == nil || in.Status != "interrupted" || !strings.HasPrefix(in.Error, why) || seed < 3 && in.Error != why {
+			t.Errorf("%s: store %q, run.json %+v; want interrupted: %s…", s, rows[s], in, why)
 		}
 	}
 	if _, err := os.Stat(filepath.Join(root, "results", "runs", "stopping", "slurm", "active.json")); !os.IsNotExist(err) {
@@ -402,5 +420,92 @@ func TestRealSlurmStageStopped(t *testing.T) {
 	}
 	if after, _ := runner.ReadInfo(filepath.Join(runs, "quick", "seed-1")); after == nil || after.StartedAt != quick.StartedAt {
 		t.Errorf("the resumed stage redid a finished run: %+v", after)
+	}
+}
+
+// TestSlurmStageProcess is the run stage of TestRealSlurmStageKilled in a
+// process of its own (this test binary again), which that test kills.
+func TestSlurmStageProcess(t *testing.T) {
+	cfg := os.Getenv("REXMLE_TEST_SLURM_STAGE_CONFIG")
+	if cfg == "" {
+		t.Skip("only as TestRealSlurmStageKilled's child process")
+	}
+	o := Options{Config: cfg, Profile: "stopping", Challenges: []string{"ldct-iqa"}, Mode: "reference"}
+	if err := Run(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestRealSlurmStageKilled kills the run stage's process (SIGKILL: no
+// clean-up at all) while its array runs on a real Slurm. The array goes on;
+// active.json names it. The next stage waits for it instead of submitting
+// its runs again, then records the runs it finished (those that were
+// running when the first stage died included) and submits nothing.
+func TestRealSlurmStageKilled(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts Slurm")
+	}
+	o := slurmBench(t, "stopping", slurmStopProfile, "ldct-iqa")
+	root := filepath.Dir(o.Config)
+	runs := filepath.Join(root, "results", "runs", "stopping", "ldct-iqa")
+	status := func(agent string, seed int) string {
+		in, err := runner.ReadInfo(filepath.Join(runs, agent, fmt.Sprintf("seed-%d", seed)))
+		if err != nil {
+			return ""
+		}
+		return in.Status
+	}
+	unlockAll() // the child's stage takes the checkout's lock; this process's Prepare holds it
+	var out strings.Builder
+	child := exec.Command(os.Args[0], "-test.run=^TestSlurmStageProcess$", "-test.v")
+	child.Env = append(os.Environ(), "REXMLE_TEST_SLURM_STAGE_CONFIG="+o.Config)
+	child.Stdout, child.Stderr = &out, &out
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ended := make(chan error, 1)
+	go func() { ended <- child.Wait() }()
+	waitForSleepers(t, status, ended, &out)
+	child.Process.Kill()
+	<-ended
+	ids := slurmArrays(t, root, "stopping")
+	active, err := os.ReadFile(filepath.Join(root, "results", "runs", "stopping", "slurm", "active.json"))
+	if len(ids) != 1 || err != nil || !strings.Contains(string(active), `"`+ids[0]+`"`) {
+		t.Fatalf("after the kill: arrays %v, active.json %q %v\nthe stage's output:\n%s", ids, active, err, out.String())
+	}
+
+	// The next stage waits for the array the killed one left running.
+	again := make(chan error, 1)
+	go func() { again <- Run(context.Background(), o) }()
+	select {
+	case err := <-again:
+		t.Fatalf("the next stage did not wait for the running array: %v", err)
+	case <-time.After(2 * time.Second):
+	}
+	if err := os.WriteFile(filepath.Join(root, "release"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-again:
+		if err != nil {
+			t.Fatalf("next stage: %v", err)
+		}
+	case <-time.After(2 * time.Minute):
+		t.Fatal("the next stage did not end")
+	}
+	if now := slurmArrays(t, root, "stopping"); len(now) != 1 {
+		t.Errorf("arrays %v: the next stage submitted runs the earlier array ran", now)
+	}
+	rows := storeRuns(t, root, "stopping")
+	for _, agent := range []string{"quick", "sleeper"} {
+		for seed := 1; seed <= 3; seed++ {
+			id := fmt.Sprintf("stopping/ldct-iqa/%s/seed-%d", agent, seed)
+			if rows[id] != "done" || status(agent, seed) != "done" {
+				t.Errorf("%s: store %q, run.json %q; want done", id, rows[id], status(agent, seed))
+			}
+		}
+	}
+	if _, err := os.Stat(filepath.Join(root, "results", "runs", "stopping", "slurm", "active.json")); !os.IsNotExist(err) {
+		t.Errorf("active.json left behind: %v", err)
 	}
 }

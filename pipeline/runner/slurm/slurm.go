@@ -510,7 +510,27 @@ func Wait(ctx context.Context, jobID string, poll time.Duration, progress func([
 	return controllerStates(ctx, jobID), nil // no accounting record yet: the controller's, or the run folders tell
 }
 
-// Cancel cancels the array (scancel).
+// Stop stops the array as a stopped run stage must: tasks not started yet
+// are cancelled, and in each running task the batch step alone
+// (rexmle-agent task) gets SIGTERM, so that it stops its run within the
+// agent's grace period and records it interrupted. A plain scancel (Cancel)
+// signals every process of the job, the agent's included, which then dies
+// before the run can record that it was stopped (it was recorded failed,
+// "signal: terminated"), and Slurm's SIGKILL follows after its KillWait
+// (30 s by default) whatever the grace period. Pending tasks are cancelled
+// again after the signal, for one that started in between.
+func Stop(jobID string) error {
+	var errs []error
+	for _, args := range [][]string{{"--state=PENDING", jobID}, {"--batch", "--signal=TERM", "--state=RUNNING", jobID}, {"--state=PENDING", jobID}} {
+		if out, err := exec.Command("scancel", args...).CombinedOutput(); err != nil {
+			errs = append(errs, fmt.Errorf("scancel %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(string(out))))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Cancel cancels the array outright (scancel): every process of its tasks
+// gets SIGTERM, then SIGKILL after Slurm's KillWait.
 func Cancel(jobID string) error {
 	out, err := exec.Command("scancel", jobID).CombinedOutput()
 	if err != nil {
