@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rexmle/rexmle/pipeline/binaries"
+	"github.com/rexmle/rexmle/pipeline/checkouttest"
 	"github.com/rexmle/rexmle/pipeline/runner"
 	"github.com/rexmle/rexmle/pipeline/runner/slurm"
 	"github.com/rexmle/rexmle/pipeline/runner/slurm/slurmtest"
@@ -20,7 +21,7 @@ import (
 // slurmBench is runBench for a profile on a real Slurm (slurmtest.Start):
 // the scratch checkout is readable by nobody, as the bwrap sandbox of a root
 // pipeline needs, the demo data of its challenges is prepared and the agent
-// binaries are built. extra declares the agents and the profile, with
+// binaries are there. extra declares the agents and the profile, with
 // @ROOT@ for the scratch checkout's folder; the stage runs on the
 // challenges given.
 func slurmBench(t *testing.T, profile, extra string, challenges ...string) Options {
@@ -45,8 +46,13 @@ func slurmBench(t *testing.T, profile, extra string, challenges ...string) Optio
 	if err := Prepare(ctx, o); err != nil {
 		t.Fatal(err)
 	}
-	if err := binaries.Build(ctx, root); err != nil {
-		t.Fatal(err)
+	// The agent binaries of this test binary, built once for all its tests.
+	agent, bridge := checkouttest.Binaries(t)
+	os.MkdirAll(filepath.Join(root, "bin"), 0o755)
+	for dst, src := range map[string]string{binaries.Agent(root): agent, binaries.Bridge(root): bridge} {
+		if err := os.Symlink(src, dst); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return o
 }
