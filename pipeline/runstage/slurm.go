@@ -159,6 +159,10 @@ func writeActive(path string, arrays []slurmArray) error {
 // restarted by the next stage. active.json is removed once every array has
 // ended; while one has not, the next stage waits for it.
 func stopArrays(ctx context.Context, e *env, rec *record.Recorder, arrays []slurmArray, activeFile string) error {
+	if len(arrays) == 0 {
+		fmt.Println("run: stopped before an array was submitted. Run `go run mage.go run` again to resume.")
+		return ctx.Err()
+	}
 	bg := context.WithoutCancel(ctx)
 	var grace time.Duration
 	var ids []string
