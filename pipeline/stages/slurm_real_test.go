@@ -300,6 +300,22 @@ poll_every = "200ms"
 time_margin = "1m"
 `
 
+// stopBench is slurmBench for slurmStopProfile on ldct-iqa, with the folder
+// of the challenge's runs and a run's status there ("" without run.json).
+func stopBench(t *testing.T) (o Options, root, runs string, status func(agent string, seed int) string) {
+	t.Helper()
+	o = slurmBench(t, "stopping", slurmStopProfile, "ldct-iqa")
+	root = filepath.Dir(o.Config)
+	runs = filepath.Join(root, "results", "runs", "stopping", "ldct-iqa")
+	return o, root, runs, func(agent string, seed int) string {
+		in, err := runner.ReadInfo(filepath.Join(runs, agent, fmt.Sprintf("seed-%d", seed)))
+		if err != nil {
+			return ""
+		}
+		return in.Status
+	}
+}
+
 // waitForSleepers waits until the quick runs of slurmStopProfile have ended
 // and two sleepers run, failing the test if the stage ends first.
 // output, if not nil, is the stage's output for the message.
@@ -329,16 +345,7 @@ func TestRealSlurmStageStopped(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts Slurm")
 	}
-	o := slurmBench(t, "stopping", slurmStopProfile, "ldct-iqa")
-	root := filepath.Dir(o.Config)
-	runs := filepath.Join(root, "results", "runs", "stopping", "ldct-iqa")
-	status := func(agent string, seed int) string {
-		in, err := runner.ReadInfo(filepath.Join(runs, agent, fmt.Sprintf("seed-%d", seed)))
-		if err != nil {
-			return ""
-		}
-		return in.Status
-	}
+	o, root, runs, status := stopBench(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	ended := make(chan error, 1)
@@ -451,16 +458,7 @@ func TestRealSlurmStageKilled(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts Slurm")
 	}
-	o := slurmBench(t, "stopping", slurmStopProfile, "ldct-iqa")
-	root := filepath.Dir(o.Config)
-	runs := filepath.Join(root, "results", "runs", "stopping", "ldct-iqa")
-	status := func(agent string, seed int) string {
-		in, err := runner.ReadInfo(filepath.Join(runs, agent, fmt.Sprintf("seed-%d", seed)))
-		if err != nil {
-			return ""
-		}
-		return in.Status
-	}
+	o, root, _, status := stopBench(t)
 	unlockAll() // the child's stage takes the checkout's lock; this process's Prepare holds it
 	var out strings.Builder
 	child := exec.Command(os.Args[0], "-test.run=^TestSlurmStageProcess$", "-test.v")
