@@ -57,6 +57,11 @@ func slurmBench(t *testing.T, profile, extra string, challenges ...string) Optio
 	return o
 }
 
+// slurmStageDeadline bounds each stage of these tests: the runs take
+// seconds; a cluster that stops scheduling fails the test instead of
+// holding it until go test's own timeout.
+const slurmStageDeadline = 3 * time.Minute
+
 // slurmArrays returns the job ids of the arrays the stage submitted for the
 // profile, read from the task logs Slurm wrote beside each array's script
 // (%A_%a.out).
@@ -182,7 +187,8 @@ func TestRealSlurmStage(t *testing.T) {
 	}
 	o := slurmBench(t, "onslurm", slurmStageProfile, "ldct-iqa", "isles22")
 	root := filepath.Dir(o.Config)
-	ctx := context.Background()
+	ctx, cancel := context.WithTimeout(context.Background(), slurmStageDeadline) // a stalled cluster fails the test, not hangs it
+	defer cancel()
 	err := Run(ctx, o)
 	if err == nil || !strings.Contains(err.Error(), "2 run(s) could not start") || !strings.Contains(err.Error(), "onslurm/isles22/wants-gpu/seed-1") {
 		t.Fatalf("run: %v, want the GPU runs named as not started", err)
@@ -346,7 +352,7 @@ func TestRealSlurmStageStopped(t *testing.T) {
 		t.Skip("starts Slurm")
 	}
 	o, root, runs, status := stopBench(t)
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithTimeout(context.Background(), slurmStageDeadline)
 	defer cancel()
 	ended := make(chan error, 1)
 	go func() { ended <- Run(ctx, o) }()
@@ -410,7 +416,9 @@ func TestRealSlurmStageStopped(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "release"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := Run(context.Background(), o); err != nil {
+	resume, resumeCancel := context.WithTimeout(context.Background(), slurmStageDeadline)
+	defer resumeCancel()
+	if err := Run(resume, o); err != nil {
 		t.Fatalf("resumed stage: %v", err)
 	}
 	again := slurmArrays(t, root, "stopping")
@@ -444,7 +452,9 @@ func TestSlurmStageProcess(t *testing.T) {
 		t.Skip("only as TestRealSlurmStageKilled's child process")
 	}
 	o := Options{Config: cfg, Profile: "stopping", Challenges: []string{"ldct-iqa"}, Mode: "reference"}
-	if err := Run(context.Background(), o); err != nil {
+	ctx, cancel := context.WithTimeout(context.Background(), slurmStageDeadline)
+	defer cancel()
+	if err := Run(ctx, o); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -480,7 +490,9 @@ func TestRealSlurmStageKilled(t *testing.T) {
 
 	// The next stage waits for the array the killed one left running.
 	again := make(chan error, 1)
-	go func() { again <- Run(context.Background(), o) }()
+	ctx, cancel := context.WithTimeout(context.Background(), slurmStageDeadline)
+	defer cancel()
+	go func() { again <- Run(ctx, o) }()
 	select {
 	case err := <-again:
 		t.Fatalf("the next stage did not wait for the running array: %v", err)
