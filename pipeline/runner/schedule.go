@@ -286,3 +286,23 @@ func NotStarted(j *Job, why string) (*Info, error) {
 	}
 	return in, nil
 }
+
+// EndedUnseen records in run.json how a run ended that a scheduler ran
+// and that could not say so itself (a Slurm task killed with its node or
+// for its memory, cancelled before it started): status and why. What the
+// run.json it left says (its start, host, sandbox) is kept; with none, the
+// record is made here. The folders and logs are left as they are.
+func EndedUnseen(j *Job, status, why string) (*Info, error) {
+	now := time.Now().UTC().Format(time.RFC3339Nano)
+	in, err := ReadInfo(j.RunDir)
+	if err != nil {
+		in = &Info{Group: j.Group, Challenge: j.Challenge, Agent: j.Agent.ID, Backend: j.Agent.Backend, Setting: j.Setting, Seed: j.Seed,
+			ExitCode: -1, StartedAt: now, Executor: j.Agent.Executor, Isolation: "unknown: the task left no run.json", GPUs: []int{},
+			TimeLimit: j.TimeLimit.Seconds(), Telemetry: "unavailable: the task left no run.json", BenchHash: j.BenchHash}
+	}
+	in.Status, in.Error, in.EndedAt = status, why, now
+	if err := writeInfo(j.RunDir, in); err != nil {
+		return in, fmt.Errorf("record how %s ended: %w", j.ID(), err)
+	}
+	return in, nil
+}

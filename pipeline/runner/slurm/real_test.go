@@ -15,44 +15,22 @@ import (
 	"github.com/rexmle/rexmle/pipeline/config"
 	"github.com/rexmle/rexmle/pipeline/runner"
 	"github.com/rexmle/rexmle/pipeline/runner/record"
+	"github.com/rexmle/rexmle/pipeline/runner/slurm/slurmtest"
 	"github.com/rexmle/rexmle/pipeline/store"
 )
 
 // TestRealSlurm submits the demo baseline runs of every prepared challenge
 // as one job array to a real Slurm, waits with squeue, and ingests the run
 // folders into a fresh store. It runs only with REXMLE_SLURM_TEST=1 and
-// sbatch on PATH; without SLURM_CONF it starts a single-node Slurm with
-// testdata/start-slurm.sh (root, slurm-wlm and munge installed) and stops it
+// sbatch on PATH; without SLURM_CONF it starts a single-node Slurm
+// (package slurmtest: root, slurm-wlm and munge installed) and stops it
 // afterwards.
 func TestRealSlurm(t *testing.T) {
-	if os.Getenv("REXMLE_SLURM_TEST") != "1" {
-		t.Skip("set REXMLE_SLURM_TEST=1 to run against a real Slurm")
-	}
-	if _, err := exec.LookPath("sbatch"); err != nil {
-		t.Skip("no sbatch on PATH")
-	}
+	slurmtest.Start(t)
 	repo, _ := filepath.Abs(filepath.Join("..", "..", ".."))
 	b, err := config.Load(filepath.Join(repo, "benchmark.toml"))
 	if err != nil {
 		t.Fatal(err)
-	}
-	if os.Getenv("SLURM_CONF") == "" {
-		// Not t.TempDir: the daemons may still write their state for a moment
-		// after being stopped, which would fail the test's own clean-up.
-		dir, err := os.MkdirTemp("", "rexmle-slurm-")
-		if err != nil {
-			t.Fatal(err)
-		}
-		out, err := exec.Command("testdata/start-slurm.sh", dir).CombinedOutput()
-		t.Cleanup(func() {
-			exec.Command("testdata/stop-slurm.sh", dir).Run()
-			time.Sleep(time.Second)
-			os.RemoveAll(dir)
-		})
-		if err != nil {
-			t.Skipf("could not start a single-node Slurm here (%v); its output:\n%s", err, out)
-		}
-		t.Setenv("SLURM_CONF", filepath.Join(dir, "slurm.conf"))
 	}
 	work := t.TempDir()
 	// A root pipeline runs the bwrap sandbox as nobody, which must reach

@@ -232,8 +232,9 @@ func Submit(ctx context.Context, script string) (string, error) {
 type TaskState struct {
 	Index    int
 	State    string // PENDING, RUNNING, COMPLETED, FAILED, CANCELLED, TIMEOUT, ...
-	ExitCode int    // sacct only; -1 when unknown
-	Reason   string // squeue's reason / node list, sacct's elapsed time
+	ExitCode int    // sacct and scontrol only; -1 when unknown
+	Reason   string // squeue's and scontrol's reason (squeue: the node list once running), sacct's elapsed time
+	Signal   int    // the signal that ended it (sacct and scontrol only; 0: none)
 }
 
 // Final reports whether the state is one a task ends in.
@@ -341,26 +342,98 @@ func ParseSacct(jobID, out string) ([]TaskState, error) {
 		if i := strings.IndexByte(state, ' '); i >= 0 {
 			state = state[:i]
 		}
-		code := -1
-		if c, _, ok := strings.Cut(f[2], ":"); ok {
-			if n, err := strconv.Atoi(c); err == nil {
-				code = n
-			}
-		}
+		code, sig := exitCode(f[2])
 		elapsed := ""
 		if len(f) > 3 {
 			elapsed = f[3]
 		}
 		for _, i := range idx {
-			ts = append(ts, TaskState{Index: i, State: state, ExitCode: code, Reason: elapsed})
+			ts = append(ts, TaskState{Index: i, State: state, ExitCode: code, Signal: sig, Reason: elapsed})
 		}
 	}
 	return ts, sc.Err()
 }
 
+// exitCode reads Slurm's "EXIT:SIGNAL" (e.g. "2:0", "0:9"); -1, 0 when it
+// cannot.
+func exitCode(s string) (code, signal int) {
+	c, g, ok := strings.Cut(s, ":")
+	if !ok {
+		return -1, 0
+	}
+	n, err := strconv.Atoi(c)
+	if err != nil {
+		return -1, 0
+	}
+	sig, _ := strconv.Atoi(g)
+	return n, sig
+}
+
+// ScontrolArgs is the scontrol command line ParseScontrol reads.
+func ScontrolArgs(jobID string) []string {
+	return []string{"scontrol", "--oneliner", "show", "job", jobID}
+}
+
+// ParseScontrol reads `scontrol --oneliner show job JOBID` output for the
+// array jobID: one line per task, or per range of tasks that never started
+// ("ArrayTaskId=1-3%1"), with JobState, Reason and ExitCode "EXIT:SIGNAL".
+// It is what tells how tasks ended on a cluster without accounting (no
+// slurmdbd, so no sacct), while the controller still holds the job
+// (MinJobAge, 300 s by default).
+func ParseScontrol(jobID, out string) ([]TaskState, error) {
+	var ts []TaskState
+	sc := bufio.NewScanner(strings.NewReader(out))
+	sc.Buffer(make([]byte, 64*1024), 1<<20)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" {
+			continue
+		}
+		kv := map[string]string{}
+		for _, f := range strings.Fields(line) {
+			if k, v, ok := strings.Cut(f, "="); ok {
+				if _, seen := kv[k]; !seen {
+					kv[k] = v
+				}
+			}
+		}
+		if kv["JobId"] == "" || kv["JobState"] == "" {
+			return nil, fmt.Errorf("scontrol: cannot read line %q", line)
+		}
+		if kv["ArrayJobId"] != jobID {
+			continue // another job
+		}
+		idx, ok := taskIndices(jobID, jobID+"_["+kv["ArrayTaskId"]+"]")
+		if !ok {
+			return nil, fmt.Errorf("scontrol: cannot read ArrayTaskId=%s", kv["ArrayTaskId"])
+		}
+		code, sig := exitCode(kv["ExitCode"])
+		for _, i := range idx {
+			ts = append(ts, TaskState{Index: i, State: kv["JobState"], ExitCode: code, Signal: sig, Reason: kv["Reason"]})
+		}
+	}
+	return ts, sc.Err()
+}
+
+// controllerStates asks the controller how the array's tasks ended
+// (scontrol); nil when it no longer holds the job or cannot be asked.
+func controllerStates(ctx context.Context, jobID string) []TaskState {
+	a := ScontrolArgs(jobID)
+	out, err := exec.CommandContext(ctx, a[0], a[1:]...).Output()
+	if err != nil {
+		return nil
+	}
+	ts, err := ParseScontrol(jobID, string(out))
+	if err != nil {
+		return nil
+	}
+	return ts
+}
+
 // Wait polls squeue every poll until no task of the array is queued or
 // running, calling progress with the live states, then returns sacct's
-// final states (tasks sacct does not know are absent). A cancelled ctx
+// final states (tasks sacct does not know are absent; without accounting,
+// scontrol's, while the controller holds the job). A cancelled ctx
 // returns ctx.Err() and leaves the array to the caller.
 func Wait(ctx context.Context, jobID string, poll time.Duration, progress func([]TaskState)) ([]TaskState, error) {
 	if poll <= 0 {
@@ -405,7 +478,9 @@ func Wait(ctx context.Context, jobID string, poll time.Duration, progress func([
 	for try := 0; try < 5; try++ { // accounting may lag the queue by a moment
 		out, err := exec.CommandContext(ctx, a[0], a[1:]...).CombinedOutput()
 		if err != nil && strings.Contains(string(out), "accounting storage is disabled") {
-			return nil, nil // a cluster without slurmdbd: the run folders tell
+			// A cluster without slurmdbd: the controller tells while it
+			// holds the job, and the run folders tell the rest.
+			return controllerStates(ctx, jobID), nil
 		}
 		if err != nil {
 			last = fmt.Errorf("sacct: %v: %s", err, strings.TrimSpace(string(out)))
@@ -432,10 +507,30 @@ func Wait(ctx context.Context, jobID string, poll time.Duration, progress func([
 	if last != nil {
 		return nil, last
 	}
-	return nil, nil // no accounting: the caller relies on the run folders
+	return controllerStates(ctx, jobID), nil // no accounting record yet: the controller's, or the run folders tell
 }
 
-// Cancel cancels the array (scancel).
+// Stop stops the array as a stopped run stage must: tasks not started yet
+// are cancelled, and in each running task the batch step alone
+// (rexmle-agent task) gets SIGTERM, so that it stops its run within the
+// agent's grace period and records it interrupted. A plain scancel (Cancel)
+// signals every process of the job, the agent's included, which then dies
+// before the run can record that it was stopped (it was recorded failed,
+// "signal: terminated"), and Slurm's SIGKILL follows after its KillWait
+// (30 s by default) whatever the grace period. Pending tasks are cancelled
+// again after the signal, for one that started in between.
+func Stop(jobID string) error {
+	var errs []error
+	for _, args := range [][]string{{"--state=PENDING", jobID}, {"--batch", "--signal=TERM", "--state=RUNNING", jobID}, {"--state=PENDING", jobID}} {
+		if out, err := exec.Command("scancel", args...).CombinedOutput(); err != nil {
+			errs = append(errs, fmt.Errorf("scancel %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(string(out))))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Cancel cancels the array outright (scancel): every process of its tasks
+// gets SIGTERM, then SIGKILL after Slurm's KillWait.
 func Cancel(jobID string) error {
 	out, err := exec.Command("scancel", jobID).CombinedOutput()
 	if err != nil {

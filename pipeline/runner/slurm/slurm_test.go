@@ -81,9 +81,9 @@ func TestParseSqueue(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []TaskState{
-		{6, "PENDING", -1, "JobArrayTaskLimit"}, {7, "PENDING", -1, "JobArrayTaskLimit"}, {8, "PENDING", -1, "JobArrayTaskLimit"}, {9, "PENDING", -1, "JobArrayTaskLimit"},
-		{11, "PENDING", -1, "Priority"}, {13, "PENDING", -1, "Priority"}, {14, "PENDING", -1, "Priority"},
-		{5, "RUNNING", -1, "gpu-node-03"}, {4, "RUNNING", -1, "gpu-node-01"}, {0, "COMPLETING", -1, "gpu-node-01"},
+		{6, "PENDING", -1, "JobArrayTaskLimit", 0}, {7, "PENDING", -1, "JobArrayTaskLimit", 0}, {8, "PENDING", -1, "JobArrayTaskLimit", 0}, {9, "PENDING", -1, "JobArrayTaskLimit", 0},
+		{11, "PENDING", -1, "Priority", 0}, {13, "PENDING", -1, "Priority", 0}, {14, "PENDING", -1, "Priority", 0},
+		{5, "RUNNING", -1, "gpu-node-03", 0}, {4, "RUNNING", -1, "gpu-node-01", 0}, {0, "COMPLETING", -1, "gpu-node-01", 0},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %+v\nwant %+v", got, want)
@@ -103,8 +103,8 @@ func TestParseSacct(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []TaskState{
-		{0, "COMPLETED", 0, "00:12:03"}, {1, "FAILED", 2, "00:00:04"}, {2, "CANCELLED", 0, "00:03:10"},
-		{3, "TIMEOUT", 0, "1-00:15:00"}, {4, "OUT_OF_MEMORY", 0, "00:40:00"}, {5, "PENDING", 0, "00:00:00"}, {6, "PENDING", 0, "00:00:00"},
+		{0, "COMPLETED", 0, "00:12:03", 0}, {1, "FAILED", 2, "00:00:04", 0}, {2, "CANCELLED", 0, "00:03:10", 15},
+		{3, "TIMEOUT", 0, "1-00:15:00", 0}, {4, "OUT_OF_MEMORY", 0, "00:40:00", 125}, {5, "PENDING", 0, "00:00:00", 0}, {6, "PENDING", 0, "00:00:00", 0},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %+v\nwant %+v", got, want)
@@ -139,18 +139,62 @@ func TestManifestRoundTrip(t *testing.T) {
 }
 
 // TestParseSqueueRecorded reads output recorded from a real slurmctld
-// (22.05, single node, array 0-3%2) by start-slurm.sh.
+// (22.05, single node, array 0-3%2) by slurmtest/start-slurm.sh.
 func TestParseSqueueRecorded(t *testing.T) {
 	b, _ := os.ReadFile(filepath.Join("testdata", "squeue-recorded.txt"))
 	got, err := ParseSqueue("1", string(b))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []TaskState{{2, "PENDING", -1, "(JobArrayTaskLimit)"}, {3, "PENDING", -1, "(JobArrayTaskLimit)"}, {1, "RUNNING", -1, "vm"}, {0, "RUNNING", -1, "vm"}}
+	want := []TaskState{{2, "PENDING", -1, "(JobArrayTaskLimit)", 0}, {3, "PENDING", -1, "(JobArrayTaskLimit)", 0}, {1, "RUNNING", -1, "vm", 0}, {0, "RUNNING", -1, "vm", 0}}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %+v", got)
 	}
 	if got, _ := ParseSqueue("11", string(b)); len(got) != 0 {
 		t.Fatalf("job 11 matched job 1's tasks: %+v", got)
+	}
+}
+
+// TestParseScontrol reads `scontrol --oneliner show job` output recorded
+// from a real slurmctld (22.05, single node, no accounting; paths
+// rewritten): array 4 with a task that ended 0, one that exited 3, one
+// cancelled while running and one whose batch shell was killed with
+// SIGKILL; array 8 (0-3%1) cancelled whole while task 0 ran and 1-3 were
+// pending, which the controller keeps as one range.
+func TestParseScontrol(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "scontrol.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ParseScontrol("4", string(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []TaskState{{3, "FAILED", 0, "JobLaunchFailure", 9}, {2, "CANCELLED", 0, "None", 15}, {1, "FAILED", 3, "NonZeroExitCode", 0}, {0, "COMPLETED", 0, "None", 0}}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("array 4: got %+v\nwant %+v", got, want)
+	}
+	got, err = ParseScontrol("8", string(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = []TaskState{{1, "CANCELLED", 0, "JobArrayTaskLimit", 0}, {2, "CANCELLED", 0, "JobArrayTaskLimit", 0}, {3, "CANCELLED", 0, "JobArrayTaskLimit", 0},
+		{0, "CANCELLED", 0, "None", 15}}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("array 8: got %+v\nwant %+v", got, want)
+	}
+	for _, s := range got {
+		if !s.Final() {
+			t.Errorf("%+v not final", s)
+		}
+	}
+	if got, _ := ParseScontrol("40", string(b)); len(got) != 0 {
+		t.Fatalf("job 40 matched another job's tasks: %+v", got)
+	}
+	if _, err := ParseScontrol("4", "no fields here\n"); err == nil {
+		t.Fatal("a line without JobId and JobState accepted")
+	}
+	if _, err := ParseScontrol("4", "JobId=5 ArrayJobId=4 ArrayTaskId=x-y JobState=FAILED\n"); err == nil {
+		t.Fatal("an unreadable ArrayTaskId accepted")
 	}
 }

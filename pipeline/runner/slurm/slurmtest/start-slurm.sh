@@ -1,10 +1,14 @@
 #!/bin/bash
 # Starts a throwaway single-node Slurm (munged, slurmctld, slurmd as root)
-# for the REXMLE_SLURM_TEST=1 test. Usage: start-slurm.sh DIR
+# for the REXMLE_SLURM_TEST=1 tests. Usage: start-slurm.sh DIR [CTLD_PORT SLURMD_PORT]
 # Writes DIR/slurm.conf and prints "SLURM_CONF=DIR/slurm.conf"; stop it with
-# stop-slurm.sh DIR. Needs the Debian packages slurm-wlm and munge.
+# stop-slurm.sh DIR. Needs the Debian packages slurm-wlm and munge. Two
+# clusters with their own DIR and ports can run on one host at once (the
+# tests of two packages do).
 set -eu
 dir=$(readlink -f "$1")
+ctld_port=${2:-16817}
+slurmd_port=${3:-16818}
 mkdir -p "$dir/state" "$dir/spool" "$dir/munge"
 host=$(hostname -s)
 cpus=$(nproc)
@@ -16,8 +20,8 @@ AuthType=auth/munge
 CredType=cred/munge
 SlurmUser=root
 SlurmdUser=root
-SlurmctldPort=16817
-SlurmdPort=16818
+SlurmctldPort=$ctld_port
+SlurmdPort=$slurmd_port
 StateSaveLocation=$dir/state
 SlurmdSpoolDir=$dir/spool
 SlurmctldPidFile=$dir/slurmctld.pid
@@ -34,7 +38,12 @@ SelectTypeParameters=CR_Core
 MpiDefault=none
 ReturnToService=2
 SchedulerParameters=defer_batch
+# Ended jobs stay in the controller (scontrol show job) for 10 min: this
+# cluster has no accounting database for sacct.
 MinJobAge=600
+# A job without --mem gets 512 MB per CPU, not the whole node: the array's
+# tasks run side by side.
+DefMemPerCPU=512
 NodeName=$host CPUs=$cpus RealMemory=$mem State=UNKNOWN
 PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 CONF
