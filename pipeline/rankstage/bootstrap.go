@@ -798,149 +798,181 @@ func (g *Group) Label() string {
 // every configuration and seed: paired), the drawn runs are averaged per
 // challenge and the challenges averaged.
 func bootGroups(opt Options, runs []*Ranked, groups []*Group) {
-	type key struct{ s, set, b, a string }
-	byGroup := map[key]map[string][]*Ranked{}
+	byGroup := runsByGroup(runs)
+	for _, g := range groups {
+		g.Boot = bootGroup(opt, g, byGroup[groupRunsKey{g.Source, g.Setting, g.Backend, g.Agent}])
+	}
+}
+
+// groupRunsKey identifies a group's runs: source, setting, backend, agent.
+type groupRunsKey struct{ s, set, b, a string }
+
+// runsByGroup sorts the runs into their groups, by challenge.
+func runsByGroup(runs []*Ranked) map[groupRunsKey]map[string][]*Ranked {
+	byGroup := map[groupRunsKey]map[string][]*Ranked{}
 	for _, r := range runs {
-		k := key{r.Run.Source, r.Run.Setting, r.Run.Backend, r.Run.Agent}
+		k := groupRunsKey{r.Run.Source, r.Run.Setting, r.Run.Backend, r.Run.Agent}
 		if byGroup[k] == nil {
 			byGroup[k] = map[string][]*Ranked{}
 		}
 		byGroup[k][r.Run.Challenge] = append(byGroup[k][r.Run.Challenge], r)
 	}
-	for _, g := range groups {
-		gb := &GroupBoot{BootSeed: opt.BootSeed, Overall: noInterval}
-		gb.SeedSummary = rank.SeedSummary{Mean: math.NaN(), SE: math.NaN()}
-		g.Boot = gb
-		per := byGroup[key{g.Source, g.Setting, g.Backend, g.Agent}]
-		chs := make([]string, 0, len(per))
-		for ch, rs := range per {
-			sort.Slice(rs, func(i, j int) bool { return rs[i].Run.Seed < rs[j].Run.Seed })
-			chs = append(chs, ch)
+	return byGroup
+}
+
+// bootGroup is one group's seed summary and, where its runs were
+// bootstrapped, its hierarchical bootstrap; per holds its runs by challenge.
+func bootGroup(opt Options, g *Group, per map[string][]*Ranked) *GroupBoot {
+	gb := &GroupBoot{BootSeed: opt.BootSeed, Overall: noInterval}
+	gb.SeedSummary = rank.SeedSummary{Mean: math.NaN(), SE: math.NaN()}
+	chs := make([]string, 0, len(per))
+	for ch, rs := range per {
+		sort.Slice(rs, func(i, j int) bool { return rs[i].Run.Seed < rs[j].Run.Seed })
+		chs = append(chs, ch)
+	}
+	sort.Strings(chs)
+	if g.NPartial > 0 {
+		gb.Note = "some challenges have only the primary metric recorded: no overall interval or seed summary"
+		return gb
+	}
+	seedRanks(gb, chs, per)
+	switch {
+	case g.Source == paper.Source:
+		gb.Note = NotePaper
+		return gb
+	case opt.Boot <= 0:
+		gb.Note = NoteOff
+		return gb
+	}
+	gb.NBoot = opt.Boot
+	us := seedDraws(opt, g, chs, per)
+	tot := make([]float64, opt.Boot)
+	for _, ch := range chs {
+		cb := bootChallenge(opt, ch, per[ch], us)
+		for k, v := range cb.samples {
+			tot[k] += v
 		}
-		sort.Strings(chs)
-		if g.NPartial > 0 {
-			gb.Note = "some challenges have only the primary metric recorded: no overall interval or seed summary"
-			continue
-		}
-		// Seeds.
-		seedSet := map[int]bool{}
-		for _, ch := range chs {
-			for _, r := range per[ch] {
-				seedSet[r.Run.Seed] = true
-			}
-		}
-		for s := range seedSet {
-			gb.Seeds = append(gb.Seeds, s)
-		}
-		sort.Ints(gb.Seeds)
-		for _, s := range gb.Seeds {
-			sum, failed := 0.0, false
-			for _, ch := range chs {
-				var got *Ranked
-				for _, r := range per[ch] {
-					if r.Run.Seed == s {
-						got = r
-					}
-				}
-				if got == nil || got.Result.Status != rank.OK {
-					gb.FailedRuns++
-					failed = true
-					continue
-				}
-				sum += got.Result.Percentile
-			}
-			if failed {
-				gb.FailedSeeds++
-			}
-			gb.SeedValues = append(gb.SeedValues, sum/float64(len(chs)))
-		}
-		gb.SeedSummary = rank.Seeds(gb.SeedValues, nil)
-		switch {
-		case g.Source == paper.Source:
-			gb.Note = NotePaper
-			continue
-		case opt.Boot <= 0:
-			gb.Note = NoteOff
-			continue
-		}
-		gb.NBoot = opt.Boot
-		maxRuns := 0
-		for _, ch := range chs {
-			maxRuns = max(maxRuns, len(per[ch]))
-		}
-		// Outer level: the seed draws, as uniform numbers shared by the
-		// challenges (a challenge with m runs takes ⌊u·m⌋).
-		rng := rank.StreamRNG(opt.BootSeed, "seeds/"+g.Label())
-		us := make([][]float64, opt.Boot)
-		for k := range us {
-			us[k] = make([]float64, maxRuns)
-			for i := range us[k] {
-				us[k][i] = rng.Float64()
-			}
-		}
-		tot := make([]float64, opt.Boot)
-		for _, ch := range chs {
-			rs := per[ch]
-			// value(r, k): the run's percentile in case resample k.
-			value := make([]func(int) float64, len(rs))
-			cb := ChallengeBoot{Challenge: ch, Pct: noInterval, NSeeds: len(rs)}
-			sampled := 0
-			for i, r := range rs {
-				switch {
-				case r.Boot != nil && r.Boot.samples != nil:
-					s := r.Boot.samples
-					value[i] = func(k int) float64 { return s[k] }
-					sampled++
-					if cb.NCases == 0 || r.Boot.NCases < cb.NCases {
-						cb.NCases = r.Boot.NCases
-					}
-				case r.Result.Status == rank.OK:
-					p := r.Result.Percentile
-					value[i] = func(int) float64 { return p }
-					gb.NFixed++
-					cb.NFixed++
-				default:
-					value[i] = func(int) float64 { return 0 }
-				}
-				if r.Result.Status == rank.OK {
-					cb.Percentile += r.Result.Percentile
-				}
-			}
-			cb.Percentile /= float64(len(rs))
-			chS := make([]float64, opt.Boot)
-			m := len(rs)
-			for k := range chS {
-				s := 0.0
-				for i := 0; i < m; i++ {
-					s += value[min(int(us[k][i]*float64(m)), m-1)](k)
-				}
-				chS[k] = s / float64(m)
-				tot[k] += chS[k]
-			}
-			cb.samples = chS
-			if sampled == 0 {
-				cb.Note = "no run of this challenge has an interval"
-				if r := rs[0]; r.Boot != nil && r.Boot.Note != "" && len(rs) == 1 {
-					cb.Note = r.Boot.Note
-				}
-			} else {
-				cb.Pct = intervalOf(rank.MethodExpanded, opt.Confidence, cb.NCases, chS, cb.Percentile, nil)
-				cb.SmallN = cb.NCases < rank.SmallN
-				if cb.NFixed > 0 {
-					cb.Note = fmt.Sprintf("%d of %d seed run(s) have no interval and are held at their percentile", cb.NFixed, len(rs))
-				}
-			}
-			gb.Challenges = append(gb.Challenges, cb)
-		}
-		for k := range tot {
-			tot[k] /= float64(len(chs))
-		}
-		gb.samples = tot
-		gb.Overall.Lo, gb.Overall.Hi = rank.PercentileInterval(tot, opt.Confidence)
-		if gb.NFixed > 0 {
-			gb.Note = fmt.Sprintf("%d successful run(s) have no interval and are held at their percentile in every resample", gb.NFixed)
+		gb.NFixed += cb.NFixed
+		gb.Challenges = append(gb.Challenges, cb)
+	}
+	for k := range tot {
+		tot[k] /= float64(len(chs))
+	}
+	gb.samples = tot
+	gb.Overall.Lo, gb.Overall.Hi = rank.PercentileInterval(tot, opt.Confidence)
+	if gb.NFixed > 0 {
+		gb.Note = fmt.Sprintf("%d successful run(s) have no interval and are held at their percentile in every resample", gb.NFixed)
+	}
+	return gb
+}
+
+// seedRanks sets the group's seeds, the ReX-MLE rank of each (a failed or
+// missing run counting 0) and their summary.
+func seedRanks(gb *GroupBoot, chs []string, per map[string][]*Ranked) {
+	seedSet := map[int]bool{}
+	for _, ch := range chs {
+		for _, r := range per[ch] {
+			seedSet[r.Run.Seed] = true
 		}
 	}
+	for s := range seedSet {
+		gb.Seeds = append(gb.Seeds, s)
+	}
+	sort.Ints(gb.Seeds)
+	for _, s := range gb.Seeds {
+		sum, failed := 0.0, false
+		for _, ch := range chs {
+			var got *Ranked
+			for _, r := range per[ch] {
+				if r.Run.Seed == s {
+					got = r
+				}
+			}
+			if got == nil || got.Result.Status != rank.OK {
+				gb.FailedRuns++
+				failed = true
+				continue
+			}
+			sum += got.Result.Percentile
+		}
+		if failed {
+			gb.FailedSeeds++
+		}
+		gb.SeedValues = append(gb.SeedValues, sum/float64(len(chs)))
+	}
+	gb.SeedSummary = rank.Seeds(gb.SeedValues, nil)
+}
+
+// seedDraws is the outer level: the seed draws, as uniform numbers shared by
+// the challenges (a challenge with m runs takes ⌊u·m⌋), per resample.
+func seedDraws(opt Options, g *Group, chs []string, per map[string][]*Ranked) [][]float64 {
+	maxRuns := 0
+	for _, ch := range chs {
+		maxRuns = max(maxRuns, len(per[ch]))
+	}
+	rng := rank.StreamRNG(opt.BootSeed, "seeds/"+g.Label())
+	us := make([][]float64, opt.Boot)
+	for k := range us {
+		us[k] = make([]float64, maxRuns)
+		for i := range us[k] {
+			us[k][i] = rng.Float64()
+		}
+	}
+	return us
+}
+
+// bootChallenge is a group's standing on one challenge: its seed runs'
+// mean percentile and, per resample k, the mean over the drawn seeds of
+// each run's percentile in case resample k (in samples).
+func bootChallenge(opt Options, ch string, rs []*Ranked, us [][]float64) ChallengeBoot {
+	// value(r, k): the run's percentile in case resample k.
+	value := make([]func(int) float64, len(rs))
+	cb := ChallengeBoot{Challenge: ch, Pct: noInterval, NSeeds: len(rs)}
+	sampled := 0
+	for i, r := range rs {
+		switch {
+		case r.Boot != nil && r.Boot.samples != nil:
+			s := r.Boot.samples
+			value[i] = func(k int) float64 { return s[k] }
+			sampled++
+			if cb.NCases == 0 || r.Boot.NCases < cb.NCases {
+				cb.NCases = r.Boot.NCases
+			}
+		case r.Result.Status == rank.OK:
+			p := r.Result.Percentile
+			value[i] = func(int) float64 { return p }
+			cb.NFixed++
+		default:
+			value[i] = func(int) float64 { return 0 }
+		}
+		if r.Result.Status == rank.OK {
+			cb.Percentile += r.Result.Percentile
+		}
+	}
+	cb.Percentile /= float64(len(rs))
+	chS := make([]float64, opt.Boot)
+	m := len(rs)
+	for k := range chS {
+		s := 0.0
+		for i := 0; i < m; i++ {
+			s += value[min(int(us[k][i]*float64(m)), m-1)](k)
+		}
+		chS[k] = s / float64(m)
+	}
+	cb.samples = chS
+	if sampled == 0 {
+		cb.Note = "no run of this challenge has an interval"
+		if r := rs[0]; r.Boot != nil && r.Boot.Note != "" && len(rs) == 1 {
+			cb.Note = r.Boot.Note
+		}
+	} else {
+		cb.Pct = intervalOf(rank.MethodExpanded, opt.Confidence, cb.NCases, chS, cb.Percentile, nil)
+		cb.SmallN = cb.NCases < rank.SmallN
+		if cb.NFixed > 0 {
+			cb.Note = fmt.Sprintf("%d of %d seed run(s) have no interval and are held at their percentile", cb.NFixed, len(rs))
+		}
+	}
+	return cb
 }
 
 // Pair is one ordered pair of configurations.
