@@ -12,30 +12,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rexmle/rexmle/pipeline/config"
 	"github.com/rexmle/rexmle/pipeline/report"
 	"github.com/rexmle/rexmle/pipeline/report/reporttest"
 	"github.com/rexmle/rexmle/pipeline/store"
 )
-
-func benchmark(t testing.TB) *config.Benchmark {
-	t.Helper()
-	b, err := config.Load("../../benchmark.toml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-func openStore(t testing.TB) *store.Store {
-	t.Helper()
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "rexmle.sqlite"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	return st
-}
 
 // rows is every bundled row of st, by table.
 func rows(t *testing.T, st *store.Store) map[string][][]any {
@@ -57,8 +37,8 @@ func rows(t *testing.T, st *store.Store) map[string][][]any {
 func written(t *testing.T) (st *store.Store, dir string) {
 	t.Helper()
 	ctx := context.Background()
-	b := benchmark(t)
-	st = openStore(t)
+	b := reporttest.Benchmark(t)
+	st = reporttest.Store(t)
 	if err := reporttest.Fill(ctx, st, b, reporttest.Spec{Source: "standin", Agents: 1, Seeds: 1, Cases: 3, MeanCases: true, Strategies: 2, GPUSamples: 2, RandSeed: 4}); err != nil {
 		t.Fatal(err)
 	}
@@ -127,14 +107,14 @@ func TestWriteOpenRestore(t *testing.T) {
 	if ex := bd.Exports(); len(ex) != 1 || filepath.Base(ex[0]) != "capabilities.csv" {
 		t.Errorf("exports %v", ex)
 	}
-	fresh := openStore(t)
-	if err := bd.Restore(ctx, fresh, benchmark(t)); err != nil {
+	fresh := reporttest.Store(t)
+	if err := bd.Restore(ctx, fresh, reporttest.Benchmark(t)); err != nil {
 		t.Fatal(err)
 	}
 	if got := rows(t, fresh); !reflect.DeepEqual(got, orig) {
 		t.Error("restored rows differ from the store's")
 	}
-	if err := bd.Restore(ctx, fresh, benchmark(t)); err == nil || !strings.Contains(err.Error(), "already holds runs") {
+	if err := bd.Restore(ctx, fresh, reporttest.Benchmark(t)); err == nil || !strings.Contains(err.Error(), "already holds runs") {
 		t.Errorf("restoring twice: %v", err)
 	}
 	// Written again from the restored store: the same bytes.
@@ -251,7 +231,7 @@ func TestOpenRefuses(t *testing.T) {
 			c.bad(t, dir)
 			bd, err := Open(dir)
 			if err == nil {
-				err = bd.Restore(ctx, openStore(t), benchmark(t))
+				err = bd.Restore(ctx, reporttest.Store(t), reporttest.Benchmark(t))
 			}
 			if err == nil {
 				t.Fatal("accepted")

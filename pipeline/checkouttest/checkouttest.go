@@ -56,7 +56,7 @@ var bins struct {
 func Binaries(t testing.TB) (agent, bridge string) {
 	t.Helper()
 	bins.once.Do(func() {
-		root, err := moduleRoot()
+		root, err := ModuleRoot()
 		if err != nil {
 			bins.err = err
 			return
@@ -87,8 +87,8 @@ func Binaries(t testing.TB) (agent, bridge string) {
 	return bins.agent, bins.bridge
 }
 
-// moduleRoot is the nearest folder at or above the working folder holding go.mod.
-func moduleRoot() (string, error) {
+// ModuleRoot is the nearest folder at or above the working folder holding go.mod.
+func ModuleRoot() (string, error) {
 	d, err := os.Getwd()
 	if err != nil {
 		return "", err
@@ -112,7 +112,7 @@ func moduleRoot() (string, error) {
 // the test outside a git checkout.
 func Clone(t testing.TB) string {
 	t.Helper()
-	root, err := moduleRoot()
+	root, err := ModuleRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +188,7 @@ func Git(t testing.TB, dir string, args ...string) string {
 // into that folder alone.
 func Benchmark(t testing.TB) string {
 	t.Helper()
-	repo, err := moduleRoot()
+	repo, err := ModuleRoot()
 	if err != nil {
 		t.Fatal(err)
 	}

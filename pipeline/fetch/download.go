@@ -247,29 +247,12 @@ func parseContentRange(v string) (start, end, total int64, ok bool) {
 // attempt makes one request for the rest of part and appends it. It returns
 // the bytes received in this attempt.
 func (f *fetcher) attempt(ctx context.Context, pf *PlannedFile, rawURL, part string) (int64, digest, error) {
-	offset := int64(0)
-	if st, err := os.Stat(part); err == nil {
-		offset = st.Size()
+	offset, h, complete, err := f.resumePoint(ctx, pf, part)
+	if err != nil {
+		return 0, digest{}, err
 	}
-	if pf.Size > 0 && offset > pf.Size {
-		f.log.Warn("partial download larger than the file; restarting", "file", pf.Challenge+"/"+pf.Name)
-		if err := os.Truncate(part, 0); err != nil {
-			return 0, digest{}, permanent(fmt.Errorf("truncate %s: %w", part, err))
-		}
-		offset = 0
-	}
-	var h *hashers
-	if offset > 0 {
-		if offset > 1<<30 {
-			f.log.Info("re-reading the partial download to continue its checksums", "file", pf.Challenge+"/"+pf.Name, "bytes", FormatBytes(offset))
-		}
-		var err error
-		if h, err = hashPrefix(ctx, part, offset); err != nil {
-			return 0, digest{}, err
-		}
-		if pf.Size > 0 && offset == pf.Size {
-			return 0, h.digest(), nil // complete already; only verification was missing
-		}
+	if complete {
+		return 0, h.digest(), nil // complete already; only verification was missing
 	}
 
 	rctx, cancel := context.WithCancelCause(ctx)
@@ -288,37 +271,11 @@ func (f *fetcher) attempt(ctx context.Context, pf *PlannedFile, rawURL, part str
 	}
 	defer resp.Body.Close()
 
-	switch resp.StatusCode {
-	case http.StatusOK:
-		if offset > 0 {
-			f.log.Info("server does not support resuming; restarting from zero", "file", pf.Challenge+"/"+pf.Name, "discarded", offset)
-		}
-		offset, h = 0, nil
-	case http.StatusPartialContent:
-		start, _, tot, ok := parseContentRange(resp.Header.Get("Content-Range"))
-		if !ok || start != offset {
-			os.Truncate(part, 0)
-			return 0, digest{}, fmt.Errorf("server answered Content-Range %q to bytes=%d-; restarting from zero", resp.Header.Get("Content-Range"), offset)
-		}
-		if pf.Size > 0 && tot >= 0 && tot != pf.Size {
-			return 0, digest{}, permanent(fmt.Errorf("server reports %d bytes, the record says %d", tot, pf.Size))
-		}
-	case http.StatusRequestedRangeNotSatisfiable:
-		// "bytes */N" with N == offset: the part is already complete.
-		if v, ok := strings.CutPrefix(resp.Header.Get("Content-Range"), "bytes */"); ok && offset > 0 {
-			if n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil && n == offset {
-				return 0, h.digest(), nil
-			}
-		}
-		os.Truncate(part, 0)
-		return 0, digest{}, fmt.Errorf("server refused range bytes=%d-; restarting from zero", offset)
-	default:
-		io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
-		se := statusError(resp, f.opts.Now())
-		if !retryable(se) {
-			return 0, digest{}, permanent(se)
-		}
-		return 0, digest{}, se
+	if offset, h, complete, err = f.checkResponse(resp, pf, part, offset, h); err != nil {
+		return 0, digest{}, err
+	}
+	if complete {
+		return 0, h.digest(), nil
 	}
 	if h == nil {
 		h = newHashers()
@@ -327,7 +284,82 @@ func (f *fetcher) attempt(ctx context.Context, pf *PlannedFile, rawURL, part str
 		return 0, digest{}, permanent(fmt.Errorf("file %s: Google Drive sent a web page instead of the file (quota exceeded or access denied); "+
 			"download it by hand from https://drive.google.com/file/d/%s/view and save it as %s", pf.Name, gdriveID(pf.URL), pf.Dest))
 	}
+	return f.receive(rctx, cancel, resp, pf, part, offset, h)
+}
 
+// resumePoint is where a download continues: the size of the partial file
+// (restarted when it is larger than the file) and the hashes of what it
+// holds; complete when it holds the whole file already.
+func (f *fetcher) resumePoint(ctx context.Context, pf *PlannedFile, part string) (offset int64, h *hashers, complete bool, err error) {
+	if st, err := os.Stat(part); err == nil {
+		offset = st.Size()
+	}
+	if pf.Size > 0 && offset > pf.Size {
+		f.log.Warn("partial download larger than the file; restarting", "file", pf.Challenge+"/"+pf.Name)
+		if err := os.Truncate(part, 0); err != nil {
+			return 0, nil, false, permanent(fmt.Errorf("truncate %s: %w", part, err))
+		}
+		offset = 0
+	}
+	if offset > 0 {
+		if offset > 1<<30 {
+			f.log.Info("re-reading the partial download to continue its checksums", "file", pf.Challenge+"/"+pf.Name, "bytes", FormatBytes(offset))
+		}
+		if h, err = hashPrefix(ctx, part, offset); err != nil {
+			return 0, nil, false, err
+		}
+		if pf.Size > 0 && offset == pf.Size {
+			return offset, h, true, nil
+		}
+	}
+	return offset, h, false, nil
+}
+
+// checkResponse reads the server's answer to a request from offset: a
+// whole file restarts from zero (offset 0, no hashes), a partial one must
+// start at offset, a refused range is complete when the part holds the
+// whole file; any other status is an error, permanent unless retryable.
+func (f *fetcher) checkResponse(resp *http.Response, pf *PlannedFile, part string, offset int64, h *hashers) (int64, *hashers, bool, error) {
+	switch resp.StatusCode {
+	case http.StatusOK:
+		if offset > 0 {
+			f.log.Info("server does not support resuming; restarting from zero", "file", pf.Challenge+"/"+pf.Name, "discarded", offset)
+		}
+		return 0, nil, false, nil
+	case http.StatusPartialContent:
+		start, _, tot, ok := parseContentRange(resp.Header.Get("Content-Range"))
+		if !ok || start != offset {
+			os.Truncate(part, 0)
+			return 0, nil, false, fmt.Errorf("server answered Content-Range %q to bytes=%d-; restarting from zero", resp.Header.Get("Content-Range"), offset)
+		}
+		if pf.Size > 0 && tot >= 0 && tot != pf.Size {
+			return 0, nil, false, permanent(fmt.Errorf("server reports %d bytes, the record says %d", tot, pf.Size))
+		}
+		return offset, h, false, nil
+	case http.StatusRequestedRangeNotSatisfiable:
+		// "bytes */N" with N == offset: the part is already complete.
+		if v, ok := strings.CutPrefix(resp.Header.Get("Content-Range"), "bytes */"); ok && offset > 0 {
+			if n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil && n == offset {
+				return offset, h, true, nil
+			}
+		}
+		os.Truncate(part, 0)
+		return 0, nil, false, fmt.Errorf("server refused range bytes=%d-; restarting from zero", offset)
+	default:
+		io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+		se := statusError(resp, f.opts.Now())
+		if !retryable(se) {
+			return 0, nil, false, permanent(se)
+		}
+		return 0, nil, false, se
+	}
+}
+
+// receive appends the response body to the part file from offset, hashing
+// it on the way, and returns the bytes written and the digest of the whole
+// part. No data for StallTimeout cancels rctx (through cancel) and fails
+// the attempt.
+func (f *fetcher) receive(rctx context.Context, cancel context.CancelCauseFunc, resp *http.Response, pf *PlannedFile, part string, offset int64, h *hashers) (int64, digest, error) {
 	flag := os.O_WRONLY | os.O_CREATE | os.O_APPEND
 	if offset == 0 {
 		flag = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
@@ -348,46 +380,12 @@ func (f *fetcher) attempt(ctx context.Context, pf *PlannedFile, rawURL, part str
 	defer stall.Stop()
 	const bufSize = 256 << 10
 	ah := newAsyncHasher(h, bufSize, 4)
-	buf := make([]byte, bufSize)
-	var written, sinceSync int64
-	var rerr error
-	for {
-		// Gather reads (often 4–32 KiB each) into one larger chunk so that
-		// the file write and the hand-off to the hasher are amortised.
-		n := 0
-		var err error
-		for n < bufSize/2 && err == nil {
-			var k int
-			k, err = resp.Body.Read(buf[n:])
-			if k > 0 {
-				stall.Reset(f.opts.StallTimeout)
-				n += k
-			}
-		}
-		if n > 0 {
-			if _, werr := out.Write(buf[:n]); werr != nil {
-				out.Close()
-				ah.finish()
-				f.prog.finish(id, werr)
-				return written, digest{}, permanent(fmt.Errorf("write %s: %w", part, werr))
-			}
-			ah.Write(buf[:n])
-			written += int64(n)
-			sinceSync += int64(n)
-			f.transferred.Add(int64(n))
-			f.prog.add(id, int64(n))
-			if sinceSync >= f.opts.SyncEvery {
-				out.Sync()
-				sinceSync = 0
-			}
-		}
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			rerr = err
-			break
-		}
+	written, rerr, werr := f.copyBody(resp.Body, out, ah, stall, id, bufSize)
+	if werr != nil {
+		out.Close()
+		ah.finish()
+		f.prog.finish(id, werr)
+		return written, digest{}, permanent(fmt.Errorf("write %s: %w", part, werr))
 	}
 	serr := out.Sync()
 	cerr := out.Close()
@@ -406,4 +404,47 @@ func (f *fetcher) attempt(ctx context.Context, pf *PlannedFile, rawURL, part str
 	}
 	f.prog.finish(id, nil)
 	return written, h.digest(), nil
+}
+
+// copyBody copies body to out and the hasher in chunks of up to bufSize,
+// resetting the stall timer on every read and syncing every SyncEvery
+// bytes, until the end of the body (rerr nil), a read error (rerr) or a
+// write error (werr, which stops the copy at once).
+func (f *fetcher) copyBody(body io.Reader, out *os.File, ah *asyncHasher, stall *time.Timer, id string, bufSize int) (written int64, rerr, werr error) {
+	buf := make([]byte, bufSize)
+	var sinceSync int64
+	for {
+		// Gather reads (often 4–32 KiB each) into one larger chunk so that
+		// the file write and the hand-off to the hasher are amortised.
+		n := 0
+		var err error
+		for n < bufSize/2 && err == nil {
+			var k int
+			k, err = body.Read(buf[n:])
+			if k > 0 {
+				stall.Reset(f.opts.StallTimeout)
+				n += k
+			}
+		}
+		if n > 0 {
+			if _, werr := out.Write(buf[:n]); werr != nil {
+				return written, nil, werr
+			}
+			ah.Write(buf[:n])
+			written += int64(n)
+			sinceSync += int64(n)
+			f.transferred.Add(int64(n))
+			f.prog.add(id, int64(n))
+			if sinceSync >= f.opts.SyncEvery {
+				out.Sync()
+				sinceSync = 0
+			}
+		}
+		if err == io.EOF {
+			return written, nil, nil
+		}
+		if err != nil {
+			return written, err, nil
+		}
+	}
 }

@@ -295,6 +295,56 @@ type recordKey struct{ kind, id string }
 // plan resolves all sources, fetching each distinct record's metadata once.
 func (f *fetcher) plan(ctx context.Context, sources []Source) *DownloadPlan {
 	p := &DownloadPlan{rawRoot: f.opts.RawRoot}
+	records, recErr := f.resolveRecords(ctx, sources)
+	dests := map[string]*PlannedFile{}
+	for _, s := range sources {
+		cp := &ChallengePlan{Source: s}
+		p.Challenges = append(p.Challenges, cp)
+		if err := s.validate(); err != nil {
+			cp.Err = err
+			continue
+		}
+		remote, err := f.remoteFiles(s, records, recErr)
+		if err != nil {
+			cp.Err = err
+			continue
+		}
+		lf, err := f.locks.get(s.Challenge)
+		if err != nil {
+			cp.Err = err
+			continue
+		}
+		fresh, shared, err := alreadyPlanned(s, remote, dests)
+		if err != nil {
+			cp.Err = err
+			continue
+		}
+		cp.Shared = shared
+		for _, r := range fresh {
+			pf := &PlannedFile{
+				Challenge: s.Challenge, Kind: s.Kind, Name: r.Name, URL: r.URL, Size: r.Size, MD5: r.MD5,
+				Extract: s.Extract && isArchive(r.Name), ExtractToStem: s.ExtractToStem,
+				Dest:         filepath.Join(f.opts.RawDir(s.Challenge), r.Name),
+				Instructions: s.Instructions,
+				Source:       s.Label(),
+			}
+			if len(remote) == 1 && s.Kind != KindZenodo && s.Kind != KindFigshare {
+				pf.SHA256 = strings.ToLower(s.SHA256)
+			}
+			dests[filepath.Join(s.Challenge, r.Name)] = pf
+			pinFirstUse(pf, lf)
+			f.decide(pf, lf)
+			cp.Files = append(cp.Files, pf)
+		}
+	}
+	groupPlan(p) // marks SameAs
+	return p
+}
+
+// resolveRecords lists the files of every Zenodo and Figshare record the
+// sources name, each record once, in parallel; a record not reached before
+// ctx ends is "not resolved: interrupted".
+func (f *fetcher) resolveRecords(ctx context.Context, sources []Source) (map[recordKey][]remoteFile, map[recordKey]error) {
 	records := map[recordKey][]remoteFile{}
 	recErr := map[recordKey]error{}
 	var keys []recordKey
@@ -320,97 +370,69 @@ func (f *fetcher) plan(ctx context.Context, sources []Source) *DownloadPlan {
 			records[k], recErr[k] = files[i], errs[i]
 		}
 	}
+	return records, recErr
+}
 
-	dests := map[string]*PlannedFile{}
-	for _, s := range sources {
-		cp := &ChallengePlan{Source: s}
-		p.Challenges = append(p.Challenges, cp)
-		if err := s.validate(); err != nil {
-			cp.Err = err
-			continue
+// remoteFiles are the files a source names: selected from its record, its
+// single URL or Google Drive file, or the files to be placed by hand.
+func (f *fetcher) remoteFiles(s Source, records map[recordKey][]remoteFile, recErr map[recordKey]error) ([]remoteFile, error) {
+	var remote []remoteFile
+	switch s.Kind {
+	case KindZenodo, KindFigshare:
+		k := recordKey{s.Kind, s.Record}
+		if err := recErr[k]; err != nil {
+			return nil, err
 		}
-		var remote []remoteFile
-		switch s.Kind {
-		case KindZenodo, KindFigshare:
-			k := recordKey{s.Kind, s.Record}
-			if err := recErr[k]; err != nil {
-				cp.Err = err
-				continue
-			}
-			sel, err := selectFiles(records[k], s.Files)
-			if err != nil {
-				cp.Err = fmt.Errorf("%s record %s: %w", s.Kind, s.Record, err)
-				continue
-			}
-			remote = sel
-		case KindURL, KindGDrive:
-			name, err := s.singleFileName()
-			if err != nil {
-				cp.Err = err
-				continue
-			}
-			u := s.URL
-			if s.Kind == KindGDrive {
-				u = f.gdriveURL(s.Record)
-			}
-			remote = []remoteFile{{Name: name, URL: u, Size: s.Size, MD5: strings.ToLower(s.MD5)}}
-		case KindManual:
-			for i, n := range s.Files {
-				rf := remoteFile{Name: n}
-				if i == 0 && len(s.Files) == 1 {
-					rf.Size, rf.MD5 = s.Size, strings.ToLower(s.MD5)
-				}
-				remote = append(remote, rf)
-			}
-		}
-		lf, err := f.locks.get(s.Challenge)
+		sel, err := selectFiles(records[k], s.Files)
 		if err != nil {
-			cp.Err = err
-			continue
+			return nil, fmt.Errorf("%s record %s: %w", s.Kind, s.Record, err)
 		}
-		// A file of the same folder already planned by an earlier source is
-		// shared when it is the same remote file (the PUMA, PANTHER, TopCoW
-		// and TopBrain tasks list one record each); a different file under
-		// the same name is a conflict.
-		var conflicts []string
-		var shared []*PlannedFile
-		var fresh []remoteFile
-		for _, r := range remote {
-			prev := dests[filepath.Join(s.Challenge, r.Name)]
-			switch {
-			case prev == nil:
-				fresh = append(fresh, r)
-			case sameRemote(prev, s.Kind, r):
-				shared = append(shared, prev)
-			default:
-				conflicts = append(conflicts, fmt.Sprintf("%s (already planned by %s from %s)", r.Name, prev.Source, prev.Kind))
-			}
+		remote = sel
+	case KindURL, KindGDrive:
+		name, err := s.singleFileName()
+		if err != nil {
+			return nil, err
 		}
-		if len(conflicts) > 0 {
-			cp.Err = fmt.Errorf("challenge %s: %s already planned from another source of the same folder with different content; give the files distinct names or drop one source",
-				s.Challenge, strings.Join(conflicts, ", "))
-			continue
+		u := s.URL
+		if s.Kind == KindGDrive {
+			u = f.gdriveURL(s.Record)
 		}
-		cp.Shared = shared
-		for _, r := range fresh {
-			pf := &PlannedFile{
-				Challenge: s.Challenge, Kind: s.Kind, Name: r.Name, URL: r.URL, Size: r.Size, MD5: r.MD5,
-				Extract: s.Extract && isArchive(r.Name), ExtractToStem: s.ExtractToStem,
-				Dest:         filepath.Join(f.opts.RawDir(s.Challenge), r.Name),
-				Instructions: s.Instructions,
-				Source:       s.Label(),
+		remote = []remoteFile{{Name: name, URL: u, Size: s.Size, MD5: strings.ToLower(s.MD5)}}
+	case KindManual:
+		for i, n := range s.Files {
+			rf := remoteFile{Name: n}
+			if i == 0 && len(s.Files) == 1 {
+				rf.Size, rf.MD5 = s.Size, strings.ToLower(s.MD5)
 			}
-			if len(remote) == 1 && s.Kind != KindZenodo && s.Kind != KindFigshare {
-				pf.SHA256 = strings.ToLower(s.SHA256)
-			}
-			dests[filepath.Join(s.Challenge, r.Name)] = pf
-			pinFirstUse(pf, lf)
-			f.decide(pf, lf)
-			cp.Files = append(cp.Files, pf)
+			remote = append(remote, rf)
 		}
 	}
-	groupPlan(p) // marks SameAs
-	return p
+	return remote, nil
+}
+
+// alreadyPlanned sorts a source's files against those earlier sources
+// planned (dests, by challenge and name): a file of the same folder
+// already planned is shared when it is the same remote file (the PUMA,
+// PANTHER, TopCoW and TopBrain tasks list one record each); a different
+// file under the same name is a conflict.
+func alreadyPlanned(s Source, remote []remoteFile, dests map[string]*PlannedFile) (fresh []remoteFile, shared []*PlannedFile, err error) {
+	var conflicts []string
+	for _, r := range remote {
+		prev := dests[filepath.Join(s.Challenge, r.Name)]
+		switch {
+		case prev == nil:
+			fresh = append(fresh, r)
+		case sameRemote(prev, s.Kind, r):
+			shared = append(shared, prev)
+		default:
+			conflicts = append(conflicts, fmt.Sprintf("%s (already planned by %s from %s)", r.Name, prev.Source, prev.Kind))
+		}
+	}
+	if len(conflicts) > 0 {
+		return nil, nil, fmt.Errorf("challenge %s: %s already planned from another source of the same folder with different content; give the files distinct names or drop one source",
+			s.Challenge, strings.Join(conflicts, ", "))
+	}
+	return fresh, shared, nil
 }
 
 // sameRemote reports whether r (from a source of kind) is the remote file

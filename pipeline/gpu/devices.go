@@ -67,32 +67,11 @@ func Visible(all []Device, v string, set bool) ([]Device, error) {
 	if v == "" {
 		return nil, nil
 	}
-	var whole []Device
+	s := &visibleSet{all: all, seen: map[string]bool{}}
 	for _, d := range all {
 		if !d.IsMIG() {
-			whole = append(whole, d)
+			s.whole = append(s.whole, d)
 		}
-	}
-	instancesOf := func(g Device) []Device {
-		var out []Device
-		for _, d := range all {
-			if d.IsMIG() && d.Index == g.Index {
-				out = append(out, d)
-			}
-		}
-		return out
-	}
-	var out []Device
-	seen := map[string]bool{}
-	add := func(entry string, ds ...Device) error {
-		for _, d := range ds {
-			if seen[d.UUID+"#"+d.Label()] {
-				return fmt.Errorf("CUDA_VISIBLE_DEVICES entry %q names GPU %s (%s) a second time", entry, d.Label(), d.UUID)
-			}
-			seen[d.UUID+"#"+d.Label()] = true
-			out = append(out, d)
-		}
-		return nil
 	}
 	for _, raw := range strings.Split(v, ",") {
 		e := strings.TrimSpace(raw)
@@ -104,41 +83,11 @@ func Visible(all []Device, v string, set bool) ([]Device, error) {
 			n, _ := strconv.Atoi(e)
 			if n < 0 {
 				// CUDA's idiom: a negative index ends the list ("-1": no GPU).
-				return out, nil
+				return s.out, nil
 			}
-			var g *Device
-			for i := range whole {
-				if whole[i].Index == n {
-					g = &whole[i]
-				}
-			}
-			if g == nil {
-				err = fmt.Errorf("CUDA_VISIBLE_DEVICES entry %q: NVML has no GPU %d (it sees %d GPU(s))", e, n, len(whole))
-			} else if g.MIGEnabled {
-				if ins := instancesOf(*g); len(ins) == 0 {
-					err = fmt.Errorf("CUDA_VISIBLE_DEVICES entry %q: GPU %d has MIG mode on but no MIG instance", e, n)
-				} else {
-					err = add(e, ins...)
-				}
-			} else {
-				err = add(e, *g)
-			}
+			err = s.addIndex(e, n)
 		case strings.HasPrefix(e, "MIG-GPU-"):
-			// MIG-GPU-<parent uuid>/<gi>/<ci>
-			parts := strings.Split(strings.TrimPrefix(e, "MIG-"), "/")
-			if len(parts) != 3 || !isInt(parts[1]) || !isInt(parts[2]) {
-				err = fmt.Errorf("CUDA_VISIBLE_DEVICES entry %q: want MIG-GPU-<uuid>/<gi>/<ci>", e)
-				break
-			}
-			gi, _ := strconv.Atoi(parts[1])
-			ci, _ := strconv.Atoi(parts[2])
-			var hit []Device
-			for _, d := range all {
-				if d.IsMIG() && strings.HasPrefix(d.ParentUUID, parts[0]) && d.GPUInstance == gi && d.CompInstance == ci {
-					hit = append(hit, d)
-				}
-			}
-			err = one(e, hit, add)
+			err = s.addMIGPath(e)
 		case strings.HasPrefix(e, "MIG-"):
 			var hit []Device
 			for _, d := range all {
@@ -146,24 +95,9 @@ func Visible(all []Device, v string, set bool) ([]Device, error) {
 					hit = append(hit, d)
 				}
 			}
-			err = one(e, hit, add)
+			err = one(e, hit, s.add)
 		case strings.HasPrefix(e, "GPU-"):
-			var hit []Device
-			for _, d := range whole {
-				if strings.HasPrefix(d.UUID, e) {
-					hit = append(hit, d)
-				}
-			}
-			if len(hit) == 1 && hit[0].MIGEnabled {
-				ins := instancesOf(hit[0])
-				if len(ins) == 0 {
-					err = fmt.Errorf("CUDA_VISIBLE_DEVICES entry %q: GPU %d has MIG mode on but no MIG instance", e, hit[0].Index)
-				} else {
-					err = add(e, ins...)
-				}
-				break
-			}
-			err = one(e, hit, add)
+			err = s.addGPUUUID(e)
 		default:
 			err = fmt.Errorf("CUDA_VISIBLE_DEVICES entry %q: want a GPU index, a GPU-… UUID or a MIG-… UUID", e)
 		}
@@ -171,7 +105,96 @@ func Visible(all []Device, v string, set bool) ([]Device, error) {
 			return nil, err
 		}
 	}
-	return out, nil
+	return s.out, nil
+}
+
+// visibleSet is what Visible has resolved so far: the devices in the
+// variable's order, each once.
+type visibleSet struct {
+	all   []Device // whole GPUs and MIG instances
+	whole []Device // the whole GPUs
+	out   []Device
+	seen  map[string]bool // by UUID and label
+}
+
+// add appends the devices an entry names, refusing one named before.
+func (s *visibleSet) add(entry string, ds ...Device) error {
+	for _, d := range ds {
+		if s.seen[d.UUID+"#"+d.Label()] {
+			return fmt.Errorf("CUDA_VISIBLE_DEVICES entry %q names GPU %s (%s) a second time", entry, d.Label(), d.UUID)
+		}
+		s.seen[d.UUID+"#"+d.Label()] = true
+		s.out = append(s.out, d)
+	}
+	return nil
+}
+
+// instancesOf are the MIG instances of the whole GPU g.
+func (s *visibleSet) instancesOf(g Device) []Device {
+	var out []Device
+	for _, d := range s.all {
+		if d.IsMIG() && d.Index == g.Index {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// addWhole adds a whole GPU: its MIG instances where its MIG mode is on.
+func (s *visibleSet) addWhole(entry string, g Device) error {
+	if !g.MIGEnabled {
+		return s.add(entry, g)
+	}
+	ins := s.instancesOf(g)
+	if len(ins) == 0 {
+		return fmt.Errorf("CUDA_VISIBLE_DEVICES entry %q: GPU %d has MIG mode on but no MIG instance", entry, g.Index)
+	}
+	return s.add(entry, ins...)
+}
+
+// addIndex adds the GPU with NVML index n.
+func (s *visibleSet) addIndex(entry string, n int) error {
+	var g *Device
+	for i := range s.whole {
+		if s.whole[i].Index == n {
+			g = &s.whole[i]
+		}
+	}
+	if g == nil {
+		return fmt.Errorf("CUDA_VISIBLE_DEVICES entry %q: NVML has no GPU %d (it sees %d GPU(s))", entry, n, len(s.whole))
+	}
+	return s.addWhole(entry, *g)
+}
+
+// addMIGPath adds the MIG instance MIG-GPU-<parent uuid>/<gi>/<ci> names.
+func (s *visibleSet) addMIGPath(entry string) error {
+	parts := strings.Split(strings.TrimPrefix(entry, "MIG-"), "/")
+	if len(parts) != 3 || !isInt(parts[1]) || !isInt(parts[2]) {
+		return fmt.Errorf("CUDA_VISIBLE_DEVICES entry %q: want MIG-GPU-<uuid>/<gi>/<ci>", entry)
+	}
+	gi, _ := strconv.Atoi(parts[1])
+	ci, _ := strconv.Atoi(parts[2])
+	var hit []Device
+	for _, d := range s.all {
+		if d.IsMIG() && strings.HasPrefix(d.ParentUUID, parts[0]) && d.GPUInstance == gi && d.CompInstance == ci {
+			hit = append(hit, d)
+		}
+	}
+	return one(entry, hit, s.add)
+}
+
+// addGPUUUID adds the whole GPU whose UUID starts with entry.
+func (s *visibleSet) addGPUUUID(entry string) error {
+	var hit []Device
+	for _, d := range s.whole {
+		if strings.HasPrefix(d.UUID, entry) {
+			hit = append(hit, d)
+		}
+	}
+	if len(hit) == 1 && hit[0].MIGEnabled {
+		return s.addWhole(entry, hit[0])
+	}
+	return one(entry, hit, s.add)
 }
 
 func one(entry string, hit []Device, add func(string, ...Device) error) error {

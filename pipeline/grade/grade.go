@@ -369,43 +369,21 @@ func Run(ctx context.Context, o Options) error {
 	if out == nil {
 		out = os.Stdout
 	}
-	mode, st := o.Mode, o.Store
+	mode := o.Mode
 	subs, err := DiscoverSubmissions(o.RunsDir)
 	if err != nil {
 		return fmt.Errorf("grade: %w", err)
 	}
-	want := map[string]bool{}
-	for _, id := range o.Challenges {
-		want[id] = true
-	}
 	e := &o
 	answers := &answerHashes{memo: loadMemo(filepath.Join(o.ResultsDir, ".stamps", "grade-hashes.json"))}
 	defer answers.memo.save() // best effort: without it the next run hashes again
-	var todo []Submission
-	unended := 0
-	for _, s := range subs {
-		if !want[s.Challenge] {
-			continue
-		}
-		if !runEnded(o.Benchmark, s) {
-			unended++
-			continue
-		}
-		if !o.Force && gradeIsCurrent(ctx, st, e, answers, s, mode) {
-			continue
-		}
-		todo = append(todo, s)
-	}
+	todo, unended := pendingSubmissions(ctx, e, answers, subs)
 	if unended > 0 {
 		fmt.Fprintf(out, "grade: %d run(s) not ended (running, or interrupted and to be restarted by the run stage) left ungraded\n", unended)
 	}
 	if len(todo) == 0 {
 		fmt.Fprintf(out, "grade: nothing to grade (%d submissions, all graded)\n", len(subs))
 		return nil
-	}
-	workers := o.Benchmark.Grading.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
 	}
 	jsonl := filepath.Join(o.ResultsDir, "grades.jsonl")
 	if err := os.MkdirAll(filepath.Dir(jsonl), 0o755); err != nil {
@@ -416,29 +394,87 @@ func Run(ctx context.Context, o Options) error {
 		return fmt.Errorf("grade: %w", err)
 	}
 	defer jf.Close()
+	t := gradeAll(ctx, e, answers, todo, jf, jsonl)
+	if err := ctx.Err(); err != nil {
+		// Interrupted: what was graded is kept; nothing cut short is recorded.
+		fmt.Fprintf(out, "grade: interrupted; %d graded and kept, %d not graded yet; rerun `mage grade` to resume\n", t.graded+len(t.failures), len(todo)-t.graded-len(t.failures))
+		return err
+	}
+	fmt.Fprintf(out, "grade: %d graded, %d invalid or failed (mode %s); lines appended to %s\n", t.graded, len(t.failures), mode, o.rel(jsonl))
+	for _, f := range t.failures {
+		fmt.Fprintln(out, "  "+f)
+	}
+	if err := jf.Close(); err != nil {
+		t.errs = append(t.errs, fmt.Sprintf("close %s: %v", o.rel(jsonl), err))
+	}
+	if len(t.errs) > 0 {
+		sort.Strings(t.errs)
+		return fmt.Errorf("grade: %d run(s) could not be graded or recorded:\n  %s", len(t.errs), strings.Join(t.errs, "\n  "))
+	}
+	return ctx.Err()
+}
+
+// pendingSubmissions are the submissions of the chosen challenges whose run
+// has ended and whose grade is not current (all of them with Force), and
+// the number of runs not ended.
+func pendingSubmissions(ctx context.Context, e *Options, answers *answerHashes, subs []Submission) (todo []Submission, unended int) {
+	want := map[string]bool{}
+	for _, id := range e.Challenges {
+		want[id] = true
+	}
+	for _, s := range subs {
+		if !want[s.Challenge] {
+			continue
+		}
+		if !runEnded(e.Benchmark, s) {
+			unended++
+			continue
+		}
+		if !e.Force && gradeIsCurrent(ctx, e.Store, e, answers, s, e.Mode) {
+			continue
+		}
+		todo = append(todo, s)
+	}
+	return todo, unended
+}
+
+// gradeTally counts what gradeAll did: valid grades, invalid or failed
+// submissions, and the runs that could not be graded or recorded.
+type gradeTally struct {
+	graded         int
+	failures, errs []string
+}
+
+// gradeAll grades the submissions with the benchmark's workers, saves each
+// grade and appends its line to jf (the file jsonl); a grade cut short by
+// ctx is not recorded.
+func gradeAll(ctx context.Context, e *Options, answers *answerHashes, todo []Submission, jf *os.File, jsonl string) *gradeTally {
+	workers := e.Benchmark.Grading.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
 	var bar Progress = noProgress{}
-	if o.Progress != nil {
-		bar = o.Progress(len(todo))
+	if e.Progress != nil {
+		bar = e.Progress(len(todo))
 	}
 	var mu sync.Mutex
-	var failures, errs []string
-	graded := 0
+	t := &gradeTally{}
 	workpool.Each(ctx, len(todo), workers, func(i int) {
 		s := todo[i]
-		line, key := gradeSubmission(ctx, e, answers, s, mode)
+		line, key := gradeSubmission(ctx, e, answers, s, e.Mode)
 		if ctx.Err() != nil {
 			return // cut short by an interrupt: not a grade; the next run grades it
 		}
-		err := saveGrade(ctx, st, e, s, line, key)
+		err := saveGrade(ctx, e.Store, e, s, line, key)
 		mu.Lock()
 		defer mu.Unlock()
 		switch {
 		case err != nil:
-			errs = append(errs, fmt.Sprintf("%s: %v", s.RunID, err))
+			t.errs = append(t.errs, fmt.Sprintf("%s: %v", s.RunID, err))
 		case !line.Valid:
-			failures = append(failures, fmt.Sprintf("%s: %s", s.RunID, firstLine(line.Error)))
+			t.failures = append(t.failures, fmt.Sprintf("%s: %s", s.RunID, firstLine(line.Error)))
 		default:
-			graded++
+			t.graded++
 		}
 		if err == nil {
 			b, err := line.Marshal()
@@ -446,29 +482,13 @@ func Run(ctx context.Context, o Options) error {
 				_, err = jf.Write(append(b, '\n'))
 			}
 			if err != nil {
-				errs = append(errs, fmt.Sprintf("%s: append to %s: %v", s.RunID, o.rel(jsonl), err))
+				t.errs = append(t.errs, fmt.Sprintf("%s: append to %s: %v", s.RunID, e.rel(jsonl), err))
 			}
 		}
 		bar.Step(s.RunID, line.Valid && err == nil)
 	})
 	bar.Finish()
-	if err := ctx.Err(); err != nil {
-		// Interrupted: what was graded is kept; nothing cut short is recorded.
-		fmt.Fprintf(out, "grade: interrupted; %d graded and kept, %d not graded yet; rerun `mage grade` to resume\n", graded+len(failures), len(todo)-graded-len(failures))
-		return err
-	}
-	fmt.Fprintf(out, "grade: %d graded, %d invalid or failed (mode %s); lines appended to %s\n", graded, len(failures), mode, o.rel(jsonl))
-	for _, f := range failures {
-		fmt.Fprintln(out, "  "+f)
-	}
-	if err := jf.Close(); err != nil {
-		errs = append(errs, fmt.Sprintf("close %s: %v", o.rel(jsonl), err))
-	}
-	if len(errs) > 0 {
-		sort.Strings(errs)
-		return fmt.Errorf("grade: %d run(s) could not be graded or recorded:\n  %s", len(errs), strings.Join(errs, "\n  "))
-	}
-	return ctx.Err()
+	return t
 }
 
 type noProgress struct{}

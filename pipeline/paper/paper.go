@@ -301,54 +301,8 @@ func Import(ctx context.Context, tx *store.Tx, r *Recorded, b *config.Benchmark)
 	n := 0
 	for _, run := range a.Runs {
 		id := RunID(a.Setting, a.Backend, run.Challenge, run.Agent)
-		if err := tx.PutRun(ctx, store.Run{ID: id, Source: Source, Setting: a.Setting, Backend: a.Backend,
-			Challenge: run.Challenge, Agent: run.Agent, Seed: 1, Status: store.RunRecorded, Detail: "Table " + run.Table}); err != nil {
+		if err := importAppendixRun(ctx, tx, id, a, run); err != nil {
 			return n, err
-		}
-		vals := map[string]float64{}
-		for k, s := range run.Values {
-			vals[k], _ = ParseValue(s)
-		}
-		if err := tx.PutMetricValues(ctx, id, vals); err != nil {
-			return n, err
-		}
-		put := func(key, text string) error { return tx.PutPrinted(ctx, id, run.Table, key, text) }
-		for k, s := range run.Values {
-			if err := put(k, s); err != nil {
-				return n, err
-			}
-		}
-		for _, k := range run.Failed {
-			if err := put(k, "FAIL"); err != nil {
-				return n, err
-			}
-		}
-		for k, p := range run.PrintedPositions {
-			if err := put("position:"+k, strconv.Itoa(p)); err != nil {
-				return n, err
-			}
-		}
-		for k, s := range run.Unranked {
-			if err := put("unranked:"+k, s); err != nil {
-				return n, err
-			}
-		}
-		if len(run.UnrankedOrder) > 1 {
-			// Not a printed number: the order of the unranked rows.
-			if err := put(OrderKey, strings.Join(run.UnrankedOrder, "\t")); err != nil {
-				return n, err
-			}
-		}
-		if err := put("mean_rank", run.PrintedMeanRank); err != nil {
-			return n, err
-		}
-		if err := put("percentile", run.PrintedPercentile); err != nil {
-			return n, err
-		}
-		if run.PrintedOverall != "" {
-			if err := put("overall", run.PrintedOverall); err != nil {
-				return n, err
-			}
 		}
 		seen[id] = true
 		n++
@@ -356,16 +310,7 @@ func Import(ctx context.Context, tx *store.Tx, r *Recorded, b *config.Benchmark)
 	for _, cell := range r.Summary.Cells {
 		id := RunID(cell.Setting, cell.Backend, cell.Challenge, cell.Agent)
 		if !seen[id] {
-			c, _ := b.Challenge(cell.Challenge)
-			if err := tx.PutRun(ctx, store.Run{ID: id, Source: Source, Setting: cell.Setting, Backend: cell.Backend,
-				Challenge: cell.Challenge, Agent: cell.Agent, Seed: 1, Status: store.RunRecorded, Detail: "Table " + cell.Table + " (primary metric only)"}); err != nil {
-				return n, err
-			}
-			vals := map[string]float64{}
-			if cell.Value != "FAIL" {
-				vals[c.PrimaryMetric], _ = ParseValue(cell.Value)
-			}
-			if err := tx.PutMetricValues(ctx, id, vals); err != nil {
+			if err := importPrimaryOnlyRun(ctx, tx, id, b, cell); err != nil {
 				return n, err
 			}
 			seen[id] = true
@@ -393,6 +338,76 @@ func Import(ctx context.Context, tx *store.Tx, r *Recorded, b *config.Benchmark)
 		return n, err
 	}
 	return n, nil
+}
+
+// importAppendixRun stores one run of an S-table (as run id): its values
+// and every number the table prints for it.
+func importAppendixRun(ctx context.Context, tx *store.Tx, id string, a Appendix, run AppendixRun) error {
+	if err := tx.PutRun(ctx, store.Run{ID: id, Source: Source, Setting: a.Setting, Backend: a.Backend,
+		Challenge: run.Challenge, Agent: run.Agent, Seed: 1, Status: store.RunRecorded, Detail: "Table " + run.Table}); err != nil {
+		return err
+	}
+	vals := map[string]float64{}
+	for k, s := range run.Values {
+		vals[k], _ = ParseValue(s)
+	}
+	if err := tx.PutMetricValues(ctx, id, vals); err != nil {
+		return err
+	}
+	put := func(key, text string) error { return tx.PutPrinted(ctx, id, run.Table, key, text) }
+	for k, s := range run.Values {
+		if err := put(k, s); err != nil {
+			return err
+		}
+	}
+	for _, k := range run.Failed {
+		if err := put(k, "FAIL"); err != nil {
+			return err
+		}
+	}
+	for k, p := range run.PrintedPositions {
+		if err := put("position:"+k, strconv.Itoa(p)); err != nil {
+			return err
+		}
+	}
+	for k, s := range run.Unranked {
+		if err := put("unranked:"+k, s); err != nil {
+			return err
+		}
+	}
+	if len(run.UnrankedOrder) > 1 {
+		// Not a printed number: the order of the unranked rows.
+		if err := put(OrderKey, strings.Join(run.UnrankedOrder, "\t")); err != nil {
+			return err
+		}
+	}
+	if err := put("mean_rank", run.PrintedMeanRank); err != nil {
+		return err
+	}
+	if err := put("percentile", run.PrintedPercentile); err != nil {
+		return err
+	}
+	if run.PrintedOverall != "" {
+		if err := put("overall", run.PrintedOverall); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// importPrimaryOnlyRun stores a run that only a summary table prints (as
+// run id): its primary metric alone.
+func importPrimaryOnlyRun(ctx context.Context, tx *store.Tx, id string, b *config.Benchmark, cell Cell) error {
+	c, _ := b.Challenge(cell.Challenge)
+	if err := tx.PutRun(ctx, store.Run{ID: id, Source: Source, Setting: cell.Setting, Backend: cell.Backend,
+		Challenge: cell.Challenge, Agent: cell.Agent, Seed: 1, Status: store.RunRecorded, Detail: "Table " + cell.Table + " (primary metric only)"}); err != nil {
+		return err
+	}
+	vals := map[string]float64{}
+	if cell.Value != "FAIL" {
+		vals[c.PrimaryMetric], _ = ParseValue(cell.Value)
+	}
+	return tx.PutMetricValues(ctx, id, vals)
 }
 
 // OrderKey is the printed-table key that holds, tab-separated, the order of

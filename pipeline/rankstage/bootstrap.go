@@ -491,55 +491,101 @@ func bootRun(ctx context.Context, opt Options, c *config.Challenge, rk *Ranked, 
 	}
 	impl, _ := challenge.Lookup(c.ID)
 	lb := c.Board()
-	K := len(lb.Metrics)
-	stats := make([]func([]int) float64, K)
-	names := make([]string, K)
+	b := &runBootstrap{opt: opt, rk: rk, lb: lb, nCases: len(cases)}
+	missing := b.statistics(rb, impl, cases)
+	idx := u.runDraws(cases)
+	rb.NBoot = opt.Boot
+	rb.SmallN = len(cases) < rank.SmallN
+	b.cols = boardColumns(lb)
+	// Studentized resamples (t*) of the metrics with a studentized method,
+	// on their scale.
+	b.scales = make([]*studentScale, len(lb.Metrics))
 	for j, m := range lb.Metrics {
+		if b.stats[j] != nil {
+			b.scales[j] = scaleFor(rb.Metrics[m.Name].Method, b.stats[j])
+		}
+	}
+	b.full = len(missing) == 0
+	if err := b.resample(ctx, rb, idx); err != nil {
+		return nil, err
+	}
+	jackVals := b.metricIntervals(rb)
+	if !b.full {
+		rb.Note = "no interval for the mean rank and percentile: " + strings.Join(missing, ", ") + " cannot be recomputed per resample"
+		return rb, nil
+	}
+	b.meanRankInterval(rb, jackVals)
+	return rb, nil
+}
+
+// runBootstrap is one run's bootstrap while bootRun computes it: the fixed
+// leaderboard, the statistic and scale of each ranked metric, and what the
+// resamples gave.
+type runBootstrap struct {
+	opt      Options
+	rk       *Ranked
+	lb       *rank.Leaderboard
+	cols     [][]float64 // the leaderboard's column per metric
+	nCases   int
+	stats    []func([]int) float64 // per metric; nil where it cannot be recomputed
+	scales   []*studentScale       // per metric; nil unless studentized
+	allMeans bool                  // every ranked metric is a mean (BCa for the mean rank)
+	full     bool                  // every ranked metric is recomputed per resample
+
+	vals      [][]float64 // per metric, its value per resample
+	tvals     [][]float64 // per studentized metric, its t* per resample
+	undefined []int       // per metric, the resamples where it is NaN
+	mr, pct   []float64   // mean rank and percentile per resample (full only)
+}
+
+// statistics finds each ranked metric's per-resample statistic, its
+// aggregation and interval method, and returns the metrics that cannot be
+// recomputed.
+func (b *runBootstrap) statistics(rb *RunBoot, impl challenge.Challenge, cases []challenge.Case) (missing []string) {
+	K := len(b.lb.Metrics)
+	b.stats = make([]func([]int) float64, K)
+	names := make([]string, K)
+	for j, m := range b.lb.Metrics {
 		names[j] = m.Name
 	}
 	proposed, proposedErr := proposals(impl, names, cases)
-	var missing []string
-	allMeans := true
-	for j, m := range lb.Metrics {
+	b.allMeans = true
+	for j, m := range b.lb.Metrics {
 		mb := &MetricBoot{Value: noInterval, Position: noInterval}
 		rb.Metrics[m.Name] = mb
-		f, agg, err := statistic(m.Name, proposed[j], proposedErr[j], cases, rk.Values[m.Name])
+		f, agg, err := statistic(m.Name, proposed[j], proposedErr[j], cases, b.rk.Values[m.Name])
 		if err != nil {
 			mb.Note = err.Error()
 			missing = append(missing, m.Name)
 			continue
 		}
 		mb.Aggregation, mb.Method = agg, methodFor(agg, traitsOf(impl, m.Name))
-		allMeans = allMeans && (agg == AggMean || agg == AggNaNMean)
-		stats[j] = f
+		b.allMeans = b.allMeans && (agg == AggMean || agg == AggNaNMean)
+		b.stats[j] = f
 	}
-	idx := u.runDraws(cases)
-	rb.NBoot = opt.Boot
-	rb.SmallN = len(cases) < rank.SmallN
-	cols := boardColumns(lb)
-	N := len(lb.Rows)
+	return missing
+}
+
+// resample recomputes every metric on each draw and ranks the draw against
+// the fixed leaderboard; a draw where a metric is undefined ranks it last
+// and fails the run there.
+func (b *runBootstrap) resample(ctx context.Context, rb *RunBoot, idx [][]int) error {
+	lb, stats, scales, cols, rk := b.lb, b.stats, b.scales, b.cols, b.rk
+	K, N := len(lb.Metrics), len(lb.Rows)
 	vals := make([][]float64, K)
-	// Studentized resamples (t*) of the metrics with a studentized method,
-	// on their scale.
 	tvals := make([][]float64, K)
-	scales := make([]*studentScale, K)
-	for j, m := range lb.Metrics {
-		if stats[j] != nil {
-			scales[j] = scaleFor(rb.Metrics[m.Name].Method, stats[j])
-		}
-	}
 	var sorted, loo []int
 	undefined := make([]int, K)
-	full := len(missing) == 0
+	full := b.full
 	var mr, pct []float64
 	if full {
-		mr = make([]float64, 0, opt.Boot)
-		pct = make([]float64, 0, opt.Boot)
+		mr = make([]float64, 0, b.opt.Boot)
+		pct = make([]float64, 0, b.opt.Boot)
 	}
 	for k, ix := range idx {
 		if k%64 == 0 {
 			if err := ctx.Err(); err != nil {
-				return nil, err
+				return err
 			}
 		}
 		sum, bad := 0, false
@@ -584,30 +630,39 @@ func bootRun(ctx context.Context, opt Options, c *config.Challenge, rk *Ranked, 
 		mr = append(mr, m)
 		pct = append(pct, rank.Percentile(m, N))
 	}
-	// Jackknife values for the BCa acceleration (one leave-one-out per case).
-	jackVals := make([][]float64, K)
+	b.vals, b.tvals, b.undefined, b.mr, b.pct = vals, tvals, undefined, mr, pct
+	return nil
+}
+
+// metricIntervals sets each recomputed metric's value and position
+// intervals and returns the jackknife values (one leave-one-out per case)
+// the BCa accelerations need.
+func (b *runBootstrap) metricIntervals(rb *RunBoot) [][]float64 {
+	opt, lb, rk := b.opt, b.lb, b.rk
+	N := len(lb.Rows)
+	jackVals := make([][]float64, len(lb.Metrics))
 	for j, m := range lb.Metrics {
-		if stats[j] == nil {
+		if b.stats[j] == nil {
 			continue
 		}
 		mb := rb.Metrics[m.Name]
-		if mb.Method == rank.MethodBCa || mb.Method == rank.MethodExpandedBCa || (full && allMeans) {
-			jackVals[j] = jackknife(stats[j], len(cases))
+		if mb.Method == rank.MethodBCa || mb.Method == rank.MethodExpandedBCa || (b.full && b.allMeans) {
+			jackVals[j] = jackknife(b.stats[j], b.nCases)
 		}
-		if sc := scales[j]; sc != nil {
-			iv := studentizedInterval(opt.Confidence, tvals[j], sc.to(rk.Values[m.Name]), jackknife(sc.f, len(cases)))
+		if sc := b.scales[j]; sc != nil {
+			iv := studentizedInterval(opt.Confidence, b.tvals[j], sc.to(rk.Values[m.Name]), jackknife(sc.f, b.nCases))
 			mb.Value = Interval{sc.from(iv.Lo), sc.from(iv.Hi)}
-			if math.IsNaN(mb.Value.Lo) || math.IsNaN(mb.Value.Hi) || undefined[j] > 0 {
+			if math.IsNaN(mb.Value.Lo) || math.IsNaN(mb.Value.Hi) || b.undefined[j] > 0 {
 				// No standard error (a sample of identical cases), or
 				// resamples where the metric is
 				// undefined, which have no studentized value: the expanded
 				// percentile interval.
 				mb.Method = rank.MethodExpanded
-				scales[j] = nil
+				b.scales[j] = nil
 			}
 		}
-		if scales[j] == nil {
-			mb.Value = intervalOf(mb.Method, opt.Confidence, len(cases), vals[j], rk.Values[m.Name], jackVals[j])
+		if b.scales[j] == nil {
+			mb.Value = intervalOf(mb.Method, opt.Confidence, b.nCases, b.vals[j], rk.Values[m.Name], jackVals[j])
 		}
 		// Positions are a step function of the value: the bounds are the
 		// positions of the value interval's ends (integers, N+1 at worst).
@@ -615,32 +670,34 @@ func bootRun(ctx context.Context, opt Options, c *config.Challenge, rk *Ranked, 
 		if !m.HigherBetter {
 			best, wst = mb.Value.Lo, mb.Value.Hi
 		}
-		pLo, _ := rank.Position(best, cols[j], m.HigherBetter)
-		pHi, _ := rank.Position(wst, cols[j], m.HigherBetter)
+		pLo, _ := rank.Position(best, b.cols[j], m.HigherBetter)
+		pHi, _ := rank.Position(wst, b.cols[j], m.HigherBetter)
 		mb.Position = Interval{float64(pLo), float64(pHi)}
-		if undefined[j] > 0 {
-			mb.Note = fmt.Sprintf("%s is undefined (NaN) in %d of %d resamples: they count as its worst value (position %d)", m.Name, undefined[j], opt.Boot, N+1)
+		if b.undefined[j] > 0 {
+			mb.Note = fmt.Sprintf("%s is undefined (NaN) in %d of %d resamples: they count as its worst value (position %d)", m.Name, b.undefined[j], opt.Boot, N+1)
 		}
 	}
-	if !full {
-		rb.Note = "no interval for the mean rank and percentile: " + strings.Join(missing, ", ") + " cannot be recomputed per resample"
-		return rb, nil
-	}
+	return jackVals
+}
+
+// meanRankInterval sets the run's mean-rank and percentile intervals (BCa
+// when every ranked metric is a mean).
+func (b *runBootstrap) meanRankInterval(rb *RunBoot, jackVals [][]float64) {
+	N := len(b.lb.Rows)
 	rb.Method = rank.MethodExpanded
 	var jackMR []float64
-	if allMeans {
+	if b.allMeans {
 		rb.Method = rank.MethodExpandedBCa
-		jackMR = jackknifeMeanRank(lb, cols, jackVals, len(cases))
+		jackMR = jackknifeMeanRank(b.lb, b.cols, jackVals, b.nCases)
 	}
-	rb.samples = pct
-	rb.MeanRank = intervalOf(rb.Method, opt.Confidence, len(cases), mr, rk.Result.MeanRank, jackMR)
+	rb.samples = b.pct
+	rb.MeanRank = intervalOf(rb.Method, b.opt.Confidence, b.nCases, b.mr, b.rk.Result.MeanRank, jackMR)
 	// The percentile falls as the mean rank rises: its interval is the
 	// image of the mean-rank interval.
 	rb.Pct = Interval{rank.Percentile(rb.MeanRank.Hi, N), rank.Percentile(rb.MeanRank.Lo, N)}
 	if rb.Undefined > 0 {
-		rb.Note = fmt.Sprintf("a ranked metric is undefined in %d of %d resamples: the run fails there (mean rank %d, percentile 0)", rb.Undefined, opt.Boot, N+1)
+		rb.Note = fmt.Sprintf("a ranked metric is undefined in %d of %d resamples: the run fails there (mean rank %d, percentile 0)", rb.Undefined, b.opt.Boot, N+1)
 	}
-	return rb, nil
 }
 
 // notBootstrapped says why a run gets no bootstrap (a paper record, the
@@ -741,149 +798,181 @@ func (g *Group) Label() string {
 // every configuration and seed: paired), the drawn runs are averaged per
 // challenge and the challenges averaged.
 func bootGroups(opt Options, runs []*Ranked, groups []*Group) {
-	type key struct{ s, set, b, a string }
-	byGroup := map[key]map[string][]*Ranked{}
+	byGroup := runsByGroup(runs)
+	for _, g := range groups {
+		g.Boot = bootGroup(opt, g, byGroup[groupRunsKey{g.Source, g.Setting, g.Backend, g.Agent}])
+	}
+}
+
+// groupRunsKey identifies a group's runs: source, setting, backend, agent.
+type groupRunsKey struct{ s, set, b, a string }
+
+// runsByGroup sorts the runs into their groups, by challenge.
+func runsByGroup(runs []*Ranked) map[groupRunsKey]map[string][]*Ranked {
+	byGroup := map[groupRunsKey]map[string][]*Ranked{}
 	for _, r := range runs {
-		k := key{r.Run.Source, r.Run.Setting, r.Run.Backend, r.Run.Agent}
+		k := groupRunsKey{r.Run.Source, r.Run.Setting, r.Run.Backend, r.Run.Agent}
 		if byGroup[k] == nil {
 			byGroup[k] = map[string][]*Ranked{}
 		}
 		byGroup[k][r.Run.Challenge] = append(byGroup[k][r.Run.Challenge], r)
 	}
-	for _, g := range groups {
-		gb := &GroupBoot{BootSeed: opt.BootSeed, Overall: noInterval}
-		gb.SeedSummary = rank.SeedSummary{Mean: math.NaN(), SE: math.NaN()}
-		g.Boot = gb
-		per := byGroup[key{g.Source, g.Setting, g.Backend, g.Agent}]
-		chs := make([]string, 0, len(per))
-		for ch, rs := range per {
-			sort.Slice(rs, func(i, j int) bool { return rs[i].Run.Seed < rs[j].Run.Seed })
-			chs = append(chs, ch)
+	return byGroup
+}
+
+// bootGroup is one group's seed summary and, where its runs were
+// bootstrapped, its hierarchical bootstrap; per holds its runs by challenge.
+func bootGroup(opt Options, g *Group, per map[string][]*Ranked) *GroupBoot {
+	gb := &GroupBoot{BootSeed: opt.BootSeed, Overall: noInterval}
+	gb.SeedSummary = rank.SeedSummary{Mean: math.NaN(), SE: math.NaN()}
+	chs := make([]string, 0, len(per))
+	for ch, rs := range per {
+		sort.Slice(rs, func(i, j int) bool { return rs[i].Run.Seed < rs[j].Run.Seed })
+		chs = append(chs, ch)
+	}
+	sort.Strings(chs)
+	if g.NPartial > 0 {
+		gb.Note = "some challenges have only the primary metric recorded: no overall interval or seed summary"
+		return gb
+	}
+	seedRanks(gb, chs, per)
+	switch {
+	case g.Source == paper.Source:
+		gb.Note = NotePaper
+		return gb
+	case opt.Boot <= 0:
+		gb.Note = NoteOff
+		return gb
+	}
+	gb.NBoot = opt.Boot
+	us := seedDraws(opt, g, chs, per)
+	tot := make([]float64, opt.Boot)
+	for _, ch := range chs {
+		cb := bootChallenge(opt, ch, per[ch], us)
+		for k, v := range cb.samples {
+			tot[k] += v
 		}
-		sort.Strings(chs)
-		if g.NPartial > 0 {
-			gb.Note = "some challenges have only the primary metric recorded: no overall interval or seed summary"
-			continue
-		}
-		// Seeds.
-		seedSet := map[int]bool{}
-		for _, ch := range chs {
-			for _, r := range per[ch] {
-				seedSet[r.Run.Seed] = true
-			}
-		}
-		for s := range seedSet {
-			gb.Seeds = append(gb.Seeds, s)
-		}
-		sort.Ints(gb.Seeds)
-		for _, s := range gb.Seeds {
-			sum, failed := 0.0, false
-			for _, ch := range chs {
-				var got *Ranked
-				for _, r := range per[ch] {
-					if r.Run.Seed == s {
-						got = r
-					}
-				}
-				if got == nil || got.Result.Status != rank.OK {
-					gb.FailedRuns++
-					failed = true
-					continue
-				}
-				sum += got.Result.Percentile
-			}
-			if failed {
-				gb.FailedSeeds++
-			}
-			gb.SeedValues = append(gb.SeedValues, sum/float64(len(chs)))
-		}
-		gb.SeedSummary = rank.Seeds(gb.SeedValues, nil)
-		switch {
-		case g.Source == paper.Source:
-			gb.Note = NotePaper
-			continue
-		case opt.Boot <= 0:
-			gb.Note = NoteOff
-			continue
-		}
-		gb.NBoot = opt.Boot
-		maxRuns := 0
-		for _, ch := range chs {
-			maxRuns = max(maxRuns, len(per[ch]))
-		}
-		// Outer level: the seed draws, as uniform numbers shared by the
-		// challenges (a challenge with m runs takes ⌊u·m⌋).
-		rng := rank.StreamRNG(opt.BootSeed, "seeds/"+g.Label())
-		us := make([][]float64, opt.Boot)
-		for k := range us {
-			us[k] = make([]float64, maxRuns)
-			for i := range us[k] {
-				us[k][i] = rng.Float64()
-			}
-		}
-		tot := make([]float64, opt.Boot)
-		for _, ch := range chs {
-			rs := per[ch]
-			// value(r, k): the run's percentile in case resample k.
-			value := make([]func(int) float64, len(rs))
-			cb := ChallengeBoot{Challenge: ch, Pct: noInterval, NSeeds: len(rs)}
-			sampled := 0
-			for i, r := range rs {
-				switch {
-				case r.Boot != nil && r.Boot.samples != nil:
-					s := r.Boot.samples
-					value[i] = func(k int) float64 { return s[k] }
-					sampled++
-					if cb.NCases == 0 || r.Boot.NCases < cb.NCases {
-						cb.NCases = r.Boot.NCases
-					}
-				case r.Result.Status == rank.OK:
-					p := r.Result.Percentile
-					value[i] = func(int) float64 { return p }
-					gb.NFixed++
-					cb.NFixed++
-				default:
-					value[i] = func(int) float64 { return 0 }
-				}
-				if r.Result.Status == rank.OK {
-					cb.Percentile += r.Result.Percentile
-				}
-			}
-			cb.Percentile /= float64(len(rs))
-			chS := make([]float64, opt.Boot)
-			m := len(rs)
-			for k := range chS {
-				s := 0.0
-				for i := 0; i < m; i++ {
-					s += value[min(int(us[k][i]*float64(m)), m-1)](k)
-				}
-				chS[k] = s / float64(m)
-				tot[k] += chS[k]
-			}
-			cb.samples = chS
-			if sampled == 0 {
-				cb.Note = "no run of this challenge has an interval"
-				if r := rs[0]; r.Boot != nil && r.Boot.Note != "" && len(rs) == 1 {
-					cb.Note = r.Boot.Note
-				}
-			} else {
-				cb.Pct = intervalOf(rank.MethodExpanded, opt.Confidence, cb.NCases, chS, cb.Percentile, nil)
-				cb.SmallN = cb.NCases < rank.SmallN
-				if cb.NFixed > 0 {
-					cb.Note = fmt.Sprintf("%d of %d seed run(s) have no interval and are held at their percentile", cb.NFixed, len(rs))
-				}
-			}
-			gb.Challenges = append(gb.Challenges, cb)
-		}
-		for k := range tot {
-			tot[k] /= float64(len(chs))
-		}
-		gb.samples = tot
-		gb.Overall.Lo, gb.Overall.Hi = rank.PercentileInterval(tot, opt.Confidence)
-		if gb.NFixed > 0 {
-			gb.Note = fmt.Sprintf("%d successful run(s) have no interval and are held at their percentile in every resample", gb.NFixed)
+		gb.NFixed += cb.NFixed
+		gb.Challenges = append(gb.Challenges, cb)
+	}
+	for k := range tot {
+		tot[k] /= float64(len(chs))
+	}
+	gb.samples = tot
+	gb.Overall.Lo, gb.Overall.Hi = rank.PercentileInterval(tot, opt.Confidence)
+	if gb.NFixed > 0 {
+		gb.Note = fmt.Sprintf("%d successful run(s) have no interval and are held at their percentile in every resample", gb.NFixed)
+	}
+	return gb
+}
+
+// seedRanks sets the group's seeds, the ReX-MLE rank of each (a failed or
+// missing run counting 0) and their summary.
+func seedRanks(gb *GroupBoot, chs []string, per map[string][]*Ranked) {
+	seedSet := map[int]bool{}
+	for _, ch := range chs {
+		for _, r := range per[ch] {
+			seedSet[r.Run.Seed] = true
 		}
 	}
+	for s := range seedSet {
+		gb.Seeds = append(gb.Seeds, s)
+	}
+	sort.Ints(gb.Seeds)
+	for _, s := range gb.Seeds {
+		sum, failed := 0.0, false
+		for _, ch := range chs {
+			var got *Ranked
+			for _, r := range per[ch] {
+				if r.Run.Seed == s {
+					got = r
+				}
+			}
+			if got == nil || got.Result.Status != rank.OK {
+				gb.FailedRuns++
+				failed = true
+				continue
+			}
+			sum += got.Result.Percentile
+		}
+		if failed {
+			gb.FailedSeeds++
+		}
+		gb.SeedValues = append(gb.SeedValues, sum/float64(len(chs)))
+	}
+	gb.SeedSummary = rank.Seeds(gb.SeedValues, nil)
+}
+
+// seedDraws is the outer level: the seed draws, as uniform numbers shared by
+// the challenges (a challenge with m runs takes ⌊u·m⌋), per resample.
+func seedDraws(opt Options, g *Group, chs []string, per map[string][]*Ranked) [][]float64 {
+	maxRuns := 0
+	for _, ch := range chs {
+		maxRuns = max(maxRuns, len(per[ch]))
+	}
+	rng := rank.StreamRNG(opt.BootSeed, "seeds/"+g.Label())
+	us := make([][]float64, opt.Boot)
+	for k := range us {
+		us[k] = make([]float64, maxRuns)
+		for i := range us[k] {
+			us[k][i] = rng.Float64()
+		}
+	}
+	return us
+}
+
+// bootChallenge is a group's standing on one challenge: its seed runs'
+// mean percentile and, per resample k, the mean over the drawn seeds of
+// each run's percentile in case resample k (in samples).
+func bootChallenge(opt Options, ch string, rs []*Ranked, us [][]float64) ChallengeBoot {
+	// value(r, k): the run's percentile in case resample k.
+	value := make([]func(int) float64, len(rs))
+	cb := ChallengeBoot{Challenge: ch, Pct: noInterval, NSeeds: len(rs)}
+	sampled := 0
+	for i, r := range rs {
+		switch {
+		case r.Boot != nil && r.Boot.samples != nil:
+			s := r.Boot.samples
+			value[i] = func(k int) float64 { return s[k] }
+			sampled++
+			if cb.NCases == 0 || r.Boot.NCases < cb.NCases {
+				cb.NCases = r.Boot.NCases
+			}
+		case r.Result.Status == rank.OK:
+			p := r.Result.Percentile
+			value[i] = func(int) float64 { return p }
+			cb.NFixed++
+		default:
+			value[i] = func(int) float64 { return 0 }
+		}
+		if r.Result.Status == rank.OK {
+			cb.Percentile += r.Result.Percentile
+		}
+	}
+	cb.Percentile /= float64(len(rs))
+	chS := make([]float64, opt.Boot)
+	m := len(rs)
+	for k := range chS {
+		s := 0.0
+		for i := 0; i < m; i++ {
+			s += value[min(int(us[k][i]*float64(m)), m-1)](k)
+		}
+		chS[k] = s / float64(m)
+	}
+	cb.samples = chS
+	if sampled == 0 {
+		cb.Note = "no run of this challenge has an interval"
+		if r := rs[0]; r.Boot != nil && r.Boot.Note != "" && len(rs) == 1 {
+			cb.Note = r.Boot.Note
+		}
+	} else {
+		cb.Pct = intervalOf(rank.MethodExpanded, opt.Confidence, cb.NCases, chS, cb.Percentile, nil)
+		cb.SmallN = cb.NCases < rank.SmallN
+		if cb.NFixed > 0 {
+			cb.Note = fmt.Sprintf("%d of %d seed run(s) have no interval and are held at their percentile", cb.NFixed, len(rs))
+		}
+	}
+	return cb
 }
 
 // Pair is one ordered pair of configurations.

@@ -152,19 +152,50 @@ func (s *site) ablation(id, title, tbl string, vs []variant) (*section, []ablati
 		sec.Paragraphs = []string{"The store holds no paper runs for this comparison."}
 		return sec, nil
 	}
-	agents := map[string]bool{}
-	chs := map[string]bool{}
+	agents, chs := s.printedIn(tbl)
+	if len(chs) == 0 {
+		sec.Paragraphs = []string{"The paper's Table " + tbl + " is not in the store."}
+		return sec, nil
+	}
+	as := sortedKeys(agents)
+	t := ablationTable(id, title, vs)
+	for _, c := range s.b.Challenges {
+		if !chs[c.ID] {
+			continue
+		}
+		for _, a := range as {
+			if rw, present := s.ablationPaperRow(c, a, tbl, vs); present {
+				t.Rows = append(t.Rows, rw)
+			}
+			t.Rows = append(t.Rows, s.ablationNewRows(c, a, tbl, vs)...)
+		}
+	}
+	// Mean rows, one per agent.
+	var ovs []ablationOverall
+	for _, a := range as {
+		rw, aovs := s.ablationMeanRow(a, tbl, vs, chs)
+		t.Rows = append(t.Rows, rw)
+		ovs = append(ovs, aovs...)
+	}
+	sec.Tables = []*table{t}
+	return sec, ovs
+}
+
+// printedIn are the agents and challenges of the paper's runs that the
+// paper prints in Table tbl.
+func (s *site) printedIn(tbl string) (agents, chs map[string]bool) {
+	agents, chs = map[string]bool{}, map[string]bool{}
 	for _, r := range s.data.Runs {
 		if _, ok := r.Printed[tbl]; ok && r.Source == printedSource {
 			agents[r.Agent] = true
 			chs[r.Challenge] = true
 		}
 	}
-	if len(chs) == 0 {
-		sec.Paragraphs = []string{"The paper's Table " + tbl + " is not in the store."}
-		return sec, nil
-	}
-	as := sortedKeys(agents)
+	return agents, chs
+}
+
+// ablationTable is an ablation table's head: one column per variant.
+func ablationTable(id, title string, vs []variant) *table {
 	t := &table{ID: id, Class: "compact", Caption: title + ": primary value · percentile, computed; the paper's cell below where it differs", Head: []string{"Challenge", "Agent"},
 		DataHead: []string{"challenge", "agent"}}
 	for _, v := range vs {
@@ -172,143 +203,161 @@ func (s *site) ablation(id, title, tbl string, vs []variant) (*section, []ablati
 		k := v.Setting + ":" + v.Backend
 		t.DataHead = append(t.DataHead, k+":value", k+":pct", k+":pct_lo", k+":pct_hi", k+":paper_value", k+":paper_pct", k+":check")
 	}
-	var ovs []ablationOverall
-	for _, c := range s.b.Challenges {
-		if !chs[c.ID] {
+	return t
+}
+
+// ablationDataCols is the number of data columns per variant.
+const ablationDataCols = 7
+
+// appendEmptyCell appends a variant's empty cell and its empty data columns.
+func appendEmptyCell(rw *row) {
+	rw.Cells = append(rw.Cells, cell{Text: "—"})
+	rw.Data = append(rw.Data, make([]any, ablationDataCols)...)
+}
+
+// ablationPaperRow is one challenge's row of one agent's paper runs, the
+// paper's cell under each computed one where they differ; present is false
+// when no variant has a run.
+func (s *site) ablationPaperRow(c *config.Challenge, a, tbl string, vs []variant) (rw row, present bool) {
+	rw = row{Cells: []cell{{Text: c.ShortName, Href: "challenges/" + c.ID + ".html"}, {Text: s.agentName(a)}}, Data: []any{c.ID, a}}
+	for _, v := range vs {
+		g := s.group(groupKey{printedSource, v.Setting, v.Backend, a})
+		if g == nil {
+			appendEmptyCell(&rw)
 			continue
 		}
-		for _, a := range as {
-			rw := row{Cells: []cell{{Text: c.ShortName, Href: "challenges/" + c.ID + ".html"}, {Text: s.agentName(a)}}, Data: []any{c.ID, a}}
-			present := false
-			for _, v := range vs {
-				g := s.group(groupKey{printedSource, v.Setting, v.Backend, a})
-				if g == nil {
-					rw.Cells = append(rw.Cells, cell{Text: "—"})
-					rw.Data = append(rw.Data, nil, nil, nil, nil, nil, nil, nil)
-					continue
-				}
-				// The printed cell: this table's, or Table 3's for the 24 h GPT-5 runs.
-				cv := s.cellOf(g, c.ID, c.PrimaryMetric, tbl)
-				ptable := tbl
-				if cv.PrintedValue == "" {
-					cv2 := s.cellOf(g, c.ID, c.PrimaryMetric, "3")
-					cv.PrintedValue, cv.PrintedPct, ptable = cv2.PrintedValue, cv2.PrintedPct, "3"
-				}
-				if len(cv.Runs) == 0 {
-					rw.Cells = append(rw.Cells, cell{Text: "—"})
-					rw.Data = append(rw.Data, nil, nil, nil, nil, nil, nil, nil)
-					continue
-				}
-				present = true
-				sk := cv.Pct
-				if !math.IsNaN(cv.Lo) {
-					sk = (cv.Lo + cv.Hi) / 2
-				}
-				ce := cell{Text: cv.Text, Class: "num", Sort: sortKey(sk), Href: "agents/" + groupSlug(g.groupKey) + ".html#" + c.ID}
-				vc, pc := s.repro.Value[cv.Runs[0].ID+"/"+ptable], s.repro.Primary[cv.Runs[0].ID+"/"+ptable]
-				ce.Badge, ce.BadgeClass, ce.BadgeTitle = cellBadge(vc, pc)
-				ce.Badge = shortBadge(ce.Badge)
-				if ce.BadgeTitle != "" {
-					ce.BadgeTitle = "Table " + ptable + ": " + ce.BadgeTitle
-				}
-				printed := ""
-				if cv.PrintedValue != "" {
-					printed = printedCell(cv.PrintedValue, cv.PrintedPct)
-					if printed != cv.Text {
-						ce.Note = "paper: " + printed
-					}
-				}
-				var cls any
-				if w := worse(vc, pc); w != nil {
-					cls = w.Class
-				}
-				rw.Cells = append(rw.Cells, ce)
-				rw.Data = append(rw.Data, valNum(cv.Value, cv.HasValue), pctNum(cv.Pct), pctNum(cv.Lo), pctNum(cv.Hi), plainValue(cv.PrintedValue), plainValue(cv.PrintedPct), cls)
-			}
-			if present {
-				t.Rows = append(t.Rows, rw)
-			}
-			// New runs of this configuration (a paper-72h, paper-claude,
-			// paper-gemini profile on fetched data) beside the paper's row.
-			for _, src := range s.newSources(vs, a) {
-				nr := row{Class: "new-run", Cells: []cell{{Text: c.ShortName}, {Text: s.agentName(a) + " (" + src + ")"}}, Data: []any{c.ID, a + "@" + src}}
-				found := false
-				for _, v := range vs {
-					g := s.group(groupKey{src, v.Setting, v.Backend, a})
-					if g == nil {
-						nr.Cells = append(nr.Cells, cell{Text: "—"})
-						nr.Data = append(nr.Data, nil, nil, nil, nil, nil, nil, nil)
-						continue
-					}
-					cv := s.cellOf(g, c.ID, c.PrimaryMetric, tbl)
-					if len(cv.Runs) == 0 {
-						nr.Cells = append(nr.Cells, cell{Text: "—"})
-						nr.Data = append(nr.Data, nil, nil, nil, nil, nil, nil, nil)
-						continue
-					}
-					found = true
-					nr.Cells = append(nr.Cells, cell{Text: cv.Text, Class: "num", Href: "agents/" + groupSlug(g.groupKey) + ".html#" + c.ID})
-					nr.Data = append(nr.Data, valNum(cv.Value, cv.HasValue), pctNum(cv.Pct), pctNum(cv.Lo), pctNum(cv.Hi), nil, nil, nil)
-				}
-				if found {
-					t.Rows = append(t.Rows, nr)
-				}
+		// The printed cell: this table's, or Table 3's for the 24 h GPT-5 runs.
+		cv := s.cellOf(g, c.ID, c.PrimaryMetric, tbl)
+		ptable := tbl
+		if cv.PrintedValue == "" {
+			cv2 := s.cellOf(g, c.ID, c.PrimaryMetric, "3")
+			cv.PrintedValue, cv.PrintedPct, ptable = cv2.PrintedValue, cv2.PrintedPct, "3"
+		}
+		if len(cv.Runs) == 0 {
+			appendEmptyCell(&rw)
+			continue
+		}
+		present = true
+		sk := cv.Pct
+		if !math.IsNaN(cv.Lo) {
+			sk = (cv.Lo + cv.Hi) / 2
+		}
+		ce := cell{Text: cv.Text, Class: "num", Sort: sortKey(sk), Href: "agents/" + groupSlug(g.groupKey) + ".html#" + c.ID}
+		vc, pc := s.repro.Value[cv.Runs[0].ID+"/"+ptable], s.repro.Primary[cv.Runs[0].ID+"/"+ptable]
+		ce.Badge, ce.BadgeClass, ce.BadgeTitle = cellBadge(vc, pc)
+		ce.Badge = shortBadge(ce.Badge)
+		if ce.BadgeTitle != "" {
+			ce.BadgeTitle = "Table " + ptable + ": " + ce.BadgeTitle
+		}
+		printed := ""
+		if cv.PrintedValue != "" {
+			printed = printedCell(cv.PrintedValue, cv.PrintedPct)
+			if printed != cv.Text {
+				ce.Note = "paper: " + printed
 			}
 		}
+		var cls any
+		if w := worse(vc, pc); w != nil {
+			cls = w.Class
+		}
+		rw.Cells = append(rw.Cells, ce)
+		rw.Data = append(rw.Data, valNum(cv.Value, cv.HasValue), pctNum(cv.Pct), pctNum(cv.Lo), pctNum(cv.Hi), plainValue(cv.PrintedValue), plainValue(cv.PrintedPct), cls)
 	}
-	// Mean rows, one per agent.
-	for _, a := range as {
-		rw := row{Class: "agent", Cells: []cell{{Text: "Mean percentile"}, {Text: s.agentName(a)}}, Data: []any{"mean", a}}
+	return rw, present
+}
+
+// ablationNewRows are the new runs of this configuration (a paper-72h,
+// paper-claude, paper-gemini profile on fetched data) beside the paper's
+// row: one row per source with a run.
+func (s *site) ablationNewRows(c *config.Challenge, a, tbl string, vs []variant) []row {
+	var rows []row
+	for _, src := range s.newSources(vs, a) {
+		nr := row{Class: "new-run", Cells: []cell{{Text: c.ShortName}, {Text: s.agentName(a) + " (" + src + ")"}}, Data: []any{c.ID, a + "@" + src}}
+		found := false
 		for _, v := range vs {
-			g := s.group(groupKey{printedSource, v.Setting, v.Backend, a})
-			o := ablationOverall{Table: tbl, Agent: a, V: v}
-			if g != nil {
-				for ch := range chs {
-					if pc, ok := g.PerChallenge[ch]; ok {
-						o.Lo += pc
-						o.Hi += pc
-						o.N++
-					} else if lh, ok := g.Partial[ch]; ok {
-						o.Lo += lh[0]
-						o.Hi += lh[1]
-						o.N++
-					}
-				}
+			g := s.group(groupKey{src, v.Setting, v.Backend, a})
+			if g == nil {
+				appendEmptyCell(&nr)
+				continue
 			}
-			txt := "—"
-			if o.N > 0 {
-				o.Lo, o.Hi = o.Lo/float64(o.N), o.Hi/float64(o.N)
-				if math.Abs(o.Hi-o.Lo) < 1e-12 {
-					txt = fmtFrac(o.Lo, 2)
-				} else {
-					txt = pctRange(o.Lo, o.Hi, 2)
-				}
+			cv := s.cellOf(g, c.ID, c.PrimaryMetric, tbl)
+			if len(cv.Runs) == 0 {
+				appendEmptyCell(&nr)
+				continue
 			}
-			for _, x := range s.data.Overall {
-				if x.Table == tbl && x.Setting == v.Setting && x.Backend == v.Backend && x.Agent == a {
-					o.Printed, o.Check = x.Text, s.repro.Overall[x.Table+"/"+x.Setting+"/"+x.Backend+"/"+x.Agent]
-				}
-			}
-			ce := cell{Text: txt, Class: "num"}
-			b, bc, bt := o.Check.badge()
-			ce.Badge, ce.BadgeClass, ce.BadgeTitle = shortBadge(b), bc, bt
-			if o.Printed != "" {
-				ce.Note = "paper: " + o.Printed
-			}
-			rw.Cells = append(rw.Cells, ce)
-			var lo, hi any
-			if o.N > 0 {
-				lo, hi = pctNum(o.Lo), pctNum(o.Hi)
-			}
-			rw.Data = append(rw.Data, nil, nil, lo, hi, nil, plainValue(o.Printed), classOf(o.Check))
-			if v.Setting != "24h" || v.Backend != "gpt-5" || tbl == "5" {
-				ovs = append(ovs, o)
+			found = true
+			nr.Cells = append(nr.Cells, cell{Text: cv.Text, Class: "num", Href: "agents/" + groupSlug(g.groupKey) + ".html#" + c.ID})
+			nr.Data = append(nr.Data, valNum(cv.Value, cv.HasValue), pctNum(cv.Pct), pctNum(cv.Lo), pctNum(cv.Hi), nil, nil, nil)
+		}
+		if found {
+			rows = append(rows, nr)
+		}
+	}
+	return rows
+}
+
+// ablationMeanRow is an agent's mean percentile per variant over the
+// table's challenges, with the overall values the ablation panel charts.
+func (s *site) ablationMeanRow(a, tbl string, vs []variant, chs map[string]bool) (row, []ablationOverall) {
+	var ovs []ablationOverall
+	rw := row{Class: "agent", Cells: []cell{{Text: "Mean percentile"}, {Text: s.agentName(a)}}, Data: []any{"mean", a}}
+	for _, v := range vs {
+		o := s.ablationMean(a, tbl, v, chs)
+		txt := "—"
+		if o.N > 0 {
+			if math.Abs(o.Hi-o.Lo) < 1e-12 {
+				txt = fmtFrac(o.Lo, 2)
+			} else {
+				txt = pctRange(o.Lo, o.Hi, 2)
 			}
 		}
-		t.Rows = append(t.Rows, rw)
+		ce := cell{Text: txt, Class: "num"}
+		b, bc, bt := o.Check.badge()
+		ce.Badge, ce.BadgeClass, ce.BadgeTitle = shortBadge(b), bc, bt
+		if o.Printed != "" {
+			ce.Note = "paper: " + o.Printed
+		}
+		rw.Cells = append(rw.Cells, ce)
+		var lo, hi any
+		if o.N > 0 {
+			lo, hi = pctNum(o.Lo), pctNum(o.Hi)
+		}
+		rw.Data = append(rw.Data, nil, nil, lo, hi, nil, plainValue(o.Printed), classOf(o.Check))
+		if v.Setting != "24h" || v.Backend != "gpt-5" || tbl == "5" {
+			ovs = append(ovs, o)
+		}
 	}
-	sec.Tables = []*table{t}
-	return sec, ovs
+	return rw, ovs
+}
+
+// ablationMean is an agent's mean percentile (a range where a run is
+// partial) over the table's challenges in one variant, with the paper's
+// printed mean and its check.
+func (s *site) ablationMean(a, tbl string, v variant, chs map[string]bool) ablationOverall {
+	g := s.group(groupKey{printedSource, v.Setting, v.Backend, a})
+	o := ablationOverall{Table: tbl, Agent: a, V: v}
+	if g != nil {
+		for ch := range chs {
+			if pc, ok := g.PerChallenge[ch]; ok {
+				o.Lo += pc
+				o.Hi += pc
+				o.N++
+			} else if lh, ok := g.Partial[ch]; ok {
+				o.Lo += lh[0]
+				o.Hi += lh[1]
+				o.N++
+			}
+		}
+	}
+	if o.N > 0 {
+		o.Lo, o.Hi = o.Lo/float64(o.N), o.Hi/float64(o.N)
+	}
+	for _, x := range s.data.Overall {
+		if x.Table == tbl && x.Setting == v.Setting && x.Backend == v.Backend && x.Agent == a {
+			o.Printed, o.Check = x.Text, s.repro.Overall[x.Table+"/"+x.Setting+"/"+x.Backend+"/"+x.Agent]
+		}
+	}
+	return o
 }
 
 // table5Printed is the paper's Table 5 laid out as the paper prints it: a

@@ -9,6 +9,7 @@ import (
 
 	"github.com/rexmle/rexmle/pipeline/config"
 	"github.com/rexmle/rexmle/pipeline/rankstage"
+	"github.com/rexmle/rexmle/pipeline/report/reporttest"
 	"github.com/rexmle/rexmle/pipeline/store"
 )
 
@@ -72,7 +73,7 @@ func TestAblationsShowNewRunsBesideThePaper(t *testing.T) {
 // from the paper (benchmark/known-issues.toml), every entry of it.
 func TestKnownIssuesListTheHarness(t *testing.T) {
 	site := filepath.Join(paperSite(t), "site")
-	b := loadBenchmark(t)
+	b := reporttest.Benchmark(t)
 	issues, err := config.LoadKnownIssues(b.Path(knownIssuesFile))
 	if err != nil {
 		t.Fatal(err)

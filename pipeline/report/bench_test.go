@@ -2,10 +2,11 @@ package report
 
 import (
 	"context"
-	"github.com/rexmle/rexmle/pipeline/rankstage"
 	"io"
 	"log/slog"
 	"testing"
+
+	"github.com/rexmle/rexmle/pipeline/rankstage"
 
 	"github.com/rexmle/rexmle/pipeline/report/reporttest"
 )
@@ -15,8 +16,8 @@ import (
 // strategies per run, 30 GPU samples per run on the first challenge).
 func BenchmarkBuild(b *testing.B) {
 	ctx := context.Background()
-	bm := loadBenchmark(b)
-	st := openStore(b)
+	bm := reporttest.Benchmark(b)
+	st := reporttest.Store(b)
 	if err := reporttest.Fill(ctx, st, bm, reporttest.Spec{Agents: 10, Seeds: 3, Cases: 10, Strategies: 12, GPUSamples: 30, RandSeed: 1}); err != nil {
 		b.Fatal(err)
 	}

@@ -540,28 +540,10 @@ func (s *site) valuesTable(id, caption string, c *config.Challenge, runs []*runD
 // Every printed number carries data-paper (how many numbers the cell
 // prints); nil when the paper has no S-table for the challenge.
 func (s *site) printedSTable(c *config.Challenge) *section {
-	type col struct {
-		agent string
-		pr    map[string]string
-	}
-	var cols []col
-	tbl := ""
-	for _, r := range s.data.Runs {
-		if r.Source != printedSource || r.Challenge != c.ID {
-			continue
-		}
-		for t, pr := range r.Printed {
-			if strings.HasPrefix(t, "S") {
-				tbl = t
-				cols = append(cols, col{r.Agent, pr})
-			}
-		}
-	}
+	tbl, cols := s.printedSColumns(c)
 	if len(cols) == 0 {
 		return nil
 	}
-	order := map[string]int{"aide": 0, "rd-agent": 1, "ml-master": 2}
-	sort.SliceStable(cols, func(i, j int) bool { return order[cols[i].agent] < order[cols[j].agent] })
 	t := &table{ID: "paper-" + strings.ToLower(tbl), Class: "compact", Caption: "Table " + tbl + " of the paper, as printed: value (position)", Head: []string{"Metric"},
 		DataHead: []string{"row"}}
 	for _, cl := range cols {
@@ -571,67 +553,10 @@ func (s *site) printedSTable(c *config.Challenge) *section {
 	t.Head = append(t.Head, "Human")
 	t.DataHead = append(t.DataHead, "human")
 	top, res, hasTop := topHuman(c)
-	printedCount := func(x string) string {
-		if x == "" {
-			return ""
-		}
-		return "1"
-	}
-	// The unranked rows, in the paper's order where the store records it.
-	var unranked []string
-	seen := map[string]bool{}
-	for _, cl := range cols {
-		for _, u := range strings.Split(cl.pr[paper.OrderKey], "\t") {
-			if u != "" && !seen[u] {
-				seen[u] = true
-				unranked = append(unranked, u)
-			}
-		}
-	}
-	var rest []string
-	for _, cl := range cols {
-		for k := range cl.pr {
-			if u, ok := strings.CutPrefix(k, "unranked:"); ok && !seen[u] {
-				seen[u] = true
-				rest = append(rest, u)
-			}
-		}
-	}
-	sort.Strings(rest)
-	unranked = append(unranked, rest...)
 	for _, m := range c.Metrics {
-		rw := row{Cells: []cell{{Text: metricLabel(m)}}, Data: []any{m.Name}}
-		for _, cl := range cols {
-			v, pos := cl.pr[m.Name], cl.pr["position:"+m.Name]
-			txt, n := v, printedCount(v)
-			if pos != "" {
-				txt += " (" + pos + ")"
-				n = "2"
-			}
-			rw.Cells = append(rw.Cells, cell{Text: orDash(txt), Class: "num", Printed: n})
-			rw.Data = append(rw.Data, plainValue(v), plainValue(pos))
-		}
-		if hp, ok := s.humans[tbl]; ok {
-			v := hp.Values[m.Name]
-			txt, n := v, printedCount(v)
-			if p, ok := hp.PrintedPositions[m.Name]; ok {
-				txt += " (" + strconv.Itoa(p) + ")"
-				n = "2"
-			}
-			rw.Cells = append(rw.Cells, cell{Text: orDash(txt), Class: "num", Printed: n})
-			rw.Data = append(rw.Data, plainValue(v))
-		} else {
-			hv, hok := top.Values[m.Name]
-			ht := fmtValue(hv, hok && hasTop, decimalsOf(firstPrinted(cols[0].pr, m.Name)))
-			if p, ok := res.Positions[m.Name]; ok {
-				ht += " (" + strconv.Itoa(p) + ")"
-			}
-			rw.Cells = append(rw.Cells, cell{Text: ht, Class: "num", Title: "from the leaderboard (top team " + top.Team + "); position computed"})
-			rw.Data = append(rw.Data, valNum(hv, hok && hasTop))
-		}
-		t.Rows = append(t.Rows, rw)
+		t.Rows = append(t.Rows, s.printedSMetricRow(m, tbl, cols, top, res, hasTop))
 	}
-	for _, u := range unranked {
+	for _, u := range unrankedNames(cols) {
 		rw := row{Cells: []cell{{Text: u + " (not ranked)"}}, Data: []any{u}}
 		for _, cl := range cols {
 			v := cl.pr["unranked:"+u]
@@ -658,6 +583,116 @@ func (s *site) printedSTable(c *config.Challenge) *section {
 			return pi < pj
 		})
 	}
+	t.Rows = append(t.Rows, s.printedSSummaryRows(tbl, cols, res)...)
+	humanNote := "The human column is the leaderboard's top team (values from the leaderboard, positions computed): the recorded paper results hold no printed human column for this table."
+	if _, ok := s.humans[tbl]; ok {
+		humanNote = "The human column is the paper's too (its top team, with the positions, mean rank and overall the paper prints for it)."
+	}
+	return &section{ID: "paper", Title: "The paper's Table " + tbl + " as printed",
+		Paragraphs: []string{"Every number the paper prints for this challenge, with the paper's precision: the agents ran 24 h with GPT-5. " + humanNote + " The computed results are in the table above."},
+		Tables:     []*table{t}}
+}
+
+// printedSCol is one agent's column of an S-table: what the paper prints
+// for it, by key.
+type printedSCol struct {
+	agent string
+	pr    map[string]string
+}
+
+// printedSColumns are the agents' columns of the challenge's S-table, in the
+// paper's agent order, and the table's name.
+func (s *site) printedSColumns(c *config.Challenge) (tbl string, cols []printedSCol) {
+	for _, r := range s.data.Runs {
+		if r.Source != printedSource || r.Challenge != c.ID {
+			continue
+		}
+		for t, pr := range r.Printed {
+			if strings.HasPrefix(t, "S") {
+				tbl = t
+				cols = append(cols, printedSCol{r.Agent, pr})
+			}
+		}
+	}
+	order := map[string]int{"aide": 0, "rd-agent": 1, "ml-master": 2}
+	sort.SliceStable(cols, func(i, j int) bool { return order[cols[i].agent] < order[cols[j].agent] })
+	return tbl, cols
+}
+
+// printedCount is how many printed numbers a cell shows: "" for none, "1"
+// for a value.
+func printedCount(x string) string {
+	if x == "" {
+		return ""
+	}
+	return "1"
+}
+
+// unrankedNames are the unranked rows, in the paper's order where the store
+// records it, then the others sorted.
+func unrankedNames(cols []printedSCol) []string {
+	var unranked []string
+	seen := map[string]bool{}
+	for _, cl := range cols {
+		for _, u := range strings.Split(cl.pr[paper.OrderKey], "\t") {
+			if u != "" && !seen[u] {
+				seen[u] = true
+				unranked = append(unranked, u)
+			}
+		}
+	}
+	var rest []string
+	for _, cl := range cols {
+		for k := range cl.pr {
+			if u, ok := strings.CutPrefix(k, "unranked:"); ok && !seen[u] {
+				seen[u] = true
+				rest = append(rest, u)
+			}
+		}
+	}
+	sort.Strings(rest)
+	return append(unranked, rest...)
+}
+
+// printedSMetricRow is a ranked metric's row: each agent's printed value
+// (position), then the human's, printed or else the leaderboard's top team.
+func (s *site) printedSMetricRow(m config.Metric, tbl string, cols []printedSCol, top config.HumanEntry, res rank.Result, hasTop bool) row {
+	rw := row{Cells: []cell{{Text: metricLabel(m)}}, Data: []any{m.Name}}
+	for _, cl := range cols {
+		v, pos := cl.pr[m.Name], cl.pr["position:"+m.Name]
+		txt, n := v, printedCount(v)
+		if pos != "" {
+			txt += " (" + pos + ")"
+			n = "2"
+		}
+		rw.Cells = append(rw.Cells, cell{Text: orDash(txt), Class: "num", Printed: n})
+		rw.Data = append(rw.Data, plainValue(v), plainValue(pos))
+	}
+	if hp, ok := s.humans[tbl]; ok {
+		v := hp.Values[m.Name]
+		txt, n := v, printedCount(v)
+		if p, ok := hp.PrintedPositions[m.Name]; ok {
+			txt += " (" + strconv.Itoa(p) + ")"
+			n = "2"
+		}
+		rw.Cells = append(rw.Cells, cell{Text: orDash(txt), Class: "num", Printed: n})
+		rw.Data = append(rw.Data, plainValue(v))
+	} else {
+		hv, hok := top.Values[m.Name]
+		ht := fmtValue(hv, hok && hasTop, decimalsOf(firstPrinted(cols[0].pr, m.Name)))
+		if p, ok := res.Positions[m.Name]; ok {
+			ht += " (" + strconv.Itoa(p) + ")"
+		}
+		rw.Cells = append(rw.Cells, cell{Text: ht, Class: "num", Title: "from the leaderboard (top team " + top.Team + "); position computed"})
+		rw.Data = append(rw.Data, valNum(hv, hok && hasTop))
+	}
+	return rw
+}
+
+// printedSSummaryRows are the mean rank, percentile and overall rows the
+// table prints, the human's printed or computed from the top team.
+func (s *site) printedSSummaryRows(tbl string, cols []printedSCol, res rank.Result) []row {
+	var rows []row
 	for _, k := range []struct{ key, name string }{{"mean_rank", "Mean Rank"}, {"percentile", "Percentile"}, {"overall", "Overall"}} {
 		present := false
 		for _, cl := range cols {
@@ -690,15 +725,9 @@ func (s *site) printedSTable(c *config.Challenge) *section {
 			rw.Cells = append(rw.Cells, cell{Text: "", Class: "num"})
 			rw.Data = append(rw.Data, nil)
 		}
-		t.Rows = append(t.Rows, rw)
+		rows = append(rows, rw)
 	}
-	humanNote := "The human column is the leaderboard's top team (values from the leaderboard, positions computed): the recorded paper results hold no printed human column for this table."
-	if _, ok := s.humans[tbl]; ok {
-		humanNote = "The human column is the paper's too (its top team, with the positions, mean rank and overall the paper prints for it)."
-	}
-	return &section{ID: "paper", Title: "The paper's Table " + tbl + " as printed",
-		Paragraphs: []string{"Every number the paper prints for this challenge, with the paper's precision: the agents ran 24 h with GPT-5. " + humanNote + " The computed results are in the table above."},
-		Tables:     []*table{t}}
+	return rows
 }
 
 // firstPrinted is the printed text of a metric, for its decimals.

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/rexmle/rexmle/pipeline/paper"
+	"github.com/rexmle/rexmle/pipeline/report/reporttest"
 )
 
 // Issue 30 item 3: a challenge's percentile chart draws the paper's printed
@@ -19,7 +20,7 @@ import (
 // reachable-range bars: the ablations and partial runs have their own chart.
 func TestChallengeChartPrintedAndApart(t *testing.T) {
 	site := filepath.Join(paperSite(t), "site")
-	b := loadBenchmark(t)
+	b := reporttest.Benchmark(t)
 	rec, err := paper.Load("../../results/paper", b)
 	if err != nil {
 		t.Fatal(err)

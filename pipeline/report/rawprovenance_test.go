@@ -10,6 +10,7 @@ import (
 
 	"github.com/rexmle/rexmle/pipeline/fetch"
 	"github.com/rexmle/rexmle/pipeline/rankstage"
+	"github.com/rexmle/rexmle/pipeline/report/reporttest"
 )
 
 // The provenance page's datasets table says where each challenge's raw data
@@ -17,8 +18,8 @@ import (
 // hand and not checked, or nothing there.
 func TestProvenanceSaysHowRawDataCame(t *testing.T) {
 	ctx := context.Background()
-	b := loadBenchmark(t)
-	st := openStore(t)
+	b := reporttest.Benchmark(t)
+	st := reporttest.Store(t)
 	if _, err := rankstage.Run(ctx, b, st); err != nil {
 		t.Fatal(err)
 	}

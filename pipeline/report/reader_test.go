@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rexmle/rexmle/pipeline/report/reporttest"
 )
 
 // Issue 30 items 5, 6 and 9 on the built pages (the browser test measures
@@ -61,7 +63,7 @@ func TestCategoryTitles(t *testing.T) {
 // per world; Table 3 has the paper's category rows, not in its download.
 func TestReaderPages(t *testing.T) {
 	site := filepath.Join(paperSite(t), "site")
-	b := loadBenchmark(t)
+	b := reporttest.Benchmark(t)
 	page := func(p string) []byte {
 		bs, err := os.ReadFile(filepath.Join(site, p))
 		if err != nil {

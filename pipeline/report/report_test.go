@@ -22,25 +22,6 @@ import (
 	"github.com/rexmle/rexmle/pipeline/store"
 )
 
-func loadBenchmark(t testing.TB) *config.Benchmark {
-	t.Helper()
-	b, err := config.Load("../../benchmark.toml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-func openStore(t testing.TB) *store.Store {
-	t.Helper()
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "rexmle.sqlite"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	return st
-}
-
 var (
 	paperOnce sync.Once
 	paperDir  string
@@ -131,7 +112,7 @@ func readTable(t *testing.T, site, id string) tableJSON {
 
 func TestPagesExistAndLinksResolve(t *testing.T) {
 	site := filepath.Join(paperSite(t), "site")
-	b := loadBenchmark(t)
+	b := reporttest.Benchmark(t)
 	want := []string{"index.html", "challenges/index.html", "capabilities.html", "ablations.html", "compute.html", "reproduction.html",
 		"known-issues.html", "provenance.html", "downloads.html", "assets/echarts.min.js", "assets/site.css", "assets/site.js"}
 	for _, c := range b.Challenges {
@@ -159,7 +140,7 @@ func TestPagesExistAndLinksResolve(t *testing.T) {
 
 func TestTable3RowsAndPaperCells(t *testing.T) {
 	site := filepath.Join(paperSite(t), "site")
-	b := loadBenchmark(t)
+	b := reporttest.Benchmark(t)
 	tj := readTable(t, site, "table3")
 	if len(tj.Rows) != len(b.Challenges)+1 {
 		t.Fatalf("table3 has %d rows, want %d challenges and the overall row", len(tj.Rows), len(b.Challenges))
@@ -254,7 +235,7 @@ func TestReproductionFindsKnownPaperInconsistency(t *testing.T) {
 
 func TestChallengePageTables(t *testing.T) {
 	site := filepath.Join(paperSite(t), "site")
-	b := loadBenchmark(t)
+	b := reporttest.Benchmark(t)
 	c, _ := b.Challenge("isles22")
 	st := readTable(t, site, "s-isles22")
 	// The top human row, 3 paper S-table runs and the Table 4/5 runs on
@@ -316,8 +297,8 @@ func TestChallengePageTables(t *testing.T) {
 // (pipeline/stages, TestPublishedBundleRebuildsTheSite).
 func TestDeterministic(t *testing.T) {
 	ctx := context.Background()
-	b := loadBenchmark(t)
-	st := openStore(t)
+	b := reporttest.Benchmark(t)
+	st := reporttest.Store(t)
 	if err := reporttest.Fill(ctx, st, b, reporttest.Spec{Agents: 2, Seeds: 2, Cases: 2, Strategies: 3, GPUSamples: 2, RandSeed: 3}); err != nil {
 		t.Fatal(err)
 	}
@@ -337,9 +318,9 @@ func TestDeterministic(t *testing.T) {
 
 func TestEmptyStore(t *testing.T) {
 	ctx := context.Background()
-	st := openStore(t)
+	st := reporttest.Store(t)
 	dir := t.TempDir()
-	res, err := Build(ctx, Options{Store: st, Benchmark: loadBenchmark(t), OutDir: dir, GitCommit: "x"})
+	res, err := Build(ctx, Options{Store: st, Benchmark: reporttest.Benchmark(t), OutDir: dir, GitCommit: "x"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -531,13 +512,13 @@ func TestTableFiles(t *testing.T) {
 
 func TestStaleFilesRemoved(t *testing.T) {
 	ctx := context.Background()
-	b := loadBenchmark(t)
+	b := reporttest.Benchmark(t)
 	dir := t.TempDir()
 	mine := filepath.Join(dir, "notes.txt") // not the site's: kept
 	if err := os.WriteFile(mine, []byte("keep"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	st := openStore(t)
+	st := reporttest.Store(t)
 	if err := reporttest.Fill(ctx, st, b, reporttest.Spec{Agents: 1, Seeds: 1, Cases: 2, RandSeed: 1}); err != nil {
 		t.Fatal(err)
 	}
@@ -580,8 +561,8 @@ func TestStaleFilesRemoved(t *testing.T) {
 // site's profile only, not every run group's scores pooled.
 func TestCapabilitiesShowOnlyTheProfilesRuns(t *testing.T) {
 	ctx := context.Background()
-	b := loadBenchmark(t)
-	st := openStore(t)
+	b := reporttest.Benchmark(t)
+	st := reporttest.Store(t)
 	if err := reporttest.Fill(ctx, st, b, reporttest.Spec{Source: "demo", Agents: 1, Seeds: 1, Strategies: 3, RandSeed: 1}); err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/rexmle/rexmle/pipeline/gpu"
 	"github.com/rexmle/rexmle/pipeline/rankstage"
+	"github.com/rexmle/rexmle/pipeline/report/reporttest"
 )
 
 // Every page of a build with synthetic runs carries the banner; a build of
@@ -42,8 +43,8 @@ func TestBannerAndSyntheticRunsApart(t *testing.T) {
 	}
 	// A paper-only build: no banner anywhere.
 	ctx := context.Background()
-	b := loadBenchmark(t)
-	st := openStore(t)
+	b := reporttest.Benchmark(t)
+	st := reporttest.Store(t)
 	if _, err := rankstage.Run(ctx, b, st); err != nil {
 		t.Fatal(err)
 	}

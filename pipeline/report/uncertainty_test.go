@@ -30,9 +30,9 @@ import (
 func bootSite(t *testing.T) (*store.Store, string) {
 	t.Helper()
 	ctx := context.Background()
-	b := loadBenchmark(t)
+	b := reporttest.Benchmark(t)
 	b.Profiles["realtest"] = config.Profile{Data: "fetched"}
-	st := openStore(t)
+	st := reporttest.Store(t)
 	if err := reporttest.Fill(ctx, st, b, reporttest.Spec{Source: "realtest", Agents: 2, Seeds: 2, Cases: 6, MeanCases: true, RandSeed: 5}); err != nil {
 		t.Fatal(err)
 	}
@@ -431,8 +431,8 @@ func TestCISeries(t *testing.T) {
 // uncertainty view filled (10 configurations in the significance map).
 func BenchmarkBuildBoot(b *testing.B) {
 	ctx := context.Background()
-	bm := loadBenchmark(b)
-	st := openStore(b)
+	bm := reporttest.Benchmark(b)
+	st := reporttest.Store(b)
 	if err := reporttest.Fill(ctx, st, bm, reporttest.Spec{Agents: 10, Seeds: 3, Cases: 10, MeanCases: true, Strategies: 12, GPUSamples: 30, RandSeed: 1}); err != nil {
 		b.Fatal(err)
 	}
@@ -453,9 +453,9 @@ func BenchmarkBuildBoot(b *testing.B) {
 // section, and P(rank 1) is the stored count over n_boot.
 func TestRankBlobsComparableOnly(t *testing.T) {
 	ctx := context.Background()
-	b := loadBenchmark(t)
+	b := reporttest.Benchmark(t)
 	b.Profiles["realtest"] = config.Profile{Data: "fetched"}
-	st := openStore(t)
+	st := reporttest.Store(t)
 	if err := reporttest.Fill(ctx, st, b, reporttest.Spec{Source: "realtest", Agents: 3, Seeds: 1, Cases: 5, MeanCases: true, RandSeed: 8}); err != nil {
 		t.Fatal(err)
 	}
@@ -549,7 +549,7 @@ func TestUnboundedIntervalEnd(t *testing.T) {
 	if err := st.Update(ctx, func(tx *store.Tx) error { return tx.PutRunBoot(ctx, target, rec, recs) }); err != nil {
 		t.Fatal(err)
 	}
-	b := loadBenchmark(t)
+	b := reporttest.Benchmark(t)
 	b.Profiles["realtest"] = config.Profile{Data: "fetched"}
 	dir := filepath.Join(t.TempDir(), "site")
 	if _, err := Build(ctx, Options{Store: st, Benchmark: b, OutDir: dir, GitCommit: "x", Profile: "realtest"}); err != nil {

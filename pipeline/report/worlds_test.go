@@ -74,7 +74,7 @@ func sectionHTML(t *testing.T, page []byte, id string) []byte {
 // the number of challenges beside every rank.
 func TestRankTablesOneWorldEach(t *testing.T) {
 	site := filepath.Join(paperSite(t), "site")
-	n := float64(len(loadBenchmark(t).Challenges))
+	n := float64(len(reporttest.Benchmark(t).Challenges))
 	for _, id := range []string{"overall", "agents"} {
 		tj := readTable(t, site, id)
 		if len(tj.Rows) < 3 {
@@ -173,7 +173,7 @@ func TestPaperBuildMarksOnlySyntheticSections(t *testing.T) {
 	}
 	defer st.Close()
 	out := t.TempDir()
-	if _, err := Build(ctx, Options{Store: st, Benchmark: loadBenchmark(t), OutDir: out, GitCommit: "x", Profile: "paper"}); err != nil {
+	if _, err := Build(ctx, Options{Store: st, Benchmark: reporttest.Benchmark(t), OutDir: out, GitCommit: "x", Profile: "paper"}); err != nil {
 		t.Fatal(err)
 	}
 	pages, marked := 0, 0

@@ -100,14 +100,49 @@ func (j *Job) buildDocker(socket, egressSock string) (*launch, error) {
 	}
 	h := j.hostPaths(socket)
 	name := containerName(j)
+	argv := []string{engine, "run", "--rm", "--init", "--name", name, "--label", "io.rexmle.run=" + j.ID(), "--pull", "never"}
+	argv = append(argv, j.containerLimits(engine)...)
+	argv = append(argv, j.containerMounts(engine, h, cp, socket)...)
+	if j.Agent.Builtin != "" && len(inner) > 0 && inner[0] == j.AgentBin {
+		// The built-in agents are rexmle-agent subcommands: mount the binary.
+		// It must be able to run in the image: static, or linked against a
+		// libc the image has (the pipeline builds it with cgo for NVML).
+		argv = append(argv, "-v", j.AgentBin+":"+ContainerAgentBin+":ro")
+		inner[0] = ContainerAgentBin
+	}
+	bridgeFlags, bridgeEnv, forwards, err := j.containerBridge(socket, egressSock)
+	if err != nil {
+		return nil, err
+	}
+	argv = append(argv, bridgeFlags...)
+	argv = append(argv, "-w", cp.workspace)
+	envFlags, env := j.containerEnv(cp, bridgeEnv)
+	argv = append(argv, envFlags...)
+	argv = append(argv, j.Agent.Image)
+	if len(forwards) > 0 {
+		inner = egress.BridgeArgs(ContainerBridgeBin, forwards, inner)
+	}
+	argv = append(argv, inner...)
+	if err := j.prepareContainer(engine, name, env, []string{h.submission, h.logs, h.workspace, socket, egressSock}); err != nil {
+		return nil, err
+	}
+	return &launch{argv: argv, display: argv, env: env, dir: h.workspace, attr: &syscall.SysProcAttr{Setpgid: true},
+		isolation: "container: " + engine, stopArgv: containerStopArgv(engine, name, j.graceOrDefault())}, nil
+}
+
+// containerLimits are the run's user, confinement and resource flags: the
+// caller's uid (or the container's in a root run; podman keeps the
+// caller's id rootless), no capabilities, a read-only root, no network
+// unless the agent has it, the GPUs, shared memory, CPUs, memory and file
+// size.
+func (j *Job) containerLimits(engine string) []string {
 	user, userns := fmt.Sprintf("%d:%d", os.Getuid(), os.Getgid()), ""
 	if os.Getuid() == 0 {
 		user = fmt.Sprintf("%d:%d", containerUID, containerUID)
 	} else if engine == "podman" {
 		userns = "keep-id" // rootless podman: the caller's uid inside, so the run folder is writable
 	}
-	argv := []string{engine, "run", "--rm", "--init", "--name", name, "--label", "io.rexmle.run=" + j.ID(), "--pull", "never",
-		"--user", user}
+	argv := []string{"--user", user}
 	if userns != "" {
 		argv = append(argv, "--userns", userns)
 	}
@@ -136,6 +171,12 @@ func (j *Job) buildDocker(socket, egressSock string) (*launch, error) {
 			argv = append(argv, j.inheritedUlimits()...)
 		}
 	}
+	return argv
+}
+
+// containerMounts mount the run's folders (the data read-only), the
+// validation socket and the agent's code.
+func (j *Job) containerMounts(engine string, h, cp agentPaths, socket string) []string {
 	// podman mounts the run's folders nosuid,nodev (docker's -v has no such
 	// options: there the copy-out's stripping is what keeps a setuid file
 	// the agent made from staying setuid on the host).
@@ -143,71 +184,59 @@ func (j *Job) buildDocker(socket, egressSock string) (*launch, error) {
 	if engine == "podman" {
 		ro, rw = ":ro,nosuid,nodev", ":nosuid,nodev"
 	}
-	argv = append(argv, "-v", h.data+":"+cp.data+ro, "-v", h.submission+":"+cp.submission+rw,
-		"-v", h.logs+":"+cp.logs+rw, "-v", h.workspace+":"+cp.workspace+rw)
+	argv := []string{"-v", h.data + ":" + cp.data + ro, "-v", h.submission + ":" + cp.submission + rw,
+		"-v", h.logs + ":" + cp.logs + rw, "-v", h.workspace + ":" + cp.workspace + rw}
 	if socket != "" {
 		argv = append(argv, "-v", socket+":"+cp.socket)
 	}
 	if j.Agent.Code != "" {
 		argv = append(argv, "-v", j.Agent.Code+":"+config.CodeMount+":ro")
 	}
-	if j.Agent.Builtin != "" && len(inner) > 0 && inner[0] == j.AgentBin {
-		// The built-in agents are rexmle-agent subcommands: mount the binary.
-		// It must be able to run in the image: static, or linked against a
-		// libc the image has (the pipeline builds it with cgo for NVML).
-		argv = append(argv, "-v", j.AgentBin+":"+ContainerAgentBin+":ro")
-		inner[0] = ContainerAgentBin
-	}
-	bridgeFlags, bridgeEnv, forwards, err := j.containerBridge(socket, egressSock)
-	if err != nil {
-		return nil, err
-	}
-	argv = append(argv, bridgeFlags...)
-	argv = append(argv, "-w", cp.workspace)
-	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
+	return argv
+}
+
+// containerEnv is the engine's own environment (env) and the -e flags that
+// pass the run's variables into the container by name, their values in env
+// (the bridge's variables, no secrets, by value).
+func (j *Job) containerEnv(cp agentPaths, bridgeEnv []string) (flags, env []string) {
+	env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
 	for _, name := range engineEnv {
 		if v, ok := os.LookupEnv(name); ok {
 			env = append(env, name+"="+v)
 		}
 	}
 	if _, ok := j.Agent.SetEnv["HOME"]; !ok {
-		argv = append(argv, "-e", "HOME="+containerHome)
+		flags = append(flags, "-e", "HOME="+containerHome)
 	}
 	for _, kv := range j.rexmleEnv(cp, j.gpusInContainer()) {
 		name := kv[:strings.IndexByte(kv, '=')]
 		if name == "CUDA_VISIBLE_DEVICES" {
 			continue // --gpus or the CDI devices choose the devices
 		}
-		argv = append(argv, "-e", name)
+		flags = append(flags, "-e", name)
 		env = append(env, kv)
 	}
 	for _, kv := range j.passedEnv() {
-		argv = append(argv, "-e", kv[:strings.IndexByte(kv, '=')])
+		flags = append(flags, "-e", kv[:strings.IndexByte(kv, '=')])
 		env = append(env, kv)
 	}
 	for _, kv := range bridgeEnv { // proxy addresses and the validation URL: no secrets
-		argv = append(argv, "-e", kv)
+		flags = append(flags, "-e", kv)
 	}
-	argv = append(argv, j.Agent.Image)
-	if len(forwards) > 0 {
-		inner = egress.BridgeArgs(ContainerBridgeBin, forwards, inner)
-	}
-	argv = append(argv, inner...)
-	if err := j.prepareContainer(engine, name, env, []string{h.submission, h.logs, h.workspace, socket, egressSock}); err != nil {
-		return nil, err
-	}
-	grace := strconv.Itoa(int(j.graceOrDefault().Seconds()))
-	// podman rm --force --time stops the container with the grace period
-	// and removes it before returning; docker rm has no grace period, so
-	// docker stop goes first. Either way the run cannot end with the
-	// container still there.
-	stopArgv := []string{engine, "rm", "--force", "--time", grace, name}
+	return flags, env
+}
+
+// containerStopArgv stops the container with the grace period and removes
+// it. podman rm --force --time does both before returning; docker rm has no
+// grace period, so docker stop goes first. Either way the run cannot end
+// with the container still there.
+func containerStopArgv(engine, name string, grace time.Duration) []string {
+	secs := strconv.Itoa(int(grace.Seconds()))
 	if engine == "docker" {
-		stopArgv = []string{"sh", "-c", `docker stop --time "$1" "$2" >/dev/null 2>&1; docker rm --force "$2" >/dev/null 2>&1; exit 0`,
-			"docker-stop", grace, name}
+		return []string{"sh", "-c", `docker stop --time "$1" "$2" >/dev/null 2>&1; docker rm --force "$2" >/dev/null 2>&1; exit 0`,
+			"docker-stop", secs, name}
 	}
-	return &launch{argv: argv, display: argv, env: env, dir: h.workspace, attr: &syscall.SysProcAttr{Setpgid: true},
-		isolation: "container: " + engine, stopArgv: stopArgv}, nil
+	return []string{engine, "rm", "--force", "--time", secs, name}
 }
 
 // gpuFlags passes the run's GPUs: docker's --gpus (the NVIDIA container

@@ -125,115 +125,144 @@ type Hooks struct {
 // and marked interrupted, the waiting ones are not started, and the
 // outcomes so far are returned with ctx.Err().
 func Schedule(ctx context.Context, jobs []*Job, pool Pool, h Hooks) ([]Outcome, error) {
-	prepare, progress := h.Prepare, h.Progress
 	slots := pool.CPUSlots
 	if slots <= 0 {
 		slots = runtime.GOMAXPROCS(0)
 	}
-	var (
-		mu       sync.Mutex
-		cond     = sync.NewCond(&mu)
-		freeGPUs = append([]int(nil), pool.GPUs...)
-		freeCPU  = slots
-		st       = Progress{Total: len(jobs)}
-		start    = time.Now()
-		outs     []Outcome
-		wg       sync.WaitGroup
-	)
-	report := func(last string) { // mu held
-		st.Elapsed, st.Last = time.Since(start), last
-		if st.Done > 0 && st.Done < st.Total {
-			st.ETA = time.Duration(float64(st.Elapsed) / float64(st.Done) * float64(st.Total-st.Done))
-		} else {
-			st.ETA = 0
-		}
-		if progress != nil {
-			progress(st)
-		}
-	}
-	stopWaiting := context.AfterFunc(ctx, func() { mu.Lock(); cond.Broadcast(); mu.Unlock() })
+	s := &scheduler{pool: pool, h: h, freeGPUs: append([]int(nil), pool.GPUs...), freeCPU: slots,
+		st: Progress{Total: len(jobs)}, start: time.Now()}
+	s.cond = sync.NewCond(&s.mu)
+	stopWaiting := context.AfterFunc(ctx, func() { s.mu.Lock(); s.cond.Broadcast(); s.mu.Unlock() })
 	defer stopWaiting()
-	finish := func(o Outcome) { // mu held
-		outs = append(outs, o)
-		st.Done++
-		if !o.OK() {
-			st.Failed++
-		}
-		report(o.Job.ID())
-	}
-	refuse := func(j *Job, why string) Outcome { // mu not held
-		in, err := NotStarted(j, why)
-		o := Outcome{Job: j, Info: in, Err: err}
-		if h.Done != nil {
-			h.Done(o)
-		}
-		return o
-	}
+	var wg sync.WaitGroup
 	for _, j := range jobs {
-		need := j.Agent.GPUs
 		if why := pool.cannotStart(j, h.Refuse); why != "" {
-			o := refuse(j, why)
-			mu.Lock()
-			finish(o)
-			mu.Unlock()
+			o := s.refuse(j, why)
+			s.mu.Lock()
+			s.finish(o)
+			s.mu.Unlock()
 			continue
 		}
-		mu.Lock()
-		fits := func() bool {
-			if need == 0 {
-				return freeCPU > 0
-			}
-			_, _, ok := pool.take(freeGPUs, need)
-			return ok
-		}
-		for ctx.Err() == nil && !fits() {
-			cond.Wait()
-		}
-		if ctx.Err() != nil {
-			mu.Unlock()
+		need := j.Agent.GPUs
+		held, ok := s.acquire(ctx, j, need)
+		if !ok {
 			break
 		}
-		var held []int
-		if need > 0 {
-			held, freeGPUs, _ = pool.take(freeGPUs, need)
-			j.GPUs = append([]int(nil), held...)
-		} else {
-			freeCPU--
-		}
-		st.Running++
-		report(j.ID())
-		mu.Unlock()
 		wg.Add(1)
 		go func(j *Job, held []int) {
 			defer wg.Done()
-			var o Outcome
-			o.Job = j
-			var perr error
-			if prepare != nil {
-				perr = prepare(j)
-			}
-			if perr != nil {
-				o = refuse(j, perr.Error())
-			} else {
-				o.Info, o.Err = Execute(ctx, j)
-				if h.Done != nil {
-					h.Done(o)
-				}
-			}
-			mu.Lock()
-			if need > 0 {
-				freeGPUs = append(freeGPUs, held...)
-			} else {
-				freeCPU++
-			}
-			st.Running--
-			finish(o)
-			cond.Broadcast()
-			mu.Unlock()
+			s.run(ctx, j, need, held)
 		}(j, held)
 	}
 	wg.Wait()
-	return outs, ctx.Err()
+	return s.outs, ctx.Err()
+}
+
+// scheduler is Schedule's state: the free slots, the progress and the
+// outcomes so far, all under mu.
+type scheduler struct {
+	pool     Pool
+	h        Hooks
+	mu       sync.Mutex
+	cond     *sync.Cond // signalled when a slot frees or ctx ends
+	freeGPUs []int
+	freeCPU  int
+	st       Progress
+	start    time.Time
+	outs     []Outcome
+}
+
+// report updates the timing and calls the progress hook; mu held.
+func (s *scheduler) report(last string) {
+	st := &s.st
+	st.Elapsed, st.Last = time.Since(s.start), last
+	if st.Done > 0 && st.Done < st.Total {
+		st.ETA = time.Duration(float64(st.Elapsed) / float64(st.Done) * float64(st.Total-st.Done))
+	} else {
+		st.ETA = 0
+	}
+	if s.h.Progress != nil {
+		s.h.Progress(*st)
+	}
+}
+
+// finish records an outcome; mu held.
+func (s *scheduler) finish(o Outcome) {
+	s.outs = append(s.outs, o)
+	s.st.Done++
+	if !o.OK() {
+		s.st.Failed++
+	}
+	s.report(o.Job.ID())
+}
+
+// refuse records a run that is not started, and why; mu not held.
+func (s *scheduler) refuse(j *Job, why string) Outcome {
+	in, err := NotStarted(j, why)
+	o := Outcome{Job: j, Info: in, Err: err}
+	if s.h.Done != nil {
+		s.h.Done(o)
+	}
+	return o
+}
+
+// acquire waits until the run's need GPUs (or a CPU slot when it needs
+// none) are free and takes them (the GPUs assigned to j); ok is false when
+// ctx ends first.
+func (s *scheduler) acquire(ctx context.Context, j *Job, need int) (held []int, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	fits := func() bool {
+		if need == 0 {
+			return s.freeCPU > 0
+		}
+		_, _, ok := s.pool.take(s.freeGPUs, need)
+		return ok
+	}
+	for ctx.Err() == nil && !fits() {
+		s.cond.Wait()
+	}
+	if ctx.Err() != nil {
+		return nil, false
+	}
+	if need > 0 {
+		held, s.freeGPUs, _ = s.pool.take(s.freeGPUs, need)
+		j.GPUs = append([]int(nil), held...)
+	} else {
+		s.freeCPU--
+	}
+	s.st.Running++
+	s.report(j.ID())
+	return held, true
+}
+
+// run prepares and executes one run, records its outcome and frees its
+// slot (the GPUs held, or a CPU slot when it needs none).
+func (s *scheduler) run(ctx context.Context, j *Job, need int, held []int) {
+	var o Outcome
+	o.Job = j
+	var perr error
+	if s.h.Prepare != nil {
+		perr = s.h.Prepare(j)
+	}
+	if perr != nil {
+		o = s.refuse(j, perr.Error())
+	} else {
+		o.Info, o.Err = Execute(ctx, j)
+		if s.h.Done != nil {
+			s.h.Done(o)
+		}
+	}
+	s.mu.Lock()
+	if need > 0 {
+		s.freeGPUs = append(s.freeGPUs, held...)
+	} else {
+		s.freeCPU++
+	}
+	s.st.Running--
+	s.finish(o)
+	s.cond.Broadcast()
+	s.mu.Unlock()
 }
 
 // cannotStart says why j cannot start in the pool (refuse's reason first,

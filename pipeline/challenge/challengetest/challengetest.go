@@ -96,52 +96,9 @@ func (p *Prepared) Grade(t testing.TB, dir string, mode challenge.Mode) *challen
 //     every ranked metric and strictly better on at least one.
 func Conformance(t *testing.T, c challenge.Challenge) *Prepared {
 	t.Helper()
-	ctx := context.Background()
-
-	a, b := t.TempDir(), t.TempDir()
-	if err := c.Synthesize(ctx, a, 7, challenge.SynthSize{}); err != nil {
-		t.Fatalf("synthesize: %v", err)
-	}
-	if err := c.Synthesize(ctx, b, 7, challenge.SynthSize{}); err != nil {
-		t.Fatalf("synthesize: %v", err)
-	}
-	ha, err := challenge.HashTree(a)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hb, _ := challenge.HashTree(b)
-	if len(ha) == 0 {
-		t.Fatal("synthesize wrote no files")
-	}
-	for k, v := range ha {
-		if hb[k] != v {
-			t.Errorf("synthesize is not deterministic: %s differs between two runs with seed 7", k)
-		}
-	}
-	if len(ha) != len(hb) {
-		t.Errorf("synthesize is not deterministic: %d vs %d files", len(ha), len(hb))
-	}
-
+	checkSynthesizeDeterministic(t, c)
 	p := Prepare(t, c, 1)
-	for _, f := range []string{"sample_submission.csv", "description.md"} {
-		if _, err := os.Stat(filepath.Join(p.Public(), f)); err != nil {
-			t.Errorf("public/%s missing: %v", f, err)
-		}
-	}
-	priv, err := challenge.HashTree(p.Private())
-	if err != nil || len(priv) == 0 {
-		t.Fatalf("private folder empty or unreadable: %v", err)
-	}
-	pub, _ := challenge.HashTree(p.Public())
-	privHashes := map[string]string{}
-	for k, v := range priv {
-		privHashes[v] = k
-	}
-	for k, v := range pub {
-		if pk, ok := privHashes[v]; ok && !strings.HasSuffix(k, "description.md") {
-			t.Errorf("public/%s has the same content as private/%s: answers leak to the agent", k, pk)
-		}
-	}
+	checkPrepared(t, p)
 
 	o := MustOracle(t, c)
 	perfect := p.Submit(t, "perfect", func(ctx context.Context, out string) error {
@@ -169,33 +126,97 @@ func Conformance(t *testing.T, c challenge.Challenge) *Prepared {
 		rt := p.Grade(t, trivial, mode)
 		p.Grade(t, sample, mode)
 		p.Grade(t, baseline, mode)
-		better := 0
-		for _, card := range cards {
-			vp, okp := rp.Values[card.Name]
-			vt, okt := rt.Values[card.Name]
-			if !okp || !okt {
-				t.Errorf("%s: metric %q missing from the result", mode, card.Name)
-				continue
-			}
-			if !card.Ranked || math.IsNaN(vp) || math.IsNaN(vt) {
-				continue
-			}
-			worse := vp < vt
-			if card.Direction == challenge.LowerBetter {
-				worse = vp > vt
-			}
-			if worse {
-				t.Errorf("%s: perfect %s = %v is worse than trivial %v", mode, card.Name, vp, vt)
-			}
-			if vp != vt {
-				better++
-			}
-		}
-		if better == 0 {
-			t.Errorf("%s: perfect and trivial submissions score the same on every ranked metric", mode)
-		}
+		checkPerfectBeatsTrivial(t, mode, cards, rp, rt)
 	}
 	return p
+}
+
+// checkSynthesizeDeterministic synthesizes twice with seed 7 and wants the
+// same files.
+func checkSynthesizeDeterministic(t *testing.T, c challenge.Challenge) {
+	t.Helper()
+	ctx := context.Background()
+	a, b := t.TempDir(), t.TempDir()
+	if err := c.Synthesize(ctx, a, 7, challenge.SynthSize{}); err != nil {
+		t.Fatalf("synthesize: %v", err)
+	}
+	if err := c.Synthesize(ctx, b, 7, challenge.SynthSize{}); err != nil {
+		t.Fatalf("synthesize: %v", err)
+	}
+	ha, err := challenge.HashTree(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hb, _ := challenge.HashTree(b)
+	if len(ha) == 0 {
+		t.Fatal("synthesize wrote no files")
+	}
+	for k, v := range ha {
+		if hb[k] != v {
+			t.Errorf("synthesize is not deterministic: %s differs between two runs with seed 7", k)
+		}
+	}
+	if len(ha) != len(hb) {
+		t.Errorf("synthesize is not deterministic: %d vs %d files", len(ha), len(hb))
+	}
+}
+
+// checkPrepared wants the public files an agent needs, a private folder,
+// and no public file with the content of a private one (description.md
+// aside).
+func checkPrepared(t *testing.T, p *Prepared) {
+	t.Helper()
+	for _, f := range []string{"sample_submission.csv", "description.md"} {
+		if _, err := os.Stat(filepath.Join(p.Public(), f)); err != nil {
+			t.Errorf("public/%s missing: %v", f, err)
+		}
+	}
+	priv, err := challenge.HashTree(p.Private())
+	if err != nil || len(priv) == 0 {
+		t.Fatalf("private folder empty or unreadable: %v", err)
+	}
+	pub, _ := challenge.HashTree(p.Public())
+	privHashes := map[string]string{}
+	for k, v := range priv {
+		privHashes[v] = k
+	}
+	for k, v := range pub {
+		if pk, ok := privHashes[v]; ok && !strings.HasSuffix(k, "description.md") {
+			t.Errorf("public/%s has the same content as private/%s: answers leak to the agent", k, pk)
+		}
+	}
+}
+
+// checkPerfectBeatsTrivial wants every metric in both results, the perfect
+// submission (rp) no worse than the trivial one (rt) on every ranked
+// metric, and better on one at least.
+func checkPerfectBeatsTrivial(t *testing.T, mode challenge.Mode, cards []challenge.MetricCard, rp, rt *challenge.Result) {
+	t.Helper()
+	better := 0
+	for _, card := range cards {
+		vp, okp := rp.Values[card.Name]
+		vt, okt := rt.Values[card.Name]
+		if !okp || !okt {
+			t.Errorf("%s: metric %q missing from the result", mode, card.Name)
+			continue
+		}
+		if !card.Ranked || math.IsNaN(vp) || math.IsNaN(vt) {
+			continue
+		}
+		worse := vp < vt
+		if card.Direction == challenge.LowerBetter {
+			worse = vp > vt
+		}
+		if worse {
+			t.Errorf("%s: perfect %s = %v is worse than trivial %v", mode, card.Name, vp, vt)
+		}
+		if vp != vt {
+			better++
+		}
+	}
+	if better == 0 {
+		t.Errorf("%s: perfect and trivial submissions score the same on every ranked metric", mode)
+	}
 }
 
 // Malformed is one broken submission: Break mutates a copy of a valid

@@ -18,15 +18,47 @@ func ZipDir(dir, zipPath string) error {
 		return err
 	}
 	zw := zip.NewWriter(f)
-	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || !d.Type().IsRegular() {
-			return err
-		}
-		rel, err := filepath.Rel(dir, p)
+	_, err = AddTree(zw, dir, dir, "", false)
+	if cerr := zw.Close(); err == nil {
+		err = cerr
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("zip %s: %w", dir, err)
+	}
+	return nil
+}
+
+// AddTree adds the regular files under root to zw, each named by its slash
+// path relative to base, behind prefix + "/" when prefix is set; with
+// folders, every folder (root included) is an entry too, its name ending
+// in "/". Other files (links, devices) are left out. It returns the number
+// of entries walked, those left out included.
+func AddTree(zw *zip.Writer, base, root, prefix string, folders bool) (int, error) {
+	n := 0
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		w, err := zw.Create(filepath.ToSlash(rel))
+		n++
+		if d.IsDir() && !folders || !d.IsDir() && !d.Type().IsRegular() {
+			return nil
+		}
+		rel, err := filepath.Rel(base, p)
+		if err != nil {
+			return err
+		}
+		name := filepath.ToSlash(rel)
+		if prefix != "" {
+			name = prefix + "/" + name
+		}
+		if d.IsDir() {
+			_, err := zw.Create(name + "/")
+			return err
+		}
+		w, err := zw.Create(name)
 		if err != nil {
 			return err
 		}
@@ -38,14 +70,5 @@ func ZipDir(dir, zipPath string) error {
 		_, err = io.Copy(w, in)
 		return err
 	})
-	if cerr := zw.Close(); err == nil {
-		err = cerr
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("zip %s: %w", dir, err)
-	}
-	return nil
+	return n, err
 }

@@ -3,8 +3,6 @@ package all_test
 import (
 	"archive/zip"
 	"context"
-	"io"
-	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -13,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/rexmle/rexmle/pipeline/challenge"
+	"github.com/rexmle/rexmle/pipeline/challenge/challengetest"
 )
 
 // packAs writes the archive of d from the synthetic raw folder synth as the
@@ -41,35 +40,8 @@ func packAs(t *testing.T, synth, dst string, d challenge.Download, take []string
 		if take != nil && !slices.Contains(take, e.Name()) {
 			continue
 		}
-		err := filepath.WalkDir(filepath.Join(src, e.Name()), func(p string, de fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			rel, _ := filepath.Rel(src, p)
-			name := filepath.ToSlash(rel)
-			if d.Under != "" {
-				name = d.Under + "/" + name
-			}
-			n++
-			if de.IsDir() { // folders as entries too: a folder may be all a preparer needs
-				_, err := zw.Create(name + "/")
-				return err
-			}
-			if !de.Type().IsRegular() {
-				return nil
-			}
-			w, err := zw.Create(name)
-			if err != nil {
-				return err
-			}
-			in, err := os.Open(p)
-			if err != nil {
-				return err
-			}
-			defer in.Close()
-			_, err = io.Copy(w, in)
-			return err
-		})
+		k, err := challengetest.AddTree(zw, src, filepath.Join(src, e.Name()), d.Under, true) // folders as entries too: a folder may be all a preparer needs
+		n += k
 		if err != nil {
 			t.Fatal(err)
 		}

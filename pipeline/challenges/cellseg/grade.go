@@ -184,36 +184,79 @@ func (Challenge) Grade(ctx context.Context, subDir, privateDir string, mode chal
 	if err != nil {
 		return nil, challenge.Invalidf(submissionFile, "predicted_mask_path", "column missing: the header must name image_id and predicted_mask_path")
 	}
-	ans, err := challenge.ReadCSV(filepath.Join(privateDir, "test_labels.csv"))
-	if err != nil {
-		return nil, fmt.Errorf("read answers: %w", err)
-	}
-	aids, err := ans.Column("image_id")
+	aids, labelOf, err := readLabels(privateDir)
 	if err != nil {
 		return nil, err
+	}
+	rows, nDistinct, err := submissionRows(t, ic, pc, aids, labelOf, mode)
+	if err != nil {
+		return nil, err
+	}
+	counts := make([]matching.InstanceCounts, len(rows))
+	var resized atomic.Int64
+	err = challenge.ForEach(ctx, len(rows), func(i int) error {
+		var err error
+		counts[i], err = matchRow(ctx, subDir, filepath.Join(privateDir, filepath.FromSlash(labelOf[rows[i].id])), rows[i], mode, &resized)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	res := &challenge.Result{Mode: mode}
+	setScores(res, rows, counts, mode)
+	if len(rows) != nDistinct {
+		res.Notes = append(res.Notes, fmt.Sprintf("%d rows for %d distinct image ids: every row is scored, so repeated ids weigh more (the reference's test list repeats ids whose training and tuning images share a name); the k-th row of an id is stored as case <id>#k", len(rows), nDistinct))
+	}
+	if mode == challenge.Official {
+		res.Notes = append(res.Notes, "OFFICIAL MODE: per-image F1 rounded to 4 decimals before averaging, as the organisers' script does")
+	}
+	if n := resized.Load(); n > 0 {
+		res.Notes = append(res.Notes, fmt.Sprintf("%d masks had another size than their image and were resized to it (uint16 cast, Pillow nearest neighbour), as the reference does", n))
+	}
+	return res, nil
+}
+
+// readLabels reads the answer list: the test image ids in order and each
+// id's label path (a repeated id: the reference takes its first row).
+func readLabels(privateDir string) (aids []string, labelOf map[string]string, err error) {
+	ans, err := challenge.ReadCSV(filepath.Join(privateDir, "test_labels.csv"))
+	if err != nil {
+		return nil, nil, fmt.Errorf("read answers: %w", err)
+	}
+	aids, err = ans.Column("image_id")
+	if err != nil {
+		return nil, nil, err
 	}
 	alabs, err := ans.Column("label_path")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	labelOf := map[string]string{}
+	labelOf = map[string]string{}
 	for i, id := range aids {
 		if _, ok := labelOf[id]; !ok {
-			labelOf[id] = alabs[i] // a repeated id: the reference takes its first row
+			labelOf[id] = alabs[i]
 		}
 	}
-	rows := make([]subRow, len(t.Rows))
+	return aids, labelOf, nil
+}
+
+// submissionRows are the submission's rows (columns ic and pc), refused
+// where one names no test image or a test image is missing (and, in
+// official mode, where the ids break the common id rule); nDistinct counts
+// the distinct ids.
+func submissionRows(t *challenge.Table, ic, pc int, aids []string, labelOf map[string]string, mode challenge.Mode) (rows []subRow, nDistinct int, err error) {
+	rows = make([]subRow, len(t.Rows))
 	seen := map[string]bool{}
 	for i, r := range t.Rows {
 		rows[i] = subRow{r[ic], r[pc], i + 2}
 		if _, ok := labelOf[r[ic]]; !ok {
-			return nil, challenge.Invalidf(submissionFile, fmt.Sprintf("row %d image_id", i+2), "%q is not a test image", r[ic])
+			return nil, 0, challenge.Invalidf(submissionFile, fmt.Sprintf("row %d image_id", i+2), "%q is not a test image", r[ic])
 		}
 		seen[r[ic]] = true
 	}
 	for _, id := range aids {
 		if !seen[id] {
-			return nil, challenge.Invalidf(submissionFile, "image_id", "test image %q is missing", id)
+			return nil, 0, challenge.Invalidf(submissionFile, "image_id", "test image %q is missing", id)
 		}
 	}
 	if mode == challenge.Official {
@@ -223,54 +266,57 @@ func (Challenge) Grade(ctx context.Context, subDir, privateDir string, mode chal
 			got[i] = r.id
 		}
 		if err := challenge.CheckIDs(submissionFile, "image_id", got, nil, aids, challenge.StrictIDs); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 	}
-	counts := make([]matching.InstanceCounts, len(rows))
-	var resized atomic.Int64
-	err = challenge.ForEach(ctx, len(rows), func(i int) error {
-		r := rows[i]
-		field := fmt.Sprintf("row %d (%s) predicted_mask_path", r.line, r.id)
-		path, err := challenge.ResolveInside(subDir, r.path, field)
-		if err != nil {
-			return err
-		}
-		if st, err := challenge.StatInside(subDir, r.path, field); err != nil {
-			return err
-		} else if !st.Mode().IsRegular() {
-			return challenge.Invalidf(r.path, field, "not a regular file")
-		}
-		truth, err := readTruth(filepath.Join(privateDir, filepath.FromSlash(labelOf[r.id])))
-		if err != nil {
-			return fmt.Errorf("truth of %s: %w", r.id, err)
-		}
-		// The prediction's size is checked from its header against the
-		// truth's before it is decoded.
-		pred, err := decodePredictionMax(path, predictionCap(truth.W, truth.H))
-		if err != nil {
-			return challenge.Invalidf(r.path, "", "cannot read the mask: %s", strings.ReplaceAll(err.Error(), path+": ", ""))
-		}
-		if pred.W != truth.W || pred.H != truth.H {
-			if mode == challenge.Official {
-				return challenge.Invalidf(r.path, "", "mask is %d×%d, the image is %d×%d (official mode compares masks of the image's size only)", pred.W, pred.H, truth.W, truth.H)
-			}
-			resized.Add(1)
-		}
-		pred = fitTo(pred, truth.W, truth.H)
-		c, err := matching.MatchInstances(ctx, truth.Pix, pred.Pix, truth.H, truth.W, Thresholds)
-		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			return challenge.Invalidf(r.path, "", "%v", err)
-		}
-		counts[i] = c
-		return nil
-	})
+	return rows, len(seen), nil
+}
+
+// matchRow reads one row's predicted mask and its image's truth (at
+// truthPath) and matches their instances at every threshold; a mask of
+// another size is resized to the truth's in reference mode (counted in
+// resized) and refused in official mode.
+func matchRow(ctx context.Context, subDir, truthPath string, r subRow, mode challenge.Mode, resized *atomic.Int64) (matching.InstanceCounts, error) {
+	field := fmt.Sprintf("row %d (%s) predicted_mask_path", r.line, r.id)
+	path, err := challenge.ResolveInside(subDir, r.path, field)
 	if err != nil {
-		return nil, err
+		return matching.InstanceCounts{}, err
 	}
-	res := &challenge.Result{Mode: mode}
+	if st, err := challenge.StatInside(subDir, r.path, field); err != nil {
+		return matching.InstanceCounts{}, err
+	} else if !st.Mode().IsRegular() {
+		return matching.InstanceCounts{}, challenge.Invalidf(r.path, field, "not a regular file")
+	}
+	truth, err := readTruth(truthPath)
+	if err != nil {
+		return matching.InstanceCounts{}, fmt.Errorf("truth of %s: %w", r.id, err)
+	}
+	// The prediction's size is checked from its header against the
+	// truth's before it is decoded.
+	pred, err := decodePredictionMax(path, predictionCap(truth.W, truth.H))
+	if err != nil {
+		return matching.InstanceCounts{}, challenge.Invalidf(r.path, "", "cannot read the mask: %s", strings.ReplaceAll(err.Error(), path+": ", ""))
+	}
+	if pred.W != truth.W || pred.H != truth.H {
+		if mode == challenge.Official {
+			return matching.InstanceCounts{}, challenge.Invalidf(r.path, "", "mask is %d×%d, the image is %d×%d (official mode compares masks of the image's size only)", pred.W, pred.H, truth.W, truth.H)
+		}
+		resized.Add(1)
+	}
+	pred = fitTo(pred, truth.W, truth.H)
+	c, err := matching.MatchInstances(ctx, truth.Pix, pred.Pix, truth.H, truth.W, Thresholds)
+	if err != nil {
+		if ctx.Err() != nil {
+			return matching.InstanceCounts{}, ctx.Err()
+		}
+		return matching.InstanceCounts{}, challenge.Invalidf(r.path, "", "%v", err)
+	}
+	return c, nil
+}
+
+// setScores sets each row's F1 per threshold as a case (rounded to 4
+// decimals in official mode) and their means.
+func setScores(res *challenge.Result, rows []subRow, counts []matching.InstanceCounts, mode challenge.Mode) {
 	perImage := make([][]float64, len(Thresholds))
 	rowIDs := make([]string, len(rows))
 	for i, r := range rows {
@@ -293,14 +339,4 @@ func (Challenge) Grade(ctx context.Context, subDir, privateDir string, mode chal
 		// pandas Series.mean: numpy's pairwise sum divided by the count.
 		res.Set(n, num.Sum(perImage[k])/float64(len(rows)))
 	}
-	if len(rows) != len(seen) {
-		res.Notes = append(res.Notes, fmt.Sprintf("%d rows for %d distinct image ids: every row is scored, so repeated ids weigh more (the reference's test list repeats ids whose training and tuning images share a name); the k-th row of an id is stored as case <id>#k", len(rows), len(seen)))
-	}
-	if mode == challenge.Official {
-		res.Notes = append(res.Notes, "OFFICIAL MODE: per-image F1 rounded to 4 decimals before averaging, as the organisers' script does")
-	}
-	if n := resized.Load(); n > 0 {
-		res.Notes = append(res.Notes, fmt.Sprintf("%d masks had another size than their image and were resized to it (uint16 cast, Pillow nearest neighbour), as the reference does", n))
-	}
-	return res, nil
 }

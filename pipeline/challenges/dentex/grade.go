@@ -191,24 +191,65 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 		return nil, err
 	}
 	ansIDs, _ := ans.Column(colID)
-
-	f, err := challenge.OpenInside(submissionDir, submissionFile, "")
+	sub, idCol, predCol, err := readSubmissionCSV(submissionDir)
 	if err != nil {
 		return nil, err
 	}
-	sub, err := challenge.ParseCSV(f, submissionFile)
+	if err := checkSubmissionIDs(sub, idCol, ansIDs, mode); err != nil {
+		return nil, err
+	}
+	preds, err := readPredictions(ctx, submissionDir, sub, idCol, predCol, truth, mode)
+	if err != nil {
+		return nil, err
+	}
+
+	res := &challenge.Result{Mode: mode}
+	var levels [3]levelStats
+	var records [3][]detection.ImageRecord // per level, per image in ascending id order
+	var evalIDs []int64
+	var notes []string
+	for ai, a := range aspects {
+		ev, aspectNotes, err := evaluateAspect(ctx, ai, a, truth, preds, mode)
+		if err != nil {
+			return nil, err
+		}
+		levels[ai] = levelStats{ev.Stats[0], ev.Stats[1], ev.Stats[2], ev.Stats[8]}
+		records[ai], evalIDs = ev.Images, ev.Params.ImageIDs
+		notes = append(notes, aspectNotes...)
+	}
+	setLevelMetrics(res, levels)
+	res.Notes = append(res.Notes, modeNotes(preds, mode)...)
+	res.Notes = append(res.Notes, notes...)
+	res.Cases = imageCases(truth, ansIDs, preds, records, evalIDs)
+	return res, nil
+}
+
+// readSubmissionCSV parses the submission's CSV and finds its id and
+// prediction-file columns.
+func readSubmissionCSV(submissionDir string) (sub *challenge.Table, idCol, predCol int, err error) {
+	f, err := challenge.OpenInside(submissionDir, submissionFile, "")
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	sub, err = challenge.ParseCSV(f, submissionFile)
 	f.Close()
 	if err != nil {
-		return nil, challenge.Invalidf(submissionFile, "", "cannot parse CSV: %v", err)
+		return nil, 0, 0, challenge.Invalidf(submissionFile, "", "cannot parse CSV: %v", err)
 	}
-	idCol, err := sub.Col(colID)
+	idCol, err = sub.Col(colID)
 	if err != nil {
-		return nil, challenge.Invalidf(submissionFile, colID, "missing required column %q", colID)
+		return nil, 0, 0, challenge.Invalidf(submissionFile, colID, "missing required column %q", colID)
 	}
-	predCol, err := sub.Col(colPred)
+	predCol, err = sub.Col(colPred)
 	if err != nil {
-		return nil, challenge.Invalidf(submissionFile, colPred, "missing required column %q", colPred)
+		return nil, 0, 0, challenge.Invalidf(submissionFile, colPred, "missing required column %q", colPred)
 	}
+	return sub, idCol, predCol, nil
+}
+
+// checkSubmissionIDs refuses a submission that misses a test image (and, in
+// official mode, one that breaks the common id rule).
+func checkSubmissionIDs(sub *challenge.Table, idCol int, ansIDs []string, mode challenge.Mode) error {
 	// The reference compares the id sets as pandas read them: a text id
 	// keeps its blanks (" test_1" is not "test_1"), an integer column is
 	// numbers.
@@ -229,16 +270,20 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 		}
 	}
 	if len(missing) > 0 {
-		return nil, challenge.Invalidf(submissionFile, colID, "missing predictions for %d test images (first: %s)", len(missing), strings.Join(missing[:min(5, len(missing))], ", "))
+		return challenge.Invalidf(submissionFile, colID, "missing predictions for %d test images (first: %s)", len(missing), strings.Join(missing[:min(5, len(missing))], ", "))
 	}
 	if mode == challenge.Official {
 		// The common id rule: every test case exactly once, nothing else.
 		if err := challenge.CheckIDs(submissionFile, colID, subIDs, nil, ansKeys, challenge.StrictIDs); err != nil {
-			return nil, err
+			return err
 		}
 	}
+	return nil
+}
 
-	// Read and parse the prediction files in parallel; resolve them in row order.
+// readPredictions reads and parses the prediction files in parallel and
+// resolves them in row order.
+func readPredictions(ctx context.Context, submissionDir string, sub *challenge.Table, idCol, predCol int, truth *truthSet, mode challenge.Mode) ([]prediction, error) {
 	type parsed struct {
 		objs     []object
 		err      error // reading
@@ -255,14 +300,7 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 		if f.objs, f.err = readPredictionFile(submissionDir, row[predCol], fmt.Sprintf("row %d, %s", ri+2, colPred), &total); f.err != nil {
 			return f.err
 		}
-		rowID := strings.TrimSpace(row[idCol])
-		// The row's fallback image id.
-		var rowImage any = rowID
-		if id, ok := truth.stemToID[rowID]; ok {
-			rowImage = id
-		} else if n, err := strconv.ParseInt(rowID[strings.LastIndex(rowID, "_")+1:], 10, 64); err == nil {
-			rowImage = n
-		}
+		rowImage := rowImageID(strings.TrimSpace(row[idCol]), truth)
 		f.preds = make([]prediction, 0, len(f.objs))
 		for pi, obj := range f.objs {
 			p, err := parsePrediction(obj, rowImage, truth, mode)
@@ -293,79 +331,103 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 		// results to pycocotools' loadRes, which fails on an empty list.
 		return nil, challenge.Invalidf(submissionFile, "", "the submission holds no prediction at all (pycocotools' loadRes, used by the reference and by the organisers' evaluation, fails on an empty result list)")
 	}
+	return preds, nil
+}
 
-	res := &challenge.Result{Mode: mode}
-	type levelStats struct{ ap, ap50, ap75, ar float64 }
-	var levels []levelStats
-	var records [3][]detection.ImageRecord // per level, per image in ascending id order
-	var evalIDs []int64
-	var notes []string
-	for ai, a := range aspects {
-		cats := a.registered(mode)
-		reg := map[int64]bool{}
-		for _, c := range cats {
-			reg[c] = true
-		}
-		gts := make([]detection.GroundTruth, 0, len(truth.gts))
-		skipped := 0
-		for i := range truth.gts {
-			c, ok := categoryOf(truth.anns[i], a)
-			if !ok || !reg[c] {
-				skipped++
-				continue
-			}
-			// pycocotools selects the truth by its own category, then
-			// loads it by id: where ids repeat, every one of them loads
-			// the last annotation with that id (image and label too).
-			j := truth.lastWithID[truth.gts[i].ID]
-			g := truth.gts[j]
-			if j != i {
-				if c, ok = categoryOf(truth.anns[j], a); !ok || !reg[c] {
-					continue
-				}
-			}
-			area := g.BBox[2] * g.BBox[3]
-			if g.Area != nil {
-				area = *g.Area
-			}
-			crowd := len(g.IsCrowd) > 0 && string(g.IsCrowd) != "0" && string(g.IsCrowd) != "false" && string(g.IsCrowd) != "null"
-			gts = append(gts, detection.GroundTruth{ImageID: g.ImageID, Category: c, Box: detection.Box{g.BBox[0], g.BBox[1], g.BBox[2], g.BBox[3]}, Area: area, Crowd: crowd, ID: g.ID})
-		}
-		dts := make([]detection.Detection, 0, len(preds))
-		var boolScores []bool // per dts entry
-		for _, p := range preds {
-			c, ok := p.cat[ai], p.catOK[ai]
-			if !ok || !reg[c] {
-				continue
-			}
-			dts = append(dts, detection.Detection{ImageID: p.image, Category: c, Box: p.box, Score: p.score})
-			boolScores = append(boolScores, p.boolScore)
-		}
-		if mode != challenge.Official {
-			if c, bad := boolScoreArray(gts, dts, boolScores, cats); bad {
-				return nil, challenge.Invalidf(submissionFile, "", "%s class id %d: the top-scoring detection of every image evaluated for it has a boolean score (true/false), so the reference's COCOeval.accumulate gathers a boolean score array and fails negating it (numpy refuses - on booleans): give scores as numbers", a.name, c)
-			}
-		}
-		ev, err := detection.Evaluate(ctx, gts, dts, rankedParams(truth.imageIDs, cats))
-		if err != nil {
-			return nil, challenge.Invalidf(submissionFile, "", "%s evaluation: %v", a.name, err)
-		}
-		levels = append(levels, levelStats{ev.Stats[0], ev.Stats[1], ev.Stats[2], ev.Stats[8]})
-		records[ai], evalIDs = ev.Images, ev.Params.ImageIDs
-		if skipped > 0 {
-			notes = append(notes, fmt.Sprintf("%s: %d of %d truth boxes carry a category the grader does not register and were not scored (reference mode: class id 0 = %s)", a.name, skipped, len(truth.gts), a.className(0)))
-		}
-		var per []string
-		for k, c := range cats {
-			v := ev.Summarize(true, math.NaN(), "all", 100, k)
-			if v > -1 {
-				per = append(per, fmt.Sprintf("id %d: %.4f", c, v))
-			} else {
-				per = append(per, fmt.Sprintf("id %d: no truth", c))
-			}
-		}
-		notes = append(notes, fmt.Sprintf("%s AP per registered class (%s)", a.name, strings.Join(per, ", ")))
+// rowImageID is the row's fallback image id: the truth's id for the file
+// stem, else the number after the last underscore, else the id text itself.
+func rowImageID(rowID string, truth *truthSet) any {
+	if id, ok := truth.stemToID[rowID]; ok {
+		return id
 	}
+	if n, err := strconv.ParseInt(rowID[strings.LastIndex(rowID, "_")+1:], 10, 64); err == nil {
+		return n
+	}
+	return rowID
+}
+
+// levelStats are the four statistics one label level reports.
+type levelStats struct{ ap, ap50, ap75, ar float64 }
+
+// evaluateAspect runs the COCO box evaluation of one label level over the
+// categories the mode registers, with the notes it adds to the result.
+func evaluateAspect(ctx context.Context, ai int, a aspect, truth *truthSet, preds []prediction, mode challenge.Mode) (*detection.Eval, []string, error) {
+	cats := a.registered(mode)
+	reg := map[int64]bool{}
+	for _, c := range cats {
+		reg[c] = true
+	}
+	gts, skipped := aspectTruth(a, truth, reg)
+	dts := make([]detection.Detection, 0, len(preds))
+	var boolScores []bool // per dts entry
+	for _, p := range preds {
+		c, ok := p.cat[ai], p.catOK[ai]
+		if !ok || !reg[c] {
+			continue
+		}
+		dts = append(dts, detection.Detection{ImageID: p.image, Category: c, Box: p.box, Score: p.score})
+		boolScores = append(boolScores, p.boolScore)
+	}
+	if mode != challenge.Official {
+		if c, bad := boolScoreArray(gts, dts, boolScores, cats); bad {
+			return nil, nil, challenge.Invalidf(submissionFile, "", "%s class id %d: the top-scoring detection of every image evaluated for it has a boolean score (true/false), so the reference's COCOeval.accumulate gathers a boolean score array and fails negating it (numpy refuses - on booleans): give scores as numbers", a.name, c)
+		}
+	}
+	ev, err := detection.Evaluate(ctx, gts, dts, rankedParams(truth.imageIDs, cats))
+	if err != nil {
+		return nil, nil, challenge.Invalidf(submissionFile, "", "%s evaluation: %v", a.name, err)
+	}
+	var notes []string
+	if skipped > 0 {
+		notes = append(notes, fmt.Sprintf("%s: %d of %d truth boxes carry a category the grader does not register and were not scored (reference mode: class id 0 = %s)", a.name, skipped, len(truth.gts), a.className(0)))
+	}
+	var per []string
+	for k, c := range cats {
+		v := ev.Summarize(true, math.NaN(), "all", 100, k)
+		if v > -1 {
+			per = append(per, fmt.Sprintf("id %d: %.4f", c, v))
+		} else {
+			per = append(per, fmt.Sprintf("id %d: no truth", c))
+		}
+	}
+	notes = append(notes, fmt.Sprintf("%s AP per registered class (%s)", a.name, strings.Join(per, ", ")))
+	return ev, notes, nil
+}
+
+// aspectTruth is the truth of one label level as pycocotools loads it for
+// the registered categories, and how many boxes carry another category.
+func aspectTruth(a aspect, truth *truthSet, reg map[int64]bool) ([]detection.GroundTruth, int) {
+	gts := make([]detection.GroundTruth, 0, len(truth.gts))
+	skipped := 0
+	for i := range truth.gts {
+		c, ok := categoryOf(truth.anns[i], a)
+		if !ok || !reg[c] {
+			skipped++
+			continue
+		}
+		// pycocotools selects the truth by its own category, then
+		// loads it by id: where ids repeat, every one of them loads
+		// the last annotation with that id (image and label too).
+		j := truth.lastWithID[truth.gts[i].ID]
+		g := truth.gts[j]
+		if j != i {
+			if c, ok = categoryOf(truth.anns[j], a); !ok || !reg[c] {
+				continue
+			}
+		}
+		area := g.BBox[2] * g.BBox[3]
+		if g.Area != nil {
+			area = *g.Area
+		}
+		crowd := len(g.IsCrowd) > 0 && string(g.IsCrowd) != "0" && string(g.IsCrowd) != "false" && string(g.IsCrowd) != "null"
+		gts = append(gts, detection.GroundTruth{ImageID: g.ImageID, Category: c, Box: detection.Box{g.BBox[0], g.BBox[1], g.BBox[2], g.BBox[3]}, Area: area, Crowd: crowd, ID: g.ID})
+	}
+	return gts, skipped
+}
+
+// setLevelMetrics sets the per-level statistics and their means over the
+// three levels.
+func setLevelMetrics(res *challenge.Result, levels [3]levelStats) {
 	mean := func(get func(levelStats) float64) float64 {
 		return (get(levels[0]) + get(levels[1]) + get(levels[2])) / 3
 	}
@@ -379,26 +441,35 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 		res.Set("ap75_"+a.name, levels[i].ap75)
 		res.Set("ar_"+a.name, levels[i].ar)
 	}
+}
+
+// modeNotes say how the mode registers categories and reads boxes (and, in
+// reference mode, how many boxes the corner heuristic rewrote).
+func modeNotes(preds []prediction, mode challenge.Mode) []string {
 	if mode == challenge.Official {
-		res.Notes = append(res.Notes, "OFFICIAL mode: categories registered 0-based as in the data (all 4/8/4 classes scored); boxes taken as [x, y, w, h] without the corner heuristic.")
-	} else {
-		res.Notes = append(res.Notes, "REFERENCE mode QUIRK: categories registered 1-based (1–4, 1–8, 1–4) while the data are 0-based, so class 0 of every level (quadrant 1, tooth 1, Impacted) is never scored and predictions only line up when they use the 0-based training ids.")
-		rew := 0
-		for _, p := range preds {
-			if p.rewritten {
-				rew++
-			}
-		}
-		if rew > 0 {
-			res.Notes = append(res.Notes, fmt.Sprintf("%d predicted boxes were rewritten by the corner-format heuristic ([a,b,c,d] → [a,b,c−a,d−b]).", rew))
+		return []string{"OFFICIAL mode: categories registered 0-based as in the data (all 4/8/4 classes scored); boxes taken as [x, y, w, h] without the corner heuristic."}
+	}
+	notes := []string{"REFERENCE mode QUIRK: categories registered 1-based (1–4, 1–8, 1–4) while the data are 0-based, so class 0 of every level (quadrant 1, tooth 1, Impacted) is never scored and predictions only line up when they use the 0-based training ids."}
+	rew := 0
+	for _, p := range preds {
+		if p.rewritten {
+			rew++
 		}
 	}
-	res.Notes = append(res.Notes, notes...)
+	if rew > 0 {
+		notes = append(notes, fmt.Sprintf("%d predicted boxes were rewritten by the corner-format heuristic ([a,b,c,d] → [a,b,c−a,d−b]).", rew))
+	}
+	return notes
+}
+
+// imageCases are, per image, the box counts and the COCO records
+// CaseStatistic re-accumulates resamples from.
+func imageCases(truth *truthSet, ansIDs []string, preds []prediction, records [3][]detection.ImageRecord, evalIDs []int64) []challenge.Case {
 	counts := map[int64]int{}
 	for _, p := range preds {
 		counts[p.image]++
 	}
-	// Per image, the COCO records CaseStatistic re-accumulates resamples from.
+	var cases []challenge.Case
 	var arena []byte
 	for i, id := range truth.imageIDs {
 		name := strconv.FormatInt(id, 10)
@@ -413,11 +484,11 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 		}
 		start := len(arena)
 		arena = encodeDetail(arena, id, len(detection.COCOIoUThresholds()), recs)
-		res.Cases = append(res.Cases, challenge.Case{ID: name, Values: map[string]float64{
+		cases = append(cases, challenge.Case{ID: name, Values: map[string]float64{
 			"truth_boxes": float64(truth.perImage[id]), "predicted_boxes": float64(counts[id]),
 		}, Detail: arena[start:len(arena):len(arena)]})
 	}
-	return res, nil
+	return cases
 }
 
 // rankedParams are COCOeval's defaults restricted to what the metrics read:

@@ -153,9 +153,45 @@ func (Challenge) Prepare(ctx context.Context, rawDir, dataDir string) error {
 	if err := challenge.EnsureDownloads(ID, rawDir, Challenge{}.Downloads()); err != nil {
 		return err
 	}
+	src, err := loadSource(rawDir)
+	if err != nil {
+		return err
+	}
+	trainIDs, testIDs := splitIDs(src.ids)
+	inTrain := map[int64]bool{}
+	for _, id := range trainIDs {
+		inTrain[id] = true
+	}
+	if err := src.writeTrain(pub, inTrain); err != nil {
+		return err
+	}
+	if err := src.writeTest(ctx, pub, priv, testIDs); err != nil {
+		return err
+	}
+	return challenge.WriteFileAtomic(filepath.Join(pub, "description.md"), []byte(description))
+}
+
+// source is the fully labelled training data: the annotation JSON and the
+// images it names.
+type source struct {
+	annPath string
+	coco    *cocoFile
+	imgRaw  []json.RawMessage // the images list, as written
+	annRaw  []json.RawMessage // the annotations list, as written
+	entries []imageEntry      // per image
+	ids     []int64           // per image
+	annImg  []int64           // per annotation, its image id
+	byName  map[string]string // image file name → first path found
+	catKeys []string
+}
+
+// loadSource finds the training data under rawDir (its
+// quadrant-enumeration-disease folder, else the whole tree, as the
+// reference does) and reads its first annotation JSON.
+func loadSource(rawDir string) (*source, error) {
 	root := filepath.Join(rawDir, trainingDir)
 	if st, err := os.Stat(root); err != nil || !st.IsDir() {
-		return fmt.Errorf("prepare %s: training data folder %s not found", ID, root)
+		return nil, fmt.Errorf("prepare %s: training data folder %s not found", ID, root)
 	}
 	sub := filepath.Join(root, qedDir)
 	if st, err := os.Stat(sub); err != nil || !st.IsDir() {
@@ -163,93 +199,86 @@ func (Challenge) Prepare(ctx context.Context, rawDir, dataDir string) error {
 	}
 	images, err := findFiles(sub, ".png", ".jpg")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	jsons, err := findFiles(sub, ".json")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if len(jsons) == 0 {
-		return fmt.Errorf("prepare %s: no annotation JSON under %s", ID, sub)
+		return nil, fmt.Errorf("prepare %s: no annotation JSON under %s", ID, sub)
 	}
-	annPath := jsons[0]
-	coco, err := readCOCO(annPath)
-	if err != nil {
-		return err
+	s := &source{annPath: jsons[0]}
+	if s.coco, err = readCOCO(s.annPath); err != nil {
+		return nil, err
 	}
-	imgRaw, err := coco.list("images")
-	if err != nil {
-		return err
+	if s.imgRaw, err = s.coco.list("images"); err != nil {
+		return nil, err
 	}
-	annRaw, err := coco.list("annotations")
-	if err != nil {
-		return err
+	if s.annRaw, err = s.coco.list("annotations"); err != nil {
+		return nil, err
 	}
-	entries := make([]imageEntry, len(imgRaw))
-	ids := make([]int64, len(imgRaw))
-	for i, r := range imgRaw {
-		if err := json.Unmarshal(r, &entries[i]); err != nil {
-			return fmt.Errorf("%s: images[%d]: %w", annPath, i, err)
+	s.entries = make([]imageEntry, len(s.imgRaw))
+	s.ids = make([]int64, len(s.imgRaw))
+	for i, r := range s.imgRaw {
+		if err := json.Unmarshal(r, &s.entries[i]); err != nil {
+			return nil, fmt.Errorf("%s: images[%d]: %w", s.annPath, i, err)
 		}
-		ids[i] = entries[i].ID
+		s.ids[i] = s.entries[i].ID
 	}
-	annImg := make([]int64, len(annRaw))
-	for i, r := range annRaw {
+	s.annImg = make([]int64, len(s.annRaw))
+	for i, r := range s.annRaw {
 		var a annImage
 		if err := json.Unmarshal(r, &a); err != nil {
-			return fmt.Errorf("%s: annotations[%d]: %w", annPath, i, err)
+			return nil, fmt.Errorf("%s: annotations[%d]: %w", s.annPath, i, err)
 		}
-		annImg[i] = a.ImageID
+		s.annImg[i] = a.ImageID
 	}
-	trainIDs, testIDs := splitIDs(ids)
-	inTrain := map[int64]bool{}
-	for _, id := range trainIDs {
-		inTrain[id] = true
-	}
-	inTest := map[int64]bool{}
-	for _, id := range testIDs {
-		inTest[id] = true
-	}
-	byName := map[string]string{}
+	s.byName = map[string]string{}
 	for _, p := range images {
-		if _, ok := byName[filepath.Base(p)]; !ok {
-			byName[filepath.Base(p)] = p
+		if _, ok := s.byName[filepath.Base(p)]; !ok {
+			s.byName[filepath.Base(p)] = p
 		}
 	}
-	catKeys := coco.categoryKeys()
+	s.catKeys = s.coco.categoryKeys()
+	return s, nil
+}
 
-	// Public training JSON: images and annotations of train ids in source order.
+// writeTrain writes the public training JSON (images and annotations of
+// the train ids in source order) and copies the training images.
+func (s *source) writeTrain(pub string, inTrain map[int64]bool) error {
 	trainVals := map[string]any{}
 	var tImgs, tAnns []json.RawMessage
-	for i, r := range imgRaw {
-		if inTrain[ids[i]] {
+	for i, r := range s.imgRaw {
+		if inTrain[s.ids[i]] {
 			tImgs = append(tImgs, r)
-			if p, ok := byName[entries[i].FileName]; ok {
-				if err := fsutil.CopyFile(p, filepath.Join(pub, "train", "images", entries[i].FileName)); err != nil {
+			if p, ok := s.byName[s.entries[i].FileName]; ok {
+				if err := fsutil.CopyFile(p, filepath.Join(pub, "train", "images", s.entries[i].FileName)); err != nil {
 					return err
 				}
 			}
 		}
 	}
-	for i, r := range annRaw {
-		if inTrain[annImg[i]] {
+	for i, r := range s.annRaw {
+		if inTrain[s.annImg[i]] {
 			tAnns = append(tAnns, r)
 		}
 	}
 	trainVals["images"], trainVals["annotations"] = nonNil(tImgs), nonNil(tAnns)
-	for _, k := range catKeys {
-		trainVals[k] = coco.raw[k]
+	for _, k := range s.catKeys {
+		trainVals[k] = s.coco.raw[k]
 	}
-	if err := writeOrdered(filepath.Join(pub, "train", filepath.Base(annPath)), append([]string{"images", "annotations"}, catKeys...), trainVals); err != nil {
-		return err
-	}
+	return writeOrdered(filepath.Join(pub, "train", filepath.Base(s.annPath)), append([]string{"images", "annotations"}, s.catKeys...), trainVals)
+}
 
-	// Test images and one ground-truth file per image, in the order the
-	// reference visits them: iteration over a Python set of the test ids.
+// writeTest copies the test images and writes one ground-truth file per
+// image, in the order the reference visits them (iteration over a Python
+// set of the test ids), with the answer list and the sample submission.
+func (s *source) writeTest(ctx context.Context, pub, priv string, testIDs []int64) error {
 	testIDs = pySetOrder(testIDs)
 	entryOf := map[int64]int{}
-	for i := range entries {
-		entryOf[entries[i].ID] = i
+	for i := range s.entries {
+		entryOf[s.entries[i].ID] = i
 	}
 	var labelRows, sampleRows [][]string
 	for _, id := range testIDs {
@@ -257,8 +286,8 @@ func (Challenge) Prepare(ctx context.Context, rawDir, dataDir string) error {
 			return err
 		}
 		i := entryOf[id]
-		e := entries[i]
-		p, ok := byName[e.FileName]
+		e := s.entries[i]
+		p, ok := s.byName[e.FileName]
 		if !ok {
 			continue // the reference only keeps test images whose file exists
 		}
@@ -267,17 +296,17 @@ func (Challenge) Prepare(ctx context.Context, rawDir, dataDir string) error {
 		}
 		stem := strings.TrimSuffix(e.FileName, filepath.Ext(e.FileName))
 		var anns []json.RawMessage
-		for j, r := range annRaw {
-			if annImg[j] == id {
+		for j, r := range s.annRaw {
+			if s.annImg[j] == id {
 				anns = append(anns, r)
 			}
 		}
-		vals := map[string]any{"images": []json.RawMessage{imgRaw[i]}, "annotations": nonNil(anns)}
-		for _, k := range catKeys {
-			vals[k] = coco.raw[k]
+		vals := map[string]any{"images": []json.RawMessage{s.imgRaw[i]}, "annotations": nonNil(anns)}
+		for _, k := range s.catKeys {
+			vals[k] = s.coco.raw[k]
 		}
 		rel := "ground_truth/" + stem + ".json"
-		if err := writeOrdered(filepath.Join(priv, filepath.FromSlash(rel)), append([]string{"images", "annotations"}, catKeys...), vals); err != nil {
+		if err := writeOrdered(filepath.Join(priv, filepath.FromSlash(rel)), append([]string{"images", "annotations"}, s.catKeys...), vals); err != nil {
 			return err
 		}
 		labelRows = append(labelRows, []string{stem, rel})
@@ -289,10 +318,7 @@ func (Challenge) Prepare(ctx context.Context, rawDir, dataDir string) error {
 	if err := challenge.WriteCSV(filepath.Join(priv, "test_labels.csv"), []string{colID, colGT}, labelRows); err != nil {
 		return err
 	}
-	if err := challenge.WriteCSV(filepath.Join(pub, "sample_submission.csv"), []string{colID, colPred}, sampleRows); err != nil {
-		return err
-	}
-	return challenge.WriteFileAtomic(filepath.Join(pub, "description.md"), []byte(description))
+	return challenge.WriteCSV(filepath.Join(pub, "sample_submission.csv"), []string{colID, colPred}, sampleRows)
 }
 
 func nonNil(x []json.RawMessage) []json.RawMessage {

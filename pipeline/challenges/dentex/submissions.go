@@ -192,122 +192,21 @@ func (m baselineModel) predict(comps []component, width int, stem string) []pred
 // connected components in each test image, labels quadrant and tooth from
 // the position and the diagnosis by the nearest centroid.
 func (Challenge) Baseline(ctx context.Context, publicDir, outDir string, log io.Writer) error {
-	coco, err := readCOCO(filepath.Join(publicDir, "train", annotationName))
+	tr, err := loadBaselineTraining(publicDir)
 	if err != nil {
-		return fmt.Errorf("baseline: %w", err)
+		return err
 	}
-	imgRaw, _ := coco.list("images")
-	annRaw, _ := coco.list("annotations")
-	files := map[int64]imageEntry{}
-	var order []int64
-	for _, r := range imgRaw {
-		var e imageEntry
-		if err := json.Unmarshal(r, &e); err != nil {
-			return fmt.Errorf("baseline: %w", err)
-		}
-		files[e.ID] = e
-		order = append(order, e.ID)
+	fmt.Fprintf(log, "loaded %d training X-rays with %d annotated abnormal teeth\n", len(tr.order), tr.nBoxes)
+	gl, err := tr.greyLevels(ctx, publicDir)
+	if err != nil {
+		return err
 	}
-	type ann struct {
-		ImageID int64      `json:"image_id"`
-		BBox    [4]float64 `json:"bbox"`
-		D       int        `json:"category_id_3"`
+	m, minArea, err := fitBaseline(gl, log)
+	if err != nil {
+		return err
 	}
-	var anns []ann
-	for _, r := range annRaw {
-		var a ann
-		if err := json.Unmarshal(r, &a); err == nil && a.D >= 0 && a.D < 4 {
-			anns = append(anns, a)
-		}
-	}
-	fmt.Fprintf(log, "loaded %d training X-rays with %d annotated abnormal teeth\n", len(order), len(anns))
-	// Grey level inside each training box, by diagnosis.
-	var sums, counts [4]float64
-	var widths, heights []float64
-	var centresY []float64
-	byImage := map[int64][]ann{}
-	for _, a := range anns {
-		byImage[a.ImageID] = append(byImage[a.ImageID], a)
-	}
-	background := math.Inf(1)
-	for _, id := range order {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		e := files[id]
-		v, err := imageio.Read(filepath.Join(publicDir, "train", "images", e.FileName), imageio.Options{MaxBytes: 1 << 30})
-		if err != nil {
-			return fmt.Errorf("baseline: %w", err)
-		}
-		w, c := v.Grid.Shape[0], v.NumChannels()
-		for _, a := range byImage[id] {
-			var s, n float64
-			for y := int(a.BBox[1]) + 2; y < int(a.BBox[1]+a.BBox[3])-2; y++ {
-				for x := int(a.BBox[0]) + 2; x < int(a.BBox[0]+a.BBox[2])-2; x++ {
-					if x >= 0 && y >= 0 && x < w && y < v.Grid.Shape[1] {
-						s += v.Data[(x+w*y)*c]
-						n++
-					}
-				}
-			}
-			if n > 0 {
-				sums[a.D] += s / n
-				counts[a.D]++
-			}
-			widths = append(widths, a.BBox[2])
-			heights = append(heights, a.BBox[3])
-			centresY = append(centresY, a.BBox[1]+a.BBox[3]/2)
-		}
-		// The median level of the image approximates healthy tissue.
-		vals := make([]float64, 0, len(v.Data)/c)
-		for k := 0; k < len(v.Data); k += c {
-			vals = append(vals, v.Data[k])
-		}
-		sort.Float64s(vals)
-		background = math.Min(background, vals[len(vals)*9/10])
-	}
-	var m baselineModel
-	lowest := math.Inf(1)
-	for d := 0; d < 4; d++ {
-		if counts[d] > 0 {
-			m.centroids[d], m.present[d] = sums[d]/counts[d], true
-			lowest = math.Min(lowest, m.centroids[d])
-		}
-	}
-	if math.IsInf(lowest, 1) {
-		return fmt.Errorf("baseline: no usable training annotation")
-	}
-	m.threshold = (lowest + background) / 2
-	slices.Sort(widths)
-	m.slot = widths[len(widths)/2] + 3
-	slices.Sort(centresY)
-	m.upperSplit = (centresY[0] + centresY[len(centresY)-1]) / 2
-	minArea := int(widths[len(widths)/2] * heights[len(heights)/2] / 3)
-	fmt.Fprintf(log, "fitted: threshold %.1f (between the 90th-percentile tissue level %.1f and the darkest diagnosis centroid %.1f), tooth pitch %.1f px, jaw split at row %.1f, diagnosis centroids %.1f\n",
-		m.threshold, background, lowest, m.slot, m.upperSplit, m.centroids)
-
-	// Held-out check on the last fifth of the training images (diagnosis level, 0-based classes).
-	nVal := len(order) / 5
-	if nVal > 0 {
-		var gts []detection.GroundTruth
-		var dts []detection.Detection
-		var ids []int64
-		for k, id := range order[len(order)-nVal:] {
-			ids = append(ids, id)
-			for j, a := range byImage[id] {
-				gts = append(gts, detection.GroundTruth{ImageID: id, Category: int64(a.D), Box: detection.Box(a.BBox), Area: a.BBox[2] * a.BBox[3], ID: int64(k*1000 + j + 1)})
-			}
-			comps, w, err := brightComponents(filepath.Join(publicDir, "train", "images", files[id].FileName), m.threshold, minArea)
-			if err != nil {
-				return fmt.Errorf("baseline: %w", err)
-			}
-			for _, p := range m.predict(comps, w, "") {
-				dts = append(dts, detection.Detection{ImageID: id, Category: int64(p.D), Box: detection.Box(p.BBox), Score: p.Score})
-			}
-		}
-		if ev, err := detection.Evaluate(ctx, gts, dts, detection.DefaultParams(ids, []int64{0, 1, 2, 3})); err == nil {
-			fmt.Fprintf(log, "held-out check on %d training images (all 4 diagnosis classes): AP %.3f, AP50 %.3f, AR %.3f\n", nVal, ev.Stats[0], ev.Stats[1], ev.Stats[8])
-		}
+	if err := tr.heldOutCheck(ctx, publicDir, m, minArea, log); err != nil {
+		return err
 	}
 
 	ids, err := sampleIDs(publicDir)
@@ -329,4 +228,153 @@ func (Challenge) Baseline(ctx context.Context, publicDir, outDir string, log io.
 	}
 	fmt.Fprintf(log, "predicted %d boxes on %d test images into %s and predictions/*.json (0-based labels, as in the training JSON)\n", total, len(ids), submissionFile)
 	return writeSubmission(outDir, ids, preds)
+}
+
+// trainBox is a training annotation the baseline learns from.
+type trainBox struct {
+	ImageID int64      `json:"image_id"`
+	BBox    [4]float64 `json:"bbox"`
+	D       int        `json:"category_id_3"`
+}
+
+// baselineTraining is the public training JSON as the baseline reads it.
+type baselineTraining struct {
+	files   map[int64]imageEntry
+	order   []int64              // image ids in file order
+	byImage map[int64][]trainBox // the boxes with a diagnosis (0–3), per image
+	nBoxes  int
+}
+
+// loadBaselineTraining reads the public training JSON: its images and the
+// boxes with a diagnosis.
+func loadBaselineTraining(publicDir string) (*baselineTraining, error) {
+	coco, err := readCOCO(filepath.Join(publicDir, "train", annotationName))
+	if err != nil {
+		return nil, fmt.Errorf("baseline: %w", err)
+	}
+	imgRaw, _ := coco.list("images")
+	annRaw, _ := coco.list("annotations")
+	tr := &baselineTraining{files: map[int64]imageEntry{}, byImage: map[int64][]trainBox{}}
+	for _, r := range imgRaw {
+		var e imageEntry
+		if err := json.Unmarshal(r, &e); err != nil {
+			return nil, fmt.Errorf("baseline: %w", err)
+		}
+		tr.files[e.ID] = e
+		tr.order = append(tr.order, e.ID)
+	}
+	for _, r := range annRaw {
+		var a trainBox
+		if err := json.Unmarshal(r, &a); err == nil && a.D >= 0 && a.D < 4 {
+			tr.byImage[a.ImageID] = append(tr.byImage[a.ImageID], a)
+			tr.nBoxes++
+		}
+	}
+	return tr, nil
+}
+
+// greyLevelStats are what the baseline fits: the mean grey level inside the
+// training boxes per diagnosis, the boxes' sizes and centres, and the
+// lowest 90th-percentile grey level of an image (healthy tissue).
+type greyLevelStats struct {
+	sums, counts              [4]float64
+	widths, heights, centresY []float64
+	background                float64
+}
+
+// greyLevels measures the grey level inside each training box, by
+// diagnosis, and each image's tissue level.
+func (tr *baselineTraining) greyLevels(ctx context.Context, publicDir string) (*greyLevelStats, error) {
+	gl := &greyLevelStats{background: math.Inf(1)}
+	for _, id := range tr.order {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		e := tr.files[id]
+		v, err := imageio.Read(filepath.Join(publicDir, "train", "images", e.FileName), imageio.Options{MaxBytes: 1 << 30})
+		if err != nil {
+			return nil, fmt.Errorf("baseline: %w", err)
+		}
+		w, c := v.Grid.Shape[0], v.NumChannels()
+		for _, a := range tr.byImage[id] {
+			var s, n float64
+			for y := int(a.BBox[1]) + 2; y < int(a.BBox[1]+a.BBox[3])-2; y++ {
+				for x := int(a.BBox[0]) + 2; x < int(a.BBox[0]+a.BBox[2])-2; x++ {
+					if x >= 0 && y >= 0 && x < w && y < v.Grid.Shape[1] {
+						s += v.Data[(x+w*y)*c]
+						n++
+					}
+				}
+			}
+			if n > 0 {
+				gl.sums[a.D] += s / n
+				gl.counts[a.D]++
+			}
+			gl.widths = append(gl.widths, a.BBox[2])
+			gl.heights = append(gl.heights, a.BBox[3])
+			gl.centresY = append(gl.centresY, a.BBox[1]+a.BBox[3]/2)
+		}
+		// The median level of the image approximates healthy tissue.
+		vals := make([]float64, 0, len(v.Data)/c)
+		for k := 0; k < len(v.Data); k += c {
+			vals = append(vals, v.Data[k])
+		}
+		sort.Float64s(vals)
+		gl.background = math.Min(gl.background, vals[len(vals)*9/10])
+	}
+	return gl, nil
+}
+
+// fitBaseline fits the threshold, the tooth pitch, the jaw split and the
+// diagnosis centroids, and the smallest component area kept.
+func fitBaseline(gl *greyLevelStats, log io.Writer) (baselineModel, int, error) {
+	var m baselineModel
+	lowest := math.Inf(1)
+	for d := 0; d < 4; d++ {
+		if gl.counts[d] > 0 {
+			m.centroids[d], m.present[d] = gl.sums[d]/gl.counts[d], true
+			lowest = math.Min(lowest, m.centroids[d])
+		}
+	}
+	if math.IsInf(lowest, 1) {
+		return m, 0, fmt.Errorf("baseline: no usable training annotation")
+	}
+	m.threshold = (lowest + gl.background) / 2
+	slices.Sort(gl.widths)
+	m.slot = gl.widths[len(gl.widths)/2] + 3
+	slices.Sort(gl.centresY)
+	m.upperSplit = (gl.centresY[0] + gl.centresY[len(gl.centresY)-1]) / 2
+	minArea := int(gl.widths[len(gl.widths)/2] * gl.heights[len(gl.heights)/2] / 3)
+	fmt.Fprintf(log, "fitted: threshold %.1f (between the 90th-percentile tissue level %.1f and the darkest diagnosis centroid %.1f), tooth pitch %.1f px, jaw split at row %.1f, diagnosis centroids %.1f\n",
+		m.threshold, gl.background, lowest, m.slot, m.upperSplit, m.centroids)
+	return m, minArea, nil
+}
+
+// heldOutCheck logs the model's AP on the last fifth of the training
+// images (diagnosis level, 0-based classes).
+func (tr *baselineTraining) heldOutCheck(ctx context.Context, publicDir string, m baselineModel, minArea int, log io.Writer) error {
+	nVal := len(tr.order) / 5
+	if nVal == 0 {
+		return nil
+	}
+	var gts []detection.GroundTruth
+	var dts []detection.Detection
+	var ids []int64
+	for k, id := range tr.order[len(tr.order)-nVal:] {
+		ids = append(ids, id)
+		for j, a := range tr.byImage[id] {
+			gts = append(gts, detection.GroundTruth{ImageID: id, Category: int64(a.D), Box: detection.Box(a.BBox), Area: a.BBox[2] * a.BBox[3], ID: int64(k*1000 + j + 1)})
+		}
+		comps, w, err := brightComponents(filepath.Join(publicDir, "train", "images", tr.files[id].FileName), m.threshold, minArea)
+		if err != nil {
+			return fmt.Errorf("baseline: %w", err)
+		}
+		for _, p := range m.predict(comps, w, "") {
+			dts = append(dts, detection.Detection{ImageID: id, Category: int64(p.D), Box: detection.Box(p.BBox), Score: p.Score})
+		}
+	}
+	if ev, err := detection.Evaluate(ctx, gts, dts, detection.DefaultParams(ids, []int64{0, 1, 2, 3})); err == nil {
+		fmt.Fprintf(log, "held-out check on %d training images (all 4 diagnosis classes): AP %.3f, AP50 %.3f, AR %.3f\n", nVal, ev.Stats[0], ev.Stats[1], ev.Stats[8])
+	}
+	return nil
 }

@@ -152,46 +152,13 @@ func parseScore(s string) (float64, error) {
 // truth. Both modes score alike; official mode also refuses ids that are
 // not test cases (the common id rule, quirk "id-rule").
 func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mode challenge.Mode) (*challenge.Result, error) {
-	ans, err := challenge.ReadCSV(filepath.Join(privateDir, "test_labels.csv"))
-	if err != nil {
-		return nil, fmt.Errorf("read answers: %w", err)
-	}
-	ansIDsRaw, err := ans.Column(colID)
-	if err != nil {
-		return nil, fmt.Errorf("answers: %w", err)
-	}
-	ansScoresRaw, err := ans.Column(colScore)
-	if err != nil {
-		return nil, fmt.Errorf("answers: %w", err)
-	}
-
-	f, err := challenge.OpenInside(submissionDir, submissionFile, "")
+	ansIDsRaw, ansScoresRaw, err := readAnswerColumns(privateDir)
 	if err != nil {
 		return nil, err
 	}
-	sub, err := challenge.ParseCSV(f, submissionFile)
-	f.Close()
+	subIDsRaw, subScoresRaw, err := readSubmissionColumns(submissionDir, len(ansIDsRaw))
 	if err != nil {
-		return nil, challenge.Invalidf(submissionFile, "", "cannot parse CSV: %v", err)
-	}
-	if err := challenge.RequireRows(sub, submissionFile, len(ansIDsRaw)); err != nil {
 		return nil, err
-	}
-	subIDsRaw, err := sub.Column(colID)
-	if err != nil {
-		return nil, challenge.Invalidf(submissionFile, colID, "missing required column %q (the header must name %s and %s)", colID, colID, colScore)
-	}
-	subScoresRaw, err := sub.Column(colScore)
-	if err != nil {
-		return nil, challenge.Invalidf(submissionFile, colScore, "missing required column %q (the header must name %s and %s)", colScore, colID, colScore)
-	}
-	// The merge names the two score columns quality_score_gt and
-	// quality_score_pred; a submission column of either name makes pandas
-	// refuse the duplicate (or the reference read a frame, not a column).
-	for _, h := range sub.Header {
-		if h == colScore+"_gt" || h == colScore+"_pred" {
-			return nil, challenge.Invalidf(submissionFile, h, "column %q clashes with the reference's merge of the %s columns; remove it", h, colScore)
-		}
 	}
 	ansIDs, ansKind := mergeKeys(ansIDsRaw)
 	subIDs, subKind := mergeKeys(subIDsRaw)
@@ -213,28 +180,10 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 	if err != nil {
 		return nil, err
 	}
-	p := make([]float64, 0, len(pairs))
-	g := make([]float64, 0, len(pairs))
-	res := &challenge.Result{Mode: mode, Cases: make([]challenge.Case, 0, len(pairs))}
-	caseIDs := make([]string, 0, len(pairs))
-	for _, pr := range pairs {
-		i, k := pr.Test, pr.Row
-		v, err := parseScore(subScoresRaw[k])
-		if err != nil {
-			return nil, challenge.Invalidf(submissionFile, fmt.Sprintf("row %d, %s", k+2, colScore), "%v", err)
-		}
-		gv, err := strconv.ParseFloat(strings.TrimSpace(ansScoresRaw[i]), 64)
-		if err != nil {
-			return nil, fmt.Errorf("answers row %d: %w", i+2, err)
-		}
-		p, g = append(p, v), append(g, gv)
-		caseIDs = append(caseIDs, ansIDsRaw[i])
-		res.Cases = append(res.Cases, challenge.Case{Values: map[string]float64{
-			"prediction": v, "truth": gv, "abs_error": math.Abs(v - gv),
-		}})
-	}
-	for i, id := range challenge.DistinctCaseIDs(caseIDs) {
-		res.Cases[i].ID = id
+	res := &challenge.Result{Mode: mode}
+	p, g, err := pairScores(res, pairs, ansIDsRaw, ansScoresRaw, subScoresRaw)
+	if err != nil {
+		return nil, err
 	}
 	if len(repeated) > 0 {
 		res.Notes = append(res.Notes, fmt.Sprintf("duplicate image_id paired with its test image once per row, as the reference's merge does (a missing image made up the count): %s", strings.Join(repeated, ", ")))
@@ -256,4 +205,81 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 		res.Notes = append(res.Notes, "correlations are undefined (NaN) because the predictions or the truths are constant; the reference grader still reports such a submission as valid, with a NaN score and no rank")
 	}
 	return res, nil
+}
+
+// readAnswerColumns reads the test ids and their quality scores.
+func readAnswerColumns(privateDir string) (ids, scores []string, err error) {
+	ans, err := challenge.ReadCSV(filepath.Join(privateDir, "test_labels.csv"))
+	if err != nil {
+		return nil, nil, fmt.Errorf("read answers: %w", err)
+	}
+	if ids, err = ans.Column(colID); err != nil {
+		return nil, nil, fmt.Errorf("answers: %w", err)
+	}
+	if scores, err = ans.Column(colScore); err != nil {
+		return nil, nil, fmt.Errorf("answers: %w", err)
+	}
+	return ids, scores, nil
+}
+
+// readSubmissionColumns reads the submission's ids and scores, refusing
+// a file with fewer rows than the nAns test rows, a missing column, or a
+// column the reference's merge would clash with.
+func readSubmissionColumns(submissionDir string, nAns int) (ids, scores []string, err error) {
+	f, err := challenge.OpenInside(submissionDir, submissionFile, "")
+	if err != nil {
+		return nil, nil, err
+	}
+	sub, err := challenge.ParseCSV(f, submissionFile)
+	f.Close()
+	if err != nil {
+		return nil, nil, challenge.Invalidf(submissionFile, "", "cannot parse CSV: %v", err)
+	}
+	if err := challenge.RequireRows(sub, submissionFile, nAns); err != nil {
+		return nil, nil, err
+	}
+	if ids, err = sub.Column(colID); err != nil {
+		return nil, nil, challenge.Invalidf(submissionFile, colID, "missing required column %q (the header must name %s and %s)", colID, colID, colScore)
+	}
+	if scores, err = sub.Column(colScore); err != nil {
+		return nil, nil, challenge.Invalidf(submissionFile, colScore, "missing required column %q (the header must name %s and %s)", colScore, colID, colScore)
+	}
+	// The merge names the two score columns quality_score_gt and
+	// quality_score_pred; a submission column of either name makes pandas
+	// refuse the duplicate (or the reference read a frame, not a column).
+	for _, h := range sub.Header {
+		if h == colScore+"_gt" || h == colScore+"_pred" {
+			return nil, nil, challenge.Invalidf(submissionFile, h, "column %q clashes with the reference's merge of the %s columns; remove it", h, colScore)
+		}
+	}
+	return ids, scores, nil
+}
+
+// pairScores parses the predicted and true score of every merged pair
+// (p and g, in pair order) and adds each pair as a case of res.
+func pairScores(res *challenge.Result, pairs []challenge.MergePair, ansIDsRaw, ansScoresRaw, subScoresRaw []string) (p, g []float64, err error) {
+	p = make([]float64, 0, len(pairs))
+	g = make([]float64, 0, len(pairs))
+	res.Cases = make([]challenge.Case, 0, len(pairs))
+	caseIDs := make([]string, 0, len(pairs))
+	for _, pr := range pairs {
+		i, k := pr.Test, pr.Row
+		v, err := parseScore(subScoresRaw[k])
+		if err != nil {
+			return nil, nil, challenge.Invalidf(submissionFile, fmt.Sprintf("row %d, %s", k+2, colScore), "%v", err)
+		}
+		gv, err := strconv.ParseFloat(strings.TrimSpace(ansScoresRaw[i]), 64)
+		if err != nil {
+			return nil, nil, fmt.Errorf("answers row %d: %w", i+2, err)
+		}
+		p, g = append(p, v), append(g, gv)
+		caseIDs = append(caseIDs, ansIDsRaw[i])
+		res.Cases = append(res.Cases, challenge.Case{Values: map[string]float64{
+			"prediction": v, "truth": gv, "abs_error": math.Abs(v - gv),
+		}})
+	}
+	for i, id := range challenge.DistinctCaseIDs(caseIDs) {
+		res.Cases[i].ID = id
+	}
+	return p, g, nil
 }

@@ -395,37 +395,9 @@ func (c Challenge) gradeNuclei(ctx context.Context, subDir, privateDir string, m
 	adir := answerDir(privateDir, mode)
 	perCase := make([]map[string]matching.ClassCount, len(rows))
 	err = challenge.ForEach(ctx, len(rows), func(i int) error {
-		r := rows[i]
-		f, err := challenge.OpenInside(subDir, r.path, fmt.Sprintf("row %d (%s) predicted_nuclei_path", r.line, r.id))
-		if err != nil {
-			return err
-		}
-		pbuf, tbuf := getJSONBuf(), getJSONBuf()
-		defer jsonBufs.Put(pbuf)
-		defer jsonBufs.Put(tbuf)
-		data, err := readLimited(f, *pbuf)
-		f.Close()
-		*pbuf = data[:0]
-		if err != nil {
-			return challenge.Invalidf(r.path, "", "cannot read: %v", err)
-		}
-		pred, err := c.parseNuclei(data, mode)
-		if err != nil {
-			return challenge.Invalidf(r.path, "", "%v", err)
-		}
-		tdata, err := readTruthFile(filepath.Join(adir, labelOf[r.id]), *tbuf)
-		*tbuf = tdata[:0]
-		if err != nil {
-			return fmt.Errorf("read truth of %s: %w", r.id, err)
-		}
-		truth, err := c.parseNuclei(tdata, mode)
-		if err != nil {
-			return fmt.Errorf("truth of %s: %w", r.id, err)
-		}
-		if perCase[i], err = matchNuclei(truth, pred, c.track == 2 && mode == challenge.Reference); err != nil {
-			return challenge.Invalidf(r.path, "", "%v", err)
-		}
-		return nil
+		var err error
+		perCase[i], err = c.matchCase(subDir, filepath.Join(adir, labelOf[rows[i].id]), rows[i], mode)
+		return err
 	})
 	if err != nil {
 		return nil, err
@@ -434,7 +406,71 @@ func (c Challenge) gradeNuclei(ctx context.Context, subDir, privateDir string, m
 	if c.track == 2 {
 		classes = track2Classes
 	}
-	// Every category seen anywhere (official macro).
+	all := seenClasses(perCase, classes, mode)
+
+	res := &challenge.Result{Mode: mode}
+	perClass := c.classF1(perCase, append(append([]string{}, classes...), all...), mode)
+	macro := macroF1(perClass, classes, all, mode)
+	res.Set("f1", macro)
+	if c.track == 1 {
+		res.Set("macro_f1", macro)
+	}
+	for _, k := range classes {
+		res.Set("f1_"+k, perClass[k])
+	}
+	caseIDs := distinctCaseIDs(rows)
+	for i, pc := range perCase {
+		vals := map[string]float64{}
+		for _, k := range classes {
+			if cc, ok := pc[k]; ok || c.track == 1 {
+				vals["f1_"+k] = matching.F1(cc)
+			}
+		}
+		res.Cases = append(res.Cases, challenge.Case{ID: caseIDs[i], Values: vals})
+	}
+	res.Notes = c.nucleiNotes(len(all), len(classes), len(rows), len(answers), mode)
+	return res, nil
+}
+
+// matchCase reads one row's predicted nuclei and the case's truth (at
+// truthPath) and matches them, counting per class.
+func (c Challenge) matchCase(subDir, truthPath string, r row, mode challenge.Mode) (map[string]matching.ClassCount, error) {
+	f, err := challenge.OpenInside(subDir, r.path, fmt.Sprintf("row %d (%s) predicted_nuclei_path", r.line, r.id))
+	if err != nil {
+		return nil, err
+	}
+	pbuf, tbuf := getJSONBuf(), getJSONBuf()
+	defer jsonBufs.Put(pbuf)
+	defer jsonBufs.Put(tbuf)
+	data, err := readLimited(f, *pbuf)
+	f.Close()
+	*pbuf = data[:0]
+	if err != nil {
+		return nil, challenge.Invalidf(r.path, "", "cannot read: %v", err)
+	}
+	pred, err := c.parseNuclei(data, mode)
+	if err != nil {
+		return nil, challenge.Invalidf(r.path, "", "%v", err)
+	}
+	tdata, err := readTruthFile(truthPath, *tbuf)
+	*tbuf = tdata[:0]
+	if err != nil {
+		return nil, fmt.Errorf("read truth of %s: %w", r.id, err)
+	}
+	truth, err := c.parseNuclei(tdata, mode)
+	if err != nil {
+		return nil, fmt.Errorf("truth of %s: %w", r.id, err)
+	}
+	counts, err := matchNuclei(truth, pred, c.track == 2 && mode == challenge.Reference)
+	if err != nil {
+		return nil, challenge.Invalidf(r.path, "", "%v", err)
+	}
+	return counts, nil
+}
+
+// seenClasses is every category seen anywhere (official macro), plus the
+// scored classes in reference mode, sorted.
+func seenClasses(perCase []map[string]matching.ClassCount, classes []string, mode challenge.Mode) []string {
 	seen := map[string]bool{}
 	for _, pc := range perCase {
 		for k := range pc {
@@ -451,10 +487,14 @@ func (c Challenge) gradeNuclei(ctx context.Context, subDir, privateDir string, m
 		all = append(all, k)
 	}
 	sort.Strings(all)
+	return all
+}
 
-	res := &challenge.Result{Mode: mode}
+// classF1 is each class's F1 averaged over the cases (in track 2's
+// reference mode, over the cases where the class appears).
+func (c Challenge) classF1(perCase []map[string]matching.ClassCount, classes []string, mode challenge.Mode) map[string]float64 {
 	perClass := map[string]float64{}
-	for _, k := range append(append([]string{}, classes...), all...) {
+	for _, k := range classes {
 		var vals []float64
 		for _, pc := range perCase {
 			cc, present := pc[k]
@@ -477,9 +517,14 @@ func (c Challenge) gradeNuclei(ctx context.Context, subDir, privateDir string, m
 			perClass[k] = num.Sum(vals) / float64(len(vals))
 		}
 	}
-	// np.mean over the classes (pairwise summation; the reference's and the
-	// official script's class order depend on Python set/dict order, which
-	// can move the result by an ulp; ours is fixed).
+	return perClass
+}
+
+// macroF1 is np.mean over the classes (pairwise summation; the reference's
+// and the official script's class order depend on Python set/dict order,
+// which can move the result by an ulp; ours is fixed): the scored classes,
+// or in official mode every class seen.
+func macroF1(perClass map[string]float64, classes, all []string, mode challenge.Mode) float64 {
 	macroOver := classes
 	if mode == challenge.Official {
 		macroOver = all
@@ -497,35 +542,25 @@ func (c Challenge) gradeNuclei(ctx context.Context, subDir, privateDir string, m
 		// list is NaN (unranked).
 		macro = math.NaN()
 	}
-	res.Set("f1", macro)
-	if c.track == 1 {
-		res.Set("macro_f1", macro)
-	}
-	for _, k := range classes {
-		res.Set("f1_"+k, perClass[k])
-	}
-	caseIDs := distinctCaseIDs(rows)
-	for i, pc := range perCase {
-		vals := map[string]float64{}
-		for _, k := range classes {
-			if cc, ok := pc[k]; ok || c.track == 1 {
-				vals["f1_"+k] = matching.F1(cc)
-			}
-		}
-		res.Cases = append(res.Cases, challenge.Case{ID: caseIDs[i], Values: vals})
-	}
+	return macro
+}
+
+// nucleiNotes say what the mode's macro and truth are, and how rows that do
+// not match the test cases one to one were graded.
+func (c Challenge) nucleiNotes(nSeen, nClasses, nRows, nAnswers int, mode challenge.Mode) []string {
+	var notes []string
 	if mode == challenge.Official {
-		if len(all) > len(classes) {
-			res.Notes = append(res.Notes, fmt.Sprintf("OFFICIAL MODE: macro F1 runs over %d class names seen in the files, including names outside the scored classes", len(all)))
+		if nSeen > nClasses {
+			notes = append(notes, fmt.Sprintf("OFFICIAL MODE: macro F1 runs over %d class names seen in the files, including names outside the scored classes", nSeen))
 		}
 		if c.track == 1 {
-			res.Notes = append(res.Notes, "OFFICIAL MODE: truth built with the real nuclei names (lymphocytes and plasma cells are TILs); the reference (paper) truth has no TILs")
+			notes = append(notes, "OFFICIAL MODE: truth built with the real nuclei names (lymphocytes and plasma cells are TILs); the reference (paper) truth has no TILs")
 		}
 	} else if c.track == 1 {
-		res.Notes = append(res.Notes, "REFERENCE QUIRK: the reference truth holds no TILs because "+namesNote+"; f1_TILs is 0 for every submission and the macro F1 is at most 2/3")
+		notes = append(notes, "REFERENCE QUIRK: the reference truth holds no TILs because "+namesNote+"; f1_TILs is 0 for every submission and the macro F1 is at most 2/3")
 	}
-	if len(rows) != len(answers) {
-		res.Notes = append(res.Notes, fmt.Sprintf("%d rows graded for %d test cases: the reference grades only the submitted rows (missing cases are not penalised, duplicates count twice; the k-th row of an id is stored as case <id>#k)", len(rows), len(answers)))
+	if nRows != nAnswers {
+		notes = append(notes, fmt.Sprintf("%d rows graded for %d test cases: the reference grades only the submitted rows (missing cases are not penalised, duplicates count twice; the k-th row of an id is stored as case <id>#k)", nRows, nAnswers))
 	}
-	return res, nil
+	return notes
 }

@@ -2,8 +2,6 @@ package browsertest
 
 import (
 	"context"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -81,10 +79,7 @@ func axePages(pages []string) []string {
 // 1440 and 390 px and fails on any violation, listing each. axe-core is
 // injected from a local file (no network): .ci/run installs a pinned copy.
 func TestAccessibility(t *testing.T) {
-	bin := chromium()
-	if bin == "" {
-		t.Skip("no Chromium binary found (install the Debian package chromium, or set REXMLE_CHROMIUM): accessibility test skipped")
-	}
+	bin := needChromium(t, "accessibility test")
 	axePath := axeScript()
 	if axePath == "" {
 		if os.Getenv("CI") != "" {
@@ -96,11 +91,8 @@ func TestAccessibility(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	site, pages := buildSite(t)
-	srv := httptest.NewServer(http.FileServer(http.Dir(site)))
-	defer srv.Close()
-	ctx, cancel := browser(t, bin)
-	defer cancel()
+	d := openDemo(t, bin)
+	site, pages, srv, ctx := d.site, d.pages, d.srv, d.ctx
 	// A control page with known violations: axe must find them, or this
 	// test could not fail.
 	if err := os.WriteFile(filepath.Join(site, "axe-control.html"), []byte(`<!DOCTYPE html><html><head><title>x</title></head><body><img src="data:,"><a href="#"></a></body></html>`), 0o644); err != nil {

@@ -22,11 +22,9 @@ import (
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
-	"github.com/rexmle/rexmle/pipeline/config"
 	"github.com/rexmle/rexmle/pipeline/rankstage"
 	"github.com/rexmle/rexmle/pipeline/report"
 	"github.com/rexmle/rexmle/pipeline/report/reporttest"
-	"github.com/rexmle/rexmle/pipeline/store"
 )
 
 // chromium finds a Chromium or Chrome binary; "" if none is installed.
@@ -49,16 +47,7 @@ func chromium() string {
 func buildSite(t *testing.T) (string, []string) {
 	t.Helper()
 	ctx := context.Background()
-	b, err := config.Load("../../../benchmark.toml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	st, err := store.Open(ctx, filepath.Join(dir, "store.sqlite"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	b, st, dir := reporttest.Benchmark(t), reporttest.Store(t), t.TempDir()
 	if err := reporttest.Fill(ctx, st, b, reporttest.Spec{Source: "demo", Agents: 2, Seeds: 2, Cases: 6, MeanCases: true, Strategies: 5, GPUSamples: 5, RandSeed: 2}); err != nil {
 		t.Fatal(err)
 	}
@@ -85,16 +74,7 @@ func buildSite(t *testing.T) (string, []string) {
 func buildPaperSite(t *testing.T) string {
 	t.Helper()
 	ctx := context.Background()
-	b, err := config.Load("../../../benchmark.toml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	st, err := store.Open(ctx, filepath.Join(dir, "store.sqlite"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	b, st, dir := reporttest.Benchmark(t), reporttest.Store(t), t.TempDir()
 	if _, err := rankstage.Run(ctx, b, st); err != nil {
 		t.Fatal(err)
 	}
@@ -344,24 +324,9 @@ const linksJS = `Array.from(document.querySelectorAll('a[href], link[href], scri
   .map(e => e.href || e.src)`
 
 func TestSiteInBrowser(t *testing.T) {
-	bin := chromium()
-	if bin == "" {
-		t.Skip("no Chromium binary found (install the Debian package chromium, or set REXMLE_CHROMIUM): browser test skipped")
-	}
-	site, pages := buildSite(t)
-	srv := httptest.NewServer(http.FileServer(http.Dir(site)))
-	defer srv.Close()
-
-	shots := os.Getenv("REXMLE_SCREENSHOTS")
-	if shots == "" {
-		shots = t.TempDir()
-	}
-	if err := os.MkdirAll(shots, 0o755); err != nil {
-		t.Fatal(err)
-	}
-
-	ctx, cancel := browser(t, bin)
-	defer cancel()
+	d := openDemo(t, needChromium(t, "browser test"))
+	site, pages, srv, ctx := d.site, d.pages, d.srv, d.ctx
+	shots := screenshotDir(t)
 
 	type chartsResult struct {
 		N   int      `json:"n"`

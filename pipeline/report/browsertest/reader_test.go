@@ -3,8 +3,6 @@ package browsertest
 import (
 	"context"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -353,23 +351,8 @@ func checkAnchor(t *testing.T, ctx context.Context, url, href string) {
 // TestReaderLayout opens a demo build (the paper's recorded results plus
 // synthetic runs) in Chromium and checks what a reader sees first.
 func TestReaderLayout(t *testing.T) {
-	bin := chromium()
-	if bin == "" {
-		t.Skip("no Chromium binary found (install the Debian package chromium, or set REXMLE_CHROMIUM): browser test skipped")
-	}
-	site, pages := buildSite(t)
-	srv := httptest.NewServer(http.FileServer(http.Dir(site)))
-	defer srv.Close()
-	shots := os.Getenv("REXMLE_SCREENSHOTS")
-	if shots == "" {
-		shots = t.TempDir()
-	}
-	if err := os.MkdirAll(shots, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := browser(t, bin)
-	defer cancel()
-	checkReader(t, ctx, srv.URL, pages, shots)
+	d := openDemo(t, needChromium(t, "browser test"))
+	checkReader(t, d.ctx, d.srv.URL, d.pages, screenshotDir(t))
 }
 
 // screenShot saves what the screen shows now (the viewport, not the page).

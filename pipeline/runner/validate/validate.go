@@ -152,14 +152,46 @@ func sortedFolders(m map[string]string) [][2]string {
 	return out
 }
 
+// validate answers one validation request: an uploaded submission or a
+// folder of the run, snapshotted, graded by the check within the time limit.
 func (e *endpoint) validate(w http.ResponseWriter, r *http.Request) {
-	// A request that comes while another validation finishes (an agent
-	// asking again at once) waits for it a moment; one that comes during a
-	// long validation is told to come back.
+	if !e.acquireSlot(w, r) {
+		return
+	}
+	released := false
+	defer func() {
+		if !released {
+			<-e.slot
+		}
+	}()
+
+	body := &stallReader{rc: http.NewResponseController(w), r: r.Body, hard: time.Now().Add(maxBodyTime)}
+	upload := strings.HasPrefix(r.Header.Get("Content-Type"), "multipart/form-data")
+	var dir string
+	var cleanup func()
+	var ok bool
+	if upload {
+		dir, cleanup, ok = e.uploadedFolder(w, r, body)
+	} else {
+		dir, cleanup, ok = e.snapshotFolder(w, body)
+	}
+	if !ok {
+		return
+	}
+	released = true // the grading goroutine releases the slot
+	e.checkAndReply(w, r, dir, cleanup, upload)
+}
+
+// acquireSlot takes the run's validation slot. A request that comes while
+// another validation finishes (an agent asking again at once) waits for it
+// a moment; one that comes during a long validation is told to come back
+// (false: the answer is sent).
+func (e *endpoint) acquireSlot(w http.ResponseWriter, r *http.Request) bool {
 	wait := time.NewTimer(slotWait)
 	defer wait.Stop()
 	select {
 	case e.slot <- struct{}{}:
+		return true
 	case <-wait.C:
 		w.Header().Set("Retry-After", strconv.Itoa(int(RetryAfter/time.Second)))
 		busy := Response{Reason: fmt.Sprintf("another validation of this run is running; retry in %d s", int(RetryAfter/time.Second))}
@@ -168,96 +200,94 @@ func (e *endpoint) validate(w http.ResponseWriter, r *http.Request) {
 		} else {
 			reply(w, http.StatusTooManyRequests, busy)
 		}
-		return
+		return false
 	}
-	released := false
-	release := func() {
-		if !released {
-			released = true
-			<-e.slot
-		}
-	}
-	defer func() { release() }()
+}
 
-	body := &stallReader{rc: http.NewResponseController(w), r: r.Body, hard: time.Now().Add(maxBodyTime)}
-	upload := false
-	var dir string
-	var cleanup func()
-	if strings.HasPrefix(r.Header.Get("Content-Type"), "multipart/form-data") {
-		upload = true
-		r.Body = http.MaxBytesReader(w, io.NopCloser(body), maxUploadBytes+1<<20)
-		d, zipped, c, err := receiveUpload(r, e.cfg.Scratch)
-		body.done()
-		if err != nil {
-			if c != nil {
-				c()
-			}
-			reason := err.Error()
-			if body.failed {
-				w.Header().Set("Connection", "close")
-				reason = fmt.Sprintf("the upload sent nothing for %v (or took longer than %v) and was cut off", stallTimeout, maxBodyTime)
-			}
-			replyUpload(w, http.StatusBadRequest, Response{Reason: reason})
-			return
+// uploadedFolder unpacks an uploaded submission into a scratch folder (a
+// CSV sent alone is completed with the prediction files of the run's
+// submission folder); ok is false when the answer is sent.
+func (e *endpoint) uploadedFolder(w http.ResponseWriter, r *http.Request, body *stallReader) (dir string, cleanup func(), ok bool) {
+	r.Body = http.MaxBytesReader(w, io.NopCloser(body), maxUploadBytes+1<<20)
+	d, zipped, c, err := receiveUpload(r, e.cfg.Scratch)
+	body.done()
+	if err != nil {
+		if c != nil {
+			c()
 		}
-		dir, cleanup = d, c
-		if !zipped {
-			// A CSV sent alone (ML-Master posts only its node's CSV) is
-			// checked with the prediction files of the run's submission
-			// folder, as the adapters' bridges do: those come from a
-			// sealed snapshot of that folder, never from the live one.
-			if d, c, err := e.completeUpload(dir); err == nil {
-				cleanup()
-				dir, cleanup = d, c
-			}
+		reason := err.Error()
+		if body.failed {
+			w.Header().Set("Connection", "close")
+			reason = fmt.Sprintf("the upload sent nothing for %v (or took longer than %v) and was cut off", stallTimeout, maxBodyTime)
 		}
-	} else {
-		var req Request
-		b, err := io.ReadAll(io.LimitReader(body, 1<<16+1))
-		body.done()
-		if err != nil || len(b) > 1<<16 {
-			reply(w, http.StatusBadRequest, Response{Reason: "want a JSON body {\"dir\": \"<submission folder>\"} of at most 64 KiB"})
-			return
-		}
-		if len(strings.TrimSpace(string(b))) > 0 {
-			if err := json.Unmarshal(b, &req); err != nil {
-				reply(w, http.StatusBadRequest, Response{Reason: "want a JSON body {\"dir\": \"<submission folder>\"}"})
-				return
-			}
-		}
-		if req.Dir == "" {
-			req.Dir = e.cfg.Default
-		}
-		snap, err := os.MkdirTemp(e.cfg.Scratch, "snapshot-")
-		if err != nil {
-			reply(w, http.StatusInternalServerError, Response{Reason: "the endpoint could not make its snapshot"})
-			return
-		}
-		cleanup = func() { os.RemoveAll(snap) }
-		base, rel, ok := e.resolve(req.Dir)
-		if ok {
-			err = Snapshot(base, rel, snap, e.cfg.Limits)
-		}
-		if !ok || errors.Is(err, errNotFolder) {
-			cleanup()
-			reply(w, http.StatusForbidden, Response{Reason: fmt.Sprintf("dir %s is not a folder of this run (want the submission folder or a folder in the workspace)", truncate(req.Dir))})
-			return
-		}
-		if err != nil {
-			cleanup()
-			reply(w, http.StatusRequestEntityTooLarge, Response{Reason: err.Error()})
-			return
-		}
-		dir = snap
+		replyUpload(w, http.StatusBadRequest, Response{Reason: reason})
+		return "", nil, false
 	}
+	dir, cleanup = d, c
+	if !zipped {
+		// A CSV sent alone (ML-Master posts only its node's CSV) is
+		// checked with the prediction files of the run's submission
+		// folder, as the adapters' bridges do: those come from a
+		// sealed snapshot of that folder, never from the live one.
+		if d, c, err := e.completeUpload(dir); err == nil {
+			cleanup()
+			dir, cleanup = d, c
+		}
+	}
+	return dir, cleanup, true
+}
 
+// snapshotFolder snapshots the folder a JSON request names (the default
+// submission folder when none) into a scratch folder; ok is false when the
+// answer is sent.
+func (e *endpoint) snapshotFolder(w http.ResponseWriter, body *stallReader) (dir string, cleanup func(), ok bool) {
+	var req Request
+	b, err := io.ReadAll(io.LimitReader(body, 1<<16+1))
+	body.done()
+	if err != nil || len(b) > 1<<16 {
+		reply(w, http.StatusBadRequest, Response{Reason: "want a JSON body {\"dir\": \"<submission folder>\"} of at most 64 KiB"})
+		return "", nil, false
+	}
+	if len(strings.TrimSpace(string(b))) > 0 {
+		if err := json.Unmarshal(b, &req); err != nil {
+			reply(w, http.StatusBadRequest, Response{Reason: "want a JSON body {\"dir\": \"<submission folder>\"}"})
+			return "", nil, false
+		}
+	}
+	if req.Dir == "" {
+		req.Dir = e.cfg.Default
+	}
+	snap, err := os.MkdirTemp(e.cfg.Scratch, "snapshot-")
+	if err != nil {
+		reply(w, http.StatusInternalServerError, Response{Reason: "the endpoint could not make its snapshot"})
+		return "", nil, false
+	}
+	cleanup = func() { os.RemoveAll(snap) }
+	base, rel, ok := e.resolve(req.Dir)
+	if ok {
+		err = Snapshot(base, rel, snap, e.cfg.Limits)
+	}
+	if !ok || errors.Is(err, errNotFolder) {
+		cleanup()
+		reply(w, http.StatusForbidden, Response{Reason: fmt.Sprintf("dir %s is not a folder of this run (want the submission folder or a folder in the workspace)", truncate(req.Dir))})
+		return "", nil, false
+	}
+	if err != nil {
+		cleanup()
+		reply(w, http.StatusRequestEntityTooLarge, Response{Reason: err.Error()})
+		return "", nil, false
+	}
+	return snap, cleanup, true
+}
+
+// checkAndReply grades the folder within the time limit and answers. The
+// grading goroutine owns the slot: it releases it only once everything of
+// this validation is gone (cleanup run); the answer goes out first.
+func (e *endpoint) checkAndReply(w http.ResponseWriter, r *http.Request, dir string, cleanup func(), upload bool) {
 	ctx, cancel := context.WithTimeout(r.Context(), e.cfg.Timeout)
 	defer cancel()
 	done := make(chan error, 1)
-	released = true // the grading goroutine releases the slot
 	go func() {
-		// The slot is released only once everything of this validation is
-		// gone; the answer goes out first.
 		defer func() { <-e.slot }()
 		if cleanup != nil {
 			defer cleanup()

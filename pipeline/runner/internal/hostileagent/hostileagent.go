@@ -100,63 +100,14 @@ func BadLogs(args []string) int {
 //	fsize BYTES          write one file of BYTES (SIGXFSZ ignored)
 //	disk BYTES           write 1 MiB files up to BYTES in all, slowly
 func Hog(args []string) int {
-	report := func(v map[string]any) {
-		b, _ := json.Marshal(v)
-		os.WriteFile("/logs/hog.json", b, 0o644)
-	}
 	n, _ := strconv.ParseInt(args[len(args)-1], 10, 64)
 	switch args[0] {
 	case "pause":
 		time.Sleep(20 * time.Second)
 	case "fork", "forkhold":
-		var pids []int
-		var lastErr error
-		// /bin/sleep where there is one (the sandbox), else this program
-		// (a container image holding only it).
-		bin, argv := "/bin/sleep", []string{"sleep", "20"}
-		if _, err := os.Stat(bin); err != nil {
-			bin, argv = "/proc/self/exe", []string{"agent", "hog", "pause"}
-		}
-		for i := int64(0); i < n; i++ {
-			pid, err := syscall.ForkExec(bin, argv, &syscall.ProcAttr{})
-			if err != nil {
-				lastErr = err
-				break
-			}
-			pids = append(pids, pid)
-		}
-		report(map[string]any{"started": len(pids), "err": fmt.Sprint(lastErr)})
-		if args[0] == "forkhold" {
-			time.Sleep(4 * time.Second)
-		}
-		for _, p := range pids {
-			syscall.Kill(p, syscall.SIGKILL)
-			var ws syscall.WaitStatus
-			syscall.Wait4(p, &ws, 0, nil)
-		}
+		hogForks(n, args[0] == "forkhold")
 	case "mem", "mem-child":
-		const piece = 16 << 20
-		var got int64
-		var lastErr error
-		for got < n {
-			m, err := syscall.Mmap(-1, 0, piece, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
-			if err != nil {
-				lastErr = err
-				break
-			}
-			for i := 0; i < len(m); i += 4096 {
-				m[i] = 1
-			}
-			got += piece
-			if args[0] == "mem" {
-				report(map[string]any{"bytes": got})
-			}
-		}
-		if args[0] == "mem" {
-			report(map[string]any{"bytes": got, "err": fmt.Sprint(lastErr)})
-			return 0
-		}
-		time.Sleep(20 * time.Second)
+		hogMemory(n, args[0] == "mem")
 	case "memfork":
 		k, _ := strconv.Atoi(args[1])
 		var cmds []*exec.Cmd
@@ -166,38 +117,109 @@ func Hog(args []string) int {
 				cmds = append(cmds, c)
 			}
 		}
-		report(map[string]any{"children": len(cmds)})
+		hogReport(map[string]any{"children": len(cmds)})
 		for _, c := range cmds {
 			c.Wait()
 		}
 	case "fsize":
-		signal.Ignore(syscall.SIGXFSZ)
-		f, err := os.Create("/workspace/big")
-		if err != nil {
-			return 1
-		}
-		buf := make([]byte, 1<<20)
-		var wrote int64
-		for wrote < n {
-			m, err := f.Write(buf)
-			wrote += int64(m)
-			if err != nil {
-				report(map[string]any{"bytes": wrote, "err": err.Error()})
-				return 0
-			}
-		}
-		f.Close()
-		report(map[string]any{"bytes": wrote})
+		return hogFileSize(n)
 	case "disk":
 		buf := make([]byte, 1<<20)
 		for i := int64(0); i < n>>20; i++ {
 			os.WriteFile(fmt.Sprintf("/workspace/f%05d", i), buf, 0o644)
-			report(map[string]any{"bytes": (i + 1) << 20})
+			hogReport(map[string]any{"bytes": (i + 1) << 20})
 			if i%4 == 3 {
 				time.Sleep(20 * time.Millisecond)
 			}
 		}
 		time.Sleep(10 * time.Second)
 	}
+	return 0
+}
+
+// hogReport writes what a hog got to /logs/hog.json.
+func hogReport(v map[string]any) {
+	b, _ := json.Marshal(v)
+	os.WriteFile("/logs/hog.json", b, 0o644)
+}
+
+// hogForks starts n sleeping processes (as many as it can), reports how
+// many, holds them 4 s when hold is set, and kills them.
+func hogForks(n int64, hold bool) {
+	var pids []int
+	var lastErr error
+	// /bin/sleep where there is one (the sandbox), else this program
+	// (a container image holding only it).
+	bin, argv := "/bin/sleep", []string{"sleep", "20"}
+	if _, err := os.Stat(bin); err != nil {
+		bin, argv = "/proc/self/exe", []string{"agent", "hog", "pause"}
+	}
+	for i := int64(0); i < n; i++ {
+		pid, err := syscall.ForkExec(bin, argv, &syscall.ProcAttr{})
+		if err != nil {
+			lastErr = err
+			break
+		}
+		pids = append(pids, pid)
+	}
+	hogReport(map[string]any{"started": len(pids), "err": fmt.Sprint(lastErr)})
+	if hold {
+		time.Sleep(4 * time.Second)
+	}
+	for _, p := range pids {
+		syscall.Kill(p, syscall.SIGKILL)
+		var ws syscall.WaitStatus
+		syscall.Wait4(p, &ws, 0, nil)
+	}
+}
+
+// hogMemory touches n bytes of memory in 16 MiB pieces (as many as it
+// can); with report it reports its progress and returns, otherwise it holds
+// the memory 20 s.
+func hogMemory(n int64, report bool) {
+	const piece = 16 << 20
+	var got int64
+	var lastErr error
+	for got < n {
+		m, err := syscall.Mmap(-1, 0, piece, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
+		if err != nil {
+			lastErr = err
+			break
+		}
+		for i := 0; i < len(m); i += 4096 {
+			m[i] = 1
+		}
+		got += piece
+		if report {
+			hogReport(map[string]any{"bytes": got})
+		}
+	}
+	if report {
+		hogReport(map[string]any{"bytes": got, "err": fmt.Sprint(lastErr)})
+		return
+	}
+	time.Sleep(20 * time.Second)
+}
+
+// hogFileSize writes one file of n bytes with SIGXFSZ ignored and reports
+// how much it wrote and the error that stopped it.
+func hogFileSize(n int64) int {
+	signal.Ignore(syscall.SIGXFSZ)
+	f, err := os.Create("/workspace/big")
+	if err != nil {
+		return 1
+	}
+	buf := make([]byte, 1<<20)
+	var wrote int64
+	for wrote < n {
+		m, err := f.Write(buf)
+		wrote += int64(m)
+		if err != nil {
+			hogReport(map[string]any{"bytes": wrote, "err": err.Error()})
+			return 0
+		}
+	}
+	f.Close()
+	hogReport(map[string]any{"bytes": wrote})
 	return 0
 }
