@@ -174,7 +174,7 @@ func Agents(ctx context.Context) error {
 func Settings() { fmt.Print(settings.Print("")) }
 
 // Test runs the test suite (the same command as CI).
-func Test() error { return sh.RunV("go", "test", "./...") }
+func Test() error { return sh.RunV("go", "test", "-timeout", "30m", "./...") }
 
 // Check runs go vet, staticcheck when it is installed (CI pins it), and the test suite.
 func Check() error {
