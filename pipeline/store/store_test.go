@@ -71,7 +71,7 @@ func seed(t *testing.T, s *Store) {
 		if _, err := tx.Exec(`INSERT INTO challenges(id, ord, name, short_name, category, modality, task_type, primary_metric, n_leaderboard) VALUES ('c',0,'C','C','segmentation','MRI','Seg','dice',1)`); err != nil {
 			return err
 		}
-		return PutRun(ctx, tx, Run{ID: "r1", Source: "s", Setting: "demo", Backend: "none", Challenge: "c", Agent: "a", Status: "done"})
+		return putRun(ctx, tx, Run{ID: "r1", Source: "s", Setting: "demo", Backend: "none", Challenge: "c", Agent: "a", Status: "done"})
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -83,15 +83,15 @@ func TestValuesRanksAndCascade(t *testing.T) {
 	seed(t, s)
 	ctx := context.Background()
 	err := s.rawTx(ctx, func(tx *sql.Tx) error {
-		if err := PutMetricValues(ctx, tx, "r1", map[string]float64{"dice": 0.123456789, "hd": math.NaN(), "psnr": math.Inf(1)}); err != nil {
+		if err := putMetricValues(ctx, tx, "r1", map[string]float64{"dice": 0.123456789, "hd": math.NaN(), "psnr": math.Inf(1)}); err != nil {
 			return err
 		}
-		return PutRank(ctx, tx, "r1", rank.Result{Status: rank.OK, Positions: map[string]int{"dice": 3}, PosSum: 3, K: 1, N: 10, MeanRank: 3, Percentile: 0.8})
+		return putRank(ctx, tx, "r1", rank.Result{Status: rank.OK, Positions: map[string]int{"dice": 3}, PosSum: 3, K: 1, N: 10, MeanRank: 3, Percentile: 0.8})
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	vals, err := MetricValues(ctx, s.db, "r1")
+	vals, err := metricValues(ctx, s.db, "r1")
 	if err != nil || vals["dice"] != 0.123456789 || !math.IsNaN(vals["hd"]) || !math.IsInf(vals["psnr"], 1) {
 		t.Fatalf("values %v %v", vals, err)
 	}
@@ -100,7 +100,7 @@ func TestValuesRanksAndCascade(t *testing.T) {
 	if rounded != 0.12346 {
 		t.Errorf("rounded %v", rounded)
 	}
-	if err := s.rawTx(ctx, func(tx *sql.Tx) error { return DeleteSource(ctx, tx, "s") }); err != nil {
+	if err := s.rawTx(ctx, func(tx *sql.Tx) error { return deleteSource(ctx, tx, "s") }); err != nil {
 		t.Fatal(err)
 	}
 	var n int
@@ -116,7 +116,7 @@ func TestFailedTransactionLeavesNoTrace(t *testing.T) {
 	ctx := context.Background()
 	boom := errors.New("interrupted")
 	err := s.rawTx(ctx, func(tx *sql.Tx) error {
-		if err := PutMetricValues(ctx, tx, "r1", map[string]float64{"dice": 0.5}); err != nil {
+		if err := putMetricValues(ctx, tx, "r1", map[string]float64{"dice": 0.5}); err != nil {
 			return err
 		}
 		return boom // the stage dies half-way
@@ -124,12 +124,12 @@ func TestFailedTransactionLeavesNoTrace(t *testing.T) {
 	if !errors.Is(err, boom) {
 		t.Fatalf("err = %v", err)
 	}
-	vals, _ := MetricValues(ctx, s.db, "r1")
+	vals, _ := metricValues(ctx, s.db, "r1")
 	if len(vals) != 0 {
 		t.Fatalf("a rolled-back stage left values: %v", vals)
 	}
 	// Foreign keys hold: a value for an unknown run is refused.
-	err = s.rawTx(ctx, func(tx *sql.Tx) error { return PutMetricValues(ctx, tx, "nope", map[string]float64{"x": 1}) })
+	err = s.rawTx(ctx, func(tx *sql.Tx) error { return putMetricValues(ctx, tx, "nope", map[string]float64{"x": 1}) })
 	if err == nil {
 		t.Fatal("value for an unknown run accepted")
 	}
