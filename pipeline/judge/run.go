@@ -14,7 +14,6 @@ import (
 	"sync"
 
 	"github.com/rexmle/rexmle/pipeline/fsutil"
-	"github.com/rexmle/rexmle/pipeline/store"
 )
 
 // RunLogs describes one agent run whose logs are judged.
@@ -260,7 +259,7 @@ type result struct {
 // RunErrors and skipped; a section whose judging fails is stored with status
 // error and its strategies as missing coverage. Each run's rows are written
 // in one transaction once all its sections are done.
-func Run(ctx context.Context, st *store.Store, cfg Config, runs []RunLogs) (*Report, error) {
+func Run(ctx context.Context, st Records, cfg Config, runs []RunLogs) (*Report, error) {
 	log := cfg.Logger
 	if log == nil {
 		log = slog.Default()
@@ -305,7 +304,7 @@ func Run(ctx context.Context, st *store.Store, cfg Config, runs []RunLogs) (*Rep
 // their scores so far and how many are still pending.
 type judging struct {
 	ctx context.Context
-	st  *store.Store
+	st  Records
 	cfg Config
 	log *slog.Logger
 	rub *Rubric

@@ -14,8 +14,20 @@ import (
 // store's versioned schema; the functions below turn the judge's values into
 // the store's rows and back.
 
+// Records is what Run needs of the pipeline's store (*store.Store is it):
+// the judge's cache, the judged runs' rows and their scores. Declared here,
+// by its consumer, so that a test can hand Run a store that fails.
+type Records interface {
+	JudgeCall(ctx context.Context, judge, rubricHash, sectionHash string) (store.JudgeCall, bool, error)
+	PutJudgeCalls(ctx context.Context, calls []store.JudgeCall) error
+	PutJudgedRun(ctx context.Context, r store.JudgedRun) error
+	HasJudgedRun(ctx context.Context, runKey, judge, rubricHash string) (bool, error)
+	ForgetJudgedRun(ctx context.Context, runKey string) error
+	CapabilityScores(ctx context.Context, judge, rubricHash string) ([]store.CapabilityScore, error)
+}
+
 // cachedCall reads a cached complete answer; ok is false when none exists.
-func cachedCall(ctx context.Context, st *store.Store, judgeName, rubricHash, sectionHash string) (SectionScore, bool, error) {
+func cachedCall(ctx context.Context, st Records, judgeName, rubricHash, sectionHash string) (SectionScore, bool, error) {
 	var s SectionScore
 	c, ok, err := st.JudgeCall(ctx, judgeName, rubricHash, sectionHash)
 	if err != nil || !ok {
@@ -61,7 +73,7 @@ func newCalls(run RunLogs, judgeName, judgeKind string, rub *Rubric, secs []judg
 // storeRun writes one run's sections and scores, and the cache rows of
 // newly made complete answers, in one transaction. Rows of the same run,
 // judge and rubric from an earlier pass are replaced.
-func storeRun(ctx context.Context, st *store.Store, run RunLogs, judgeName, judgeKind string, rub *Rubric, secs []judgedSection) error {
+func storeRun(ctx context.Context, st Records, run RunLogs, judgeName, judgeKind string, rub *Rubric, secs []judgedSection) error {
 	now := time.Now().UTC().Format(time.RFC3339)
 	key := run.Key()
 	calls, err := newCalls(run, judgeName, judgeKind, rub, secs, now)
@@ -100,7 +112,7 @@ func storeRun(ctx context.Context, st *store.Store, run RunLogs, judgeName, judg
 // storeCalls caches the complete answers among secs (judge_calls rows)
 // without touching the run's stored sections and scores: used for a run
 // whose judging failed in part, so its earlier scores stay.
-func storeCalls(ctx context.Context, st *store.Store, run RunLogs, judgeName, judgeKind string, rub *Rubric, secs []judgedSection) error {
+func storeCalls(ctx context.Context, st Records, run RunLogs, judgeName, judgeKind string, rub *Rubric, secs []judgedSection) error {
 	calls, err := newCalls(run, judgeName, judgeKind, rub, secs, time.Now().UTC().Format(time.RFC3339))
 	if err != nil {
 		return err
@@ -117,7 +129,7 @@ type ScoreRow = store.CapabilityScore
 // LoadScores reads every capability score of one judge and rubric hash,
 // ordered by run, section and strategy. Empty judgeName or rubricHash match
 // any.
-func LoadScores(ctx context.Context, st *store.Store, judgeName, rubricHash string) ([]ScoreRow, error) {
+func LoadScores(ctx context.Context, st Records, judgeName, rubricHash string) ([]ScoreRow, error) {
 	return st.CapabilityScores(ctx, judgeName, rubricHash)
 }
 

@@ -94,10 +94,10 @@ func (s *Store) PutJudgedRun(ctx context.Context, r JudgedRun) error {
 				return err
 			}
 		}
-		if err := tx.PutJudgeCalls(ctx, r.Calls); err != nil {
+		if err := tx.putJudgeCalls(ctx, r.Calls); err != nil {
 			return err
 		}
-		if err := tx.PutJudgeSections(ctx, r.Sections); err != nil {
+		if err := tx.putJudgeSections(ctx, r.Sections); err != nil {
 			return err
 		}
 		return tx.PutCapabilityScores(ctx, r.Scores)
@@ -108,8 +108,8 @@ func (s *Store) PutJudgedRun(ctx context.Context, r JudgedRun) error {
 	return nil
 }
 
-// PutJudgeCalls adds or replaces cache rows.
-func (t *Tx) PutJudgeCalls(ctx context.Context, calls []JudgeCall) error {
+// putJudgeCalls adds or replaces cache rows.
+func (t *Tx) putJudgeCalls(ctx context.Context, calls []JudgeCall) error {
 	if len(calls) == 0 {
 		return nil
 	}
@@ -130,8 +130,8 @@ func (t *Tx) PutJudgeCalls(ctx context.Context, calls []JudgeCall) error {
 	return nil
 }
 
-// PutJudgeSections adds or replaces judged sections.
-func (t *Tx) PutJudgeSections(ctx context.Context, secs []JudgeSection) error {
+// putJudgeSections adds or replaces judged sections.
+func (t *Tx) putJudgeSections(ctx context.Context, secs []JudgeSection) error {
 	if len(secs) == 0 {
 		return nil
 	}
@@ -183,7 +183,7 @@ func (t *Tx) PutCapabilityScores(ctx context.Context, scores []CapabilityScore) 
 // PutJudgeCalls adds cache rows in their own transaction (a run whose
 // judging failed in part keeps its earlier sections and scores).
 func (s *Store) PutJudgeCalls(ctx context.Context, calls []JudgeCall) error {
-	return s.Update(ctx, func(tx *Tx) error { return tx.PutJudgeCalls(ctx, calls) })
+	return s.Update(ctx, func(tx *Tx) error { return tx.putJudgeCalls(ctx, calls) })
 }
 
 // ForgetJudgedRun deletes every judge's sections and scores of a run key

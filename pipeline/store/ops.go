@@ -12,9 +12,9 @@ import (
 	"github.com/rexmle/rexmle/pipeline/rank"
 )
 
-// SyncChallenges writes the challenges, their ranked metrics and
+// syncChallenges writes the challenges, their ranked metrics and
 // leaderboards, replacing what was there for them (runs are kept).
-func SyncChallenges(ctx context.Context, tx *sql.Tx, cs []*config.Challenge) error {
+func syncChallenges(ctx context.Context, tx *sql.Tx, cs []*config.Challenge) error {
 	for i, c := range cs {
 		_, err := tx.ExecContext(ctx, `INSERT INTO challenges(id, ord, name, short_name, category, modality, task_type, primary_metric, n_leaderboard)
 VALUES (?,?,?,?,?,?,?,?,?)
@@ -68,8 +68,8 @@ type Run struct {
 	EndedAt       string
 }
 
-// PutRun inserts or replaces a run row (dependent rows are kept).
-func PutRun(ctx context.Context, tx *sql.Tx, r Run) error {
+// putRun inserts or replaces a run row (dependent rows are kept).
+func putRun(ctx context.Context, tx *sql.Tx, r Run) error {
 	if r.Seed == 0 {
 		r.Seed = 1
 	}
@@ -85,9 +85,9 @@ ON CONFLICT(id) DO UPDATE SET source=excluded.source, setting=excluded.setting, 
 	return nil
 }
 
-// DeleteSource removes every run of a source (and, by cascade, its values,
+// deleteSource removes every run of a source (and, by cascade, its values,
 // grades and ranks): how a stage replaces its own rows.
-func DeleteSource(ctx context.Context, tx *sql.Tx, source string) error {
+func deleteSource(ctx context.Context, tx *sql.Tx, source string) error {
 	_, err := tx.ExecContext(ctx, `DELETE FROM runs WHERE source=?`, source)
 	return err
 }
@@ -101,9 +101,9 @@ func nullable(v float64) any {
 	return v
 }
 
-// PutMetricValues replaces a run's metric values; the rounded column holds
+// putMetricValues replaces a run's metric values; the rounded column holds
 // the value rounded to 5 decimals.
-func PutMetricValues(ctx context.Context, tx *sql.Tx, runID string, values map[string]float64) error {
+func putMetricValues(ctx context.Context, tx *sql.Tx, runID string, values map[string]float64) error {
 	if _, err := tx.ExecContext(ctx, `DELETE FROM metric_values WHERE run_id=?`, runID); err != nil {
 		return err
 	}
@@ -116,8 +116,8 @@ func PutMetricValues(ctx context.Context, tx *sql.Tx, runID string, values map[s
 	return nil
 }
 
-// MetricValues returns a run's unrounded values; a NULL (NaN) value is NaN.
-func MetricValues(ctx context.Context, q interface {
+// metricValues returns a run's unrounded values; a NULL (NaN) value is NaN.
+func metricValues(ctx context.Context, q interface {
 	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
 }, runID string) (map[string]float64, error) {
 	rows, err := q.QueryContext(ctx, `SELECT metric, value FROM metric_values WHERE run_id=?`, runID)
@@ -141,8 +141,8 @@ func MetricValues(ctx context.Context, q interface {
 	return out, rows.Err()
 }
 
-// PutRank replaces a run's positions and rank.
-func PutRank(ctx context.Context, tx *sql.Tx, runID string, r rank.Result) error {
+// putRank replaces a run's positions and rank.
+func putRank(ctx context.Context, tx *sql.Tx, runID string, r rank.Result) error {
 	if _, err := tx.ExecContext(ctx, `DELETE FROM positions WHERE run_id=?`, runID); err != nil {
 		return err
 	}
@@ -163,8 +163,8 @@ VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`, runID, r.Status, r.Reason, r.PosSum, r.K, r.N
 	return err
 }
 
-// PutPrinted records what the paper printed for a run.
-func PutPrinted(ctx context.Context, tx *sql.Tx, runID, table, key, text string) error {
+// putPrinted records what the paper printed for a run.
+func putPrinted(ctx context.Context, tx *sql.Tx, runID, table, key, text string) error {
 	_, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO printed(run_id, tbl, key, text) VALUES (?,?,?,?)`, runID, table, key, text)
 	return err
 }

@@ -37,7 +37,7 @@ func (t *Tx) Runs(ctx context.Context) ([]Run, error) {
 
 // MetricValues returns a run's unrounded metric values; a NULL value is NaN.
 func (t *Tx) MetricValues(ctx context.Context, runID string) (map[string]float64, error) {
-	vals, err := MetricValues(ctx, t.tx, runID)
+	vals, err := metricValues(ctx, t.tx, runID)
 	if err != nil {
 		return nil, fmt.Errorf("read metric values of %s: %w", runID, err)
 	}
@@ -114,10 +114,10 @@ func (t *Tx) attachDetails(ctx context.Context, runID string, cases []challenge.
 	return cases, nil
 }
 
-// MarkRankPartial marks a stored rank as RankPartial, with the percentile
+// MarkRankPartial marks a stored rank as partial, with the percentile
 // range its unknown positions allow (call after PutRank).
 func (t *Tx) MarkRankPartial(ctx context.Context, runID string, pctLo, pctHi float64) error {
-	res, err := t.tx.ExecContext(ctx, `UPDATE ranks SET status=?, percentile_lo=?, percentile_hi=? WHERE run_id=?`, RankPartial, pctLo, pctHi, runID)
+	res, err := t.tx.ExecContext(ctx, `UPDATE ranks SET status=?, percentile_lo=?, percentile_hi=? WHERE run_id=?`, rankPartial, pctLo, pctHi, runID)
 	if err != nil {
 		return fmt.Errorf("mark rank of %s partial: %w", runID, err)
 	}

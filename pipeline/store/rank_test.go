@@ -88,8 +88,8 @@ func TestMarkRankPartial(t *testing.T) {
 	if err := s.RawQueryRow(ctx, `SELECT status, percentile_lo, percentile_hi FROM ranks WHERE run_id='r1'`).Scan(&status, &lo, &hi); err != nil {
 		t.Fatal(err)
 	}
-	if status != RankPartial || lo != 0.2 || hi != 0.6 {
-		t.Errorf("rank of r1: %s [%v, %v], want %s [0.2, 0.6]", status, lo, hi, RankPartial)
+	if status != rankPartial || lo != 0.2 || hi != 0.6 {
+		t.Errorf("rank of r1: %s [%v, %v], want %s [0.2, 0.6]", status, lo, hi, rankPartial)
 	}
 }
 

@@ -20,17 +20,17 @@ func (s *Store) Update(ctx context.Context, fn func(tx *Tx) error) error {
 }
 
 // SyncChallenges writes the challenges, their ranked metrics and
-// leaderboards (see the package function).
+// leaderboards (see syncChallenges).
 func (t *Tx) SyncChallenges(ctx context.Context, cs []*config.Challenge) error {
-	return SyncChallenges(ctx, t.tx, cs)
+	return syncChallenges(ctx, t.tx, cs)
 }
 
 // PutRun inserts or replaces a run row (dependent rows are kept).
-func (t *Tx) PutRun(ctx context.Context, r Run) error { return PutRun(ctx, t.tx, r) }
+func (t *Tx) PutRun(ctx context.Context, r Run) error { return putRun(ctx, t.tx, r) }
 
 // DeleteSource removes every run of a source with its dependent rows.
 func (t *Tx) DeleteSource(ctx context.Context, source string) error {
-	if err := DeleteSource(ctx, t.tx, source); err != nil {
+	if err := deleteSource(ctx, t.tx, source); err != nil {
 		return fmt.Errorf("delete runs of %s: %w", source, err)
 	}
 	return nil
@@ -38,12 +38,12 @@ func (t *Tx) DeleteSource(ctx context.Context, source string) error {
 
 // PutMetricValues replaces a run's metric values.
 func (t *Tx) PutMetricValues(ctx context.Context, runID string, values map[string]float64) error {
-	return PutMetricValues(ctx, t.tx, runID, values)
+	return putMetricValues(ctx, t.tx, runID, values)
 }
 
 // PutRank replaces a run's positions and rank.
 func (t *Tx) PutRank(ctx context.Context, runID string, r rank.Result) error {
-	if err := PutRank(ctx, t.tx, runID, r); err != nil {
+	if err := putRank(ctx, t.tx, runID, r); err != nil {
 		return fmt.Errorf("store rank of %s: %w", runID, err)
 	}
 	return nil
@@ -60,7 +60,7 @@ func (t *Tx) DeleteRank(ctx context.Context, runID string) error {
 
 // PutPrinted records what the paper printed for a run.
 func (t *Tx) PutPrinted(ctx context.Context, runID, table, key, text string) error {
-	if err := PutPrinted(ctx, t.tx, runID, table, key, text); err != nil {
+	if err := putPrinted(ctx, t.tx, runID, table, key, text); err != nil {
 		return fmt.Errorf("store printed %s/%s of %s: %w", table, key, runID, err)
 	}
 	return nil

@@ -1,0 +1,2 @@
+
+DELETE FROM runs WHERE source = 'paper' AND status = 'recorded';
