@@ -80,7 +80,7 @@ func ParseSynthSize(v string) (SynthSize, error) {
 	}
 	n, err := strconv.Atoi(s)
 	if err != nil || n < MinSynthCases || n > MaxSynthCases {
-		return SynthSize{}, fmt.Errorf("%s=%q: want \"default\" (the demo's tiny datasets), \"full\" (each challenge's real case count and image size), \"full:N\" (real image size, N cases) or a number of cases N (demo image size), N between %d and %d", SynthCasesEnv, clip(v), MinSynthCases, MaxSynthCases)
+		return SynthSize{}, fmt.Errorf("%s=%q: want \"default\" (the demo's tiny datasets), \"full\" (each challenge's real case count and image size), \"full:N\" (real image size, N cases) or N (tiny images, N cases), with N a number of cases between %d and %d", SynthCasesEnv, clip(v), MinSynthCases, MaxSynthCases)
 	}
 	return SynthSize{Cases: n, Full: full}, nil
 }
