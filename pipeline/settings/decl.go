@@ -170,6 +170,7 @@ var Vars = []Var{
 	{Name: "REXMLE_FULL_DIR", Kind: Test, Targets: []string{"bench/full.sh"}, Help: "the paper-sized benchmark's scratch folder"},
 	{Name: "REXMLE_FULL_KEEP", Kind: Test, Type: Bool, Targets: []string{"bench/full.sh"}, Help: "`1` keeps the paper-sized benchmark's scratch folder"},
 	{Name: "REXMLE_FULL_MIN_FREE_GB", Kind: Test, Targets: []string{"bench/full.sh"}, Help: "free disk the paper-sized benchmark needs to start"},
+	{Name: "REXMLE_FULL_REAL_CASES", Kind: Test, Targets: []string{"bench/full.sh"}, Help: "with `REXMLE_SYNTH_CASES=full:N` and one challenge, its real case count: the paper-sized benchmark extrapolates prepare and grade to it"},
 }
 
 // TestPrefix is reserved for the scratch variables tests set for
