@@ -56,16 +56,24 @@ func (c Challenge) Synthesize(ctx context.Context, rawDir string, seed int64, si
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	unlabeled, stream0 := t.Synth.Unlabeled, uint64(1000)
+	stream0 := uint64(1000)
 	if realSize {
-		unlabeled = max(1, (n*t.Synth.RealUnlabeled+t.Synth.RealCases/2)/t.Synth.RealCases)
 		stream0 = 1 << 40 // clear of the labelled streams at any count
 	}
-	return challenge.ForEach(ctx, unlabeled, func(i int) error {
+	return challenge.ForEach(ctx, t.unlabeledCount(n, realSize), func(i int) error {
 		img, _ := t.synthCase(seed, stream0+uint64(i), realSize)
 		name := fmt.Sprintf("%d_0002_0000.mha", t.Synth.FirstPID+500+i)
 		return imageio.WriteMetaImageFile(filepath.Join(dir, name), img, volume.Int16, true)
 	})
+}
+
+// unlabeledCount is the unlabeled pool beside n labelled cases: the demo's
+// few, or at the real size the real pool in proportion (at least one).
+func (t Task) unlabeledCount(n int, realSize bool) int {
+	if !realSize || t.Synth.RealCases == 0 {
+		return t.Synth.Unlabeled
+	}
+	return max(1, (n*t.Synth.RealUnlabeled+t.Synth.RealCases/2)/t.Synth.RealCases)
 }
 
 // synthCase draws one case; realSize: at the real image size, with the aorta
