@@ -9,9 +9,9 @@ import "testing"
 // is the same draw).
 func TestRealGridKeepsTheAnatomy(t *testing.T) {
 	if testing.Short() {
-		t.Skip("a full-size volume: seconds")
+		t.Skip("a real-size volume: seconds")
 	}
-	c := TopBrain2 // the smallest full volume: 512 × 512 × 180 MRA
+	c := TopBrain2 // the smallest real volume: 512 × 512 × 180 MRA
 	demo, err := c.makeCase(2, 1, false)
 	if err != nil {
 		t.Fatal(err)
