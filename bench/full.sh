@@ -33,6 +33,15 @@
 # topcow-* 125, topbrain-* 25, isles22 250, panther-task1 92 (plus its
 # unlabeled pool, scaled with it), panther-task2 50, dentex 705,
 # neurips-cellseg 1101, usenhance 1500, ldct-iqa 1300, puma-* 205.
+# On a 2-core machine the volumetric challenges fit at full:10 (SEG.A's
+# prepare peaks near 12 GB with two cases in flight), the 2-D ones and
+# ISLES'22 at full:50–100 or whole; one challenge per run, e.g.
+#   for c in seg_a:56 topcow-track1-task1:125 topcow-track2-task1:125 \
+#            topbrain-track1:25 panther-task1:92 panther-task2:50; do
+#     REXMLE_SYNTH_CASES=full:10 REXMLE_FULL_REAL_CASES=${c#*:} bench/full.sh ${c%:*}
+#   done
+# and a whole "full" run of a cheap challenge to check the linear
+# extrapolation against a measurement.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo="$(pwd)"
