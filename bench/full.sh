@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
 # bench/full.sh — the paper-sized benchmark: prepare → grade → rank → report
-# at REXMLE_SYNTH_CASES=full (each challenge's real case count; image sizes
-# as each synthesizer makes them, see below) for 3 agents × 3 seeds, timed
-# stage by stage with peak memory (/usr/bin/time -v) and disk, each stage
-# beside its floor:
+# at REXMLE_SYNTH_CASES=full (each challenge's real case count at its real
+# image size) for 3 agents × 3 seeds, timed stage by stage with peak memory
+# (/usr/bin/time -v) and disk, each stage beside its floor:
 #   prepare: reading and decoding every synthesized raw file (bench/floor);
 #   grade:   reading and decoding every submission and answers folder the
 #            grade stage reads, once per run (bench/floor);
@@ -19,9 +18,30 @@
 # REXMLE_FULL_MIN_FREE_GB (default 20) and prints the disk used.
 #
 # Usage: bench/full.sh [challenge,...]   (default: every challenge)
-# Env:   REXMLE_SYNTH_CASES (default full; a number scales every challenge to
-#        that many cases, for a quick run), REXMLE_BOOT (rank's bootstrap
-#        resamples, default 1000), GOMAXPROCS.
+# Env:   REXMLE_SYNTH_CASES (default full; "full:N" draws N cases at the real
+#        image size, a number N tiny ones), REXMLE_BOOT (rank's bootstrap
+#        resamples, default 1000), GOMAXPROCS, REXMLE_FULL_REAL_CASES (with
+#        full:N and one challenge: its real case count, to extrapolate).
+#
+# A subset at real size, extrapolated (what fits a small machine): time one
+# challenge at full:N and give its real count, e.g.
+#   REXMLE_SYNTH_CASES=full:10 REXMLE_FULL_REAL_CASES=56 bench/full.sh seg_a
+# The table then ends with prepare's and grade's per-case cost (wall and CPU
+# seconds per synthesized case; grade per test case per run) and both
+# stages scaled linearly to the real count, each line marked "extrapolated".
+# Real counts (raw cases, as REXMLE_SYNTH_CASES counts them): seg_a 56,
+# topcow-* 125, topbrain-* 25, isles22 250, panther-task1 92 (plus its
+# unlabeled pool, scaled with it), panther-task2 50, dentex 705,
+# neurips-cellseg 1101, usenhance 1500, ldct-iqa 1300, puma-* 205.
+# On a 2-core machine the volumetric challenges fit at full:10 (SEG.A's
+# prepare peaks near 12 GB with two cases in flight), the 2-D ones and
+# ISLES'22 at full:50–100 or whole; one challenge per run, e.g.
+#   for c in seg_a:56 topcow-track1-task1:125 topcow-track2-task1:125 \
+#            topbrain-track1:25 panther-task1:92 panther-task2:50; do
+#     REXMLE_SYNTH_CASES=full:10 REXMLE_FULL_REAL_CASES=${c#*:} bench/full.sh ${c%:*}
+#   done
+# and a whole "full" run of a cheap challenge to check the linear
+# extrapolation against a measurement.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo="$(pwd)"
@@ -130,3 +150,23 @@ for d in "$dir"/data/synthetic/*/; do
   printf '  %-22s raw %6s MB  prepared %6s MB  private files %6s\n' "$ch" "$(mb "$dir/data/synthetic/raw/$ch")" "$(mb "$d")" "$n"
 done
 grep -h "prepared" "$dir/prepare.log" | sed 's/^/  /' | head -40 || true
+
+# Extrapolation to the real count: prepare scales with the raw cases, grade
+# with the test cases of every run; rank and report barely depend on case
+# counts and are left as measured.
+if [[ "$REXMLE_SYNTH_CASES" =~ ^full:([0-9]+)$ && -n "${REXMLE_FULL_REAL_CASES:-}" ]]; then
+  n="${BASH_REMATCH[1]}" real="$REXMLE_FULL_REAL_CASES"
+  tests="$(find "$dir"/data/synthetic/*/private -type f ! -name '*.csv' ! -name '*.json' 2>/dev/null | wc -l)"
+  echo
+  echo "per-case cost at the real image size (measured, $n raw cases, $runs runs):"
+  awk -v w="$(wall "$dir/prepare.time")" -v c="$(cpu "$dir/prepare.time")" -v n="$n" \
+    'BEGIN {printf "  prepare  %8.2f s wall  %8.2f s CPU  per raw case\n", w / n, c / n}'
+  awk -v w="$(wall "$dir/grade.time")" -v c="$(cpu "$dir/grade.time")" -v t="$tests" -v r="$runs" \
+    'BEGIN {if (t > 0 && r > 0) printf "  grade    %8.3f s wall  %8.3f s CPU  per test file per run (%d answer files)\n", w / t / r, c / t / r, t}'
+  echo "extrapolated to $real raw cases (linear in cases; extrapolated, not measured):"
+  awk -v w="$(wall "$dir/prepare.time")" -v c="$(cpu "$dir/prepare.time")" -v n="$n" -v real="$real" \
+    'BEGIN {printf "  prepare  %9.0f s wall  %9.0f s CPU  (extrapolated ×%.1f)\n", w * real / n, c * real / n, real / n}'
+  awk -v w="$(wall "$dir/grade.time")" -v c="$(cpu "$dir/grade.time")" -v n="$n" -v real="$real" \
+    'BEGIN {printf "  grade    %9.0f s wall  %9.0f s CPU  (extrapolated ×%.1f)\n", w * real / n, c * real / n, real / n}'
+  awk -v mb="$raw_mb" -v n="$n" -v real="$real" 'BEGIN {printf "  raw data %9.0f MB  (extrapolated ×%.1f)\n", mb * real / n, real / n}'
+fi

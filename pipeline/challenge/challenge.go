@@ -131,8 +131,8 @@ type Preparer interface {
 	// Synthesize writes a deterministic dataset for seed into rawDir, in the
 	// layout and formats the real download has: tiny at the default size,
 	// with size.Count(default, real) cases otherwise (real: the download's
-	// case count), and at the real image size for size.Full where the
-	// challenge can express it cheaply.
+	// case count), and at the real image size when size.RealImages()
+	// (each synthesizer records its sizes and their sources).
 	Synthesize(ctx context.Context, rawDir string, seed int64, size SynthSize) error
 	// Prepare turns raw data into dataDir/public (what the agent sees: train
 	// inputs and labels, test inputs, sample_submission.csv, description.md)

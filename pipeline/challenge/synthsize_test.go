@@ -6,15 +6,17 @@ import (
 )
 
 func TestParseSynthSize(t *testing.T) {
-	for in, want := range map[string]SynthSize{"": {}, "default": {}, " Default ": {}, "full": {Full: true}, "FULL": {Full: true}, "10": {Cases: 10}, "100000": {Cases: 100000}} {
+	for in, want := range map[string]SynthSize{"": {}, "default": {}, " Default ": {}, "full": {Full: true}, "FULL": {Full: true}, "10": {Cases: 10}, "100000": {Cases: 100000},
+		"full:10": {Full: true, Cases: 10}, " FULL:40 ": {Full: true, Cases: 40}, "full:100000": {Full: true, Cases: 100000}} {
 		got, err := ParseSynthSize(in)
 		if err != nil || got != want {
 			t.Errorf("ParseSynthSize(%q) = %+v, %v; want %+v", in, got, err, want)
 		}
 	}
-	for _, in := range []string{"ful", "9", "0", "-5", "100001", "1e3", "20 cases", "full,40"} {
+	for _, in := range []string{"ful", "9", "0", "-5", "100001", "1e3", "20 cases", "full,40",
+		"full:", "full:9", "full:0", "full:-3", "full:100001", "full:ten", "full:full", "full: 40", "40:full"} {
 		_, err := ParseSynthSize(in)
-		if err == nil || !strings.Contains(err.Error(), `"full"`) || !strings.Contains(err.Error(), "REXMLE_SYNTH_CASES") {
+		if err == nil || !strings.Contains(err.Error(), `"full"`) || !strings.Contains(err.Error(), `"full:N"`) || !strings.Contains(err.Error(), "REXMLE_SYNTH_CASES") {
 			t.Errorf("ParseSynthSize(%q): error %v, want one naming the variable and the valid forms", in, err)
 		}
 	}
@@ -25,7 +27,7 @@ func TestSynthSizeCountAndString(t *testing.T) {
 		s    SynthSize
 		want int
 		str  string
-	}{{SynthSize{}, 15, "default"}, {SynthSize{Full: true}, 250, "full"}, {SynthSize{Cases: 40}, 40, "40"}} {
+	}{{SynthSize{}, 15, "default"}, {SynthSize{Full: true}, 250, "full"}, {SynthSize{Cases: 40}, 40, "40"}, {SynthSize{Full: true, Cases: 12}, 12, "full:12"}} {
 		if got := c.s.Count(15, 250); got != c.want || c.s.String() != c.str {
 			t.Errorf("%+v: Count %d String %q, want %d %q", c.s, got, c.s.String(), c.want, c.str)
 		}

@@ -41,7 +41,7 @@ const (
 	Duration             // Go duration (90s, 30m, 2h) of at least Min nanoseconds
 	Int                  // decimal integer within [Min, Max]
 	Enum                 // one of Allowed
-	Size                 // REXMLE_SYNTH_CASES: default, full or a case count
+	Size                 // REXMLE_SYNTH_CASES: default, full, full:N or a case count
 )
 
 // Var declares one environment variable.
@@ -123,7 +123,7 @@ var Vars = []Var{
 	{Name: "REXMLE_SMOKE_TIME", Field: func(s *Settings) any { return &s.SmokeTime }, Type: Duration, Min: 1, Default: "5m", Targets: []string{tSmoke},
 		Help: "how long `smoke` lets each agent run, e.g. `90s`"},
 	{Name: "REXMLE_SYNTH_CASES", Field: func(s *Settings) any { return &s.SynthSize }, Type: Size, Default: "default", Targets: []string{tPrepare, tRun, tGrade, tGradeOne, tAll},
-		Help: "size of the demo's synthetic data: `default` (tiny, the demo's), `full` (each challenge's real case count — e.g. ISLES'22 250, TopCoW 125, USenhance 1500 pairs, DENTEX 705 — and LDCT-IQA's real 512 × 512 slices) or a number of cases ≥ 10 (the reference's 80/20 split makes a fifth of them test cases); `prepare` re-synthesizes when it changes, `run` and `grade` refuse data of another size"},
+		Help: "size of the demo's synthetic data: `default` (tiny, the demo's), `full` (each challenge's real case count — e.g. ISLES'22 250, TopCoW 125, USenhance 1500 pairs, DENTEX 705 — at its real image size, e.g. 512 × 512 × hundreds of slices for SEG.A), `full:N` (real image size, N cases: times a subset to extrapolate, see `bench/full.sh`) or a number of cases N (tiny images); N ≥ 10 (the reference's 80/20 split makes a fifth of them test cases); `prepare` re-synthesizes when it changes, `run` and `grade` refuse data of another size"},
 	{Name: "REXMLE_FETCH_TOKEN", Field: func(s *Settings) any { return &s.FetchToken }, Type: String, Secret: true, Targets: []string{tFetch, tFetchVerify},
 		Help: "an API token for the data sources that take one (sent only to them, never logged)"},
 
@@ -170,6 +170,7 @@ var Vars = []Var{
 	{Name: "REXMLE_FULL_DIR", Kind: Test, Targets: []string{"bench/full.sh"}, Help: "the paper-sized benchmark's scratch folder"},
 	{Name: "REXMLE_FULL_KEEP", Kind: Test, Type: Bool, Targets: []string{"bench/full.sh"}, Help: "`1` keeps the paper-sized benchmark's scratch folder"},
 	{Name: "REXMLE_FULL_MIN_FREE_GB", Kind: Test, Targets: []string{"bench/full.sh"}, Help: "free disk the paper-sized benchmark needs to start"},
+	{Name: "REXMLE_FULL_REAL_CASES", Kind: Test, Targets: []string{"bench/full.sh"}, Help: "with `REXMLE_SYNTH_CASES=full:N` and one challenge, its real case count: the paper-sized benchmark extrapolates prepare and grade to it"},
 }
 
 // TestPrefix is reserved for the scratch variables tests set for

@@ -64,7 +64,7 @@ func BenchmarkGrade100(b *testing.B) {
 		}
 	}
 	r := rand.New(rand.NewPCG(9, 9))
-	base := makeCells(r, size, size)
+	base := makeCells(r, size, size, 1)
 	var ans, rows [][]string
 	for i := 0; i < n; i++ {
 		id := fmt.Sprintf("cell_%05d", i+1)

@@ -15,8 +15,14 @@ import (
 
 // synthCases is the number of cases Synthesize writes by default (12 train
 // / 3 test); realCases is the archive's annotated training set (spec
-// isles22.md §1, split 200/50). Volumes stay small (36–44 × 36–44 × 18–23
-// voxels) at every size.
+// isles22.md §1, split 200/50). Volumes are small (36–44 × 36–44 × 18–23
+// voxels) unless the size asks for real images: then DWI/ADC of 104–120 ×
+// 104–120 × 64–81 voxels (~2 mm, a 210–240 mm field of view) and a 2-D
+// FLAIR of twice the in-plane resolution and half the slices (~1 × 1 × 4
+// mm). No per-case size table is at hand: these are our estimates of the
+// median clinical protocols of the three scanner types (config.yaml),
+// consistent with the download's size (1.7 GB for 250 cases, ~7 MB a case of
+// four gzip NIfTI; here ~1 MB DWI + ~1 MB ADC + ~2 MB FLAIR before gzip).
 const (
 	synthCases = 15
 	realCases  = 250
@@ -29,15 +35,13 @@ const (
 // grid; FLAIR lives on its own grid, as in the real data.
 func Synthesize(ctx context.Context, rawDir string, seed int64, size challenge.SynthSize) error {
 	root := filepath.Join(rawDir, "ISLES-2022")
-	for c := 1; c <= size.Count(synthCases, realCases); c++ {
-		if err := ctx.Err(); err != nil {
-			return err
+	// Cases are independent (a stream each): written on the worker pool.
+	return challenge.ForEach(ctx, size.Count(synthCases, realCases), func(i int) error {
+		if err := synthCase(root, i+1, seed, size.RealImages()); err != nil {
+			return fmt.Errorf("synthesize isles22 case %d: %w", i+1, err)
 		}
-		if err := synthCase(root, c, seed); err != nil {
-			return fmt.Errorf("synthesize isles22 case %d: %w", c, err)
-		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // Synthesize implements challenge.Challenge.
@@ -45,11 +49,16 @@ func (Challenge) Synthesize(ctx context.Context, rawDir string, seed int64, size
 	return Synthesize(ctx, rawDir, seed, size)
 }
 
-func synthCase(root string, c int, seed int64) error {
+func synthCase(root string, c int, seed int64, realSize bool) error {
 	rng := medseg.NewRand(seed, uint64(c))
 	sub := fmt.Sprintf("sub-strokecase%04d", c)
 	caseID := sub + "_ses-0001"
-	g := volume.NewGrid(36+rng.IntN(9), 36+rng.IntN(9), 18+rng.IntN(6))
+	// Lesion and shine-through radii scale with the brain at real size.
+	base, span, lesionScale := [3]int{36, 36, 18}, [3]int{9, 9, 6}, 1.0
+	if realSize {
+		base, span, lesionScale = [3]int{104, 104, 64}, [3]int{17, 17, 18}, 2.5
+	}
+	g := volume.NewGrid(base[0]+rng.IntN(span[0]), base[1]+rng.IntN(span[1]), base[2]+rng.IntN(span[2]))
 	g.Spacing = [3]float64{2, 2, 2}
 	if rng.IntN(2) == 0 {
 		g.Spacing = [3]float64{1.8, 1.8, 2.4}
@@ -66,7 +75,7 @@ func synthCase(root string, c int, seed int64) error {
 		var c, r [3]float64
 		for a := 0; a < 3; a++ {
 			c[a] = bc[a] + (rng.Float64()*2-1)*br[a]*0.55
-			r[a] = 1.2 + rng.Float64()*3
+			r[a] = (1.2 + rng.Float64()*3) * lesionScale
 		}
 		r[2] *= 0.7
 		medseg.Ellipsoid(g, c, r, func(i int) {
@@ -81,7 +90,11 @@ func synthCase(root string, c int, seed int64) error {
 	for i := range noise {
 		noise[i] = rng.NormFloat64()
 	}
-	noise = medseg.Smooth(g, noise)
+	if realSize {
+		noise = medseg.SmoothSeparable(g, noise)
+	} else {
+		noise = medseg.Smooth(g, noise)
+	}
 	for i := range noise {
 		noise[i] *= 5
 	}
@@ -91,7 +104,7 @@ func synthCase(root string, c int, seed int64) error {
 		var c, r [3]float64
 		for a := 0; a < 3; a++ {
 			c[a] = bc[a] + (rng.Float64()*2-1)*br[a]*0.6
-			r[a] = 1 + rng.Float64()*2
+			r[a] = (1 + rng.Float64()*2) * lesionScale
 		}
 		medseg.Ellipsoid(g, c, r, func(i int) { shine[i] = brain[i] && mask.Data[i] == 0 })
 	}
@@ -117,6 +130,9 @@ func synthCase(root string, c int, seed int64) error {
 
 	// FLAIR: its own, finer in-plane and thicker-slice grid covering the same field of view.
 	fg := volume.NewGrid(g.Shape[0]*4/3, g.Shape[1]*4/3, g.Shape[2]*2/3)
+	if realSize {
+		fg = volume.NewGrid(g.Shape[0]*2, g.Shape[1]*2, g.Shape[2]/2)
+	}
 	for a := 0; a < 3; a++ {
 		fg.Spacing[a] = g.Spacing[a] * float64(g.Shape[a]) / float64(fg.Shape[a])
 	}

@@ -41,6 +41,11 @@ type SynthConfig struct {
 	Shape      [3]int     // x, y, z
 	Spacing    [3]float64 // x, y, z in mm
 	TumourGain float64    // tumour intensity relative to pancreas
+	// The real download's image size (SynthSize.RealImages) and unlabeled
+	// pool (task 1, scaled with the labelled count).
+	RealShape     [3]int
+	RealSpacing   [3]float64
+	RealUnlabeled int
 }
 
 // Challenge is one PANTHER task; it implements challenge.Challenge.

@@ -22,13 +22,15 @@ func (t Task) caseID(pid int) string {
 	return fmt.Sprintf("%d", pid)
 }
 
-// Synthesize writes a small PANTHER-like dataset: raw/ImagesTr/<id>_0000.mha
+// Synthesize writes a PANTHER-like dataset: raw/ImagesTr/<id>_0000.mha
 // and raw/LabelsTr/<id>.mha (labels 0 background, 1 tumour; the pancreas is visible in the image only), plus
 // raw/ImagesTr_unlabeled for task 1. Each case is an abdomen-shaped ellipse
 // with a bright aorta, a curved pancreas and a tumour blob on it, on an
 // anisotropic grid whose in-plane spacings sometimes differ.
-// The labelled case count is size.Count(Synth.Cases, Synth.RealCases); the
-// unlabeled pool and the volumes stay small at every size.
+// The labelled case count is size.Count(Synth.Cases, Synth.RealCases);
+// volumes are tiny unless size.RealImages (then Synth.RealShape, and the
+// unlabeled pool is Synth.RealUnlabeled scaled with the labelled count).
+// Cases are independent (a stream each) and written on the worker pool.
 func (c Challenge) Synthesize(ctx context.Context, rawDir string, seed int64, size challenge.SynthSize) error {
 	t := c.Task
 	for _, d := range []string{"ImagesTr", "LabelsTr"} {
@@ -36,41 +38,55 @@ func (c Challenge) Synthesize(ctx context.Context, rawDir string, seed int64, si
 			return err
 		}
 	}
-	for i := 0; i < size.Count(t.Synth.Cases, t.Synth.RealCases); i++ {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
+	realSize := size.RealImages()
+	n := size.Count(t.Synth.Cases, t.Synth.RealCases)
+	err := challenge.ForEach(ctx, n, func(i int) error {
 		pid := t.Synth.FirstPID + i
-		img, lab := t.synthCase(seed, uint64(i+1))
+		img, lab := t.synthCase(seed, uint64(i+1), realSize)
 		id := t.caseID(pid)
 		if err := imageio.WriteMetaImageFile(filepath.Join(rawDir, "ImagesTr", id+"_0000.mha"), img, volume.Int16, true); err != nil {
 			return err
 		}
-		if err := imageio.WriteMetaImageFile(filepath.Join(rawDir, "LabelsTr", id+".mha"), lab, volume.Uint8, true); err != nil {
-			return err
-		}
+		return imageio.WriteMetaImageFile(filepath.Join(rawDir, "LabelsTr", id+".mha"), lab, volume.Uint8, true)
+	})
+	if err != nil || !t.Unlabeled {
+		return err
 	}
-	if t.Unlabeled {
-		dir := filepath.Join(rawDir, "ImagesTr_unlabeled")
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return err
-		}
-		for i := 0; i < t.Synth.Unlabeled; i++ {
-			img, _ := t.synthCase(seed, uint64(1000+i))
-			name := fmt.Sprintf("%d_0002_0000.mha", t.Synth.FirstPID+500+i)
-			if err := imageio.WriteMetaImageFile(filepath.Join(dir, name), img, volume.Int16, true); err != nil {
-				return err
-			}
-		}
+	dir := filepath.Join(rawDir, "ImagesTr_unlabeled")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
 	}
-	return nil
+	stream0 := uint64(1000)
+	if realSize {
+		stream0 = 1 << 40 // clear of the labelled streams at any count
+	}
+	return challenge.ForEach(ctx, t.unlabeledCount(n, realSize), func(i int) error {
+		img, _ := t.synthCase(seed, stream0+uint64(i), realSize)
+		name := fmt.Sprintf("%d_0002_0000.mha", t.Synth.FirstPID+500+i)
+		return imageio.WriteMetaImageFile(filepath.Join(dir, name), img, volume.Int16, true)
+	})
 }
 
-func (t Task) synthCase(seed int64, stream uint64) (img, lab *volume.Volume) {
+// unlabeledCount is the unlabeled pool beside n labelled cases: the demo's
+// few, or at the real size the real pool in proportion (at least one).
+func (t Task) unlabeledCount(n int, realSize bool) int {
+	if !realSize || t.Synth.RealCases == 0 {
+		return t.Synth.Unlabeled
+	}
+	return max(1, (n*t.Synth.RealUnlabeled+t.Synth.RealCases/2)/t.Synth.RealCases)
+}
+
+// synthCase draws one case; realSize: at the real image size, with the aorta
+// (11 mm radius) and pancreas (8–12 mm) at their anatomical sizes.
+func (t Task) synthCase(seed int64, stream uint64, realSize bool) (img, lab *volume.Volume) {
 	rng := medseg.NewRand(seed, stream)
 	cfg := t.Synth
-	g := volume.NewGrid(cfg.Shape[0]+rng.IntN(6), cfg.Shape[1]+rng.IntN(6), cfg.Shape[2]+rng.IntN(3))
-	g.Spacing = cfg.Spacing
+	shape, spacing := cfg.Shape, cfg.Spacing
+	if realSize {
+		shape, spacing = cfg.RealShape, cfg.RealSpacing
+	}
+	g := volume.NewGrid(shape[0]+rng.IntN(6), shape[1]+rng.IntN(6), shape[2]+rng.IntN(3))
+	g.Spacing = spacing
 	if rng.IntN(3) == 0 {
 		g.Spacing[1] *= 1.1 // in-plane spacings differ: the reference's x/y pairing shows
 	}
@@ -83,7 +99,11 @@ func (t Task) synthCase(seed int64, stream uint64) (img, lab *volume.Volume) {
 	body := make([]bool, n)
 	medseg.Ellipsoid(g, [3]float64{nx / 2, ny / 2, nz / 2}, [3]float64{nx * 0.47, ny * 0.42, nz * 5}, func(i int) { body[i] = true })
 	aorta := make([]bool, n)
-	medseg.Tube(g, [][3]float64{{nx * 0.55, ny * 0.62, -1}, {nx * 0.55, ny * 0.62, nz}}, 3.5*g.Spacing[0], g.Spacing, func(i int) { aorta[i] = true })
+	aortaR := 3.5 * g.Spacing[0]
+	if realSize {
+		aortaR = 11
+	}
+	medseg.Tube(g, [][3]float64{{nx * 0.55, ny * 0.62, -1}, {nx * 0.55, ny * 0.62, nz}}, aortaR, g.Spacing, func(i int) { aorta[i] = true })
 	// Pancreas: a curved tube across the upper abdomen.
 	zc := nz/2 + (rng.Float64()-0.5)*nz*0.2
 	pts := [][3]float64{
@@ -92,7 +112,11 @@ func (t Task) synthCase(seed int64, stream uint64) (img, lab *volume.Volume) {
 		{nx * 0.62, ny * 0.48, zc + 0.5},
 		{nx * 0.75, ny * (0.40 + 0.05*rng.Float64()), zc + 1},
 	}
-	radius := (6 + 2*rng.Float64()) * g.Spacing[0] / 1.5
+	u := rng.Float64()
+	radius := (6 + 2*u) * g.Spacing[0] / 1.5
+	if realSize {
+		radius = 8 + 4*u
+	}
 	pancreas := make([]bool, n)
 	medseg.Tube(g, pts, radius, g.Spacing, func(i int) { pancreas[i] = true })
 	// Tumour: an ellipsoid centred on the pancreas.
@@ -112,7 +136,11 @@ func (t Task) synthCase(seed int64, stream uint64) (img, lab *volume.Volume) {
 	for i := range noise {
 		noise[i] = rng.NormFloat64()
 	}
-	noise = medseg.Smooth(g, noise)
+	if realSize {
+		noise = medseg.SmoothSeparable(g, noise)
+	} else {
+		noise = medseg.Smooth(g, noise)
+	}
 	gain := 0.85 + 0.3*rng.Float64()
 	for i := 0; i < n; i++ {
 		var mean float64

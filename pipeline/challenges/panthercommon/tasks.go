@@ -28,6 +28,11 @@ var Task1 = Task{
 		FirstPID: 10000, Unlabeled: 2,
 		Shape: [3]int{44, 38, 14}, Spacing: [3]float64{1.5, 1.5, 3.0},
 		TumourGain: 0.62,
+		// Real size: the 400 × 400 × 80 arterial-phase volume issue 34
+		// timed the reference on (one real case); 0.94 mm in-plane and 2.5 mm
+		// slices (a 375 mm abdominal field of view) are our estimate. The
+		// unlabeled pool: 367 MRIs (panther.grand-challenge.org, Tasks).
+		RealShape: [3]int{400, 400, 80}, RealSpacing: [3]float64{0.94, 0.94, 2.5}, RealUnlabeled: 367,
 	},
 }
 
@@ -47,6 +52,10 @@ var Task2 = Task{
 		FirstPID: 10303,
 		Shape:    [3]int{40, 40, 16}, Spacing: [3]float64{1.6, 1.6, 2.5},
 		TumourGain: 1.45,
+		// Real size: a 3-D T2 MR-Linac (Elekta Unity) scan; no per-case
+		// table is at hand, so 300 × 300 × 100 voxels of 1.2 × 1.2 × 2 mm
+		// (360 × 360 × 200 mm) is our estimate of the median.
+		RealShape: [3]int{300, 300, 100}, RealSpacing: [3]float64{1.2, 1.2, 2.0},
 	},
 }
 

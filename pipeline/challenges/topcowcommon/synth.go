@@ -17,8 +17,8 @@ import (
 
 // synthCases is the number of synthetic cases by default; 12 gives a 9/3
 // split. The real archives hold 125 TopCoW and 25 TopBrain cases per
-// modality (spec topcow-common.md C-8, topbrain-track1.md); volumes stay
-// small at every size.
+// modality (spec topcow-common.md C-8, topbrain-track1.md); volumes are
+// small unless the size asks for real images (realGrid).
 const synthCases = 12
 
 // realCases is the real archive's case count per modality of the family.
@@ -41,6 +41,24 @@ func (c Config) grid() ([3]int, [3]float64) {
 	return [3]int{72, 64, 40}, [3]float64{0.6, 0.6, 0.75}
 }
 
+// realGrid returns the real download's volume shape and spacing of a
+// modality: head CTAs and TOF-MRA slabs as the scanners write them. No
+// per-case size table is at hand, so these are our estimates of the median,
+// consistent with the downloads' sizes (config.yaml: TopCoW 14.4 GB for 125
+// CTA/MRA pairs with labels, ~115 MB a pair; TopBrain 2.0 GB for 25 cases
+// of a modality, ~80 MB a case): CTA 512 × 512 × 280 voxels of 0.45 × 0.45
+// × 0.7 mm (230 × 230 × 196 mm, 147 MB of int16 before gzip); MRA 512 ×
+// 512 × 180 voxels of 0.35 × 0.35 × 0.6 mm (179 × 179 × 108 mm, 94 MB).
+// TopBrain shares TopCoW's centres and scanners, so the same sizes. The
+// Circle of Willis anatomy is drawn in mm, so it keeps its size and the
+// larger field of view around it is background, as in a real scan.
+func (c Config) realGrid() ([3]int, [3]float64) {
+	if c.Modality == "mr" {
+		return [3]int{512, 512, 180}, [3]float64{0.35, 0.35, 0.6}
+	}
+	return [3]int{512, 512, 280}, [3]float64{0.45, 0.45, 0.7}
+}
+
 // synthCase is one generated case.
 type synthCase struct {
 	pid    string
@@ -60,8 +78,9 @@ func caseVariant(rng *rand.Rand, i int) variant {
 	return v
 }
 
-// makeCase generates case i of a seed.
-func (c Config) makeCase(seed int64, i int) (*synthCase, error) {
+// makeCase generates case i of a seed, at the real image size for
+// realSize.
+func (c Config) makeCase(seed int64, i int, realSize bool) (*synthCase, error) {
 	stream := uint64(i) + 1
 	if c.Modality == "mr" {
 		stream += 1000
@@ -81,6 +100,9 @@ func (c Config) makeCase(seed int64, i int) (*synthCase, error) {
 		ls = topBrainLabels(c.Modality)
 	}
 	shape, spacing := c.grid()
+	if realSize {
+		shape, spacing = c.realGrid()
+	}
 	r := rasterise(buildAnatomy(v, ls, c.Modality), shape, spacing)
 	g := volume.Grid{Shape: shape, Spacing: spacing}
 	// LPS+ storage: array x runs to the patient's left, y posterior, z
@@ -186,7 +208,7 @@ func (c Challenge) Synthesize(ctx context.Context, rawDir string, seed int64, si
 	// Cases are independent (a stream each): built and written on a bounded
 	// pool, so a full-size dataset never holds every volume at once.
 	err := challenge.ForEach(ctx, n, func(i int) error {
-		sc, err := c.makeCase(seed, i)
+		sc, err := c.makeCase(seed, i, size.RealImages())
 		if err != nil {
 			return err
 		}

@@ -17,7 +17,7 @@ func TestSynthNeighboursValid(t *testing.T) {
 			table = topology.ValidNeighboursMR
 		}
 		for i := 0; i < 6; i++ {
-			sc, err := cfg.makeCase(3, i)
+			sc, err := cfg.makeCase(3, i, false)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -40,7 +40,7 @@ func TestSynthNeighboursValid(t *testing.T) {
 func TestSynthEdgesFollowVariant(t *testing.T) {
 	for _, cfg := range []Config{TopCoWT1T1, TopCoWT2T1} {
 		for i := 0; i < synthCases; i++ {
-			sc, err := cfg.makeCase(5, i)
+			sc, err := cfg.makeCase(5, i, false)
 			if err != nil {
 				t.Fatal(err)
 			}

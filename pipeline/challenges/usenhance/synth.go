@@ -24,17 +24,34 @@ const (
 
 var organs = []string{"breast", "carotid", "kidney", "liver", "thyroid"}
 
+// frame is the size of a synthetic B-mode frame; structures (vessel,
+// capsule, nodule, texture) scale with scale, speckle stays per pixel.
+type frame struct {
+	w, h  int
+	scale float64
+}
+
+// demoFrame is the demo's 72 × 56 frame; realFrame the real frames' 512 ×
+// 512 8-bit greyscale PNGs (the realistic set issue 34 timed the reference
+// on: 300 pairs of 512² 8-bit PNGs; no per-image size table is at hand, so
+// one size for all, not a distribution).
+var (
+	demoFrame = frame{synthW, synthH, 1}
+	realFrame = frame{512, 512, 512.0 / synthW}
+)
+
 // scene draws the high-quality image of one synthetic B-mode frame: a
 // smooth tissue texture fading with depth, an organ-specific structure
 // (dark vessel, bright capsule, hypoechoic lesion) and fine speckle.
-func scene(r *rand.Rand, organ int) []float64 {
+func scene(r *rand.Rand, organ int, f frame) []float64 {
+	synthW, synthH := f.w, f.h
 	img := make([]float64, synthW*synthH)
-	cx, cy := 20+r.Float64()*32, 16+r.Float64()*24
-	rad := 6 + r.Float64()*8
-	f1, f2 := 0.15+0.2*r.Float64(), 0.1+0.2*r.Float64()
+	cx, cy := (20+r.Float64()*32)*f.scale, (16+r.Float64()*24)*f.scale
+	rad := (6 + r.Float64()*8) * f.scale
+	f1, f2 := (0.15+0.2*r.Float64())/f.scale, (0.1+0.2*r.Float64())/f.scale
 	ph := r.Float64() * 6
 	for y := 0; y < synthH; y++ {
-		depth := 1 - 0.5*float64(y)/synthH
+		depth := 1 - 0.5*float64(y)/float64(synthH)
 		for x := 0; x < synthW; x++ {
 			v := 110 + 30*math.Sin(f1*float64(x)+ph)*math.Cos(f2*float64(y))
 			d := math.Hypot(float64(x)-cx, float64(y)-cy)
@@ -42,11 +59,11 @@ func scene(r *rand.Rand, organ int) []float64 {
 			case 1: // carotid: anechoic vessel with bright wall
 				if d < rad {
 					v = 15
-				} else if d < rad+2 {
+				} else if d < rad+2*f.scale {
 					v = 220
 				}
 			case 2, 3: // kidney / liver: bright capsule line
-				if math.Abs(d-rad*1.6) < 1.5 {
+				if math.Abs(d-rad*1.6) < 1.5*f.scale {
 					v = 210
 				}
 			default: // breast / thyroid: hypoechoic nodule
@@ -62,7 +79,8 @@ func scene(r *rand.Rand, organ int) []float64 {
 
 // degrade makes the handheld version: 3×3 blur, lower contrast and
 // multiplicative speckle.
-func degrade(r *rand.Rand, hq []float64) []float64 {
+func degrade(r *rand.Rand, hq []float64, f frame) []float64 {
+	synthW, synthH := f.w, f.h
 	out := make([]float64, len(hq))
 	for y := 0; y < synthH; y++ {
 		for x := 0; x < synthW; x++ {
@@ -84,8 +102,8 @@ func degrade(r *rand.Rand, hq []float64) []float64 {
 	return out
 }
 
-func writeGray(path string, pix []float64) error {
-	v := volume.New(volume.NewGrid(synthW, synthH), volume.Uint8)
+func writeGray(path string, pix []float64, f frame) error {
+	v := volume.New(volume.NewGrid(f.w, f.h), volume.Uint8)
 	for i, p := range pix {
 		v.Data[i] = math.Round(math.Max(0, math.Min(255, p)))
 	}
@@ -101,6 +119,10 @@ func writeGray(path string, pix []float64) error {
 func (Challenge) Synthesize(ctx context.Context, rawDir string, seed int64, size challenge.SynthSize) error {
 	r := rand.New(rand.NewPCG(uint64(seed), 0x05e4))
 	n := size.Count(synthPerOrgan*len(organs), realPairs)
+	f := demoFrame
+	if size.RealImages() {
+		f = realFrame
+	}
 	for o, organ := range organs {
 		perOrgan := n / len(organs)
 		if o < n%len(organs) {
@@ -110,14 +132,14 @@ func (Challenge) Synthesize(ctx context.Context, rawDir string, seed int64, size
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			hq := scene(r, o)
-			lq := degrade(r, hq)
+			hq := scene(r, o, f)
+			lq := degrade(r, hq, f)
 			name := fmt.Sprintf("%d.png", 100+k)
 			base := filepath.Join(rawDir, rawTrainDir, organ)
-			if err := writeGray(filepath.Join(base, highDir, name), hq); err != nil {
+			if err := writeGray(filepath.Join(base, highDir, name), hq, f); err != nil {
 				return fmt.Errorf("synthesize: %w", err)
 			}
-			if err := writeGray(filepath.Join(base, lowDir, name), lq); err != nil {
+			if err := writeGray(filepath.Join(base, lowDir, name), lq, f); err != nil {
 				return fmt.Errorf("synthesize: %w", err)
 			}
 		}
