@@ -17,6 +17,10 @@ import (
 	"time"
 )
 
+// TestEnv is the test knob that turns the real-Slurm tests on (declared in
+// pipeline/settings).
+const TestEnv = "REXMLE_SLURM_TEST"
+
 //go:embed start-slurm.sh stop-slurm.sh
 var scripts embed.FS
 
@@ -26,7 +30,7 @@ var scripts embed.FS
 // in the message).
 func Start(t *testing.T) {
 	t.Helper()
-	if os.Getenv("REXMLE_SLURM_TEST") != "1" {
+	if os.Getenv(TestEnv) != "1" {
 		t.Skip("set REXMLE_SLURM_TEST=1 to run against a real Slurm")
 	}
 	if _, err := exec.LookPath("sbatch"); err != nil {
