@@ -78,7 +78,9 @@ fi
 # kept answers folder | kept submission folder | our challenge id | what |
 # benchtime for this row (optional; BENCHTIME otherwise): a grading that
 # takes about a millisecond is timed warm over many runs, as the reference's
-# minimum of COUNT runs is, instead of one cold run
+# minimum of COUNT runs is, instead of one cold run |
+# the reference's runs for this row (optional; COUNT otherwise, and never
+# more than COUNT): a reference that takes minutes is timed once
 rows=(
   "usenhance|./pipeline/challenges/usenhance|^BenchmarkGrade300x512$|18.0|private|submission|usenhance|300 pairs of 512x512 PNG"
   "usenhance-fan|./pipeline/challenges/usenhance|^BenchmarkGrade300x512Fan$|-|private|submission|usenhance|300 pairs of 512x512 PNG, sector scans (black surround)"
@@ -88,13 +90,13 @@ rows=(
   "dentex|./pipeline/challenges/dentex|^BenchmarkGrade1000$|5.0|private|submission|dentex|1000 images, 3 truth + 20 predicted boxes each"
   "puma-tissue|./pipeline/challenges/puma|^BenchmarkGrade100$/^tissue$|30.0|data/priv|data/sub|puma-track1-task1|100 ROIs, tissue masks 1024x1024 (track 1)"
   "puma-nuclei|./pipeline/challenges/puma|^BenchmarkGrade100$/^nuclei$|14.7|data/priv|data/sub|puma-track2-task2|100 ROIs, ~100 nuclei each (track 2)"
-  "cellseg|./pipeline/challenges/cellseg|^BenchmarkGrade100$|115.0|data/priv|data/sub|neurips-cellseg|100 label images 1000x1000"
+  "cellseg|./pipeline/challenges/cellseg|^BenchmarkGrade100$|115.0|data/priv|data/sub|neurips-cellseg|100 label images 1000x1000||2"
   "isles22|./pipeline/challenges/isles22|^BenchmarkGrade50$|-|private|submission|isles22|50 ISLES'22 cases 112x112x73 (the test split), 1-12 lesions each|5x"
   "isles22-case|./pipeline/challenges/isles22|^BenchmarkGradeRealistic$|1.16|private|submission|isles22|one ISLES'22 case 112x112x73, 8 lesions|20x"
   "panther|./pipeline/challenges/panthercommon|^BenchmarkGradeRealistic$|1.1|private|submission|panther-task1|one 400x400x80 case"
-  "sega|./pipeline/challenges/sega|^BenchmarkGradeRealistic$|-|private|submission|seg_a|one SEG.A case 512x512x200"
-  "topcow|./pipeline/challenges/topcowcommon|^BenchmarkGradeRealisticWithIO$|-|data/private|data/sub|topcow-track1-task1|one TopCoW case 512x512x300 with I/O"
-  "topbrain|./pipeline/challenges/topcowcommon|^BenchmarkGradeBrainRealisticWithIO$|-|data/private|data/sub|topbrain-track1|one TopBrain CTA case 512x512x300 with I/O"
+  "sega|./pipeline/challenges/sega|^BenchmarkGradeRealistic$|-|private|submission|seg_a|one SEG.A case 512x512x200||1"
+  "topcow|./pipeline/challenges/topcowcommon|^BenchmarkGradeRealisticWithIO$|-|data/private|data/sub|topcow-track1-task1|one TopCoW case 512x512x300 with I/O||1"
+  "topbrain|./pipeline/challenges/topcowcommon|^BenchmarkGradeBrainRealisticWithIO$|-|data/private|data/sub|topbrain-track1|one TopBrain CTA case 512x512x300 with I/O||1"
   "ldctiqa|./pipeline/challenges/ldctiqa|^BenchmarkGrade300$|-|private|submission|ldct-iqa|300 test slices, the real split's size|300x"
 )
 
@@ -183,7 +185,7 @@ fi
 
 printf '%-14s %9s %9s %9s %8s %8s %5s %7s  %s\n' task "ref s" "floor s" "rexmle s" "x ref" "x floor" goal values input
 for row in "${rows[@]}"; do
-  IFS='|' read -r name pkg re issue privrel subrel ourid what rowtime <<<"$row"
+  IFS='|' read -r name pkg re issue privrel subrel ourid what rowtime refcount <<<"$row"
   [[ -n "$filter" && ! "$name" =~ $filter ]] && continue
   what="$(rowwhat "$name" "$what")"
   keep="$keeproot/$name"
@@ -216,9 +218,13 @@ for row in "${rows[@]}"; do
     tail -3 "$keep/floor.err" >&2
   fi
   rc=0
+  refrep="$rep"
+  if [[ -n "${refcount:-}" ]] && ((refcount < refrep)); then refrep="$refcount"; fi
+  profile=()
+  if [[ -n "${REXMLE_REFERENCE_PROFILE:-}" ]]; then profile=(--profile); fi
   if [[ -n "$ref" ]]; then
     "$py" bench/reference_time.py --challenge "$name" --private "$priv" --submission "$sub" \
-      --reference "$ref" --repeat "$rep" --cores "$cores" "${oursjson[@]}" >"$keep/reference.json" 2>"$keep/reference.log" || rc=$?
+      --reference "$ref" --repeat "$refrep" --cores "$cores" "${oursjson[@]}" "${profile[@]}" >"$keep/reference.json" 2>"$keep/reference.log" || rc=$?
   else
     echo '{"error": "REXMLE_REFERENCE not set"}' >"$keep/reference.json"
   fi
@@ -266,9 +272,15 @@ if any(cpu):
         cgoal = "yes" if (cpu[2] and cpu[2] / cpu[0] >= 20) or (cpu[1] and cpu[0] / cpu[1] <= 1.5) else "NO"
     notes.append(f"CPU s (all threads and processes): ref {f4(cpu[2])}, floor {f4(cpu[1])}, rexmle {f4(cpu[0])} (x ref {ratio(cpu[2], cpu[0])}, x floor {ratio(cpu[0], cpu[1])}, goal {cgoal})")
 if "error" not in r:
-    notes.append(f"reference first {r['first_s']:.4g} s, import {r.get('import_s', 0):.2f} s (not timed)")
+    n = len(r.get("times_s", []))
+    notes.append(f"reference min of {n} run{'s' if n != 1 else ''}, first {r['first_s']:.4g} s, import {r.get('import_s', 0):.2f} s (not timed)")
+    if r.get("obtained"):
+        notes.append("reference " + r["obtained"])
     if r.get("basis"):
         notes.append("reference run: " + r["basis"])
+    if r.get("profile"):
+        notes.append("reference's time by function (inclusive, wall/CPU s, calls): " + ", ".join(
+            f"{p['function']} {p['wall_s']:.3g}/{p['cpu_s']:.3g} x{p['calls']}" for p in r["profile"][:8]))
 else:
     notes.append("reference: " + r["error"] + (" — shown: issue 15's typed-in time" if mark else ""))
 print(f"{'':<14} " + "; ".join(notes))

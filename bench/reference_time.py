@@ -313,6 +313,36 @@ def missing_modules(names):
     return out
 
 
+def module_origin(name):
+    """How a module the reference needs was obtained: version and where it
+    was imported from (a Debian package, pip, a source tree on PYTHONPATH,
+    or this script's stand-in)."""
+    m = sys.modules.get(name)
+    if m is None:
+        return None
+    version = getattr(m, "__version__", None) or getattr(m, "VERSION", None)
+    f = getattr(m, "__file__", "") or ""
+    if getattr(m, "rexmle_bench_standin", False):
+        where = "bench/reference_time.py's stand-in"
+    elif "/dist-packages/" in f and f.startswith("/usr/lib/"):
+        where = "Debian package"
+    elif "/site-packages/" in f or "/dist-packages/" in f:
+        where = "pip-installed"
+    else:
+        where = "from source on PYTHONPATH: " + os.path.dirname(os.path.dirname(f) if f.endswith("__init__.py") else f)
+    return f"{name} {version or '(no version)'} ({where})"
+
+
+def reference_revision(root):
+    """The reference checkout's commit, when it is a git work tree."""
+    import subprocess
+    try:
+        r = subprocess.run(["git", "-C", root, "rev-parse", "--short", "HEAD"], capture_output=True, text=True, timeout=10)
+        return r.stdout.strip() or None
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
 def plain(v):
     """JSON-safe copy of a grade result (numpy scalars, NaN)."""
     if isinstance(v, dict):
@@ -342,6 +372,47 @@ def compare(ours, ref):
     return rows
 
 
+class Profile:
+    """Per-function wall and CPU seconds of a reference grade: every function
+    the grade module defines or imports by name (skeletonize, get_mask_edges,
+    ...) and, where the SimpleITK stand-in is used, the stand-in's functions
+    and filters, wrapped in timers (about a microsecond a call). Times are
+    inclusive: a function's time holds those of the functions it calls."""
+
+    def __init__(self):
+        self.stats = {}
+
+    def wrap(self, name, fn):
+        st = self.stats.setdefault(name, [0, 0.0, 0.0])
+
+        def timed(*args, **kw):
+            t, c = time.perf_counter(), time.process_time()
+            try:
+                return fn(*args, **kw)
+            finally:
+                st[0] += 1
+                st[1] += time.perf_counter() - t
+                st[2] += time.process_time() - c
+        timed.__wrapped__ = fn
+        return timed
+
+    def instrument_module(self, mod, label):
+        import types
+        for k, v in list(vars(mod).items()):
+            if k.startswith("__") or k == "grade":
+                continue
+            if isinstance(v, (types.FunctionType, types.BuiltinFunctionType)):
+                setattr(mod, k, self.wrap(f"{label}.{k}", v))
+            elif isinstance(v, type) and getattr(v, "__module__", "") == mod.__name__:
+                for m, f in list(vars(v).items()):
+                    if isinstance(f, types.FunctionType) and (m == "__eq__" or not m.startswith("__")):
+                        setattr(v, m, self.wrap(f"{label}.{k}.{m}", f))
+
+    def report(self, top=12):
+        rows = sorted(self.stats.items(), key=lambda kv: -kv[1][1])
+        return [{"function": n, "calls": c, "wall_s": w, "cpu_s": u} for n, (c, w, u) in rows if c][:top]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--challenge", required=True, choices=sorted(CHALLENGES))
@@ -351,6 +422,9 @@ def main():
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--cores", type=int, default=2)
     ap.add_argument("--ours", help="JSON file of our grader's values on the same folders, to compare")
+    ap.add_argument("--profile", action="store_true",
+                    help="also report where the reference's time goes: wall and CPU seconds per function "
+                         "of its grade module (and of the SimpleITK stand-in), inclusive")
     a = ap.parse_args()
     if not a.reference:
         raise SystemExit("reference_time: set REXMLE_REFERENCE or --reference to a ReX-MLE checkout")
@@ -384,6 +458,19 @@ def main():
         print(json.dumps(out))
         return 3
     out["import_s"] = time.perf_counter() - t0
+    rev = reference_revision(a.reference)
+    mods = [o for o in (module_origin(n) for n in needs + (["SimpleITK"] if "SimpleITK" not in needs and
+                                                          "SimpleITK" in sys.modules else [])) if o]
+    out["obtained"] = (f"timed here: rexmle.challenges.{ref_id}.grade as published"
+                       + (f" (ReX-MLE {rev})" if rev else "")
+                       + ("; modules: " + ", ".join(mods) if mods else "; numpy/pandas only"))
+    prof = None
+    if a.profile:
+        prof = Profile()
+        prof.instrument_module(mod, "grade")
+        sitk = sys.modules.get("SimpleITK")
+        if sitk is not None and getattr(sitk, "rexmle_bench_standin", False):
+            prof.instrument_module(sitk, "standin")
 
     grade = mod.grade
     params = inspect.signature(grade).parameters
@@ -413,6 +500,8 @@ def main():
     out["min_s"] = min(times)
     values = plain(result if isinstance(result, dict) else {"score": result})
     out["values"] = values
+    if prof:
+        out["profile"] = prof.report()
     if a.ours:
         with open(a.ours) as f:
             ours = json.load(f)
