@@ -273,7 +273,8 @@ if any(cpu):
     notes.append(f"CPU s (all threads and processes): ref {f4(cpu[2])}, floor {f4(cpu[1])}, rexmle {f4(cpu[0])} (x ref {ratio(cpu[2], cpu[0])}, x floor {ratio(cpu[0], cpu[1])}, goal {cgoal})")
 if "error" not in r:
     n = len(r.get("times_s", []))
-    notes.append(f"reference min of {n} run{'s' if n != 1 else ''}, first {r['first_s']:.4g} s, import {r.get('import_s', 0):.2f} s (not timed)")
+    peak = f", peak memory {r['peak_rss_mb']:.0f} MB" if r.get("peak_rss_mb") else ""
+    notes.append(f"reference min of {n} run{'s' if n != 1 else ''}, first {r['first_s']:.4g} s, import {r.get('import_s', 0):.2f} s (not timed){peak}")
     if r.get("obtained"):
         notes.append("reference " + r["obtained"])
     if r.get("basis"):

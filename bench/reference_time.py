@@ -500,6 +500,13 @@ def main():
     out["min_s"] = min(times)
     values = plain(result if isinstance(result, dict) else {"score": result})
     out["values"] = values
+    try:
+        import resource
+        # Peak resident memory of this process (and of reaped children, e.g. joblib's), in MB.
+        out["peak_rss_mb"] = max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+                                 resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) / 1024
+    except (ImportError, OSError):
+        pass
     if prof:
         out["profile"] = prof.report()
     if a.ours:
