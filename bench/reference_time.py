@@ -250,6 +250,43 @@ class ResampleImageFilter:
 
 STANDIN_DIRS = []
 
+# References whose memory grows with the answers: bytes per answer row, as
+# measured here. PUMA track 1's grader keeps every class mask of every ROI as
+# int64 and concatenates them (5 classes x truth and prediction x 8 bytes,
+# twice): 4.1 GB peak for 25 ROIs of 1024x1024, so 16.6 GB for 100.
+MEMORY_PER_ROW = {"puma-tissue": 165e6}
+
+
+def memory_available():
+    """MemAvailable of /proc/meminfo in bytes, or None where unknown."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def memory_shortfall(challenge, answers_csv):
+    """Why the reference would not fit in memory now (None when it fits or is not known to grow)."""
+    per = MEMORY_PER_ROW.get(challenge)
+    avail = memory_available()
+    if not per or avail is None:
+        return None
+    try:
+        with open(answers_csv) as f:
+            rows = max(sum(1 for _ in f) - 1, 0)
+    except OSError:
+        return None
+    need = rows * per
+    if need * 1.1 <= avail:
+        return None
+    return (f"cannot time: the reference would need ~{need / 1e9:.1f} GB for {rows} answer rows "
+            f"({per / 1e6:.0f} MB each, measured) and {avail / 1e9:.1f} GB is available; "
+            f"run it on fewer rows or a larger machine")
+
 
 def tree_cpu():
     """CPU seconds of this process and of its live and reaped child
@@ -444,6 +481,11 @@ def main():
             out["basis"] = ("SimpleITK not installed: its reads (nibabel), label comparisons, casts, padding and "
                             "LabelOverlapMeasures (Jaccard, Dice) by bench/reference_time.py's numpy stand-in; "
                             "skimage skeletons and labels, MONAI surface distances as published")
+    short = memory_shortfall(a.challenge, os.path.join(a.private, "test_labels.csv"))
+    if short:
+        out["error"] = short
+        print(json.dumps(out))
+        return 3
     miss = missing_modules(needs)
     if miss:
         out["error"] = "cannot time: missing " + "; ".join(miss)
