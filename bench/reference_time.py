@@ -249,6 +249,7 @@ class ResampleImageFilter:
 
 
 STANDIN_DIRS = []
+PINS = {}  # the reference's version pins (reference_pins), filled in main
 
 # References whose memory grows with the answers: bytes per answer row, as
 # measured here. PUMA track 1's grader keeps every class mask of every ROI as
@@ -366,8 +367,45 @@ def module_origin(name):
     elif "/site-packages/" in f or "/dist-packages/" in f:
         where = "pip-installed"
     else:
-        where = "from source on PYTHONPATH: " + os.path.dirname(os.path.dirname(f) if f.endswith("__init__.py") else f)
-    return f"{name} {version or '(no version)'} ({where})"
+        tree = os.path.dirname(os.path.dirname(f) if f.endswith("__init__.py") else f)
+        where = "from source on PYTHONPATH: " + tree
+        if not version:
+            version = git_describe(tree)
+    pin = PINS.get(PIP_NAMES.get(name, name).lower())
+    return f"{name} {version or '(no version)'} ({where}{'; the reference pins ' + pin if pin else ''})"
+
+
+# Import name -> the name the reference's environment file pins it under.
+PIP_NAMES = {"skimage": "scikit-image", "cv2": "opencv-python", "PIL": "pillow", "cc3d": "connected-components-3d",
+             "sklearn": "scikit-learn", "surface_distance": "surface-distance"}
+
+
+def reference_pins(root):
+    """The version pins of the reference's environment file (rexmle.yml at
+    the checkout's root), by lower-case package name."""
+    import re
+    pins = {}
+    for cand in (os.path.join(root, "rexmle.yml"), os.path.join(os.path.dirname(root.rstrip("/")), "rexmle.yml")):
+        try:
+            with open(cand) as f:
+                for line in f:
+                    m = re.match(r"\s*-\s*([A-Za-z0-9_.\-]+)\s*([<>=!~][^#]*)?", line)
+                    if m:
+                        pins[m.group(1).lower()] = (m.group(1) + (m.group(2) or "")).strip()
+            return pins
+        except OSError:
+            continue
+    return pins
+
+
+def git_describe(tree):
+    """The tag or commit of a source tree that is a git work tree, else None."""
+    import subprocess
+    try:
+        r = subprocess.run(["git", "-C", tree, "describe", "--tags", "--always"], capture_output=True, text=True, timeout=10)
+        return r.stdout.strip() or None
+    except (OSError, subprocess.SubprocessError):
+        return None
 
 
 def reference_revision(root):
@@ -501,6 +539,7 @@ def main():
         return 3
     out["import_s"] = time.perf_counter() - t0
     rev = reference_revision(a.reference)
+    PINS.update(reference_pins(a.reference))
     mods = [o for o in (module_origin(n) for n in needs + (["SimpleITK"] if "SimpleITK" not in needs and
                                                           "SimpleITK" in sys.modules else [])) if o]
     out["obtained"] = (f"timed here: rexmle.challenges.{ref_id}.grade as published"
