@@ -31,9 +31,22 @@
 #         `python3 setup.py build_ext --inplace`; with numpy >= 1.24 replace
 #         np.float by float in pycocotools/cocoeval.py (as pycocotools 2.0.8 does);
 #       cc3d (ISLES'22): seung-lab/connected-components-3d at tag 3.19.0,
-#         `cython3 -3 --cplus cc3d/fastcc3d.pyx`, then compile fastcc3d.cpp
-#         with g++ -O3 -std=c++17 -shared -fPIC and the numpy and Python
-#         include folders into a top-level fastcc3d module beside cc3d/.
+#         `cython3 -3 --cplus cc3d/fastcc3d.pyx -o cc3d/fastcc3d.cpp`, then
+#         compile it with g++ -O3 -std=c++17 -shared -fPIC -Icc3d and the
+#         numpy and Python include folders into a top-level module
+#         fastcc3d$(python3-config --extension-suffix) beside cc3d/ (the
+#         checkout's root goes on PYTHONPATH).
+#     Each row's note says how its reference was obtained: the grade module
+#     and ReX-MLE commit, every module it needs with version, origin (Debian
+#     package, source tree on PYTHONPATH, the stand-in) and the version the
+#     reference's rexmle.yml pins; its peak memory; and, with
+#     REXMLE_REFERENCE_PROFILE=1, its wall/CPU seconds per function of its
+#     grade module (and of the stand-in). A reference that would not fit in
+#     the memory available (PUMA tissue keeps every mask as int64: ~165 MB
+#     per 1024x1024 ROI, 16.5 GB for the row's 100) is reported, not run.
+#     Slow references run fewer times than COUNT where the row says so
+#     (its last field): once for SEG.A, TopCoW, TopBrain, twice for CellSeg
+#     (its first run compiles numba).
 #   - unset, or the modules missing: issue 15's typed-in reference seconds
 #     (someone else's measurements on other data, 2 cores), marked "~".
 #
@@ -45,7 +58,8 @@
 #        default 2, or fewer when the machine has fewer; GOMAXPROCS overrides
 #        for Go); REXMLE_BENCH_N (USenhance pair count, default 300);
 #        REXMLE_REFERENCE, REXMLE_PYTHON (default /usr/bin/python3 when it
-#        exists); REXMLE_BENCH_BINDIR (a folder of prebuilt binaries, for a
+#        exists); REXMLE_REFERENCE_PROFILE (set: each reference's time by
+#        function, in the row's note); REXMLE_BENCH_BINDIR (a folder of prebuilt binaries, for a
 #        machine without Go, e.g. a GPU node: <package>.test for each row's
 #        package and gradefolder, as `bench/graders.sh --build-bins DIR`
 #        writes them; rows whose binary is missing are skipped);
