@@ -58,7 +58,7 @@
 #        default 2, or fewer when the machine has fewer; GOMAXPROCS overrides
 #        for Go); REXMLE_BENCH_N (USenhance pair count, default 300);
 #        REXMLE_REFERENCE, REXMLE_PYTHON (default /usr/bin/python3 when it
-#        exists); REXMLE_REFERENCE_PROFILE (set: each reference's time by
+#        exists); REXMLE_REFERENCE_PROFILE (1: each reference's time by
 #        function, in the row's note); REXMLE_BENCH_BINDIR (a folder of prebuilt binaries, for a
 #        machine without Go, e.g. a GPU node: <package>.test for each row's
 #        package and gradefolder, as `bench/graders.sh --build-bins DIR`
@@ -235,7 +235,7 @@ for row in "${rows[@]}"; do
   refrep="$rep"
   if [[ -n "${refcount:-}" ]] && ((refcount < refrep)); then refrep="$refcount"; fi
   profile=()
-  if [[ -n "${REXMLE_REFERENCE_PROFILE:-}" ]]; then profile=(--profile); fi
+  if [[ "${REXMLE_REFERENCE_PROFILE:-}" == 1 ]]; then profile=(--profile); fi
   if [[ -n "$ref" ]]; then
     "$py" bench/reference_time.py --challenge "$name" --private "$priv" --submission "$sub" \
       --reference "$ref" --repeat "$refrep" --cores "$cores" "${oursjson[@]}" "${profile[@]}" >"$keep/reference.json" 2>"$keep/reference.log" || rc=$?
