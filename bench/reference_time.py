@@ -370,7 +370,7 @@ def module_origin(name):
         tree = os.path.dirname(os.path.dirname(f) if f.endswith("__init__.py") else f)
         where = "from source on PYTHONPATH: " + tree
         if not version:
-            version = git_describe(tree)
+            version = git_output(tree, "describe", "--tags", "--always")
     pin = PINS.get(PIP_NAMES.get(name, name).lower())
     return f"{name} {version or '(no version)'} ({where}{'; the reference pins ' + pin if pin else ''})"
 
@@ -398,21 +398,12 @@ def reference_pins(root):
     return pins
 
 
-def git_describe(tree):
-    """The tag or commit of a source tree that is a git work tree, else None."""
+def git_output(tree, *args):
+    """The output of git in a source tree that is a git work tree, else None
+    (the reference checkout's commit, a source module's tag)."""
     import subprocess
     try:
-        r = subprocess.run(["git", "-C", tree, "describe", "--tags", "--always"], capture_output=True, text=True, timeout=10)
-        return r.stdout.strip() or None
-    except (OSError, subprocess.SubprocessError):
-        return None
-
-
-def reference_revision(root):
-    """The reference checkout's commit, when it is a git work tree."""
-    import subprocess
-    try:
-        r = subprocess.run(["git", "-C", root, "rev-parse", "--short", "HEAD"], capture_output=True, text=True, timeout=10)
+        r = subprocess.run(["git", "-C", tree, *args], capture_output=True, text=True, timeout=10)
         return r.stdout.strip() or None
     except (OSError, subprocess.SubprocessError):
         return None
@@ -538,7 +529,7 @@ def main():
         print(json.dumps(out))
         return 3
     out["import_s"] = time.perf_counter() - t0
-    rev = reference_revision(a.reference)
+    rev = git_output(a.reference, "rev-parse", "--short", "HEAD")
     PINS.update(reference_pins(a.reference))
     mods = [o for o in (module_origin(n) for n in needs + (["SimpleITK"] if "SimpleITK" not in needs and
                                                           "SimpleITK" in sys.modules else [])) if o]
