@@ -58,7 +58,9 @@
 #        default 2, or fewer when the machine has fewer; GOMAXPROCS overrides
 #        for Go); REXMLE_BENCH_N (USenhance pair count, default 300);
 #        REXMLE_REFERENCE, REXMLE_PYTHON (default /usr/bin/python3 when it
-#        exists); REXMLE_REFERENCE_PROFILE (1: each reference's time by
+#        exists); REXMLE_REFERENCE_SKIP (a regexp of rows whose reference is
+#        not run: their recorded time is shown, marked ~, e.g. '^topbrain$',
+#        whose reference takes ~12 CPU minutes); REXMLE_REFERENCE_PROFILE (1: each reference's time by
 #        function, in the row's note); REXMLE_BENCH_BINDIR (a folder of prebuilt binaries, for a
 #        machine without Go, e.g. a GPU node: <package>.test for each row's
 #        package and gradefolder, as `bench/graders.sh --build-bins DIR`
@@ -246,7 +248,10 @@ for row in "${rows[@]}"; do
   if [[ -n "${refcount:-}" ]] && ((refcount < refrep)); then refrep="$refcount"; fi
   profile=()
   if [[ "${REXMLE_REFERENCE_PROFILE:-}" == 1 ]]; then profile=(--profile); fi
-  if [[ -n "$ref" ]]; then
+  refskip="${REXMLE_REFERENCE_SKIP:-}"
+  if [[ -n "$ref" && -n "$refskip" && "$name" =~ $refskip ]]; then
+    echo '{"error": "not run in this sitting (REXMLE_REFERENCE_SKIP)"}' >"$keep/reference.json"
+  elif [[ -n "$ref" ]]; then
     "$py" bench/reference_time.py --challenge "$name" --private "$priv" --submission "$sub" \
       --reference "$ref" --repeat "$refrep" --cores "$cores" "${oursjson[@]}" "${profile[@]}" >"$keep/reference.json" 2>"$keep/reference.log" || rc=$?
   else
