@@ -123,7 +123,7 @@ rows=(
 declare -A recorded=(
   [topbrain]="718.4|one run on this row's files (38 labels present, 512x512x300), ReX-MLE 477c834 grade as published with MONAI 1.4.0 from source and Debian's skimage 0.19.3 (the reference pins >=0.20.0), 6/6 values equal; SimpleITK's reads, label comparisons and overlap counts by reference_time.py's numpy stand-in (its == was 31 CPU s, 4%); the time is the reference's own: skimage skeletonize 285 s, skimage label 168 s, clDice's full-volume products 95 s, MONAI edges 46 s, the Python neighbour loop 36 s; peak memory 6.0 GB"
   [topcow]="101.3|one run on this row's files (TopCoW 512x512x300), ReX-MLE 477c834 grade as published with MONAI 1.4.0 from source; SimpleITK's reads, label comparisons and overlap counts by reference_time.py's numpy stand-in"
-  [puma-tissue]="42.5|4 x 10.63 CPU s measured on 25 of the row's 100 ROIs (the reference holds ~165 MB per ROI: 16.5 GB for 100), predictions perturbed, values equal; PIL 9.4.0 (Debian)"
+  [puma-tissue]="48.1|one run on the row's 100 ROIs with perturbed predictions (dice 0.85867, equal), ReX-MLE 477c834 grade as published, PIL 9.4.0 (Debian; the reference pins >=10.0.0); peak memory 16.3 GB (every mask kept as int64)"
 )
 
 # rowwhat NAME WHAT: the row's input description, with the USenhance pair
