@@ -47,8 +47,11 @@
 #     Slow references run fewer times than COUNT where the row says so
 #     (its last field): once for SEG.A, TopCoW, TopBrain, twice for CellSeg
 #     (its first run compiles numba).
-#   - unset, or the modules missing: issue 15's typed-in reference seconds
-#     (someone else's measurements on other data, 2 cores), marked "~".
+#   - unset, the modules missing, too little memory, or the row named by
+#     REXMLE_REFERENCE_SKIP: the reference's CPU seconds recorded here on the
+#     row's own files (the recorded table below; the note gives the basis),
+#     else issue 15's typed-in reference seconds (someone else's
+#     measurements on other data, 2 cores), marked "~".
 #
 # Usage: bench/graders.sh [regexp]   rows whose name matches, e.g. usenhance or '^(sega|panther)$'
 #        bench/graders.sh --build-bins DIR [filter]   build the rows' test
@@ -58,10 +61,11 @@
 #        default 2, or fewer when the machine has fewer; GOMAXPROCS overrides
 #        for Go); REXMLE_BENCH_N (USenhance pair count, default 300);
 #        REXMLE_REFERENCE, REXMLE_PYTHON (default /usr/bin/python3 when it
-#        exists); REXMLE_REFERENCE_SKIP (a regexp of rows whose reference is
-#        not run: their recorded time is shown, marked ~, e.g. '^topbrain$',
-#        whose reference takes ~12 CPU minutes); REXMLE_REFERENCE_PROFILE (1: each reference's time by
-#        function, in the row's note); REXMLE_BENCH_BINDIR (a folder of prebuilt binaries, for a
+#        exists); REXMLE_REFERENCE_SKIP (a regexp of rows whose reference
+#        is not run: their recorded time is shown, marked ~, e.g.
+#        '^topbrain$', whose reference takes ~12 CPU minutes);
+#        REXMLE_REFERENCE_PROFILE (1: each reference's time by function, in
+#        the row's note); REXMLE_BENCH_BINDIR (a folder of prebuilt binaries, for a
 #        machine without Go, e.g. a GPU node: <package>.test for each row's
 #        package and gradefolder, as `bench/graders.sh --build-bins DIR`
 #        writes them; rows whose binary is missing are skipped);
