@@ -45,8 +45,9 @@
 #     the memory available (PUMA tissue keeps every mask as int64: ~165 MB
 #     per 1024x1024 ROI, 16.5 GB for the row's 100) is reported, not run.
 #     Slow references run fewer times than COUNT where the row says so
-#     (its last field): once for SEG.A, TopCoW, TopBrain, twice for CellSeg
-#     (its first run compiles numba).
+#     (its last field): once for CellSeg, SEG.A, TopCoW, TopBrain (CellSeg's
+#     numba compilation in its first run is negligible: 139.9 then 143.0
+#     CPU s).
 #   - unset, the modules missing, too little memory, or the row named by
 #     REXMLE_REFERENCE_SKIP: the reference's CPU seconds recorded here on the
 #     row's own files (the recorded table below; the note gives the basis),
@@ -110,7 +111,7 @@ rows=(
   "dentex|./pipeline/challenges/dentex|^BenchmarkGrade1000$|5.0|private|submission|dentex|1000 images, 3 truth + 20 predicted boxes each"
   "puma-tissue|./pipeline/challenges/puma|^BenchmarkGrade100$/^tissue$|30.0|data/priv|data/sub|puma-track1-task1|100 ROIs, tissue masks 1024x1024 (track 1)"
   "puma-nuclei|./pipeline/challenges/puma|^BenchmarkGrade100$/^nuclei$|14.7|data/priv|data/sub|puma-track2-task2|100 ROIs, ~100 nuclei each (track 2)"
-  "cellseg|./pipeline/challenges/cellseg|^BenchmarkGrade100$|115.0|data/priv|data/sub|neurips-cellseg|100 label images 1000x1000||2"
+  "cellseg|./pipeline/challenges/cellseg|^BenchmarkGrade100$|115.0|data/priv|data/sub|neurips-cellseg|100 label images 1000x1000||1"
   "isles22|./pipeline/challenges/isles22|^BenchmarkGrade50$|-|private|submission|isles22|50 ISLES'22 cases 112x112x73 (the test split), 1-12 lesions each|5x"
   "isles22-case|./pipeline/challenges/isles22|^BenchmarkGradeRealistic$|1.16|private|submission|isles22|one ISLES'22 case 112x112x73, 8 lesions|20x"
   "panther|./pipeline/challenges/panthercommon|^BenchmarkGradeRealistic$|1.1|private|submission|panther-task1|one 400x400x80 case"
@@ -127,6 +128,7 @@ rows=(
 declare -A recorded=(
   [topbrain]="718.4|one run on this row's files (38 labels present, 512x512x300), ReX-MLE 477c834 grade as published with MONAI 1.4.0 from source and Debian's skimage 0.19.3 (the reference pins >=0.20.0), 6/6 values equal; SimpleITK's reads, label comparisons and overlap counts by reference_time.py's numpy stand-in (its == was 31 CPU s, 4%); the time is the reference's own: skimage skeletonize 285 s, skimage label 168 s, clDice's full-volume products 95 s, MONAI edges 46 s, the Python neighbour loop 36 s; peak memory 6.0 GB"
   [topcow]="101.3|one run on this row's files (TopCoW 512x512x300), ReX-MLE 477c834 grade as published with MONAI 1.4.0 from source; SimpleITK's reads, label comparisons and overlap counts by reference_time.py's numpy stand-in"
+  [cellseg]="139.9|the lower of two runs on this row's files (100 label images 1000x1000; 139.9 and 143.0 CPU s), ReX-MLE 477c834 grade as published with Debian's numba 0.56.4, skimage 0.19.3 (the reference pins >=0.20.0), tifffile, PIL; 5/5 values equal; 64% in its remove_boundary_cells"
   [puma-tissue]="48.1|one run on the row's 100 ROIs with perturbed predictions (dice 0.85867, equal), ReX-MLE 477c834 grade as published, PIL 9.4.0 (Debian; the reference pins >=10.0.0); peak memory 16.3 GB (every mask kept as int64)"
 )
 
