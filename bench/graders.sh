@@ -31,11 +31,28 @@
 #         `python3 setup.py build_ext --inplace`; with numpy >= 1.24 replace
 #         np.float by float in pycocotools/cocoeval.py (as pycocotools 2.0.8 does);
 #       cc3d (ISLES'22): seung-lab/connected-components-3d at tag 3.19.0,
-#         `cython3 -3 --cplus cc3d/fastcc3d.pyx`, then compile fastcc3d.cpp
-#         with g++ -O3 -std=c++17 -shared -fPIC and the numpy and Python
-#         include folders into a top-level fastcc3d module beside cc3d/.
-#   - unset, or the modules missing: issue 15's typed-in reference seconds
-#     (someone else's measurements on other data, 2 cores), marked "~".
+#         `cython3 -3 --cplus cc3d/fastcc3d.pyx -o cc3d/fastcc3d.cpp`, then
+#         compile it with g++ -O3 -std=c++17 -shared -fPIC -Icc3d and the
+#         numpy and Python include folders into a top-level module
+#         fastcc3d$(python3-config --extension-suffix) beside cc3d/ (the
+#         checkout's root goes on PYTHONPATH).
+#     Each row's note says how its reference was obtained: the grade module
+#     and ReX-MLE commit, every module it needs with version, origin (Debian
+#     package, source tree on PYTHONPATH, the stand-in) and the version the
+#     reference's rexmle.yml pins; its peak memory; and, with
+#     REXMLE_REFERENCE_PROFILE=1, its wall/CPU seconds per function of its
+#     grade module (and of the stand-in). A reference that would not fit in
+#     the memory available (PUMA tissue keeps every mask as int64: ~165 MB
+#     per 1024x1024 ROI, 16.5 GB for the row's 100) is reported, not run.
+#     Slow references run fewer times than COUNT where the row says so
+#     (its last field): once for CellSeg, SEG.A, TopCoW, TopBrain (CellSeg's
+#     numba compilation in its first run is negligible: 139.9 then 143.0
+#     CPU s).
+#   - unset, the modules missing, too little memory, or the row named by
+#     REXMLE_REFERENCE_SKIP: the reference's CPU seconds recorded here on the
+#     row's own files (the recorded table below; the note gives the basis),
+#     else issue 15's typed-in reference seconds (someone else's
+#     measurements on other data, 2 cores), marked "~".
 #
 # Usage: bench/graders.sh [regexp]   rows whose name matches, e.g. usenhance or '^(sega|panther)$'
 #        bench/graders.sh --build-bins DIR [filter]   build the rows' test
@@ -45,7 +62,11 @@
 #        default 2, or fewer when the machine has fewer; GOMAXPROCS overrides
 #        for Go); REXMLE_BENCH_N (USenhance pair count, default 300);
 #        REXMLE_REFERENCE, REXMLE_PYTHON (default /usr/bin/python3 when it
-#        exists); REXMLE_BENCH_BINDIR (a folder of prebuilt binaries, for a
+#        exists); REXMLE_REFERENCE_SKIP (a regexp of rows whose reference
+#        is not run: their recorded time is shown, marked ~, e.g.
+#        '^topbrain$', whose reference takes ~12 CPU minutes);
+#        REXMLE_REFERENCE_PROFILE (1: each reference's time by function, in
+#        the row's note); REXMLE_BENCH_BINDIR (a folder of prebuilt binaries, for a
 #        machine without Go, e.g. a GPU node: <package>.test for each row's
 #        package and gradefolder, as `bench/graders.sh --build-bins DIR`
 #        writes them; rows whose binary is missing are skipped);
@@ -78,7 +99,9 @@ fi
 # kept answers folder | kept submission folder | our challenge id | what |
 # benchtime for this row (optional; BENCHTIME otherwise): a grading that
 # takes about a millisecond is timed warm over many runs, as the reference's
-# minimum of COUNT runs is, instead of one cold run
+# minimum of COUNT runs is, instead of one cold run |
+# the reference's runs for this row (optional; COUNT otherwise, and never
+# more than COUNT): a reference that takes minutes is timed once
 rows=(
   "usenhance|./pipeline/challenges/usenhance|^BenchmarkGrade300x512$|18.0|private|submission|usenhance|300 pairs of 512x512 PNG"
   "usenhance-fan|./pipeline/challenges/usenhance|^BenchmarkGrade300x512Fan$|-|private|submission|usenhance|300 pairs of 512x512 PNG, sector scans (black surround)"
@@ -88,14 +111,25 @@ rows=(
   "dentex|./pipeline/challenges/dentex|^BenchmarkGrade1000$|5.0|private|submission|dentex|1000 images, 3 truth + 20 predicted boxes each"
   "puma-tissue|./pipeline/challenges/puma|^BenchmarkGrade100$/^tissue$|30.0|data/priv|data/sub|puma-track1-task1|100 ROIs, tissue masks 1024x1024 (track 1)"
   "puma-nuclei|./pipeline/challenges/puma|^BenchmarkGrade100$/^nuclei$|14.7|data/priv|data/sub|puma-track2-task2|100 ROIs, ~100 nuclei each (track 2)"
-  "cellseg|./pipeline/challenges/cellseg|^BenchmarkGrade100$|115.0|data/priv|data/sub|neurips-cellseg|100 label images 1000x1000"
+  "cellseg|./pipeline/challenges/cellseg|^BenchmarkGrade100$|115.0|data/priv|data/sub|neurips-cellseg|100 label images 1000x1000||1"
   "isles22|./pipeline/challenges/isles22|^BenchmarkGrade50$|-|private|submission|isles22|50 ISLES'22 cases 112x112x73 (the test split), 1-12 lesions each|5x"
   "isles22-case|./pipeline/challenges/isles22|^BenchmarkGradeRealistic$|1.16|private|submission|isles22|one ISLES'22 case 112x112x73, 8 lesions|20x"
   "panther|./pipeline/challenges/panthercommon|^BenchmarkGradeRealistic$|1.1|private|submission|panther-task1|one 400x400x80 case"
-  "sega|./pipeline/challenges/sega|^BenchmarkGradeRealistic$|-|private|submission|seg_a|one SEG.A case 512x512x200"
-  "topcow|./pipeline/challenges/topcowcommon|^BenchmarkGradeRealisticWithIO$|-|data/private|data/sub|topcow-track1-task1|one TopCoW case 512x512x300 with I/O"
-  "topbrain|./pipeline/challenges/topcowcommon|^BenchmarkGradeBrainRealisticWithIO$|-|data/private|data/sub|topbrain-track1|one TopBrain CTA case 512x512x300 with I/O"
+  "sega|./pipeline/challenges/sega|^BenchmarkGradeRealistic$|-|private|submission|seg_a|one SEG.A case 512x512x200||1"
+  "topcow|./pipeline/challenges/topcowcommon|^BenchmarkGradeRealisticWithIO$|-|data/private|data/sub|topcow-track1-task1|one TopCoW case 512x512x300 with I/O||1"
+  "topbrain|./pipeline/challenges/topcowcommon|^BenchmarkGradeBrainRealisticWithIO$|-|data/private|data/sub|topbrain-track1|one TopBrain CTA case 512x512x300 with I/O||1"
   "ldctiqa|./pipeline/challenges/ldctiqa|^BenchmarkGrade300$|-|private|submission|ldct-iqa|300 test slices, the real split's size|300x"
+)
+
+# Reference times recorded here on a row's own files, for a sitting without
+# the reference (or with its modules missing): CPU seconds of one run (a
+# loaded machine's wall clock says little) | how they were obtained. Shown
+# marked "~" in place of issue 15's figure, with the basis in the note.
+declare -A recorded=(
+  [topbrain]="718.4|one run on this row's files (38 labels present, 512x512x300), ReX-MLE 477c834 grade as published with MONAI 1.4.0 from source and Debian's skimage 0.19.3 (the reference pins >=0.20.0), 6/6 values equal; SimpleITK's reads, label comparisons and overlap counts by reference_time.py's numpy stand-in (its == was 31 CPU s, 4%); the time is the reference's own: skimage skeletonize 285 s, skimage label 168 s, clDice's full-volume products 95 s, MONAI edges 46 s, the Python neighbour loop 36 s; peak memory 6.0 GB"
+  [topcow]="101.3|one run on this row's files (TopCoW 512x512x300), ReX-MLE 477c834 grade as published with MONAI 1.4.0 from source; SimpleITK's reads, label comparisons and overlap counts by reference_time.py's numpy stand-in"
+  [cellseg]="139.9|the lower of two runs on this row's files (100 label images 1000x1000; 139.9 and 143.0 CPU s), ReX-MLE 477c834 grade as published with Debian's numba 0.56.4, skimage 0.19.3 (the reference pins >=0.20.0), tifffile, PIL; 5/5 values equal; 64% in its remove_boundary_cells"
+  [puma-tissue]="48.1|one run on the row's 100 ROIs with perturbed predictions (dice 0.85867, equal), ReX-MLE 477c834 grade as published, PIL 9.4.0 (Debian; the reference pins >=10.0.0); peak memory 16.3 GB (every mask kept as int64)"
 )
 
 # rowwhat NAME WHAT: the row's input description, with the USenhance pair
@@ -178,12 +212,12 @@ else
   go build -o "$gradefolder" ./bench/gradefolder
 fi
 if [[ -z "$ref" ]]; then
-  printf '(no REXMLE_REFERENCE: reference seconds marked ~ are issue 15 measurements on other data)\n'
+  printf '(no REXMLE_REFERENCE: reference seconds marked ~ are CPU seconds recorded here on the row'"'"'s files, or issue 15 measurements on other data; each note says which)\n'
 fi
 
 printf '%-14s %9s %9s %9s %8s %8s %5s %7s  %s\n' task "ref s" "floor s" "rexmle s" "x ref" "x floor" goal values input
 for row in "${rows[@]}"; do
-  IFS='|' read -r name pkg re issue privrel subrel ourid what rowtime <<<"$row"
+  IFS='|' read -r name pkg re issue privrel subrel ourid what rowtime refcount <<<"$row"
   [[ -n "$filter" && ! "$name" =~ $filter ]] && continue
   what="$(rowwhat "$name" "$what")"
   keep="$keeproot/$name"
@@ -216,15 +250,23 @@ for row in "${rows[@]}"; do
     tail -3 "$keep/floor.err" >&2
   fi
   rc=0
-  if [[ -n "$ref" ]]; then
+  refrep="$rep"
+  if [[ -n "${refcount:-}" ]] && ((refcount < refrep)); then refrep="$refcount"; fi
+  profile=()
+  if [[ "${REXMLE_REFERENCE_PROFILE:-}" == 1 ]]; then profile=(--profile); fi
+  refskip="${REXMLE_REFERENCE_SKIP:-}"
+  if [[ -n "$ref" && -n "$refskip" && "$name" =~ $refskip ]]; then
+    echo '{"error": "not run in this sitting (REXMLE_REFERENCE_SKIP)"}' >"$keep/reference.json"
+  elif [[ -n "$ref" ]]; then
     "$py" bench/reference_time.py --challenge "$name" --private "$priv" --submission "$sub" \
-      --reference "$ref" --repeat "$rep" --cores "$cores" "${oursjson[@]}" >"$keep/reference.json" 2>"$keep/reference.log" || rc=$?
+      --reference "$ref" --repeat "$refrep" --cores "$cores" "${oursjson[@]}" "${profile[@]}" >"$keep/reference.json" 2>"$keep/reference.log" || rc=$?
   else
     echo '{"error": "REXMLE_REFERENCE not set"}' >"$keep/reference.json"
   fi
-  "$py" - "$name" "$secs" "$what" "$keep/reference.json" "$rc" "$warm" "$floor" "$issue" "$keep/floor.json" "$warmcpu" "$floorcpu" <<'EOF2'
+  "$py" - "$name" "$secs" "$what" "$keep/reference.json" "$rc" "$warm" "$floor" "$issue" "$keep/floor.json" "$warmcpu" "$floorcpu" "${recorded[$name]:-}" <<'EOF2'
 import json, sys
-name, secs, what, path, rc, warm, floor, issue, floorjson, warmcpu, floorcpu = sys.argv[1:]
+name, secs, what, path, rc, warm, floor, issue, floorjson, warmcpu, floorcpu, recorded = sys.argv[1:]
+rec_s, _, rec_basis = recorded.partition("|")
 try:
     r = json.load(open(path))
 except Exception as e:
@@ -240,6 +282,8 @@ fl = num(floor)
 ref, mark = None, ""
 if "error" not in r:
     ref = r["min_s"]
+elif num(rec_s):
+    ref, mark = num(rec_s), "~"
 elif num(issue):
     ref, mark = num(issue), "~"
 f4 = lambda v: "-" if v is None else f"{v:.4g}"
@@ -258,7 +302,7 @@ try:
     notes.append("floor decoded " + ", ".join(f"{n} {k}" for k, n in sorted(fj["files"].items())) + f", {fj['bytes'] / 1e6:.1f} MB on disk, {fj['samples'] / 1e6:.1f} M samples")
 except Exception:
     pass
-cpu = [num(warmcpu), num(floorcpu), min(r["cpu_s"]) if "error" not in r else None]
+cpu = [num(warmcpu), num(floorcpu), min(r["cpu_s"]) if "error" not in r else (num(rec_s) if mark else None)]
 if any(cpu):
     ratio = lambda a, b: f"{a / b:.1f}" if a and b else "-"
     cgoal = "-"
@@ -266,11 +310,23 @@ if any(cpu):
         cgoal = "yes" if (cpu[2] and cpu[2] / cpu[0] >= 20) or (cpu[1] and cpu[0] / cpu[1] <= 1.5) else "NO"
     notes.append(f"CPU s (all threads and processes): ref {f4(cpu[2])}, floor {f4(cpu[1])}, rexmle {f4(cpu[0])} (x ref {ratio(cpu[2], cpu[0])}, x floor {ratio(cpu[0], cpu[1])}, goal {cgoal})")
 if "error" not in r:
-    notes.append(f"reference first {r['first_s']:.4g} s, import {r.get('import_s', 0):.2f} s (not timed)")
+    n = len(r.get("times_s", []))
+    peak = f", peak memory {r['peak_rss_mb']:.0f} MB" if r.get("peak_rss_mb") else ""
+    notes.append(f"reference min of {n} run{'s' if n != 1 else ''}, first {r['first_s']:.4g} s, import {r.get('import_s', 0):.2f} s (not timed){peak}")
+    if r.get("obtained"):
+        notes.append("reference " + r["obtained"])
     if r.get("basis"):
         notes.append("reference run: " + r["basis"])
+    if r.get("profile"):
+        notes.append("reference's time by function (inclusive, wall/CPU s, calls): " + ", ".join(
+            f"{p['function']} {p['wall_s']:.3g}/{p['cpu_s']:.3g} x{p['calls']}" for p in r["profile"][:8]))
 else:
-    notes.append("reference: " + r["error"] + (" — shown: issue 15's typed-in time" if mark else ""))
+    shown = ""
+    if mark and num(rec_s):
+        shown = f" — shown: {rec_s} CPU s recorded here, {rec_basis}"
+    elif mark:
+        shown = " — shown: issue 15's typed-in time"
+    notes.append("reference: " + r["error"] + shown)
 print(f"{'':<14} " + "; ".join(notes))
 for c in cmp or []:
     if not c.get("agree_5dp", c.get("agree")):

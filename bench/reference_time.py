@@ -249,6 +249,44 @@ class ResampleImageFilter:
 
 
 STANDIN_DIRS = []
+PINS = {}  # the reference's version pins (reference_pins), filled in main
+
+# References whose memory grows with the answers: bytes per answer row, as
+# measured here. PUMA track 1's grader keeps every class mask of every ROI as
+# int64 and concatenates them (5 classes x truth and prediction x 8 bytes,
+# twice): 4.1 GB peak for 25 ROIs of 1024x1024, so 16.6 GB for 100.
+MEMORY_PER_ROW = {"puma-tissue": 165e6}
+
+
+def memory_available():
+    """MemAvailable of /proc/meminfo in bytes, or None where unknown."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def memory_shortfall(challenge, answers_csv):
+    """Why the reference would not fit in memory now (None when it fits or is not known to grow)."""
+    per = MEMORY_PER_ROW.get(challenge)
+    avail = memory_available()
+    if not per or avail is None:
+        return None
+    try:
+        with open(answers_csv) as f:
+            rows = max(sum(1 for _ in f) - 1, 0)
+    except OSError:
+        return None
+    need = rows * per
+    if need * 1.1 <= avail:
+        return None
+    return (f"cannot time: the reference would need ~{need / 1e9:.1f} GB for {rows} answer rows "
+            f"({per / 1e6:.0f} MB each, measured) and {avail / 1e9:.1f} GB is available; "
+            f"run it on fewer rows or a larger machine")
 
 
 def tree_cpu():
@@ -313,6 +351,64 @@ def missing_modules(names):
     return out
 
 
+def module_origin(name):
+    """How a module the reference needs was obtained: version and where it
+    was imported from (a Debian package, pip, a source tree on PYTHONPATH,
+    or this script's stand-in)."""
+    m = sys.modules.get(name)
+    if m is None:
+        return None
+    version = getattr(m, "__version__", None) or getattr(m, "VERSION", None)
+    f = getattr(m, "__file__", "") or ""
+    if getattr(m, "rexmle_bench_standin", False):
+        where = "bench/reference_time.py's stand-in"
+    elif "/dist-packages/" in f and f.startswith("/usr/lib/"):
+        where = "Debian package"
+    elif "/site-packages/" in f or "/dist-packages/" in f:
+        where = "pip-installed"
+    else:
+        tree = os.path.dirname(os.path.dirname(f) if f.endswith("__init__.py") else f)
+        where = "from source on PYTHONPATH: " + tree
+        if not version:
+            version = git_output(tree, "describe", "--tags", "--always")
+    pin = PINS.get(PIP_NAMES.get(name, name).lower())
+    return f"{name} {version or '(no version)'} ({where}{'; the reference pins ' + pin if pin else ''})"
+
+
+# Import name -> the name the reference's environment file pins it under.
+PIP_NAMES = {"skimage": "scikit-image", "cv2": "opencv-python", "PIL": "pillow", "cc3d": "connected-components-3d",
+             "sklearn": "scikit-learn", "surface_distance": "surface-distance"}
+
+
+def reference_pins(root):
+    """The version pins of the reference's environment file (rexmle.yml at
+    the checkout's root), by lower-case package name."""
+    import re
+    pins = {}
+    for cand in (os.path.join(root, "rexmle.yml"), os.path.join(os.path.dirname(root.rstrip("/")), "rexmle.yml")):
+        try:
+            with open(cand) as f:
+                for line in f:
+                    m = re.match(r"\s*-\s*([A-Za-z0-9_.\-]+)\s*([<>=!~][^#]*)?", line)
+                    if m:
+                        pins[m.group(1).lower()] = (m.group(1) + (m.group(2) or "")).strip()
+            return pins
+        except OSError:
+            continue
+    return pins
+
+
+def git_output(tree, *args):
+    """The output of git in a source tree that is a git work tree, else None
+    (the reference checkout's commit, a source module's tag)."""
+    import subprocess
+    try:
+        r = subprocess.run(["git", "-C", tree, *args], capture_output=True, text=True, timeout=10)
+        return r.stdout.strip() or None
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
 def plain(v):
     """JSON-safe copy of a grade result (numpy scalars, NaN)."""
     if isinstance(v, dict):
@@ -342,6 +438,47 @@ def compare(ours, ref):
     return rows
 
 
+class Profile:
+    """Per-function wall and CPU seconds of a reference grade: every function
+    the grade module defines or imports by name (skeletonize, get_mask_edges,
+    ...) and, where the SimpleITK stand-in is used, the stand-in's functions
+    and filters, wrapped in timers (about a microsecond a call). Times are
+    inclusive: a function's time holds those of the functions it calls."""
+
+    def __init__(self):
+        self.stats = {}
+
+    def wrap(self, name, fn):
+        st = self.stats.setdefault(name, [0, 0.0, 0.0])
+
+        def timed(*args, **kw):
+            t, c = time.perf_counter(), time.process_time()
+            try:
+                return fn(*args, **kw)
+            finally:
+                st[0] += 1
+                st[1] += time.perf_counter() - t
+                st[2] += time.process_time() - c
+        timed.__wrapped__ = fn
+        return timed
+
+    def instrument_module(self, mod, label):
+        import types
+        for k, v in list(vars(mod).items()):
+            if k.startswith("__") or k == "grade":
+                continue
+            if isinstance(v, (types.FunctionType, types.BuiltinFunctionType)):
+                setattr(mod, k, self.wrap(f"{label}.{k}", v))
+            elif isinstance(v, type) and getattr(v, "__module__", "") == mod.__name__:
+                for m, f in list(vars(v).items()):
+                    if isinstance(f, types.FunctionType) and (m == "__eq__" or not m.startswith("__")):
+                        setattr(v, m, self.wrap(f"{label}.{k}.{m}", f))
+
+    def report(self, top=12):
+        rows = sorted(self.stats.items(), key=lambda kv: -kv[1][1])
+        return [{"function": n, "calls": c, "wall_s": w, "cpu_s": u} for n, (c, w, u) in rows if c][:top]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--challenge", required=True, choices=sorted(CHALLENGES))
@@ -351,6 +488,9 @@ def main():
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--cores", type=int, default=2)
     ap.add_argument("--ours", help="JSON file of our grader's values on the same folders, to compare")
+    ap.add_argument("--profile", action="store_true",
+                    help="also report where the reference's time goes: wall and CPU seconds per function "
+                         "of its grade module (and of the SimpleITK stand-in), inclusive")
     a = ap.parse_args()
     if not a.reference:
         raise SystemExit("reference_time: set REXMLE_REFERENCE or --reference to a ReX-MLE checkout")
@@ -370,6 +510,11 @@ def main():
             out["basis"] = ("SimpleITK not installed: its reads (nibabel), label comparisons, casts, padding and "
                             "LabelOverlapMeasures (Jaccard, Dice) by bench/reference_time.py's numpy stand-in; "
                             "skimage skeletons and labels, MONAI surface distances as published")
+    short = memory_shortfall(a.challenge, os.path.join(a.private, "test_labels.csv"))
+    if short:
+        out["error"] = short
+        print(json.dumps(out))
+        return 3
     miss = missing_modules(needs)
     if miss:
         out["error"] = "cannot time: missing " + "; ".join(miss)
@@ -384,6 +529,20 @@ def main():
         print(json.dumps(out))
         return 3
     out["import_s"] = time.perf_counter() - t0
+    rev = git_output(a.reference, "rev-parse", "--short", "HEAD")
+    PINS.update(reference_pins(a.reference))
+    mods = [o for o in (module_origin(n) for n in needs + (["SimpleITK"] if "SimpleITK" not in needs and
+                                                          "SimpleITK" in sys.modules else [])) if o]
+    out["obtained"] = (f"timed here: rexmle.challenges.{ref_id}.grade as published"
+                       + (f" (ReX-MLE {rev})" if rev else "")
+                       + ("; modules: " + ", ".join(mods) if mods else "; numpy/pandas only"))
+    prof = None
+    if a.profile:
+        prof = Profile()
+        prof.instrument_module(mod, "grade")
+        sitk = sys.modules.get("SimpleITK")
+        if sitk is not None and getattr(sitk, "rexmle_bench_standin", False):
+            prof.instrument_module(sitk, "standin")
 
     grade = mod.grade
     params = inspect.signature(grade).parameters
@@ -413,6 +572,15 @@ def main():
     out["min_s"] = min(times)
     values = plain(result if isinstance(result, dict) else {"score": result})
     out["values"] = values
+    try:
+        import resource
+        # Peak resident memory of this process (and of reaped children, e.g. joblib's), in MB.
+        out["peak_rss_mb"] = max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+                                 resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) / 1024
+    except (ImportError, OSError):
+        pass
+    if prof:
+        out["profile"] = prof.report()
     if a.ours:
         with open(a.ours) as f:
             ours = json.load(f)
