@@ -13,7 +13,24 @@ package imageio
 // channels × 8 bytes), so that it accepts no file ReadPictureFile would
 // refuse for its size. dst is reused as by ReadGray8PictureFileInto.
 func ReadLuma8PictureFileInto(dst []byte, path string, opts ...Options) (pix []byte, w, h int, ok bool) {
-	return readPNG8File(dst, path, true, opts)
+	o := pickOptions(opts)
+	pix, w, h, _, ok = readPNG8File(dst, path, png8Caps{gray8: o.MaxBytes, other: o.MaxBytes})
+	return pix, w, h, ok
+}
+
+// ReadMode8PictureFileInto reads what ReadGray8PictureFileInto and
+// ReadLuma8PictureFileInto read, with the file read once: an 8-bit grey
+// PNG whose decoded size (counted as Options.MaxBytes counts it) is at most
+// gray8MaxBytes, and another kind within opts' MaxBytes. gray reports an
+// 8-bit grey PNG. A grader that would try the first and then the second
+// (other caps for grey PNGs, which it keeps as bytes) reads a 16-bit or
+// colour file once instead of twice.
+func ReadMode8PictureFileInto(dst []byte, path string, gray8MaxBytes int64, opts ...Options) (pix []byte, w, h int, gray, ok bool) {
+	o := pickOptions(opts)
+	if gray8MaxBytes <= 0 {
+		gray8MaxBytes = o.MaxBytes
+	}
+	return readPNG8File(dst, path, png8Caps{gray8: gray8MaxBytes, other: o.MaxBytes})
 }
 
 // lumaKind is one (bit depth, colour type) of PNG the 8-bit readers take:

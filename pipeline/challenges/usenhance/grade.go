@@ -316,10 +316,7 @@ func scorePair(submissionDir, privateDir string, r row) scores {
 	defer pixPool.Put(tb)
 	var e, t quality.Image
 	var err error
-	t8, tok := loadGray8(tPath, tb)
-	if !tok {
-		t8, tok = loadLuma8(tPath, tb, maxImageBytes)
-	}
+	t8, tok := loadMode8(tPath, tb, maxImageBytes, maxImageBytes)
 	if !tok {
 		if t, err = loadGray(tPath); err != nil {
 			return scores{err: fmt.Errorf("read ground truth %s: %w", r.gt, err)}
@@ -331,10 +328,7 @@ func scorePair(submissionDir, privateDir string, r row) scores {
 	// them: the same memory bound lets it hold 8 times the samples
 	// (Options.MaxBytes counts 8 bytes a sample).
 	limit := predictionCap(t8, t, tok)
-	e8, eok := loadGray8Max(ePath, eb, 8*limit)
-	if !eok {
-		e8, eok = loadLuma8(ePath, eb, limit)
-	}
+	e8, eok := loadMode8(ePath, eb, 8*limit, limit)
 	if !eok {
 		if e, err = loadGrayMax(ePath, limit); err != nil {
 			return scores{err: challenge.Invalidf(r.enh, field, "cannot read the enhanced image: %v (a prediction may hold at most %d times the answer's pixels, in up to 4 channels; an 8-bit grey PNG 8 times that)", err, predictionScale)}
@@ -442,6 +436,16 @@ func asGray8(im quality.Image, buf *[]byte) (quality.Gray8, bool) {
 // picture.
 func loadLuma8(path string, buf *[]byte, maxBytes int64) (quality.Gray8, bool) {
 	pix, w, h, ok := imageio.ReadLuma8PictureFileInto(*buf, path, imageio.Options{MaxBytes: maxBytes})
+	if ok && cap(pix) > cap(*buf) {
+		*buf = pix
+	}
+	return quality.Gray8{W: w, H: h, Pix: pix}, ok
+}
+
+// loadMode8 is loadGray8Max (cap gray8MaxBytes) and, for a picture it
+// declines, loadLuma8 (cap maxBytes), with the file read once.
+func loadMode8(path string, buf *[]byte, gray8MaxBytes, maxBytes int64) (quality.Gray8, bool) {
+	pix, w, h, _, ok := imageio.ReadMode8PictureFileInto(*buf, path, gray8MaxBytes, imageio.Options{MaxBytes: maxBytes})
 	if ok && cap(pix) > cap(*buf) {
 		*buf = pix
 	}
