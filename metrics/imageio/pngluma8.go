@@ -69,28 +69,48 @@ func inflateLuma8(idat [][]byte, pix []byte, w, h int, k lumaKind) bool {
 			return false
 		}
 		prev = cur
-		out := pix[y*w : y*w+w]
-		switch k.ct {
-		case 0: // 16-bit grey, big-endian: clipped to 255
-			for x := range out {
-				if cur[2*x] != 0 {
-					out[x] = 255
-				} else {
-					out[x] = cur[2*x+1]
-				}
-			}
-		case 4: // grey + alpha: the grey channel
-			for x := range out {
-				out[x] = cur[2*x]
-			}
-		default: // RGB, RGBA
-			for x := range out {
-				p := cur[x*k.bpp : x*k.bpp+3]
-				out[x] = uint8((19595*uint32(p[0]) + 38470*uint32(p[1]) + 7471*uint32(p[2]) + 0x8000) >> 16)
-			}
-		}
+		toLuma8(pix[y*w:y*w+w], cur, k)
 	}
 	return true
+}
+
+// toLuma8 converts one reconstructed row cur of a PNG of kind k to mode
+// "L" bytes in out, without branches on the samples (16-bit rows clip
+// about half their samples in 12-bit scans: a branch mispredicted).
+func toLuma8(out, cur []byte, k lumaKind) {
+	switch {
+	case k.ct == 0: // 16-bit grey, big-endian: clipped to 255
+		cur = cur[:2*len(out)]
+		for x := range out {
+			v := cur[2*x+1]
+			if cur[2*x] != 0 {
+				v = 255
+			}
+			out[x] = v
+		}
+	case k.ct == 4: // grey + alpha: the grey channel
+		cur = cur[:2*len(out)]
+		for x := range out {
+			out[x] = cur[2*x]
+		}
+	case k.bpp == 3: // RGB
+		cur = cur[:3*len(out)]
+		for x := range out {
+			p := cur[3*x : 3*x+3 : 3*x+3]
+			out[x] = luma601(p[0], p[1], p[2])
+		}
+	default: // RGBA: alpha ignored
+		cur = cur[:4*len(out)]
+		for x := range out {
+			p := cur[4*x : 4*x+4 : 4*x+4]
+			out[x] = luma601(p[0], p[1], p[2])
+		}
+	}
+}
+
+// luma601 is Pillow's ITU-R 601-2 luma of an RGB pixel.
+func luma601(r, g, b byte) byte {
+	return uint8((19595*uint32(r) + 38470*uint32(g) + 7471*uint32(b) + 0x8000) >> 16)
 }
 
 // unfilterRowBpp reconstructs one row of bpp-byte pixels (PNG filter types
