@@ -41,13 +41,12 @@ type png8Caps struct{ gray8, other int64 }
 // readPNG8File reads the file at path whole and decodes it with
 // decodePNG8; gray reports an 8-bit grey PNG.
 func readPNG8File(dst []byte, path string, caps png8Caps) (pix []byte, w, h int, gray, ok bool) {
-	f, err := openRegular(path)
+	f, st, err := openRegularInfo(path)
 	if err != nil {
 		return nil, 0, 0, false, false
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil || st.Size() < 33 || st.Size() > max(caps.gray8, caps.other) {
+	if st.Size() < 33 || st.Size() > max(caps.gray8, caps.other) {
 		return nil, 0, 0, false, false
 	}
 	bufp := fileBufs.Get().(*[]byte)
@@ -97,7 +96,8 @@ func decodePNG8(data []byte, caps png8Caps, dst []byte) (pix []byte, w, h int, g
 	// tRNS skipped (their CRCs checked, and their contents by Pillow's
 	// rules, as ReadPNG does).
 	st := pillowPNGState{seq: -1, mode: pillowMode(int(hd.bitDepth), int(hd.colorType))}
-	var idat [][]byte
+	var idatArr [64][]byte // on the stack: Go's encoder writes 32 IDATs for a 512² noise frame
+	idat := idatArr[:0]
 	idatDone := false
 	rest := data[33:]
 	for {
@@ -108,38 +108,41 @@ func decodePNG8(data []byte, caps png8Caps, dst []byte) (pix []byte, w, h int, g
 		if length > 0x7fffffff || uint64(length)+12 > uint64(len(rest)) {
 			return nil, 0, 0, false, false
 		}
-		typ := string(rest[4:8])
+		// The type as an array, not a string: a string passed to
+		// chunkRule escapes, and each chunk (Go's encoder writes an IDAT
+		// every 8 KiB) cost an allocation.
+		typ := [4]byte(rest[4:8])
 		body := rest[8 : 8+length]
 		// Pillow checks the CRCs of the chunks before the image data only
 		// (see pnglenient.go): a bad one there is left to ReadPNG, which
 		// refuses it; the image data and what follows load whatever their
 		// CRCs, so theirs are not computed.
-		if len(idat) == 0 && typ != "IDAT" && crc32.ChecksumIEEE(rest[4:8+length]) != binary.BigEndian.Uint32(rest[8+length:]) {
+		if len(idat) == 0 && typ != chunkIDAT && crc32.ChecksumIEEE(rest[4:8+length]) != binary.BigEndian.Uint32(rest[8+length:]) {
 			return nil, 0, 0, false, false
 		}
 		rest = rest[12+length:]
 		switch {
-		case typ == "IDAT":
+		case typ == chunkIDAT:
 			if idatDone {
 				return nil, 0, 0, false, false // IDAT after another chunk: leave it to ReadPNG
 			}
 			idat = append(idat, body)
 			continue
-		case typ == "IEND":
+		case typ == chunkIEND:
 			if len(idat) == 0 {
 				return nil, 0, 0, false, false
 			}
-		case typ == "tRNS" || typ[0]&0x20 == 0:
+		case typ == [4]byte{'t', 'R', 'N', 'S'} || typ[0]&0x20 == 0:
 			return nil, 0, 0, false, false // critical (or transparency) chunk
 		default:
-			if st.chunkRule(typ, body, len(idat) > 0) != nil {
+			if st.chunkRule(string(typ[:]), body, len(idat) > 0) != nil {
 				return nil, 0, 0, false, false // ReadPNG says what Pillow refuses
 			}
 		}
 		if len(idat) > 0 {
 			idatDone = true
 		}
-		if typ == "IEND" {
+		if typ == chunkIEND {
 			break
 		}
 	}
@@ -157,6 +160,8 @@ func decodePNG8(data []byte, caps png8Caps, dst []byte) (pix []byte, w, h int, g
 	}
 	return pix, w, h, kind.bpp == 1, true
 }
+
+var chunkIDAT, chunkIEND = [4]byte{'I', 'D', 'A', 'T'}, [4]byte{'I', 'E', 'N', 'D'}
 
 // inflateGray8 decompresses the zlib stream of the IDAT bodies and undoes
 // the per-row filters into pix (h rows of w bytes). It reports false for a
