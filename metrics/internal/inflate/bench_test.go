@@ -132,3 +132,27 @@ func BenchmarkZlibNoise512(b *testing.B) {
 	write(b, w, data)
 	benchZlibStream(b, data, buf.Bytes())
 }
+
+// BenchmarkZlibDeep512: a 512×512 16-bit frame of speckle over 0…4095 as a
+// PNG's filtered rows (filter type 0, big-endian samples) written by
+// compress/zlib at its default level: short codes for the few high bytes,
+// long ones for the noisy low bytes, so that literal pairs are built for
+// every block.
+func BenchmarkZlibDeep512(b *testing.B) {
+	r := rand.New(rand.NewPCG(6, 7))
+	data := make([]byte, 0, 512*(2*512+1))
+	for y := 0; y < 512; y++ {
+		data = append(data, 0)
+		for x := 0; x < 512; x++ {
+			v := uint16(min(4095, max(0, 900*(1+0.3*r.NormFloat64()))))
+			data = append(data, byte(v>>8), byte(v))
+		}
+	}
+	var buf bytes.Buffer
+	w, err := stdzlib.NewWriterLevel(&buf, stdzlib.DefaultCompression)
+	if err != nil {
+		b.Fatal(err)
+	}
+	write(b, w, data)
+	benchZlibStream(b, data, buf.Bytes())
+}
