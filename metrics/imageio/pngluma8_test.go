@@ -26,26 +26,7 @@ func filterRowBpp(ft byte, cur, prev []byte, bpp int) []byte {
 				c = int(prev[i-bpp])
 			}
 		}
-		var pred int
-		switch ft {
-		case 1:
-			pred = a
-		case 2:
-			pred = b
-		case 3:
-			pred = (a + b) / 2
-		case 4:
-			p := a + b - c
-			pa, pb, pc := abs(p-a), abs(p-b), abs(p-c)
-			switch {
-			case pa <= pb && pa <= pc:
-				pred = a
-			case pb <= pc:
-				pred = b
-			default:
-				pred = c
-			}
-		}
+		pred := pngPredictor(ft, a, b, c)
 		out = append(out, x-byte(pred))
 	}
 	return out

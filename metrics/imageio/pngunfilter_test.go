@@ -26,30 +26,35 @@ func unfilterSpec(ft byte, in, prev []byte, bpp int) ([]byte, bool) {
 	}
 	for i, x := range in {
 		a, b, c := at(cur, i-bpp), at(prev, i), at(prev, i-bpp)
-		var pred int
-		switch ft {
-		case 0:
-		case 1:
-			pred = a
-		case 2:
-			pred = b
-		case 3:
-			pred = (a + b) / 2
-		case 4:
-			p := a + b - c
-			pa, pb, pc := abs(p-a), abs(p-b), abs(p-c)
-			switch {
-			case pa <= pb && pa <= pc:
-				pred = a
-			case pb <= pc:
-				pred = b
-			default:
-				pred = c
-			}
-		}
+		pred := pngPredictor(ft, a, b, c)
 		cur[i] = byte(int(x) + pred)
 	}
 	return cur, true
+}
+
+// pngPredictor is the prediction of PNG filter type ft (0–4) for a byte
+// whose left, upper and upper-left neighbours are a, b and c, as the
+// specification states it.
+func pngPredictor(ft byte, a, b, c int) int {
+	switch ft {
+	case 1:
+		return a
+	case 2:
+		return b
+	case 3:
+		return (a + b) / 2
+	case 4:
+		p := a + b - c
+		pa, pb, pc := abs(p-a), abs(p-b), abs(p-c)
+		switch {
+		case pa <= pb && pa <= pc:
+			return a
+		case pb <= pc:
+			return b
+		}
+		return c
+	}
+	return 0
 }
 
 // unfilterInputs are rows of several widths and contents (noise, runs,

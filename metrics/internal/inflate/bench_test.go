@@ -124,13 +124,18 @@ func noiseRows(w, h int, seed uint64) []byte {
 // blocks of about 16 K literals each, the literal-heavy worst case.
 func BenchmarkZlibNoise512(b *testing.B) {
 	data := noiseRows(512, 512, 5)
+	benchZlibStream(b, data, stdDefault(b, data))
+}
+
+// stdDefault is data written by compress/zlib at its default level.
+func stdDefault(tb testing.TB, data []byte) []byte {
 	var buf bytes.Buffer
 	w, err := stdzlib.NewWriterLevel(&buf, stdzlib.DefaultCompression)
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
-	write(b, w, data)
-	benchZlibStream(b, data, buf.Bytes())
+	write(tb, w, data)
+	return buf.Bytes()
 }
 
 // BenchmarkZlibDeep512: a 512×512 16-bit frame of speckle over 0…4095 as a
@@ -148,11 +153,5 @@ func BenchmarkZlibDeep512(b *testing.B) {
 			data = append(data, byte(v>>8), byte(v))
 		}
 	}
-	var buf bytes.Buffer
-	w, err := stdzlib.NewWriterLevel(&buf, stdzlib.DefaultCompression)
-	if err != nil {
-		b.Fatal(err)
-	}
-	write(b, w, data)
-	benchZlibStream(b, data, buf.Bytes())
+	benchZlibStream(b, data, stdDefault(b, data))
 }
