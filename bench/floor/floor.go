@@ -9,10 +9,10 @@
 //   - CSV (.csv): challenge.ParseCSV, the graders' own parser;
 //   - JSON (.json): one pass of the graders' JSON lexer over the whole
 //     document (pipeline/jsonscan), which DENTEX's and PUMA's readers use;
-//   - 8-bit grey PNG: imageio.ReadGray8PictureFileInto into a recycled
-//     buffer; 16-bit grey, grey+alpha, RGB and RGBA PNGs:
-//     imageio.ReadLuma8PictureFileInto (decoded whole, one byte a pixel
-//     kept); other pictures (PNG, TIFF, JPEG, BMP, GIF, PNM, WebP, by
+//   - 8-bit grey, 16-bit grey, grey+alpha, RGB and RGBA PNGs:
+//     imageio.ReadMode8PictureFileInto into a recycled buffer (the file
+//     read once, decoded whole, one byte a pixel kept), as the USenhance
+//     grader reads them; other pictures (PNG, TIFF, JPEG, BMP, GIF, PNM, WebP, by
 //     content): imageio.ReadPicture8File (8-bit TIFF pages as bytes);
 //   - volumes (.nii, .nii.gz, .mha, .mhd, .nrrd): imageio.ReadBytes (8-bit
 //     label maps as bytes, other sample types as float64).
@@ -159,36 +159,30 @@ func decodeFile(path string) (Kind, int64, int64, error) {
 		}
 		return Volume, int64(len(v.Data)), size, nil
 	}
-	head := make([]byte, 16)
-	if f, err := os.Open(path); err == nil {
-		n, _ := f.Read(head)
-		head = head[:n]
-		f.Close()
-	}
-	if imageio.SniffPicture(head) == "" {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return Raw, 0, size, fmt.Errorf("floor: %w", err)
-		}
-		return Raw, 0, int64(len(b)), nil
+	// A file named .png goes straight to the PNG reader (as a grader
+	// reads it); another is sniffed first. What is no picture is read whole.
+	png := strings.HasSuffix(name, ".png")
+	if !png && !looksLikePicture(path) {
+		return readRaw(path, size)
 	}
 	bp := bufs.Get().(*[]byte)
 	defer bufs.Put(bp)
-	if pix, _, _, ok := imageio.ReadGray8PictureFileInto(*bp, path); ok {
+	// 8-bit grey, and 16-bit grey, grey+alpha, RGB and RGBA PNGs (the
+	// whole stream inflated and unfiltered, each pixel reduced to one byte
+	// as it goes), the file read once, as the USenhance grader reads them.
+	if pix, _, _, gray, ok := imageio.ReadMode8PictureFileInto(*bp, path, 0); ok {
 		if cap(pix) > cap(*bp) {
 			*bp = pix
 		}
-		return Gray8, int64(len(pix)), size, nil
-	}
-	// 16-bit grey, grey+alpha, RGB and RGBA PNGs: the whole stream
-	// inflated and unfiltered, each pixel reduced to one byte as it goes.
-	if pix, _, _, ok := imageio.ReadLuma8PictureFileInto(*bp, path); ok {
-		if cap(pix) > cap(*bp) {
-			*bp = pix
+		if gray {
+			return Gray8, int64(len(pix)), size, nil
 		}
 		return Luma8, int64(len(pix)), size, nil
 	}
 	p8, v, _, err := imageio.ReadPicture8File(path, *bp, imageio.Options{FirstPage: true, ExpandPalette: true})
+	if err != nil && png && !looksLikePicture(path) {
+		return readRaw(path, size)
+	}
 	if err != nil {
 		return Picture, 0, size, fmt.Errorf("floor: %w", err)
 	}
@@ -210,4 +204,25 @@ func isPictureName(name string) bool {
 		}
 	}
 	return false
+}
+
+// looksLikePicture reports whether the file's first bytes are those of a
+// picture format imageio reads.
+func looksLikePicture(path string) bool {
+	head := make([]byte, 16)
+	if f, err := os.Open(path); err == nil {
+		n, _ := f.Read(head)
+		head = head[:n]
+		f.Close()
+	}
+	return imageio.SniffPicture(head) != ""
+}
+
+// readRaw reads a file that is no picture whole.
+func readRaw(path string, size int64) (Kind, int64, int64, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return Raw, 0, size, fmt.Errorf("floor: %w", err)
+	}
+	return Raw, 0, int64(len(b)), nil
 }

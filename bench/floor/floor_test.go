@@ -112,3 +112,21 @@ func TestDecodeNamesAFileThatDoesNotDecode(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeReadsANonPictureNamedPNGWhole: a file named .png skips the
+// sniff and goes to the PNG reader; when it is no picture at all it is
+// still read whole, as before, not reported as a broken picture.
+func TestDecodeReadsANonPictureNamedPNGWhole(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "notes.png")
+	if err := os.WriteFile(p, []byte("plain text, misnamed"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st, err := Decode(context.Background(), []string{p}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Files[Raw] != 1 || st.Bytes != 20 {
+		t.Errorf("read as %v, %d bytes; want 1 raw file of 20 bytes", st.Files, st.Bytes)
+	}
+}

@@ -11,20 +11,27 @@ import (
 // or device named like an image is refused before open (so nothing blocks
 // on it), and the open file is checked again.
 func openRegular(path string) (*os.File, error) {
+	f, _, err := openRegularInfo(path)
+	return f, err
+}
+
+// openRegularInfo is openRegular, also returning the open file's
+// information (its size: no second fstat for a reader that needs it).
+func openRegularInfo(path string) (*os.File, fs.FileInfo, error) {
 	st, err := os.Stat(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if !st.Mode().IsRegular() {
-		return nil, &fs.PathError{Op: "open", Path: path, Err: fmt.Errorf("not a regular file (mode %s)", st.Mode().Type())}
+		return nil, nil, &fs.PathError{Op: "open", Path: path, Err: fmt.Errorf("not a regular file (mode %s)", st.Mode().Type())}
 	}
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if st, err = f.Stat(); err != nil || !st.Mode().IsRegular() {
 		f.Close()
-		return nil, &fs.PathError{Op: "open", Path: path, Err: fmt.Errorf("not a regular file")}
+		return nil, nil, &fs.PathError{Op: "open", Path: path, Err: fmt.Errorf("not a regular file")}
 	}
-	return f, nil
+	return f, st, nil
 }

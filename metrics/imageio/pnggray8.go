@@ -28,21 +28,26 @@ import (
 // what they allocate, and each garbage collection that allocation causes
 // stops every worker. dst's content is unspecified when ok is false.
 func ReadGray8PictureFileInto(dst []byte, path string, opts ...Options) (pix []byte, w, h int, ok bool) {
-	return readPNG8File(dst, path, false, opts)
+	o := pickOptions(opts)
+	pix, w, h, _, ok = readPNG8File(dst, path, png8Caps{gray8: o.MaxBytes})
+	return pix, w, h, ok
 }
 
+// png8Caps are decodePNG8's caps on the decoded size, counted as
+// Options.MaxBytes counts it: gray8 for 8-bit grey PNGs, other for the
+// other kinds (0: not read).
+type png8Caps struct{ gray8, other int64 }
+
 // readPNG8File reads the file at path whole and decodes it with
-// decodePNG8 (luma: convert('L') of the other PNG kinds too).
-func readPNG8File(dst []byte, path string, luma bool, opts []Options) (pix []byte, w, h int, ok bool) {
-	o := pickOptions(opts)
-	f, err := openRegular(path)
+// decodePNG8; gray reports an 8-bit grey PNG.
+func readPNG8File(dst []byte, path string, caps png8Caps) (pix []byte, w, h int, gray, ok bool) {
+	f, st, err := openRegularInfo(path)
 	if err != nil {
-		return nil, 0, 0, false
+		return nil, 0, 0, false, false
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil || st.Size() < 33 || st.Size() > o.MaxBytes {
-		return nil, 0, 0, false
+	if st.Size() < 33 || st.Size() > max(caps.gray8, caps.other) {
+		return nil, 0, 0, false, false
 	}
 	bufp := fileBufs.Get().(*[]byte)
 	defer fileBufs.Put(bufp)
@@ -52,83 +57,92 @@ func readPNG8File(dst []byte, path string, luma bool, opts []Options) (pix []byt
 	buf := (*bufp)[:st.Size()+1]
 	n, err := io.ReadFull(f, buf)
 	if err != io.ErrUnexpectedEOF || int64(n) != st.Size() {
-		return nil, 0, 0, false // changed while read
+		return nil, 0, 0, false, false // changed while read
 	}
-	return decodePNG8(buf[:n], o, dst, luma)
+	return decodePNG8(buf[:n], caps, dst)
 }
 
 // fileBufs recycles the buffers the 8-bit fast paths (ReadGray8PictureFileInto,
 // ReadPicture8File) read whole files into; no decoded picture refers to them.
 var fileBufs = sync.Pool{New: func() any { return new([]byte) }}
 
-// decodePNG8 decodes data as described at ReadGray8PictureFileInto and,
-// with luma, the other kinds of PNG ReadLuma8PictureFileInto reads, into
-// dst when it is large enough.
-func decodePNG8(data []byte, o Options, dst []byte, luma bool) (pix []byte, w, h int, ok bool) {
+// decodePNG8 decodes data as described at ReadGray8PictureFileInto (with
+// caps.gray8 set) and the other kinds of PNG ReadLuma8PictureFileInto
+// reads (with caps.other set), into dst when it is large enough; gray
+// reports an 8-bit grey PNG.
+func decodePNG8(data []byte, caps png8Caps, dst []byte) (pix []byte, w, h int, gray, ok bool) {
 	hd, err := readPNGHeader(data)
 	if err != nil || binary.BigEndian.Uint32(data[8:]) != 13 {
-		return nil, 0, 0, false
+		return nil, 0, 0, false, false
 	}
 	kind, known := lumaKinds[[2]int{int(hd.bitDepth), int(hd.colorType)}]
-	if !known || (!luma && kind.bpp != 1) {
-		return nil, 0, 0, false
+	maxBytes := caps.other
+	if kind.bpp == 1 {
+		maxBytes = caps.gray8
+	}
+	if !known || maxBytes <= 0 {
+		return nil, 0, 0, false, false
 	}
 	// IHDR: compression, filter and interlace methods all 0, and its CRC.
 	if data[26] != 0 || data[27] != 0 || data[28] != 0 ||
 		crc32.ChecksumIEEE(data[12:29]) != binary.BigEndian.Uint32(data[29:33]) {
-		return nil, 0, 0, false
+		return nil, 0, 0, false, false
 	}
-	if _, err := sampleCount("png", o.MaxBytes, hd.width, hd.height, int64(kind.channels)); err != nil {
-		return nil, 0, 0, false
+	if _, err := sampleCount("png", maxBytes, hd.width, hd.height, int64(kind.channels)); err != nil {
+		return nil, 0, 0, false, false
 	}
 	w, h = int(hd.width), int(hd.height)
 	// Chunks up to IEND: consecutive IDATs, ancillary chunks other than
 	// tRNS skipped (their CRCs checked, and their contents by Pillow's
 	// rules, as ReadPNG does).
 	st := pillowPNGState{seq: -1, mode: pillowMode(int(hd.bitDepth), int(hd.colorType))}
-	var idat [][]byte
+	var idatArr [64][]byte // on the stack: Go's encoder writes 32 IDATs for a 512² noise frame
+	idat := idatArr[:0]
 	idatDone := false
 	rest := data[33:]
 	for {
 		if len(rest) < 12 {
-			return nil, 0, 0, false
+			return nil, 0, 0, false, false
 		}
 		length := binary.BigEndian.Uint32(rest)
 		if length > 0x7fffffff || uint64(length)+12 > uint64(len(rest)) {
-			return nil, 0, 0, false
+			return nil, 0, 0, false, false
 		}
-		typ := string(rest[4:8])
+		// The type as an array, not a string: a string passed to
+		// chunkRule escapes, and each chunk (Go's encoder writes an IDAT
+		// every 8 KiB) cost an allocation.
+		typ := [4]byte(rest[4:8])
 		body := rest[8 : 8+length]
 		// Pillow checks the CRCs of the chunks before the image data only
 		// (see pnglenient.go): a bad one there is left to ReadPNG, which
 		// refuses it; the image data and what follows load whatever their
 		// CRCs, so theirs are not computed.
-		if len(idat) == 0 && typ != "IDAT" && crc32.ChecksumIEEE(rest[4:8+length]) != binary.BigEndian.Uint32(rest[8+length:]) {
-			return nil, 0, 0, false
+		if len(idat) == 0 && typ != chunkIDAT && crc32.ChecksumIEEE(rest[4:8+length]) != binary.BigEndian.Uint32(rest[8+length:]) {
+			return nil, 0, 0, false, false
 		}
 		rest = rest[12+length:]
 		switch {
-		case typ == "IDAT":
+		case typ == chunkIDAT:
 			if idatDone {
-				return nil, 0, 0, false // IDAT after another chunk: leave it to ReadPNG
+				return nil, 0, 0, false, false // IDAT after another chunk: leave it to ReadPNG
 			}
 			idat = append(idat, body)
 			continue
-		case typ == "IEND":
+		case typ == chunkIEND:
 			if len(idat) == 0 {
-				return nil, 0, 0, false
+				return nil, 0, 0, false, false
 			}
-		case typ == "tRNS" || typ[0]&0x20 == 0:
-			return nil, 0, 0, false // critical (or transparency) chunk
+		case typ == [4]byte{'t', 'R', 'N', 'S'} || typ[0]&0x20 == 0:
+			return nil, 0, 0, false, false // critical (or transparency) chunk
 		default:
-			if st.chunkRule(typ, body, len(idat) > 0) != nil {
-				return nil, 0, 0, false // ReadPNG says what Pillow refuses
+			if st.chunkRule(string(typ[:]), body, len(idat) > 0) != nil {
+				return nil, 0, 0, false, false // ReadPNG says what Pillow refuses
 			}
 		}
 		if len(idat) > 0 {
 			idatDone = true
 		}
-		if typ == "IEND" {
+		if typ == chunkIEND {
 			break
 		}
 	}
@@ -139,13 +153,15 @@ func decodePNG8(data []byte, o Options, dst []byte, luma bool) (pix []byte, w, h
 	}
 	if kind.bpp == 1 {
 		if !inflateGray8(idat, pix, w, h) {
-			return nil, 0, 0, false
+			return nil, 0, 0, false, false
 		}
 	} else if !inflateLuma8(idat, pix, w, h, kind) {
-		return nil, 0, 0, false
+		return nil, 0, 0, false, false
 	}
-	return pix, w, h, true
+	return pix, w, h, kind.bpp == 1, true
 }
+
+var chunkIDAT, chunkIEND = [4]byte{'I', 'D', 'A', 'T'}, [4]byte{'I', 'E', 'N', 'D'}
 
 // inflateGray8 decompresses the zlib stream of the IDAT bodies and undoes
 // the per-row filters into pix (h rows of w bytes). It reports false for a
@@ -212,59 +228,5 @@ func prevRow(pix []byte, y, w int) []byte {
 // from its filtered bytes in into cur, given the previous reconstructed row
 // (nil for the first row, read as zeros).
 func unfilterRow(ft byte, cur, in, prev []byte) bool {
-	in = in[:len(cur)]
-	switch ft {
-	case 0:
-		copy(cur, in)
-	case 1:
-		var a byte
-		for i, v := range in {
-			a += v
-			cur[i] = a
-		}
-	case 2:
-		if prev == nil {
-			copy(cur, in)
-			break
-		}
-		prev = prev[:len(cur)]
-		for i, v := range in {
-			cur[i] = v + prev[i]
-		}
-	case 3:
-		var a int
-		if prev == nil {
-			for i, v := range in {
-				a = int(v+byte(a/2)) & 0xff
-				cur[i] = byte(a)
-			}
-			break
-		}
-		prev = prev[:len(cur)]
-		for i, v := range in {
-			a = int(v + byte((a+int(prev[i]))/2))
-			cur[i] = byte(a)
-		}
-	case 4:
-		if prev == nil {
-			// Paeth with b = c = 0 predicts a: the Sub filter.
-			var a byte
-			for i, v := range in {
-				a += v
-				cur[i] = a
-			}
-			break
-		}
-		prev = prev[:len(cur)]
-		var a, c int
-		for i, v := range in {
-			b := int(prev[i])
-			a = int(v+byte(paeth(a, b, c))) & 0xff
-			cur[i] = byte(a)
-			c = b
-		}
-	default:
-		return false
-	}
-	return true
+	return unfilter(ft, cur, in, prev, 1)
 }

@@ -71,7 +71,7 @@ func gray8PNG(t testing.TB, pix []byte, w, h int, filters []byte, split int, ext
 // recycled buffer full of stale bytes, as graders give it.
 func checkGray8Fast(t *testing.T, name string, file []byte) bool {
 	t.Helper()
-	pix, w, h, ok := decodePNG8(file, pickOptions(nil), bytes.Repeat([]byte{0xa5}, 1<<16), false)
+	pix, w, h, _, ok := decodePNG8(file, png8Caps{gray8: DefaultMaxBytes}, bytes.Repeat([]byte{0xa5}, 1<<16))
 	v, err := ReadPNG(bytes.NewReader(file))
 	if !ok {
 		return false

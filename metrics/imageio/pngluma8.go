@@ -13,7 +13,24 @@ package imageio
 // channels × 8 bytes), so that it accepts no file ReadPictureFile would
 // refuse for its size. dst is reused as by ReadGray8PictureFileInto.
 func ReadLuma8PictureFileInto(dst []byte, path string, opts ...Options) (pix []byte, w, h int, ok bool) {
-	return readPNG8File(dst, path, true, opts)
+	o := pickOptions(opts)
+	pix, w, h, _, ok = readPNG8File(dst, path, png8Caps{gray8: o.MaxBytes, other: o.MaxBytes})
+	return pix, w, h, ok
+}
+
+// ReadMode8PictureFileInto reads what ReadGray8PictureFileInto and
+// ReadLuma8PictureFileInto read, with the file read once: an 8-bit grey
+// PNG whose decoded size (counted as Options.MaxBytes counts it) is at most
+// gray8MaxBytes, and another kind within opts' MaxBytes. gray reports an
+// 8-bit grey PNG. A grader that would try the first and then the second
+// (other caps for grey PNGs, which it keeps as bytes) reads a 16-bit or
+// colour file once instead of twice.
+func ReadMode8PictureFileInto(dst []byte, path string, gray8MaxBytes int64, opts ...Options) (pix []byte, w, h int, gray, ok bool) {
+	o := pickOptions(opts)
+	if gray8MaxBytes <= 0 {
+		gray8MaxBytes = o.MaxBytes
+	}
+	return readPNG8File(dst, path, png8Caps{gray8: gray8MaxBytes, other: o.MaxBytes})
 }
 
 // lumaKind is one (bit depth, colour type) of PNG the 8-bit readers take:
@@ -52,99 +69,53 @@ func inflateLuma8(idat [][]byte, pix []byte, w, h int, k lumaKind) bool {
 			return false
 		}
 		prev = cur
-		out := pix[y*w : y*w+w]
-		switch k.ct {
-		case 0: // 16-bit grey, big-endian: clipped to 255
-			for x := range out {
-				if cur[2*x] != 0 {
-					out[x] = 255
-				} else {
-					out[x] = cur[2*x+1]
-				}
-			}
-		case 4: // grey + alpha: the grey channel
-			for x := range out {
-				out[x] = cur[2*x]
-			}
-		default: // RGB, RGBA
-			for x := range out {
-				p := cur[x*k.bpp : x*k.bpp+3]
-				out[x] = uint8((19595*uint32(p[0]) + 38470*uint32(p[1]) + 7471*uint32(p[2]) + 0x8000) >> 16)
-			}
-		}
+		toLuma8(pix[y*w:y*w+w], cur, k)
 	}
 	return true
+}
+
+// toLuma8 converts one reconstructed row cur of a PNG of kind k to mode
+// "L" bytes in out, without branches on the samples (16-bit rows clip
+// about half their samples in 12-bit scans: a branch mispredicted).
+func toLuma8(out, cur []byte, k lumaKind) {
+	switch {
+	case k.ct == 0: // 16-bit grey, big-endian: clipped to 255
+		cur = cur[:2*len(out)]
+		for x := range out {
+			v := cur[2*x+1]
+			if cur[2*x] != 0 {
+				v = 255
+			}
+			out[x] = v
+		}
+	case k.ct == 4: // grey + alpha: the grey channel
+		cur = cur[:2*len(out)]
+		for x := range out {
+			out[x] = cur[2*x]
+		}
+	case k.bpp == 3: // RGB
+		cur = cur[:3*len(out)]
+		for x := range out {
+			p := cur[3*x : 3*x+3 : 3*x+3]
+			out[x] = luma601(p[0], p[1], p[2])
+		}
+	default: // RGBA: alpha ignored
+		cur = cur[:4*len(out)]
+		for x := range out {
+			p := cur[4*x : 4*x+4 : 4*x+4]
+			out[x] = luma601(p[0], p[1], p[2])
+		}
+	}
+}
+
+// luma601 is Pillow's ITU-R 601-2 luma of an RGB pixel.
+func luma601(r, g, b byte) byte {
+	return uint8((19595*uint32(r) + 38470*uint32(g) + 7471*uint32(b) + 0x8000) >> 16)
 }
 
 // unfilterRowBpp reconstructs one row of bpp-byte pixels (PNG filter types
 // 0–4) in place in cur, given the previous reconstructed row (nil for the
 // first row, read as zeros).
 func unfilterRowBpp(ft byte, cur, prev []byte, bpp int) bool {
-	switch ft {
-	case 0:
-	case 1:
-		for i := bpp; i < len(cur); i++ {
-			cur[i] += cur[i-bpp]
-		}
-	case 2:
-		if prev == nil {
-			break
-		}
-		prev = prev[:len(cur)]
-		for i := range cur {
-			cur[i] += prev[i]
-		}
-	case 3:
-		if prev == nil {
-			for i := bpp; i < len(cur); i++ {
-				cur[i] += cur[i-bpp] / 2
-			}
-			break
-		}
-		prev = prev[:len(cur)]
-		for i := 0; i < bpp && i < len(cur); i++ {
-			cur[i] += prev[i] / 2
-		}
-		for i := bpp; i < len(cur); i++ {
-			cur[i] += byte((int(cur[i-bpp]) + int(prev[i])) / 2)
-		}
-	case 4:
-		if prev == nil {
-			for i := bpp; i < len(cur); i++ {
-				cur[i] += cur[i-bpp]
-			}
-			break
-		}
-		prev = prev[:len(cur)]
-		for i := 0; i < bpp && i < len(cur); i++ {
-			cur[i] += prev[i] // Paeth with a = c = 0 predicts b
-		}
-		for i := bpp; i < len(cur); i++ {
-			cur[i] += byte(paeth(int(cur[i-bpp]), int(prev[i]), int(prev[i-bpp])))
-		}
-	default:
-		return false
-	}
-	return true
-}
-
-// paeth is the PNG Paeth predictor of a byte from its left (a), upper (b)
-// and upper-left (c) neighbours.
-func paeth(a, b, c int) int {
-	pa, pb, pc := b-c, a-c, a+b-2*c
-	if pa < 0 {
-		pa = -pa
-	}
-	if pb < 0 {
-		pb = -pb
-	}
-	if pc < 0 {
-		pc = -pc
-	}
-	if pa <= pb && pa <= pc {
-		return a
-	} else if pb <= pc {
-		return b
-	}
-	return c
+	return unfilter(ft, cur, cur, prev, bpp)
 }

@@ -264,11 +264,29 @@ func (d *decoder) readDynamic() error {
 	if !buildTable(d.litlen[:], litlenBits, lens[:nlit], litlenInfo[:], true) {
 		return fmt.Errorf("inflate: bad literal/length code: %w", errCorrupt)
 	}
-	pairLiterals(&d.litlen)
+	// Pairs need two literal codewords within the main table's width:
+	// with no literal shorter than half of it (noise, whose literals are
+	// all about 8 bits), there are none, and the pass over the table is
+	// skipped (it was a fifth of inflating a noisy frame's 16 blocks).
+	if minLit := shortestLiteral(lens[:256]); 2*minLit <= litlenBits {
+		pairLiterals(&d.litlen)
+	}
 	if !buildTable(d.dist[:], distBits, lens[nlit:], distInfo[:], true) {
 		return fmt.Errorf("inflate: bad distance code: %w", errCorrupt)
 	}
 	return nil
+}
+
+// shortestLiteral is the shortest nonzero code length in lens (the
+// literals' code lengths), or 16 when none is.
+func shortestLiteral(lens []uint8) uint {
+	m := uint8(16)
+	for _, l := range lens {
+		if l != 0 && l < m {
+			m = l
+		}
+	}
+	return uint(m)
 }
 
 var (

@@ -86,9 +86,8 @@ var allowedByPath = map[string]string{
 	"topcowcommon/prepare.go:dataRoot":       "preparation: reads the raw download or its own synthetic data",
 	"topcowcommon/prepare.go:readBoxText":    "preparation: reads the raw download or its own synthetic data",
 	"topcowcommon/submit.go:Perfect":         "built-in agents and oracles: read the public data (Perfect: the private answers) to write a submission",
-	"usenhance/grade.go:loadGray8Max":        "reads a path challenge.ResolveInside checked inside the submission folder; graders only ever see sealed copies (the grade stage's seal, the endpoint's snapshot) that hold no links and that nothing else writes to; also reads the private ground truth",
 	"usenhance/grade.go:loadGrayMax":         "reads a path challenge.ResolveInside checked inside the submission folder; graders only ever see sealed copies (the grade stage's seal, the endpoint's snapshot) that hold no links and that nothing else writes to; also reads the private ground truth",
-	"usenhance/grade.go:loadLuma8":           "reads a path challenge.ResolveInside checked inside the submission folder, as loadGray8Max does (16-bit, grey+alpha, RGB and RGBA PNGs); graders only ever see sealed copies (the grade stage's seal, the endpoint's snapshot) that hold no links and that nothing else writes to; also reads the private ground truth",
+	"usenhance/grade.go:loadMode8":           "reads a path challenge.ResolveInside checked inside the submission folder, 8-bit grey, 16-bit grey, grey+alpha, RGB and RGBA PNGs; graders only ever see sealed copies (the grade stage's seal, the endpoint's snapshot) that hold no links and that nothing else writes to; also reads the private ground truth",
 	"usenhance/prepare.go:findTrainDir":      "preparation: reads the raw download or its own synthetic data",
 	"usenhance/prepare.go:listPairs":         "preparation: reads the raw download or its own synthetic data",
 }

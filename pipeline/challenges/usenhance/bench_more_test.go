@@ -34,8 +34,8 @@ func BenchmarkComponents512(b *testing.B) {
 	t, _ := loadGray(filepath.Join(dir, "t.png"))
 	rng := quality.JointRange(e, t, true)
 	var eb, tb []byte
-	e8, _ := loadGray8(filepath.Join(dir, "e.png"), &eb)
-	t8, _ := loadGray8(filepath.Join(dir, "t.png"), &tb)
+	e8, _ := loadMode8(filepath.Join(dir, "e.png"), &eb, maxImageBytes, maxImageBytes)
+	t8, _ := loadMode8(filepath.Join(dir, "t.png"), &tb, maxImageBytes, maxImageBytes)
 	for _, c := range []struct {
 		name string
 		f    func()
@@ -47,8 +47,8 @@ func BenchmarkComponents512(b *testing.B) {
 		{"float/psnr", func() { quality.PSNR(e, t, rng, true) }},
 		{"gray8/decode2", func() {
 			var b1, b2 []byte // as a grader's first pair, not recycled
-			loadGray8(filepath.Join(dir, "e.png"), &b1)
-			loadGray8(filepath.Join(dir, "t.png"), &b2)
+			loadMode8(filepath.Join(dir, "e.png"), &b1, maxImageBytes, maxImageBytes)
+			loadMode8(filepath.Join(dir, "t.png"), &b2, maxImageBytes, maxImageBytes)
 		}},
 		{"gray8/lncc", func() { quality.LNCC8(e8, t8, lnccWindow) }},
 		{"gray8/range", func() { quality.JointRange8(e8, t8) }},

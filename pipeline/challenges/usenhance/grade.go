@@ -316,10 +316,7 @@ func scorePair(submissionDir, privateDir string, r row) scores {
 	defer pixPool.Put(tb)
 	var e, t quality.Image
 	var err error
-	t8, tok := loadGray8(tPath, tb)
-	if !tok {
-		t8, tok = loadLuma8(tPath, tb, maxImageBytes)
-	}
+	t8, tok := loadMode8(tPath, tb, maxImageBytes, maxImageBytes)
 	if !tok {
 		if t, err = loadGray(tPath); err != nil {
 			return scores{err: fmt.Errorf("read ground truth %s: %w", r.gt, err)}
@@ -331,10 +328,7 @@ func scorePair(submissionDir, privateDir string, r row) scores {
 	// them: the same memory bound lets it hold 8 times the samples
 	// (Options.MaxBytes counts 8 bytes a sample).
 	limit := predictionCap(t8, t, tok)
-	e8, eok := loadGray8Max(ePath, eb, 8*limit)
-	if !eok {
-		e8, eok = loadLuma8(ePath, eb, limit)
-	}
+	e8, eok := loadMode8(ePath, eb, 8*limit, limit)
 	if !eok {
 		if e, err = loadGrayMax(ePath, limit); err != nil {
 			return scores{err: challenge.Invalidf(r.enh, field, "cannot read the enhanced image: %v (a prediction may hold at most %d times the answer's pixels, in up to 4 channels; an 8-bit grey PNG 8 times that)", err, predictionScale)}
@@ -395,22 +389,6 @@ func predictionCap(t8 quality.Gray8, t quality.Image, ok bool) int64 {
 	return min(max(int64(w)*int64(h)*predictionScale*4*8, 1<<20), maxImageBytes)
 }
 
-// loadGray8 reads an 8-bit grey-scale PNG as bytes, into *buf when it is
-// large enough (*buf is then the larger buffer the samples went to); ok is
-// false for any other picture (loadGray reads those).
-func loadGray8(path string, buf *[]byte) (quality.Gray8, bool) {
-	return loadGray8Max(path, buf, maxImageBytes)
-}
-
-// loadGray8Max is loadGray8 with the decoded-size cap maxBytes.
-func loadGray8Max(path string, buf *[]byte, maxBytes int64) (quality.Gray8, bool) {
-	pix, w, h, ok := imageio.ReadGray8PictureFileInto(*buf, path, imageio.Options{MaxBytes: maxBytes})
-	if ok && cap(pix) > cap(*buf) {
-		*buf = pix
-	}
-	return quality.Gray8{W: w, H: h, Pix: pix}, ok
-}
-
 // asGray8 is im as bytes, in *buf when it is large enough (*buf is then
 // the larger buffer), when every sample is a whole number in 0…255 (ok
 // false otherwise, or for an empty image).
@@ -435,20 +413,23 @@ func asGray8(im quality.Image, buf *[]byte) (quality.Gray8, bool) {
 	return quality.Gray8{W: im.W, H: im.H, Pix: pix}, true
 }
 
-// loadLuma8 reads a 16-bit grey, grey+alpha, RGB or RGBA PNG as mode "L"
-// bytes (imageio.ReadLuma8PictureFileInto: the samples loadGray computes,
-// without a float64 copy), into *buf as loadGray8 does; maxBytes is
-// loadGrayMax's cap, counted as it counts it. ok is false for any other
-// picture.
-func loadLuma8(path string, buf *[]byte, maxBytes int64) (quality.Gray8, bool) {
-	pix, w, h, ok := imageio.ReadLuma8PictureFileInto(*buf, path, imageio.Options{MaxBytes: maxBytes})
+// loadMode8 reads a PNG that the 8-bit path takes as mode "L" bytes, into
+// *buf when it is large enough (*buf is then the larger buffer the samples
+// went to), with the file read once: an 8-bit grey PNG
+// (imageio.ReadGray8PictureFileInto's samples) within the decoded-size cap
+// gray8MaxBytes, and a 16-bit grey, grey+alpha, RGB or RGBA PNG
+// (imageio.ReadLuma8PictureFileInto: the samples loadGray computes,
+// without a float64 copy) within maxBytes, loadGrayMax's cap counted as
+// it counts it. ok is false for any other picture (loadGray reads those).
+func loadMode8(path string, buf *[]byte, gray8MaxBytes, maxBytes int64) (quality.Gray8, bool) {
+	pix, w, h, _, ok := imageio.ReadMode8PictureFileInto(*buf, path, gray8MaxBytes, imageio.Options{MaxBytes: maxBytes})
 	if ok && cap(pix) > cap(*buf) {
 		*buf = pix
 	}
 	return quality.Gray8{W: w, H: h, Pix: pix}, ok
 }
 
-// pixPool recycles loadGray8's sample buffers: they are nearly all a grade
+// pixPool recycles loadMode8's sample buffers: they are nearly all a grade
 // allocates, and the garbage collections they caused (one every few pairs)
 // each stopped both workers until the running kernels returned.
 var pixPool = sync.Pool{New: func() any { return new([]byte) }}
