@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/rexmle/rexmle/pipeline/fsutil"
 )
 
 // TestEnv is the test knob that turns the real-Slurm tests on (declared in
@@ -48,7 +50,7 @@ func Start(t *testing.T) {
 	for _, name := range []string{"start-slurm.sh", "stop-slurm.sh"} {
 		b, err := scripts.ReadFile(name)
 		if err == nil {
-			err = os.WriteFile(filepath.Join(dir, name), b, 0o755)
+			err = fsutil.WriteFile(filepath.Join(dir, name), b, 0o755)
 		}
 		if err != nil {
 			t.Fatal(err)
