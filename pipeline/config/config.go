@@ -313,6 +313,15 @@ func (b *Benchmark) Path(p string) string {
 	return filepath.Join(b.Root, p)
 }
 
+// PrimaryName is the primary metric as the paper's tables name it: its
+// primary_label, or its key where the challenge gives no label.
+func (c *Challenge) PrimaryName() string {
+	if c.PrimaryLabel != "" {
+		return c.PrimaryLabel
+	}
+	return c.PrimaryMetric
+}
+
 // Metric returns the ranked metric with the name.
 func (c *Challenge) Metric(name string) (Metric, bool) {
 	for _, m := range c.Metrics {

@@ -397,10 +397,7 @@ func (s *site) table5Printed(vs []variant) *section {
 			lastCat = c.Category
 			t.Rows = append(t.Rows, row{Group: categoryTitle(c.Category)})
 		}
-		metric := c.PrimaryLabel
-		if metric == "" {
-			metric = c.PrimaryMetric
-		}
+		metric := c.PrimaryName()
 		hv, hok := topHumanValue(c)
 		for _, v := range vs {
 			rw := row{Cells: []cell{{Text: c.ShortName, Href: "challenges/" + c.ID + ".html"}, {Text: modelName(v.Backend)}, {Text: metric}},

@@ -42,10 +42,7 @@ func (s *site) challengePages() ([]*page, error) {
 				nSyn++
 			}
 		}
-		metric := c.PrimaryLabel
-		if metric == "" {
-			metric = c.PrimaryMetric
-		}
+		metric := c.PrimaryName()
 		t.Rows = append(t.Rows, row{Cells: []cell{{Text: c.ShortName, Href: c.ID + ".html"}, {Text: c.Name}, {Text: c.Modality}, {Text: c.TaskType},
 			{Text: c.Category}, {Text: metric}, {Text: strconv.Itoa(len(c.Leaderboard)), Class: "num"}, {Text: strconv.Itoa(nPaper), Class: "num"},
 			{Text: strconv.Itoa(nNew), Class: "num"}, {Text: strconv.Itoa(nSyn), Class: "num"}},
@@ -900,10 +897,7 @@ func (s *site) challengeLead(c *config.Challenge, runs []*runData) string {
 	if len(runs) == 0 {
 		return ""
 	}
-	metric := c.PrimaryLabel
-	if metric == "" {
-		metric = c.PrimaryMetric
-	}
+	metric := c.PrimaryName()
 	dec := s.metricDecimals(c.ID)[c.PrimaryMetric]
 	if dec == 0 {
 		dec = 4

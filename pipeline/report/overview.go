@@ -511,10 +511,7 @@ func (s *site) table3Section() *section {
 			lastCat = c.Category
 			t.Rows = append(t.Rows, row{Group: categoryTitle(c.Category)})
 		}
-		metric := c.PrimaryLabel
-		if metric == "" {
-			metric = c.PrimaryMetric
-		}
+		metric := c.PrimaryName()
 		hv, hok := topHumanValue(c)
 		rw := row{Cells: []cell{{Text: c.ShortName, Href: "challenges/" + c.ID + ".html"}, {Text: metric},
 			{Text: fmtValue(hv, hok, 2), Class: "num", Sort: sortKey(hv)}},
