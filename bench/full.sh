@@ -21,7 +21,13 @@
 # Env:   REXMLE_SYNTH_CASES (default full; "full:N" draws N cases at the real
 #        image size, a number N tiny ones), REXMLE_BOOT (rank's bootstrap
 #        resamples, default 1000), GOMAXPROCS, REXMLE_FULL_REAL_CASES (with
-#        full:N and one challenge: its real case count, to extrapolate).
+#        full:N and one challenge: its real case count, to extrapolate),
+#        REXMLE_FULL_PREPARE_PROCS (GOMAXPROCS of the prepare stage alone:
+#        cases in flight while synthesizing, to bound its memory on a machine
+#        with many cores; grade, rank and report keep GOMAXPROCS),
+#        REXMLE_FULL_BINDIR (a folder with prebuilt mage, fullsubmit and
+#        gradefolder binaries, for a machine without Go such as a GPU node:
+#        `bench/full.sh --build-bins DIR` writes them).
 #
 # A subset at real size, extrapolated (what fits a small machine): time one
 # challenge at full:N and give its real count, e.g.
@@ -45,6 +51,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo="$(pwd)"
+if [[ "${1:-}" == --build-bins ]]; then
+  out="${2:?--build-bins needs a folder}"
+  mkdir -p "$out"
+  go run mage.go -ldflags '-s -w' -compile "$(cd "$out" && pwd)/mage" >/dev/null
+  CGO_ENABLED=0 go build -ldflags='-s -w' -o "$out/fullsubmit" ./bench/fullsubmit
+  CGO_ENABLED=0 go build -ldflags='-s -w' -o "$out/gradefolder" ./bench/gradefolder
+  ls -l "$out"
+  exit 0
+fi
 only="${1:-}"
 export REXMLE_SYNTH_CASES="${REXMLE_SYNTH_CASES:-full}"
 minfree="${REXMLE_FULL_MIN_FREE_GB:-20}"
@@ -80,10 +95,14 @@ EOF
 export REXMLE_CONFIG="$dir/benchmark.toml" REXMLE_PROFILE=fullbench
 [[ -n "$only" ]] && export REXMLE_CHALLENGES="$only"
 
-echo "building the stage runner and tools…"
-go run mage.go -compile "$dir/mage" >/dev/null
-go build -o "$dir/fullsubmit" ./bench/fullsubmit
-go build -o "$dir/gradefolder" ./bench/gradefolder
+if [[ -n "${REXMLE_FULL_BINDIR:-}" ]]; then
+  for b in mage fullsubmit gradefolder; do cp "$REXMLE_FULL_BINDIR/$b" "$dir/$b"; done
+else
+  echo "building the stage runner and tools…"
+  go run mage.go -compile "$dir/mage" >/dev/null
+  go build -o "$dir/fullsubmit" ./bench/fullsubmit
+  go build -o "$dir/gradefolder" ./bench/gradefolder
+fi
 
 printf 'machine: %s; %s cores; GOMAXPROCS=%s; REXMLE_SYNTH_CASES=%s; load at start: %s\n' \
   "$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)" "$(getconf _NPROCESSORS_ONLN)" \
@@ -105,7 +124,11 @@ cpu() { awk -F': ' '/User time/ {u = $2} /System time/ {s = $2} END {printf "%.1
 rss() { awk -F': ' '/Maximum resident set size/ {printf "%.0f", $2 / 1024}' "$1"; }
 mb() { du -sm "$@" 2>/dev/null | awk '{s += $1} END {print s + 0}'; }
 
-stage prepare "$dir/mage" prepare
+if [[ -n "${REXMLE_FULL_PREPARE_PROCS:-}" ]]; then
+  stage prepare env GOMAXPROCS="$REXMLE_FULL_PREPARE_PROCS" "$dir/mage" prepare
+else
+  stage prepare "$dir/mage" prepare
+fi
 stage submit "$dir/fullsubmit" -root "$dir" -group fullbench -challenges "${only:-$(cd "$dir" && ls data/synthetic | grep -v '^raw$' | paste -sd, -)}"
 stage grade "$dir/mage" grade
 stage rank "$dir/mage" rank

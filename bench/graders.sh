@@ -65,6 +65,8 @@
 #        exists); REXMLE_REFERENCE_SKIP (a regexp of rows whose reference
 #        is not run: their recorded time is shown, marked ~, e.g.
 #        '^topbrain$', whose reference takes ~12 CPU minutes);
+#        REXMLE_REFERENCE_RUNS (at most this many runs of each reference,
+#        e.g. 1 where device time is short; ours still runs COUNT times);
 #        REXMLE_REFERENCE_PROFILE (1: each reference's time by function, in
 #        the row's note); REXMLE_BENCH_BINDIR (a folder of prebuilt binaries, for a
 #        machine without Go, e.g. a GPU node: <package>.test for each row's
@@ -252,6 +254,7 @@ for row in "${rows[@]}"; do
   rc=0
   refrep="$rep"
   if [[ -n "${refcount:-}" ]] && ((refcount < refrep)); then refrep="$refcount"; fi
+  if [[ -n "${REXMLE_REFERENCE_RUNS:-}" ]] && ((REXMLE_REFERENCE_RUNS < refrep)); then refrep="$REXMLE_REFERENCE_RUNS"; fi
   profile=()
   if [[ "${REXMLE_REFERENCE_PROFILE:-}" == 1 ]]; then profile=(--profile); fi
   refskip="${REXMLE_REFERENCE_SKIP:-}"

@@ -166,12 +166,15 @@ var Vars = []Var{
 	{Name: "REXMLE_BENCH_BINDIR", Kind: Test, Targets: []string{"bench/"}, Help: "prebuilt grader benchmark binaries"},
 	{Name: "REXMLE_REFERENCE", Kind: Test, Targets: []string{"bench/"}, Help: "a ReX-MLE checkout to time the reference graders"},
 	{Name: "REXMLE_PYTHON", Kind: Test, Targets: []string{"bench/"}, Help: "the Python with the reference's modules"},
+	{Name: "REXMLE_REFERENCE_RUNS", Kind: Test, Targets: []string{"bench/"}, Help: "at most this many runs of each reference grader in bench/graders.sh (ours still runs COUNT times)"},
 	{Name: "REXMLE_REFERENCE_SKIP", Kind: Test, Targets: []string{"bench/"}, Help: "rows of bench/graders.sh whose reference is not run (a regular expression): their recorded time is shown"},
 	{Name: "REXMLE_REFERENCE_PROFILE", Kind: Test, Type: Bool, Targets: []string{"bench/"}, Help: "`1` adds each reference grader's time by function to bench/graders.sh's notes"},
 	{Name: "REXMLE_UPDATE_README", Kind: Test, Type: Bool, Targets: []string{"pipeline/placing tests"}, Help: "`1` rewrites README's \"Placing downloads by hand\" table from the challenge files"},
 	{Name: "REXMLE_FULL_DIR", Kind: Test, Targets: []string{"bench/full.sh"}, Help: "the paper-sized benchmark's scratch folder"},
 	{Name: "REXMLE_FULL_KEEP", Kind: Test, Type: Bool, Targets: []string{"bench/full.sh"}, Help: "`1` keeps the paper-sized benchmark's scratch folder"},
 	{Name: "REXMLE_FULL_MIN_FREE_GB", Kind: Test, Targets: []string{"bench/full.sh"}, Help: "free disk the paper-sized benchmark needs to start"},
+	{Name: "REXMLE_FULL_BINDIR", Kind: Test, Targets: []string{"bench/full.sh"}, Help: "a folder of prebuilt `mage`, `fullsubmit` and `gradefolder` binaries (`bench/full.sh --build-bins DIR`), for a machine without Go"},
+	{Name: "REXMLE_FULL_PREPARE_PROCS", Kind: Test, Targets: []string{"bench/full.sh"}, Help: "GOMAXPROCS of the paper-sized benchmark's prepare stage alone (cases synthesized at once), to bound its memory on many cores"},
 	{Name: "REXMLE_FULL_REAL_CASES", Kind: Test, Targets: []string{"bench/full.sh"}, Help: "with `REXMLE_SYNTH_CASES=full:N` and one challenge, its real case count: the paper-sized benchmark extrapolates prepare and grade to it"},
 }
 
