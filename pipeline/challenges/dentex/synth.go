@@ -76,12 +76,8 @@ func (Challenge) Synthesize(ctx context.Context, rawDir string, seed int64, size
 		return err
 	}
 	names := r.Perm(synthImages)
-	var images, anns []map[string]any
-	annID := 1
-	for i := 0; i < synthImages; i++ {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
+	// draw makes image i (its annotations and pixels, written as a PNG).
+	draw := func(r *rand.Rand, i int) ([]synthAnn, error) {
 		file := fmt.Sprintf("train_%d.png", names[i])
 		abn := map[[2]int]int{}
 		nAbn := 2 + r.IntN(5)
@@ -126,8 +122,43 @@ func (Challenge) Synthesize(ctx context.Context, rawDir string, seed int64, size
 			v.Data[k] = math.Round(math.Max(0, math.Min(255, v.Data[k]+12*r.NormFloat64())))
 		}
 		if err := imageio.WritePNGFile(filepath.Join(dir, xraysDir, file), v, 8); err != nil {
-			return fmt.Errorf("synthesize %s: %w", file, err)
+			return nil, fmt.Errorf("synthesize %s: %w", file, err)
 		}
+		return list, nil
+	}
+	// The demo's tiny images are drawn in order from one generator (their
+	// bytes are pinned); at the real size each image gets its own
+	// generator, seeded in order from the challenge's, and the images are
+	// drawn on every core, the same whatever the core count.
+	lists := make([][]synthAnn, synthImages)
+	if size.RealImages() {
+		seeds := make([]uint64, synthImages)
+		for i := range seeds {
+			seeds[i] = r.Uint64()
+		}
+		err := challenge.ForEach(ctx, synthImages, func(i int) error {
+			var err error
+			lists[i], err = draw(rand.New(rand.NewPCG(seeds[i], 0xde17e)), i)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	} else {
+		for i := range lists {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			var err error
+			if lists[i], err = draw(r, i); err != nil {
+				return err
+			}
+		}
+	}
+	var images, anns []map[string]any
+	annID := 1
+	for i, list := range lists {
+		file := fmt.Sprintf("train_%d.png", names[i])
 		images = append(images, map[string]any{"height": imgH, "width": imgW, "id": i + 1, "file_name": file})
 		for _, a := range list {
 			b := a.box

@@ -115,34 +115,56 @@ func writeGray(path string, pix []float64, f frame) error {
 
 // Synthesize writes train_datasets/<organ>/{low_quality,high_quality}/<n>.png
 // for five organs, as the extracted Google Drive archive has them; the
-// pairs are shared out over the organs as evenly as they go.
+// pairs are shared out over the organs as evenly as they go. The demo's
+// tiny pairs are drawn in order from one generator (their bytes are
+// pinned); at the real image size each pair gets its own generator, seeded
+// in order from the challenge's, so the 1500 pairs are drawn on every core
+// and come out the same whatever the core count.
 func (Challenge) Synthesize(ctx context.Context, rawDir string, seed int64, size challenge.SynthSize) error {
 	r := rand.New(rand.NewPCG(uint64(seed), 0x05e4))
 	n := size.Count(synthPerOrgan*len(organs), realPairs)
-	f := demoFrame
-	if size.RealImages() {
-		f = realFrame
+	type pair struct {
+		organ, k int
+		seed     uint64
 	}
-	for o, organ := range organs {
+	var pairs []pair
+	for o := range organs {
 		perOrgan := n / len(organs)
 		if o < n%len(organs) {
 			perOrgan++
 		}
 		for k := 0; k < perOrgan; k++ {
+			pairs = append(pairs, pair{organ: o, k: k})
+		}
+	}
+	write := func(r *rand.Rand, p pair, f frame) error {
+		hq := scene(r, p.organ, f)
+		lq := degrade(r, hq, f)
+		name := fmt.Sprintf("%d.png", 100+p.k)
+		base := filepath.Join(rawDir, rawTrainDir, organs[p.organ])
+		if err := writeGray(filepath.Join(base, highDir, name), hq, f); err != nil {
+			return fmt.Errorf("synthesize: %w", err)
+		}
+		if err := writeGray(filepath.Join(base, lowDir, name), lq, f); err != nil {
+			return fmt.Errorf("synthesize: %w", err)
+		}
+		return nil
+	}
+	if !size.RealImages() {
+		for _, p := range pairs {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			hq := scene(r, o, f)
-			lq := degrade(r, hq, f)
-			name := fmt.Sprintf("%d.png", 100+k)
-			base := filepath.Join(rawDir, rawTrainDir, organ)
-			if err := writeGray(filepath.Join(base, highDir, name), hq, f); err != nil {
-				return fmt.Errorf("synthesize: %w", err)
-			}
-			if err := writeGray(filepath.Join(base, lowDir, name), lq, f); err != nil {
-				return fmt.Errorf("synthesize: %w", err)
+			if err := write(r, p, demoFrame); err != nil {
+				return err
 			}
 		}
+		return nil
 	}
-	return nil
+	for i := range pairs {
+		pairs[i].seed = r.Uint64()
+	}
+	return challenge.ForEach(ctx, len(pairs), func(i int) error {
+		return write(rand.New(rand.NewPCG(pairs[i].seed, 0x05e4)), pairs[i], realFrame)
+	})
 }
