@@ -108,6 +108,22 @@ func ReadMetaImageFileBytes(path string, opts ...Options) (*Volume8, error) {
 	})
 }
 
+// ReadMetaImageShapeFile reads only the header of a MetaImage file and
+// returns the shape ReadMetaImageFile would give its volume with the same
+// options (header errors, the MaxBytes cap and the FirstVolume rule
+// included), decoding no sample: a caller that must size something by an
+// image can do so before, or while, the image is decoded.
+func ReadMetaImageShapeFile(path string, opts ...Options) ([3]int, error) {
+	return readFileWith(path, func(f *os.File) ([3]int, error) {
+		h, err := parseMetaHeader(&headerReader{r: bufio.NewReaderSize(f, 1<<12)})
+		if err != nil {
+			return [3]int{}, err
+		}
+		shape, _, _, err := metaShape(h, pickOptions(opts))
+		return [3]int{int(shape[0]), int(shape[1]), int(shape[2])}, err
+	})
+}
+
 // readMetaImageAs reads a MetaImage; with bytes8 a single-channel MET_UCHAR
 // image keeps its samples as bytes (raw, Data nil).
 func readMetaImageAs(r io.Reader, path string, o Options, bytes8 bool) (*volume.Volume, []uint8, error) {

@@ -1,0 +1,77 @@
+package panthercommon
+
+import (
+	"runtime"
+
+	"github.com/rexmle/rexmle/metrics/imageio"
+	"github.com/rexmle/rexmle/metrics/volume"
+	"github.com/rexmle/rexmle/pipeline/challenges/medseg"
+)
+
+// caseFiles is one case's answer and prediction as loaded, with the value
+// statistics of each 8-bit mask that the byte path scores from.
+type caseFiles struct {
+	gt      *volume.Volume // Data nil when gtBytes holds the samples
+	gtBytes []uint8
+	gtStats *valueStats // nil unless gtBytes
+	pred    *medseg.Loaded
+	// predStats is nil unless pred.Bytes holds samples on the GT's shape.
+	predStats *valueStats
+}
+
+// predictionLimit bounds the decoded size of a prediction for a GT of n
+// voxels.
+func predictionLimit(n int) int64 { return max(int64(n)*8*64, 256<<20) }
+
+// loadCase reads a case's GT (medseg.LoadAnswer) and its prediction rel
+// (medseg.Load, bounded by predictionLimit of the GT's size) and gathers
+// the value statistics of whichever is 8-bit. With more than one core and
+// a MetaImage GT, whose shape its header gives before any sample is
+// decoded, the two files are decoded concurrently; the errors are the
+// sequential reading's (the GT's first).
+func loadCase(submissionDir, gtFile, rel string, asReference bool) (*caseFiles, error) {
+	c := &caseFiles{}
+	loadGT := func() error {
+		gt, b, err := medseg.LoadAnswer(gtFile)
+		if err != nil {
+			return err
+		}
+		c.gt, c.gtBytes = gt, b
+		if b != nil {
+			c.gtStats = scanValues(b, gt.Grid)
+		}
+		return nil
+	}
+	loadPrediction := func(shape [3]int) error {
+		pred, err := medseg.Load(submissionDir, rel, colPath, predictionLimit(shape[0]*shape[1]*shape[2]), asReference)
+		if err != nil {
+			return err
+		}
+		c.pred = pred
+		if pred.Bytes != nil && pred.Shape == shape {
+			c.predStats = scanValues(pred.Bytes, pred.Grid)
+		}
+		return nil
+	}
+	if f, _ := imageio.FormatOf(gtFile); f == imageio.FormatMetaImage && runtime.GOMAXPROCS(0) > 1 {
+		if shape, err := imageio.ReadMetaImageShapeFile(gtFile, imageio.Options{FirstVolume: true}); err == nil {
+			gtDone := make(chan error, 1)
+			go func() { gtDone <- loadGT() }()
+			predErr := loadPrediction(shape)
+			if err := <-gtDone; err != nil {
+				return nil, err
+			}
+			if predErr != nil {
+				return nil, predErr
+			}
+			return c, nil
+		}
+	}
+	if err := loadGT(); err != nil {
+		return nil, err
+	}
+	if err := loadPrediction(c.gt.Shape); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
