@@ -53,19 +53,17 @@ func loadCase(submissionDir, gtFile, rel string, asReference bool) (*caseFiles, 
 		}
 		return nil
 	}
-	if f, _ := imageio.FormatOf(gtFile); f == imageio.FormatMetaImage && runtime.GOMAXPROCS(0) > 1 {
-		if shape, err := imageio.ReadMetaImageShapeFile(gtFile, imageio.Options{FirstVolume: true}); err == nil {
-			gtDone := make(chan error, 1)
-			go func() { gtDone <- loadGT() }()
-			predErr := loadPrediction(shape)
-			if err := <-gtDone; err != nil {
-				return nil, err
-			}
-			if predErr != nil {
-				return nil, predErr
-			}
-			return c, nil
+	if shape, ok := concurrentShape(gtFile); ok {
+		gtDone := make(chan error, 1)
+		go func() { gtDone <- loadGT() }()
+		predErr := loadPrediction(shape)
+		if err := <-gtDone; err != nil {
+			return nil, err
 		}
+		if predErr != nil {
+			return nil, predErr
+		}
+		return c, nil
 	}
 	if err := loadGT(); err != nil {
 		return nil, err
@@ -74,4 +72,15 @@ func loadCase(submissionDir, gtFile, rel string, asReference bool) (*caseFiles, 
 		return nil, err
 	}
 	return c, nil
+}
+
+// concurrentShape is the shape of the GT file, read from its header, when
+// loadCase decodes the case's two files at once: more than one core and a
+// MetaImage GT whose header reads.
+func concurrentShape(gtFile string) ([3]int, bool) {
+	if f, _ := imageio.FormatOf(gtFile); f != imageio.FormatMetaImage || runtime.GOMAXPROCS(0) < 2 {
+		return [3]int{}, false
+	}
+	shape, err := imageio.ReadMetaImageShapeFile(gtFile, imageio.Options{FirstVolume: true})
+	return shape, err == nil
 }
