@@ -287,8 +287,16 @@ func (c Challenge) Grade(ctx context.Context, submissionDir, privateDir string, 
 }
 
 func gradeRow(submissionDir, gtFile string, row medseg.Row, mode challenge.Mode) (CaseValues, string, error) {
+	bufs := buffers.Get().(*caseBuffers)
+	defer buffers.Put(bufs)
+	return gradeCase(submissionDir, gtFile, row, mode, bufs)
+}
+
+// gradeCase grades one row, its 8-bit samples decoded into bufs (see
+// loadCase).
+func gradeCase(submissionDir, gtFile string, row medseg.Row, mode challenge.Mode, bufs *caseBuffers) (CaseValues, string, error) {
 	official := mode == challenge.Official
-	c, err := loadCase(submissionDir, gtFile, row.Path, !official)
+	c, err := loadCase(submissionDir, gtFile, row.Path, !official, bufs)
 	if err != nil {
 		return CaseValues{}, "", err
 	}

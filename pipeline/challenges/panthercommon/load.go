@@ -2,6 +2,7 @@ package panthercommon
 
 import (
 	"runtime"
+	"sync"
 
 	"github.com/rexmle/rexmle/metrics/imageio"
 	"github.com/rexmle/rexmle/metrics/volume"
@@ -19,6 +20,22 @@ type caseFiles struct {
 	predStats *valueStats
 }
 
+// caseBuffers are the memory one case's 8-bit samples are decoded into,
+// recycled from case to case (buffers) instead of fresh zeroed memory for
+// each: a PANTHER case is two volumes of ~13 M voxels.
+type caseBuffers struct{ gt, pred []byte }
+
+// buffers holds the caseBuffers of cases graded so far.
+var buffers = sync.Pool{New: func() any { return new(caseBuffers) }}
+
+// larger is whichever of buf and got has the larger capacity.
+func larger(buf, got []byte) []byte {
+	if cap(got) > cap(buf) {
+		return got
+	}
+	return buf
+}
+
 // predictionLimit bounds the decoded size of a prediction for a GT of n
 // voxels.
 func predictionLimit(n int) int64 { return max(int64(n)*8*64, 256<<20) }
@@ -29,13 +46,21 @@ func predictionLimit(n int) int64 { return max(int64(n)*8*64, 256<<20) }
 // a MetaImage GT, whose shape its header gives before any sample is
 // decoded, the two files are decoded concurrently; the errors are the
 // sequential reading's (the GT's first).
-func loadCase(submissionDir, gtFile, rel string, asReference bool) (*caseFiles, error) {
+//
+// 8-bit samples are decoded into bufs where they fit (bufs nil: fresh
+// memory), and bufs keeps the larger of its buffer and what was decoded;
+// the samples in c live until bufs is used again.
+func loadCase(submissionDir, gtFile, rel string, asReference bool, bufs *caseBuffers) (*caseFiles, error) {
+	if bufs == nil {
+		bufs = &caseBuffers{}
+	}
 	c := &caseFiles{}
 	loadGT := func() error {
-		gt, b, err := medseg.LoadAnswer(gtFile)
+		gt, b, err := medseg.LoadAnswerInto(bufs.gt, gtFile)
 		if err != nil {
 			return err
 		}
+		bufs.gt = larger(bufs.gt, b)
 		c.gt, c.gtBytes = gt, b
 		if b != nil {
 			c.gtStats = scanValues(b, gt.Grid)
@@ -43,10 +68,11 @@ func loadCase(submissionDir, gtFile, rel string, asReference bool) (*caseFiles, 
 		return nil
 	}
 	loadPrediction := func(shape [3]int) error {
-		pred, err := medseg.Load(submissionDir, rel, colPath, predictionLimit(shape[0]*shape[1]*shape[2]), asReference)
+		pred, err := medseg.LoadInto(bufs.pred, submissionDir, rel, colPath, predictionLimit(shape[0]*shape[1]*shape[2]), asReference)
 		if err != nil {
 			return err
 		}
+		bufs.pred = larger(bufs.pred, pred.Bytes)
 		c.pred = pred
 		if pred.Bytes != nil && pred.Shape == shape {
 			c.predStats = scanValues(pred.Bytes, pred.Grid)

@@ -1,6 +1,7 @@
 package panthercommon
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -76,5 +77,58 @@ func TestLoadCaseConcurrentMatchesSequential(t *testing.T) {
 	}
 	if outs[0] != outs[1] {
 		t.Fatalf("sequential:\n%s\nconcurrent:\n%s", outs[0], outs[1])
+	}
+}
+
+// TestGradeCaseDirtyBuffers: a case decoded into recycled buffers full of
+// another case's bytes grades exactly as one decoded into fresh memory,
+// and the buffers then hold the case's samples (they were used, every
+// byte overwritten); a buffer too small is replaced by a large enough one.
+func TestGradeCaseDirtyBuffers(t *testing.T) {
+	dir := t.TempDir()
+	sub := filepath.Join(dir, "sub")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	g := volume.NewGrid(40, 30, 12)
+	g.Spacing = [3]float64{0.8, 0.8, 2.5}
+	gt, pred := volume.New(g, volume.Uint8), volume.New(g, volume.Uint8)
+	medseg.Ellipsoid(g, [3]float64{20, 15, 6}, [3]float64{8, 6, 3}, func(i int) { gt.Data[i] = 2 })
+	medseg.Ellipsoid(g, [3]float64{19, 15, 6}, [3]float64{4, 3, 2}, func(i int) { gt.Data[i] = 1 })
+	medseg.Ellipsoid(g, [3]float64{21, 14, 6}, [3]float64{4, 4, 2}, func(i int) { pred.Data[i] = 1 })
+	gtFile := filepath.Join(dir, "gt.mha")
+	if err := imageio.WriteMetaImageFile(gtFile, gt, volume.Uint8, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := imageio.WriteMetaImageFile(filepath.Join(sub, "p.mha"), pred, volume.Uint8, true); err != nil {
+		t.Fatal(err)
+	}
+	row := medseg.Row{Line: 1, ID: "c", Key: "c", Path: "p.mha"}
+	samples := func(v *volume.Volume) []byte {
+		b := make([]byte, len(v.Data))
+		for i, x := range v.Data {
+			b[i] = byte(x)
+		}
+		return b
+	}
+	for _, mode := range []challenge.Mode{challenge.Reference, challenge.Official} {
+		want, wantNote, wantErr := gradeCase(sub, gtFile, row, mode, nil)
+		if wantErr != nil || want.DSC == 0 {
+			t.Fatalf("fresh: %+v %v", want, wantErr)
+		}
+		for _, size := range []int{g.Len() - 1, g.Len(), 2 * g.Len()} {
+			dirty := func(b byte) []byte { return bytes.Repeat([]byte{b}, size) }
+			bufs := &caseBuffers{gt: dirty(1), pred: dirty(2)} // the worst garbage: tumour everywhere
+			got, note, err := gradeCase(sub, gtFile, row, mode, bufs)
+			if got != want || note != wantNote || err != nil {
+				t.Fatalf("%v, %d-byte buffers: %+v %q %v, want %+v", mode, size, got, note, err, want)
+			}
+			if !bytes.Equal(bufs.gt[:g.Len()], samples(gt)) || !bytes.Equal(bufs.pred[:g.Len()], samples(pred)) {
+				t.Fatalf("%v, %d-byte buffers: they do not hold the case's samples afterwards", mode, size)
+			}
+			if cap(bufs.gt) < max(size, g.Len()) || cap(bufs.pred) < max(size, g.Len()) {
+				t.Fatalf("%v, %d-byte buffers: kept %d and %d bytes", mode, size, cap(bufs.gt), cap(bufs.pred))
+			}
+		}
 	}
 }
