@@ -156,17 +156,17 @@ func predictionLUT(s *valueStats, official bool) (*[256]bool, error) {
 	for _, v := range s.order[:min(3, len(s.order))] {
 		distinct = append(distinct, float64(v))
 	}
-	var tumour func(float64) bool
+	var r valueRule
 	var err error
 	if official {
-		tumour, err = officialRule(distinct)
+		r, err = officialRule(distinct)
 	} else {
-		tumour, err = predictionRule(distinct, s.count[0] > 0, s.count[1] > 0, s.count[2] > 0)
+		r, err = predictionRule(distinct, s.count[0] > 0, s.count[1] > 0, s.count[2] > 0)
 	}
 	if err != nil {
 		return nil, invalidMask{err}
 	}
-	return lutOf(tumour), nil
+	return lutOf(r.tumour), nil
 }
 
 // scoreBytes is Score of the case's 8-bit masks (both on grid g, whose

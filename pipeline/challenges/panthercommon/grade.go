@@ -120,29 +120,60 @@ func predictionMask[T medseg.Sample](data []T) ([]bool, error) {
 			distinct = append(distinct, float64(x))
 		}
 	})
-	tumour, err := predictionRule(distinct, has0, has1, has2)
+	r, err := predictionRule(distinct, has0, has1, has2)
 	if err != nil {
 		return nil, err
 	}
-	return medseg.MaskOf(data, func(x T) bool { return tumour(float64(x)) }), nil
+	return maskByRule(data, r), nil
+}
+
+// valueRule says which mask values are tumour.
+type valueRule uint8
+
+const (
+	nonZero  valueRule = iota // x != 0
+	onlyOne                   // x == 1
+	positive                  // x > 0
+)
+
+func (r valueRule) tumour(x float64) bool {
+	switch r {
+	case nonZero:
+		return x != 0
+	case onlyOne:
+		return x == 1
+	}
+	return x > 0
+}
+
+// maskByRule is r.tumour of every sample, the comparison written out for
+// each rule (no call per voxel on float samples).
+func maskByRule[T medseg.Sample](data []T, r valueRule) []bool {
+	switch r {
+	case nonZero:
+		return medseg.MaskOf(data, func(x T) bool { return x != 0 })
+	case onlyOne:
+		return medseg.MaskOf(data, func(x T) bool { return x == 1 })
+	}
+	return medseg.MaskOf(data, func(x T) bool { return x > 0 })
 }
 
 // predictionRule is the reference's value rule (PredictionMask) given the
 // first three distinct values of a prediction in order of appearance
 // (fewer when it has fewer) and whether it holds 0, 1 and 2: which values
 // are tumour, or the error naming the values found.
-func predictionRule(distinct []float64, has0, has1, has2 bool) (func(float64) bool, error) {
+func predictionRule(distinct []float64, has0, has1, has2 bool) (valueRule, error) {
 	onlyBinary := len(distinct) <= 2
 	for _, x := range distinct {
 		onlyBinary = onlyBinary && (x == 0 || x == 1)
 	}
 	switch {
 	case onlyBinary:
-		return func(x float64) bool { return x != 0 }, nil
+		return nonZero, nil
 	case has1 && has2:
-		return func(x float64) bool { return x == 1 }, nil
+		return onlyOne, nil
 	case len(distinct) == 2 && has0:
-		return func(x float64) bool { return x > 0 }, nil
+		return positive, nil
 	}
 	distinct = slices.Clone(distinct)
 	sort.Float64s(distinct)
@@ -150,7 +181,7 @@ func predictionRule(distinct []float64, has0, has1, has2 bool) (func(float64) bo
 	if len(distinct) == 3 {
 		more = " (and possibly more)"
 	}
-	return nil, fmt.Errorf("mask values %v%s: want {0, 1} (or two values one of which is 0, or labels including 1 = tumour and 2)", distinct, more)
+	return 0, fmt.Errorf("mask values %v%s: want {0, 1} (or two values one of which is 0, or labels including 1 = tumour and 2)", distinct, more)
 }
 
 // containsNaNEqual is slices.Contains with every NaN equal to every other
@@ -175,17 +206,17 @@ func officialPredictionMask[T medseg.Sample](data []T) ([]bool, error) {
 			distinct = append(distinct, float64(x))
 		}
 	})
-	tumour, err := officialRule(distinct)
+	r, err := officialRule(distinct)
 	if err != nil {
 		return nil, err
 	}
-	return medseg.MaskOf(data, func(x T) bool { return tumour(float64(x)) }), nil
+	return maskByRule(data, r), nil
 }
 
 // officialRule is the organisers' rule (OfficialPredictionMask) given the
 // first three distinct values of a prediction (fewer when it has fewer):
 // which values are tumour, or the error naming the values found.
-func officialRule(distinct []float64) (func(float64) bool, error) {
+func officialRule(distinct []float64) (valueRule, error) {
 	distinct = slices.Clone(distinct)
 	sort.Float64s(distinct)
 	ok := false
@@ -202,10 +233,10 @@ func officialRule(distinct []float64) (func(float64) bool, error) {
 		if len(distinct) == 3 {
 			more = " (and possibly more)"
 		}
-		return nil, fmt.Errorf("mask values %v%s: the official evaluation wants a binary mask ({0, 1}, or two values one of which is 0)", distinct, more)
+		return 0, fmt.Errorf("mask values %v%s: the official evaluation wants a binary mask ({0, 1}, or two values one of which is 0)", distinct, more)
 	}
 	// (mask > 0) for two values; {0}, {1}, {0, 1} cast to bool: the same.
-	return func(x float64) bool { return x > 0 }, nil
+	return positive, nil
 }
 
 // OfficialTruth is the tumour mask of a ground truth under PANTHER's label
