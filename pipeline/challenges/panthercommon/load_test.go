@@ -21,11 +21,7 @@ import (
 // corrupt or oversized prediction, a NIfTI GT (read sequentially), wrong
 // shapes.
 func TestLoadCaseConcurrentMatchesSequential(t *testing.T) {
-	dir := t.TempDir()
-	sub := filepath.Join(dir, "sub")
-	if err := os.MkdirAll(sub, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	dir, sub := caseDirs(t)
 	g := volume.NewGrid(12, 9, 5)
 	g.Spacing = [3]float64{0.8, 0.7, 2.5}
 	gt, pred, other := volume.New(g, volume.Uint8), volume.New(g, volume.Uint8), volume.New(volume.NewGrid(12, 9, 4), volume.Uint8)
@@ -85,11 +81,7 @@ func TestLoadCaseConcurrentMatchesSequential(t *testing.T) {
 // and the buffers then hold the case's samples (they were used, every
 // byte overwritten); a buffer too small is replaced by a large enough one.
 func TestGradeCaseDirtyBuffers(t *testing.T) {
-	dir := t.TempDir()
-	sub := filepath.Join(dir, "sub")
-	if err := os.MkdirAll(sub, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	dir, sub := caseDirs(t)
 	g := volume.NewGrid(40, 30, 12)
 	g.Spacing = [3]float64{0.8, 0.8, 2.5}
 	gt, pred := volume.New(g, volume.Uint8), volume.New(g, volume.Uint8)
@@ -131,4 +123,14 @@ func TestGradeCaseDirtyBuffers(t *testing.T) {
 			}
 		}
 	}
+}
+
+// caseDirs makes a folder for answers and, inside it, a submission folder.
+func caseDirs(t *testing.T) (dir, sub string) {
+	dir = t.TempDir()
+	sub = filepath.Join(dir, "sub")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir, sub
 }
