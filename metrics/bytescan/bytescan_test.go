@@ -37,6 +37,25 @@ func TestOtherEnds(t *testing.T) {
 		}
 		check(p, v)
 	}
+	// Zero runs across the block size the zero path skips at a time: one
+	// other byte (or two) at every position near the blocks' edges.
+	for _, n := range []int{zeroBlock - 1, zeroBlock, zeroBlock + 1, 2*zeroBlock + 7, 5 * zeroBlock} {
+		p := make([]byte, n)
+		check(p, 0)
+		for i := range p {
+			if i%zeroBlock > 9 && i%zeroBlock < zeroBlock-9 && i > 9 && i < n-9 && i%17 != 0 {
+				continue
+			}
+			p[i] = byte(1 + i%255)
+			check(p, 0)
+			q := p[:i+1+r.IntN(n-i)]
+			check(q, 0)
+			check(p[r.IntN(i+1):], 0)
+			p[n-1-r.IntN(n-i)] = 3
+			check(p, 0)
+			clear(p)
+		}
+	}
 	for n := 0; n <= 100; n++ {
 		p := make([]byte, n)
 		check(p, 0)

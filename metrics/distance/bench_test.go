@@ -94,6 +94,12 @@ func BenchmarkMONAIHD95(b *testing.B) {
 // BenchmarkDeepMindSurface is DeepMind surface distances + robust HD95 + MASD.
 func BenchmarkDeepMindSurface(b *testing.B) {
 	truth, pred, g := benchPair()
+	benchDeepMind(b, truth, pred, g)
+}
+
+// benchDeepMind times DeepMind surface distances + robust HD95 + MASD of
+// truth and pred on g.
+func benchDeepMind(b *testing.B, truth, pred []bool, g volume.Grid) {
 	b.ResetTimer()
 	start := cpuTime()
 	defer reportCPU(b, start)
@@ -105,4 +111,24 @@ func BenchmarkDeepMindSurface(b *testing.B) {
 		_ = sd.RobustHausdorff(95)
 		_ = sd.MeanAverageSurfaceDistance()
 	}
+}
+
+// BenchmarkDeepMindSmallTumour: a PANTHER-sized tumour (a 3 cm ellipsoid
+// at 0.8×0.8×2.5 mm, the prediction shifted and stretched), on the
+// 41×37×11 box of the two that a grader crops to.
+func BenchmarkDeepMindSmallTumour(b *testing.B) {
+	g := volume.NewGrid(41, 37, 11)
+	g.Spacing = [3]float64{0.8, 0.8, 2.5}
+	truth, pred := make([]bool, g.Len()), make([]bool, g.Len())
+	for k := 0; k < 11; k++ {
+		for j := 0; j < 37; j++ {
+			for i := 0; i < 41; i++ {
+				x, y, z := (float64(i)-18.5)/18.75, (float64(j)-18)/15, (float64(k)-5)/5.6
+				truth[g.Index(i, j, k)] = x*x+y*y+z*z <= 1
+				x, y = (float64(i)-22.5)/18.75, (float64(j)-18)/18
+				pred[g.Index(i, j, k)] = x*x+y*y+z*z <= 1
+			}
+		}
+	}
+	benchDeepMind(b, truth, pred, g)
 }

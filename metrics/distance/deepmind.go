@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/rexmle/rexmle/metrics/internal/boolbytes"
 	"github.com/rexmle/rexmle/metrics/num"
 	"github.com/rexmle/rexmle/metrics/volume"
 )
@@ -92,7 +93,7 @@ func DeepMindSurfaceDistances(truth, pred []bool, g volume.Grid) (SurfaceDistanc
 		if otherAny {
 			dist = squaredEDT(other, false, lg)
 		}
-		s := Surface{Distances: []float64{}, Areas: []float64{}}
+		var ps []surfel
 		for i, b := range border {
 			if !b {
 				continue
@@ -101,11 +102,9 @@ func DeepMindSurfaceDistances(truth, pred []bool, g volume.Grid) (SurfaceDistanc
 			if dist != nil {
 				d = math.Sqrt(dist[i])
 			}
-			s.Distances = append(s.Distances, d)
-			s.Areas = append(s.Areas, area[code[i]])
+			ps = append(ps, surfel{d, area[code[i]]})
 		}
-		sortSurface(&s)
-		return s
+		return sortedSurface(ps)
 	}
 	return SurfaceDistances{
 		TruthToPred: side(borderT, codeT, borderP, anyP),
@@ -130,34 +129,21 @@ func cornerCodes(mask []bool, g volume.Grid, box bbox, lg volume.Grid) []uint8 {
 	}
 	// Corner c reads the voxels c − 1 + e, e ∈ {0,1}³ (storage axes), i.e.
 	// padded[c + e]; in numpy axes that offset is (e2, e1, e0), so the
-	// voxel's bit is 2^(7 − (4·e2 + 2·e1 + e0)).
-	var offs [8]int
-	var bits [8]uint8
-	n := 0
-	for e2 := 0; e2 < 2; e2++ {
-		for e1 := 0; e1 < 2; e1++ {
-			for e0 := 0; e0 < 2; e0++ {
-				offs[n] = e0 + p0*(e1+p1*e2)
-				bits[n] = 1 << (7 - (4*e2 + 2*e1 + e0))
-				n++
-			}
-		}
-	}
+	// voxel's bit is 2^(7 − (4·e2 + 2·e1 + e0)): a corner row reads four
+	// padded rows (e1, e2), two neighbouring voxels (e0) of each.
+	pb := boolbytes.Of(padded)
 	codes := make([]uint8, lg.Len())
 	parallelFor(m2, func(klo, khi int) {
 		for ck := klo; ck < khi; ck++ {
 			for cj := 0; cj < m1; cj++ {
-				base := p0 * (cj + p1*ck)
+				r00 := pb[p0*(cj+p1*ck):][:p0]       // e1 = 0, e2 = 0: bits 7, 6
+				r10 := pb[p0*(cj+1+p1*ck):][:p0]     // e1 = 1, e2 = 0: bits 5, 4
+				r01 := pb[p0*(cj+p1*(ck+1)):][:p0]   // e1 = 0, e2 = 1: bits 3, 2
+				r11 := pb[p0*(cj+1+p1*(ck+1)):][:p0] // e1 = 1, e2 = 1: bits 1, 0
 				out := codes[m0*(cj+m1*ck):][:m0]
 				for ci := range out {
-					var code uint8
-					at := base + ci
-					for q := 0; q < 8; q++ {
-						if padded[at+offs[q]] {
-							code |= bits[q]
-						}
-					}
-					out[ci] = code
+					out[ci] = r00[ci]<<7 | r00[ci+1]<<6 | r10[ci]<<5 | r10[ci+1]<<4 |
+						r01[ci]<<3 | r01[ci+1]<<2 | r11[ci]<<1 | r11[ci+1]
 				}
 			}
 		}
@@ -165,23 +151,24 @@ func cornerCodes(mask []bool, g volume.Grid, box bbox, lg volume.Grid) []uint8 {
 	return codes
 }
 
-func sortSurface(s *Surface) {
-	idx := make([]int, len(s.Distances))
-	for i := range idx {
-		idx[i] = i
-	}
-	slices.SortFunc(idx, func(a, b int) int {
-		if c := cmp.Compare(s.Distances[a], s.Distances[b]); c != 0 {
+// surfel is one surface element of a side: its distance and its area.
+type surfel struct{ d, a float64 }
+
+// sortedSurface sorts the surfels by distance, then area, and returns them
+// as a Surface. Surfels equal in both are interchangeable, so the result
+// does not depend on the sort algorithm.
+func sortedSurface(ps []surfel) Surface {
+	slices.SortFunc(ps, func(x, y surfel) int {
+		if c := cmp.Compare(x.d, y.d); c != 0 {
 			return c
 		}
-		return cmp.Compare(s.Areas[a], s.Areas[b])
+		return cmp.Compare(x.a, y.a)
 	})
-	d := make([]float64, len(idx))
-	a := make([]float64, len(idx))
-	for i, j := range idx {
-		d[i], a[i] = s.Distances[j], s.Areas[j]
+	s := Surface{Distances: make([]float64, len(ps)), Areas: make([]float64, len(ps))}
+	for i, p := range ps {
+		s.Distances[i], s.Areas[i] = p.d, p.a
 	}
-	s.Distances, s.Areas = d, a
+	return s
 }
 
 // Percentile is DeepMind's area-weighted percentile of one side:

@@ -79,12 +79,37 @@ func TestReadFileBytes(t *testing.T) {
 	}
 }
 
-// sameAsFloat reads path both ways and reports how they differ.
+// sameAsFloat reads path both ways and reports how they differ; the byte
+// path also with a dirty Options.Buffer one byte too small, just large
+// enough and larger (or, for a file that does not read, large), which must
+// change nothing but where the bytes live: a MetaImage or NRRD that fits
+// lands in the buffer.
 func sameAsFloat(path string, dt volume.DType, read func(string, ...Options) (*volume.Volume, error), readBytes func(string, ...Options) (*Volume8, error)) error {
 	want, werr := read(path)
 	got, gerr := readBytes(path)
 	if (werr == nil) != (gerr == nil) || (werr != nil && werr.Error() != gerr.Error()) {
 		return fmt.Errorf("errors %v / %v", werr, gerr)
+	}
+	sizes := []int{1 << 16}
+	if werr == nil {
+		sizes = []int{len(want.Data) - 1, len(want.Data), len(want.Data) + 9}
+	}
+	for _, size := range sizes {
+		buf := bytes.Repeat([]byte{0xa5}, max(size, 0))
+		inBuf, err := readBytes(path, Options{Buffer: buf})
+		if fmt.Sprint(err) != fmt.Sprint(gerr) {
+			return fmt.Errorf("with a %d-byte buffer: error %v, want %v", size, err, gerr)
+		}
+		if err != nil {
+			continue
+		}
+		if !bytes.Equal(inBuf.Bytes, got.Bytes) || !slices.Equal(inBuf.Data, got.Data) {
+			return fmt.Errorf("with a %d-byte buffer: other samples", size)
+		}
+		fits := got.Bytes != nil && size >= len(got.Bytes) && len(got.Bytes) > 0
+		if shared := len(inBuf.Bytes) > 0 && &inBuf.Bytes[0] == &buf[0]; fits && !strings.Contains(path, ".nii") && !shared {
+			return fmt.Errorf("with a %d-byte buffer: %d samples not decoded into it", size, len(got.Bytes))
+		}
 	}
 	if werr != nil {
 		return nil

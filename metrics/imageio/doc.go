@@ -11,8 +11,10 @@
 // (Volume8). ReadPicture and ReadPictureFile decode a picture by its magic
 // bytes (SniffPicture), as Pillow's Image.open does; ReadTIFFPillow,
 // ReadTifffileFile and ReadGrayPNGLibpngFile reproduce the other readers
-// graders use on TIFF and PNG files. ReadNIfTIHeader and ReadNIfTIMask read
-// only what a grader needs; the Write<Format> functions encode.
+// graders use on TIFF and PNG files. ReadNIfTIHeader, ReadNIfTIMask and
+// ReadMetaImageShapeFile read only what a grader needs; Options.Buffer lets
+// the 8-bit readers decode into recycled memory; the Write<Format>
+// functions encode.
 //
 // # Reference behaviour
 //

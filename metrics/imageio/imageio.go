@@ -29,6 +29,14 @@ type Options struct {
 	// ExpandPalette makes the PNG and TIFF decoders return the colours of a
 	// paletted image (3 or 4 channels) instead of its palette indices.
 	ExpandPalette bool
+	// Buffer, when its capacity holds the samples, is memory the 8-bit
+	// readers (ReadMetaImageFileBytes, ReadNRRDFileBytes,
+	// ReadNIfTIFileBytes) may decode a single-channel 8-bit image into
+	// (MetaImage and NRRD always do; a gzipped NIfTI decoded whole hands
+	// over its own memory): returned Bytes that share it have every byte
+	// written, so a caller can recycle buffers instead of having fresh
+	// ones zeroed. Its content is never read.
+	Buffer []byte
 
 	// pillow makes the TIFF decoder read a page as Pillow does (see
 	// ReadTIFFPillow); set by ReadPicture and ReadTIFFPillow.

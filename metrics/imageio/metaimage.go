@@ -108,6 +108,22 @@ func ReadMetaImageFileBytes(path string, opts ...Options) (*Volume8, error) {
 	})
 }
 
+// ReadMetaImageShapeFile reads only the header of a MetaImage file and
+// returns the shape ReadMetaImageFile would give its volume with the same
+// options (header errors, the MaxBytes cap and the FirstVolume rule
+// included), decoding no sample: a caller that must size something by an
+// image can do so before, or while, the image is decoded.
+func ReadMetaImageShapeFile(path string, opts ...Options) ([3]int, error) {
+	return readFileWith(path, func(f *os.File) ([3]int, error) {
+		h, err := parseMetaHeader(&headerReader{r: bufio.NewReaderSize(f, 1<<12)})
+		if err != nil {
+			return [3]int{}, err
+		}
+		shape, _, _, err := metaShape(h, pickOptions(opts))
+		return [3]int{int(shape[0]), int(shape[1]), int(shape[2])}, err
+	})
+}
+
 // readMetaImageAs reads a MetaImage; with bytes8 a single-channel MET_UCHAR
 // image keeps its samples as bytes (raw, Data nil).
 func readMetaImageAs(r io.Reader, path string, o Options, bytes8 bool) (*volume.Volume, []uint8, error) {
@@ -180,7 +196,7 @@ func readMetaImageAs(r io.Reader, path string, o Options, bytes8 bool) (*volume.
 	var raw []uint8
 	var data []float64
 	if bytes8 && h.dtype == volume.Uint8 && channels == 1 {
-		raw, err = readBytes8(src, compressedSrc, count, known)
+		raw, err = readBytes8(src, compressedSrc, count, known, o.Buffer)
 	} else {
 		if compressedSrc != nil {
 			src, err = compressedSrc.stream()
@@ -497,8 +513,15 @@ func (z *zlibSource) close() {
 // readBytes8 reads count one-byte samples from src, or from the compressed
 // data z when it is not nil: inflated whole when the rest of the input is
 // one zlib stream of exactly count bytes, else streamed (the first count
-// bytes it decodes, as readSamples reads them).
-func readBytes8(src io.Reader, z *zlibSource, count int64, known bool) ([]uint8, error) {
+// bytes it decodes, as readSamples reads them). The samples go into buf
+// when its capacity holds them (Options.Buffer), else into new memory.
+func readBytes8(src io.Reader, z *zlibSource, count int64, known bool, buf []byte) ([]uint8, error) {
+	out := func() []uint8 {
+		if int64(cap(buf)) >= count {
+			return buf[:count]
+		}
+		return make([]uint8, count)
+	}
 	if z != nil {
 		// A zlib stream of count bytes from any usual encoder is at most
 		// count + count/8 + 1024 bytes long (stored blocks cost 5 bytes
@@ -507,9 +530,9 @@ func readBytes8(src io.Reader, z *zlibSource, count int64, known bool) ([]uint8,
 		if err != nil {
 			return nil, fmt.Errorf("compressed data: %w", err)
 		}
-		out := make([]uint8, count)
-		if inflate.Zlib(out, comp) == nil {
-			return out, nil
+		dst := out()
+		if inflate.Zlib(dst, comp) == nil {
+			return dst, nil
 		}
 		// Streamed from the bytes read and whatever follows them (a
 		// valid stream may be longer than the bound).
@@ -520,12 +543,15 @@ func readBytes8(src io.Reader, z *zlibSource, count int64, known bool) ([]uint8,
 		defer z.close()
 		known = false
 	}
-	if known {
-		out := make([]uint8, count)
-		if n, err := io.ReadFull(src, out); err != nil {
+	// Memory already held, or an input that provably holds the data, is
+	// read into in one piece; anything else in growing pieces, so that a
+	// truncated file claiming a huge image costs no huge allocation.
+	if known || int64(cap(buf)) >= count {
+		dst := out()
+		if n, err := io.ReadFull(src, dst); err != nil {
 			return nil, pixelDataError(err, int64(n), count)
 		}
-		return out, nil
+		return dst, nil
 	}
 	pieces, err := readExact(src, count)
 	if err != nil {

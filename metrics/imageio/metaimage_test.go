@@ -307,3 +307,47 @@ func FuzzReadMetaImage(f *testing.F) {
 		}
 	})
 }
+
+// TestMetaImageShapeFile: the header-only shape is the decoded volume's,
+// with the same options; a header the reader refuses is refused alike.
+func TestMetaImageShapeFile(t *testing.T) {
+	dir := t.TempDir()
+	base := "ObjectType = Image\nNDims = 3\nDimSize = 3 2 2\nElementType = MET_UCHAR\nElementDataFile = LOCAL\n"
+	files := []struct {
+		name, header string
+		data         []byte
+		opt          Options
+		wantErr      string
+	}{
+		{"3d.mha", base, make([]byte, 12), Options{}, ""},
+		{"2d.mha", strings.Replace(strings.Replace(base, "NDims = 3", "NDims = 2", 1), "3 2 2", "5 4", 1), make([]byte, 20), Options{}, ""},
+		{"4d-first.mha", strings.Replace(strings.Replace(base, "NDims = 3", "NDims = 4", 1), "3 2 2", "3 2 2 2", 1), make([]byte, 24), Options{FirstVolume: true}, ""},
+		{"4d.mha", strings.Replace(strings.Replace(base, "NDims = 3", "NDims = 4", 1), "3 2 2", "3 2 2 2", 1), make([]byte, 24), Options{}, "DimSize[3] = 2"},
+		{"capped.mha", base, make([]byte, 12), Options{MaxBytes: 8 * 11}, "limit"},
+		{"compressed.mha", strings.Replace(base, "NDims = 3\n", "NDims = 3\nCompressedData = True\n", 1), zlibBytes(t, make([]byte, 12)), Options{}, ""},
+		{"no type.mha", strings.Replace(base, "ElementType = MET_UCHAR\n", "", 1), make([]byte, 12), Options{}, "ElementType missing"},
+	}
+	for _, f := range files {
+		p := filepath.Join(dir, f.name)
+		if err := os.WriteFile(p, append([]byte(f.header), f.data...), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		shape, err := ReadMetaImageShapeFile(p, f.opt)
+		v, verr := ReadMetaImageFile(p, f.opt)
+		if f.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), f.wantErr) || verr == nil {
+				t.Errorf("%s: shape error %v, read error %v; want both, containing %q", f.name, err, verr, f.wantErr)
+			}
+			continue
+		}
+		if err != nil || verr != nil {
+			t.Fatalf("%s: shape error %v, read error %v", f.name, err, verr)
+		}
+		if shape != v.Shape {
+			t.Errorf("%s: header shape %v, decoded shape %v", f.name, shape, v.Shape)
+		}
+	}
+	if _, err := ReadMetaImageShapeFile(filepath.Join(dir, "missing.mha")); err == nil {
+		t.Error("a missing file gave no error")
+	}
+}

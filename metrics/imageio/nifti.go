@@ -523,7 +523,7 @@ func readNIfTIData(r io.Reader, h *NIfTIHeader, consumed int64, o Options, orig 
 			raw, ok = ws.take(count)
 		}
 		if !ok {
-			if raw, err = readBytes8(r, nil, count, known); err != nil {
+			if raw, err = readBytes8(r, nil, count, known, o.Buffer); err != nil {
 				return nil, nil, nil, fmt.Errorf("nifti: %w", err)
 			}
 		}

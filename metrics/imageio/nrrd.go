@@ -458,7 +458,7 @@ func readNRRDData(br *bufio.Reader, h *nrrdHeader, o Options, orig io.Reader, by
 			if err != nil {
 				return nil, nil, fmt.Errorf("nrrd: gzip data: %w", err)
 			}
-			if out, ok := gunzipWhole(rest, nil, h.byteSkip+count); ok && int64(len(out)) == h.byteSkip+count {
+			if out, ok := gunzipWhole(rest, o.Buffer, h.byteSkip+count); ok && int64(len(out)) == h.byteSkip+count {
 				v := &volume.Volume{DType: h.dtype, Channels: 1}
 				nrrdGeometry(v, h, spatial, shape)
 				return v, out[h.byteSkip : h.byteSkip+count], nil
@@ -484,7 +484,7 @@ func readNRRDData(br *bufio.Reader, h *nrrdHeader, o Options, orig io.Reader, by
 	var raw []uint8
 	if bytes8 && !ascii && h.dtype == volume.Uint8 && channels == 1 {
 		known := (h.encoding == "gzip" || h.encoding == "gz") && holdsGzip(orig, h.byteSkip+count)
-		if raw, err = readBytes8(src, nil, count, known); err != nil {
+		if raw, err = readBytes8(src, nil, count, known, o.Buffer); err != nil {
 			return nil, nil, fmt.Errorf("nrrd: %w", err)
 		}
 		v.Data = nil

@@ -46,6 +46,12 @@ type Loaded struct {
 // keeps its samples as bytes in Loaded.Bytes (Data nil): masks usually
 // are, and their float64 copy would cost most of a large case's grading.
 func Load(root, rel, field string, maxBytes int64, asReference bool) (*Loaded, error) {
+	return LoadInto(nil, root, rel, field, maxBytes, asReference)
+}
+
+// LoadInto is Load with buf offered for 8-bit samples (imageio
+// Options.Buffer): Loaded.Bytes may share its memory.
+func LoadInto(buf []byte, root, rel, field string, maxBytes int64, asReference bool) (*Loaded, error) {
 	lower := strings.ToLower(rel)
 	var format imageio.Format
 	switch {
@@ -67,7 +73,7 @@ func Load(root, rel, field string, maxBytes int64, asReference bool) (*Loaded, e
 	if err != nil {
 		return nil, err
 	}
-	opt := imageio.Options{MaxBytes: maxBytes, FirstVolume: true}
+	opt := imageio.Options{MaxBytes: maxBytes, FirstVolume: true, Buffer: buf}
 	var v *volume.Volume
 	var raw []uint8
 	switch format {
@@ -110,13 +116,17 @@ func Load(root, rel, field string, maxBytes int64, asReference bool) (*Loaded, e
 // single-channel MetaImage or binary NRRD keeps its samples as bytes
 // (returned, with the volume's Data nil). Errors are grader errors, not
 // invalid submissions.
-func LoadAnswer(path string) (*volume.Volume, []uint8, error) {
+func LoadAnswer(path string) (*volume.Volume, []uint8, error) { return LoadAnswerInto(nil, path) }
+
+// LoadAnswerInto is LoadAnswer with buf offered for 8-bit samples (imageio
+// Options.Buffer): the bytes returned may share its memory.
+func LoadAnswerInto(buf []byte, path string) (*volume.Volume, []uint8, error) {
 	if f, _ := imageio.FormatOf(path); f == imageio.FormatMetaImage || f == imageio.FormatNRRD {
 		read := imageio.ReadMetaImageFileBytes
 		if f == imageio.FormatNRRD {
 			read = imageio.ReadNRRDFileBytes
 		}
-		m, err := read(path, imageio.Options{FirstVolume: true})
+		m, err := read(path, imageio.Options{FirstVolume: true, Buffer: buf})
 		if err != nil {
 			return nil, nil, fmt.Errorf("read answer: %w", err)
 		}

@@ -2,6 +2,7 @@ package panthercommon
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -63,13 +64,21 @@ func Score(pred, truth []bool, g volume.Grid) (CaseValues, error) {
 	if err != nil {
 		return CaseValues{}, err
 	}
+	return score(counts, len(pred), g, func() (distance.SurfaceDistances, error) {
+		return distance.DeepMindSurfaceDistances(truth, pred, g)
+	})
+}
+
+// score is Score given the confusion counts of masks of total voxels and
+// their surface distances (computed only when the case needs them).
+func score(counts overlap.Counts, total int, g volume.Grid, distances func() (distance.SurfaceDistances, error)) (CaseValues, error) {
 	v := numpyVoxelVolume(g)
 	np, ng := counts.Pred(), counts.Truth()
-	if np == 0 || np == len(pred) {
+	if np == 0 || np == total {
 		d := numpyDiagonal(g)
 		return CaseValues{DSC: 0, MSD: 0, HD95: d, MASD: d, Burden: float64(ng) * v}, nil
 	}
-	sd, err := distance.DeepMindSurfaceDistances(truth, pred, g)
+	sd, err := distances()
 	if err != nil {
 		return CaseValues{}, err
 	}
@@ -111,24 +120,68 @@ func predictionMask[T medseg.Sample](data []T) ([]bool, error) {
 			distinct = append(distinct, float64(x))
 		}
 	})
+	r, err := predictionRule(distinct, has0, has1, has2)
+	if err != nil {
+		return nil, err
+	}
+	return maskByRule(data, r), nil
+}
+
+// valueRule says which mask values are tumour.
+type valueRule uint8
+
+const (
+	nonZero  valueRule = iota // x != 0
+	onlyOne                   // x == 1
+	positive                  // x > 0
+)
+
+func (r valueRule) tumour(x float64) bool {
+	switch r {
+	case nonZero:
+		return x != 0
+	case onlyOne:
+		return x == 1
+	}
+	return x > 0
+}
+
+// maskByRule is r.tumour of every sample, the comparison written out for
+// each rule (no call per voxel on float samples).
+func maskByRule[T medseg.Sample](data []T, r valueRule) []bool {
+	switch r {
+	case nonZero:
+		return medseg.MaskOf(data, func(x T) bool { return x != 0 })
+	case onlyOne:
+		return medseg.MaskOf(data, func(x T) bool { return x == 1 })
+	}
+	return medseg.MaskOf(data, func(x T) bool { return x > 0 })
+}
+
+// predictionRule is the reference's value rule (PredictionMask) given the
+// first three distinct values of a prediction in order of appearance
+// (fewer when it has fewer) and whether it holds 0, 1 and 2: which values
+// are tumour, or the error naming the values found.
+func predictionRule(distinct []float64, has0, has1, has2 bool) (valueRule, error) {
 	onlyBinary := len(distinct) <= 2
 	for _, x := range distinct {
 		onlyBinary = onlyBinary && (x == 0 || x == 1)
 	}
 	switch {
 	case onlyBinary:
-		return medseg.MaskOf(data, func(x T) bool { return x != 0 }), nil
+		return nonZero, nil
 	case has1 && has2:
-		return medseg.MaskOf(data, func(x T) bool { return x == 1 }), nil
+		return onlyOne, nil
 	case len(distinct) == 2 && has0:
-		return medseg.MaskOf(data, func(x T) bool { return x > 0 }), nil
+		return positive, nil
 	}
+	distinct = slices.Clone(distinct)
 	sort.Float64s(distinct)
 	more := ""
 	if len(distinct) == 3 {
 		more = " (and possibly more)"
 	}
-	return nil, fmt.Errorf("mask values %v%s: want {0, 1} (or two values one of which is 0, or labels including 1 = tumour and 2)", distinct, more)
+	return 0, fmt.Errorf("mask values %v%s: want {0, 1} (or two values one of which is 0, or labels including 1 = tumour and 2)", distinct, more)
 }
 
 // containsNaNEqual is slices.Contains with every NaN equal to every other
@@ -153,6 +206,18 @@ func officialPredictionMask[T medseg.Sample](data []T) ([]bool, error) {
 			distinct = append(distinct, float64(x))
 		}
 	})
+	r, err := officialRule(distinct)
+	if err != nil {
+		return nil, err
+	}
+	return maskByRule(data, r), nil
+}
+
+// officialRule is the organisers' rule (OfficialPredictionMask) given the
+// first three distinct values of a prediction (fewer when it has fewer):
+// which values are tumour, or the error naming the values found.
+func officialRule(distinct []float64) (valueRule, error) {
+	distinct = slices.Clone(distinct)
 	sort.Float64s(distinct)
 	ok := false
 	switch len(distinct) {
@@ -168,10 +233,10 @@ func officialPredictionMask[T medseg.Sample](data []T) ([]bool, error) {
 		if len(distinct) == 3 {
 			more = " (and possibly more)"
 		}
-		return nil, fmt.Errorf("mask values %v%s: the official evaluation wants a binary mask ({0, 1}, or two values one of which is 0)", distinct, more)
+		return 0, fmt.Errorf("mask values %v%s: the official evaluation wants a binary mask ({0, 1}, or two values one of which is 0)", distinct, more)
 	}
 	// (mask > 0) for two values; {0}, {1}, {0, 1} cast to bool: the same.
-	return medseg.MaskOf(data, func(x T) bool { return x > 0 }), nil
+	return positive, nil
 }
 
 // OfficialTruth is the tumour mask of a ground truth under PANTHER's label
@@ -253,31 +318,20 @@ func (c Challenge) Grade(ctx context.Context, submissionDir, privateDir string, 
 }
 
 func gradeRow(submissionDir, gtFile string, row medseg.Row, mode challenge.Mode) (CaseValues, string, error) {
-	// 8-bit MetaImages (masks usually are) keep their samples as bytes.
-	gt, gtBytes, err := medseg.LoadAnswer(gtFile)
-	if err != nil {
-		return CaseValues{}, "", err
-	}
+	bufs := buffers.Get().(*caseBuffers)
+	defer buffers.Put(bufs)
+	return gradeCase(submissionDir, gtFile, row, mode, bufs)
+}
+
+// gradeCase grades one row, its 8-bit samples decoded into bufs (see
+// loadCase).
+func gradeCase(submissionDir, gtFile string, row medseg.Row, mode challenge.Mode, bufs *caseBuffers) (CaseValues, string, error) {
 	official := mode == challenge.Official
-	// Keep only the GT's mask and geometry so its samples can be freed
-	// before the prediction is decoded.
-	var truth []bool
-	switch {
-	case gtBytes != nil && official:
-		truth = officialTruthBytes(gtBytes)
-	case gtBytes != nil:
-		truth = medseg.MaskOf(gtBytes, func(x uint8) bool { return x == 1 })
-	case official:
-		truth = OfficialTruth(gt)
-	default:
-		truth = gt.LabelMask(1)
-	}
-	gt = &volume.Volume{Grid: gt.Grid}
-	limit := max(int64(gt.Len())*8*64, 256<<20)
-	pred, err := medseg.Load(submissionDir, row.Path, colPath, limit, !official)
+	c, err := loadCase(submissionDir, gtFile, row.Path, !official, bufs)
 	if err != nil {
 		return CaseValues{}, "", err
 	}
+	gt, pred := c.gt, c.pred
 	// Reference mode takes NaN and ±Inf through the reference's value rules
 	// (PredictionMask: NaN counts once among the distinct values, as
 	// numpy.unique has it, and is never tumour). Bytes are always finite.
@@ -315,6 +369,30 @@ func gradeRow(submissionDir, gtFile string, row medseg.Row, mode challenge.Mode)
 			note = fmt.Sprintf("%s: prediction shape %v resized to the GT shape %v by nearest-neighbour zoom (order 0)", row.ID, pred.Shape, gt.Shape)
 		}
 		g.Spacing = pred.Spacing // the prediction's, x/y swapped by the loader
+	}
+	if c.gtStats != nil && c.predStats != nil && data == nil {
+		// Both masks are bytes on one grid: scored from their value
+		// statistics and the box that holds every tumour voxel of either.
+		v, err := scoreBytes(c, g, official)
+		var invalid invalidMask
+		if errors.As(err, &invalid) {
+			return CaseValues{}, "", challenge.Invalidf(row.Path, colPath, "row %d (%s): %v", row.Line, row.ID, invalid.error)
+		}
+		if err != nil {
+			return CaseValues{}, "", fmt.Errorf("score %s: %w", row.ID, err)
+		}
+		return v, note, nil
+	}
+	var truth []bool
+	switch {
+	case c.gtBytes != nil && official:
+		truth = officialTruthBytes(c.gtBytes)
+	case c.gtBytes != nil:
+		truth = medseg.MaskOf(c.gtBytes, func(x uint8) bool { return x == 1 })
+	case official:
+		truth = OfficialTruth(gt)
+	default:
+		truth = gt.LabelMask(1)
 	}
 	var pm []bool
 	switch {
