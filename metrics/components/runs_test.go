@@ -2,6 +2,8 @@ package components
 
 import (
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/rexmle/rexmle/metrics/volume"
@@ -116,6 +118,117 @@ func TestRunsMatchLabel(t *testing.T) {
 		if w := matchLesionsByLabel(t, pred, truth, g, c); got != w {
 			t.Fatalf("trial %d shape %v conn %d: MatchLesions %+v, by labels %+v", trial, sh, c, got, w)
 		}
+	}
+}
+
+// TestFindLesionsNonZeroMatchesBool: an 8-bit label image (any non-zero
+// value, zero runs of every length around the 8- and 32-byte strides of
+// nextNonZero) gives the same runs, components and matches as its []bool,
+// and MatchFound of separately found lesions equals MatchLesions.
+func TestFindLesionsNonZeroMatchesBool(t *testing.T) {
+	r := rand.New(rand.NewPCG(23, 4))
+	shapes := [][3]int{{7, 6, 5}, {5, 9, 1}, {1, 1, 6}, {37, 3, 2}, {64, 2, 3}, {33, 5, 1}, {100, 4, 2}}
+	for trial := 0; trial < 2000; trial++ {
+		sh := shapes[r.IntN(len(shapes))]
+		g := volume.NewGrid(sh[0], sh[1], sh[2])
+		conns := []int{6, 18, 26}
+		if sh[2] == 1 {
+			conns = append(conns, 4, 8)
+		}
+		c := conns[r.IntN(len(conns))]
+		truth, pred := randomMask(r, g), randomMask(r, g)
+		if r.IntN(2) == 0 { // sparse: long zero stretches
+			for i := range truth {
+				truth[i] = truth[i] && r.IntN(40) == 0
+			}
+		}
+		b := make([]byte, len(truth))
+		for i, v := range truth {
+			if v {
+				b[i] = byte(1 + r.IntN(255))
+			}
+		}
+		want, err := MatchLesions(pred, truth, g, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tb, err := FindLesionsNonZero(b, g, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tl, err := FindLesions(truth, g, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pl, err := FindLesions(pred, g, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rb, rl := tb.l.rs, tl.l.rs; !slices.Equal(rb.lo, rl.lo) || !slices.Equal(rb.hi, rl.hi) || !slices.Equal(rb.start, rl.start) || !slices.Equal(rb.rows, rl.rows) {
+			t.Fatalf("trial %d shape %v: runs of the bytes %+v, of the bools %+v", trial, sh, rb, rl)
+		}
+		for _, truthL := range []*Lesions{tb, tl} {
+			got, err := MatchFound(pl, truthL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != want {
+				t.Fatalf("trial %d shape %v conn %d: MatchFound %+v, MatchLesions %+v", trial, sh, c, got, want)
+			}
+		}
+		if tb.Count() != want.TruthCount || tb.Voxels() != want.TruthVoxels || pl.Count() != want.PredCount || pl.Voxels() != want.PredVoxels {
+			t.Fatalf("trial %d: counts %d/%d voxels %d/%d, want %+v", trial, tb.Count(), pl.Count(), tb.Voxels(), pl.Voxels(), want)
+		}
+	}
+}
+
+// TestNextNonZero: the first non-zero byte at or after pos, for a single
+// non-zero byte at every position of buffers around the strides.
+func TestNextNonZero(t *testing.T) {
+	for n := 0; n <= 80; n++ {
+		b := make([]byte, n)
+		for pos := 0; pos <= n; pos++ {
+			if got := nextNonZero(b, pos); got != -1 {
+				t.Fatalf("zeros n=%d pos=%d: %d, want -1", n, pos, got)
+			}
+		}
+		for at := 0; at < n; at++ {
+			b[at] = byte(1 + at%255)
+			for pos := 0; pos <= n; pos++ {
+				want := -1
+				if pos <= at {
+					want = at
+				}
+				if got := nextNonZero(b, pos); got != want {
+					t.Fatalf("n=%d non-zero at %d, from %d: %d, want %d", n, at, pos, got, want)
+				}
+			}
+			b[at] = 0
+		}
+	}
+}
+
+// TestMatchFoundErrors: lesions of different shapes or connectivities do
+// not match; a mask that does not fit its grid is refused.
+func TestMatchFoundErrors(t *testing.T) {
+	g, h := volume.NewGrid(4, 3, 2), volume.NewGrid(3, 4, 2)
+	a, _ := FindLesions(make([]bool, g.Len()), g, 26)
+	b, _ := FindLesionsNonZero(make([]byte, h.Len()), h, 26)
+	c, _ := FindLesions(make([]bool, g.Len()), g, 6)
+	if _, err := MatchFound(a, b); err == nil || !strings.Contains(err.Error(), "shape") {
+		t.Errorf("shapes [4 3 2] and [3 4 2]: %v, want a shape error", err)
+	}
+	if _, err := MatchFound(a, c); err == nil || !strings.Contains(err.Error(), "connectivity 26, truth with 6") {
+		t.Errorf("connectivities 26 and 6: %v, want a connectivity error", err)
+	}
+	if _, err := FindLesionsNonZero(make([]byte, 5), g, 26); err == nil || !strings.Contains(err.Error(), "5 voxels") {
+		t.Errorf("5 bytes on a 24-voxel grid: %v, want a length error", err)
+	}
+	if _, err := FindLesions(make([]bool, g.Len()), g, 7); err == nil {
+		t.Error("connectivity 7 accepted")
+	}
+	if m, err := MatchFound(a, a); err != nil || m.F1() != 1 || m != (LesionMatch{}) {
+		t.Errorf("two empty masks: %+v %v, want all zero and F1 1", m, err)
 	}
 }
 
