@@ -49,7 +49,8 @@ func MatchLesions(pred, truth []bool, g volume.Grid, connectivity int) (LesionMa
 
 // Lesions are the connected components of one mask (FindLesions), kept for
 // matching against another mask's (MatchFound): a case's truth and
-// prediction can be labelled apart, each as soon as it is read.
+// prediction can be labelled apart, each as soon as it is read, and the
+// mask released.
 type Lesions struct {
 	shape        [3]int
 	connectivity int
@@ -64,17 +65,6 @@ func FindLesions(mask []bool, g volume.Grid, connectivity int) (*Lesions, error)
 		return nil, err
 	}
 	return &Lesions{g.Shape, connectivity, labelRuns(findRuns(mask, g), g, rowNeighbours(nbrs))}, nil
-}
-
-// FindLesionsNonZero is FindLesions of the mask whose voxel i is true when
-// b[i] is not 0: an 8-bit label image as it was decoded, with no []bool
-// made of it.
-func FindLesionsNonZero(b []byte, g volume.Grid, connectivity int) (*Lesions, error) {
-	nbrs, err := checkInput(len(b), g, connectivity)
-	if err != nil {
-		return nil, err
-	}
-	return &Lesions{g.Shape, connectivity, labelRuns(findRunsNonZero(b, g), g, rowNeighbours(nbrs))}, nil
 }
 
 // Count is the number of components.

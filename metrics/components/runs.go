@@ -2,9 +2,7 @@ package components
 
 import (
 	"bytes"
-	"encoding/binary"
 	"fmt"
-	"math/bits"
 
 	"github.com/rexmle/rexmle/metrics/internal/boolbytes"
 	"github.com/rexmle/rexmle/metrics/volume"
@@ -25,62 +23,19 @@ type runs struct {
 
 // findRuns collects the runs of mask on grid g.
 func findRuns(mask []bool, g volume.Grid) runs {
-	return scanRuns(boolbytes.Of(mask), g, nextOne)
-}
-
-// findRunsNonZero collects the runs of the non-zero bytes of b on grid g
-// (b[i] != 0 is voxel i of the mask).
-func findRunsNonZero(b []byte, g volume.Grid) runs {
-	return scanRuns(b, g, nextNonZero)
-}
-
-// nextOne is the index of the first byte 1 of b at or after pos, −1 when
-// there is none: the next true voxel of a mask's bytes.
-func nextOne(b []byte, pos int) int {
-	if k := bytes.IndexByte(b[pos:], 1); k >= 0 {
-		return pos + k
-	}
-	return -1
-}
-
-// nextNonZero is the index of the first non-zero byte of b at or after
-// pos, −1 when there is none. Zero stretches are skipped 32 bytes at a
-// time (four words or-ed), then a word at a time.
-func nextNonZero(b []byte, pos int) int {
-	for ; pos+32 <= len(b); pos += 32 {
-		w := b[pos : pos+32 : pos+32]
-		if binary.LittleEndian.Uint64(w)|binary.LittleEndian.Uint64(w[8:])|
-			binary.LittleEndian.Uint64(w[16:])|binary.LittleEndian.Uint64(w[24:]) != 0 {
-			break
-		}
-	}
-	for ; pos+8 <= len(b); pos += 8 {
-		if w := binary.LittleEndian.Uint64(b[pos:]); w != 0 {
-			return pos + bits.TrailingZeros64(w)/8
-		}
-	}
-	for ; pos < len(b); pos++ {
-		if b[pos] != 0 {
-			return pos
-		}
-	}
-	return -1
-}
-
-// scanRuns collects the runs of the non-zero bytes of b on grid g; next
-// finds the next non-zero byte (nextOne where b holds only 0 and 1). One
-// scan over the whole mask, not a call per row: most rows of a sparse mask
-// are empty.
-func scanRuns(b []byte, g volume.Grid, next func(b []byte, pos int) int) runs {
 	n0 := g.Shape[0]
 	nrows := g.Shape[1] * g.Shape[2]
 	rs := runs{start: make([]int32, nrows+1)}
+	// One scan over the whole mask (bytes.IndexByte), not a call per row:
+	// most rows of a sparse mask are empty.
+	b := boolbytes.Of(mask)
 	r := 0 // rows before r have their start set
 	for pos := 0; ; {
-		pos = next(b, pos)
-		if pos < 0 {
+		k := bytes.IndexByte(b[pos:], 1)
+		if k < 0 {
 			break
 		}
+		pos += k
 		row := pos / n0
 		if r <= row {
 			for ; r <= row; r++ {

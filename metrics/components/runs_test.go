@@ -2,7 +2,6 @@ package components
 
 import (
 	"math/rand/v2"
-	"slices"
 	"strings"
 	"testing"
 
@@ -121,13 +120,12 @@ func TestRunsMatchLabel(t *testing.T) {
 	}
 }
 
-// TestFindLesionsNonZeroMatchesBool: an 8-bit label image (any non-zero
-// value, zero runs of every length around the 8- and 32-byte strides of
-// nextNonZero) gives the same runs, components and matches as its []bool,
-// and MatchFound of separately found lesions equals MatchLesions.
-func TestFindLesionsNonZeroMatchesBool(t *testing.T) {
+// TestMatchFoundEqualsMatchLesions: lesions found apart (FindLesions) and
+// matched (MatchFound) give MatchLesions's result, their Count and Voxels
+// its counts, on random masks of every shape kind and connectivity.
+func TestMatchFoundEqualsMatchLesions(t *testing.T) {
 	r := rand.New(rand.NewPCG(23, 4))
-	shapes := [][3]int{{7, 6, 5}, {5, 9, 1}, {1, 1, 6}, {37, 3, 2}, {64, 2, 3}, {33, 5, 1}, {100, 4, 2}}
+	shapes := [][3]int{{7, 6, 5}, {5, 9, 1}, {1, 1, 6}, {37, 3, 2}, {4, 5, 11}, {12, 11, 1}}
 	for trial := 0; trial < 2000; trial++ {
 		sh := shapes[r.IntN(len(shapes))]
 		g := volume.NewGrid(sh[0], sh[1], sh[2])
@@ -137,22 +135,12 @@ func TestFindLesionsNonZeroMatchesBool(t *testing.T) {
 		}
 		c := conns[r.IntN(len(conns))]
 		truth, pred := randomMask(r, g), randomMask(r, g)
-		if r.IntN(2) == 0 { // sparse: long zero stretches
+		if r.IntN(2) == 0 { // sparse: most rows empty
 			for i := range truth {
-				truth[i] = truth[i] && r.IntN(40) == 0
-			}
-		}
-		b := make([]byte, len(truth))
-		for i, v := range truth {
-			if v {
-				b[i] = byte(1 + r.IntN(255))
+				truth[i] = truth[i] && r.IntN(20) == 0
 			}
 		}
 		want, err := MatchLesions(pred, truth, g, c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tb, err := FindLesionsNonZero(b, g, c)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -164,46 +152,15 @@ func TestFindLesionsNonZeroMatchesBool(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if rb, rl := tb.l.rs, tl.l.rs; !slices.Equal(rb.lo, rl.lo) || !slices.Equal(rb.hi, rl.hi) || !slices.Equal(rb.start, rl.start) || !slices.Equal(rb.rows, rl.rows) {
-			t.Fatalf("trial %d shape %v: runs of the bytes %+v, of the bools %+v", trial, sh, rb, rl)
+		got, err := MatchFound(pl, tl)
+		if err != nil {
+			t.Fatal(err)
 		}
-		for _, truthL := range []*Lesions{tb, tl} {
-			got, err := MatchFound(pl, truthL)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got != want {
-				t.Fatalf("trial %d shape %v conn %d: MatchFound %+v, MatchLesions %+v", trial, sh, c, got, want)
-			}
+		if got != want {
+			t.Fatalf("trial %d shape %v conn %d: MatchFound %+v, MatchLesions %+v", trial, sh, c, got, want)
 		}
-		if tb.Count() != want.TruthCount || tb.Voxels() != want.TruthVoxels || pl.Count() != want.PredCount || pl.Voxels() != want.PredVoxels {
-			t.Fatalf("trial %d: counts %d/%d voxels %d/%d, want %+v", trial, tb.Count(), pl.Count(), tb.Voxels(), pl.Voxels(), want)
-		}
-	}
-}
-
-// TestNextNonZero: the first non-zero byte at or after pos, for a single
-// non-zero byte at every position of buffers around the strides.
-func TestNextNonZero(t *testing.T) {
-	for n := 0; n <= 80; n++ {
-		b := make([]byte, n)
-		for pos := 0; pos <= n; pos++ {
-			if got := nextNonZero(b, pos); got != -1 {
-				t.Fatalf("zeros n=%d pos=%d: %d, want -1", n, pos, got)
-			}
-		}
-		for at := 0; at < n; at++ {
-			b[at] = byte(1 + at%255)
-			for pos := 0; pos <= n; pos++ {
-				want := -1
-				if pos <= at {
-					want = at
-				}
-				if got := nextNonZero(b, pos); got != want {
-					t.Fatalf("n=%d non-zero at %d, from %d: %d, want %d", n, at, pos, got, want)
-				}
-			}
-			b[at] = 0
+		if tl.Count() != want.TruthCount || tl.Voxels() != want.TruthVoxels || pl.Count() != want.PredCount || pl.Voxels() != want.PredVoxels {
+			t.Fatalf("trial %d: counts %d/%d voxels %d/%d, want %+v", trial, tl.Count(), pl.Count(), tl.Voxels(), pl.Voxels(), want)
 		}
 	}
 }
@@ -213,7 +170,7 @@ func TestNextNonZero(t *testing.T) {
 func TestMatchFoundErrors(t *testing.T) {
 	g, h := volume.NewGrid(4, 3, 2), volume.NewGrid(3, 4, 2)
 	a, _ := FindLesions(make([]bool, g.Len()), g, 26)
-	b, _ := FindLesionsNonZero(make([]byte, h.Len()), h, 26)
+	b, _ := FindLesions(make([]bool, h.Len()), h, 26)
 	c, _ := FindLesions(make([]bool, g.Len()), g, 6)
 	if _, err := MatchFound(a, b); err == nil || !strings.Contains(err.Error(), "shape") {
 		t.Errorf("shapes [4 3 2] and [3 4 2]: %v, want a shape error", err)
@@ -221,8 +178,8 @@ func TestMatchFoundErrors(t *testing.T) {
 	if _, err := MatchFound(a, c); err == nil || !strings.Contains(err.Error(), "connectivity 26, truth with 6") {
 		t.Errorf("connectivities 26 and 6: %v, want a connectivity error", err)
 	}
-	if _, err := FindLesionsNonZero(make([]byte, 5), g, 26); err == nil || !strings.Contains(err.Error(), "5 voxels") {
-		t.Errorf("5 bytes on a 24-voxel grid: %v, want a length error", err)
+	if _, err := FindLesions(make([]bool, 5), g, 26); err == nil || !strings.Contains(err.Error(), "5 voxels") {
+		t.Errorf("5 voxels on a 24-voxel grid: %v, want a length error", err)
 	}
 	if _, err := FindLesions(make([]bool, g.Len()), g, 7); err == nil {
 		t.Error("connectivity 7 accepted")

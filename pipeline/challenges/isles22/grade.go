@@ -3,7 +3,9 @@ package isles22
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"github.com/rexmle/rexmle/metrics/components"
@@ -71,18 +73,23 @@ func Score(pred, truth []bool, g volume.Grid, vML float64) (CaseScores, error) {
 	if err != nil {
 		return CaseScores{}, err
 	}
+	return scoresOf(m, len(truth), vML), nil
+}
+
+// scoresOf is Score from the lesion match of masks of n voxels.
+func scoresOf(m components.LesionMatch, n int, vML float64) CaseScores {
 	counts := overlap.Counts{
 		TP: m.OverlapVoxels,
 		FP: m.PredVoxels - m.OverlapVoxels,
 		FN: m.TruthVoxels - m.OverlapVoxels,
-		TN: len(truth) - m.PredVoxels - m.TruthVoxels + m.OverlapVoxels,
+		TN: n - m.PredVoxels - m.TruthVoxels + m.OverlapVoxels,
 	}
 	return CaseScores{
 		Dice:      counts.Dice(1),
 		LesionF1:  m.F1(),
 		CountDiff: float64(m.CountDiff()),
 		VolDiff:   overlap.AbsVolumeDiff(counts.Pred(), counts.Truth(), vML),
-	}, nil
+	}
 }
 
 // Grade implements challenge.Challenge.
@@ -105,8 +112,12 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 	}
 	scores := make([]CaseScores, len(rows))
 	notes := make([]string, len(rows))
+	// A case's answer is read beside its prediction when the cases alone
+	// would leave cores idle (one case on two cores); otherwise each worker
+	// reads both in turn, with no goroutine more than the pool's.
+	overlapRead := len(rows) < runtime.GOMAXPROCS(0)
 	err = challenge.ForEach(ctx, len(rows), func(i int) error {
-		s, note, err := gradeRow(privateDir, submissionDir, gtPath[rows[i].Key], rows[i], mode)
+		s, note, err := gradeRow(privateDir, submissionDir, gtPath[rows[i].Key], rows[i], mode, overlapRead)
 		scores[i], notes[i] = s, note
 		return err
 	})
@@ -134,58 +145,121 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 	return res, nil
 }
 
-// gradeRow loads one GT mask and its prediction and scores them.
-func gradeRow(privateDir, submissionDir, gtRel string, row medseg.Row, mode challenge.Mode) (CaseScores, string, error) {
+// answerHeader is the header of a case's answer, or why it was not read.
+type answerHeader struct {
+	h   *imageio.NIfTIHeader
+	err error
+}
+
+// truthLesions are a case's answer read and labelled, or why they were not.
+type truthLesions struct {
+	lesions *components.Lesions
+	grid    volume.Grid
+	err     error
+}
+
+// gradeRow loads one GT mask and its prediction and scores them. The
+// answer's header comes first (the prediction is read within a bound set
+// by the answer's size); with overlap the answer is then read and labelled
+// on another goroutine while the prediction is. Errors keep one order
+// either way: the answer's header, the answer's data, then the
+// prediction's.
+func gradeRow(privateDir, submissionDir, gtRel string, row medseg.Row, mode challenge.Mode, overlap bool) (CaseScores, string, error) {
 	gtFile := filepath.Join(privateDir, filepath.FromSlash(gtRel))
-	// The answer and the prediction are decoded at the same time (a case
-	// graded alone uses two cores); the answer's header comes first, for
-	// the prediction's checks.
-	h0, err := imageio.ReadNIfTIHeaderFile(gtFile)
-	if err != nil {
-		return CaseScores{}, "", fmt.Errorf("read answer %s: %w", gtRel, err)
-	}
-	type answer struct {
-		m   *imageio.NIfTIMask
-		err error
-	}
-	answers := make(chan answer, 1)
-	go func() {
-		m, err := imageio.ReadNIfTIMaskFile(gtFile)
-		answers <- answer{m, err}
-	}()
-	pm, perr := loadPrediction(submissionDir, row, headerLen(h0), int(h0.Dim[0]))
-	a := <-answers
-	if a.err != nil {
-		if perr == nil {
-			pm.Release()
+	headers := make(chan answerHeader, 1)
+	truths := make(chan truthLesions, 1)
+	readAnswer := func() {
+		h, err := imageio.ReadNIfTIHeaderFile(gtFile)
+		headers <- answerHeader{h, err}
+		if err == nil {
+			truths <- readTruth(gtFile)
 		}
-		return CaseScores{}, "", fmt.Errorf("read answer %s: %w", gtRel, a.err)
 	}
-	gt := a.m
-	defer gt.Release()
+	if overlap {
+		go readAnswer()
+	} else {
+		readAnswer()
+	}
+	f, perr := openPrediction(submissionDir, row)
+	ah := <-headers
+	if ah.err != nil {
+		if perr == nil {
+			f.Close()
+		}
+		return CaseScores{}, "", fmt.Errorf("read answer %s: %w", gtRel, ah.err)
+	}
+	var pred *components.Lesions
+	note := ""
+	if perr == nil {
+		pred, note, perr = predictionLesions(f, row, ah.h, mode)
+		f.Close()
+	}
+	t := <-truths
+	if t.err != nil {
+		return CaseScores{}, "", fmt.Errorf("read answer %s: %w", gtRel, t.err)
+	}
 	if perr != nil {
 		return CaseScores{}, "", perr
 	}
-	defer pm.Release()
-	gh := gt.Header
-	truth := gt.NonZero // astype(bool), as the reference
-	pred, pg := pm.NonZero, pm.Grid
-	note := ""
-	if !pg.SameShape(gt.Grid) {
-		if mode == challenge.Official {
-			return CaseScores{}, "", challenge.Invalidf(row.Path, colPath, "mask shape %v does not match the DWI/GT shape %v (row %d, case %s)", pg.Shape, gt.Shape, row.Line, row.ID)
-		}
-		pred, err = resample.Zoom(pred, pg.Shape, gt.Shape)
-		if err != nil {
-			return CaseScores{}, "", challenge.Invalidf(row.Path, colPath, "cannot resize mask of shape %v to %v: %v", pg.Shape, gt.Shape, err)
-		}
-		note = fmt.Sprintf("%s: prediction shape %v resized to the GT shape %v by nearest-neighbour zoom (order 0)", row.ID, pg.Shape, gt.Shape)
-	}
-	s, err := Score(pred, truth, gt.Grid, VoxelML(gh))
+	m, err := components.MatchFound(pred, t.lesions)
 	if err != nil {
 		return CaseScores{}, "", fmt.Errorf("score %s: %w", row.ID, err)
 	}
-	return s, note, nil
+	return scoresOf(m, t.grid.Len(), VoxelML(ah.h)), note, nil
+}
+
+// readTruth reads the answer gtFile and labels its lesions (astype(bool),
+// as the reference: every non-zero voxel).
+func readTruth(gtFile string) truthLesions {
+	m, err := imageio.ReadNIfTIMaskFile(gtFile)
+	if err != nil {
+		return truthLesions{err: err}
+	}
+	defer m.Release()
+	l, err := components.FindLesions(m.NonZero, m.Grid, 26)
+	if err != nil {
+		return truthLesions{err: fmt.Errorf("lesion matching, truth: %w", err)}
+	}
+	return truthLesions{lesions: l, grid: m.Grid}
+}
+
+// headerShape is the grid shape of the image a NIfTI header describes (as
+// the reader sets it: dim[1..3], 1 for the axes beyond dim[0]).
+func headerShape(h *imageio.NIfTIHeader) [3]int {
+	shape := [3]int{1, 1, 1}
+	for i := 0; i < int(h.Dim[0]) && i < 3; i++ {
+		shape[i] = int(h.Dim[i+1])
+	}
+	return shape
+}
+
+// predictionLesions reads the prediction f of row, checks it against the
+// answer's header gh (resizing it to the answer's shape in reference mode,
+// as the note says) and labels its lesions.
+func predictionLesions(f *os.File, row medseg.Row, gh *imageio.NIfTIHeader, mode challenge.Mode) (*components.Lesions, string, error) {
+	pm, err := readPrediction(f, row, headerLen(gh), int(gh.Dim[0]))
+	if err != nil {
+		return nil, "", err
+	}
+	defer pm.Release()
+	pred, pg, gtShape := pm.NonZero, pm.Grid, headerShape(gh)
+	note := ""
+	if pg.Shape != gtShape {
+		if mode == challenge.Official {
+			return nil, "", challenge.Invalidf(row.Path, colPath, "mask shape %v does not match the DWI/GT shape %v (row %d, case %s)", pg.Shape, gtShape, row.Line, row.ID)
+		}
+		pred, err = resample.Zoom(pred, pg.Shape, gtShape)
+		if err != nil {
+			return nil, "", challenge.Invalidf(row.Path, colPath, "cannot resize mask of shape %v to %v: %v", pg.Shape, gtShape, err)
+		}
+		note = fmt.Sprintf("%s: prediction shape %v resized to the GT shape %v by nearest-neighbour zoom (order 0)", row.ID, pg.Shape, gtShape)
+		pg.Shape = gtShape
+	}
+	l, err := components.FindLesions(pred, pg, 26)
+	if err != nil {
+		return nil, "", fmt.Errorf("score %s: lesion matching, prediction: %w", row.ID, err)
+	}
+	return l, note, nil
 }
 
 // headerLen is the number of voxels of the first volume a NIfTI header
@@ -218,43 +292,80 @@ func nibabelName(name string) string {
 	return base[:len(base)-4] + strings.ToLower(ext) + name[len(base):]
 }
 
-// loadPrediction reads a prediction NIfTI named by a submission row, with
-// its allocation bounded relative to the GT (gtLen voxels), as a mask of
-// its non-zero voxels.
-func loadPrediction(submissionDir string, row medseg.Row, gtLen int64, gtRank int) (*imageio.NIfTIMask, error) {
-	if _, err := challenge.ResolveInside(submissionDir, row.Path, colPath); err != nil {
-		return nil, err
-	}
+// openPrediction opens the prediction NIfTI a submission row names, inside
+// the submission folder, as nib.load would name it (nibabelName). Its
+// errors come in the order of their checks: a path that is not inside the
+// folder, a name that is not NIfTI's, a file that cannot be opened.
+func openPrediction(submissionDir string, row medseg.Row) (*os.File, error) {
+	name := nibabelName(row.Path)
 	lower := strings.ToLower(row.Path)
-	if !strings.HasSuffix(lower, ".nii.gz") && !strings.HasSuffix(lower, ".nii") {
+	nifti := strings.HasSuffix(lower, ".nii.gz") || strings.HasSuffix(lower, ".nii")
+	// A path that opens resolves inside the folder: the resolution is
+	// needed first only when the open may not tell (another name is
+	// opened, or none is).
+	resolved := false
+	if name != row.Path || !nifti {
+		if _, err := challenge.ResolveInside(submissionDir, row.Path, colPath); err != nil {
+			return nil, err
+		}
+		resolved = true
+	}
+	if !nifti {
 		return nil, challenge.Invalidf(row.Path, colPath, "row %d (%s): want a NIfTI file (.nii.gz or .nii)", row.Line, row.ID)
 	}
-	f, err := challenge.OpenInside(submissionDir, nibabelName(row.Path), colPath)
+	f, err := challenge.OpenInside(submissionDir, name, colPath)
 	if err != nil {
+		if !resolved {
+			if _, rerr := challenge.ResolveInside(submissionDir, row.Path, colPath); rerr != nil {
+				return nil, rerr
+			}
+		}
 		return nil, err
 	}
-	defer f.Close()
-	gz := strings.HasSuffix(lower, ".gz")
-	h, err := imageio.ReadNIfTIHeader(f, gz)
-	if err != nil {
-		return nil, challenge.Invalidf(row.Path, "header", "row %d (%s): not a readable NIfTI file: %v", row.Line, row.ID, err)
-	}
-	if int(h.Dim[0]) != gtRank {
-		return nil, challenge.Invalidf(row.Path, "dim", "row %d (%s): image has %d dimensions, want %d like the reference mask", row.Line, row.ID, h.Dim[0], gtRank)
-	}
-	if _, err := f.Seek(0, 0); err != nil {
-		return nil, fmt.Errorf("rewind %s: %w", row.Path, err)
-	}
+	return f, nil
+}
+
+// readPrediction reads the prediction f of a submission row, with its
+// allocation bounded relative to the GT (gtLen voxels), as a mask of its
+// non-zero voxels. The whole image is read at once; its header is read
+// apart only when that fails, for the error the checks give in their
+// order (header, dimensions, data).
+func readPrediction(f *os.File, row medseg.Row, gtLen int64, gtRank int) (*imageio.NIfTIMask, error) {
+	gz := strings.HasSuffix(strings.ToLower(row.Path), ".gz")
 	// Allow generous resizing room but never more than 64× the GT's decoded size (min 256 MiB).
 	limit := max(min(gtLen, 1<<40)*8*64, 256<<20)
 	m, err := imageio.ReadNIfTIMask(f, gz, imageio.Options{MaxBytes: limit})
 	if err != nil {
+		if _, serr := f.Seek(0, 0); serr != nil {
+			return nil, fmt.Errorf("rewind %s: %w", row.Path, serr)
+		}
+		h, herr := imageio.ReadNIfTIHeader(f, gz)
+		if herr != nil {
+			return nil, challenge.Invalidf(row.Path, "header", "row %d (%s): not a readable NIfTI file: %v", row.Line, row.ID, herr)
+		}
+		if err := checkRank(h, row, gtRank); err != nil {
+			return nil, err
+		}
 		return nil, challenge.Invalidf(row.Path, "data", "row %d (%s): cannot read the mask: %v", row.Line, row.ID, err)
 	}
+	if err := checkRank(m.Header, row, gtRank); err != nil {
+		m.Release()
+		return nil, err
+	}
 	if m.NumChannels() != 1 {
+		m.Release()
 		return nil, challenge.Invalidf(row.Path, "data", "row %d (%s): %d channels, want a single-channel mask", row.Line, row.ID, m.NumChannels())
 	}
 	// NaN and ±Inf voxels are lesion: the reference and the organisers'
 	// metric functions binarise with astype(bool), where they are true.
 	return m, nil
+}
+
+// checkRank refuses a prediction whose header gives another number of
+// dimensions than the answer's.
+func checkRank(h *imageio.NIfTIHeader, row medseg.Row, gtRank int) error {
+	if int(h.Dim[0]) != gtRank {
+		return challenge.Invalidf(row.Path, "dim", "row %d (%s): image has %d dimensions, want %d like the reference mask", row.Line, row.ID, h.Dim[0], gtRank)
+	}
+	return nil
 }
