@@ -145,67 +145,43 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 	return res, nil
 }
 
-// answerHeader is the header of a case's answer, or why it was not read.
-type answerHeader struct {
-	h   *imageio.NIfTIHeader
-	err error
-}
-
 // truthLesions are a case's answer read and labelled, or why they were not.
 type truthLesions struct {
+	header  *imageio.NIfTIHeader
 	lesions *components.Lesions
 	grid    volume.Grid
 	err     error
 }
 
-// gradeRow loads one GT mask and its prediction and scores them. The
-// answer's header comes first (the prediction is read within a bound set
-// by the answer's size); with overlap the answer is then read and labelled
-// on another goroutine while the prediction is. Errors keep one order
-// either way: the answer's header, the answer's data, then the
-// prediction's.
+// gradeRow loads one GT mask and its prediction and scores them. With
+// overlap the answer is read and labelled on another goroutine while the
+// prediction is. The prediction is read and labelled before the answer's
+// checks apply to it (predictionRead): errors keep the order of the
+// checks, the answer's first.
 func gradeRow(privateDir, submissionDir, gtRel string, row medseg.Row, mode challenge.Mode, overlap bool) (CaseScores, string, error) {
 	gtFile := filepath.Join(privateDir, filepath.FromSlash(gtRel))
-	headers := make(chan answerHeader, 1)
 	truths := make(chan truthLesions, 1)
-	readAnswer := func() {
-		h, err := imageio.ReadNIfTIHeaderFile(gtFile)
-		headers <- answerHeader{h, err}
-		if err == nil {
-			truths <- readTruth(gtFile)
-		}
-	}
+	readAnswer := func() { truths <- readTruth(gtFile) }
 	if overlap {
 		go readAnswer()
 	} else {
 		readAnswer()
 	}
-	f, perr := openPrediction(submissionDir, row)
-	ah := <-headers
-	if ah.err != nil {
-		if perr == nil {
-			f.Close()
-		}
-		return CaseScores{}, "", fmt.Errorf("read answer %s: %w", gtRel, ah.err)
-	}
-	var pred *components.Lesions
-	note := ""
-	if perr == nil {
-		pred, note, perr = predictionLesions(f, row, ah.h, mode)
-		f.Close()
-	}
+	p := readPredictionAhead(submissionDir, row)
+	defer p.close()
 	t := <-truths
 	if t.err != nil {
 		return CaseScores{}, "", fmt.Errorf("read answer %s: %w", gtRel, t.err)
 	}
-	if perr != nil {
-		return CaseScores{}, "", perr
+	pred, note, err := p.finish(row, t, mode)
+	if err != nil {
+		return CaseScores{}, "", err
 	}
 	m, err := components.MatchFound(pred, t.lesions)
 	if err != nil {
 		return CaseScores{}, "", fmt.Errorf("score %s: %w", row.ID, err)
 	}
-	return scoresOf(m, t.grid.Len(), VoxelML(ah.h)), note, nil
+	return scoresOf(m, t.grid.Len(), VoxelML(t.header)), note, nil
 }
 
 // readTruth reads the answer gtFile and labels its lesions (astype(bool),
@@ -220,34 +196,100 @@ func readTruth(gtFile string) truthLesions {
 	if err != nil {
 		return truthLesions{err: fmt.Errorf("lesion matching, truth: %w", err)}
 	}
-	return truthLesions{lesions: l, grid: m.Grid}
+	return truthLesions{header: m.Header, lesions: l, grid: m.Grid}
 }
 
-// headerShape is the grid shape of the image a NIfTI header describes (as
-// the reader sets it: dim[1..3], 1 for the axes beyond dim[0]).
-func headerShape(h *imageio.NIfTIHeader) [3]int {
-	shape := [3]int{1, 1, 1}
-	for i := 0; i < int(h.Dim[0]) && i < 3; i++ {
-		shape[i] = int(h.Dim[i+1])
+// leastPredictionLimit is the least bound on a prediction's decoded size
+// (predictionLimit).
+const leastPredictionLimit = 256 << 20
+
+// predictionLimit bounds a prediction's decoded size by its answer's
+// (gtLen voxels): generous resizing room but never more than 64× the GT's
+// decoded size (min 256 MiB).
+func predictionLimit(gtLen int64) int64 {
+	return max(min(gtLen, 1<<40)*8*64, leastPredictionLimit)
+}
+
+// minPredictionBytes bounds the prediction's first read, before its
+// answer's bound is known: leastPredictionLimit, since a prediction that
+// reads within it reads the same within any larger bound (a variable so
+// tests can exercise the second read, within the answer's bound).
+var minPredictionBytes int64 = leastPredictionLimit
+
+// predictionRead is a prediction opened, read within minPredictionBytes
+// and labelled on its own grid before its answer is known (finish applies
+// the answer's checks), or why it could not be opened or read.
+type predictionRead struct {
+	f       *os.File
+	gz      bool
+	m       *imageio.NIfTIMask
+	lesions *components.Lesions
+	openErr error // openPrediction's error
+	readErr error // the read within minPredictionBytes failed
+}
+
+// readPredictionAhead opens, reads and labels the prediction a row names.
+func readPredictionAhead(submissionDir string, row medseg.Row) *predictionRead {
+	p := &predictionRead{gz: strings.HasSuffix(strings.ToLower(row.Path), ".gz")}
+	if p.f, p.openErr = openPrediction(submissionDir, row); p.openErr != nil {
+		return p
 	}
-	return shape
+	if p.m, p.readErr = imageio.ReadNIfTIMask(p.f, p.gz, imageio.Options{MaxBytes: minPredictionBytes}); p.readErr != nil {
+		return p
+	}
+	if l, err := components.FindLesions(p.m.NonZero, p.m.Grid, 26); err == nil {
+		p.lesions = l // else labelled again in finish, whose checks come first
+	}
+	return p
 }
 
-// predictionLesions reads the prediction f of row, checks it against the
-// answer's header gh (resizing it to the answer's shape in reference mode,
-// as the note says) and labels its lesions.
-func predictionLesions(f *os.File, row medseg.Row, gh *imageio.NIfTIHeader, mode challenge.Mode) (*components.Lesions, string, error) {
-	pm, err := readPrediction(f, row, headerLen(gh), int(gh.Dim[0]))
-	if err != nil {
+// close releases the prediction's file and mask.
+func (p *predictionRead) close() {
+	if p.f != nil {
+		p.f.Close()
+		p.f = nil
+	}
+	if p.m != nil {
+		p.m.Release()
+		p.m = nil
+	}
+}
+
+// finish checks the prediction against its answer t in the order the
+// reference meets them (it is read within the answer's bound, has the
+// answer's number of dimensions, one channel and, in official mode, the
+// answer's shape; in reference mode another shape is resized, as the note
+// says) and returns its lesions on the answer's grid.
+func (p *predictionRead) finish(row medseg.Row, t truthLesions, mode challenge.Mode) (*components.Lesions, string, error) {
+	if p.openErr != nil {
+		return nil, "", p.openErr
+	}
+	gh := t.header
+	if p.readErr != nil {
+		m, err := p.reread(row, predictionLimit(headerLen(gh)), int(gh.Dim[0]))
+		if err != nil {
+			return nil, "", err
+		}
+		p.m, p.lesions = m, nil
+	}
+	if err := checkRank(p.m.Header, row, int(gh.Dim[0])); err != nil {
 		return nil, "", err
 	}
-	defer pm.Release()
-	pred, pg, gtShape := pm.NonZero, pm.Grid, headerShape(gh)
+	if p.m.NumChannels() != 1 {
+		return nil, "", challenge.Invalidf(row.Path, "data", "row %d (%s): %d channels, want a single-channel mask", row.Line, row.ID, p.m.NumChannels())
+	}
+	// NaN and ±Inf voxels are lesion: the reference and the organisers'
+	// metric functions binarise with astype(bool), where they are true.
+	pred, pg, gtShape := p.m.NonZero, p.m.Grid, t.grid.Shape
+	if pg.Shape == gtShape && p.lesions != nil {
+		return p.lesions, "", nil
+	}
 	note := ""
 	if pg.Shape != gtShape {
 		if mode == challenge.Official {
 			return nil, "", challenge.Invalidf(row.Path, colPath, "mask shape %v does not match the DWI/GT shape %v (row %d, case %s)", pg.Shape, gtShape, row.Line, row.ID)
 		}
+		var err error
 		pred, err = resample.Zoom(pred, pg.Shape, gtShape)
 		if err != nil {
 			return nil, "", challenge.Invalidf(row.Path, colPath, "cannot resize mask of shape %v to %v: %v", pg.Shape, gtShape, err)
@@ -260,6 +302,34 @@ func predictionLesions(f *os.File, row medseg.Row, gh *imageio.NIfTIHeader, mode
 		return nil, "", fmt.Errorf("score %s: lesion matching, prediction: %w", row.ID, err)
 	}
 	return l, note, nil
+}
+
+// reread reads the prediction again, within the answer's bound limit,
+// after a read within minPredictionBytes failed. When that fails too, its
+// header is read apart, for the error the checks give in their order
+// (header, dimensions, data).
+func (p *predictionRead) reread(row medseg.Row, limit int64, gtRank int) (*imageio.NIfTIMask, error) {
+	err := p.readErr
+	if limit > minPredictionBytes {
+		if _, serr := p.f.Seek(0, 0); serr != nil {
+			return nil, fmt.Errorf("rewind %s: %w", row.Path, serr)
+		}
+		var m *imageio.NIfTIMask
+		if m, err = imageio.ReadNIfTIMask(p.f, p.gz, imageio.Options{MaxBytes: limit}); err == nil {
+			return m, nil
+		}
+	}
+	if _, serr := p.f.Seek(0, 0); serr != nil {
+		return nil, fmt.Errorf("rewind %s: %w", row.Path, serr)
+	}
+	h, herr := imageio.ReadNIfTIHeader(p.f, p.gz)
+	if herr != nil {
+		return nil, challenge.Invalidf(row.Path, "header", "row %d (%s): not a readable NIfTI file: %v", row.Line, row.ID, herr)
+	}
+	if err := checkRank(h, row, gtRank); err != nil {
+		return nil, err
+	}
+	return nil, challenge.Invalidf(row.Path, "data", "row %d (%s): cannot read the mask: %v", row.Line, row.ID, err)
 }
 
 // headerLen is the number of voxels of the first volume a NIfTI header
@@ -297,9 +367,12 @@ func nibabelName(name string) string {
 // errors come in the order of their checks: a path that is not inside the
 // folder, a name that is not NIfTI's, a file that cannot be opened.
 func openPrediction(submissionDir string, row medseg.Row) (*os.File, error) {
-	name := nibabelName(row.Path)
 	lower := strings.ToLower(row.Path)
 	nifti := strings.HasSuffix(lower, ".nii.gz") || strings.HasSuffix(lower, ".nii")
+	name := row.Path
+	if nifti {
+		name = nibabelName(row.Path)
+	}
 	// A path that opens resolves inside the folder: the resolution is
 	// needed first only when the open may not tell (another name is
 	// opened, or none is).
@@ -323,42 +396,6 @@ func openPrediction(submissionDir string, row medseg.Row) (*os.File, error) {
 		return nil, err
 	}
 	return f, nil
-}
-
-// readPrediction reads the prediction f of a submission row, with its
-// allocation bounded relative to the GT (gtLen voxels), as a mask of its
-// non-zero voxels. The whole image is read at once; its header is read
-// apart only when that fails, for the error the checks give in their
-// order (header, dimensions, data).
-func readPrediction(f *os.File, row medseg.Row, gtLen int64, gtRank int) (*imageio.NIfTIMask, error) {
-	gz := strings.HasSuffix(strings.ToLower(row.Path), ".gz")
-	// Allow generous resizing room but never more than 64× the GT's decoded size (min 256 MiB).
-	limit := max(min(gtLen, 1<<40)*8*64, 256<<20)
-	m, err := imageio.ReadNIfTIMask(f, gz, imageio.Options{MaxBytes: limit})
-	if err != nil {
-		if _, serr := f.Seek(0, 0); serr != nil {
-			return nil, fmt.Errorf("rewind %s: %w", row.Path, serr)
-		}
-		h, herr := imageio.ReadNIfTIHeader(f, gz)
-		if herr != nil {
-			return nil, challenge.Invalidf(row.Path, "header", "row %d (%s): not a readable NIfTI file: %v", row.Line, row.ID, herr)
-		}
-		if err := checkRank(h, row, gtRank); err != nil {
-			return nil, err
-		}
-		return nil, challenge.Invalidf(row.Path, "data", "row %d (%s): cannot read the mask: %v", row.Line, row.ID, err)
-	}
-	if err := checkRank(m.Header, row, gtRank); err != nil {
-		m.Release()
-		return nil, err
-	}
-	if m.NumChannels() != 1 {
-		m.Release()
-		return nil, challenge.Invalidf(row.Path, "data", "row %d (%s): %d channels, want a single-channel mask", row.Line, row.ID, m.NumChannels())
-	}
-	// NaN and ±Inf voxels are lesion: the reference and the organisers'
-	// metric functions binarise with astype(bool), where they are true.
-	return m, nil
 }
 
 // checkRank refuses a prediction whose header gives another number of
