@@ -116,11 +116,20 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 	// would leave cores idle (one case on two cores); otherwise each worker
 	// reads both in turn, with no goroutine more than the pool's.
 	overlapRead := len(rows) < runtime.GOMAXPROCS(0)
-	err = challenge.ForEach(ctx, len(rows), func(i int) error {
+	grade := func(i int) error {
 		s, note, err := gradeRow(privateDir, submissionDir, gtPath[rows[i].Key], rows[i], mode, overlapRead)
 		scores[i], notes[i] = s, note
 		return err
-	})
+	}
+	if len(rows) == 1 { // on this goroutine, as ForEach would run it
+		if err = ctx.Err(); err == nil {
+			if err = grade(0); err == nil {
+				err = ctx.Err()
+			}
+		}
+	} else {
+		err = challenge.ForEach(ctx, len(rows), grade)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,8 @@
 package isles22
 
 import (
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -138,5 +140,31 @@ func TestPredictionReadAgainWithinTheAnswersBound(t *testing.T) {
 	defer p.close()
 	if p.readErr == nil {
 		t.Fatalf("a 512-byte image read within %d bytes", minPredictionBytes)
+	}
+}
+
+// TestGradeCancelled: a cancelled grade stops with the context's error,
+// whether its one case runs on the calling goroutine or several on the
+// pool.
+func TestGradeCancelled(t *testing.T) {
+	sh := [3]int{4, 4, 4}
+	priv := miniTask(t, map[string][][3]int{"a": {{1, 1, 1}}, "b": {{2, 2, 2}}}, sh)
+	one := miniTask(t, map[string][][3]int{"a": {{1, 1, 1}}}, sh)
+	sub := writeSub(t, [][]string{{"a", "p/a.nii.gz"}, {"b", "p/b.nii.gz"}})
+	subOne := writeSub(t, [][]string{{"a", "p/a.nii.gz"}})
+	for _, dir := range []string{sub, subOne} {
+		writeMask(t, filepath.Join(dir, "p/a.nii.gz"), sh, [3]int{1, 1, 1})
+		writeMask(t, filepath.Join(dir, "p/b.nii.gz"), sh, [3]int{2, 2, 2})
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, c := range []struct{ sub, priv string }{{sub, priv}, {subOne, one}} {
+		if _, err := (Challenge{}).Grade(ctx, c.sub, c.priv, challenge.Reference); !errors.Is(err, context.Canceled) {
+			t.Errorf("%s: %v, want context.Canceled", c.sub, err)
+		}
+		res, err := (Challenge{}).Grade(context.Background(), c.sub, c.priv, challenge.Reference)
+		if err != nil || res.Values[MetricDice] != 1 {
+			t.Errorf("%s not cancelled: %v %v, want dice 1", c.sub, res, err)
+		}
 	}
 }
