@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strings"
 
 	"github.com/rexmle/rexmle/metrics/components"
@@ -154,12 +155,15 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 	return res, nil
 }
 
-// truthLesions are a case's answer read and labelled, or why they were not.
+// truthLesions are a case's answer read and labelled, or why they were not
+// (panicked: the reading goroutine's panic, with its stack, raised again
+// on the grading goroutine where challenge.SafeGrade recovers it).
 type truthLesions struct {
-	header  *imageio.NIfTIHeader
-	lesions *components.Lesions
-	grid    volume.Grid
-	err     error
+	header   *imageio.NIfTIHeader
+	lesions  *components.Lesions
+	grid     volume.Grid
+	err      error
+	panicked any
 }
 
 // gradeRow loads one GT mask and its prediction and scores them. With
@@ -170,7 +174,14 @@ type truthLesions struct {
 func gradeRow(privateDir, submissionDir, gtRel string, row medseg.Row, mode challenge.Mode, overlap bool) (CaseScores, string, error) {
 	gtFile := filepath.Join(privateDir, filepath.FromSlash(gtRel))
 	truths := make(chan truthLesions, 1)
-	readAnswer := func() { truths <- readTruth(gtFile) }
+	readAnswer := func() {
+		defer func() {
+			if p := recover(); p != nil {
+				truths <- truthLesions{panicked: fmt.Sprintf("reading answer %s: %v\n%s", gtRel, p, debug.Stack())}
+			}
+		}()
+		truths <- readTruthOf(gtFile)
+	}
 	if overlap {
 		go readAnswer()
 	} else {
@@ -179,6 +190,9 @@ func gradeRow(privateDir, submissionDir, gtRel string, row medseg.Row, mode chal
 	p := readPredictionAhead(submissionDir, row)
 	defer p.close()
 	t := <-truths
+	if t.panicked != nil {
+		panic(t.panicked)
+	}
 	if t.err != nil {
 		return CaseScores{}, "", fmt.Errorf("read answer %s: %w", gtRel, t.err)
 	}
@@ -192,6 +206,9 @@ func gradeRow(privateDir, submissionDir, gtRel string, row medseg.Row, mode chal
 	}
 	return scoresOf(m, t.grid.Len(), VoxelML(t.header)), note, nil
 }
+
+// readTruthOf is readTruth (a variable so tests can make it fail).
+var readTruthOf = readTruth
 
 // readTruth reads the answer gtFile and labels its lesions (astype(bool),
 // as the reference: every non-zero voxel).

@@ -3,6 +3,7 @@ package isles22
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -166,5 +167,24 @@ func TestGradeCancelled(t *testing.T) {
 		if err != nil || res.Values[MetricDice] != 1 {
 			t.Errorf("%s not cancelled: %v %v, want dice 1", c.sub, res, err)
 		}
+	}
+}
+
+// TestAnswerPanicReachesSafeGrade: a panic while a one-case grade's
+// answer is read on its own goroutine is raised again on the grading
+// goroutine, so challenge.SafeGrade reports it (with the answer's name)
+// instead of the process dying. (Several cases run on challenge.ForEach's
+// workers, where a panic is not recovered.)
+func TestAnswerPanicReachesSafeGrade(t *testing.T) {
+	sh := [3]int{4, 4, 4}
+	priv := miniTask(t, map[string][][3]int{"a": {{1, 1, 1}}}, sh)
+	sub := writeSub(t, [][]string{{"a", "p/a.nii.gz"}})
+	writeMask(t, filepath.Join(sub, "p/a.nii.gz"), sh, [3]int{1, 1, 1})
+	defer func(f func(string) truthLesions) { readTruthOf = f }(readTruthOf)
+	readTruthOf = func(string) truthLesions { panic("boom") }
+	_, err := challenge.SafeGrade(context.Background(), Challenge{}, sub, priv, challenge.Reference)
+	var ge *challenge.GraderError
+	if !errors.As(err, &ge) || !strings.Contains(fmt.Sprint(ge.Panic), "reading answer test/a_msk.nii.gz: boom") {
+		t.Errorf("%v, want the answer's panic as a GraderError", err)
 	}
 }
