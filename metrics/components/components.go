@@ -58,12 +58,12 @@ func abs(x int) int {
 	return x
 }
 
-func checkInput(mask []bool, g volume.Grid, connectivity int) ([]offset, error) {
+func checkInput(voxels int, g volume.Grid, connectivity int) ([]offset, error) {
 	if err := g.Validate(); err != nil {
 		return nil, fmt.Errorf("connected components: %w", err)
 	}
-	if len(mask) != g.Len() {
-		return nil, fmt.Errorf("connected components: mask has %d voxels, grid %v needs %d", len(mask), g.Shape, g.Len())
+	if voxels != g.Len() {
+		return nil, fmt.Errorf("connected components: mask has %d voxels, grid %v needs %d", voxels, g.Shape, g.Len())
 	}
 	if (connectivity == 4 || connectivity == 8) && g.Shape[2] > 1 {
 		return nil, fmt.Errorf("connected components: connectivity %d needs a 2D grid, got shape %v", connectivity, g.Shape)
@@ -120,7 +120,7 @@ func (u *unionFind) union(a, b int32) int32 {
 // Work is split into slabs along the slowest axis, labelled concurrently
 // (GOMAXPROCS goroutines) and merged.
 func Label(mask []bool, g volume.Grid, connectivity int) ([]int32, int, error) {
-	nbrs, err := checkInput(mask, g, connectivity)
+	nbrs, err := checkInput(len(mask), g, connectivity)
 	if err != nil {
 		return nil, 0, err
 	}

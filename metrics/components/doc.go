@@ -6,6 +6,9 @@
 // Label numbers the components of a mask, Sizes counts their voxels, Count
 // gives only their number, and MatchLesions compares a prediction with a
 // truth lesion by lesion (LesionMatch: TP, FN, FP, F1, count difference).
+// FindLesions and MatchFound split MatchLesions in two: each mask's lesions
+// found on their own (say, as soon as that mask is read, while the other
+// is), then matched.
 //
 // # Reference behaviour
 //

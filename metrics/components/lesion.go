@@ -46,3 +46,42 @@ func MatchLesions(pred, truth []bool, g volume.Grid, connectivity int) (LesionMa
 	}
 	return matchLesionRuns(pred, truth, g, connectivity)
 }
+
+// Lesions are the connected components of one mask (FindLesions), kept for
+// matching against another mask's (MatchFound): a case's truth and
+// prediction can be labelled apart, each as soon as it is read, and the
+// mask released.
+type Lesions struct {
+	shape        [3]int
+	connectivity int
+	l            labelled
+}
+
+// FindLesions labels the true voxels of mask on grid g with the given
+// connectivity (see Label).
+func FindLesions(mask []bool, g volume.Grid, connectivity int) (*Lesions, error) {
+	nbrs, err := checkInput(len(mask), g, connectivity)
+	if err != nil {
+		return nil, err
+	}
+	return &Lesions{g.Shape, connectivity, labelRuns(findRuns(mask, g), g, rowNeighbours(nbrs))}, nil
+}
+
+// Count is the number of components.
+func (l *Lesions) Count() int { return l.l.n }
+
+// Voxels is the number of true voxels.
+func (l *Lesions) Voxels() int { return l.l.rs.voxels() }
+
+// MatchFound compares the lesions of a prediction with those of a truth as
+// MatchLesions does; both must come from grids of one shape and be labelled
+// with one connectivity.
+func MatchFound(pred, truth *Lesions) (LesionMatch, error) {
+	if pred.shape != truth.shape {
+		return LesionMatch{}, fmt.Errorf("lesion matching: prediction has shape %v, truth has %v", pred.shape, truth.shape)
+	}
+	if pred.connectivity != truth.connectivity {
+		return LesionMatch{}, fmt.Errorf("lesion matching: prediction labelled with connectivity %d, truth with %d", pred.connectivity, truth.connectivity)
+	}
+	return matchLabelled(pred.l, truth.l), nil
+}

@@ -13,17 +13,19 @@ import (
 // start[r+1], each covering axis-0 positions lo[q] … hi[q]. Sparse masks
 // (lesions, vessels) have a few runs per row, so labelling the runs instead
 // of the voxels touches each voxel once, to find the runs, and then works
-// on a few thousand runs.
+// on a few thousand runs. rows lists the rows that hold runs, in increasing
+// order (labelling visits only them).
 type runs struct {
 	start  []int32 // per row, index of its first run; one extra entry at the end
 	lo, hi []int32
+	rows   []int32
 }
 
 // findRuns collects the runs of mask on grid g.
 func findRuns(mask []bool, g volume.Grid) runs {
 	n0 := g.Shape[0]
-	rows := g.Shape[1] * g.Shape[2]
-	rs := runs{start: make([]int32, rows+1)}
+	nrows := g.Shape[1] * g.Shape[2]
+	rs := runs{start: make([]int32, nrows+1)}
 	// One scan over the whole mask (bytes.IndexByte), not a call per row:
 	// most rows of a sparse mask are empty.
 	b := boolbytes.Of(mask)
@@ -35,8 +37,11 @@ func findRuns(mask []bool, g volume.Grid) runs {
 		}
 		pos += k
 		row := pos / n0
-		for ; r <= row; r++ {
-			rs.start[r] = int32(len(rs.lo))
+		if r <= row {
+			for ; r <= row; r++ {
+				rs.start[r] = int32(len(rs.lo))
+			}
+			rs.rows = append(rs.rows, int32(row))
 		}
 		end := (row + 1) * n0
 		if k := bytes.IndexByte(b[pos:end], 0); k >= 0 {
@@ -46,10 +51,10 @@ func findRuns(mask []bool, g volume.Grid) runs {
 		rs.hi = append(rs.hi, int32(end-1-row*n0))
 		pos = end
 	}
-	for ; r < rows; r++ {
+	for ; r < nrows; r++ {
 		rs.start[r] = int32(len(rs.lo))
 	}
-	rs.start[rows] = int32(len(rs.lo))
+	rs.start[nrows] = int32(len(rs.lo))
 	return rs
 }
 
@@ -99,46 +104,42 @@ func rowNeighbours(nbrs []offset) []rowNeighbour {
 // run b in an earlier row r' when b, widened to b.lo − d0max … b.hi − d0min,
 // overlaps a.
 func (rs runs) label(g volume.Grid, nbrs []rowNeighbour) ([]int32, int) {
-	n1, n2 := g.Shape[1], g.Shape[2]
+	n1 := g.Shape[1]
 	uf := unionFind{parent: make([]int32, len(rs.lo))}
 	for i := range uf.parent {
 		uf.parent[i] = int32(i)
 	}
-	for k := 0; k < n2; k++ {
-		for j := 0; j < n1; j++ {
-			r := j + k*n1
-			a0, a1 := rs.start[r], rs.start[r+1]
-			if a0 == a1 {
+	for _, r32 := range rs.rows {
+		r := int(r32)
+		j, k := r%n1, r/n1
+		a0, a1 := rs.start[r], rs.start[r+1]
+		for _, nb := range nbrs {
+			jj, kk := j+nb.d1, k+nb.d2
+			if jj < 0 || jj >= n1 || kk < 0 {
 				continue
 			}
-			for _, nb := range nbrs {
-				jj, kk := j+nb.d1, k+nb.d2
-				if jj < 0 || jj >= n1 || kk < 0 {
+			rr := jj + kk*n1
+			b, b1 := rs.start[rr], rs.start[rr+1]
+			a := a0
+			for a < a1 && b < b1 {
+				// b widened: the positions of row r that b touches.
+				wlo, whi := rs.lo[b]-nb.d0max, rs.hi[b]-nb.d0min
+				switch {
+				case rs.hi[a] < wlo:
+					a++
+					continue
+				case whi < rs.lo[a]:
+					b++
 					continue
 				}
-				rr := jj + kk*n1
-				b, b1 := rs.start[rr], rs.start[rr+1]
-				a := a0
-				for a < a1 && b < b1 {
-					// b widened: the positions of row r that b touches.
-					wlo, whi := rs.lo[b]-nb.d0max, rs.hi[b]-nb.d0min
-					switch {
-					case rs.hi[a] < wlo:
-						a++
-						continue
-					case whi < rs.lo[a]:
-						b++
-						continue
-					}
-					uf.union(a, b)
-					// Widened runs of one row meet at most at one position
-					// (runs are separated by a gap), so on a tie the next b
-					// may still touch a: advance b.
-					if rs.hi[a] < whi {
-						a++
-					} else {
-						b++
-					}
+				uf.union(a, b)
+				// Widened runs of one row meet at most at one position
+				// (runs are separated by a gap), so on a tie the next b
+				// may still touch a: advance b.
+				if rs.hi[a] < whi {
+					a++
+				} else {
+					b++
 				}
 			}
 		}
@@ -154,7 +155,7 @@ func (rs runs) label(g volume.Grid, nbrs []rowNeighbour) ([]int32, int) {
 
 // countRuns is Count through runs.
 func countRuns(mask []bool, g volume.Grid, connectivity int) (int, error) {
-	nbrs, err := checkInput(mask, g, connectivity)
+	nbrs, err := checkInput(len(mask), g, connectivity)
 	if err != nil {
 		return 0, err
 	}
@@ -162,25 +163,29 @@ func countRuns(mask []bool, g volume.Grid, connectivity int) (int, error) {
 	return n, nil
 }
 
-// matchLesionRuns is MatchLesions through runs: the components come from
-// the runs of each mask, and a truth and a prediction component meet when a
-// truth run and a prediction run of one row overlap.
-func matchLesionRuns(pred, truth []bool, g volume.Grid, connectivity int) (LesionMatch, error) {
-	nbrs, err := checkInput(truth, g, connectivity)
-	if err != nil {
-		return LesionMatch{}, fmt.Errorf("lesion matching, truth: %w", err)
-	}
-	if _, err := checkInput(pred, g, connectivity); err != nil {
-		return LesionMatch{}, fmt.Errorf("lesion matching, prediction: %w", err)
-	}
-	rn := rowNeighbours(nbrs)
-	tr, pr := findRuns(truth, g), findRuns(pred, g)
-	troot, nt := tr.label(g, rn)
-	proot, np := pr.label(g, rn)
-	hitTruth := make([]bool, len(troot))
-	touchPred := make([]bool, len(proot))
+// labelled is a mask's runs joined into components: root[q] is run q's
+// component root (see runs.label), n the number of components.
+type labelled struct {
+	rs   runs
+	root []int32
+	n    int
+}
+
+// labelRuns labels the runs of a mask with the backward row neighbours rn.
+func labelRuns(rs runs, g volume.Grid, rn []rowNeighbour) labelled {
+	root, n := rs.label(g, rn)
+	return labelled{rs: rs, root: root, n: n}
+}
+
+// matchLabelled compares a labelled prediction with a labelled truth of
+// the same grid (see LesionMatch): a truth and a prediction component meet
+// when a truth run and a prediction run of one row overlap.
+func matchLabelled(p, t labelled) LesionMatch {
+	tr, pr := t.rs, p.rs
+	hitTruth := make([]bool, len(t.root))
+	touchPred := make([]bool, len(p.root))
 	overlap := 0
-	for r := 0; r+1 < len(tr.start); r++ {
+	for _, r := range tr.rows { // a row without truth has no overlap
 		a, a1 := tr.start[r], tr.start[r+1]
 		b, b1 := pr.start[r], pr.start[r+1]
 		for a < a1 && b < b1 {
@@ -192,8 +197,8 @@ func matchLesionRuns(pred, truth []bool, g volume.Grid, connectivity int) (Lesio
 				b++
 				continue
 			}
-			hitTruth[troot[a]] = true
-			touchPred[proot[b]] = true
+			hitTruth[t.root[a]] = true
+			touchPred[p.root[b]] = true
 			overlap += int(min(tr.hi[a], pr.hi[b]) - max(tr.lo[a], pr.lo[b]) + 1)
 			if tr.hi[a] < pr.hi[b] {
 				a++
@@ -202,8 +207,8 @@ func matchLesionRuns(pred, truth []bool, g volume.Grid, connectivity int) (Lesio
 			}
 		}
 	}
-	m := LesionMatch{TruthCount: nt, PredCount: np, TruthVoxels: tr.voxels(), PredVoxels: pr.voxels(), OverlapVoxels: overlap}
-	for q, root := range troot {
+	m := LesionMatch{TruthCount: t.n, PredCount: p.n, TruthVoxels: tr.voxels(), PredVoxels: pr.voxels(), OverlapVoxels: overlap}
+	for q, root := range t.root {
 		if root != int32(q) {
 			continue
 		}
@@ -213,10 +218,26 @@ func matchLesionRuns(pred, truth []bool, g volume.Grid, connectivity int) (Lesio
 			m.FN++
 		}
 	}
-	for q, root := range proot {
+	for q, root := range p.root {
 		if root == int32(q) && !touchPred[q] {
 			m.FP++
 		}
 	}
-	return m, nil
+	return m
+}
+
+// matchLesionRuns is MatchLesions through runs: the components come from
+// the runs of each mask.
+func matchLesionRuns(pred, truth []bool, g volume.Grid, connectivity int) (LesionMatch, error) {
+	nbrs, err := checkInput(len(truth), g, connectivity)
+	if err != nil {
+		return LesionMatch{}, fmt.Errorf("lesion matching, truth: %w", err)
+	}
+	if _, err := checkInput(len(pred), g, connectivity); err != nil {
+		return LesionMatch{}, fmt.Errorf("lesion matching, prediction: %w", err)
+	}
+	rn := rowNeighbours(nbrs)
+	t := labelRuns(findRuns(truth, g), g, rn)
+	p := labelRuns(findRuns(pred, g), g, rn)
+	return matchLabelled(p, t), nil
 }

@@ -2,6 +2,7 @@ package components
 
 import (
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/rexmle/rexmle/metrics/volume"
@@ -84,7 +85,8 @@ func randomMask(r *rand.Rand, g volume.Grid) []bool {
 }
 
 // TestRunsMatchLabel: Count and MatchLesions (both on runs) equal the
-// voxel labelling on random masks of every shape kind and connectivity.
+// voxel labelling on random masks of every shape kind and connectivity,
+// and so do FindLesions and MatchFound (the lesions found apart).
 func TestRunsMatchLabel(t *testing.T) {
 	r := rand.New(rand.NewPCG(22, 3))
 	shapes := [][3]int{{7, 6, 5}, {5, 9, 1}, {1, 1, 6}, {9, 1, 4}, {4, 5, 11}, {12, 11, 1}, {1, 7, 7}, {16, 3, 3}}
@@ -116,6 +118,45 @@ func TestRunsMatchLabel(t *testing.T) {
 		if w := matchLesionsByLabel(t, pred, truth, g, c); got != w {
 			t.Fatalf("trial %d shape %v conn %d: MatchLesions %+v, by labels %+v", trial, sh, c, got, w)
 		}
+		// The same lesions found apart and matched.
+		tl, err := FindLesions(truth, g, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pl, err := FindLesions(pred, g, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m, err := MatchFound(pl, tl); err != nil || m != got {
+			t.Fatalf("trial %d shape %v conn %d: MatchFound %+v (%v), MatchLesions %+v", trial, sh, c, m, err, got)
+		}
+		if tl.Count() != got.TruthCount || tl.Voxels() != got.TruthVoxels || pl.Count() != got.PredCount || pl.Voxels() != got.PredVoxels {
+			t.Fatalf("trial %d: counts %d/%d voxels %d/%d, want %+v", trial, tl.Count(), pl.Count(), tl.Voxels(), pl.Voxels(), got)
+		}
+	}
+}
+
+// TestMatchFoundErrors: lesions of different shapes or connectivities do
+// not match; a mask that does not fit its grid is refused.
+func TestMatchFoundErrors(t *testing.T) {
+	g, h := volume.NewGrid(4, 3, 2), volume.NewGrid(3, 4, 2)
+	a, _ := FindLesions(make([]bool, g.Len()), g, 26)
+	b, _ := FindLesions(make([]bool, h.Len()), h, 26)
+	c, _ := FindLesions(make([]bool, g.Len()), g, 6)
+	if _, err := MatchFound(a, b); err == nil || !strings.Contains(err.Error(), "shape") {
+		t.Errorf("shapes [4 3 2] and [3 4 2]: %v, want a shape error", err)
+	}
+	if _, err := MatchFound(a, c); err == nil || !strings.Contains(err.Error(), "connectivity 26, truth with 6") {
+		t.Errorf("connectivities 26 and 6: %v, want a connectivity error", err)
+	}
+	if _, err := FindLesions(make([]bool, 5), g, 26); err == nil || !strings.Contains(err.Error(), "5 voxels") {
+		t.Errorf("5 voxels on a 24-voxel grid: %v, want a length error", err)
+	}
+	if _, err := FindLesions(make([]bool, g.Len()), g, 7); err == nil {
+		t.Error("connectivity 7 accepted")
+	}
+	if m, err := MatchFound(a, a); err != nil || m.F1() != 1 || m != (LesionMatch{}) {
+		t.Errorf("two empty masks: %+v %v, want all zero and F1 1", m, err)
 	}
 }
 

@@ -49,7 +49,7 @@ var allowedByPath = map[string]string{
 	"dentex/prepare.go:loadSource":           "preparation: reads the raw download or its own synthetic data",
 	"dentex/prepare.go:readCOCO":             "preparation: reads the raw download or its own synthetic data",
 	"dentex/submissions.go:brightComponents": "built-in agents and oracles: read the public data (Perfect: the private answers) to write a submission",
-	"isles22/grade.go:gradeRow":              "the private ground truth (gtFile, under privateDir)",
+	"isles22/grade.go:readTruth":             "the private ground truth (gtFile, under privateDir)",
 	"isles22/prepare.go:Discover":            "preparation: reads the raw download or its own synthetic data",
 	"isles22/prepare.go:datasetDir":          "preparation: reads the raw download or its own synthetic data",
 	"isles22/prepare.go:isDir":               "preparation: reads the raw download or its own synthetic data",

@@ -3,7 +3,10 @@ package isles22
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"strings"
 
 	"github.com/rexmle/rexmle/metrics/components"
@@ -71,18 +74,23 @@ func Score(pred, truth []bool, g volume.Grid, vML float64) (CaseScores, error) {
 	if err != nil {
 		return CaseScores{}, err
 	}
+	return scoresOf(m, len(truth), vML), nil
+}
+
+// scoresOf is Score from the lesion match of masks of n voxels.
+func scoresOf(m components.LesionMatch, n int, vML float64) CaseScores {
 	counts := overlap.Counts{
 		TP: m.OverlapVoxels,
 		FP: m.PredVoxels - m.OverlapVoxels,
 		FN: m.TruthVoxels - m.OverlapVoxels,
-		TN: len(truth) - m.PredVoxels - m.TruthVoxels + m.OverlapVoxels,
+		TN: n - m.PredVoxels - m.TruthVoxels + m.OverlapVoxels,
 	}
 	return CaseScores{
 		Dice:      counts.Dice(1),
 		LesionF1:  m.F1(),
 		CountDiff: float64(m.CountDiff()),
 		VolDiff:   overlap.AbsVolumeDiff(counts.Pred(), counts.Truth(), vML),
-	}, nil
+	}
 }
 
 // Grade implements challenge.Challenge.
@@ -105,11 +113,24 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 	}
 	scores := make([]CaseScores, len(rows))
 	notes := make([]string, len(rows))
-	err = challenge.ForEach(ctx, len(rows), func(i int) error {
-		s, note, err := gradeRow(privateDir, submissionDir, gtPath[rows[i].Key], rows[i], mode)
+	// A case's answer is read beside its prediction when the cases alone
+	// would leave cores idle (one case on two cores); otherwise each worker
+	// reads both in turn, with no goroutine more than the pool's.
+	overlapRead := len(rows) < runtime.GOMAXPROCS(0)
+	grade := func(i int) error {
+		s, note, err := gradeRow(privateDir, submissionDir, gtPath[rows[i].Key], rows[i], mode, overlapRead)
 		scores[i], notes[i] = s, note
 		return err
-	})
+	}
+	if len(rows) == 1 { // on this goroutine, as ForEach would run it
+		if err = ctx.Err(); err == nil {
+			if err = grade(0); err == nil {
+				err = ctx.Err()
+			}
+		}
+	} else {
+		err = challenge.ForEach(ctx, len(rows), grade)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -134,58 +155,207 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 	return res, nil
 }
 
-// gradeRow loads one GT mask and its prediction and scores them.
-func gradeRow(privateDir, submissionDir, gtRel string, row medseg.Row, mode challenge.Mode) (CaseScores, string, error) {
+// truthLesions are a case's answer read and labelled, or why they were not
+// (panicked: the reading goroutine's panic, with its stack, raised again
+// on the grading goroutine where challenge.SafeGrade recovers it).
+type truthLesions struct {
+	header   *imageio.NIfTIHeader
+	lesions  *components.Lesions
+	grid     volume.Grid
+	err      error
+	panicked any
+}
+
+// gradeRow loads one GT mask and its prediction and scores them. With
+// overlap the answer is read and labelled on another goroutine while the
+// prediction is. The prediction is read and labelled before the answer's
+// checks apply to it (predictionRead): errors keep the order of the
+// checks, the answer's first.
+func gradeRow(privateDir, submissionDir, gtRel string, row medseg.Row, mode challenge.Mode, overlap bool) (CaseScores, string, error) {
 	gtFile := filepath.Join(privateDir, filepath.FromSlash(gtRel))
-	// The answer and the prediction are decoded at the same time (a case
-	// graded alone uses two cores); the answer's header comes first, for
-	// the prediction's checks.
-	h0, err := imageio.ReadNIfTIHeaderFile(gtFile)
+	truths := make(chan truthLesions, 1)
+	readAnswer := func() {
+		defer func() {
+			if p := recover(); p != nil {
+				truths <- truthLesions{panicked: fmt.Sprintf("reading answer %s: %v\n%s", gtRel, p, debug.Stack())}
+			}
+		}()
+		truths <- readTruthOf(gtFile)
+	}
+	if overlap {
+		go readAnswer()
+	} else {
+		readAnswer()
+	}
+	p := readPredictionAhead(submissionDir, row)
+	defer p.close()
+	t := <-truths
+	if t.panicked != nil {
+		panic(t.panicked)
+	}
+	if t.err != nil {
+		return CaseScores{}, "", fmt.Errorf("read answer %s: %w", gtRel, t.err)
+	}
+	pred, note, err := p.finish(row, t, mode)
 	if err != nil {
-		return CaseScores{}, "", fmt.Errorf("read answer %s: %w", gtRel, err)
+		return CaseScores{}, "", err
 	}
-	type answer struct {
-		m   *imageio.NIfTIMask
-		err error
-	}
-	answers := make(chan answer, 1)
-	go func() {
-		m, err := imageio.ReadNIfTIMaskFile(gtFile)
-		answers <- answer{m, err}
-	}()
-	pm, perr := loadPrediction(submissionDir, row, headerLen(h0), int(h0.Dim[0]))
-	a := <-answers
-	if a.err != nil {
-		if perr == nil {
-			pm.Release()
-		}
-		return CaseScores{}, "", fmt.Errorf("read answer %s: %w", gtRel, a.err)
-	}
-	gt := a.m
-	defer gt.Release()
-	if perr != nil {
-		return CaseScores{}, "", perr
-	}
-	defer pm.Release()
-	gh := gt.Header
-	truth := gt.NonZero // astype(bool), as the reference
-	pred, pg := pm.NonZero, pm.Grid
-	note := ""
-	if !pg.SameShape(gt.Grid) {
-		if mode == challenge.Official {
-			return CaseScores{}, "", challenge.Invalidf(row.Path, colPath, "mask shape %v does not match the DWI/GT shape %v (row %d, case %s)", pg.Shape, gt.Shape, row.Line, row.ID)
-		}
-		pred, err = resample.Zoom(pred, pg.Shape, gt.Shape)
-		if err != nil {
-			return CaseScores{}, "", challenge.Invalidf(row.Path, colPath, "cannot resize mask of shape %v to %v: %v", pg.Shape, gt.Shape, err)
-		}
-		note = fmt.Sprintf("%s: prediction shape %v resized to the GT shape %v by nearest-neighbour zoom (order 0)", row.ID, pg.Shape, gt.Shape)
-	}
-	s, err := Score(pred, truth, gt.Grid, VoxelML(gh))
+	m, err := components.MatchFound(pred, t.lesions)
 	if err != nil {
 		return CaseScores{}, "", fmt.Errorf("score %s: %w", row.ID, err)
 	}
-	return s, note, nil
+	return scoresOf(m, t.grid.Len(), VoxelML(t.header)), note, nil
+}
+
+// readTruthOf is readTruth (a variable so tests can make it fail).
+var readTruthOf = readTruth
+
+// readTruth reads the answer gtFile and labels its lesions (astype(bool),
+// as the reference: every non-zero voxel).
+func readTruth(gtFile string) truthLesions {
+	m, err := imageio.ReadNIfTIMaskFile(gtFile)
+	if err != nil {
+		return truthLesions{err: err}
+	}
+	defer m.Release()
+	l, err := components.FindLesions(m.NonZero, m.Grid, 26)
+	if err != nil {
+		return truthLesions{err: fmt.Errorf("lesion matching, truth: %w", err)}
+	}
+	return truthLesions{header: m.Header, lesions: l, grid: m.Grid}
+}
+
+// leastPredictionLimit is the least bound on a prediction's decoded size
+// (predictionLimit).
+const leastPredictionLimit = 256 << 20
+
+// predictionLimit bounds a prediction's decoded size by its answer's
+// (gtLen voxels): generous resizing room but never more than 64× the GT's
+// decoded size (min 256 MiB).
+func predictionLimit(gtLen int64) int64 {
+	return max(min(gtLen, 1<<40)*8*64, leastPredictionLimit)
+}
+
+// minPredictionBytes bounds the prediction's first read, before its
+// answer's bound is known: leastPredictionLimit, since a prediction that
+// reads within it reads the same within any larger bound (a variable so
+// tests can exercise the second read, within the answer's bound).
+var minPredictionBytes int64 = leastPredictionLimit
+
+// predictionRead is a prediction opened, read within minPredictionBytes
+// and labelled on its own grid before its answer is known (finish applies
+// the answer's checks), or why it could not be opened or read.
+type predictionRead struct {
+	f       *os.File
+	gz      bool
+	m       *imageio.NIfTIMask
+	lesions *components.Lesions
+	openErr error // openPrediction's error
+	readErr error // the read within minPredictionBytes failed
+}
+
+// readPredictionAhead opens, reads and labels the prediction a row names.
+func readPredictionAhead(submissionDir string, row medseg.Row) *predictionRead {
+	p := &predictionRead{gz: strings.HasSuffix(strings.ToLower(row.Path), ".gz")}
+	if p.f, p.openErr = openPrediction(submissionDir, row); p.openErr != nil {
+		return p
+	}
+	if p.m, p.readErr = imageio.ReadNIfTIMask(p.f, p.gz, imageio.Options{MaxBytes: minPredictionBytes}); p.readErr != nil {
+		return p
+	}
+	if l, err := components.FindLesions(p.m.NonZero, p.m.Grid, 26); err == nil {
+		p.lesions = l // else labelled again in finish, whose checks come first
+	}
+	return p
+}
+
+// close releases the prediction's file and mask.
+func (p *predictionRead) close() {
+	if p.f != nil {
+		p.f.Close()
+		p.f = nil
+	}
+	if p.m != nil {
+		p.m.Release()
+		p.m = nil
+	}
+}
+
+// finish checks the prediction against its answer t in the order the
+// reference meets them (it is read within the answer's bound, has the
+// answer's number of dimensions, one channel and, in official mode, the
+// answer's shape; in reference mode another shape is resized, as the note
+// says) and returns its lesions on the answer's grid.
+func (p *predictionRead) finish(row medseg.Row, t truthLesions, mode challenge.Mode) (*components.Lesions, string, error) {
+	if p.openErr != nil {
+		return nil, "", p.openErr
+	}
+	gh := t.header
+	if p.readErr != nil {
+		m, err := p.reread(row, predictionLimit(headerLen(gh)), int(gh.Dim[0]))
+		if err != nil {
+			return nil, "", err
+		}
+		p.m, p.lesions = m, nil
+	}
+	if err := checkRank(p.m.Header, row, int(gh.Dim[0])); err != nil {
+		return nil, "", err
+	}
+	if p.m.NumChannels() != 1 {
+		return nil, "", challenge.Invalidf(row.Path, "data", "row %d (%s): %d channels, want a single-channel mask", row.Line, row.ID, p.m.NumChannels())
+	}
+	// NaN and ±Inf voxels are lesion: the reference and the organisers'
+	// metric functions binarise with astype(bool), where they are true.
+	pred, pg, gtShape := p.m.NonZero, p.m.Grid, t.grid.Shape
+	if pg.Shape == gtShape && p.lesions != nil {
+		return p.lesions, "", nil
+	}
+	note := ""
+	if pg.Shape != gtShape {
+		if mode == challenge.Official {
+			return nil, "", challenge.Invalidf(row.Path, colPath, "mask shape %v does not match the DWI/GT shape %v (row %d, case %s)", pg.Shape, gtShape, row.Line, row.ID)
+		}
+		var err error
+		pred, err = resample.Zoom(pred, pg.Shape, gtShape)
+		if err != nil {
+			return nil, "", challenge.Invalidf(row.Path, colPath, "cannot resize mask of shape %v to %v: %v", pg.Shape, gtShape, err)
+		}
+		note = fmt.Sprintf("%s: prediction shape %v resized to the GT shape %v by nearest-neighbour zoom (order 0)", row.ID, pg.Shape, gtShape)
+		pg.Shape = gtShape
+	}
+	l, err := components.FindLesions(pred, pg, 26)
+	if err != nil {
+		return nil, "", fmt.Errorf("score %s: lesion matching, prediction: %w", row.ID, err)
+	}
+	return l, note, nil
+}
+
+// reread reads the prediction again, within the answer's bound limit,
+// after a read within minPredictionBytes failed. When that fails too, its
+// header is read apart, for the error the checks give in their order
+// (header, dimensions, data).
+func (p *predictionRead) reread(row medseg.Row, limit int64, gtRank int) (*imageio.NIfTIMask, error) {
+	err := p.readErr
+	if limit > minPredictionBytes {
+		if _, serr := p.f.Seek(0, 0); serr != nil {
+			return nil, fmt.Errorf("rewind %s: %w", row.Path, serr)
+		}
+		var m *imageio.NIfTIMask
+		if m, err = imageio.ReadNIfTIMask(p.f, p.gz, imageio.Options{MaxBytes: limit}); err == nil {
+			return m, nil
+		}
+	}
+	if _, serr := p.f.Seek(0, 0); serr != nil {
+		return nil, fmt.Errorf("rewind %s: %w", row.Path, serr)
+	}
+	h, herr := imageio.ReadNIfTIHeader(p.f, p.gz)
+	if herr != nil {
+		return nil, challenge.Invalidf(row.Path, "header", "row %d (%s): not a readable NIfTI file: %v", row.Line, row.ID, herr)
+	}
+	if err := checkRank(h, row, gtRank); err != nil {
+		return nil, err
+	}
+	return nil, challenge.Invalidf(row.Path, "data", "row %d (%s): cannot read the mask: %v", row.Line, row.ID, err)
 }
 
 // headerLen is the number of voxels of the first volume a NIfTI header
@@ -218,43 +388,47 @@ func nibabelName(name string) string {
 	return base[:len(base)-4] + strings.ToLower(ext) + name[len(base):]
 }
 
-// loadPrediction reads a prediction NIfTI named by a submission row, with
-// its allocation bounded relative to the GT (gtLen voxels), as a mask of
-// its non-zero voxels.
-func loadPrediction(submissionDir string, row medseg.Row, gtLen int64, gtRank int) (*imageio.NIfTIMask, error) {
-	if _, err := challenge.ResolveInside(submissionDir, row.Path, colPath); err != nil {
-		return nil, err
-	}
+// openPrediction opens the prediction NIfTI a submission row names, inside
+// the submission folder, as nib.load would name it (nibabelName). Its
+// errors come in the order of their checks: a path that is not inside the
+// folder, a name that is not NIfTI's, a file that cannot be opened.
+func openPrediction(submissionDir string, row medseg.Row) (*os.File, error) {
 	lower := strings.ToLower(row.Path)
-	if !strings.HasSuffix(lower, ".nii.gz") && !strings.HasSuffix(lower, ".nii") {
+	nifti := strings.HasSuffix(lower, ".nii.gz") || strings.HasSuffix(lower, ".nii")
+	name := row.Path
+	if nifti {
+		name = nibabelName(row.Path)
+	}
+	// A path that opens resolves inside the folder: the resolution is
+	// needed first only when the open may not tell (another name is
+	// opened, or none is).
+	resolved := false
+	if name != row.Path || !nifti {
+		if _, err := challenge.ResolveInside(submissionDir, row.Path, colPath); err != nil {
+			return nil, err
+		}
+		resolved = true
+	}
+	if !nifti {
 		return nil, challenge.Invalidf(row.Path, colPath, "row %d (%s): want a NIfTI file (.nii.gz or .nii)", row.Line, row.ID)
 	}
-	f, err := challenge.OpenInside(submissionDir, nibabelName(row.Path), colPath)
+	f, err := challenge.OpenInside(submissionDir, name, colPath)
 	if err != nil {
+		if !resolved {
+			if _, rerr := challenge.ResolveInside(submissionDir, row.Path, colPath); rerr != nil {
+				return nil, rerr
+			}
+		}
 		return nil, err
 	}
-	defer f.Close()
-	gz := strings.HasSuffix(lower, ".gz")
-	h, err := imageio.ReadNIfTIHeader(f, gz)
-	if err != nil {
-		return nil, challenge.Invalidf(row.Path, "header", "row %d (%s): not a readable NIfTI file: %v", row.Line, row.ID, err)
-	}
+	return f, nil
+}
+
+// checkRank refuses a prediction whose header gives another number of
+// dimensions than the answer's.
+func checkRank(h *imageio.NIfTIHeader, row medseg.Row, gtRank int) error {
 	if int(h.Dim[0]) != gtRank {
-		return nil, challenge.Invalidf(row.Path, "dim", "row %d (%s): image has %d dimensions, want %d like the reference mask", row.Line, row.ID, h.Dim[0], gtRank)
+		return challenge.Invalidf(row.Path, "dim", "row %d (%s): image has %d dimensions, want %d like the reference mask", row.Line, row.ID, h.Dim[0], gtRank)
 	}
-	if _, err := f.Seek(0, 0); err != nil {
-		return nil, fmt.Errorf("rewind %s: %w", row.Path, err)
-	}
-	// Allow generous resizing room but never more than 64× the GT's decoded size (min 256 MiB).
-	limit := max(min(gtLen, 1<<40)*8*64, 256<<20)
-	m, err := imageio.ReadNIfTIMask(f, gz, imageio.Options{MaxBytes: limit})
-	if err != nil {
-		return nil, challenge.Invalidf(row.Path, "data", "row %d (%s): cannot read the mask: %v", row.Line, row.ID, err)
-	}
-	if m.NumChannels() != 1 {
-		return nil, challenge.Invalidf(row.Path, "data", "row %d (%s): %d channels, want a single-channel mask", row.Line, row.ID, m.NumChannels())
-	}
-	// NaN and ±Inf voxels are lesion: the reference and the organisers'
-	// metric functions binarise with astype(bool), where they are true.
-	return m, nil
+	return nil
 }
