@@ -176,3 +176,44 @@ func TestBuildStampSkipsAnUnchangedBuild(t *testing.T) {
 		t.Fatalf("the removed binary was not rebuilt: %v", err)
 	}
 }
+
+// On a machine without Go (a GPU node handed a checkout whose bin/ was built
+// elsewhere), Build uses the binaries that are there, Check accepts them
+// even when the copied sources look newer, and a missing binary is an error
+// that says to build it where Go is.
+func TestBuildWithoutToolchain(t *testing.T) {
+	ctx := context.Background()
+	root := writeModule(t)
+	t.Setenv("PATH", t.TempDir()) // no go on it
+	err := Build(ctx, root)
+	if err == nil || !strings.Contains(err.Error(), "no Go toolchain") || !strings.Contains(err.Error(), "bin/rexmle-agent and bin/rexmle-bridge missing") {
+		t.Fatalf("build without Go or binaries: %v", err)
+	}
+	if err := os.MkdirAll(filepath.Join(root, "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, p := range []string{Agent(root), Bridge(root)} {
+		if err := os.WriteFile(p, []byte("built elsewhere"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := Build(ctx, root); err != nil {
+		t.Fatalf("build without Go, binaries present: %v", err)
+	}
+	if b, _ := os.ReadFile(Agent(root)); string(b) != "built elsewhere" {
+		t.Fatalf("the agent binary was rewritten: %q", b)
+	}
+	if err := Check(ctx, root); err != nil {
+		t.Fatalf("check without Go, binaries older than the sources: %v", err)
+	}
+	if err := os.Remove(Bridge(root)); err != nil {
+		t.Fatal(err)
+	}
+	if err := Check(ctx, root); err == nil || !strings.Contains(err.Error(), "rexmle-bridge is missing") {
+		t.Fatalf("check without Go, bridge missing: %v", err)
+	}
+}
