@@ -31,9 +31,15 @@ var Default = All
 func load() (settings.Settings, error) { return settings.Load(os.Environ()) }
 
 // opts are the stages' options from the settings.
+// The agent binaries are the ones the Binaries target builds here, in the
+// checkout, wherever REXMLE_CONFIG's benchmark file is.
 func opts() (stages.Options, error) {
 	s, err := load()
-	return stages.FromSettings(s), stages.SettingsError(err) // exit status 2
+	o := stages.FromSettings(s)
+	if wd, werr := os.Getwd(); werr == nil {
+		o.BinRoot = wd
+	}
+	return o, stages.SettingsError(err) // exit status 2
 }
 
 // withOptions runs a stage with the options, once the settings are read,

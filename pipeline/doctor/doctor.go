@@ -10,6 +10,7 @@
 package doctor
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -99,6 +100,9 @@ type Input struct {
 	// MinFreeBytes is the free space the data and results folders need;
 	// 0: DefaultMinFree for the profile's data.
 	MinFreeBytes uint64
+	// BinRoot is the folder whose bin/ holds the agent binaries ("": the
+	// benchmark's folder), as the run stage's.
+	BinRoot string
 }
 
 // DefaultMinFree returns the free space a profile's runs need: 1 GiB for
@@ -313,7 +317,7 @@ func checkAgent(ctx context.Context, r *Report, in Input, p Probe, a config.Agen
 // will see them: inside its bwrap sandbox (through the binds the runner
 // gives it), or on this host with sandbox = "none".
 func checkLocalCommand(r *Report, in Input, p Probe, a config.Agent) {
-	j := runner.Job{Group: in.ProfileName, Agent: a, Seed: 1, AgentBin: binaries.Agent(in.Bench.Root), PublicDir: "/nonexistent-public"}
+	j := runner.Job{Group: in.ProfileName, Agent: a, Seed: 1, AgentBin: binaries.Agent(cmp.Or(in.BinRoot, in.Bench.Root)), PublicDir: "/nonexistent-public"}
 	_, dataRoot := in.Bench.DataRoots(in.Profile.Data)
 	if len(in.Challenges) > 0 {
 		j.Challenge = in.Challenges[0].ID

@@ -56,6 +56,17 @@ type Options struct {
 	CheckPrepared func(dataDir string) error
 	Log           *slog.Logger             // nil: slog.Default()
 	Rel           func(path string) string // how paths are shown; nil: as they are
+	// BinRoot is the folder whose bin/ holds the agent binaries: the
+	// checkout the Mage targets build them in ("": the benchmark's folder).
+	BinRoot string
+}
+
+// binRoot is where the agent binaries are (Options.BinRoot).
+func (o *Options) binRoot() string {
+	if o.BinRoot != "" {
+		return o.BinRoot
+	}
+	return o.Benchmark.Root
 }
 
 // env is the stage's view of its options.
@@ -125,7 +136,7 @@ func planRuns(e *env, agentBin string) (jobs []*runner.Job, unprepared int, err 
 				jobs = append(jobs, &runner.Job{Group: e.opt.Profile, Challenge: c.ID, Agent: *a, Seed: seed, PublicDir: pub,
 					RunDir:  filepath.Join(e.b.Path(e.b.Paths.Runs), e.opt.Profile, c.ID, a.ID, "seed-"+strconv.Itoa(seed)),
 					Setting: e.profile.Setting, TimeLimit: limit, Grace: a.GracePeriod.Duration, BenchHash: e.b.Hash,
-					AgentBin: agentBin, EngineSetting: e.o.Engine, Host: e.o.Host, BridgeBin: binaries.Bridge(e.b.Root), Hide: hide, Validate: check, SampleEvery: e.profile.GPUSampleEvery.Duration, Log: e.log})
+					AgentBin: agentBin, EngineSetting: e.o.Engine, Host: e.o.Host, BridgeBin: binaries.Bridge(e.o.binRoot()), Hide: hide, Validate: check, SampleEvery: e.profile.GPUSampleEvery.Duration, Log: e.log})
 			}
 		}
 	}
@@ -208,11 +219,11 @@ func Run(ctx context.Context, o Options) error {
 	if e.log == nil {
 		e.log = slog.Default()
 	}
-	all, unprepared, err := planRuns(e, binaries.Agent(e.b.Root))
+	all, unprepared, err := planRuns(e, binaries.Agent(o.binRoot()))
 	if err != nil {
 		return err
 	}
-	if err := binaries.Check(ctx, e.b.Root); err != nil {
+	if err := binaries.Check(ctx, o.binRoot()); err != nil {
 		return fmt.Errorf("run: %w", err)
 	}
 	unpreparedErr := e.unpreparedError(unprepared)

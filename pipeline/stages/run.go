@@ -27,6 +27,7 @@ func Run(ctx context.Context, o Options) error {
 		CheckPrepared: func(dir string) error { return checkPrepared(dir, e.profile.Data, e.opt.Profile, e.opt.SynthSize) },
 		Log:           e.log,
 		Rel:           rel,
+		BinRoot:       o.BinRoot,
 	})
 	if err != nil && ctx.Err() != nil {
 		return interrupted(ctx, "run", -1) // runstage said how many runs were not started
@@ -36,7 +37,7 @@ func Run(ctx context.Context, o Options) error {
 
 // preflight runs the doctor's checks for the profile.
 func preflight(ctx context.Context, e *env) *doctor.Report {
-	return doctor.Run(ctx, doctor.Input{Bench: e.b, ProfileName: e.opt.Profile, Profile: e.profile, Challenges: e.challenges, Engine: e.opt.Engine}, doctor.System(e.opt.Host))
+	return doctor.Run(ctx, doctor.Input{Bench: e.b, ProfileName: e.opt.Profile, Profile: e.profile, Challenges: e.challenges, Engine: e.opt.Engine, BinRoot: e.opt.BinRoot}, doctor.System(e.opt.Host))
 }
 
 // Doctor prints the preflight table of the profile: engines, images, GPUs,

@@ -311,3 +311,50 @@ time_limit = "1h"
 		}
 	}
 }
+
+// The agent binaries are the ones the Mage targets build in the checkout,
+// whatever folder REXMLE_CONFIG's benchmark file is in (bench/gpucheck.sh
+// and users' own benchmark files live outside it): with BinRoot set to the
+// checkout the run stage finds them there, where it used to look only in
+// the benchmark's folder and ask for a build that could never put them
+// there.
+func TestRunFindsTheCheckoutsBinariesForABenchmarkElsewhere(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds rexmle-agent and runs the demo's sample agent")
+	}
+	ctx := context.Background()
+	o := testBench(t) // a benchmark folder with no module and no bin/
+	f, err := os.OpenFile(o.Config, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString("\n" + refusedAgents); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	o.Challenges = []string{"ldct-iqa"}
+	if err := Prepare(ctx, o); err != nil {
+		t.Fatal(err)
+	}
+	checkout := t.TempDir()
+	repo, _ := filepath.Abs(filepath.Join("..", ".."))
+	checkouttest.Link(t, repo, checkout)
+	if err := binaries.Build(ctx, checkout); err != nil {
+		t.Fatal(err)
+	}
+	o.Profile = "refusals"
+	o.Challenges = []string{"ldct-iqa"}
+	err = Run(ctx, o)
+	if err == nil || !strings.Contains(err.Error(), filepath.Join(filepath.Dir(o.Config), "bin", "rexmle-agent")+" is missing") {
+		t.Fatalf("run without BinRoot: %v, want the benchmark folder's binaries missing", err)
+	}
+	o.BinRoot = checkout
+	err = Run(ctx, o)
+	if err == nil || !strings.Contains(err.Error(), "2 run(s) could not start") {
+		t.Fatalf("run with the checkout's binaries: %v", err)
+	}
+	in, err := runner.ReadInfo(filepath.Join(filepath.Dir(o.Config), "results", "runs", "refusals", "ldct-iqa", "plain", "seed-1"))
+	if err != nil || in.Status != runner.StatusDone {
+		t.Fatalf("the plain run: %+v %v", in, err)
+	}
+}

@@ -55,6 +55,10 @@ type Options struct {
 	// Host is the environment the variables the configuration names (API
 	// keys, endpoints) are read from.
 	Host settings.Environ
+	// BinRoot is the folder whose bin/ holds the agent binaries: the
+	// checkout the Mage targets build them in, whatever folder the
+	// benchmark file is in ("": the benchmark's folder).
+	BinRoot string
 }
 
 // DefaultLockWait is how long a stage waits for the checkout's lock by default.
