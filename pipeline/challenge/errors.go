@@ -84,6 +84,9 @@ func SafeGrade(ctx context.Context, c Grader, submissionDir, privateDir string, 
 		}
 	}()
 	res, err = c.Grade(ctx, submissionDir, privateDir, mode)
+	if wp := (*WorkerPanic)(nil); errors.As(err, &wp) {
+		return nil, &GraderError{Challenge: c.ID(), Panic: wp.Value, Stack: wp.Stack}
+	}
 	if err == nil && res != nil && res.Mode == "" {
 		res.Mode = mode
 	}

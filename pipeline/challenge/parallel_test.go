@@ -3,6 +3,7 @@ package challenge
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync/atomic"
 	"testing"
 )
@@ -41,4 +42,40 @@ func TestForEachLowestError(t *testing.T) {
 	if err := ForEach(ctx, 10, func(int) error { ran.Add(1); return nil }); !errors.Is(err, context.Canceled) || ran.Load() != 0 {
 		t.Fatalf("cancelled: err %v, ran %d", err, ran.Load())
 	}
+}
+
+// A panic in one case's worker goroutine (a grader bug on odd input) is that
+// case's error, and SafeGrade reports it as the grader's crash with the
+// stack, instead of the process ending from a goroutine nobody recovers.
+func TestForEachPanicIsAnError(t *testing.T) {
+	err := ForEach(context.Background(), 8, func(i int) error {
+		if i == 5 {
+			var m map[string]int
+			m["boom"] = 1 // a nil map write: a runtime panic
+		}
+		return nil
+	})
+	var wp *WorkerPanic
+	if !errors.As(err, &wp) || wp.Index != 5 || !strings.Contains(wp.Stack, "parallel_test.go") {
+		t.Fatalf("ForEach with a panicking item: %v", err)
+	}
+	res, err := SafeGrade(context.Background(), panickingGrader{}, "sub", "priv", "reference")
+	var ge *GraderError
+	if res != nil || !errors.As(err, &ge) || ge.Challenge != "panics" || !strings.Contains(ge.Stack, "parallel_test.go") {
+		t.Fatalf("SafeGrade with a worker panic: %v %v", res, err)
+	}
+}
+
+// panickingGrader grades its cases with ForEach, and one of them panics.
+type panickingGrader struct{ Grader }
+
+func (panickingGrader) ID() string { return "panics" }
+
+func (panickingGrader) Grade(ctx context.Context, _, _ string, _ Mode) (*Result, error) {
+	return nil, ForEach(ctx, 4, func(i int) error {
+		if i == 2 {
+			panic("case 2 broke")
+		}
+		return nil
+	})
 }
