@@ -11,6 +11,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -158,6 +159,46 @@ func checkSynthesizeDeterministic(t *testing.T, c challenge.Challenge) {
 	}
 	if len(ha) != len(hb) {
 		t.Errorf("synthesize is not deterministic: %d vs %d files", len(ha), len(hb))
+	}
+}
+
+// CheckSynthesizeOnAnyCoreCount synthesizes at size (e.g. "full:10") with
+// seed on 1 and then 4 cores and wants the same wantFiles files both times,
+// each with its own content: a synthesizer that draws its cases on every
+// core must give each case its own draws, in an order no core count changes.
+func CheckSynthesizeOnAnyCoreCount(t *testing.T, c challenge.Challenge, size string, seed int64, wantFiles int) {
+	t.Helper()
+	sz, err := challenge.ParseSynthSize(size)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var trees []map[string]string
+	for _, procs := range []int{1, 4} {
+		old := runtime.GOMAXPROCS(procs)
+		dir := t.TempDir()
+		err := c.Synthesize(context.Background(), dir, seed, sz)
+		runtime.GOMAXPROCS(old)
+		if err != nil {
+			t.Fatalf("synthesize on %d cores: %v", procs, err)
+		}
+		h, err := challenge.HashTree(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		trees = append(trees, h)
+	}
+	if len(trees[0]) != wantFiles || len(trees[1]) != wantFiles {
+		t.Fatalf("synthesize at %s: %d and %d files, want %d", size, len(trees[0]), len(trees[1]), wantFiles)
+	}
+	distinct := map[string]bool{}
+	for k, h := range trees[0] {
+		if trees[1][k] != h {
+			t.Errorf("%s differs between 1 and 4 cores", k)
+		}
+		distinct[h] = true
+	}
+	if len(distinct) != wantFiles {
+		t.Errorf("%d distinct files of %d: each case must get its own draws", len(distinct), wantFiles)
 	}
 }
 
