@@ -15,8 +15,6 @@ type box struct{ lo, hi [3]int }
 // emptyBox is the box of no voxel: any union with it is the other box.
 func emptyBox(g volume.Grid) box { return box{lo: g.Shape, hi: [3]int{-1, -1, -1}} }
 
-func (b box) empty() bool { return b.hi[0] < b.lo[0] || b.hi[1] < b.lo[1] || b.hi[2] < b.lo[2] }
-
 func (b box) union(o box) box {
 	for a := 0; a < 3; a++ {
 		b.lo[a], b.hi[a] = min(b.lo[a], o.lo[a]), max(b.hi[a], o.hi[a])
