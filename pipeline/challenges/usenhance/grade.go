@@ -220,7 +220,7 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 	res.Set("ssim", num.Mean(s))
 	res.Set("psnr", num.Mean(p))
 	if resized > 0 {
-		res.Notes = append(res.Notes, fmt.Sprintf("%d enhanced images had the wrong size and were resized bilinearly to the truth's size before scoring (OpenCV INTER_LINEAR float32 arithmetic, as the reference; within one float32 ulp of cv2.resize)", resized))
+		res.Notes = append(res.Notes, fmt.Sprintf("%d enhanced images had the wrong size and were resized bilinearly to the truth's size before scoring (cv2.resize INTER_LINEAR on float32 as the reference's opencv-python wheels compute it on x86-64, through Intel IPP; OpenCV builds without IPP differ by up to 0.006 grey levels)", resized))
 	}
 	if math.IsInf(res.Values["psnr"], 1) {
 		res.Notes = append(res.Notes, "at least one enhanced image equals its truth exactly, so its PSNR and the mean PSNR are +Inf (as in the reference)")

@@ -17,14 +17,14 @@ import (
 // refScript scores pairs as the USenhance reference does, step by step with
 // the libraries it uses: Pillow opens each file (mode L), numpy float32,
 // cv2.resize INTER_LINEAR of the enhanced image to the truth's size, the
-// joint data range, then scikit-image's PSNR and SSIM. A cv2 without IPP
+// joint data range, then scikit-image's PSNR and SSIM. The range goes to
+// PSNR as a Python float, which is what scikit-image ≥ 0.24 squares (older
+// releases square the numpy float32 scalar, which numpy 1.x promotes to
+// float64 too). It prints each value's float64 bits. A cv2 without IPP
 // (Debian's) resizes with other arithmetic than the reference's wheels
 // (resizeLinear): there the script reads the grader's resized image (raw
 // little-endian float32, the third path) instead, so the rest of the chain
-// is still checked; TestResizeLinearOpenCV checks the resize itself. The range goes to
-// PSNR as a Python float, which is what scikit-image ≥ 0.24 squares (older
-// releases square the numpy float32 scalar, which numpy 1.x promotes to
-// float64 too). It prints each value's float64 bits.
+// is still checked; TestResizeLinearOpenCV checks the resize itself.
 const refScript = `
 import json, sys, numpy as np, cv2
 from PIL import Image
