@@ -294,7 +294,8 @@ for (h, w, H, W) in sizes:
     a = rs.randint(0, 256, size=(h, w)).astype(np.float32)
     b = cv2.resize(a, (W, H), interpolation=cv2.INTER_LINEAR)
     out.append(dict(w=w, h=h, W=W, H=H, a=a.ravel().tolist(), b=b.ravel().tolist()))
-json.dump(dict(version=cv2.__version__, ipp=bool(cv2.ipp.useIPP()), cases=out), sys.stdout)
+ipp = hasattr(cv2, 'ipp') and bool(cv2.ipp.useIPP())
+json.dump(dict(version=cv2.__version__, ipp=ipp, ippversion=cv2.ipp.getIppVersion() if ipp else '', cases=out), sys.stdout)
 `
 	raw, err := exec.Command(py, "-c", script).Output()
 	if err != nil {
@@ -310,9 +311,10 @@ json.dump(dict(version=cv2.__version__, ipp=bool(cv2.ipp.useIPP()), cases=out), 
 	}
 	// The keys w/W and h/H differ only in case: decode them by hand.
 	var rawDoc struct {
-		Version string
-		IPP     bool
-		Cases   []map[string]json.RawMessage
+		Version    string
+		IPP        bool
+		IPPVersion string
+		Cases      []map[string]json.RawMessage
 	}
 	if err := json.Unmarshal(raw, &rawDoc); err != nil {
 		t.Fatal(err)
@@ -336,7 +338,7 @@ json.dump(dict(version=cv2.__version__, ipp=bool(cv2.ipp.useIPP()), cases=out), 
 		model, other = resizeLinear, resizeLinearGeneric
 		modelName = "IPP's arithmetic (resizeLinear)"
 	}
-	t.Logf("cv2 %s, IPP %v: checking %s", doc.Version, doc.IPP, modelName)
+	t.Logf("cv2 %s, IPP %v %s: checking %s", doc.Version, doc.IPP, rawDoc.IPPVersion, modelName)
 	otherDiff, total := 0, 0
 	for _, c := range doc.Cases {
 		src := quality.Image{W: c.W, H: c.H, Pix: c.A}

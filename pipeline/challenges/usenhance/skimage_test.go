@@ -35,7 +35,7 @@ def load(p):
         im = im.convert('L')
     return np.array(im, dtype=np.float32)
 out = []
-ipp = cv2.ipp.useIPP()
+ipp = hasattr(cv2, 'ipp') and cv2.ipp.useIPP()
 for e_path, t_path, resized_path in json.load(sys.stdin):
     e, t = load(e_path), load(t_path)
     if e.shape != t.shape and ipp:
