@@ -60,6 +60,10 @@ func boxRow(dst, src []float32, stride, win int, k float32) {
 	}
 }
 
+// FMA32 is a·b + c rounded once to float32, as a float32 fused
+// multiply-add instruction computes it (fma32, for callers outside).
+func FMA32(a, b, c float32) float32 { return fma32(a, b, c) }
+
 // fma32 is the float32 fused multiply-add a·b + c rounded once to float32
 // (what VFMADD231SS/PS compute). The float32 product is exact in float64;
 // the float64 sum is rounded to odd (the last bit set when the sum was

@@ -80,82 +80,6 @@ func loadGrayMax(path string, maxBytes int64) (quality.Image, error) {
 	return im, nil
 }
 
-// resizeLinear is cv2.resize(…, INTER_LINEAR) of a float32 image to w×h as
-// OpenCV computes it for float32 (resizeGeneric, no fixed point): per
-// destination column fx = float32((dx+0.5)·scale − 0.5) with scale =
-// 1/(w/W), sx = ⌊fx⌋, fx −= sx in float32, clamped at the borders (sx < 0
-// → 0 with weight 1; sx ≥ W−1 → W−1 with weight 1); the weights are
-// 1−fx and fx in float32. Rows take the same position and weights but no
-// clamp of the weights: only the two rows read are clamped to the image
-// (at the top sy = −1 blends row 0 with itself, weights 1−fy and fy,
-// which float32 need not return exactly). Each row is first resized horizontally
-// (S[sx]·a0 + S[sx+1]·a1), then rows are blended (R0·b0 + R1·b1), every
-// product and sum rounded to float32 (OpenCV's baseline SSE build has no
-// fused multiply-add here). Checked against cv2.resize: identical except
-// one-ulp differences on a few pixels of some downscales.
-func resizeLinear(src quality.Image, w, h int) quality.Image {
-	return resizeLinearPix(src.Pix, src.W, src.H, w, h)
-}
-
-// resizeLinearPix is resizeLinear of a srcW×srcH image held as float64
-// samples or as bytes (an 8-bit picture resized without a float64 copy).
-func resizeLinearPix[T float64 | uint8](pix []T, srcW, srcH, w, h int) quality.Image {
-	src := struct{ W, H int }{srcW, srcH}
-	type tap struct {
-		i0, i1 int
-		a0, a1 float32
-	}
-	taps := func(srcN, dstN int, vertical bool) []tap {
-		scale := 1 / (float64(dstN) / float64(srcN))
-		out := make([]tap, dstN)
-		for d := range out {
-			f := float32((float64(d)+0.5)*scale - 0.5)
-			i := int(math.Floor(float64(f)))
-			f -= float32(i)
-			if vertical {
-				out[d] = tap{min(max(i, 0), srcN-1), min(max(i+1, 0), srcN-1), 1 - f, f}
-				continue
-			}
-			if i < 0 {
-				i, f = 0, 0
-			}
-			if i >= srcN-1 {
-				i, f = srcN-1, 0
-			}
-			i1 := min(i+1, srcN-1)
-			out[d] = tap{i, i1, 1 - f, f}
-		}
-		return out
-	}
-	xs, ys := taps(src.W, w, false), taps(src.H, h, true)
-	// Horizontal pass of every source row that is used.
-	rows := make(map[int][]float32)
-	hrow := func(y int) []float32 {
-		if r, ok := rows[y]; ok {
-			return r
-		}
-		r := make([]float32, w)
-		line := pix[y*src.W : (y+1)*src.W]
-		for x, t := range xs {
-			if t.a1 == 0 {
-				r[x] = float32(float32(line[t.i0]) * t.a0)
-				continue
-			}
-			r[x] = float32(float32(float32(line[t.i0])*t.a0) + float32(float32(line[t.i1])*t.a1))
-		}
-		rows[y] = r
-		return r
-	}
-	out := quality.Image{W: w, H: h, Pix: make([]float64, w*h)}
-	for y, t := range ys {
-		r0, r1 := hrow(t.i0), hrow(t.i1)
-		for x := 0; x < w; x++ {
-			out.Pix[y*w+x] = float64(float32(float32(r0[x]*t.a0) + float32(r1[x]*t.a1)))
-		}
-	}
-	return out
-}
-
 // resolveEnhanced is the reference's lookup: submissionDir/rel, else (for a
 // path with a separator and more than one part) the path without its first
 // part. Both stay inside the submission folder.
@@ -296,7 +220,7 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 	res.Set("ssim", num.Mean(s))
 	res.Set("psnr", num.Mean(p))
 	if resized > 0 {
-		res.Notes = append(res.Notes, fmt.Sprintf("%d enhanced images had the wrong size and were resized bilinearly to the truth's size before scoring (OpenCV INTER_LINEAR float32 arithmetic, as the reference; within one float32 ulp of cv2.resize)", resized))
+		res.Notes = append(res.Notes, fmt.Sprintf("%d enhanced images had the wrong size and were resized bilinearly to the truth's size before scoring (cv2.resize INTER_LINEAR on float32 as the reference's opencv-python wheels compute it on x86-64, through Intel IPP; OpenCV builds without IPP differ by up to 0.006 grey levels)", resized))
 	}
 	if math.IsInf(res.Values["psnr"], 1) {
 		res.Notes = append(res.Notes, "at least one enhanced image equals its truth exactly, so its PSNR and the mean PSNR are +Inf (as in the reference)")
