@@ -161,6 +161,7 @@ var Vars = []Var{
 	{Name: "REXMLE_RDAGENT_LIVE_KEEP", Kind: Test, Targets: []string{"pipeline/agentrecipe tests"}, Help: "keeps the live R&D-Agent test's folders"},
 	{Name: "REXMLE_RDAGENT_LIVE_CHALLENGES", Kind: Test, Targets: []string{"pipeline/agentrecipe tests"}, Help: "the live R&D-Agent test's challenges"},
 	{Name: "REXMLE_BENCH_KEEP", Kind: Test, Targets: []string{"grader benchmarks", "bench/"}, Help: "keeps the files the grader benchmarks graded"},
+	{Name: "REXMLE_RESIZE_PAIRS", Kind: Test, Targets: []string{"pipeline/challenges/usenhance tests"}, Help: "how many synthetic pairs TestResizeArithmeticMetrics scores with both resize arithmetics"},
 	{Name: "REXMLE_BENCH_N", Kind: Test, Targets: []string{"grader benchmarks", "bench/"}, Help: "the USenhance benchmark's pair count"},
 	{Name: "REXMLE_BENCH_CORES", Kind: Test, Targets: []string{"bench/"}, Help: "cores the grader benchmarks use"},
 	{Name: "REXMLE_BENCH_BINDIR", Kind: Test, Targets: []string{"bench/"}, Help: "prebuilt grader benchmark binaries"},
