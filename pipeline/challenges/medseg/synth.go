@@ -123,54 +123,126 @@ func Smooth(g volume.Grid, data []float64) []float64 {
 // SmoothSeparable is Smooth computed as three 1-D passes (the clamped 3×3×3
 // mean is the product of clamped 3-tap means): the same values up to float
 // rounding, in a fraction of the time, for real-size volumes. The demo's
-// data keep Smooth, whose rounding their recorded digests pin.
+// data keep Smooth, whose rounding their recorded digests pin. It is
+// SliceSmoother's arithmetic, over the whole volume.
 func SmoothSeparable(g volume.Grid, data []float64) []float64 {
-	nx, ny, nz := g.Shape[0], g.Shape[1], g.Shape[2]
-	src, dst := make([]float64, len(data)), make([]float64, len(data))
-	// x: within each row.
-	for r := 0; r+nx <= len(data); r += nx {
-		row, out := data[r:r+nx], dst[r:r+nx]
+	plane := g.Shape[0] * g.Shape[1]
+	s := NewSliceSmoother(g, func(k int, p []float64) { copy(p, data[k*plane:(k+1)*plane]) })
+	out := make([]float64, len(data))
+	for k := 0; k < g.Shape[2]; k++ {
+		copy(out[k*plane:], s.Next())
+	}
+	return out
+}
+
+// SliceSmoother is SmoothSeparable one z-slice at a time: fill writes
+// slice k of the input into a plane (called once per slice, in order, one
+// slice ahead of Next), and Next returns the smoothed slices in order. It
+// holds five planes, not the volume, and its values are SmoothSeparable's
+// to the bit.
+type SliceSmoother struct {
+	nx, ny, nz int
+	fill       func(k int, plane []float64)
+	xy         [3][]float64 // x-then-y smoothed input slices, slice k at k mod 3
+	raw, out   []float64
+	next       int // the slice Next returns
+	filled     int // slices filled so far
+}
+
+// NewSliceSmoother returns a smoother of the volume on g whose slices fill
+// writes.
+func NewSliceSmoother(g volume.Grid, fill func(k int, plane []float64)) *SliceSmoother {
+	nx, ny := g.Shape[0], g.Shape[1]
+	s := &SliceSmoother{nx: nx, ny: ny, nz: g.Shape[2], fill: fill, raw: make([]float64, nx*ny), out: make([]float64, nx*ny)}
+	for i := range s.xy {
+		s.xy[i] = make([]float64, nx*ny)
+	}
+	return s
+}
+
+// Next returns the next smoothed slice; it is overwritten by the following
+// call. Calling it more than Shape[2] times panics.
+func (s *SliceSmoother) Next() []float64 {
+	k := s.next
+	if k >= s.nz {
+		panic("medseg: SliceSmoother.Next past the last slice")
+	}
+	for s.filled <= min(k+1, s.nz-1) {
+		s.smoothXY(s.filled)
+		s.filled++
+	}
+	out := s.out
+	copy(out, s.xy[k%3])
+	c := 1.0
+	if k > 0 {
+		for i, v := range s.xy[(k-1)%3] {
+			out[i] += v
+		}
+		c++
+	}
+	if k+1 < s.nz {
+		for i, v := range s.xy[(k+1)%3] {
+			out[i] += v
+		}
+		c++
+	}
+	for i := range out {
+		out[i] /= c
+	}
+	s.next++
+	return out
+}
+
+// smoothXY fills slice k and smooths it along x (each row) and then y.
+func (s *SliceSmoother) smoothXY(k int) {
+	nx, ny := s.nx, s.ny
+	s.fill(k, s.raw)
+	tmp, dst := s.out, s.xy[k%3]
+	for r := 0; r+nx <= len(s.raw); r += nx {
+		row, out := s.raw[r:r+nx], tmp[r:r+nx]
 		for i := range row {
-			s, c := row[i], 1.0
+			v, c := row[i], 1.0
 			if i > 0 {
-				s += row[i-1]
+				v += row[i-1]
 				c++
 			}
 			if i+1 < nx {
-				s += row[i+1]
+				v += row[i+1]
 				c++
 			}
-			out[i] = s / c
+			out[i] = v / c
 		}
 	}
-	src, dst = dst, src
-	// y and z: whole rows (planes) of neighbours at stride, row by row.
-	for _, ax := range [2]struct{ n, stride, outer int }{{ny, nx, nz}, {nz, nx * ny, 1}} {
-		span := ax.n * ax.stride
-		for o := 0; o < ax.outer; o++ {
-			for j := 0; j < ax.n; j++ {
-				base := o*span + j*ax.stride
-				out, mid := dst[base:base+ax.stride], src[base:base+ax.stride]
-				c := 1.0
-				copy(out, mid)
-				if j > 0 {
-					for i, v := range src[base-ax.stride : base] {
-						out[i] += v
-					}
-					c++
-				}
-				if j+1 < ax.n {
-					for i, v := range src[base+ax.stride : base+2*ax.stride] {
-						out[i] += v
-					}
-					c++
-				}
-				for i := range out {
-					out[i] /= c
-				}
+	for j := 0; j < ny; j++ {
+		base := j * nx
+		out := dst[base : base+nx]
+		c := 1.0
+		copy(out, tmp[base:base+nx])
+		if j > 0 {
+			for i, v := range tmp[base-nx : base] {
+				out[i] += v
 			}
+			c++
 		}
-		src, dst = dst, src
+		if j+1 < ny {
+			for i, v := range tmp[base+nx : base+2*nx] {
+				out[i] += v
+			}
+			c++
+		}
+		for i := range out {
+			out[i] /= c
+		}
 	}
-	return src
+}
+
+// NewNoiseSmoother is a SliceSmoother of standard normal noise drawn from
+// rng in storage order: SmoothSeparable over a volume of rng.NormFloat64()
+// draws, without the volume.
+func NewNoiseSmoother(g volume.Grid, rng *rand.Rand) *SliceSmoother {
+	return NewSliceSmoother(g, func(_ int, p []float64) {
+		for i := range p {
+			p[i] = rng.NormFloat64()
+		}
+	})
 }
