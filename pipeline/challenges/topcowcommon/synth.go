@@ -2,6 +2,7 @@ package topcowcommon
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -59,14 +60,26 @@ func (c Config) realGrid() ([3]int, [3]float64) {
 	return [3]int{512, 512, 280}, [3]float64{0.45, 0.45, 0.7}
 }
 
-// synthCase is one generated case.
+// synthCase is one generated case: its anatomy rasterised (a label byte
+// and a vessel membership per voxel) and what its image still needs. The
+// image is computed slice by slice as it is written (eachImageSlice), and
+// the ROI box is drawn after it (drawBox): both use the case's generator,
+// in that order.
 type synthCase struct {
-	pid    string
-	img    *volume.Volume
-	labels *volume.Volume
-	box    topology.Box
-	ant    [4]int
-	pos    [4]int
+	pid       string
+	g         volume.Grid
+	origin    [3]float64
+	dir       [3][3]float64
+	r         *raster
+	rng       *rand.Rand
+	roiLabels func(l uint8) bool // the labels the ROI box encloses
+	mr        bool
+	bg        float64 // background intensity
+	vessel    float64 // intensity inside a vessel
+	sigma     float64 // noise
+	box       topology.Box
+	ant       [4]int
+	pos       [4]int
 }
 
 // caseVariant draws the anatomy of case i. The 3rd-A2 is rare (15 %);
@@ -78,8 +91,8 @@ func caseVariant(rng *rand.Rand, i int) variant {
 	return v
 }
 
-// makeCase generates case i of a seed, at the real image size for
-// realSize.
+// makeCase draws case i of a seed, at the real image size for realSize:
+// its anatomy, labels and edge lists.
 func (c Config) makeCase(seed int64, i int, realSize bool) (*synthCase, error) {
 	stream := uint64(i) + 1
 	if c.Modality == "mr" {
@@ -103,26 +116,48 @@ func (c Config) makeCase(seed int64, i int, realSize bool) (*synthCase, error) {
 	if realSize {
 		shape, spacing = c.realGrid()
 	}
-	r := rasterise(buildAnatomy(v, ls, c.Modality), shape, spacing)
-	g := volume.Grid{Shape: shape, Spacing: spacing}
+	sc := &synthCase{pid: fmt.Sprintf("%03d", i+1), g: volume.Grid{Shape: shape, Spacing: spacing}, rng: rng, mr: c.Modality == "mr"}
+	sc.r = rasterise(buildAnatomy(v, ls, c.Modality), shape, spacing)
 	// LPS+ storage: array x runs to the patient's left, y posterior, z
 	// superior; in the NIfTI (RAS) world that is direction diag(−1, −1, 1).
-	dir := [3][3]float64{{-1, 0, 0}, {0, -1, 0}, {0, 0, 1}}
-	origin := [3]float64{float64(shape[0]-1) / 2 * spacing[0], float64(shape[1]-1) / 2 * spacing[1], -float64(shape[2]-1) / 2 * spacing[2]}
-	origin[0] += math.Round(rng.Float64()*200-100) / 10
-	origin[2] += math.Round(rng.Float64()*200-100) / 10
+	sc.dir = [3][3]float64{{-1, 0, 0}, {0, -1, 0}, {0, 0, 1}}
+	sc.origin = [3]float64{float64(shape[0]-1) / 2 * spacing[0], float64(shape[1]-1) / 2 * spacing[1], -float64(shape[2]-1) / 2 * spacing[2]}
+	sc.origin[0] += math.Round(rng.Float64()*200-100) / 10
+	sc.origin[2] += math.Round(rng.Float64()*200-100) / 10
+	sc.bg, sc.vessel, sc.sigma = 35.0, 300.0*v.vesselHU, 10.0*v.noise
+	if sc.mr {
+		sc.bg, sc.vessel, sc.sigma = 110.0, 450.0*v.vesselHU, 18.0*v.noise
+	}
+	sc.roiLabels = func(l uint8) bool { return l != 0 && (c.Family == TopCoW || l <= 15) }
+	var seen [256]bool
+	for _, l := range sc.r.labels {
+		seen[l] = true
+	}
+	present := map[int32]bool{}
+	for l, ok := range seen {
+		if ok {
+			present[int32(l)] = true
+		}
+	}
+	adj, err := topology.LabelAdjacency(context.Background(), sc.r.labels, shape)
+	if err != nil {
+		return nil, err
+	}
+	sc.ant, sc.pos = topology.CoWEdges(adj, present)
+	return sc, nil
+}
 
-	lab := volume.New(g, volume.Uint8)
-	lab.Origin, lab.Direction = origin, dir
-	for k, l := range r.labels {
-		lab.Data[k] = float64(l)
-	}
-	img := volume.New(g, volume.Int16)
-	img.Origin, img.Direction = origin, dir
-	bg, vessel, sigma := 35.0, 300.0*v.vesselHU, 10.0*v.noise
-	if c.Modality == "mr" {
-		bg, vessel, sigma = 110.0, 450.0*v.vesselHU, 18.0*v.noise
-	}
+// header is the geometry of the case's image and label files.
+func (sc *synthCase) header() *volume.Volume {
+	return &volume.Volume{Grid: sc.g, Origin: sc.origin, Direction: sc.dir, Channels: 1}
+}
+
+// eachImageSlice computes the image slice by slice, in order, and calls fn
+// with slice z's samples (reused by the next call): background with a
+// smooth low-frequency shading, vessels by their membership, Gaussian noise.
+// It draws the noise, so it runs once, before drawBox.
+func (sc *synthCase) eachImageSlice(fn func(z int, img []int16) error) error {
+	shape := sc.g.Shape
 	// Smooth low-frequency shading, tabulated per (x, z) and per y.
 	sinXZ := make([]float64, shape[0]*shape[2])
 	for z := 0; z < shape[2]; z++ {
@@ -134,48 +169,45 @@ func (c Config) makeCase(seed int64, i int, realSize bool) (*synthCase, error) {
 	for y := range cosY {
 		cosY[y] = math.Cos(float64(y) / 13)
 	}
-	for k := range img.Data {
-		x := k % shape[0]
-		y := (k / shape[0]) % shape[1]
-		z := k / (shape[0] * shape[1])
-		shade := sinXZ[x+shape[0]*z] * cosY[y]
-		val := bg + shade + float64(r.member[k])*(vessel-bg) + rng.NormFloat64()*sigma
-		if c.Modality == "mr" && y < 3 {
-			val += 220 // bright subcutaneous fat at the anterior edge of the slab
+	plane := shape[0] * shape[1]
+	img := make([]int16, plane)
+	for z := 0; z < shape[2]; z++ {
+		member := sc.r.member[z*plane : (z+1)*plane]
+		sin := sinXZ[shape[0]*z : shape[0]*(z+1)]
+		for y := 0; y < shape[1]; y++ {
+			row := y * shape[0]
+			for x := 0; x < shape[0]; x++ {
+				shade := sin[x] * cosY[y]
+				val := sc.bg + shade + float64(member[row+x])*(sc.vessel-sc.bg) + sc.rng.NormFloat64()*sc.sigma
+				if sc.mr && y < 3 {
+					val += 220 // bright subcutaneous fat at the anterior edge of the slab
+				}
+				img[row+x] = int16(max(math.MinInt16, min(math.MaxInt16, math.Round(val))))
+			}
 		}
-		img.Data[k] = math.Round(val)
+		if err := fn(z, img); err != nil {
+			return err
+		}
 	}
-	sc := &synthCase{pid: fmt.Sprintf("%03d", i+1), img: img, labels: lab}
-	// ROI box: the labelled Circle of Willis plus a margin, clipped.
-	cow := make([]bool, len(r.labels))
-	for k, l := range r.labels {
-		cow[k] = l != 0 && (c.Family == TopCoW || l <= 15)
+	return nil
+}
+
+// drawBox draws the ROI box, after the image: the labelled Circle of
+// Willis plus a margin of 2–4 voxels, clipped.
+func (sc *synthCase) drawBox() {
+	cow := make([]bool, len(sc.r.labels))
+	for k, l := range sc.r.labels {
+		cow[k] = sc.roiLabels(l)
 	}
-	if b, ok := topology.BoundingBox(cow, shape); ok {
+	if b, ok := topology.BoundingBox(cow, sc.g.Shape); ok {
 		for d := 0; d < 3; d++ {
-			m := 2 + rng.IntN(3)
+			m := 2 + sc.rng.IntN(3)
 			lo := max(0, b.Location[d]-m)
-			hi := min(shape[d]-1, b.Location[d]+b.Size[d]-1+m)
+			hi := min(sc.g.Shape[d]-1, b.Location[d]+b.Size[d]-1+m)
 			b.Location[d], b.Size[d] = lo, hi-lo+1
 		}
 		sc.box = b
 	}
-	var seen [256]bool
-	for _, l := range r.labels {
-		seen[l] = true
-	}
-	present := map[int32]bool{}
-	for l, ok := range seen {
-		if ok {
-			present[int32(l)] = true
-		}
-	}
-	adj, err := topology.LabelAdjacency(context.Background(), r.labels, shape)
-	if err != nil {
-		return nil, err
-	}
-	sc.ant, sc.pos = topology.CoWEdges(adj, present)
-	return sc, nil
 }
 
 // boxText renders a box in the archive's ROI text format.
@@ -220,29 +252,60 @@ func (c Challenge) Synthesize(ctx context.Context, rawDir string, seed int64, si
 	return nil
 }
 
+// writeRawCase writes the image (int16, a slice at a time) and the labels
+// (uint8) of a case as NIfTI files, then, for TopCoW, its ROI box (drawn
+// after the image) and edge list.
 func (c Challenge) writeRawCase(rawDir string, sc *synthCase) error {
 	imgDir := filepath.Join(rawDir, c.rawImagesDir())
 	if err := os.MkdirAll(imgDir, 0o755); err != nil {
 		return err
 	}
-	if err := imageio.WriteNIfTIFile(filepath.Join(imgDir, c.imageName(sc.pid)), sc.img, volume.Int16); err != nil {
+	w, err := imageio.CreateNIfTI(filepath.Join(imgDir, c.imageName(sc.pid)), sc.header(), volume.Int16)
+	if err != nil {
 		return err
 	}
-	stem := c.stem(sc.pid)
-	if c.Family == TopBrain {
-		d := filepath.Join(rawDir, c.rawLabelsDir())
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return err
+	buf := make([]byte, 2*sc.g.Shape[0]*sc.g.Shape[1])
+	err = sc.eachImageSlice(func(_ int, img []int16) error {
+		for i, v := range img {
+			binary.LittleEndian.PutUint16(buf[2*i:], uint16(v))
 		}
-		return imageio.WriteNIfTIFile(filepath.Join(d, stem+".nii.gz"), sc.labels, volume.Uint8)
+		_, err := w.Write(buf)
+		return err
+	})
+	if err != nil {
+		w.Abort()
+		return err
 	}
-	for _, d := range []string{rawSegTopCoW, rawBoxTopCoW, rawEdgesTopCoW} {
+	if err := w.Close(); err != nil {
+		return err
+	}
+	sc.r.member = nil // the image is written: only the labels are needed now
+	stem := c.stem(sc.pid)
+	labDir := filepath.Join(rawDir, rawSegTopCoW)
+	if c.Family == TopBrain {
+		labDir = filepath.Join(rawDir, c.rawLabelsDir())
+	}
+	if err := os.MkdirAll(labDir, 0o755); err != nil {
+		return err
+	}
+	if w, err = imageio.CreateNIfTI(filepath.Join(labDir, stem+".nii.gz"), sc.header(), volume.Uint8); err != nil {
+		return err
+	}
+	if _, err := w.Write(sc.r.labels); err != nil {
+		w.Abort()
+		return err
+	}
+	if err := w.Close(); err != nil {
+		return err
+	}
+	if c.Family == TopBrain {
+		return nil
+	}
+	sc.drawBox()
+	for _, d := range []string{rawBoxTopCoW, rawEdgesTopCoW} {
 		if err := os.MkdirAll(filepath.Join(rawDir, d), 0o755); err != nil {
 			return err
 		}
-	}
-	if err := imageio.WriteNIfTIFile(filepath.Join(rawDir, rawSegTopCoW, stem+".nii.gz"), sc.labels, volume.Uint8); err != nil {
-		return err
 	}
 	if err := challenge.WriteFileAtomic(filepath.Join(rawDir, rawBoxTopCoW, stem+".txt"), []byte(boxText(sc.box))); err != nil {
 		return err
