@@ -80,6 +80,11 @@ func (Challenge) Synthesize(ctx context.Context, rawDir string, seed int64, size
 		if err := os.MkdirAll(j.dir, 0o755); err != nil {
 			return err
 		}
+		release, err := challenge.ReserveSynthMemory(ctx, geo.caseBytes())
+		if err != nil {
+			return err
+		}
+		defer release()
 		if err := drawCase(seed, j.stream, geo).write(filepath.Join(j.dir, j.id)); err != nil {
 			return fmt.Errorf("synthesize %s: %w", j.id, err)
 		}
@@ -98,6 +103,15 @@ type geometry struct {
 	renal, bone       float64 // renal artery and spine radii
 	kidney            [3]float64
 	separable         bool // smooth the noise with medseg.SmoothSeparable
+}
+
+// caseBytes bounds the memory a case of the geometry holds while it is
+// drawn and written: a label and a tissue byte per voxel, the noise
+// smoother's five float64 planes, the image slice and its encoding, and
+// the writer's buffers.
+func (geo geometry) caseBytes() int64 {
+	plane := int64(geo.shape[0]+geo.shapeSpan[0]-1) * int64(geo.shape[1]+geo.shapeSpan[1]-1)
+	return 2*plane*int64(geo.shape[2]+geo.shapeSpan[2]-1) + 44*plane + 4<<20
 }
 
 // demoGeometry is the demo's tiny volume (44–51 × 40–47 × 36–43 voxels).

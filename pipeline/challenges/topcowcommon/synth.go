@@ -239,7 +239,16 @@ func (c Challenge) Synthesize(ctx context.Context, rawDir string, seed int64, si
 	n := size.Count(synthCases, c.Config.realCases())
 	// Cases are independent (a stream each): built and written on a bounded
 	// pool, so a full-size dataset never holds every volume at once.
+	shape, _ := c.grid()
+	if size.RealImages() {
+		shape, _ = c.realGrid()
+	}
 	err := challenge.ForEach(ctx, n, func(i int) error {
+		release, err := challenge.ReserveSynthMemory(ctx, caseBytes(shape))
+		if err != nil {
+			return err
+		}
+		defer release()
 		sc, err := c.makeCase(seed, i, size.RealImages())
 		if err != nil {
 			return err
@@ -250,6 +259,16 @@ func (c Challenge) Synthesize(ctx context.Context, rawDir string, seed int64, si
 		return fmt.Errorf("%s: synthesize: %w", c.Config.ID, err)
 	}
 	return nil
+}
+
+// caseBytes bounds the memory a case of the shape holds while it is drawn
+// and written: a label byte and a float32 membership per voxel, the ROI
+// mask (a byte a voxel) drawn after the memberships are dropped but
+// perhaps before they are collected, the image slice and its encoding, and
+// the writer's buffers.
+func caseBytes(shape [3]int) int64 {
+	plane := int64(shape[0]) * int64(shape[1])
+	return 6*plane*int64(shape[2]) + 4*plane + 4<<20
 }
 
 // writeRawCase writes the image (int16, a slice at a time) and the labels
