@@ -2,33 +2,40 @@ package imageio
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zlib"
 	"github.com/rexmle/rexmle/metrics/volume"
 )
 
-// SampleWriter writes an NRRD or NIfTI-1 file whose samples arrive in
-// pieces: the header is WriteNRRD's or WriteNIfTI's for the geometry given
-// at creation, and Write takes the samples in storage order as
+// SampleWriter writes an NRRD, NIfTI-1 or MetaImage (.mha) file whose
+// samples arrive in pieces: the header is WriteNRRD's, WriteNIfTI's or
+// WriteMetaImageFile's for the geometry given at creation, and Write takes the samples in storage order as
 // little-endian bytes of the element type, so a volume too large to hold
 // as float64 samples can be written a slice at a time. The bytes of the
 // file are those WriteNRRDFile or WriteNIfTIFile writes for the same
-// samples. The file appears at its path only when Close succeeds with every
+// samples (WriteNRRDFile, WriteNIfTIFile or WriteMetaImageFile). A
+// compressed MetaImage header gives the compressed size, so its compressed
+// samples are held in memory until Close writes the file. The file appears
+// at its path only when Close succeeds with every
 // sample written (a temporary file in the same folder is renamed); Abort,
 // or a failed Close, removes the temporary file.
 type SampleWriter struct {
 	path string
 	f    *os.File
 	bw   *bufio.Writer
-	zw   *gzip.Writer
 	out  io.Writer
-	left int64 // sample bytes still expected
-	err  error
+	// finish, when set, ends the encoding before the buffer is flushed.
+	finish func() error
+	left   int64 // sample bytes still expected
+	err    error
 }
 
 // CreateNRRD starts path as an NRRD with attached data of type dt,
@@ -48,10 +55,15 @@ func CreateNRRD(path string, header *volume.Volume, dt volume.DType, gz bool) (*
 	}
 	s.bw.WriteString(hdr)
 	if gz {
-		s.zw, _ = gzip.NewWriterLevel(s.bw, gzip.BestSpeed)
-		s.out = s.zw
+		s.gzipTo(s.bw)
 	}
 	return s, nil
+}
+
+// gzipTo makes the samples go gzip-encoded (best speed) to w.
+func (s *SampleWriter) gzipTo(w io.Writer) {
+	zw, _ := gzip.NewWriterLevel(w, gzip.BestSpeed)
+	s.out, s.finish = zw, zw.Close
 }
 
 // CreateNIfTI starts path as a single-file NIfTI-1 image with elements of
@@ -70,10 +82,45 @@ func CreateNIfTI(path string, header *volume.Volume, dt volume.DType) (*SampleWr
 		return nil, err
 	}
 	if isGzipPath(path) {
-		s.zw, _ = gzip.NewWriterLevel(s.bw, gzip.BestSpeed)
-		s.out = s.zw
+		s.gzipTo(s.bw)
 	}
 	s.out.Write(hdr)
+	return s, nil
+}
+
+// CreateMetaImage starts path, a .mha name, as a MetaImage with its data
+// inline, of type dt, zlib-compressed when compressed, for the geometry of
+// header (its Data is not read).
+func CreateMetaImage(path string, header *volume.Volume, dt volume.DType, compressed bool) (*SampleWriter, error) {
+	if !strings.HasSuffix(strings.ToLower(path), ".mha") {
+		return nil, fmt.Errorf("write %s: want a .mha name (data inline)", path)
+	}
+	if err := checkHeader(header, dt); err != nil {
+		return nil, fmt.Errorf("write %s: metaimage: %w", path, err)
+	}
+	name, ok := metaNames[dt]
+	if !ok {
+		return nil, fmt.Errorf("write %s: metaimage: element type %q not supported", path, dt)
+	}
+	s, err := createSampleWriter(path, header, dt)
+	if err != nil {
+		return nil, err
+	}
+	if !compressed {
+		s.bw.WriteString(metaImageHeader(header, name, false, 0, "LOCAL"))
+		return s, nil
+	}
+	var zb bytes.Buffer
+	zw, _ := zlib.NewWriterLevel(&zb, zlib.BestSpeed)
+	s.out = zw
+	s.finish = func() error {
+		if err := zw.Close(); err != nil {
+			return err
+		}
+		s.bw.WriteString(metaImageHeader(header, name, true, int64(zb.Len()), "LOCAL"))
+		_, err := s.bw.Write(zb.Bytes())
+		return err
+	}
 	return s, nil
 }
 
@@ -128,8 +175,8 @@ func (s *SampleWriter) Close() error {
 	if s.err == nil && s.left > 0 {
 		s.err = fmt.Errorf("write %s: %d sample bytes missing", s.path, s.left)
 	}
-	if s.err == nil && s.zw != nil {
-		if err := s.zw.Close(); err != nil {
+	if s.err == nil && s.finish != nil {
+		if err := s.finish(); err != nil {
 			s.err = fmt.Errorf("write %s: %w", s.path, err)
 		}
 	}

@@ -57,7 +57,7 @@ func streamed(t *testing.T, create func() (*SampleWriter, error), v *volume.Volu
 	}
 }
 
-// A streamed file is byte for byte the file the whole-volume writers write,
+// A streamed file (NRRD, NIfTI-1, MetaImage) is byte for byte the file the whole-volume writers write,
 // whatever the size of the pieces, and reads back as the volume.
 func TestSampleWriterMatchesWholeVolumeWriters(t *testing.T) {
 	d := t.TempDir()
@@ -78,6 +78,10 @@ func TestSampleWriterMatchesWholeVolumeWriters(t *testing.T) {
 			if err := WriteNIfTIFile(wantNII, v, c.dt); err != nil {
 				t.Fatal(err)
 			}
+			wantMHA := filepath.Join(d, "whole.mha")
+			if err := WriteMetaImageFile(wantMHA, v, c.dt, gz); err != nil {
+				t.Fatal(err)
+			}
 			for _, chunk := range []int{1 << 30, 2 * c.shape[0], 65536, 1000003} {
 				got := filepath.Join(d, "part.nrrd")
 				streamed(t, func() (*SampleWriter, error) { return CreateNRRD(got, v, c.dt, gz) }, v, c.dt, chunk)
@@ -85,6 +89,9 @@ func TestSampleWriterMatchesWholeVolumeWriters(t *testing.T) {
 				gotNII := filepath.Join(d, "part"+strings.TrimPrefix(filepath.Base(wantNII), "whole"))
 				streamed(t, func() (*SampleWriter, error) { return CreateNIfTI(gotNII, v, c.dt) }, v, c.dt, chunk)
 				sameFile(t, gotNII, wantNII)
+				gotMHA := filepath.Join(d, "part.mha")
+				streamed(t, func() (*SampleWriter, error) { return CreateMetaImage(gotMHA, v, c.dt, gz) }, v, c.dt, chunk)
+				sameFile(t, gotMHA, wantMHA)
 			}
 			back, err := Read(filepath.Join(d, "part.nrrd"))
 			if err != nil {
@@ -100,7 +107,7 @@ func TestSampleWriterMatchesWholeVolumeWriters(t *testing.T) {
 			}
 		}
 	}
-	leftovers(t, d, 6)
+	leftovers(t, d, 8)
 }
 
 func sameFile(t *testing.T, got, want string) {
@@ -179,6 +186,14 @@ func TestSampleWriterFailuresLeaveNothing(t *testing.T) {
 	rgb.Channels = 3
 	if _, err := CreateNIfTI(filepath.Join(d, "c.nii"), &rgb, volume.Uint8); err == nil || !strings.Contains(err.Error(), "channels") {
 		t.Errorf("3 channels to NIfTI: error %v, want one about channels", err)
+	}
+	if _, err := CreateMetaImage(filepath.Join(d, "d.mhd"), v, volume.Int16, true); err == nil || !strings.Contains(err.Error(), ".mha") {
+		t.Errorf("a .mhd name: error %v, want one asking for .mha", err)
+	}
+	w, _ = CreateMetaImage(filepath.Join(d, "e.mha"), v, volume.Uint8, true)
+	w.Write(make([]byte, 23))
+	if err := w.Close(); err == nil || !strings.Contains(err.Error(), "e.mha: 1 sample bytes missing") {
+		t.Errorf("short MetaImage: error %v, want one naming e.mha and the missing byte", err)
 	}
 	leftovers(t, d, 0)
 }
