@@ -2,7 +2,6 @@ package sega
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -160,8 +159,8 @@ type ctaCase struct {
 	lab      []uint8 // 1 in the aorta and its branches
 	tissue   []uint8 // air, body, kidney or bone
 	contrast float64
-	noise    interface{ Next() []float64 } // smoothed noise, slice by slice
-	rng      *rand.Rand                    // per-voxel noise
+	noise    medseg.Slices // smoothed noise, slice by slice
+	rng      *rand.Rand    // per-voxel noise
 }
 
 // drawCase draws the anatomy of a case. The demo's geometry keeps the
@@ -200,15 +199,7 @@ func drawCase(seed int64, stream uint64, geo geometry) *ctaCase {
 	for _, side := range []float64{-1, 1} {
 		medseg.Ellipsoid(g, [3]float64{ax + side*nx*0.3, ay + 3, zr}, [3]float64{geo.kidney[0] / g.Spacing[0], geo.kidney[1] / g.Spacing[1], geo.kidney[2] / g.Spacing[2]}, mark(kidney))
 	}
-	if geo.separable {
-		c.noise = medseg.NewNoiseSmoother(g, medseg.NewRand(seed, stream|noiseStream))
-	} else {
-		noise := make([]float64, n)
-		for i := range noise {
-			noise[i] = rng.NormFloat64()
-		}
-		c.noise = &wholeSlices{data: medseg.Smooth(g, noise), plane: g.Shape[0] * g.Shape[1]}
-	}
+	c.noise = medseg.SmoothedNoise(g, !geo.separable, rng, medseg.NewRand(seed, stream|noiseStream))
 	c.contrast = 200 + 250*rng.Float64()
 	return c
 }
@@ -217,39 +208,19 @@ func drawCase(seed int64, stream uint64, geo geometry) *ctaCase {
 // noise (case streams are small numbers).
 const noiseStream = 1 << 62
 
-// wholeSlices hands out a volume held whole, slice by slice.
-type wholeSlices struct {
-	data  []float64
-	plane int
-}
-
-func (w *wholeSlices) Next() []float64 {
-	s := w.data[:w.plane]
-	w.data = w.data[w.plane:]
-	return s
-}
-
-// eachSlice computes the image slice by slice, in order, and calls fn with
-// slice k's samples (reused by the next call).
-func (c *ctaCase) eachSlice(fn func(k int, img []int16) error) error {
-	plane := c.g.Shape[0] * c.g.Shape[1]
-	img := make([]int16, plane)
-	for k := 0; k < c.g.Shape[2]; k++ {
-		noise := c.noise.Next()
-		lab, tissue := c.lab[k*plane:(k+1)*plane], c.tissue[k*plane:(k+1)*plane]
-		for i := range img {
-			mean := tissueMean[tissue[i]]
-			if lab[i] == 1 {
-				mean = c.contrast
-			}
-			v := math.Round(mean + 150*noise[i] + 60*c.rng.NormFloat64())
-			img[i] = int16(max(math.MinInt16, min(math.MaxInt16, v)))
+// fillSlice computes slice k of the image; it is called for k = 0, 1, …
+// in order (the noise is drawn as it goes).
+func (c *ctaCase) fillSlice(k int, img []int16) {
+	plane := len(img)
+	noise := c.noise.Next()
+	lab, tissue := c.lab[k*plane:(k+1)*plane], c.tissue[k*plane:(k+1)*plane]
+	for i := range img {
+		mean := tissueMean[tissue[i]]
+		if lab[i] == 1 {
+			mean = c.contrast
 		}
-		if err := fn(k, img); err != nil {
-			return err
-		}
+		img[i] = medseg.ClampInt16(math.Round(mean + 150*noise[i] + 60*c.rng.NormFloat64()))
 	}
-	return nil
 }
 
 // write writes the case's image and label as stem.nrrd (int16) and
@@ -260,28 +231,11 @@ func (c *ctaCase) write(stem string) error {
 	if err != nil {
 		return err
 	}
-	buf := make([]byte, 2*c.g.Shape[0]*c.g.Shape[1])
-	err = c.eachSlice(func(_ int, img []int16) error {
-		for i, v := range img {
-			binary.LittleEndian.PutUint16(buf[2*i:], uint16(v))
-		}
-		_, err := w.Write(buf)
-		return err
-	})
-	if err != nil {
-		w.Abort()
+	if err := medseg.WriteInt16Slices(w, c.g, c.fillSlice); err != nil {
 		return err
 	}
-	if err := w.Close(); err != nil {
+	if w, err = imageio.CreateNRRD(stem+".seg.nrrd", hdr, volume.Uint8, true); err != nil {
 		return err
 	}
-	w, err = imageio.CreateNRRD(stem+".seg.nrrd", hdr, volume.Uint8, true)
-	if err != nil {
-		return err
-	}
-	if _, err := w.Write(c.lab); err != nil {
-		w.Abort()
-		return err
-	}
-	return w.Close()
+	return medseg.WriteUint8(w, c.lab)
 }

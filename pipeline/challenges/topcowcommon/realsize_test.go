@@ -21,7 +21,10 @@ func TestRealGridKeepsTheAnatomy(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, sc := range []*synthCase{demo, full} {
-		sc.eachImageSlice(func(int, []int16) error { return nil }) // the box is drawn after the image
+		fill, img := sc.imageSlices(), make([]int16, sc.g.Shape[0]*sc.g.Shape[1])
+		for z := 0; z < sc.g.Shape[2]; z++ {
+			fill(z, img) // the box is drawn after the image
+		}
 		sc.drawBox()
 	}
 	shape, spacing := c.realGrid()

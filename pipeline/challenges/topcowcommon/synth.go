@@ -2,7 +2,6 @@ package topcowcommon
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -14,6 +13,7 @@ import (
 	"github.com/rexmle/rexmle/metrics/topology"
 	"github.com/rexmle/rexmle/metrics/volume"
 	"github.com/rexmle/rexmle/pipeline/challenge"
+	"github.com/rexmle/rexmle/pipeline/challenges/medseg"
 )
 
 // synthCases is the number of synthetic cases by default; 12 gives a 9/3
@@ -62,7 +62,7 @@ func (c Config) realGrid() ([3]int, [3]float64) {
 
 // synthCase is one generated case: its anatomy rasterised (a label byte
 // and a vessel membership per voxel) and what its image still needs. The
-// image is computed slice by slice as it is written (eachImageSlice), and
+// image is computed slice by slice as it is written (imageSlices), and
 // the ROI box is drawn after it (drawBox): both use the case's generator,
 // in that order.
 type synthCase struct {
@@ -152,26 +152,31 @@ func (sc *synthCase) header() *volume.Volume {
 	return &volume.Volume{Grid: sc.g, Origin: sc.origin, Direction: sc.dir, Channels: 1}
 }
 
-// eachImageSlice computes the image slice by slice, in order, and calls fn
-// with slice z's samples (reused by the next call): background with a
-// smooth low-frequency shading, vessels by their membership, Gaussian noise.
-// It draws the noise, so it runs once, before drawBox.
-func (sc *synthCase) eachImageSlice(fn func(z int, img []int16) error) error {
-	shape := sc.g.Shape
-	// Smooth low-frequency shading, tabulated per (x, z) and per y.
-	sinXZ := make([]float64, shape[0]*shape[2])
+// shading returns the image's smooth low-frequency shading, tabulated per
+// (x, z) and per y: the shade of voxel (x, y, z) is sinXZ[x+nx·z]·cosY[y].
+func shading(shape [3]int) (sinXZ, cosY []float64) {
+	sinXZ = make([]float64, shape[0]*shape[2])
 	for z := 0; z < shape[2]; z++ {
 		for x := 0; x < shape[0]; x++ {
 			sinXZ[x+shape[0]*z] = 6 * math.Sin(float64(x)/11+float64(z)/7)
 		}
 	}
-	cosY := make([]float64, shape[1])
+	cosY = make([]float64, shape[1])
 	for y := range cosY {
 		cosY[y] = math.Cos(float64(y) / 13)
 	}
+	return sinXZ, cosY
+}
+
+// imageSlices returns the function that computes slice z of the image
+// (background with a smooth shading, vessels by their membership, Gaussian
+// noise), to be called for z = 0, 1, … in order, once, before drawBox: it
+// draws the noise.
+func (sc *synthCase) imageSlices() func(z int, img []int16) {
+	shape := sc.g.Shape
+	sinXZ, cosY := shading(shape)
 	plane := shape[0] * shape[1]
-	img := make([]int16, plane)
-	for z := 0; z < shape[2]; z++ {
+	return func(z int, img []int16) {
 		member := sc.r.member[z*plane : (z+1)*plane]
 		sin := sinXZ[shape[0]*z : shape[0]*(z+1)]
 		for y := 0; y < shape[1]; y++ {
@@ -182,14 +187,10 @@ func (sc *synthCase) eachImageSlice(fn func(z int, img []int16) error) error {
 				if sc.mr && y < 3 {
 					val += 220 // bright subcutaneous fat at the anterior edge of the slab
 				}
-				img[row+x] = int16(max(math.MinInt16, min(math.MaxInt16, math.Round(val))))
+				img[row+x] = medseg.ClampInt16(math.Round(val))
 			}
 		}
-		if err := fn(z, img); err != nil {
-			return err
-		}
 	}
-	return nil
 }
 
 // drawBox draws the ROI box, after the image: the labelled Circle of
@@ -283,19 +284,7 @@ func (c Challenge) writeRawCase(rawDir string, sc *synthCase) error {
 	if err != nil {
 		return err
 	}
-	buf := make([]byte, 2*sc.g.Shape[0]*sc.g.Shape[1])
-	err = sc.eachImageSlice(func(_ int, img []int16) error {
-		for i, v := range img {
-			binary.LittleEndian.PutUint16(buf[2*i:], uint16(v))
-		}
-		_, err := w.Write(buf)
-		return err
-	})
-	if err != nil {
-		w.Abort()
-		return err
-	}
-	if err := w.Close(); err != nil {
+	if err := medseg.WriteInt16Slices(w, sc.g, sc.imageSlices()); err != nil {
 		return err
 	}
 	sc.r.member = nil // the image is written: only the labels are needed now
@@ -310,11 +299,7 @@ func (c Challenge) writeRawCase(rawDir string, sc *synthCase) error {
 	if w, err = imageio.CreateNIfTI(filepath.Join(labDir, stem+".nii.gz"), sc.header(), volume.Uint8); err != nil {
 		return err
 	}
-	if _, err := w.Write(sc.r.labels); err != nil {
-		w.Abort()
-		return err
-	}
-	if err := w.Close(); err != nil {
+	if err := medseg.WriteUint8(w, sc.r.labels); err != nil {
 		return err
 	}
 	if c.Family == TopBrain {
