@@ -138,15 +138,17 @@ func SmoothSeparable(g volume.Grid, data []float64) []float64 {
 // SliceSmoother is SmoothSeparable one z-slice at a time: fill writes
 // slice k of the input into a plane (called once per slice, in order, one
 // slice ahead of Next), and Next returns the smoothed slices in order. It
-// holds five planes, not the volume, and its values are SmoothSeparable's
-// to the bit.
+// holds five planes, not the volume. The neighbours are summed along x,
+// then y, then z, and the sum is scaled once by the reciprocal of the
+// number of neighbours inside the grid.
 type SliceSmoother struct {
 	nx, ny, nz int
 	fill       func(k int, plane []float64)
-	xy         [3][]float64 // x-then-y smoothed input slices, slice k at k mod 3
+	xy         [3][]float64 // x-then-y neighbour sums of input slices, slice k at k mod 3
 	raw, out   []float64
-	next       int // the slice Next returns
-	filled     int // slices filled so far
+	scale      [3][3][]float64 // [y count−1][z count−1][x]: 1 / (x·y·z counts)
+	next       int             // the slice Next returns
+	filled     int             // slices filled so far
 }
 
 // NewSliceSmoother returns a smoother of the volume on g whose slices fill
@@ -157,7 +159,28 @@ func NewSliceSmoother(g volume.Grid, fill func(k int, plane []float64)) *SliceSm
 	for i := range s.xy {
 		s.xy[i] = make([]float64, nx*ny)
 	}
+	for cy := 1; cy <= 3; cy++ {
+		for cz := 1; cz <= 3; cz++ {
+			row := make([]float64, nx)
+			for i := range row {
+				row[i] = 1 / float64(taps(i, nx)*cy*cz)
+			}
+			s.scale[cy-1][cz-1] = row
+		}
+	}
 	return s
+}
+
+// taps is how many of i−1, i, i+1 lie in [0, n).
+func taps(i, n int) int {
+	c := 1
+	if i > 0 {
+		c++
+	}
+	if i+1 < n {
+		c++
+	}
+	return c
 }
 
 // Next returns the next smoothed slice; it is overwritten by the following
@@ -168,71 +191,71 @@ func (s *SliceSmoother) Next() []float64 {
 		panic("medseg: SliceSmoother.Next past the last slice")
 	}
 	for s.filled <= min(k+1, s.nz-1) {
-		s.smoothXY(s.filled)
+		s.sumXY(s.filled)
 		s.filled++
 	}
 	out := s.out
-	copy(out, s.xy[k%3])
-	c := 1.0
-	if k > 0 {
-		for i, v := range s.xy[(k-1)%3] {
-			out[i] += v
+	sum3(out, s.xy[k%3], k > 0, s.xy[(k+2)%3], k+1 < s.nz, s.xy[(k+1)%3])
+	scales := s.scale[:]
+	cz := taps(k, s.nz)
+	for j := 0; j < s.ny; j++ {
+		row := out[j*s.nx : (j+1)*s.nx]
+		scale := scales[taps(j, s.ny)-1][cz-1][:len(row)]
+		for i := range row {
+			row[i] *= scale[i]
 		}
-		c++
-	}
-	if k+1 < s.nz {
-		for i, v := range s.xy[(k+1)%3] {
-			out[i] += v
-		}
-		c++
-	}
-	for i := range out {
-		out[i] /= c
 	}
 	s.next++
 	return out
 }
 
-// smoothXY fills slice k and smooths it along x (each row) and then y.
-func (s *SliceSmoother) smoothXY(k int) {
+// sum3 sets out to mid plus prev (when hasPrev) plus next (when hasNext).
+func sum3(out, mid []float64, hasPrev bool, prev []float64, hasNext bool, next []float64) {
+	switch {
+	case hasPrev && hasNext:
+		prev, next = prev[:len(mid)], next[:len(mid)]
+		out = out[:len(mid)]
+		for i, v := range mid {
+			out[i] = prev[i] + v + next[i]
+		}
+	case hasPrev:
+		prev = prev[:len(mid)]
+		out = out[:len(mid)]
+		for i, v := range mid {
+			out[i] = prev[i] + v
+		}
+	case hasNext:
+		next = next[:len(mid)]
+		out = out[:len(mid)]
+		for i, v := range mid {
+			out[i] = v + next[i]
+		}
+	default:
+		copy(out, mid)
+	}
+}
+
+// sumXY fills slice k and sums each voxel's neighbours along x (each row),
+// then along y, into its xy plane.
+func (s *SliceSmoother) sumXY(k int) {
 	nx, ny := s.nx, s.ny
 	s.fill(k, s.raw)
 	tmp, dst := s.out, s.xy[k%3]
 	for r := 0; r+nx <= len(s.raw); r += nx {
 		row, out := s.raw[r:r+nx], tmp[r:r+nx]
-		for i := range row {
-			v, c := row[i], 1.0
-			if i > 0 {
-				v += row[i-1]
-				c++
-			}
-			if i+1 < nx {
-				v += row[i+1]
-				c++
-			}
-			out[i] = v / c
+		if nx == 1 {
+			out[0] = row[0]
+			continue
 		}
+		out[0] = row[0] + row[1]
+		for i := 1; i+1 < nx; i++ {
+			out[i] = row[i-1] + row[i] + row[i+1]
+		}
+		out[nx-1] = row[nx-2] + row[nx-1]
 	}
 	for j := 0; j < ny; j++ {
 		base := j * nx
-		out := dst[base : base+nx]
-		c := 1.0
-		copy(out, tmp[base:base+nx])
-		if j > 0 {
-			for i, v := range tmp[base-nx : base] {
-				out[i] += v
-			}
-			c++
-		}
-		if j+1 < ny {
-			for i, v := range tmp[base+nx : base+2*nx] {
-				out[i] += v
-			}
-			c++
-		}
-		for i := range out {
-			out[i] /= c
-		}
+		sum3(dst[base:base+nx], tmp[base:base+nx], j > 0, tmp[max(0, base-nx):base], j+1 < ny, tmp[min(len(tmp), base+nx):min(len(tmp), base+2*nx)])
 	}
 }
 
