@@ -12,12 +12,12 @@ import (
 // Slices hands out a volume's values one z-slice at a time, in order.
 type Slices interface{ Next() []float64 }
 
-// SmoothedNoise is unit-normal noise on g smoothed by the 3×3×3 mean, slice
-// by slice. whole (the demo's sizes) draws it from rng in storage order and
-// smooths it with Smooth, holding the volume: the demo's recorded draws and
-// arithmetic. Otherwise (the real sizes) it draws from own, a generator of
-// its own, and smooths slice by slice (SmoothSeparable's arithmetic),
-// holding a few planes; rng is not used.
+// SmoothedNoise is unit-variance noise on g smoothed by the 3×3×3 mean,
+// slice by slice. whole (the demo's sizes) draws unit normals from rng in
+// storage order and smooths them with Smooth, holding the volume: the
+// demo's recorded draws and arithmetic. Otherwise (the real sizes) it draws
+// UnitNoise from own, a generator of its own, and smooths slice by slice
+// (NewNoiseSmoother), holding a few planes; rng is not used.
 func SmoothedNoise(g volume.Grid, whole bool, rng, own *rand.Rand) Slices {
 	if !whole {
 		return NewNoiseSmoother(g, own)
@@ -41,9 +41,15 @@ func (w *wholeSlices) Next() []float64 {
 	return s
 }
 
-// ClampInt16 is v (a whole number) in the int16 range.
+// ClampInt16 is v (a whole number, not NaN) in the int16 range.
 func ClampInt16(v float64) int16 {
-	return int16(max(math.MinInt16, min(math.MaxInt16, v)))
+	switch {
+	case v >= math.MaxInt16:
+		return math.MaxInt16
+	case v <= math.MinInt16:
+		return math.MinInt16
+	}
+	return int16(v)
 }
 
 // WriteInt16Slices writes an int16 volume on g a slice at a time: fill(k,

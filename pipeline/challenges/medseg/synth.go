@@ -3,6 +3,7 @@ package medseg
 import (
 	"math"
 	"math/rand/v2"
+	"sort"
 
 	"github.com/rexmle/rexmle/metrics/volume"
 )
@@ -15,23 +16,49 @@ func NewRand(seed int64, stream uint64) *rand.Rand {
 
 // Ellipsoid calls fn with the linear index of every voxel of g whose centre
 // lies inside the axis-aligned ellipsoid with centre c and radii r (both in
-// voxel units, axis order of g).
+// voxel units, axis order of g), in storage order.
 func Ellipsoid(g volume.Grid, c, r [3]float64, fn func(idx int)) {
+	EllipsoidRows(g, c, r, func(start, end int) {
+		for i := start; i < end; i++ {
+			fn(i)
+		}
+	})
+}
+
+// EllipsoidRows is Ellipsoid a row at a time: fn gets the linear indices
+// [start, end) of the voxels of each row (fixed y and z) inside the
+// ellipsoid, rows in storage order. A voxel (i, j, k) is inside when
+// dx² + dy² + dz² ≤ 1, dx = (i − c[0]) / r[0] and so on, computed in that
+// order. Along a row the sum only grows with |i − c[0]|, so the voxels
+// inside are a run around the one nearest the centre, whose ends a binary
+// search finds with the same test.
+func EllipsoidRows(g volume.Grid, c, r [3]float64, fn func(start, end int)) {
 	var lo, hi [3]int
 	for a := 0; a < 3; a++ {
 		lo[a] = max(0, int(math.Floor(c[a]-r[a])))
 		hi[a] = min(g.Shape[a]-1, int(math.Ceil(c[a]+r[a])))
 	}
+	if lo[0] > hi[0] {
+		return
+	}
+	mid := min(hi[0], max(lo[0], int(math.Round(c[0]))))
 	for k := lo[2]; k <= hi[2]; k++ {
 		dz := (float64(k) - c[2]) / r[2]
 		for j := lo[1]; j <= hi[1]; j++ {
 			dy := (float64(j) - c[1]) / r[1]
-			for i := lo[0]; i <= hi[0]; i++ {
+			inside := func(i int) bool {
 				dx := (float64(i) - c[0]) / r[0]
-				if dx*dx+dy*dy+dz*dz <= 1 {
-					fn(g.Index(i, j, k))
-				}
+				return dx*dx+dy*dy+dz*dz <= 1
 			}
+			if !inside(mid) {
+				continue
+			}
+			// first: the smallest i in [lo, mid] inside; last: the
+			// largest in [mid, hi].
+			first := lo[0] + sort.Search(mid-lo[0], func(n int) bool { return inside(lo[0] + n) })
+			last := mid + sort.Search(hi[0]-mid, func(n int) bool { return !inside(mid + 1 + n) })
+			row := g.Index(0, j, k)
+			fn(row+first, row+last+1)
 		}
 	}
 }
@@ -259,13 +286,27 @@ func (s *SliceSmoother) sumXY(k int) {
 	}
 }
 
-// NewNoiseSmoother is a SliceSmoother of standard normal noise drawn from
-// rng in storage order: SmoothSeparable over a volume of rng.NormFloat64()
+// NewNoiseSmoother is a SliceSmoother of unit-variance noise drawn from
+// rng in storage order (UnitNoise): SmoothSeparable over a volume of such
 // draws, without the volume.
 func NewNoiseSmoother(g volume.Grid, rng *rand.Rand) *SliceSmoother {
-	return NewSliceSmoother(g, func(_ int, p []float64) {
-		for i := range p {
-			p[i] = rng.NormFloat64()
-		}
-	})
+	return NewSliceSmoother(g, func(_ int, p []float64) { UnitNoise(rng, p) })
+}
+
+// UnitNoise fills p with independent uniform draws of mean 0 and variance 1
+// (on ±√3), two from each 64-bit draw of rng. Smoothed by the 3×3×3 mean,
+// 27 of them sum to a field as Gaussian as unit normals would give (the
+// excess kurtosis of the sum is −1.2/27 ≈ −0.04) at a third of the cost.
+func UnitNoise(rng *rand.Rand, p []float64) {
+	const sqrt3 = 1.7320508075688772
+	const scale = 2 * sqrt3 / (1 << 32)
+	i := 0
+	for ; i+1 < len(p); i += 2 {
+		u := rng.Uint64()
+		p[i] = float64(u>>32)*scale - sqrt3
+		p[i+1] = float64(u&(1<<32-1))*scale - sqrt3
+	}
+	if i < len(p) {
+		p[i] = float64(rng.Uint64()>>32)*scale - sqrt3
+	}
 }

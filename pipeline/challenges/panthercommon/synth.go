@@ -151,7 +151,11 @@ func (t Task) drawCase(seed int64, stream uint64, realSize bool) *ctCase {
 	c.origin = [3]float64{-100, -80, 20 * rng.Float64()}
 	mark := func(bit uint8) func(int) { return func(i int) { c.anatomy[i] |= bit } }
 	nx, ny, nz := float64(g.Shape[0]), float64(g.Shape[1]), float64(g.Shape[2])
-	medseg.Ellipsoid(g, [3]float64{nx / 2, ny / 2, nz / 2}, [3]float64{nx * 0.47, ny * 0.42, nz * 5}, mark(inBody))
+	medseg.EllipsoidRows(g, [3]float64{nx / 2, ny / 2, nz / 2}, [3]float64{nx * 0.47, ny * 0.42, nz * 5}, func(start, end int) {
+		for i := range c.anatomy[start:end] {
+			c.anatomy[start+i] |= inBody
+		}
+	})
 	aortaR := 3.5 * g.Spacing[0]
 	if realSize {
 		aortaR = 11

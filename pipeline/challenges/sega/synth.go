@@ -179,7 +179,11 @@ func drawCase(seed int64, stream uint64, geo geometry) *ctaCase {
 	mark := func(class uint8) func(int) {
 		return func(i int) { c.tissue[i] = max(c.tissue[i], class) }
 	}
-	medseg.Ellipsoid(g, [3]float64{nx / 2, ny / 2, nz / 2}, [3]float64{nx * 0.46, ny * 0.40, nz * 5}, mark(body))
+	medseg.EllipsoidRows(g, [3]float64{nx / 2, ny / 2, nz / 2}, [3]float64{nx * 0.46, ny * 0.40, nz * 5}, func(start, end int) {
+		for i, t := range c.tissue[start:end] {
+			c.tissue[start+i] = max(t, body)
+		}
+	})
 	medseg.Tube(g, [][3]float64{{nx * 0.5, ny * 0.74, -1}, {nx * 0.5, ny * 0.74, nz}}, geo.bone, g.Spacing, mark(bone))
 	// Aorta: descends from the top, bifurcates at zb into the iliacs.
 	ax, ay := nx*(0.5+0.06*(rng.Float64()-0.5)), ny*0.55
