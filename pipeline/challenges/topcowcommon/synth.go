@@ -196,9 +196,13 @@ func (sc *synthCase) imageSlices() func(z int, img []int16) {
 // drawBox draws the ROI box, after the image: the labelled Circle of
 // Willis plus a margin of 2–4 voxels, clipped.
 func (sc *synthCase) drawBox() {
+	var roi [256]bool
+	for l := range roi {
+		roi[l] = sc.roiLabels(uint8(l))
+	}
 	cow := make([]bool, len(sc.r.labels))
 	for k, l := range sc.r.labels {
-		cow[k] = sc.roiLabels(l)
+		cow[k] = roi[l]
 	}
 	if b, ok := topology.BoundingBox(cow, sc.g.Shape); ok {
 		for d := 0; d < 3; d++ {
