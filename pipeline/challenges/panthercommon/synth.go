@@ -224,7 +224,10 @@ func (c *ctCase) fillSlice(k int, img []int16) {
 			mean = c.tumour
 		}
 		v := c.gain * (mean + 150*noise[i] + 35*c.rng.NormFloat64())
-		img[i] = medseg.ClampInt16(math.Round(math.Max(0, v)))
+		if v < 0 {
+			v = 0 // math.Max(0, v) for the finite v drawn here
+		}
+		img[i] = medseg.ClampInt16(math.Round(v))
 	}
 }
 
