@@ -132,8 +132,8 @@ const noiseStream = 1 << 62
 // (11 mm radius) and pancreas (8–12 mm) at their anatomical sizes. The
 // demo's sizes keep the order of their draws (the smoothed noise drawn
 // whole, before the gain, from the case's generator; Smooth's arithmetic),
-// which their recorded digests pin; the real size draws the noise from a
-// stream of its own, smoothed slice by slice.
+// which their recorded digests pin; the real size draws the noise
+// (medseg.UnitNoise) from a stream of its own, smoothed slice by slice.
 func (t Task) drawCase(seed int64, stream uint64, realSize bool) *ctCase {
 	rng := medseg.NewRand(seed, stream)
 	cfg := t.Synth

@@ -101,7 +101,7 @@ type geometry struct {
 	aorta, aortaSpan  float64 // aortic radius
 	renal, bone       float64 // renal artery and spine radii
 	kidney            [3]float64
-	separable         bool // smooth the noise with medseg.SmoothSeparable
+	separable         bool // draw and smooth the noise slice by slice (medseg.SmoothedNoise)
 }
 
 // caseBytes bounds the memory a case of the geometry holds while it is
@@ -166,8 +166,8 @@ type ctaCase struct {
 // drawCase draws the anatomy of a case. The demo's geometry keeps the
 // order of its draws (the smoothed noise drawn whole, before the contrast,
 // from the case's generator; Smooth's arithmetic), which its recorded
-// digests pin; the real size draws the noise from a stream of its own,
-// smoothed slice by slice (SmoothSeparable's arithmetic).
+// digests pin; the real size draws the noise (medseg.UnitNoise) from a
+// stream of its own and smooths it slice by slice (medseg.SmoothedNoise).
 func drawCase(seed int64, stream uint64, geo geometry) *ctaCase {
 	rng := medseg.NewRand(seed, stream)
 	g := volume.NewGrid(geo.shape[0]+rng.IntN(geo.shapeSpan[0]), geo.shape[1]+rng.IntN(geo.shapeSpan[1]), geo.shape[2]+rng.IntN(geo.shapeSpan[2]))
