@@ -23,8 +23,9 @@
 #        resamples, default 1000), GOMAXPROCS, REXMLE_FULL_REAL_CASES (with
 #        full:N and one challenge: its real case count, to extrapolate),
 #        REXMLE_FULL_PREPARE_PROCS (GOMAXPROCS of the prepare stage alone:
-#        cases in flight while synthesizing, to bound its memory on a machine
-#        with many cores; grade, rank and report keep GOMAXPROCS),
+#        cases in flight while synthesizing; its memory is bounded by the
+#        synthesis budget whatever the cores; grade, rank and report keep
+#        GOMAXPROCS),
 #        REXMLE_FULL_BINDIR (a folder with prebuilt mage, fullsubmit and
 #        gradefolder binaries, for a machine without Go such as a GPU node:
 #        `bench/full.sh --build-bins DIR` writes them).
@@ -39,9 +40,13 @@
 # topcow-* 125, topbrain-* 25, isles22 250, panther-task1 92 (plus its
 # unlabeled pool, scaled with it), panther-task2 50, dentex 705,
 # neurips-cellseg 1101, usenhance 1500, ldct-iqa 1300, puma-* 205.
-# On a 2-core machine the volumetric challenges fit at full:10 (SEG.A's
-# prepare peaks near 12 GB with two cases in flight), the 2-D ones and
-# ISLES'22 at full:50–100 or whole; one challenge per run, e.g.
+# Synthesis holds a few bytes a voxel per case in flight and writes images
+# a slice at a time; the cases in flight share one memory budget (half of
+# GOMEMLIMIT, else a quarter of the RAM), so prepare's peak stays near 1 GB
+# on 2 cores (full:10: SEG.A 0.9 GB, TopCoW CTA 1.0 GB, PANTHER 0.25 GB).
+# On a 2-core machine the volumetric challenges take minutes a challenge at
+# full:10 (SEG.A ~3.6 CPU s a case), the 2-D ones and ISLES'22 at
+# full:50–100 or whole; one challenge per run, e.g.
 #   for c in seg_a:56 topcow-track1-task1:125 topcow-track2-task1:125 \
 #            topbrain-track1:25 panther-task1:92 panther-task2:50; do
 #     REXMLE_SYNTH_CASES=full:10 REXMLE_FULL_REAL_CASES=${c#*:} bench/full.sh ${c%:*}

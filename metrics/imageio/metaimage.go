@@ -461,6 +461,12 @@ func encodeMetaImage(v *volume.Volume, dt volume.DType, compressed bool, dataNam
 		}
 		data = zb.Bytes()
 	}
+	return []byte(metaImageHeader(v, name, compressed, int64(len(data)), dataName)), data, nil
+}
+
+// metaImageHeader is the header encodeMetaImage writes for v's geometry
+// (its samples are not read), element type name and data file.
+func metaImageHeader(v *volume.Volume, name string, compressed bool, compressedSize int64, dataName string) string {
 	nd := writeDims(v)
 	dir := directionOrIdentity(v.Direction)
 	var sb strings.Builder
@@ -474,7 +480,7 @@ func encodeMetaImage(v *volume.Volume, dt volume.DType, compressed bool, dataNam
 	fmt.Fprintf(&sb, "ObjectType = Image\nNDims = %d\nBinaryData = True\nBinaryDataByteOrderMSB = False\n", nd)
 	fmt.Fprintf(&sb, "CompressedData = %s\n", map[bool]string{true: "True", false: "False"}[compressed])
 	if compressed {
-		fmt.Fprintf(&sb, "CompressedDataSize = %d\n", len(data))
+		fmt.Fprintf(&sb, "CompressedDataSize = %d\n", compressedSize)
 	}
 	fmt.Fprintf(&sb, "TransformMatrix = %s\n", join(nd*nd, func(i int) float64 { return dir[i/nd][i%nd] }))
 	fmt.Fprintf(&sb, "Offset = %s\n", join(nd, func(i int) float64 { return v.Origin[i] }))
@@ -484,7 +490,7 @@ func encodeMetaImage(v *volume.Volume, dt volume.DType, compressed bool, dataNam
 		fmt.Fprintf(&sb, "ElementNumberOfChannels = %d\n", v.NumChannels())
 	}
 	fmt.Fprintf(&sb, "ElementType = %s\nElementDataFile = %s\n", name, dataName)
-	return []byte(sb.String()), data, nil
+	return sb.String()
 }
 
 // zlibSource is a MetaImage's compressed data: streamed through a zlib

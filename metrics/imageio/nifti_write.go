@@ -43,26 +43,17 @@ func WriteNIfTI(w io.Writer, v *volume.Volume, dt volume.DType, gz bool) error {
 	if err := checkVolume(v); err != nil {
 		return err
 	}
-	if v.NumChannels() != 1 {
-		return fmt.Errorf("nifti: %d channels, only single-channel volumes can be written", v.NumChannels())
-	}
 	if dt == "" {
 		dt = v.DType
 	}
-	code, ok := niftiCode(dt)
-	if !ok {
-		return fmt.Errorf("nifti: element type %q not supported", dt)
-	}
-	for a := 0; a < 3; a++ {
-		if v.Shape[a] > math.MaxInt16 {
-			return fmt.Errorf("nifti: axis %d has %d samples, NIfTI-1 allows at most %d", a, v.Shape[a], math.MaxInt16)
-		}
+	hdr, err := niftiHeader(v, dt)
+	if err != nil {
+		return err
 	}
 	data, err := encodeSamples(v.Data, dt, binary.LittleEndian)
 	if err != nil {
 		return fmt.Errorf("nifti: %w", err)
 	}
-	hdr := niftiHeaderBytes(v, code, dt)
 	out := w
 	var zw *gzip.Writer
 	bw := bufio.NewWriterSize(w, 1<<20)
@@ -83,6 +74,24 @@ func WriteNIfTI(w io.Writer, v *volume.Volume, dt volume.DType, gz bool) error {
 		}
 	}
 	return bw.Flush()
+}
+
+// niftiHeader checks that v's geometry (its samples are not read) and dt
+// can be written as NIfTI-1 and returns WriteNIfTI's header bytes.
+func niftiHeader(v *volume.Volume, dt volume.DType) ([]byte, error) {
+	if v.NumChannels() != 1 {
+		return nil, fmt.Errorf("nifti: %d channels, only single-channel volumes can be written", v.NumChannels())
+	}
+	code, ok := niftiCode(dt)
+	if !ok {
+		return nil, fmt.Errorf("nifti: element type %q not supported", dt)
+	}
+	for a := 0; a < 3; a++ {
+		if v.Shape[a] > math.MaxInt16 {
+			return nil, fmt.Errorf("nifti: axis %d has %d samples, NIfTI-1 allows at most %d", a, v.Shape[a], math.MaxInt16)
+		}
+	}
+	return niftiHeaderBytes(v, code, dt), nil
 }
 
 // niftiHeaderBytes builds the 348-byte header plus the 4 extension bytes.

@@ -601,13 +601,34 @@ func WriteNRRD(w io.Writer, v *volume.Volume, dt volume.DType, gz bool) error {
 	if dt == "" {
 		dt = v.DType
 	}
-	name, ok := nrrdTypeNames[dt]
-	if !ok {
-		return fmt.Errorf("nrrd: element type %q not supported", dt)
+	hdr, err := nrrdHeaderText(v, dt, gz)
+	if err != nil {
+		return err
 	}
 	data, err := encodeSamples(v.Data, dt, binary.LittleEndian)
 	if err != nil {
 		return fmt.Errorf("nrrd: %w", err)
+	}
+	bw := bufio.NewWriter(w)
+	bw.WriteString(hdr)
+	if gz {
+		zw, _ := gzip.NewWriterLevel(bw, gzip.BestSpeed)
+		zw.Write(data)
+		if err := zw.Close(); err != nil {
+			return err
+		}
+	} else {
+		bw.Write(data)
+	}
+	return bw.Flush()
+}
+
+// nrrdHeaderText is WriteNRRD's header, blank line included, for v's geometry
+// (its samples are not read) and element type dt.
+func nrrdHeaderText(v *volume.Volume, dt volume.DType, gz bool) (string, error) {
+	name, ok := nrrdTypeNames[dt]
+	if !ok {
+		return "", fmt.Errorf("nrrd: element type %q not supported", dt)
 	}
 	nd := writeDims(v)
 	dir := directionOrIdentity(v.Direction)
@@ -641,16 +662,5 @@ func WriteNRRD(w io.Writer, v *volume.Volume, dt volume.DType, gz bool) error {
 	}
 	fmt.Fprintf(&sb, "sizes: %s\nspace directions: %s\nkinds: %s\nendian: little\nencoding: %s\nspace origin: %s\n\n",
 		strings.Join(sizes, " "), strings.Join(dirs, " "), strings.Join(kinds, " "), enc, vec(func(i int) float64 { return v.Origin[i] }))
-	bw := bufio.NewWriter(w)
-	bw.WriteString(sb.String())
-	if gz {
-		zw, _ := gzip.NewWriterLevel(bw, gzip.BestSpeed)
-		zw.Write(data)
-		if err := zw.Close(); err != nil {
-			return err
-		}
-	} else {
-		bw.Write(data)
-	}
-	return bw.Flush()
+	return sb.String(), nil
 }

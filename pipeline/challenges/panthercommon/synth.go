@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 
@@ -40,14 +41,19 @@ func (c Challenge) Synthesize(ctx context.Context, rawDir string, seed int64, si
 	}
 	realSize := size.RealImages()
 	n := size.Count(t.Synth.Cases, t.Synth.RealCases)
+	caseBytes := t.caseBytes(realSize)
 	err := challenge.ForEach(ctx, n, func(i int) error {
-		pid := t.Synth.FirstPID + i
-		img, lab := t.synthCase(seed, uint64(i+1), realSize)
-		id := t.caseID(pid)
-		if err := imageio.WriteMetaImageFile(filepath.Join(rawDir, "ImagesTr", id+"_0000.mha"), img, volume.Int16, true); err != nil {
+		release, err := challenge.ReserveSynthMemory(ctx, caseBytes)
+		if err != nil {
 			return err
 		}
-		return imageio.WriteMetaImageFile(filepath.Join(rawDir, "LabelsTr", id+".mha"), lab, volume.Uint8, true)
+		defer release()
+		c := t.drawCase(seed, uint64(i+1), realSize)
+		id := t.caseID(t.Synth.FirstPID + i)
+		if err := c.writeImage(filepath.Join(rawDir, "ImagesTr", id+"_0000.mha")); err != nil {
+			return err
+		}
+		return c.writeLabel(filepath.Join(rawDir, "LabelsTr", id+".mha"))
 	})
 	if err != nil || !t.Unlabeled {
 		return err
@@ -61,9 +67,13 @@ func (c Challenge) Synthesize(ctx context.Context, rawDir string, seed int64, si
 		stream0 = 1 << 40 // clear of the labelled streams at any count
 	}
 	return challenge.ForEach(ctx, t.unlabeledCount(n, realSize), func(i int) error {
-		img, _ := t.synthCase(seed, stream0+uint64(i), realSize)
-		name := fmt.Sprintf("%d_0002_0000.mha", t.Synth.FirstPID+500+i)
-		return imageio.WriteMetaImageFile(filepath.Join(dir, name), img, volume.Int16, true)
+		release, err := challenge.ReserveSynthMemory(ctx, caseBytes)
+		if err != nil {
+			return err
+		}
+		defer release()
+		c := t.drawCase(seed, stream0+uint64(i), realSize)
+		return c.writeImage(filepath.Join(dir, fmt.Sprintf("%d_0002_0000.mha", t.Synth.FirstPID+500+i)))
 	})
 }
 
@@ -76,9 +86,55 @@ func (t Task) unlabeledCount(n int, realSize bool) int {
 	return max(1, (n*t.Synth.RealUnlabeled+t.Synth.RealCases/2)/t.Synth.RealCases)
 }
 
-// synthCase draws one case; realSize: at the real image size, with the aorta
-// (11 mm radius) and pancreas (8–12 mm) at their anatomical sizes.
-func (t Task) synthCase(seed int64, stream uint64, realSize bool) (img, lab *volume.Volume) {
+// Structures of a case, as bits of its anatomy byte (they overlap).
+const (
+	inBody uint8 = 1 << iota
+	inAorta
+	inPancreas
+)
+
+// ctCase is a drawn case before its image: the grid and origin, the
+// tumour label and anatomy bits of every voxel (a byte each), the mean
+// intensity of each anatomy, the smoothed noise, the gain and the
+// generator of the per-voxel noise. Its image is computed slice by slice as
+// it is written, so a case holds two bytes a voxel, not float64 volumes.
+type ctCase struct {
+	g       volume.Grid
+	origin  [3]float64
+	lab     []uint8 // 1 in the tumour
+	anatomy []uint8 // inBody | inAorta | inPancreas
+	mean    [8]float64
+	tumour  float64 // the tumour's mean
+	noise   medseg.Slices
+	gain    float64
+	rng     *rand.Rand
+}
+
+// caseBytes bounds the memory a case holds while it is drawn and written:
+// two bytes a voxel, the noise smoother's five float64 planes and the
+// image slice (the demo's whole noise is tiny), the compressed image (at
+// most its raw size) and the writers' buffers.
+func (t Task) caseBytes(realSize bool) int64 {
+	shape := t.Synth.Shape
+	if realSize {
+		shape = t.Synth.RealShape
+	}
+	plane := int64(shape[0]+5) * int64(shape[1]+5)
+	voxels := plane * int64(shape[2]+2)
+	return 4*voxels + 44*plane + 4<<20
+}
+
+// noiseStream marks the generator stream of a real-size case's smoothed
+// noise (case streams stay below 2⁴¹).
+const noiseStream = 1 << 62
+
+// drawCase draws one case; realSize: at the real image size, with the aorta
+// (11 mm radius) and pancreas (8–12 mm) at their anatomical sizes. The
+// demo's sizes keep the order of their draws (the smoothed noise drawn
+// whole, before the gain, from the case's generator; Smooth's arithmetic),
+// which their recorded digests pin; the real size draws the noise
+// (medseg.UnitNoise) from a stream of its own, smoothed slice by slice.
+func (t Task) drawCase(seed int64, stream uint64, realSize bool) *ctCase {
 	rng := medseg.NewRand(seed, stream)
 	cfg := t.Synth
 	shape, spacing := cfg.Shape, cfg.Spacing
@@ -91,19 +147,20 @@ func (t Task) synthCase(seed int64, stream uint64, realSize bool) (img, lab *vol
 		g.Spacing[1] *= 1.1 // in-plane spacings differ: the reference's x/y pairing shows
 	}
 	n := g.Len()
-	lab = volume.New(g, volume.Uint8)
-	img = volume.New(g, volume.Int16)
-	img.Origin = [3]float64{-100, -80, 20 * rng.Float64()}
-	lab.Origin = img.Origin
+	c := &ctCase{g: g, lab: make([]uint8, n), anatomy: make([]uint8, n), rng: rng}
+	c.origin = [3]float64{-100, -80, 20 * rng.Float64()}
+	mark := func(bit uint8) func(int) { return func(i int) { c.anatomy[i] |= bit } }
 	nx, ny, nz := float64(g.Shape[0]), float64(g.Shape[1]), float64(g.Shape[2])
-	body := make([]bool, n)
-	medseg.Ellipsoid(g, [3]float64{nx / 2, ny / 2, nz / 2}, [3]float64{nx * 0.47, ny * 0.42, nz * 5}, func(i int) { body[i] = true })
-	aorta := make([]bool, n)
+	medseg.EllipsoidRows(g, [3]float64{nx / 2, ny / 2, nz / 2}, [3]float64{nx * 0.47, ny * 0.42, nz * 5}, func(start, end int) {
+		for i := range c.anatomy[start:end] {
+			c.anatomy[start+i] |= inBody
+		}
+	})
 	aortaR := 3.5 * g.Spacing[0]
 	if realSize {
 		aortaR = 11
 	}
-	medseg.Tube(g, [][3]float64{{nx * 0.55, ny * 0.62, -1}, {nx * 0.55, ny * 0.62, nz}}, aortaR, g.Spacing, func(i int) { aorta[i] = true })
+	medseg.Tube(g, [][3]float64{{nx * 0.55, ny * 0.62, -1}, {nx * 0.55, ny * 0.62, nz}}, aortaR, g.Spacing, mark(inAorta))
 	// Pancreas: a curved tube across the upper abdomen.
 	zc := nz/2 + (rng.Float64()-0.5)*nz*0.2
 	pts := [][3]float64{
@@ -117,47 +174,78 @@ func (t Task) synthCase(seed int64, stream uint64, realSize bool) (img, lab *vol
 	if realSize {
 		radius = 8 + 4*u
 	}
-	pancreas := make([]bool, n)
-	medseg.Tube(g, pts, radius, g.Spacing, func(i int) { pancreas[i] = true })
+	medseg.Tube(g, pts, radius, g.Spacing, mark(inPancreas))
 	// Tumour: an ellipsoid centred on the pancreas.
 	seg := rng.IntN(len(pts) - 1)
 	f := rng.Float64()
-	var c, r [3]float64
+	var ctr, r [3]float64
 	for a := 0; a < 3; a++ {
-		c[a] = pts[seg][a] + f*(pts[seg+1][a]-pts[seg][a])
+		ctr[a] = pts[seg][a] + f*(pts[seg+1][a]-pts[seg][a])
 		r[a] = (6 + 6*rng.Float64()) / g.Spacing[a]
 	}
-	medseg.Ellipsoid(g, c, r, func(i int) {
-		if body[i] {
-			lab.Data[i] = 1
+	medseg.Ellipsoid(g, ctr, r, func(i int) {
+		if c.anatomy[i]&inBody != 0 {
+			c.lab[i] = 1
 		}
 	})
-	noise := make([]float64, n)
-	for i := range noise {
-		noise[i] = rng.NormFloat64()
-	}
-	if realSize {
-		noise = medseg.SmoothSeparable(g, noise)
-	} else {
-		noise = medseg.Smooth(g, noise)
-	}
-	gain := 0.85 + 0.3*rng.Float64()
-	for i := 0; i < n; i++ {
-		var mean float64
-		switch {
-		case lab.Data[i] == 1:
-			mean = 520 * cfg.TumourGain
-		case pancreas[i]:
-			mean = 520
-		case aorta[i]:
-			mean = 820
-		case body[i]:
-			mean = 180
+	// Mean intensity by anatomy, the pancreas over the aorta over the body.
+	for bits := range c.mean {
+		switch b := uint8(bits); {
+		case b&inPancreas != 0:
+			c.mean[bits] = 520
+		case b&inAorta != 0:
+			c.mean[bits] = 820
+		case b&inBody != 0:
+			c.mean[bits] = 180
 		default:
-			mean = 10
+			c.mean[bits] = 10
 		}
-		v := gain * (mean + 150*noise[i] + 35*rng.NormFloat64())
-		img.Data[i] = math.Round(math.Max(0, v))
 	}
-	return img, lab
+	c.tumour = 520 * cfg.TumourGain
+	c.noise = medseg.SmoothedNoise(g, !realSize, rng, medseg.NewRand(seed, stream|noiseStream))
+	c.gain = 0.85 + 0.3*rng.Float64()
+	return c
+}
+
+// header is the geometry of the case's files.
+func (c *ctCase) header() *volume.Volume {
+	return &volume.Volume{Grid: c.g, Origin: c.origin, Channels: 1}
+}
+
+// fillSlice computes slice k of the image; it is called for k = 0, 1, …
+// in order (the noise is drawn as it goes).
+func (c *ctCase) fillSlice(k int, img []int16) {
+	plane := len(img)
+	noise := c.noise.Next()
+	lab, anatomy := c.lab[k*plane:(k+1)*plane], c.anatomy[k*plane:(k+1)*plane]
+	for i := range img {
+		mean := c.mean[anatomy[i]]
+		if lab[i] == 1 {
+			mean = c.tumour
+		}
+		v := c.gain * (mean + 150*noise[i] + 35*c.rng.NormFloat64())
+		if v < 0 {
+			v = 0 // math.Max(0, v) for the finite v drawn here
+		}
+		img[i] = medseg.ClampInt16(math.Round(v))
+	}
+}
+
+// writeImage writes the image as a compressed int16 MetaImage, a slice at
+// a time; it draws the noise, so it runs once per case.
+func (c *ctCase) writeImage(path string) error {
+	w, err := imageio.CreateMetaImage(path, c.header(), volume.Int16, true)
+	if err != nil {
+		return err
+	}
+	return medseg.WriteInt16Slices(w, c.g, c.fillSlice)
+}
+
+// writeLabel writes the tumour label as a compressed uint8 MetaImage.
+func (c *ctCase) writeLabel(path string) error {
+	w, err := imageio.CreateMetaImage(path, c.header(), volume.Uint8, true)
+	if err != nil {
+		return err
+	}
+	return medseg.WriteUint8(w, c.lab)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 
@@ -78,11 +79,12 @@ func (Challenge) Synthesize(ctx context.Context, rawDir string, seed int64, size
 		if err := os.MkdirAll(j.dir, 0o755); err != nil {
 			return err
 		}
-		img, lab := synthCase(seed, j.stream, geo)
-		if err := imageio.WriteNRRDFile(filepath.Join(j.dir, j.id+".nrrd"), img, volume.Int16, true); err != nil {
-			return fmt.Errorf("synthesize %s: %w", j.id, err)
+		release, err := challenge.ReserveSynthMemory(ctx, geo.caseBytes())
+		if err != nil {
+			return err
 		}
-		if err := imageio.WriteNRRDFile(filepath.Join(j.dir, j.id+".seg.nrrd"), lab, volume.Uint8, true); err != nil {
+		defer release()
+		if err := drawCase(seed, j.stream, geo).write(filepath.Join(j.dir, j.id)); err != nil {
 			return fmt.Errorf("synthesize %s: %w", j.id, err)
 		}
 		return nil
@@ -99,7 +101,16 @@ type geometry struct {
 	aorta, aortaSpan  float64 // aortic radius
 	renal, bone       float64 // renal artery and spine radii
 	kidney            [3]float64
-	separable         bool // smooth the noise with medseg.SmoothSeparable
+	separable         bool // draw and smooth the noise slice by slice (medseg.SmoothedNoise)
+}
+
+// caseBytes bounds the memory a case of the geometry holds while it is
+// drawn and written: a label and a tissue byte per voxel, the noise
+// smoother's five float64 planes, the image slice and its encoding, and
+// the writer's buffers.
+func (geo geometry) caseBytes() int64 {
+	plane := int64(geo.shape[0]+geo.shapeSpan[0]-1) * int64(geo.shape[1]+geo.shapeSpan[1]-1)
+	return 2*plane*int64(geo.shape[2]+geo.shapeSpan[2]-1) + 44*plane + 4<<20
 }
 
 // demoGeometry is the demo's tiny volume (44–51 × 40–47 × 36–43 voxels).
@@ -126,25 +137,60 @@ var realGeometry = geometry{
 	separable: true,
 }
 
-func synthCase(seed int64, stream uint64, geo geometry) (img, lab *volume.Volume) {
+// Tissue classes of a case, in the order of precedence where structures
+// overlap (the aorta's label outranks them all).
+const (
+	air uint8 = iota
+	body
+	kidney
+	bone
+)
+
+// tissueMean is each class's mean intensity (HU).
+var tissueMean = [...]float64{air: -1000, body: 40, kidney: 190, bone: 700}
+
+// ctaCase is a drawn case before its image: the grid, the label and tissue
+// class of every voxel (a byte each), the aorta's contrast, the smoothed
+// noise and the generator of the per-voxel noise. Its image is computed
+// slice by slice as it is written, so a case holds two bytes a voxel, not
+// float64 volumes.
+type ctaCase struct {
+	g        volume.Grid
+	lab      []uint8 // 1 in the aorta and its branches
+	tissue   []uint8 // air, body, kidney or bone
+	contrast float64
+	noise    medseg.Slices // smoothed noise, slice by slice
+	rng      *rand.Rand    // per-voxel noise
+}
+
+// drawCase draws the anatomy of a case. The demo's geometry keeps the
+// order of its draws (the smoothed noise drawn whole, before the contrast,
+// from the case's generator; Smooth's arithmetic), which its recorded
+// digests pin; the real size draws the noise (medseg.UnitNoise) from a
+// stream of its own and smooths it slice by slice (medseg.SmoothedNoise).
+func drawCase(seed int64, stream uint64, geo geometry) *ctaCase {
 	rng := medseg.NewRand(seed, stream)
 	g := volume.NewGrid(geo.shape[0]+rng.IntN(geo.shapeSpan[0]), geo.shape[1]+rng.IntN(geo.shapeSpan[1]), geo.shape[2]+rng.IntN(geo.shapeSpan[2]))
 	g.Spacing = [3]float64{geo.spacingXY + geo.spanXY*rng.Float64(), 0, geo.spacingZ + geo.spanZ*rng.Float64()}
 	g.Spacing[1] = g.Spacing[0]
 	n := g.Len()
 	nx, ny, nz := float64(g.Shape[0]), float64(g.Shape[1]), float64(g.Shape[2])
-	lab = volume.New(g, volume.Uint8)
-	img = volume.New(g, volume.Int16)
-	body := make([]bool, n)
-	medseg.Ellipsoid(g, [3]float64{nx / 2, ny / 2, nz / 2}, [3]float64{nx * 0.46, ny * 0.40, nz * 5}, func(i int) { body[i] = true })
-	bone := make([]bool, n)
-	medseg.Tube(g, [][3]float64{{nx * 0.5, ny * 0.74, -1}, {nx * 0.5, ny * 0.74, nz}}, geo.bone, g.Spacing, func(i int) { bone[i] = true })
+	c := &ctaCase{g: g, lab: make([]uint8, n), tissue: make([]uint8, n), rng: rng}
+	mark := func(class uint8) func(int) {
+		return func(i int) { c.tissue[i] = max(c.tissue[i], class) }
+	}
+	medseg.EllipsoidRows(g, [3]float64{nx / 2, ny / 2, nz / 2}, [3]float64{nx * 0.46, ny * 0.40, nz * 5}, func(start, end int) {
+		for i, t := range c.tissue[start:end] {
+			c.tissue[start+i] = max(t, body)
+		}
+	})
+	medseg.Tube(g, [][3]float64{{nx * 0.5, ny * 0.74, -1}, {nx * 0.5, ny * 0.74, nz}}, geo.bone, g.Spacing, mark(bone))
 	// Aorta: descends from the top, bifurcates at zb into the iliacs.
 	ax, ay := nx*(0.5+0.06*(rng.Float64()-0.5)), ny*0.55
 	zb := nz * (0.3 + 0.1*rng.Float64())
 	r := geo.aorta + geo.aortaSpan*rng.Float64() // mm
 	vessel := func(pts [][3]float64, radius float64) {
-		medseg.Tube(g, pts, radius, g.Spacing, func(i int) { lab.Data[i] = 1 })
+		medseg.Tube(g, pts, radius, g.Spacing, func(i int) { c.lab[i] = 1 })
 	}
 	vessel([][3]float64{{ax, ay, nz}, {ax, ay + 1, zb}}, r)
 	spread := nx * (0.18 + 0.06*rng.Float64())
@@ -154,35 +200,46 @@ func synthCase(seed int64, stream uint64, geo geometry) (img, lab *volume.Volume
 	vessel([][3]float64{{ax, ay, zr}, {ax - nx*0.25, ay + 2, zr + 1}}, geo.renal)
 	vessel([][3]float64{{ax, ay, zr}, {ax + nx*0.25, ay + 2, zr - 1}}, geo.renal)
 	// Kidneys enhance too (arterial phase): a trap for a pure intensity band.
-	kidney := make([]bool, n)
 	for _, side := range []float64{-1, 1} {
-		medseg.Ellipsoid(g, [3]float64{ax + side*nx*0.3, ay + 3, zr}, [3]float64{geo.kidney[0] / g.Spacing[0], geo.kidney[1] / g.Spacing[1], geo.kidney[2] / g.Spacing[2]}, func(i int) { kidney[i] = true })
+		medseg.Ellipsoid(g, [3]float64{ax + side*nx*0.3, ay + 3, zr}, [3]float64{geo.kidney[0] / g.Spacing[0], geo.kidney[1] / g.Spacing[1], geo.kidney[2] / g.Spacing[2]}, mark(kidney))
 	}
-	noise := make([]float64, n)
-	for i := range noise {
-		noise[i] = rng.NormFloat64()
-	}
-	if geo.separable {
-		noise = medseg.SmoothSeparable(g, noise)
-	} else {
-		noise = medseg.Smooth(g, noise)
-	}
-	contrast := 200 + 250*rng.Float64()
-	for i := 0; i < n; i++ {
-		var mean float64
-		switch {
-		case lab.Data[i] == 1:
-			mean = contrast
-		case bone[i]:
-			mean = 700
-		case kidney[i]:
-			mean = 190
-		case body[i]:
-			mean = 40
-		default:
-			mean = -1000
+	c.noise = medseg.SmoothedNoise(g, !geo.separable, rng, medseg.NewRand(seed, stream|noiseStream))
+	c.contrast = 200 + 250*rng.Float64()
+	return c
+}
+
+// noiseStream marks the generator stream of a real-size case's smoothed
+// noise (case streams are small numbers).
+const noiseStream = 1 << 62
+
+// fillSlice computes slice k of the image; it is called for k = 0, 1, …
+// in order (the noise is drawn as it goes).
+func (c *ctaCase) fillSlice(k int, img []int16) {
+	plane := len(img)
+	noise := c.noise.Next()
+	lab, tissue := c.lab[k*plane:(k+1)*plane], c.tissue[k*plane:(k+1)*plane]
+	for i := range img {
+		mean := tissueMean[tissue[i]]
+		if lab[i] == 1 {
+			mean = c.contrast
 		}
-		img.Data[i] = math.Round(mean + 150*noise[i] + 60*rng.NormFloat64())
+		img[i] = medseg.ClampInt16(math.Round(mean + 150*noise[i] + 60*c.rng.NormFloat64()))
 	}
-	return img, lab
+}
+
+// write writes the case's image and label as stem.nrrd (int16) and
+// stem.seg.nrrd (uint8), gzip-encoded, the image a slice at a time.
+func (c *ctaCase) write(stem string) error {
+	hdr := &volume.Volume{Grid: c.g, Channels: 1}
+	w, err := imageio.CreateNRRD(stem+".nrrd", hdr, volume.Int16, true)
+	if err != nil {
+		return err
+	}
+	if err := medseg.WriteInt16Slices(w, c.g, c.fillSlice); err != nil {
+		return err
+	}
+	if w, err = imageio.CreateNRRD(stem+".seg.nrrd", hdr, volume.Uint8, true); err != nil {
+		return err
+	}
+	return medseg.WriteUint8(w, c.lab)
 }

@@ -20,9 +20,16 @@ func TestRealGridKeepsTheAnatomy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	for _, sc := range []*synthCase{demo, full} {
+		fill, img := sc.imageSlices(), make([]int16, sc.g.Shape[0]*sc.g.Shape[1])
+		for z := 0; z < sc.g.Shape[2]; z++ {
+			fill(z, img) // the box is drawn after the image
+		}
+		sc.drawBox()
+	}
 	shape, spacing := c.realGrid()
-	if full.img.Shape != shape || full.img.Spacing != spacing {
-		t.Fatalf("real-size case %v at %v mm, want %v at %v", full.img.Shape, full.img.Spacing, shape, spacing)
+	if full.g.Shape != shape || full.g.Spacing != spacing {
+		t.Fatalf("real-size case %v at %v mm, want %v at %v", full.g.Shape, full.g.Spacing, shape, spacing)
 	}
 	_, demoSpacing := c.grid()
 	for a := 0; a < 3; a++ {

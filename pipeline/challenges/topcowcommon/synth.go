@@ -13,6 +13,7 @@ import (
 	"github.com/rexmle/rexmle/metrics/topology"
 	"github.com/rexmle/rexmle/metrics/volume"
 	"github.com/rexmle/rexmle/pipeline/challenge"
+	"github.com/rexmle/rexmle/pipeline/challenges/medseg"
 )
 
 // synthCases is the number of synthetic cases by default; 12 gives a 9/3
@@ -59,14 +60,26 @@ func (c Config) realGrid() ([3]int, [3]float64) {
 	return [3]int{512, 512, 280}, [3]float64{0.45, 0.45, 0.7}
 }
 
-// synthCase is one generated case.
+// synthCase is one generated case: its anatomy rasterised (a label byte
+// and a vessel membership per voxel) and what its image still needs. The
+// image is computed slice by slice as it is written (imageSlices), and
+// the ROI box is drawn after it (drawBox): both use the case's generator,
+// in that order.
 type synthCase struct {
-	pid    string
-	img    *volume.Volume
-	labels *volume.Volume
-	box    topology.Box
-	ant    [4]int
-	pos    [4]int
+	pid       string
+	g         volume.Grid
+	origin    [3]float64
+	dir       [3][3]float64
+	r         *raster
+	rng       *rand.Rand
+	roiLabels func(l uint8) bool // the labels the ROI box encloses
+	mr        bool
+	bg        float64 // background intensity
+	vessel    float64 // intensity inside a vessel
+	sigma     float64 // noise
+	box       topology.Box
+	ant       [4]int
+	pos       [4]int
 }
 
 // caseVariant draws the anatomy of case i. The 3rd-A2 is rare (15 %);
@@ -78,8 +91,8 @@ func caseVariant(rng *rand.Rand, i int) variant {
 	return v
 }
 
-// makeCase generates case i of a seed, at the real image size for
-// realSize.
+// makeCase draws case i of a seed, at the real image size for realSize:
+// its anatomy, labels and edge lists.
 func (c Config) makeCase(seed int64, i int, realSize bool) (*synthCase, error) {
 	stream := uint64(i) + 1
 	if c.Modality == "mr" {
@@ -103,65 +116,21 @@ func (c Config) makeCase(seed int64, i int, realSize bool) (*synthCase, error) {
 	if realSize {
 		shape, spacing = c.realGrid()
 	}
-	r := rasterise(buildAnatomy(v, ls, c.Modality), shape, spacing)
-	g := volume.Grid{Shape: shape, Spacing: spacing}
+	sc := &synthCase{pid: fmt.Sprintf("%03d", i+1), g: volume.Grid{Shape: shape, Spacing: spacing}, rng: rng, mr: c.Modality == "mr"}
+	sc.r = rasterise(buildAnatomy(v, ls, c.Modality), shape, spacing)
 	// LPS+ storage: array x runs to the patient's left, y posterior, z
 	// superior; in the NIfTI (RAS) world that is direction diag(−1, −1, 1).
-	dir := [3][3]float64{{-1, 0, 0}, {0, -1, 0}, {0, 0, 1}}
-	origin := [3]float64{float64(shape[0]-1) / 2 * spacing[0], float64(shape[1]-1) / 2 * spacing[1], -float64(shape[2]-1) / 2 * spacing[2]}
-	origin[0] += math.Round(rng.Float64()*200-100) / 10
-	origin[2] += math.Round(rng.Float64()*200-100) / 10
-
-	lab := volume.New(g, volume.Uint8)
-	lab.Origin, lab.Direction = origin, dir
-	for k, l := range r.labels {
-		lab.Data[k] = float64(l)
+	sc.dir = [3][3]float64{{-1, 0, 0}, {0, -1, 0}, {0, 0, 1}}
+	sc.origin = [3]float64{float64(shape[0]-1) / 2 * spacing[0], float64(shape[1]-1) / 2 * spacing[1], -float64(shape[2]-1) / 2 * spacing[2]}
+	sc.origin[0] += math.Round(rng.Float64()*200-100) / 10
+	sc.origin[2] += math.Round(rng.Float64()*200-100) / 10
+	sc.bg, sc.vessel, sc.sigma = 35.0, 300.0*v.vesselHU, 10.0*v.noise
+	if sc.mr {
+		sc.bg, sc.vessel, sc.sigma = 110.0, 450.0*v.vesselHU, 18.0*v.noise
 	}
-	img := volume.New(g, volume.Int16)
-	img.Origin, img.Direction = origin, dir
-	bg, vessel, sigma := 35.0, 300.0*v.vesselHU, 10.0*v.noise
-	if c.Modality == "mr" {
-		bg, vessel, sigma = 110.0, 450.0*v.vesselHU, 18.0*v.noise
-	}
-	// Smooth low-frequency shading, tabulated per (x, z) and per y.
-	sinXZ := make([]float64, shape[0]*shape[2])
-	for z := 0; z < shape[2]; z++ {
-		for x := 0; x < shape[0]; x++ {
-			sinXZ[x+shape[0]*z] = 6 * math.Sin(float64(x)/11+float64(z)/7)
-		}
-	}
-	cosY := make([]float64, shape[1])
-	for y := range cosY {
-		cosY[y] = math.Cos(float64(y) / 13)
-	}
-	for k := range img.Data {
-		x := k % shape[0]
-		y := (k / shape[0]) % shape[1]
-		z := k / (shape[0] * shape[1])
-		shade := sinXZ[x+shape[0]*z] * cosY[y]
-		val := bg + shade + float64(r.member[k])*(vessel-bg) + rng.NormFloat64()*sigma
-		if c.Modality == "mr" && y < 3 {
-			val += 220 // bright subcutaneous fat at the anterior edge of the slab
-		}
-		img.Data[k] = math.Round(val)
-	}
-	sc := &synthCase{pid: fmt.Sprintf("%03d", i+1), img: img, labels: lab}
-	// ROI box: the labelled Circle of Willis plus a margin, clipped.
-	cow := make([]bool, len(r.labels))
-	for k, l := range r.labels {
-		cow[k] = l != 0 && (c.Family == TopCoW || l <= 15)
-	}
-	if b, ok := topology.BoundingBox(cow, shape); ok {
-		for d := 0; d < 3; d++ {
-			m := 2 + rng.IntN(3)
-			lo := max(0, b.Location[d]-m)
-			hi := min(shape[d]-1, b.Location[d]+b.Size[d]-1+m)
-			b.Location[d], b.Size[d] = lo, hi-lo+1
-		}
-		sc.box = b
-	}
+	sc.roiLabels = func(l uint8) bool { return l != 0 && (c.Family == TopCoW || l <= 15) }
 	var seen [256]bool
-	for _, l := range r.labels {
+	for _, l := range sc.r.labels {
 		seen[l] = true
 	}
 	present := map[int32]bool{}
@@ -170,12 +139,80 @@ func (c Config) makeCase(seed int64, i int, realSize bool) (*synthCase, error) {
 			present[int32(l)] = true
 		}
 	}
-	adj, err := topology.LabelAdjacency(context.Background(), r.labels, shape)
+	adj, err := topology.LabelAdjacency(context.Background(), sc.r.labels, shape)
 	if err != nil {
 		return nil, err
 	}
 	sc.ant, sc.pos = topology.CoWEdges(adj, present)
 	return sc, nil
+}
+
+// header is the geometry of the case's image and label files.
+func (sc *synthCase) header() *volume.Volume {
+	return &volume.Volume{Grid: sc.g, Origin: sc.origin, Direction: sc.dir, Channels: 1}
+}
+
+// shading returns the image's smooth low-frequency shading, tabulated per
+// (x, z) and per y: the shade of voxel (x, y, z) is sinXZ[x+nx·z]·cosY[y].
+func shading(shape [3]int) (sinXZ, cosY []float64) {
+	sinXZ = make([]float64, shape[0]*shape[2])
+	for z := 0; z < shape[2]; z++ {
+		for x := 0; x < shape[0]; x++ {
+			sinXZ[x+shape[0]*z] = 6 * math.Sin(float64(x)/11+float64(z)/7)
+		}
+	}
+	cosY = make([]float64, shape[1])
+	for y := range cosY {
+		cosY[y] = math.Cos(float64(y) / 13)
+	}
+	return sinXZ, cosY
+}
+
+// imageSlices returns the function that computes slice z of the image
+// (background with a smooth shading, vessels by their membership, Gaussian
+// noise), to be called for z = 0, 1, … in order, once, before drawBox: it
+// draws the noise.
+func (sc *synthCase) imageSlices() func(z int, img []int16) {
+	shape := sc.g.Shape
+	sinXZ, cosY := shading(shape)
+	plane := shape[0] * shape[1]
+	return func(z int, img []int16) {
+		member := sc.r.member[z*plane : (z+1)*plane]
+		sin := sinXZ[shape[0]*z : shape[0]*(z+1)]
+		for y := 0; y < shape[1]; y++ {
+			row := y * shape[0]
+			for x := 0; x < shape[0]; x++ {
+				shade := sin[x] * cosY[y]
+				val := sc.bg + shade + float64(member[row+x])*(sc.vessel-sc.bg) + sc.rng.NormFloat64()*sc.sigma
+				if sc.mr && y < 3 {
+					val += 220 // bright subcutaneous fat at the anterior edge of the slab
+				}
+				img[row+x] = medseg.ClampInt16(math.Round(val))
+			}
+		}
+	}
+}
+
+// drawBox draws the ROI box, after the image: the labelled Circle of
+// Willis plus a margin of 2–4 voxels, clipped.
+func (sc *synthCase) drawBox() {
+	var roi [256]bool
+	for l := range roi {
+		roi[l] = sc.roiLabels(uint8(l))
+	}
+	cow := make([]bool, len(sc.r.labels))
+	for k, l := range sc.r.labels {
+		cow[k] = roi[l]
+	}
+	if b, ok := topology.BoundingBox(cow, sc.g.Shape); ok {
+		for d := 0; d < 3; d++ {
+			m := 2 + sc.rng.IntN(3)
+			lo := max(0, b.Location[d]-m)
+			hi := min(sc.g.Shape[d]-1, b.Location[d]+b.Size[d]-1+m)
+			b.Location[d], b.Size[d] = lo, hi-lo+1
+		}
+		sc.box = b
+	}
 }
 
 // boxText renders a box in the archive's ROI text format.
@@ -207,7 +244,16 @@ func (c Challenge) Synthesize(ctx context.Context, rawDir string, seed int64, si
 	n := size.Count(synthCases, c.Config.realCases())
 	// Cases are independent (a stream each): built and written on a bounded
 	// pool, so a full-size dataset never holds every volume at once.
+	shape, _ := c.grid()
+	if size.RealImages() {
+		shape, _ = c.realGrid()
+	}
 	err := challenge.ForEach(ctx, n, func(i int) error {
+		release, err := challenge.ReserveSynthMemory(ctx, caseBytes(shape))
+		if err != nil {
+			return err
+		}
+		defer release()
 		sc, err := c.makeCase(seed, i, size.RealImages())
 		if err != nil {
 			return err
@@ -220,29 +266,54 @@ func (c Challenge) Synthesize(ctx context.Context, rawDir string, seed int64, si
 	return nil
 }
 
+// caseBytes bounds the memory a case of the shape holds while it is drawn
+// and written: a label byte and a float32 membership per voxel, the ROI
+// mask (a byte a voxel) drawn after the memberships are dropped but
+// perhaps before they are collected, the image slice and its encoding, and
+// the writer's buffers.
+func caseBytes(shape [3]int) int64 {
+	plane := int64(shape[0]) * int64(shape[1])
+	return 6*plane*int64(shape[2]) + 4*plane + 4<<20
+}
+
+// writeRawCase writes the image (int16, a slice at a time) and the labels
+// (uint8) of a case as NIfTI files, then, for TopCoW, its ROI box (drawn
+// after the image) and edge list.
 func (c Challenge) writeRawCase(rawDir string, sc *synthCase) error {
 	imgDir := filepath.Join(rawDir, c.rawImagesDir())
 	if err := os.MkdirAll(imgDir, 0o755); err != nil {
 		return err
 	}
-	if err := imageio.WriteNIfTIFile(filepath.Join(imgDir, c.imageName(sc.pid)), sc.img, volume.Int16); err != nil {
+	w, err := imageio.CreateNIfTI(filepath.Join(imgDir, c.imageName(sc.pid)), sc.header(), volume.Int16)
+	if err != nil {
 		return err
 	}
-	stem := c.stem(sc.pid)
-	if c.Family == TopBrain {
-		d := filepath.Join(rawDir, c.rawLabelsDir())
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return err
-		}
-		return imageio.WriteNIfTIFile(filepath.Join(d, stem+".nii.gz"), sc.labels, volume.Uint8)
+	if err := medseg.WriteInt16Slices(w, sc.g, sc.imageSlices()); err != nil {
+		return err
 	}
-	for _, d := range []string{rawSegTopCoW, rawBoxTopCoW, rawEdgesTopCoW} {
+	sc.r.member = nil // the image is written: only the labels are needed now
+	stem := c.stem(sc.pid)
+	labDir := filepath.Join(rawDir, rawSegTopCoW)
+	if c.Family == TopBrain {
+		labDir = filepath.Join(rawDir, c.rawLabelsDir())
+	}
+	if err := os.MkdirAll(labDir, 0o755); err != nil {
+		return err
+	}
+	if w, err = imageio.CreateNIfTI(filepath.Join(labDir, stem+".nii.gz"), sc.header(), volume.Uint8); err != nil {
+		return err
+	}
+	if err := medseg.WriteUint8(w, sc.r.labels); err != nil {
+		return err
+	}
+	if c.Family == TopBrain {
+		return nil
+	}
+	sc.drawBox()
+	for _, d := range []string{rawBoxTopCoW, rawEdgesTopCoW} {
 		if err := os.MkdirAll(filepath.Join(rawDir, d), 0o755); err != nil {
 			return err
 		}
-	}
-	if err := imageio.WriteNIfTIFile(filepath.Join(rawDir, rawSegTopCoW, stem+".nii.gz"), sc.labels, volume.Uint8); err != nil {
-		return err
 	}
 	if err := challenge.WriteFileAtomic(filepath.Join(rawDir, rawBoxTopCoW, stem+".txt"), []byte(boxText(sc.box))); err != nil {
 		return err

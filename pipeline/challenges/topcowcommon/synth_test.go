@@ -21,11 +21,7 @@ func TestSynthNeighboursValid(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			lab := make([]int32, len(sc.labels.Data))
-			for k, v := range sc.labels.Data {
-				lab[k] = int32(v)
-			}
-			adj, _ := topology.LabelAdjacency(context.Background(), lab, sc.labels.Shape)
+			adj, _ := topology.LabelAdjacency(context.Background(), sc.r.labels, sc.g.Shape)
 			for p := range adj {
 				if !table.Allows(int(p[0]), int(p[1])) {
 					t.Errorf("%s case %d: labels %d and %d touch, table forbids it", cfg.ID, i, p[0], p[1])
