@@ -85,6 +85,17 @@ func randomMask(r *rand.Rand, g volume.Grid) []bool {
 	return m
 }
 
+// randomGrid picks one of shapes and a connectivity it allows (4 and 8
+// only on a 2-D grid).
+func randomGrid(r *rand.Rand, shapes [][3]int) ([3]int, volume.Grid, int) {
+	sh := shapes[r.IntN(len(shapes))]
+	conns := []int{6, 18, 26}
+	if sh[2] == 1 {
+		conns = append(conns, 4, 8)
+	}
+	return sh, volume.NewGrid(sh[0], sh[1], sh[2]), conns[r.IntN(len(conns))]
+}
+
 // TestRunsMatchLabel: Count and MatchLesions (both on runs) equal the
 // voxel labelling on random masks of every shape kind and connectivity,
 // and so do FindLesions and MatchFound (the lesions found apart).
@@ -92,13 +103,7 @@ func TestRunsMatchLabel(t *testing.T) {
 	r := rand.New(rand.NewPCG(22, 3))
 	shapes := [][3]int{{7, 6, 5}, {5, 9, 1}, {1, 1, 6}, {9, 1, 4}, {4, 5, 11}, {12, 11, 1}, {1, 7, 7}, {16, 3, 3}}
 	for trial := 0; trial < 3000; trial++ {
-		sh := shapes[r.IntN(len(shapes))]
-		g := volume.NewGrid(sh[0], sh[1], sh[2])
-		conns := []int{6, 18, 26}
-		if sh[2] == 1 {
-			conns = append(conns, 4, 8)
-		}
-		c := conns[r.IntN(len(conns))]
+		sh, g, c := randomGrid(r, shapes)
 		truth, pred := randomMask(r, g), randomMask(r, g)
 		if r.IntN(3) == 0 { // a prediction that overlaps the truth
 			for i := range pred {
@@ -244,13 +249,7 @@ func TestFindLesionsNonZeroMatchesBool(t *testing.T) {
 	r := rand.New(rand.NewPCG(34, 8))
 	shapes := [][3]int{{7, 6, 5}, {5, 9, 1}, {1, 1, 6}, {9, 1, 4}, {16, 3, 3}, {8, 8, 8}, {600, 3, 2}, {1030, 1, 1}, {37, 29, 11}, {112, 11, 7}}
 	for trial := 0; trial < 3000; trial++ {
-		sh := shapes[r.IntN(len(shapes))]
-		g := volume.NewGrid(sh[0], sh[1], sh[2])
-		conns := []int{6, 18, 26}
-		if sh[2] == 1 {
-			conns = append(conns, 4, 8)
-		}
-		c := conns[r.IntN(len(conns))]
+		sh, g, c := randomGrid(r, shapes)
 		mask := randomMask(r, g)
 		if r.IntN(2) == 0 {
 			mask = sparseMask(r, g)
