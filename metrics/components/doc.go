@@ -8,7 +8,9 @@
 // truth lesion by lesion (LesionMatch: TP, FN, FP, F1, count difference).
 // FindLesions and MatchFound split MatchLesions in two: each mask's lesions
 // found on their own (say, as soon as that mask is read, while the other
-// is), then matched.
+// is), then matched; FindLesionsNonZero finds them on an 8-bit mask's
+// bytes as stored (voxel i in the mask when byte i is not 0), with no bool
+// copy.
 //
 // # Reference behaviour
 //

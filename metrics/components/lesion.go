@@ -67,6 +67,16 @@ func FindLesions(mask []bool, g volume.Grid, connectivity int) (*Lesions, error)
 	return &Lesions{g.Shape, connectivity, labelRuns(findRuns(mask, g), g, rowNeighbours(nbrs))}, nil
 }
 
+// FindLesionsNonZero is FindLesions of the mask whose voxel i is b[i] != 0
+// (an 8-bit mask or label map as stored, with no bool copy made).
+func FindLesionsNonZero(b []byte, g volume.Grid, connectivity int) (*Lesions, error) {
+	nbrs, err := checkInput(len(b), g, connectivity)
+	if err != nil {
+		return nil, err
+	}
+	return &Lesions{g.Shape, connectivity, labelRuns(findRunsNonZero(b, g), g, rowNeighbours(nbrs))}, nil
+}
+
 // Count is the number of components.
 func (l *Lesions) Count() int { return l.l.n }
 

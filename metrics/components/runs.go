@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 
+	"github.com/rexmle/rexmle/metrics/bytescan"
 	"github.com/rexmle/rexmle/metrics/internal/boolbytes"
 	"github.com/rexmle/rexmle/metrics/volume"
 )
@@ -23,19 +24,46 @@ type runs struct {
 
 // findRuns collects the runs of mask on grid g.
 func findRuns(mask []bool, g volume.Grid) runs {
+	return scanRuns(boolbytes.Of(mask), g, nextOne)
+}
+
+// findRunsNonZero collects the runs of the non-zero bytes of b on grid g
+// (voxel i is in the mask when b[i] != 0).
+func findRunsNonZero(b []byte, g volume.Grid) runs {
+	return scanRuns(b, g, nextNonZero)
+}
+
+// nextOne is the index of the first byte 1 at or after pos in the bytes
+// of a bool mask, −1 when there is none.
+func nextOne(b []byte, pos int) int {
+	if k := bytes.IndexByte(b[pos:], 1); k >= 0 {
+		return pos + k
+	}
+	return -1
+}
+
+// nextNonZero is the index of the first non-zero byte at or after pos, −1
+// when there is none.
+func nextNonZero(b []byte, pos int) int {
+	if k := bytescan.FirstOther(b[pos:], 0); pos+k < len(b) {
+		return pos + k
+	}
+	return -1
+}
+
+// scanRuns collects the runs of the non-zero bytes of b on grid g; next
+// finds the next non-zero byte (nextOne where b holds only 0 and 1). One
+// scan over the whole mask, not a call per row: most rows of a sparse mask
+// are empty. A run ends at the first zero byte or at the end of its row.
+func scanRuns(b []byte, g volume.Grid, next func(b []byte, pos int) int) runs {
 	n0 := g.Shape[0]
 	nrows := g.Shape[1] * g.Shape[2]
 	rs := runs{start: make([]int32, nrows+1)}
-	// One scan over the whole mask (bytes.IndexByte), not a call per row:
-	// most rows of a sparse mask are empty.
-	b := boolbytes.Of(mask)
 	r := 0 // rows before r have their start set
 	for pos := 0; ; {
-		k := bytes.IndexByte(b[pos:], 1)
-		if k < 0 {
+		if pos = next(b, pos); pos < 0 {
 			break
 		}
-		pos += k
 		row := pos / n0
 		if r <= row {
 			for ; r <= row; r++ {

@@ -2,6 +2,7 @@ package components
 
 import (
 	"math/rand/v2"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -84,6 +85,17 @@ func randomMask(r *rand.Rand, g volume.Grid) []bool {
 	return m
 }
 
+// randomGrid picks one of shapes and a connectivity it allows (4 and 8
+// only on a 2-D grid).
+func randomGrid(r *rand.Rand, shapes [][3]int) ([3]int, volume.Grid, int) {
+	sh := shapes[r.IntN(len(shapes))]
+	conns := []int{6, 18, 26}
+	if sh[2] == 1 {
+		conns = append(conns, 4, 8)
+	}
+	return sh, volume.NewGrid(sh[0], sh[1], sh[2]), conns[r.IntN(len(conns))]
+}
+
 // TestRunsMatchLabel: Count and MatchLesions (both on runs) equal the
 // voxel labelling on random masks of every shape kind and connectivity,
 // and so do FindLesions and MatchFound (the lesions found apart).
@@ -91,13 +103,7 @@ func TestRunsMatchLabel(t *testing.T) {
 	r := rand.New(rand.NewPCG(22, 3))
 	shapes := [][3]int{{7, 6, 5}, {5, 9, 1}, {1, 1, 6}, {9, 1, 4}, {4, 5, 11}, {12, 11, 1}, {1, 7, 7}, {16, 3, 3}}
 	for trial := 0; trial < 3000; trial++ {
-		sh := shapes[r.IntN(len(shapes))]
-		g := volume.NewGrid(sh[0], sh[1], sh[2])
-		conns := []int{6, 18, 26}
-		if sh[2] == 1 {
-			conns = append(conns, 4, 8)
-		}
-		c := conns[r.IntN(len(conns))]
+		sh, g, c := randomGrid(r, shapes)
 		truth, pred := randomMask(r, g), randomMask(r, g)
 		if r.IntN(3) == 0 { // a prediction that overlaps the truth
 			for i := range pred {
@@ -195,4 +201,95 @@ func boolInt(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// maskBytes stores mask as bytes: 0 for false, a random non-zero value
+// (1, 255, 0x80 or any other) for true, as an 8-bit mask or label map
+// holds it.
+func maskBytes(r *rand.Rand, mask []bool) []byte {
+	b := make([]byte, len(mask))
+	for i, on := range mask {
+		if on {
+			switch r.IntN(4) {
+			case 0:
+				b[i] = 1
+			case 1:
+				b[i] = 255
+			case 2:
+				b[i] = 0x80
+			default:
+				b[i] = byte(1 + r.IntN(255))
+			}
+		}
+	}
+	return b
+}
+
+// sparseMask is a mask of a few short runs scattered over long zero
+// stretches (the background of a lesion mask), so that zero skipping
+// crosses rows and whole blocks of zeros.
+func sparseMask(r *rand.Rand, g volume.Grid) []bool {
+	m := make([]bool, g.Len())
+	for n := r.IntN(8); n > 0; n-- {
+		i := r.IntN(len(m))
+		for k := 0; k < 1+r.IntN(20) && i+k < len(m); k++ {
+			m[i+k] = true
+		}
+	}
+	return m
+}
+
+// TestFindLesionsNonZeroMatchesBool: the lesions FindLesionsNonZero finds
+// on a mask's bytes are those FindLesions finds on the mask as booleans
+// (the same runs and labels), on random and sparse masks of many shapes,
+// row lengths that are and are not multiples of 8 and rows longer than
+// the zero blocks skipped at once; matched against lesions found either
+// way they give the same LesionMatch.
+func TestFindLesionsNonZeroMatchesBool(t *testing.T) {
+	r := rand.New(rand.NewPCG(34, 8))
+	shapes := [][3]int{{7, 6, 5}, {5, 9, 1}, {1, 1, 6}, {9, 1, 4}, {16, 3, 3}, {8, 8, 8}, {600, 3, 2}, {1030, 1, 1}, {37, 29, 11}, {112, 11, 7}}
+	for trial := 0; trial < 3000; trial++ {
+		sh, g, c := randomGrid(r, shapes)
+		mask := randomMask(r, g)
+		if r.IntN(2) == 0 {
+			mask = sparseMask(r, g)
+		}
+		b := maskBytes(r, mask)
+		want, err := FindLesions(mask, g, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := FindLesionsNonZero(b, g, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("trial %d shape %v conn %d: lesions of the bytes %+v, of the bools %+v", trial, sh, c, got.l.rs, want.l.rs)
+		}
+		other := randomMask(r, g)
+		ol, err := FindLesions(other, g, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m1, err1 := MatchFound(got, ol)
+		m2, err2 := MatchFound(want, ol)
+		if err1 != nil || err2 != nil || m1 != m2 {
+			t.Fatalf("trial %d: matched from bytes %+v (%v), from bools %+v (%v)", trial, m1, err1, m2, err2)
+		}
+	}
+}
+
+// TestFindLesionsNonZeroErrors: FindLesionsNonZero refuses what
+// FindLesions refuses, with the same errors.
+func TestFindLesionsNonZeroErrors(t *testing.T) {
+	g := volume.NewGrid(4, 3, 2)
+	for _, c := range []struct {
+		n, conn int
+	}{{5, 26}, {g.Len(), 7}, {g.Len(), 4}, {0, 6}} {
+		_, want := FindLesions(make([]bool, c.n), g, c.conn)
+		_, got := FindLesionsNonZero(make([]byte, c.n), g, c.conn)
+		if want == nil || got == nil || got.Error() != want.Error() {
+			t.Errorf("%d voxels, connectivity %d: %v, FindLesions %v", c.n, c.conn, got, want)
+		}
+	}
 }

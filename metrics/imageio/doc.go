@@ -11,7 +11,7 @@
 // (Volume8). ReadPicture and ReadPictureFile decode a picture by its magic
 // bytes (SniffPicture), as Pillow's Image.open does; ReadTIFFPillow,
 // ReadTifffileFile and ReadGrayPNGLibpngFile reproduce the other readers
-// graders use on TIFF and PNG files. ReadNIfTIHeader, ReadNIfTIMask and
+// graders use on TIFF and PNG files. ReadNIfTIHeader, ReadNIfTIMask, ReadNIfTIMaskBytes and
 // ReadMetaImageShapeFile read only what a grader needs; Options.Buffer lets
 // the 8-bit readers decode into recycled memory; the Write<Format>
 // functions encode.

@@ -33,11 +33,13 @@ const (
 
 // gunzipFile decodes the whole gzip input r when r is a regular file or an
 // in-memory reader positioned at its start and it decodes to at most
-// maxOut bytes (see also the bounds above). On success it returns a reader
-// over the decoded bytes and a function that recycles their buffer once
-// they are no longer used (unless wholeStream.take handed it out); ok
-// false leaves r as it was (it is read with ReadAt only).
-func gunzipFile(r io.Reader, maxOut int64) (dec *wholeStream, release func(), ok bool) {
+// maxOut bytes (see also the bounds above). The decoded file goes into buf
+// when its capacity holds all of it, else into memory of gunzipBufs. On
+// success it returns a reader over the decoded bytes and a function that
+// recycles gunzipBufs' memory once they are no longer used (unless
+// wholeStream.take handed it out); ok false leaves r as it was (it is read
+// with ReadAt only).
+func gunzipFile(r io.Reader, maxOut int64, buf []byte) (dec *wholeStream, release func(), ok bool) {
 	size, at, known := inputSize(r)
 	if !known || size < 18 || size > maxWholeGzipIn || !atStart(r) {
 		return nil, nil, false
@@ -51,16 +53,24 @@ func gunzipFile(r io.Reader, maxOut int64) (dec *wholeStream, release func(), ok
 	if n, err := at.ReadAt(data, 0); int64(n) != size || (err != nil && err != io.EOF) {
 		return nil, nil, false
 	}
-	outp := gunzipBufs.Get().(*[]byte)
-	out, ok := gunzipWhole(data, *outp, maxOut)
+	var outp *[]byte // nil: the caller's buf
+	if int64(cap(buf)) < int64(binary.LittleEndian.Uint32(data[size-4:])) {
+		outp = gunzipBufs.Get().(*[]byte)
+		buf = *outp
+	}
+	out, ok := gunzipWhole(data, buf, maxOut)
 	if !ok {
-		gunzipBufs.Put(outp)
+		if outp != nil {
+			gunzipBufs.Put(outp)
+		}
 		return nil, nil, false
 	}
-	*outp = out
-	dec = &wholeStream{Reader: bytes.NewReader(out), buf: out}
+	if outp != nil {
+		*outp = out
+	}
+	dec = &wholeStream{Reader: bytes.NewReader(out), buf: out, pooled: outp}
 	return dec, func() {
-		if !dec.taken {
+		if !dec.taken && outp != nil {
 			gunzipBufs.Put(outp)
 		}
 	}, true
@@ -69,24 +79,37 @@ func gunzipFile(r io.Reader, maxOut int64) (dec *wholeStream, release func(), ok
 // wholeStream reads the bytes gunzipFile decoded.
 type wholeStream struct {
 	*bytes.Reader
-	buf   []byte
-	taken bool
+	buf    []byte
+	pooled *[]byte // buf's gunzipBufs entry; nil when buf is the caller's
+	taken  bool
 }
 
 // take returns the next n bytes without copying them (ok false when fewer
-// remain) and gives the buffer up: it is not recycled.
-func (w *wholeStream) take(n int64) (p []byte, ok bool) {
+// remain) and gives the buffer up: it is not recycled when the stream is
+// released. pooled is its gunzipBufs entry (nil when it is the caller's
+// memory), which the taker may put back once the bytes are no longer used.
+func (w *wholeStream) take(n int64) (p []byte, pooled *[]byte, ok bool) {
+	if p, ok = w.view(n); !ok {
+		return nil, nil, false
+	}
+	w.taken = true
+	return p, w.pooled, true
+}
+
+// view returns the next n bytes without copying them, ok false when fewer
+// remain; they are valid until the stream is released.
+func (w *wholeStream) view(n int64) (p []byte, ok bool) {
 	if n > int64(w.Len()) {
 		return nil, false
 	}
 	at := int64(len(w.buf) - w.Len())
-	w.taken = true
 	w.Seek(n, io.SeekCurrent)
 	return w.buf[at : at+n : at+n], true
 }
 
-// gunzipBufs recycles gunzipFile's decoded buffers (apart from fileBufs,
-// whose smaller file buffers would otherwise be drawn for them).
+// gunzipBufs recycles decoded buffers: gunzipFile's, and the 8-bit samples
+// of released masks (NIfTIMask.Release). It is apart from fileBufs, whose
+// smaller file buffers would otherwise be drawn for them.
 var gunzipBufs = sync.Pool{New: func() any { return new([]byte) }}
 
 // atStart reports whether r would be read from its first byte.

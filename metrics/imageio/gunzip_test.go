@@ -152,11 +152,11 @@ func TestGunzipFileNIfTI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dec, _, ok := gunzipFile(bytes.NewReader(data), maxWholeGzipOut)
+	dec, _, ok := gunzipFile(bytes.NewReader(data), maxWholeGzipOut, nil)
 	if !ok {
 		t.Fatal("a whole .nii.gz in memory was not decoded whole")
 	}
-	if _, _, ok := gunzipFile(bytes.NewReader(data), dec.Size()-1); ok {
+	if _, _, ok := gunzipFile(bytes.NewReader(data), dec.Size()-1, nil); ok {
 		t.Fatal("a .nii.gz decoding to more than the bound was decoded whole")
 	}
 	streamed, err := ReadNIfTI(io.MultiReader(bytes.NewReader(data)), true) // not sized: streaming reader
@@ -172,7 +172,7 @@ func TestGunzipFileNIfTI(t *testing.T) {
 	}
 	defer f.Close()
 	f.Seek(3, io.SeekStart)
-	if _, _, ok := gunzipFile(f, maxWholeGzipOut); ok {
+	if _, _, ok := gunzipFile(f, maxWholeGzipOut, nil); ok {
 		t.Fatal("a file not at its start was decoded whole")
 	}
 }

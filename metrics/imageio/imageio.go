@@ -31,11 +31,14 @@ type Options struct {
 	ExpandPalette bool
 	// Buffer, when its capacity holds the samples, is memory the 8-bit
 	// readers (ReadMetaImageFileBytes, ReadNRRDFileBytes,
-	// ReadNIfTIFileBytes) may decode a single-channel 8-bit image into
-	// (MetaImage and NRRD always do; a gzipped NIfTI decoded whole hands
-	// over its own memory): returned Bytes that share it have every byte
-	// written, so a caller can recycle buffers instead of having fresh
-	// ones zeroed. Its content is never read.
+	// ReadNIfTIFileBytes, ReadNIfTIMaskBytes) may decode a single-channel
+	// 8-bit image into (MetaImage and NRRD always do; a gzipped NIfTI
+	// decoded in one piece is decoded into it when its capacity holds the
+	// whole decoded file, header included, the samples then starting at
+	// vox_offset; otherwise it hands over memory of its own): returned
+	// Bytes that share it have every byte written, so a caller can recycle
+	// buffers instead of having fresh ones zeroed. Its content is never
+	// read.
 	Buffer []byte
 
 	// pillow makes the TIFF decoder read a page as Pillow does (see

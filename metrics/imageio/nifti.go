@@ -115,22 +115,36 @@ type NIfTIMask struct {
 	// NonZero tells which samples (after scaling) are not 0; NaN and ±Inf
 	// count as non-zero, as numpy's astype(bool) counts them.
 	NonZero []bool
+	// Bytes, set by ReadNIfTIMaskBytes instead of NonZero for unscaled
+	// one-byte integer samples (uint8, int8), holds them as stored: sample
+	// i is non-zero exactly when Bytes[i] != 0.
+	Bytes []uint8
 	// FirstNonFinite is the index of the first NaN or infinite sample in
 	// storage order, −1 when there is none.
 	FirstNonFinite int
 	// Header is the image's header.
 	Header *NIfTIHeader
+
+	// bytesMem is the gunzipBufs entry Bytes lie in (nil when they lie in
+	// the caller's Options.Buffer or in memory of their own).
+	bytesMem *[]byte
 }
 
-// Release hands NonZero back for the next ReadNIfTIMask to reuse; neither
-// m.NonZero nor any slice of it may be used afterwards. Calling it is
-// optional (a mask not released is collected as usual).
+// Release hands NonZero, and the memory of Bytes unless it is the
+// caller's Options.Buffer, back for the next read to reuse; neither
+// m.NonZero, m.Bytes nor any slice of them may be used afterwards.
+// Calling it is optional (a mask not released is collected as usual).
 func (m *NIfTIMask) Release() {
 	if m.NonZero != nil {
 		buf := m.NonZero[:0]
 		maskPool.Put(&buf)
 		m.NonZero = nil
 	}
+	if m.bytesMem != nil {
+		gunzipBufs.Put(m.bytesMem)
+		m.bytesMem = nil
+	}
+	m.Bytes = nil
 }
 
 // maskPool keeps released masks (see NIfTIMask.Release).
@@ -147,6 +161,29 @@ func ReadNIfTIMask(r io.Reader, gz bool, opts ...Options) (*NIfTIMask, error) {
 	}
 	m.Volume = v
 	return m, nil
+}
+
+// ReadNIfTIMaskBytes is ReadNIfTIMask, except that unscaled one-byte
+// integer samples (uint8 or int8) are kept as stored, in Bytes (NonZero
+// nil), with no pass that turns them into booleans: sample i is non-zero
+// exactly when Bytes[i] != 0. Bytes lie in Options.Buffer when its capacity
+// holds them (for a gzipped file decoded whole: holds the whole decoded
+// file, Bytes then starting at vox_offset in it); otherwise in memory that
+// Release recycles. Errors are ReadNIfTIMask's.
+func ReadNIfTIMaskBytes(r io.Reader, gz bool, opts ...Options) (*NIfTIMask, error) {
+	v, m, _, err := readNIfTI(r, gz, niftiMaskBytes, opts)
+	if err != nil {
+		return nil, err
+	}
+	m.Volume = v
+	return m, nil
+}
+
+// ReadNIfTIMaskBytesFile is ReadNIfTIMaskBytes of a .nii or .nii.gz file.
+func ReadNIfTIMaskBytesFile(path string, opts ...Options) (*NIfTIMask, error) {
+	return readFileWith(path, func(f *os.File) (*NIfTIMask, error) {
+		return ReadNIfTIMaskBytes(f, isGzipPath(path), opts...)
+	})
 }
 
 // ReadNIfTIFileBytes reads a .nii or .nii.gz file as ReadNIfTIFile does,
@@ -173,16 +210,22 @@ func ReadNIfTIMaskFile(path string, opts ...Options) (*NIfTIMask, error) {
 type niftiWant int
 
 const (
-	niftiSamples niftiWant = iota // Data: float64 samples
-	niftiMask                     // a NIfTIMask
-	niftiBytes8                   // the bytes of unscaled uint8 samples (else Data)
+	niftiSamples   niftiWant = iota // Data: float64 samples
+	niftiMask                       // a NIfTIMask
+	niftiBytes8                     // the bytes of unscaled uint8 samples (else Data)
+	niftiMaskBytes                  // a NIfTIMask, with Bytes for unscaled 1-byte integers
 )
 
 func readNIfTI(r io.Reader, gz bool, want niftiWant, opts []Options) (*volume.Volume, *NIfTIMask, []uint8, error) {
 	o := pickOptions(opts)
 	// The whole file holds at most vox_offset and the samples, each within
 	// MaxBytes (checked once the header is read), and a header.
-	br, closeFn, err := niftiStream(r, gz, true, 2*min(o.MaxBytes, 1<<40)+1<<20)
+	// Only the 8-bit readers decode into the caller's memory.
+	var buf []byte
+	if want == niftiBytes8 || want == niftiMaskBytes {
+		buf = o.Buffer
+	}
+	br, closeFn, err := niftiStream(r, gz, true, 2*min(o.MaxBytes, 1<<40)+1<<20, buf)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -196,7 +239,7 @@ func readNIfTI(r io.Reader, gz bool, want niftiWant, opts []Options) (*volume.Vo
 
 // ReadNIfTIHeader decodes only the header of a NIfTI-1/2 stream.
 func ReadNIfTIHeader(r io.Reader, gz bool) (*NIfTIHeader, error) {
-	br, closeFn, err := niftiStream(r, gz, false, 0)
+	br, closeFn, err := niftiStream(r, gz, false, 0, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -221,11 +264,11 @@ func ReadNIfTIHeaderFile(path string) (*NIfTIHeader, error) {
 
 // niftiStream returns a reader of the decoded bytes of r and a function
 // that releases what it used. whole allows decoding a gzip file of at most
-// maxOut decoded bytes in one piece (gunzipFile); a reader of the header
-// alone streams.
-func niftiStream(r io.Reader, gz, whole bool, maxOut int64) (io.Reader, func(), error) {
+// maxOut decoded bytes in one piece (gunzipFile, into buf when it holds
+// them); a reader of the header alone streams.
+func niftiStream(r io.Reader, gz, whole bool, maxOut int64, buf []byte) (io.Reader, func(), error) {
 	if gz && whole {
-		if dec, done, ok := gunzipFile(r, maxOut); ok {
+		if dec, done, ok := gunzipFile(r, maxOut, buf); ok {
 			return dec, done, nil
 		}
 	}
@@ -477,7 +520,7 @@ func niftiBestAffine(h *NIfTIHeader) [4][4]float64 {
 // With maskOnly it returns the non-zero mask of the samples instead of
 // the samples (see ReadNIfTIMask).
 func readNIfTIData(r io.Reader, h *NIfTIHeader, consumed int64, o Options, orig io.Reader, gz bool, want niftiWant) (*volume.Volume, *NIfTIMask, []uint8, error) {
-	maskOnly := want == niftiMask
+	maskOnly := want == niftiMask || want == niftiMaskBytes
 	nd := int(h.Dim[0])
 	shape := [3]int64{1, 1, 1}
 	for i := 0; i < nd && i < 3; i++ {
@@ -520,7 +563,7 @@ func readNIfTIData(r io.Reader, h *NIfTIHeader, consumed int64, o Options, orig 
 		// A file decoded whole hands its bytes over; others are read.
 		raw, ok := []byte(nil), false
 		if ws, isWhole := r.(*wholeStream); isWhole {
-			raw, ok = ws.take(count)
+			raw, _, ok = ws.take(count)
 		}
 		if !ok {
 			if raw, err = readBytes8(r, nil, count, known, o.Buffer); err != nil {
@@ -530,6 +573,15 @@ func readNIfTIData(r io.Reader, h *NIfTIHeader, consumed int64, o Options, orig 
 		v := &volume.Volume{DType: h.DType, Channels: 1}
 		niftiGeometry(v, h, shape)
 		return v, nil, raw, nil
+	}
+	if want == niftiMaskBytes && !h.Scaled() && size == 1 && h.DType.IsInteger() {
+		raw, mem, err := readMaskBytes(r, count, known, o.Buffer)
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("nifti: %w", err)
+		}
+		v := &volume.Volume{DType: h.DType, Channels: 1}
+		niftiGeometry(v, h, shape)
+		return v, &NIfTIMask{Bytes: raw, bytesMem: mem, FirstNonFinite: -1, Header: h}, nil, nil
 	}
 	if maskOnly && !h.Scaled() && h.DType.IsInteger() {
 		mask, err := readNonZero(r, count, size, known)
@@ -568,6 +620,39 @@ func readNIfTIData(r io.Reader, h *NIfTIHeader, consumed int64, o Options, orig 
 	}
 	v.Data = nil
 	return v, m, nil, nil
+}
+
+// readMaskBytes reads count one-byte samples for ReadNIfTIMaskBytes: those
+// of a file decoded whole where they lie, else into buf when it holds them,
+// else into recycled memory (mem, its gunzipBufs entry) when that holds them
+// or the input is known to hold them, else as readBytes8 reads them.
+func readMaskBytes(r io.Reader, count int64, known bool, buf []byte) (raw []byte, mem *[]byte, err error) {
+	if ws, isWhole := r.(*wholeStream); isWhole {
+		if raw, mem, ok := ws.take(count); ok {
+			return raw, mem, nil
+		}
+	}
+	if int64(cap(buf)) < count {
+		p := gunzipBufs.Get().(*[]byte)
+		switch {
+		case int64(cap(*p)) >= count:
+		case known:
+			*p = make([]byte, count)
+		default:
+			gunzipBufs.Put(p)
+			p = nil
+		}
+		if p != nil {
+			buf, mem = *p, p
+		}
+	}
+	if raw, err = readBytes8(r, nil, count, known, buf); err != nil {
+		if mem != nil {
+			gunzipBufs.Put(mem)
+		}
+		return nil, nil, err
+	}
+	return raw, mem, nil
 }
 
 // niftiGeometry sets v's grid from the header: shape, spacing |pixdim|

@@ -408,6 +408,16 @@ func readSamples(r io.Reader, count int64, dt volume.DType, bo binary.ByteOrder,
 	if err != nil {
 		return nil, err
 	}
+	if ws, ok := r.(*wholeStream); ok {
+		// Decoded in one piece: converted where the bytes lie.
+		if src, ok := ws.view(count * int64(size)); ok {
+			out := make([]float64, count)
+			if err := decodeSamples(out, [][]byte{src}, dt, bo); err != nil {
+				return nil, err
+			}
+			return out, nil
+		}
+	}
 	if known {
 		out := make([]float64, count)
 		if err := streamDecode(r, out, dt, bo); err != nil {
@@ -505,6 +515,14 @@ func readNonZero(r io.Reader, count int64, size int, known bool) ([]bool, error)
 			mask = make([]bool, count)
 		}
 		mask = mask[:0]
+		if ws, ok := r.(*wholeStream); ok {
+			// Decoded in one piece: tested where the bytes lie.
+			if src, ok := ws.view(total); ok {
+				mask = mask[:count]
+				nonZeroInto(mask, src, size)
+				return mask, nil
+			}
+		}
 	}
 	buf := make([]byte, min(int64(1<<16), total))
 	buf = buf[:len(buf)/size*size]

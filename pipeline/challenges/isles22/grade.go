@@ -213,16 +213,37 @@ var readTruthOf = readTruth
 // readTruth reads the answer gtFile and labels its lesions (astype(bool),
 // as the reference: every non-zero voxel).
 func readTruth(gtFile string) truthLesions {
-	m, err := imageio.ReadNIfTIMaskFile(gtFile)
+	m, err := imageio.ReadNIfTIMaskBytesFile(gtFile)
 	if err != nil {
 		return truthLesions{err: err}
 	}
 	defer m.Release()
-	l, err := components.FindLesions(m.NonZero, m.Grid, 26)
+	l, err := findLesions(m, m.Grid)
 	if err != nil {
 		return truthLesions{err: fmt.Errorf("lesion matching, truth: %w", err)}
 	}
 	return truthLesions{header: m.Header, lesions: l, grid: m.Grid}
+}
+
+// findLesions labels the non-zero voxels of m (Bytes or NonZero, as
+// ReadNIfTIMaskBytes read it) on grid g with 26-connectivity.
+func findLesions(m *imageio.NIfTIMask, g volume.Grid) (*components.Lesions, error) {
+	if m.Bytes != nil {
+		return components.FindLesionsNonZero(m.Bytes, g, 26)
+	}
+	return components.FindLesions(m.NonZero, g, 26)
+}
+
+// nonZero is m's mask as booleans (NonZero, or made from Bytes).
+func nonZero(m *imageio.NIfTIMask) []bool {
+	if m.Bytes == nil {
+		return m.NonZero
+	}
+	mask := make([]bool, len(m.Bytes))
+	for i, b := range m.Bytes {
+		mask[i] = b != 0
+	}
+	return mask
 }
 
 // leastPredictionLimit is the least bound on a prediction's decoded size
@@ -260,10 +281,10 @@ func readPredictionAhead(submissionDir string, row medseg.Row) *predictionRead {
 	if p.f, p.openErr = openPrediction(submissionDir, row); p.openErr != nil {
 		return p
 	}
-	if p.m, p.readErr = imageio.ReadNIfTIMask(p.f, p.gz, imageio.Options{MaxBytes: minPredictionBytes}); p.readErr != nil {
+	if p.m, p.readErr = imageio.ReadNIfTIMaskBytes(p.f, p.gz, imageio.Options{MaxBytes: minPredictionBytes}); p.readErr != nil {
 		return p
 	}
-	if l, err := components.FindLesions(p.m.NonZero, p.m.Grid, 26); err == nil {
+	if l, err := findLesions(p.m, p.m.Grid); err == nil {
 		p.lesions = l // else labelled again in finish, whose checks come first
 	}
 	return p
@@ -306,23 +327,26 @@ func (p *predictionRead) finish(row medseg.Row, t truthLesions, mode challenge.M
 	}
 	// NaN and ±Inf voxels are lesion: the reference and the organisers'
 	// metric functions binarise with astype(bool), where they are true.
-	pred, pg, gtShape := p.m.NonZero, p.m.Grid, t.grid.Shape
+	pg, gtShape := p.m.Grid, t.grid.Shape
 	if pg.Shape == gtShape && p.lesions != nil {
 		return p.lesions, "", nil
 	}
-	note := ""
-	if pg.Shape != gtShape {
-		if mode == challenge.Official {
-			return nil, "", challenge.Invalidf(row.Path, colPath, "mask shape %v does not match the DWI/GT shape %v (row %d, case %s)", pg.Shape, gtShape, row.Line, row.ID)
-		}
-		var err error
-		pred, err = resample.Zoom(pred, pg.Shape, gtShape)
+	if pg.Shape == gtShape {
+		l, err := findLesions(p.m, pg)
 		if err != nil {
-			return nil, "", challenge.Invalidf(row.Path, colPath, "cannot resize mask of shape %v to %v: %v", pg.Shape, gtShape, err)
+			return nil, "", fmt.Errorf("score %s: lesion matching, prediction: %w", row.ID, err)
 		}
-		note = fmt.Sprintf("%s: prediction shape %v resized to the GT shape %v by nearest-neighbour zoom (order 0)", row.ID, pg.Shape, gtShape)
-		pg.Shape = gtShape
+		return l, "", nil
 	}
+	if mode == challenge.Official {
+		return nil, "", challenge.Invalidf(row.Path, colPath, "mask shape %v does not match the DWI/GT shape %v (row %d, case %s)", pg.Shape, gtShape, row.Line, row.ID)
+	}
+	pred, err := resample.Zoom(nonZero(p.m), pg.Shape, gtShape)
+	if err != nil {
+		return nil, "", challenge.Invalidf(row.Path, colPath, "cannot resize mask of shape %v to %v: %v", pg.Shape, gtShape, err)
+	}
+	note := fmt.Sprintf("%s: prediction shape %v resized to the GT shape %v by nearest-neighbour zoom (order 0)", row.ID, pg.Shape, gtShape)
+	pg.Shape = gtShape
 	l, err := components.FindLesions(pred, pg, 26)
 	if err != nil {
 		return nil, "", fmt.Errorf("score %s: lesion matching, prediction: %w", row.ID, err)
@@ -341,7 +365,7 @@ func (p *predictionRead) reread(row medseg.Row, limit int64, gtRank int) (*image
 			return nil, fmt.Errorf("rewind %s: %w", row.Path, serr)
 		}
 		var m *imageio.NIfTIMask
-		if m, err = imageio.ReadNIfTIMask(p.f, p.gz, imageio.Options{MaxBytes: limit}); err == nil {
+		if m, err = imageio.ReadNIfTIMaskBytes(p.f, p.gz, imageio.Options{MaxBytes: limit}); err == nil {
 			return m, nil
 		}
 	}
