@@ -20,6 +20,9 @@
 #     Modules Debian lacks can be run from their sources without pip, put
 #     on PYTHONPATH (outside this repository), e.g. with python3-dev,
 #     cython3, g++, python3-matplotlib and python3-torch installed:
+#       appdirs (every row: the reference's rexmle package imports it;
+#         Debian's python3-appdirs, one pure-Python file that can be put on
+#         PYTHONPATH where the Python lacks it, e.g. a GPU node's);
 #       MONAI (SEG.A, TopCoW, TopBrain): Project-MONAI/MONAI at tag 1.4.0
 #         (the reference's pin) as is;
 #       surface_distance (PANTHER): google-deepmind/surface-distance as is;
