@@ -56,6 +56,67 @@ type synthAnn struct {
 	q, t, diag int
 }
 
+// xrayGeometry is where and at what size Synthesize draws its radiographs:
+// the image's size, its scale from the synthetic 320 × 160 geometry, and
+// the folder the PNGs go to (under xraysDir).
+type xrayGeometry struct {
+	w, h   int
+	sx, sy float64
+	dir    string
+}
+
+// drawXray draws one radiograph with r, named train_<name>.png, writes it
+// and returns its annotations.
+func drawXray(r *rand.Rand, g xrayGeometry, name int) ([]synthAnn, error) {
+	file := fmt.Sprintf("train_%d.png", name)
+	abn := map[[2]int]int{}
+	nAbn := 2 + r.IntN(5)
+	var list []synthAnn
+	for len(list) < nAbn {
+		q, t := r.IntN(4), r.IntN(8)
+		if _, dup := abn[[2]int{q, t}]; dup {
+			continue
+		}
+		d := r.IntN(4)
+		abn[[2]int{q, t}] = d
+		x, y := toothOrigin(q, t)
+		// Annotators are imprecise by a few pixels.
+		jx, jy := float64(r.IntN(7)-3)*0.5, float64(r.IntN(9)-4)
+		jw, jh := float64(r.IntN(5)-2), float64(r.IntN(9)-4)
+		list = append(list, synthAnn{[4]float64{(x + jx) * g.sx, (y + jy) * g.sy, (toothW + jw) * g.sx, (toothH + jh) * g.sy}, q, t, d})
+	}
+	v := volume.New(volume.NewGrid(g.w, g.h), volume.Uint8)
+	for y := 0; y < g.h; y++ {
+		row := 40 + 15*math.Exp(-math.Pow((float64(y)/g.sy-synthH/2)/50, 2))
+		for x := 0; x < g.w; x++ {
+			v.Data[x+g.w*y] = row
+		}
+	}
+	for q := 0; q < 4; q++ {
+		for t := 0; t < 8; t++ {
+			level := 120.0
+			if d, ok := abn[[2]int{q, t}]; ok {
+				level = diagnosisLevel[d] + 10*r.NormFloat64()
+			} else if r.Float64() < 0.1 {
+				continue // missing tooth
+			}
+			x0, y0 := toothOrigin(q, t)
+			for y := int(y0 * g.sy); y < int((y0+toothH)*g.sy); y++ {
+				for x := int(x0 * g.sx); x < int((x0+toothW)*g.sx); x++ {
+					v.Data[x+g.w*y] = level
+				}
+			}
+		}
+	}
+	for k := range v.Data {
+		v.Data[k] = math.Round(math.Max(0, math.Min(255, v.Data[k]+12*r.NormFloat64())))
+	}
+	if err := imageio.WritePNGFile(filepath.Join(g.dir, xraysDir, file), v, 8); err != nil {
+		return nil, fmt.Errorf("synthesize %s: %w", file, err)
+	}
+	return list, nil
+}
+
 // Synthesize writes training_data/quadrant-enumeration-disease/xrays/*.png
 // and its COCO JSON (0-based category ids, as the real DENTEX release), with
 // size.Count(40, 705) images of the synthetic 320 × 160 geometry, or, when
@@ -76,56 +137,8 @@ func (Challenge) Synthesize(ctx context.Context, rawDir string, seed int64, size
 		return err
 	}
 	names := r.Perm(synthImages)
-	// draw makes image i (its annotations and pixels, written as a PNG).
-	draw := func(r *rand.Rand, i int) ([]synthAnn, error) {
-		file := fmt.Sprintf("train_%d.png", names[i])
-		abn := map[[2]int]int{}
-		nAbn := 2 + r.IntN(5)
-		var list []synthAnn
-		for len(list) < nAbn {
-			q, t := r.IntN(4), r.IntN(8)
-			if _, dup := abn[[2]int{q, t}]; dup {
-				continue
-			}
-			d := r.IntN(4)
-			abn[[2]int{q, t}] = d
-			x, y := toothOrigin(q, t)
-			// Annotators are imprecise by a few pixels.
-			jx, jy := float64(r.IntN(7)-3)*0.5, float64(r.IntN(9)-4)
-			jw, jh := float64(r.IntN(5)-2), float64(r.IntN(9)-4)
-			list = append(list, synthAnn{[4]float64{(x + jx) * sx, (y + jy) * sy, (toothW + jw) * sx, (toothH + jh) * sy}, q, t, d})
-		}
-		v := volume.New(volume.NewGrid(imgW, imgH), volume.Uint8)
-		for y := 0; y < imgH; y++ {
-			row := 40 + 15*math.Exp(-math.Pow((float64(y)/sy-synthH/2)/50, 2))
-			for x := 0; x < imgW; x++ {
-				v.Data[x+imgW*y] = row
-			}
-		}
-		for q := 0; q < 4; q++ {
-			for t := 0; t < 8; t++ {
-				level := 120.0
-				if d, ok := abn[[2]int{q, t}]; ok {
-					level = diagnosisLevel[d] + 10*r.NormFloat64()
-				} else if r.Float64() < 0.1 {
-					continue // missing tooth
-				}
-				x0, y0 := toothOrigin(q, t)
-				for y := int(y0 * sy); y < int((y0+toothH)*sy); y++ {
-					for x := int(x0 * sx); x < int((x0+toothW)*sx); x++ {
-						v.Data[x+imgW*y] = level
-					}
-				}
-			}
-		}
-		for k := range v.Data {
-			v.Data[k] = math.Round(math.Max(0, math.Min(255, v.Data[k]+12*r.NormFloat64())))
-		}
-		if err := imageio.WritePNGFile(filepath.Join(dir, xraysDir, file), v, 8); err != nil {
-			return nil, fmt.Errorf("synthesize %s: %w", file, err)
-		}
-		return list, nil
-	}
+	g := xrayGeometry{w: imgW, h: imgH, sx: sx, sy: sy, dir: dir}
+	draw := func(r *rand.Rand, i int) ([]synthAnn, error) { return drawXray(r, g, names[i]) }
 	// The demo's tiny images are drawn in order from one generator (their
 	// bytes are pinned); at the real size each image gets its own
 	// generator, seeded in order from the challenge's, and the images are
