@@ -120,42 +120,46 @@ type scores struct {
 
 // Grade matches submission rows to the answers by image_id and scores every
 // pair; both modes score alike (official mode also refuses ids that are not test cases: quirk "id-rule").
-func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mode challenge.Mode) (*challenge.Result, error) {
+// readRows reads the answers and the submission's CSV and pairs them as
+// the reference's merge does, with every enhanced image's path resolved
+// inside the submission (problems surface before any scoring); repeated
+// lists the ids paired more than once.
+func readRows(submissionDir, privateDir string, mode challenge.Mode) (rows []row, repeated []string, err error) {
 	ans, err := challenge.ReadCSV(filepath.Join(privateDir, "test_labels.csv"))
 	if err != nil {
-		return nil, fmt.Errorf("read answers: %w", err)
+		return nil, nil, fmt.Errorf("read answers: %w", err)
 	}
 	ansIDsRaw, err := ans.Column(colID)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	gtPaths, err := ans.Column(colGT)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	f, err := challenge.OpenInside(submissionDir, submissionFile, "")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	sub, err := challenge.ParseCSV(f, submissionFile)
 	f.Close()
 	if err != nil {
-		return nil, challenge.Invalidf(submissionFile, "", "cannot parse CSV: %v", err)
+		return nil, nil, challenge.Invalidf(submissionFile, "", "cannot parse CSV: %v", err)
 	}
 	subIDsRaw, err := sub.Column(colID)
 	if err != nil {
-		return nil, challenge.Invalidf(submissionFile, colID, "missing required column %q", colID)
+		return nil, nil, challenge.Invalidf(submissionFile, colID, "missing required column %q", colID)
 	}
 	enh, err := sub.Column(colEnhanced)
 	if err != nil {
-		return nil, challenge.Invalidf(submissionFile, colEnhanced, "missing required column %q", colEnhanced)
+		return nil, nil, challenge.Invalidf(submissionFile, colEnhanced, "missing required column %q", colEnhanced)
 	}
 	// A submission column named like the answers' path column is renamed
 	// by the reference's merge (ground_truth_path_x, _y), and its lookup of
 	// ground_truth_path then fails.
 	for _, h := range sub.Header {
 		if h == colGT {
-			return nil, challenge.Invalidf(submissionFile, h, "column %q clashes with the answers' column of that name in the reference's merge; remove it", h)
+			return nil, nil, challenge.Invalidf(submissionFile, h, "column %q clashes with the answers' column of that name in the reference's merge; remove it", h)
 		}
 	}
 	ansIDs := challenge.PandasIDs(ansIDsRaw)
@@ -163,7 +167,7 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 	if mode == challenge.Official {
 		// The common id rule: every test case exactly once, nothing else.
 		if err := challenge.CheckIDs(submissionFile, colID, subIDs, subIDsRaw, ansIDs, challenge.StrictIDs); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	// pandas' inner merge of the test rows with the submission on the id:
@@ -172,9 +176,9 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 	// pairs as test rows, so a repeated id can make up for a missing one.
 	pairs, repeated, err := challenge.InnerMerge(submissionFile, colID, ansIDs, ansIDsRaw, subIDs)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	rows := make([]row, len(pairs))
+	rows = make([]row, len(pairs))
 	for n, pr := range pairs {
 		rows[n] = row{ansIDsRaw[pr.Test], gtPaths[pr.Test], enh[pr.Row]}
 	}
@@ -182,9 +186,17 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 	for i := range rows {
 		rel, err := resolveEnhanced(submissionDir, rows[i].enh, fmt.Sprintf("image_id %s, %s", rows[i].id, colEnhanced))
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		rows[i].enh = rel
+	}
+	return rows, repeated, nil
+}
+
+func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mode challenge.Mode) (*challenge.Result, error) {
+	rows, repeated, err := readRows(submissionDir, privateDir, mode)
+	if err != nil {
+		return nil, err
 	}
 	out := make([]scores, len(rows))
 	if err := challenge.ForEach(ctx, len(rows), func(i int) error {
