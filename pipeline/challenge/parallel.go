@@ -51,3 +51,32 @@ type WorkerPanic struct {
 }
 
 func (e *WorkerPanic) Error() string { return fmt.Sprintf("item %d: panic: %v", e.Index, e.Value) }
+
+// Beside runs fn on a goroutine of its own and returns the function that
+// waits for its result. A panic in fn is raised again in the goroutine that
+// waits, as "what: value" with fn's stack, where SafeGrade (or ForEach)
+// recovers it, instead of ending the process from a goroutine nobody
+// recovers. Graders use it to decode an answer while its prediction is
+// decoded.
+func Beside[T any](what string, fn func() T) (wait func() T) {
+	type result struct {
+		v        T
+		panicked any
+	}
+	done := make(chan result, 1)
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				done <- result{panicked: fmt.Sprintf("%s: %v\n%s", what, p, debug.Stack())}
+			}
+		}()
+		done <- result{v: fn()}
+	}()
+	return func() T {
+		r := <-done
+		if r.panicked != nil {
+			panic(r.panicked)
+		}
+		return r.v
+	}
+}

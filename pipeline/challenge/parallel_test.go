@@ -79,3 +79,20 @@ func (panickingGrader) Grade(ctx context.Context, _, _ string, _ Mode) (*Result,
 		return nil
 	})
 }
+
+// Beside's result comes back through wait, and a panic on its goroutine is
+// raised again, with its context and stack, where wait is called.
+func TestBesideReturnsAndRaisesPanics(t *testing.T) {
+	if got := Beside("adding", func() int { return 2 + 3 })(); got != 5 {
+		t.Fatalf("Beside result %d, want 5", got)
+	}
+	wait := Beside("reading answer a.mha", func() error { panic("corrupt") })
+	defer func() {
+		p := recover()
+		if s, ok := p.(string); !ok || !strings.HasPrefix(s, "reading answer a.mha: corrupt\n") || !strings.Contains(s, "parallel_test.go") {
+			t.Fatalf("recovered %v, want the panic with its context and stack", p)
+		}
+	}()
+	wait()
+	t.Fatal("wait returned after a panic")
+}

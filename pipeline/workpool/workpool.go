@@ -14,12 +14,18 @@ import (
 // Once ctx is done no new index starts; calls already running finish. It
 // returns when every started call has returned. Callers keep per-index
 // results in slices indexed by i, so what they report does not depend on
-// scheduling.
+// scheduling. With one worker the calls run on the calling goroutine.
 func Each(ctx context.Context, n, workers int, fn func(i int)) {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	workers = min(workers, n)
+	if workers == 1 { // one job, or one core: on the calling goroutine
+		for i := 0; i < n && ctx.Err() == nil; i++ {
+			fn(i)
+		}
+		return
+	}
 	var mu sync.Mutex
 	next := 0
 	var wg sync.WaitGroup

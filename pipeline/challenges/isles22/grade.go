@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"strings"
 
 	"github.com/rexmle/rexmle/metrics/components"
@@ -122,16 +121,7 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 		scores[i], notes[i] = s, note
 		return err
 	}
-	if len(rows) == 1 { // on this goroutine, as ForEach would run it
-		if err = ctx.Err(); err == nil {
-			if err = grade(0); err == nil {
-				err = ctx.Err()
-			}
-		}
-	} else {
-		err = challenge.ForEach(ctx, len(rows), grade)
-	}
-	if err != nil {
+	if err := challenge.ForEach(ctx, len(rows), grade); err != nil {
 		return nil, err
 	}
 	res := &challenge.Result{Mode: mode}
@@ -155,44 +145,32 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 	return res, nil
 }
 
-// truthLesions are a case's answer read and labelled, or why they were not
-// (panicked: the reading goroutine's panic, with its stack, raised again
-// on the grading goroutine where challenge.SafeGrade recovers it).
+// truthLesions are a case's answer read and labelled, or why they were not.
 type truthLesions struct {
-	header   *imageio.NIfTIHeader
-	lesions  *components.Lesions
-	grid     volume.Grid
-	err      error
-	panicked any
+	header  *imageio.NIfTIHeader
+	lesions *components.Lesions
+	grid    volume.Grid
+	err     error
 }
 
 // gradeRow loads one GT mask and its prediction and scores them. With
 // overlap the answer is read and labelled on another goroutine while the
-// prediction is. The prediction is read and labelled before the answer's
-// checks apply to it (predictionRead): errors keep the order of the
-// checks, the answer's first.
+// prediction is (challenge.Beside: a panic there is raised again here).
+// The prediction is read and labelled before the answer's checks apply to
+// it (predictionRead): errors keep the order of the checks, the answer's
+// first.
 func gradeRow(privateDir, submissionDir, gtRel string, row medseg.Row, mode challenge.Mode, overlap bool) (CaseScores, string, error) {
 	gtFile := filepath.Join(privateDir, filepath.FromSlash(gtRel))
-	truths := make(chan truthLesions, 1)
-	readAnswer := func() {
-		defer func() {
-			if p := recover(); p != nil {
-				truths <- truthLesions{panicked: fmt.Sprintf("reading answer %s: %v\n%s", gtRel, p, debug.Stack())}
-			}
-		}()
-		truths <- readTruthOf(gtFile)
-	}
+	var truth func() truthLesions
 	if overlap {
-		go readAnswer()
+		truth = challenge.Beside("reading answer "+gtRel, func() truthLesions { return readTruthOf(gtFile) })
 	} else {
-		readAnswer()
+		t := readTruthOf(gtFile)
+		truth = func() truthLesions { return t }
 	}
 	p := readPredictionAhead(submissionDir, row)
 	defer p.close()
-	t := <-truths
-	if t.panicked != nil {
-		panic(t.panicked)
-	}
+	t := truth()
 	if t.err != nil {
 		return CaseScores{}, "", fmt.Errorf("read answer %s: %w", gtRel, t.err)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -180,6 +181,7 @@ func TestAnswerPanicReachesSafeGrade(t *testing.T) {
 	priv := miniTask(t, map[string][][3]int{"a": {{1, 1, 1}}}, sh)
 	sub := writeSub(t, [][]string{{"a", "p/a.nii.gz"}})
 	writeMask(t, filepath.Join(sub, "p/a.nii.gz"), sh, [3]int{1, 1, 1})
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2)) // one case, two cores: the answer on its own goroutine
 	defer func(f func(string) truthLesions) { readTruthOf = f }(readTruthOf)
 	readTruthOf = func(string) truthLesions { panic("boom") }
 	_, err := challenge.SafeGrade(context.Background(), Challenge{}, sub, priv, challenge.Reference)

@@ -1,11 +1,13 @@
 package panthercommon
 
 import (
+	"path/filepath"
 	"runtime"
 	"sync"
 
 	"github.com/rexmle/rexmle/metrics/imageio"
 	"github.com/rexmle/rexmle/metrics/volume"
+	"github.com/rexmle/rexmle/pipeline/challenge"
 	"github.com/rexmle/rexmle/pipeline/challenges/medseg"
 )
 
@@ -80,10 +82,9 @@ func loadCase(submissionDir, gtFile, rel string, asReference bool, bufs *caseBuf
 		return nil
 	}
 	if shape, ok := concurrentShape(gtFile); ok {
-		gtDone := make(chan error, 1)
-		go func() { gtDone <- loadGT() }()
+		gtDone := challenge.Beside("reading answer "+filepath.Base(gtFile), loadGT)
 		predErr := loadPrediction(shape)
-		if err := <-gtDone; err != nil {
+		if err := gtDone(); err != nil {
 			return nil, err
 		}
 		if predErr != nil {
