@@ -171,6 +171,7 @@ if [[ -n "$buildbins" ]]; then
     built="$built $pkg"
   done
   CGO_ENABLED=0 go build -ldflags='-s -w' -o "$buildbins/gradefolder" ./bench/gradefolder
+  CGO_ENABLED=0 go test -c -ldflags='-s -w' -o "$buildbins/fmapeak.test" ./bench/fmapeak
   ls -l "$buildbins"
   exit 0
 fi
@@ -218,6 +219,32 @@ else
 fi
 if [[ -z "$ref" ]]; then
   printf '(no REXMLE_REFERENCE: reference seconds marked ~ are CPU seconds recorded here on the row'"'"'s files, or issue 15 measurements on other data; each note says which)\n'
+fi
+
+# The USenhance rows' exact-arithmetic bound: LNCC reproduces OpenCV's box
+# means as 121 float32 fused multiply-adds per pixel and plane (five planes),
+# in an order no faster arithmetic can follow (metrics/quality, LNCC8Fast);
+# bench/fmapeak measures how many of them these cores retire per second, all
+# cores busy. A grader that did nothing but decode at the floor's speed and
+# run those multiply-adds at that peak would take
+#   (floor CPU s + 5·121·pixels / peak per core) / cores
+# of wall time: the best ratios an exact grader can reach here, printed
+# under the row ("bound"). Pixels: half the samples the floor decoded (the
+# truth's, the sizes being equal); sector scans' all-zero windows are
+# skipped exactly, so the bound over-states their least work.
+peakgfma="" needpeak=""
+for row in "${rows[@]}"; do
+  name="${row%%|*}"
+  if [[ "$name" == usenhance* ]] && [[ -z "$filter" || "$name" =~ $filter ]]; then needpeak=1; fi
+done
+if [[ -n "$needpeak" ]]; then
+  if [[ -n "$bindir" && -x "$bindir/fmapeak.test" ]]; then
+    peakout="$("$bindir/fmapeak.test" -test.run '^$' -test.bench '^BenchmarkPeakParallel$' -test.cpu "$GOMAXPROCS" -test.count "$count" 2>&1 || true)"
+  elif [[ -z "$bindir" ]]; then
+    peakout="$(go test ./bench/fmapeak -run '^$' -bench '^BenchmarkPeakParallel$' -cpu "$GOMAXPROCS" -count "$count" 2>&1 || true)"
+  fi
+  peakgfma="$(printf '%s\n' "${peakout:-}" | awk '/GFMA\/s/ {for (i = 1; i <= NF; i++) if ($(i) == "GFMA/s") print $(i-1)}' | sort -g | tail -1)"
+  printf 'float32 fused multiply-add peak on %s cores (bench/fmapeak, max of %s): %s GFMA/s\n' "$GOMAXPROCS" "$count" "${peakgfma:-unknown}"
 fi
 
 printf '%-14s %9s %9s %9s %8s %8s %5s %7s  %s\n' task "ref s" "floor s" "rexmle s" "x ref" "x floor" goal values input
@@ -269,9 +296,9 @@ for row in "${rows[@]}"; do
   else
     echo '{"error": "REXMLE_REFERENCE not set"}' >"$keep/reference.json"
   fi
-  "$py" - "$name" "$secs" "$what" "$keep/reference.json" "$rc" "$warm" "$floor" "$issue" "$keep/floor.json" "$warmcpu" "$floorcpu" "${recorded[$name]:-}" <<'EOF2'
+  "$py" - "$name" "$secs" "$what" "$keep/reference.json" "$rc" "$warm" "$floor" "$issue" "$keep/floor.json" "$warmcpu" "$floorcpu" "${recorded[$name]:-}" "$peakgfma" "$GOMAXPROCS" <<'EOF2'
 import json, sys
-name, secs, what, path, rc, warm, floor, issue, floorjson, warmcpu, floorcpu, recorded = sys.argv[1:]
+name, secs, what, path, rc, warm, floor, issue, floorjson, warmcpu, floorcpu, recorded, peak, ncores = sys.argv[1:]
 rec_s, _, rec_basis = recorded.partition("|")
 try:
     r = json.load(open(path))
@@ -315,6 +342,19 @@ if any(cpu):
     if cpu[0] and (cpu[1] or cpu[2]):
         cgoal = "yes" if (cpu[2] and cpu[2] / cpu[0] >= 20) or (cpu[1] and cpu[0] / cpu[1] <= 1.5) else "NO"
     notes.append(f"CPU s (all threads and processes): ref {f4(cpu[2])}, floor {f4(cpu[1])}, rexmle {f4(cpu[0])} (x ref {ratio(cpu[2], cpu[0])}, x floor {ratio(cpu[0], cpu[1])}, goal {cgoal})")
+if name.startswith("usenhance") and num(peak) and num(floorcpu) and ours:
+    try:
+        pixels = json.load(open(floorjson))["samples"] / 2
+        arith = 5 * 121 * pixels / (num(peak) * 1e9 / int(ncores))
+        best = (num(floorcpu) + arith) / int(ncores)
+        reach = "yes" if (ref and ref / best >= 20) or (fl and best / fl <= 1.5) else "NO"
+        notes.append(f"bound: decoding at the floor plus LNCC's {5 * 121 * pixels / 1e9:.3g} G multiply-adds at {num(peak):.4g} GFMA/s "
+                     f"({arith:.3g} CPU s) takes at least {best:.4g} s on {ncores} cores: best x ref {'-' if not ref else f'{ref / best:.1f}'}, "
+                     f"best x floor {'-' if not fl else f'{best / fl:.2f}'}, goal reachable by an exact grader: {reach}; "
+                     f"those multiply-adds at peak are {arith / (num(warmcpu) - num(floorcpu)) * 100 if num(warmcpu) and num(warmcpu) > num(floorcpu) else float('nan'):.0f}% "
+                     "of rexmle's CPU s beyond the floor")
+    except Exception:
+        pass
 if "error" not in r:
     n = len(r.get("times_s", []))
     peak = f", peak memory {r['peak_rss_mb']:.0f} MB" if r.get("peak_rss_mb") else ""
