@@ -237,15 +237,56 @@ type DetRecord struct {
 func Evaluate(ctx context.Context, gts []GroundTruth, dts []Detection, p Params) (*Eval, error) {
 	p.ImageIDs = sortedUnique(p.ImageIDs)
 	p.Categories = sortedUnique(p.Categories)
+	if err := p.check(); err != nil {
+		return nil, err
+	}
+	cells, err := bucketCells(gts, dts, p)
+	if err != nil {
+		return nil, err
+	}
+	nI, K := len(p.ImageIDs), len(p.Categories)
+	T, R := len(p.IoUThresholds), len(p.RecallThresholds)
+	A, M := len(p.AreaRanges), len(p.MaxDets)
+	e := &Eval{Params: p, Precision: make([]float64, T*R*K*A*M), Recall: make([]float64, T*K*A*M), Images: make([]ImageRecord, nI)}
+	for i := range e.Precision {
+		e.Precision[i] = -1
+	}
+	for i := range e.Recall {
+		e.Recall[i] = -1
+	}
+	if err := e.evaluateCategories(ctx, gts, dts, cells); err != nil {
+		return nil, err
+	}
+	e.summarizeAll()
+	return e, nil
+}
+
+// check reports parameters Evaluate cannot work with.
+func (p *Params) check() error {
 	if len(p.IoUThresholds) == 0 || len(p.RecallThresholds) == 0 || len(p.MaxDets) == 0 || len(p.AreaRanges) == 0 || len(p.AreaNames) != len(p.AreaRanges) {
-		return nil, fmt.Errorf("detection: incomplete parameters")
+		return fmt.Errorf("detection: incomplete parameters")
 	}
 	if len(p.IoUThresholds) > maxThresholds {
-		return nil, fmt.Errorf("detection: %d IoU thresholds, at most %d supported", len(p.IoUThresholds), maxThresholds)
+		return fmt.Errorf("detection: %d IoU thresholds, at most %d supported", len(p.IoUThresholds), maxThresholds)
 	}
 	if !slices.IsSorted(p.MaxDets) {
-		return nil, fmt.Errorf("detection: maxDets %v not ascending", p.MaxDets)
+		return fmt.Errorf("detection: maxDets %v not ascending", p.MaxDets)
 	}
+	return nil
+}
+
+// cellBuckets holds the truths and detections bucketed by cell
+// k·nI + image (category k, image index), input order kept within a cell:
+// cell c's truths are gtOrder[gtStart[c]:gtStart[c+1]], its detections
+// likewise.
+type cellBuckets struct {
+	gtOrder, gtStart, dtOrder, dtStart []int32
+}
+
+// bucketCells buckets gts and dts by cell; truths of images or
+// categories outside p are left out, as are detections of categories
+// outside p, while a detection of an image outside p is an error.
+func bucketCells(gts []GroundTruth, dts []Detection, p Params) (cellBuckets, error) {
 	nI, K := len(p.ImageIDs), len(p.Categories)
 	imgIndex := make(map[int64]int32, nI)
 	for i, id := range p.ImageIDs {
@@ -255,7 +296,6 @@ func Evaluate(ctx context.Context, gts []GroundTruth, dts []Detection, p Params)
 	for i, c := range p.Categories {
 		catIndex[c] = int32(i)
 	}
-	// Truths and detections bucketed by cell k·nI + image, input order kept.
 	gtCell := make([]int32, len(gts))
 	gtStart := make([]int32, K*nI+1)
 	for i, g := range gts {
@@ -282,7 +322,7 @@ func Evaluate(ctx context.Context, gts []GroundTruth, dts []Detection, p Params)
 		if ii < 0 || d.ImageID != lastID {
 			var ok bool
 			if ii, ok = imgIndex[d.ImageID]; !ok {
-				return nil, fmt.Errorf("detection %d: image id %d is not among the evaluated images", i, d.ImageID)
+				return cellBuckets{}, fmt.Errorf("detection %d: image id %d is not among the evaluated images", i, d.ImageID)
 			}
 			lastID, lastIdx = d.ImageID, ii
 		}
@@ -294,21 +334,17 @@ func Evaluate(ctx context.Context, gts []GroundTruth, dts []Detection, p Params)
 		dtCell[i] = c
 		dtStart[c+1]++
 	}
-	gtOrder := bucket(gtCell, gtStart)
-	dtOrder := bucket(dtCell, dtStart)
+	return cellBuckets{gtOrder: bucket(gtCell, gtStart), gtStart: gtStart, dtOrder: bucket(dtCell, dtStart), dtStart: dtStart}, nil
+}
 
-	T, R := len(p.IoUThresholds), len(p.RecallThresholds)
-	A, M := len(p.AreaRanges), len(p.MaxDets)
-	e := &Eval{Params: p, Precision: make([]float64, T*R*K*A*M), Recall: make([]float64, T*K*A*M), Images: make([]ImageRecord, nI)}
-	for i := range e.Precision {
-		e.Precision[i] = -1
-	}
-	for i := range e.Recall {
-		e.Recall[i] = -1
-	}
+// evaluateCategories matches and accumulates every category, a worker per
+// core, then files each image's per-category records under e.Images in
+// category order.
+func (e *Eval) evaluateCategories(ctx context.Context, gts []GroundTruth, dts []Detection, cells cellBuckets) error {
+	p := e.Params
+	nI, K, A := len(p.ImageIDs), len(p.Categories), len(p.AreaRanges)
 	records := make([][]CategoryRecord, K) // [k][n]: the category's records, images ascending
 	recImg := make([][]int32, K)
-
 	jobs := make(chan int)
 	var wg sync.WaitGroup
 	for w := 0; w < min(runtime.GOMAXPROCS(0), K); w++ {
@@ -320,7 +356,7 @@ func Evaluate(ctx context.Context, gts []GroundTruth, dts []Detection, p Params)
 				ev.reset(nI, A)
 				for i := 0; i < nI; i++ {
 					c := k*nI + i
-					ev.image(i, gts, gtOrder[gtStart[c]:gtStart[c+1]], dts, dtOrder[dtStart[c]:dtStart[c+1]], p)
+					ev.image(i, gts, cells.gtOrder[cells.gtStart[c]:cells.gtStart[c+1]], dts, cells.dtOrder[cells.dtStart[c]:cells.dtStart[c+1]], p)
 				}
 				records[k], recImg[k] = ev.records(k, A)
 				ev.accumulate(e, k)
@@ -336,7 +372,7 @@ func Evaluate(ctx context.Context, gts []GroundTruth, dts []Detection, p Params)
 	close(jobs)
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return err
 	}
 	for k := range records {
 		for n, r := range records[k] {
@@ -344,6 +380,14 @@ func Evaluate(ctx context.Context, gts []GroundTruth, dts []Detection, p Params)
 			im.Categories = append(im.Categories, r)
 		}
 	}
+	return nil
+}
+
+// summarizeAll fills e.Stats with pycocotools' twelve summary numbers
+// (COCOeval.summarize's order).
+func (e *Eval) summarizeAll() {
+	p := e.Params
+	M := len(p.MaxDets)
 	md := p.MaxDets[M-1]
 	nan := math.NaN()
 	e.Stats[0] = e.Summarize(true, nan, "all", md, -1)
@@ -358,7 +402,6 @@ func Evaluate(ctx context.Context, gts []GroundTruth, dts []Detection, p Params)
 	e.Stats[9] = e.Summarize(false, nan, "small", md, -1)
 	e.Stats[10] = e.Summarize(false, nan, "medium", md, -1)
 	e.Stats[11] = e.Summarize(false, nan, "large", md, -1)
-	return e, nil
 }
 
 // bucket turns per-item cells (−1: none) and per-cell counts at start[c+1]

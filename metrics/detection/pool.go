@@ -155,8 +155,7 @@ func (pl *Pool) Stats(w []int) (Summary, error) {
 		return Summary{}, fmt.Errorf("detection: %d weights for %d images", len(w), pl.nImg)
 	}
 	e := &pl.eval
-	p := e.Params
-	T, R, K, _, _ := e.dims()
+	T, R, _, _, _ := e.dims()
 	for i := range e.Precision {
 		e.Precision[i] = -1
 	}
@@ -170,78 +169,7 @@ func (pl *Pool) Stats(w []int) (Summary, error) {
 	}
 	pl.cr = grow(pl.cr, R)
 	for k := range pl.cats {
-		c := &pl.cats[k]
-		npig := 0
-		for i, n := range c.npos {
-			npig += w[i] * int(n)
-		}
-		if npig == 0 {
-			continue
-		}
-		// Per threshold t: true positives and ignored detections so far;
-		// the false positives are the rest of the nd detections seen.
-		var tp, ig [maxThresholds]int
-		for t := 0; t < T; t++ {
-			pl.prs[t] = pl.prs[t][:0]
-		}
-		nd := 0
-		for _, r := range c.runs {
-			n := w[r.img]
-			if n == 0 {
-				continue
-			}
-			if r.plain { // false positives at every threshold
-				nd += n * int(r.hi-r.lo)
-				continue
-			}
-			run := c.dets[r.lo:r.hi]
-			for range n {
-				for _, d := range run {
-					nd++
-					for m := d.ignore & full; m != 0; m &= m - 1 {
-						ig[bits.TrailingZeros64(m)]++
-					}
-					for m := d.match &^ d.ignore & full; m != 0; m &= m - 1 {
-						t := bits.TrailingZeros64(m)
-						tp[t]++
-						x, y := float64(tp[t]), float64(nd-ig[t]-tp[t])
-						pl.prs[t] = append(pl.prs[t], x/(y+x+eps))
-					}
-				}
-			}
-		}
-		// cr[r]: the smallest true-positive count whose recall reaches threshold r.
-		fn := float64(npig)
-		for r, th := range p.RecallThresholds {
-			pl.cr[r] = sort.Search(npig+1, func(c int) bool { return float64(c)/fn >= th })
-		}
-		for t := 0; t < T; t++ {
-			prs := pl.prs[t]
-			for i := len(prs) - 1; i > 0; i-- { // precision made monotone from the right
-				if prs[i] > prs[i-1] {
-					prs[i-1] = prs[i]
-				}
-			}
-			rec := 0.0
-			if nd > 0 {
-				rec = float64(tp[t]) / fn
-			}
-			e.Recall[t*K+k] = rec
-			out := e.Precision[t*R*K+k:]
-			for r, cr := range pl.cr {
-				q := 0.0
-				switch {
-				case nd == 0:
-				case cr == 0:
-					if len(prs) > 0 {
-						q = prs[0]
-					}
-				case cr <= len(prs):
-					q = prs[cr-1]
-				}
-				out[r*K] = q
-			}
-		}
+		pl.categoryStats(k, w, full, eps)
 	}
 	nan := math.NaN()
 	return Summary{
@@ -250,6 +178,87 @@ func (pl *Pool) Stats(w []int) (Summary, error) {
 		AP75: pl.summarize(true, 0.75),
 		AR:   pl.summarize(false, nan),
 	}, nil
+}
+
+// categoryStats fills e.Precision and e.Recall for category k with image
+// i counted w[i] times (Stats; full masks the T thresholds, eps is
+// np.spacing(1)).
+func (pl *Pool) categoryStats(k int, w []int, full uint64, eps float64) {
+	e := &pl.eval
+	p := e.Params
+	T, R, K, _, _ := e.dims()
+	c := &pl.cats[k]
+	npig := 0
+	for i, n := range c.npos {
+		npig += w[i] * int(n)
+	}
+	if npig == 0 {
+		return
+	}
+	// Per threshold t: true positives and ignored detections so far;
+	// the false positives are the rest of the nd detections seen.
+	var tp, ig [maxThresholds]int
+	for t := 0; t < T; t++ {
+		pl.prs[t] = pl.prs[t][:0]
+	}
+	nd := 0
+	for _, r := range c.runs {
+		n := w[r.img]
+		if n == 0 {
+			continue
+		}
+		if r.plain { // false positives at every threshold
+			nd += n * int(r.hi-r.lo)
+			continue
+		}
+		run := c.dets[r.lo:r.hi]
+		for range n {
+			for _, d := range run {
+				nd++
+				for m := d.ignore & full; m != 0; m &= m - 1 {
+					ig[bits.TrailingZeros64(m)]++
+				}
+				for m := d.match &^ d.ignore & full; m != 0; m &= m - 1 {
+					t := bits.TrailingZeros64(m)
+					tp[t]++
+					x, y := float64(tp[t]), float64(nd-ig[t]-tp[t])
+					pl.prs[t] = append(pl.prs[t], x/(y+x+eps))
+				}
+			}
+		}
+	}
+	// cr[r]: the smallest true-positive count whose recall reaches threshold r.
+	fn := float64(npig)
+	for r, th := range p.RecallThresholds {
+		pl.cr[r] = sort.Search(npig+1, func(c int) bool { return float64(c)/fn >= th })
+	}
+	for t := 0; t < T; t++ {
+		prs := pl.prs[t]
+		for i := len(prs) - 1; i > 0; i-- { // precision made monotone from the right
+			if prs[i] > prs[i-1] {
+				prs[i-1] = prs[i]
+			}
+		}
+		rec := 0.0
+		if nd > 0 {
+			rec = float64(tp[t]) / fn
+		}
+		e.Recall[t*K+k] = rec
+		out := e.Precision[t*R*K+k:]
+		for r, cr := range pl.cr {
+			q := 0.0
+			switch {
+			case nd == 0:
+			case cr == 0:
+				if len(prs) > 0 {
+					q = prs[0]
+				}
+			case cr <= len(prs):
+				q = prs[cr-1]
+			}
+			out[r*K] = q
+		}
+	}
 }
 
 // summarize is Eval.Summarize over all categories of the pool's one area
