@@ -169,51 +169,62 @@ func Lee3D(ctx context.Context, mask []bool, shape [3]int, order Order) ([]bool,
 	if shape[0] <= 0 || shape[1] <= 0 || shape[2] <= 0 || len(mask) != n {
 		return nil, fmt.Errorf("skeleton: mask has %d samples, shape %v needs %d", len(mask), shape, n)
 	}
-	stride := [3]int{1, shape[0], shape[0] * shape[1]}
-	// Bounding box of the object in storage axes.
-	lo := [3]int{shape[0], shape[1], shape[2]}
-	hi := [3]int{-1, -1, -1}
+	out := make([]bool, n)
+	lo, hi := boundingBox(mask, shape)
+	if hi[0] < 0 {
+		return out, nil
+	}
+	c := newLeeCrop(mask, shape, ax, lo, hi)
+	if err := c.thin(ctx, shape[ax[0]] == 1); err != nil {
+		return nil, err
+	}
+	c.scatter(out)
+	return out, nil
+}
+
+// boundingBox returns the smallest and largest index along each storage
+// axis of mask's true voxels; hi[0] is −1 when there is none.
+func boundingBox(mask []bool, shape [3]int) (lo, hi [3]int) {
+	lo = [3]int{shape[0], shape[1], shape[2]}
+	hi = [3]int{-1, -1, -1}
 	for k := 0; k < shape[2]; k++ {
 		for j := 0; j < shape[1]; j++ {
-			row := mask[stride[2]*k+stride[1]*j : stride[2]*k+stride[1]*j+shape[0]]
-			for i, v := range row {
+			base := shape[0] * (j + shape[1]*k)
+			for i, v := range mask[base : base+shape[0]] {
 				if v {
-					if i < lo[0] {
-						lo[0] = i
-					}
-					if i > hi[0] {
-						hi[0] = i
-					}
-					if j < lo[1] {
-						lo[1] = j
-					}
-					if j > hi[1] {
-						hi[1] = j
-					}
-					if k < lo[2] {
-						lo[2] = k
-					}
-					if k > hi[2] {
-						hi[2] = k
-					}
+					lo[0], hi[0] = min(lo[0], i), max(hi[0], i)
+					lo[1], hi[1] = min(lo[1], j), max(hi[1], j)
+					lo[2], hi[2] = min(lo[2], k), max(hi[2], k)
 				}
 			}
 		}
 	}
-	out := make([]bool, n)
-	if hi[0] < 0 {
-		return out, nil
-	}
-	// Padded crop in (p, r, c) layout, c fastest.
+	return lo, hi
+}
+
+// leeCrop is Lee3D's working image: the object's bounding box with a
+// one-voxel border of background, in (p, r, c) layout (c fastest, the
+// order's axes ax), one byte per voxel, and the object's voxels in scan
+// order.
+type leeCrop struct {
+	img     []byte
+	sp, sr  int     // strides of p and r (c's is 1)
+	objects []int32 // indices into img of the voxels still set
+	offs    [27]int // index offsets of the 3×3×3 neighbours, nbOffset order
+	shape   [3]int  // the mask's shape
+	ax      [3]int  // storage axis of p, r, c
+	lo      [3]int  // the bounding box's first index per storage axis
+}
+
+func newLeeCrop(mask []bool, shape, ax, lo, hi [3]int) *leeCrop {
 	var ext [3]int // extent of p, r, c inside the crop
 	for d := 0; d < 3; d++ {
 		ext[d] = hi[ax[d]] - lo[ax[d]] + 1
 	}
-	sc := 1
-	sr := ext[2] + 2
-	sp := sr * (ext[1] + 2)
-	img := make([]byte, sp*(ext[0]+2))
-	var objects []int32
+	c := &leeCrop{sr: ext[2] + 2, shape: shape, ax: ax, lo: lo}
+	c.sp = c.sr * (ext[1] + 2)
+	c.img = make([]byte, c.sp*(ext[0]+2))
+	stride := [3]int{1, shape[0], shape[0] * shape[1]}
 	var q [3]int
 	for q[0] = 0; q[0] < ext[0]; q[0]++ {
 		for q[1] = 0; q[1] < ext[1]; q[1]++ {
@@ -223,45 +234,57 @@ func Lee3D(ctx context.Context, mask []bool, shape [3]int, order Order) ([]bool,
 					s[ax[d]] = q[d] + lo[ax[d]]
 				}
 				if mask[s[0]+stride[1]*s[1]+stride[2]*s[2]] {
-					idx := (q[0]+1)*sp + (q[1]+1)*sr + (q[2]+1)*sc
-					img[idx] = 1
-					objects = append(objects, int32(idx))
+					idx := (q[0]+1)*c.sp + (q[1]+1)*c.sr + q[2] + 1
+					c.img[idx] = 1
+					c.objects = append(c.objects, int32(idx))
 				}
 			}
 		}
 	}
-	var offs [27]int
 	for k := 0; k < 27; k++ {
 		dp, dr, dc := nbOffset(k)
-		offs[k] = dp*sp + dr*sr + dc*sc
+		c.offs[k] = dp*c.sp + dr*c.sr + dc
 	}
-	neighbourhood := func(idx int) uint32 {
-		var nb uint32
-		for k, o := range offs {
-			if img[idx+o] != 0 {
-				nb |= 1 << k
-			}
+	return c
+}
+
+// neighbourhood is the 27-bit occupancy of voxel idx's 3×3×3
+// neighbourhood (bit k: neighbour nbOffset(k)).
+func neighbourhood(img []byte, offs *[27]int, idx int) uint32 {
+	var nb uint32
+	for k, o := range offs {
+		if img[idx+o] != 0 {
+			nb |= 1 << k
 		}
-		return nb
 	}
-	borders := []int{-sr, sr, sc, -sc, sp, -sp} // W, E, S, N, U, B
-	if shape[ax[0]] == 1 {
+	return nb
+}
+
+// thin runs Lee's passes until one deletes nothing: per border direction
+// (W, E, S, N, then U, B unless the image is one plane along p), the
+// object voxels open on that side that are no endpoint, keep the Euler
+// characteristic and are simple are collected, then deleted one by one
+// where they are still simple.
+func (c *leeCrop) thin(ctx context.Context, flat bool) error {
+	img, offs := c.img, &c.offs
+	borders := []int{-c.sr, c.sr, 1, -1, c.sp, -c.sp} // W, E, S, N, U, B
+	if flat {
 		borders = borders[:4]
 	}
 	var cands []int32
-	for pass := 0; ; pass++ {
+	for {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return err
 		}
 		changed := false
 		for _, b := range borders {
 			cands = cands[:0]
-			for _, idx := range objects {
+			for _, idx := range c.objects {
 				i := int(idx)
 				if img[i] == 0 || img[i+b] != 0 {
 					continue
 				}
-				nb := neighbourhood(i)
+				nb := neighbourhood(img, offs, i)
 				if isEndpoint(nb) || !isEulerInvariant(nb) || !isSimple(nb) {
 					continue
 				}
@@ -269,34 +292,37 @@ func Lee3D(ctx context.Context, mask []bool, shape [3]int, order Order) ([]bool,
 			}
 			for _, idx := range cands {
 				i := int(idx)
-				if isSimple(neighbourhood(i)) {
+				if isSimple(neighbourhood(img, offs, i)) {
 					img[i] = 0
 					changed = true
 				}
 			}
 		}
 		// Drop deleted voxels from the object list, keeping scan order.
-		kept := objects[:0]
-		for _, idx := range objects {
+		kept := c.objects[:0]
+		for _, idx := range c.objects {
 			if img[idx] != 0 {
 				kept = append(kept, idx)
 			}
 		}
-		objects = kept
+		c.objects = kept
 		if !changed {
-			break
+			return nil
 		}
 	}
-	for _, idx := range objects {
+}
+
+// scatter sets the voxels of out (the mask's layout) that are still in
+// the crop.
+func (c *leeCrop) scatter(out []bool) {
+	stride := [3]int{1, c.shape[0], c.shape[0] * c.shape[1]}
+	for _, idx := range c.objects {
 		i := int(idx)
-		q[0] = i/sp - 1
-		q[1] = (i%sp)/sr - 1
-		q[2] = i%sr - 1
+		q := [3]int{i/c.sp - 1, (i%c.sp)/c.sr - 1, i%c.sr - 1}
 		var s [3]int
 		for d := 0; d < 3; d++ {
-			s[ax[d]] = q[d] + lo[ax[d]]
+			s[c.ax[d]] = q[d] + c.lo[c.ax[d]]
 		}
 		out[s[0]+stride[1]*s[1]+stride[2]*s[2]] = true
 	}
-	return out, nil
 }
