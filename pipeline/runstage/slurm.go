@@ -49,53 +49,9 @@ func runSlurm(ctx context.Context, e *env, rec *record.Recorder, jobs []*runner.
 		}
 	}
 	stamp := time.Now().UTC().Format("20060102T150405")
-	base := filepath.Join(root, stamp)
-	byGPUs := map[int][]*runner.Job{}
-	var counts []int
-	for _, j := range jobs {
-		if byGPUs[j.Agent.GPUs] == nil {
-			counts = append(counts, j.Agent.GPUs)
-		}
-		byGPUs[j.Agent.GPUs] = append(byGPUs[j.Agent.GPUs], j)
-	}
-	sort.Ints(counts)
-	var arrays []slurmArray
-	for _, g := range counts {
-		js := byGPUs[g]
-		path, script, err := writeArrayScript(e, filepath.Join(base, fmt.Sprintf("gpus-%d", g)), g, js)
-		if err != nil {
-			return err
-		}
-		if e.opt.DryRun {
-			fmt.Printf("would submit %s (%d tasks):\n%s\n", e.rel(path), len(js), script)
-			continue
-		}
-		id, err := slurm.Submit(ctx, path)
-		if err != nil {
-			if ctx.Err() != nil {
-				break
-			}
-			// Slurm refused this array (e.g. a GPU request the cluster has
-			// no nodes for): its runs are recorded failed, the rest go on.
-			for _, j := range js {
-				in, err2 := runner.NotStarted(j, err.Error())
-				if err2 != nil {
-					return err2
-				}
-				if err2 := rec.End(ctx, j, in); err2 != nil {
-					return fmt.Errorf("run: record %s: %w", j.ID(), err2)
-				}
-				refused = append(refused, fmt.Sprintf("%s: %s", j.ID(), in.Error))
-			}
-			continue
-		}
-		fmt.Printf("run: submitted Slurm array %s: %d run(s), %d GPU(s) each (script %s)\n", id, len(js), g, e.rel(path))
-		arrays = append(arrays, slurmArray{id, js})
-		// Written after each submission: a stage killed now leaves the
-		// next one the arrays to wait for.
-		if err := writeActive(activeFile, arrays); err != nil {
-			e.log.Warn("active arrays not written", "file", activeFile, "err", err)
-		}
+	arrays, refused, err := submitArrays(ctx, e, rec, jobs, filepath.Join(root, stamp), activeFile, refused)
+	if err != nil {
+		return err
 	}
 	for _, r := range refused {
 		fmt.Println("  " + r)
@@ -132,6 +88,62 @@ func runSlurm(ctx context.Context, e *env, rec *record.Recorder, jobs []*runner.
 			len(refused), strings.Join(firstIDs(refused, 5), ", "))
 	}
 	return nil
+}
+
+// submitArrays writes and submits one Slurm array per GPU count under
+// base (printing the scripts instead under DryRun), recording active
+// arrays in activeFile after each submission. An array Slurm refuses has
+// its runs recorded failed and appended to refused; submission stops early
+// when ctx is done.
+func submitArrays(ctx context.Context, e *env, rec *record.Recorder, jobs []*runner.Job, base, activeFile string, refused []string) ([]slurmArray, []string, error) {
+	byGPUs := map[int][]*runner.Job{}
+	var counts []int
+	for _, j := range jobs {
+		if byGPUs[j.Agent.GPUs] == nil {
+			counts = append(counts, j.Agent.GPUs)
+		}
+		byGPUs[j.Agent.GPUs] = append(byGPUs[j.Agent.GPUs], j)
+	}
+	sort.Ints(counts)
+	var arrays []slurmArray
+	for _, g := range counts {
+		js := byGPUs[g]
+		path, script, err := writeArrayScript(e, filepath.Join(base, fmt.Sprintf("gpus-%d", g)), g, js)
+		if err != nil {
+			return arrays, refused, err
+		}
+		if e.opt.DryRun {
+			fmt.Printf("would submit %s (%d tasks):\n%s\n", e.rel(path), len(js), script)
+			continue
+		}
+		id, err := slurm.Submit(ctx, path)
+		if err != nil {
+			if ctx.Err() != nil {
+				break
+			}
+			// Slurm refused this array (e.g. a GPU request the cluster has
+			// no nodes for): its runs are recorded failed, the rest go on.
+			for _, j := range js {
+				in, err2 := runner.NotStarted(j, err.Error())
+				if err2 != nil {
+					return arrays, refused, err2
+				}
+				if err2 := rec.End(ctx, j, in); err2 != nil {
+					return arrays, refused, fmt.Errorf("run: record %s: %w", j.ID(), err2)
+				}
+				refused = append(refused, fmt.Sprintf("%s: %s", j.ID(), in.Error))
+			}
+			continue
+		}
+		fmt.Printf("run: submitted Slurm array %s: %d run(s), %d GPU(s) each (script %s)\n", id, len(js), g, e.rel(path))
+		arrays = append(arrays, slurmArray{id, js})
+		// Written after each submission: a stage killed now leaves the
+		// next one the arrays to wait for.
+		if err := writeActive(activeFile, arrays); err != nil {
+			e.log.Warn("active arrays not written", "file", activeFile, "err", err)
+		}
+	}
+	return arrays, refused, nil
 }
 
 // writeActive records the ids of the submitted arrays.
