@@ -159,13 +159,6 @@ func lncc8(a, b Gray8, win int, f *ssimFuse) (float64, error) {
 	loA, hiA := minMax8(a.Pix)
 	loB, hiB := minMax8(b.Pix)
 	lutE, lutT := normLUT8(loA, hiA), normLUT8(loB, hiB)
-	loE, dE := normParams8(loA, hiA)
-	loT, dT := normParams8(loB, hiB)
-	var sqE, sqT [256]float32
-	for v := range sqE {
-		sqE[v] = lutE[v] * lutE[v]
-		sqT[v] = lutT[v] * lutT[v]
-	}
 	r := win / 2
 	ew, eh := w+2*r, h+2*r
 	nb := min(lnccBand, eh)
@@ -182,52 +175,14 @@ func lncc8(a, b Gray8, win int, f *ssimFuse) (float64, error) {
 	spanT := nonzeroSpans(b, lutT, r, s.rows, grow(&s.spanT, h+2*r))
 	k := float32(1 / float64(win*win))
 	vec := ssim8Vector
-	// The padded columns of the reflect border and the ones they copy.
-	border := make([][2]int, 0, 2*r)
-	for c := 0; c < r; c++ {
-		border = append(border, [2]int{c, r + reflect101(c-r, w)}, [2]int{r + w + c, r + reflect101(w+c, w)})
-	}
+	t := newLNCCPlanes(a, b, r, [4]uint8{loA, hiA, loB, hiB}, &lutE, &lutT, vec)
 	// The q of valid pixels, summed in numpy's order a chunk at a time.
 	acc := chunkSum32{buf: s.q[:0]}
 	var scratch [8]float32
 	for p0 := 0; p0 < eh; p0 += nb {
 		m := min(nb, eh-p0)
 		// Padded rows p0 … p0+m−1 of E', T', E'², T'², E'T' (reflect-101).
-		for i := 0; i < m; i++ {
-			sy := reflect101(p0+i-r, h)
-			se, st := a.Pix[sy*w:sy*w+w], b.Pix[sy*w:sy*w+w]
-			o := i*ew + r
-			de, dt := band[o:o+w], band[nb*ew+o:nb*ew+o+w]
-			dee, dtt, det := band[2*nb*ew+o:2*nb*ew+o+w], band[3*nb*ew+o:3*nb*ew+o+w], band[4*nb*ew+o:4*nb*ew+o+w]
-			st, dt, dee, dtt, det = st[:len(se)], dt[:len(se)], dee[:len(se)], dtt[:len(se)], det[:len(se)]
-			c0 := 0
-			if vec && w >= 8 {
-				c0 = w &^ 7
-				lnccPrep8(&se[0], &st[0], c0, &de[0], &dt[0], &dee[0], &dtt[0], &det[0], loE, dE, loT, dT)
-			}
-			for c := c0; c < len(se); c++ {
-				ve, vt := se[c], st[c]
-				fe, ft := lutE[ve], lutT[vt]
-				de[c], dt[c] = fe, ft
-				dee[c], dtt[c] = sqE[ve], sqT[vt]
-				det[c] = fe * ft
-			}
-			for pl := 0; pl < 5; pl++ {
-				row := band[pl*nb*ew+i*ew : pl*nb*ew+i*ew+ew]
-				if w > r {
-					// reflect101 of the r columns next to each edge.
-					left, right := row[:2*r+1], row[w-1:ew]
-					for c := 0; c < r; c++ {
-						left[c] = left[2*r-c]
-						right[r+1+c] = right[r-1-c]
-					}
-					continue
-				}
-				for _, bc := range border {
-					row[bc[0]] = row[bc[1]]
-				}
-			}
-		}
+		t.fill(band, nb, p0, m)
 		// Padded columns that can be non-zero in the rows that the
 		// accumulators of this band have seen or will see.
 		ue, ut, uet := span{ew, -1}, span{ew, -1}, span{ew, -1}
@@ -252,6 +207,79 @@ func lncc8(a, b Gray8, win int, f *ssimFuse) (float64, error) {
 		return constantLNCC8(a, b, &lutE, &lutT), nil
 	}
 	return float64(acc.total / float32(acc.n)), nil
+}
+
+// lnccPlanes writes the padded rows of LNCC8's five planes E', T', E'²,
+// T'², E'T' (table values, reflect-101 borders) into a band.
+type lnccPlanes struct {
+	a, b       Gray8
+	r          int // the window's radius: padding on every side
+	lutE, lutT *[256]float32
+	sqE, sqT   [256]float32
+	loE, dE    float32 // normParams8 of a and b, for the vector kernel
+	loT, dT    float32
+	border     [][2]int // padded columns of the reflect border and the ones they copy
+	vec        bool
+}
+
+// newLNCCPlanes prepares the planes of a and b, whose extremes are
+// ext = {min a, max a, min b, max b} and tables lutE, lutT (normLUT8).
+func newLNCCPlanes(a, b Gray8, r int, ext [4]uint8, lutE, lutT *[256]float32, vec bool) lnccPlanes {
+	t := lnccPlanes{a: a, b: b, r: r, lutE: lutE, lutT: lutT, vec: vec}
+	for v := range t.sqE {
+		t.sqE[v] = lutE[v] * lutE[v]
+		t.sqT[v] = lutT[v] * lutT[v]
+	}
+	t.loE, t.dE = normParams8(ext[0], ext[1])
+	t.loT, t.dT = normParams8(ext[2], ext[3])
+	w := a.W
+	t.border = make([][2]int, 0, 2*r)
+	for c := 0; c < r; c++ {
+		t.border = append(t.border, [2]int{c, r + reflect101(c-r, w)}, [2]int{r + w + c, r + reflect101(w+c, w)})
+	}
+	return t
+}
+
+// fill writes padded rows p0 … p0+m−1 of the five planes into band, plane
+// pl's row i at band[pl·nb·ew + i·ew:], ew = W + 2r.
+func (t *lnccPlanes) fill(band []float32, nb, p0, m int) {
+	w, h, r := t.a.W, t.a.H, t.r
+	ew := w + 2*r
+	for i := 0; i < m; i++ {
+		sy := reflect101(p0+i-r, h)
+		se, st := t.a.Pix[sy*w:sy*w+w], t.b.Pix[sy*w:sy*w+w]
+		o := i*ew + r
+		de, dt := band[o:o+w], band[nb*ew+o:nb*ew+o+w]
+		dee, dtt, det := band[2*nb*ew+o:2*nb*ew+o+w], band[3*nb*ew+o:3*nb*ew+o+w], band[4*nb*ew+o:4*nb*ew+o+w]
+		st, dt, dee, dtt, det = st[:len(se)], dt[:len(se)], dee[:len(se)], dtt[:len(se)], det[:len(se)]
+		c0 := 0
+		if t.vec && w >= 8 {
+			c0 = w &^ 7
+			lnccPrep8(&se[0], &st[0], c0, &de[0], &dt[0], &dee[0], &dtt[0], &det[0], t.loE, t.dE, t.loT, t.dT)
+		}
+		for c := c0; c < len(se); c++ {
+			ve, vt := se[c], st[c]
+			fe, ft := t.lutE[ve], t.lutT[vt]
+			de[c], dt[c] = fe, ft
+			dee[c], dtt[c] = t.sqE[ve], t.sqT[vt]
+			det[c] = fe * ft
+		}
+		for pl := 0; pl < 5; pl++ {
+			row := band[pl*nb*ew+i*ew : pl*nb*ew+i*ew+ew]
+			if w > r {
+				// reflect101 of the r columns next to each edge.
+				left, right := row[:2*r+1], row[w-1:ew]
+				for c := 0; c < r; c++ {
+					left[c] = left[2*r-c]
+					right[r+1+c] = right[r-1-c]
+				}
+				continue
+			}
+			for _, bc := range t.border {
+				row[bc[0]] = row[bc[1]]
+			}
+		}
+	}
 }
 
 // lnccThreshold is LNCC's validity threshold on both local variances.
