@@ -10,7 +10,7 @@
 //   - JSON (.json): one pass of the graders' JSON lexer over the whole
 //     document (pipeline/jsonscan), which DENTEX's and PUMA's readers use;
 //   - 8-bit grey, 16-bit grey, grey+alpha, RGB and RGBA PNGs:
-//     imageio.ReadMode8PictureFileInto into a recycled buffer (the file
+//     png.ReadMode8FileInto into a recycled buffer (the file
 //     read once, decoded whole, one byte a pixel kept), as the USenhance
 //     grader reads them; other pictures (PNG, TIFF, JPEG, BMP, GIF, PNM, WebP, by
 //     content): imageio.ReadPicture8File (8-bit TIFF pages as bytes);
@@ -33,6 +33,7 @@ import (
 	"sync/atomic"
 
 	"github.com/rexmle/rexmle/metrics/imageio"
+	"github.com/rexmle/rexmle/metrics/imageio/png"
 	"github.com/rexmle/rexmle/pipeline/challenge"
 	"github.com/rexmle/rexmle/pipeline/jsonscan"
 	"github.com/rexmle/rexmle/pipeline/workpool"
@@ -161,8 +162,8 @@ func decodeFile(path string) (Kind, int64, int64, error) {
 	}
 	// A file named .png goes straight to the PNG reader (as a grader
 	// reads it); another is sniffed first. What is no picture is read whole.
-	png := strings.HasSuffix(name, ".png")
-	if !png && !looksLikePicture(path) {
+	isPNG := strings.HasSuffix(name, ".png")
+	if !isPNG && !looksLikePicture(path) {
 		return readRaw(path, size)
 	}
 	bp := bufs.Get().(*[]byte)
@@ -170,7 +171,7 @@ func decodeFile(path string) (Kind, int64, int64, error) {
 	// 8-bit grey, and 16-bit grey, grey+alpha, RGB and RGBA PNGs (the
 	// whole stream inflated and unfiltered, each pixel reduced to one byte
 	// as it goes), the file read once, as the USenhance grader reads them.
-	if pix, _, _, gray, ok := imageio.ReadMode8PictureFileInto(*bp, path, 0); ok {
+	if pix, _, _, gray, ok := png.ReadMode8FileInto(*bp, path, 0); ok {
 		if cap(pix) > cap(*bp) {
 			*bp = pix
 		}
@@ -180,7 +181,7 @@ func decodeFile(path string) (Kind, int64, int64, error) {
 		return Luma8, int64(len(pix)), size, nil
 	}
 	p8, v, _, err := imageio.ReadPicture8File(path, *bp, imageio.Options{FirstPage: true, ExpandPalette: true})
-	if err != nil && png && !looksLikePicture(path) {
+	if err != nil && isPNG && !looksLikePicture(path) {
 		return readRaw(path, size)
 	}
 	if err != nil {

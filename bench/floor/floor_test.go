@@ -7,7 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rexmle/rexmle/metrics/imageio"
+	"github.com/rexmle/rexmle/metrics/imageio/nifti"
+	"github.com/rexmle/rexmle/metrics/imageio/png"
+	"github.com/rexmle/rexmle/metrics/imageio/tiff"
 	"github.com/rexmle/rexmle/metrics/volume"
 	"github.com/rexmle/rexmle/pipeline/challenge"
 )
@@ -21,7 +23,7 @@ func writeFolders(t *testing.T) (sub, priv string) {
 	for i := range g.Data {
 		g.Data[i] = float64(i * 7 % 256)
 	}
-	if err := imageio.WritePNGFile(filepath.Join(sub, "a.png"), g, 8); err != nil {
+	if err := png.WriteFile(filepath.Join(sub, "a.png"), g, 8); err != nil {
 		t.Fatal(err)
 	}
 	// A 16-bit PNG is no 8-bit grey picture: the luma reader takes it; a
@@ -29,15 +31,15 @@ func writeFolders(t *testing.T) (sub, priv string) {
 	if err := os.MkdirAll(filepath.Join(sub, "deep"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := imageio.WritePNGFile(filepath.Join(sub, "deep", "b.png"), g, 16); err != nil {
+	if err := png.WriteFile(filepath.Join(sub, "deep", "b.png"), g, 16); err != nil {
 		t.Fatal(err)
 	}
-	if err := imageio.WriteTIFFFile(filepath.Join(sub, "deep", "c.tif"), g, volume.Uint8); err != nil {
+	if err := tiff.WriteFile(filepath.Join(sub, "deep", "c.tif"), g, volume.Uint8); err != nil {
 		t.Fatal(err)
 	}
 	m := volume.New(volume.NewGrid(4, 3, 2), volume.Uint8)
 	m.Data[5] = 1
-	if err := imageio.WriteNIfTIFile(filepath.Join(priv, "m.nii.gz"), m, volume.Uint8); err != nil {
+	if err := nifti.WriteFile(filepath.Join(priv, "m.nii.gz"), m, volume.Uint8); err != nil {
 		t.Fatal(err)
 	}
 	if err := challenge.WriteCSV(filepath.Join(sub, "submission.csv"), []string{"id", "v"}, [][]string{{"1", "2"}}); err != nil {

@@ -10,6 +10,11 @@ import (
 	"testing"
 
 	"github.com/klauspost/compress/gzip"
+
+	"github.com/rexmle/rexmle/metrics/imageio/internal/codec"
+	"github.com/rexmle/rexmle/metrics/imageio/nifti"
+	"github.com/rexmle/rexmle/metrics/imageio/png"
+	"github.com/rexmle/rexmle/metrics/imageio/tiff"
 	"github.com/rexmle/rexmle/metrics/volume"
 )
 
@@ -40,7 +45,7 @@ func loadBenchNIfTI(b *testing.B) {
 			}
 		}
 		var raw, gz bytes.Buffer
-		if err := WriteNIfTI(&raw, v, volume.Int16, false); err != nil {
+		if err := nifti.Write(&raw, v, volume.Int16, false); err != nil {
 			panic(err)
 		}
 		zw, _ := gzip.NewWriterLevel(&gz, gzip.DefaultCompression)
@@ -58,7 +63,7 @@ func loadBenchNIfTI(b *testing.B) {
 func BenchmarkReadNIfTIGz(b *testing.B) {
 	loadBenchNIfTI(b)
 	for b.Loop() {
-		if _, err := ReadNIfTI(bytes.NewReader(benchNIfTI.gz), true); err != nil {
+		if _, err := nifti.Read(bytes.NewReader(benchNIfTI.gz), true); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -68,7 +73,7 @@ func BenchmarkReadNIfTIGz(b *testing.B) {
 func BenchmarkReadNIfTIRaw(b *testing.B) {
 	loadBenchNIfTI(b)
 	for b.Loop() {
-		if _, err := ReadNIfTI(bytes.NewReader(benchNIfTI.raw), false); err != nil {
+		if _, err := nifti.Read(bytes.NewReader(benchNIfTI.raw), false); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -133,51 +138,51 @@ func benchDecode(b *testing.B, data []byte, dec func(io.Reader, ...Options) (*vo
 
 func BenchmarkReadPNGGray8_1024(b *testing.B) {
 	var buf bytes.Buffer
-	if err := WritePNG(&buf, benchRaster(1, volume.Uint8), 8); err != nil {
+	if err := png.Write(&buf, benchRaster(1, volume.Uint8), 8); err != nil {
 		b.Fatal(err)
 	}
-	benchDecode(b, buf.Bytes(), ReadPNG, 1024*1024)
+	benchDecode(b, buf.Bytes(), png.Read, 1024*1024)
 }
 
 func BenchmarkReadPNGGray16_1024(b *testing.B) {
 	var buf bytes.Buffer
-	if err := WritePNG(&buf, benchRaster(1, volume.Uint16), 16); err != nil {
+	if err := png.Write(&buf, benchRaster(1, volume.Uint16), 16); err != nil {
 		b.Fatal(err)
 	}
-	benchDecode(b, buf.Bytes(), ReadPNG, 2*1024*1024)
+	benchDecode(b, buf.Bytes(), png.Read, 2*1024*1024)
 }
 
 func BenchmarkReadPNGRGB_1024(b *testing.B) {
 	var buf bytes.Buffer
-	if err := WritePNG(&buf, benchRaster(3, volume.Uint8), 8); err != nil {
+	if err := png.Write(&buf, benchRaster(3, volume.Uint8), 8); err != nil {
 		b.Fatal(err)
 	}
-	benchDecode(b, buf.Bytes(), ReadPNG, 3*1024*1024)
+	benchDecode(b, buf.Bytes(), png.Read, 3*1024*1024)
 }
 
 func BenchmarkReadTIFFGray16_1024(b *testing.B) {
 	var buf bytes.Buffer
-	if err := WriteTIFF(&buf, benchRaster(1, volume.Uint16), volume.Uint16); err != nil {
+	if err := tiff.Write(&buf, benchRaster(1, volume.Uint16), volume.Uint16); err != nil {
 		b.Fatal(err)
 	}
-	benchDecode(b, buf.Bytes(), ReadTIFF, 2*1024*1024)
+	benchDecode(b, buf.Bytes(), tiff.Read, 2*1024*1024)
 }
 
 func BenchmarkReadTIFFRGB_1024(b *testing.B) {
 	var buf bytes.Buffer
-	if err := WriteTIFF(&buf, benchRaster(3, volume.Uint8), volume.Uint8); err != nil {
+	if err := tiff.Write(&buf, benchRaster(3, volume.Uint8), volume.Uint8); err != nil {
 		b.Fatal(err)
 	}
-	benchDecode(b, buf.Bytes(), ReadTIFF, 3*1024*1024)
+	benchDecode(b, buf.Bytes(), tiff.Read, 3*1024*1024)
 }
 
 func BenchmarkReadTIFFFloat32_1024(b *testing.B) {
 	var buf bytes.Buffer
 	v := benchRaster(1, volume.Uint16)
-	if err := WriteTIFF(&buf, v, volume.Float32); err != nil {
+	if err := tiff.Write(&buf, v, volume.Float32); err != nil {
 		b.Fatal(err)
 	}
-	benchDecode(b, buf.Bytes(), ReadTIFF, 4*1024*1024)
+	benchDecode(b, buf.Bytes(), tiff.Read, 4*1024*1024)
 }
 
 // BenchmarkConvertInt16 converts 1 M little-endian int16 samples to float64
@@ -187,6 +192,6 @@ func BenchmarkConvertInt16(b *testing.B) {
 	dst := make([]float64, 1<<20)
 	b.SetBytes(int64(len(src)))
 	for b.Loop() {
-		convert(dst, src, volume.Int16, binary.LittleEndian)
+		codec.Convert(dst, src, volume.Int16, binary.LittleEndian)
 	}
 }

@@ -11,11 +11,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rexmle/rexmle/metrics/imageio/metaimage"
+	"github.com/rexmle/rexmle/metrics/imageio/nifti"
+	"github.com/rexmle/rexmle/metrics/imageio/nrrd"
 	"github.com/rexmle/rexmle/metrics/volume"
 )
 
-// TestReadFileBytes: each byte path (ReadNIfTIFileBytes, ReadMetaImageFileBytes,
-// ReadNRRDFileBytes, and ReadBytes choosing among them) returns what the
+// TestReadFileBytes: each byte path (nifti.ReadFileBytes, metaimage.ReadFileBytes,
+// nrrd.ReadFileBytes, and ReadBytes choosing among them) returns what the
 // float path returns — 8-bit unsigned single-channel samples as bytes,
 // every other type as float64 samples — plain or compressed, whole or
 // damaged (truncated; junk after a compressed stream), with the same
@@ -30,14 +33,14 @@ func TestReadFileBytes(t *testing.T) {
 		junk  bool // a compressed stream may be followed by junk
 	}
 	formats := []format{
-		{"nifti", func(p string, v *volume.Volume, dt volume.DType, _ bool) error { return WriteNIfTIFile(p, v, dt) },
-			ReadNIfTIFile, ReadNIfTIFileBytes,
+		{"nifti", func(p string, v *volume.Volume, dt volume.DType, _ bool) error { return nifti.WriteFile(p, v, dt) },
+			nifti.ReadFile, nifti.ReadFileBytes,
 			func(c bool) string { return map[bool]string{false: ".nii", true: ".nii.gz"}[c] }, false},
-		{"metaimage", WriteMetaImageFile, ReadMetaImageFile, ReadMetaImageFileBytes,
+		{"metaimage", metaimage.WriteFile, metaimage.ReadFile, metaimage.ReadFileBytes,
 			func(bool) string { return ".mha" }, true},
-		{"nrrd", WriteNRRDFile, ReadNRRDFile, ReadNRRDFileBytes,
+		{"nrrd", nrrd.WriteFile, nrrd.ReadFile, nrrd.ReadFileBytes,
 			func(bool) string { return ".seg.nrrd" }, false},
-		{"any", WriteNRRDFile, Read, ReadBytes,
+		{"any", nrrd.WriteFile, Read, ReadBytes,
 			func(bool) string { return ".nrrd" }, false},
 	}
 	dir := t.TempDir()
@@ -145,7 +148,7 @@ func TestReadMetaImageBytesLongStream(t *testing.T) {
 		raw[i] = byte(i % 7)
 	}
 	path := filepath.Join(t.TempDir(), "long.mha")
-	if err := WriteMetaImageFile(path, v, volume.Uint8, true); err != nil {
+	if err := metaimage.WriteFile(path, v, volume.Uint8, true); err != nil {
 		t.Fatal(err)
 	}
 	file, err := os.ReadFile(path)
@@ -173,10 +176,10 @@ func TestReadMetaImageBytesLongStream(t *testing.T) {
 	if err := os.WriteFile(path, long, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := sameAsFloat(path, volume.Uint8, ReadMetaImageFile, ReadMetaImageFileBytes); err != nil {
+	if err := sameAsFloat(path, volume.Uint8, metaimage.ReadFile, metaimage.ReadFileBytes); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := ReadMetaImageFileBytes(path); err != nil || !bytes.Equal(got.Bytes, raw) {
+	if got, err := metaimage.ReadFileBytes(path); err != nil || !bytes.Equal(got.Bytes, raw) {
 		t.Fatalf("long stream: %v", err)
 	}
 }
@@ -192,17 +195,17 @@ func TestReadNIfTIBytesKeepsItsBuffer(t *testing.T) {
 			v.Data[i] = fill
 		}
 		p := filepath.Join(dir, name)
-		if err := WriteNIfTIFile(p, v, volume.Uint8); err != nil {
+		if err := nifti.WriteFile(p, v, volume.Uint8); err != nil {
 			t.Fatal(err)
 		}
 		return p
 	}
-	first, err := ReadNIfTIFileBytes(write("a.nii.gz", 7))
+	first, err := nifti.ReadFileBytes(write("a.nii.gz", 7))
 	if err != nil || first.Bytes == nil {
 		t.Fatalf("read: %v", err)
 	}
 	for i := 0; i < 20; i++ {
-		if _, err := ReadNIfTIFile(write("b.nii.gz", float64(100+i))); err != nil {
+		if _, err := nifti.ReadFile(write("b.nii.gz", float64(100+i))); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -9,6 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rexmle/rexmle/metrics/imageio/nifti"
+	"github.com/rexmle/rexmle/metrics/imageio/png"
+	"github.com/rexmle/rexmle/metrics/imageio/tiff"
 	"github.com/rexmle/rexmle/metrics/volume"
 )
 
@@ -20,9 +23,9 @@ func TestSizeCapFromHeaders(t *testing.T) {
 	dir := t.TempDir()
 	big := volume.New(volume.NewGrid(6000, 6000), volume.Uint8)
 	write := map[string]func(p string) error{
-		"bomb.png":    func(p string) error { return WritePNGFile(p, big, 8) },
-		"bomb.tif":    func(p string) error { return WriteTIFFFile(p, big, volume.Uint8) },
-		"bomb.nii.gz": func(p string) error { return WriteNIfTIFile(p, big, volume.Uint8) },
+		"bomb.png":    func(p string) error { return png.WriteFile(p, big, 8) },
+		"bomb.tif":    func(p string) error { return tiff.WriteFile(p, big, volume.Uint8) },
+		"bomb.nii.gz": func(p string) error { return nifti.WriteFile(p, big, volume.Uint8) },
 		"bomb.jpg": func(p string) error {
 			f, err := os.Create(p)
 			if err != nil {
@@ -36,10 +39,10 @@ func TestSizeCapFromHeaders(t *testing.T) {
 		"Read":             func(p string, o Options) error { _, err := Read(p, o); return err },
 		"ReadBytes":        func(p string, o Options) error { _, err := ReadBytes(p, o); return err },
 		"ReadPictureFile":  func(p string, o Options) error { _, _, err := ReadPictureFile(p, o); return err },
-		"ReadTifffileFile": func(p string, o Options) error { _, _, err := ReadTifffileFile(p, o); return err },
+		"ReadTifffileFile": func(p string, o Options) error { _, _, err := tiff.ReadTifffileFile(p, o); return err },
 		"ReadPicture8File": func(p string, o Options) error { _, _, _, err := ReadPicture8File(p, nil, o); return err },
 		"ReadNIfTIMaskFile": func(p string, o Options) error {
-			_, err := ReadNIfTIMaskFile(p, o)
+			_, err := nifti.ReadMaskFile(p, o)
 			return err
 		},
 	}

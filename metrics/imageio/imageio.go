@@ -3,59 +3,43 @@ package imageio
 import (
 	"errors"
 	"fmt"
-	"os"
+	"io"
 	"path/filepath"
 	"strings"
 
+	"github.com/rexmle/rexmle/metrics/imageio/internal/codec"
+	"github.com/rexmle/rexmle/metrics/imageio/metaimage"
+	"github.com/rexmle/rexmle/metrics/imageio/nifti"
+	"github.com/rexmle/rexmle/metrics/imageio/nrrd"
+	"github.com/rexmle/rexmle/metrics/imageio/png"
+	"github.com/rexmle/rexmle/metrics/imageio/tiff"
 	"github.com/rexmle/rexmle/metrics/volume"
 )
 
-// DefaultMaxBytes is the default cap on the decoded size of an image:
-// samples × channels × 8 bytes (the float64 Data slice), 4 GiB.
-const DefaultMaxBytes int64 = 4 << 30
+// Options tunes the decoders; the zero value is the default. Every format
+// package declares the same type (nifti.Options, png.Options, …).
+type Options = codec.Options
 
-// Options tunes the decoders. The zero value is the default.
-type Options struct {
-	// MaxBytes caps the in-memory size of the decoded image
-	// (samples × channels × 8 bytes); 0 means DefaultMaxBytes.
-	MaxBytes int64
-	// FirstVolume makes the NIfTI decoder keep only the first 3-D volume of
-	// a 4-D (or higher) image instead of failing, as loaders that take
-	// img[..., 0] do.
-	FirstVolume bool
-	// FirstPage makes the TIFF decoder read only the first page (as Pillow
-	// does) instead of stacking all pages along axis 2 (as tifffile does).
-	FirstPage bool
-	// ExpandPalette makes the PNG and TIFF decoders return the colours of a
-	// paletted image (3 or 4 channels) instead of its palette indices.
-	ExpandPalette bool
-	// Buffer, when its capacity holds the samples, is memory the 8-bit
-	// readers (ReadMetaImageFileBytes, ReadNRRDFileBytes,
-	// ReadNIfTIFileBytes, ReadNIfTIMaskBytes) may decode a single-channel
-	// 8-bit image into (MetaImage and NRRD always do; a gzipped NIfTI
-	// decoded in one piece is decoded into it when its capacity holds the
-	// whole decoded file, header included, the samples then starting at
-	// vox_offset; otherwise it hands over memory of its own): returned
-	// Bytes that share it have every byte written, so a caller can recycle
-	// buffers instead of having fresh ones zeroed. Its content is never
-	// read.
-	Buffer []byte
+// DefaultMaxBytes is the default cap on the decoded size of an image
+// (Options.MaxBytes).
+const DefaultMaxBytes = codec.DefaultMaxBytes
 
-	// pillow makes the TIFF decoder read a page as Pillow does (see
-	// ReadTIFFPillow); set by ReadPicture and ReadTIFFPillow.
-	pillow bool
-}
+// Volume8 is an image whose single-channel 8-bit samples may be kept as
+// bytes (see ReadBytes).
+type Volume8 = codec.Volume8
 
-func pickOptions(opts []Options) Options {
-	var o Options
-	if len(opts) > 0 {
-		o = opts[0]
-	}
-	if o.MaxBytes <= 0 {
-		o.MaxBytes = DefaultMaxBytes
-	}
-	return o
-}
+// Picture8 is a 2-D picture of 8-bit samples kept as bytes (see
+// ReadPicture8File).
+type Picture8 = codec.Picture8
+
+// SampleWriter writes a volume file whose samples arrive in pieces (see
+// nifti.Create, nrrd.Create, metaimage.Create).
+type SampleWriter = codec.SampleWriter
+
+// ReadAllInto is io.ReadAll appending to buf: it reuses buf's capacity, so
+// a caller that sizes buf from the file (Stat) and recycles it reads each
+// file without allocating.
+func ReadAllInto(buf []byte, r io.Reader) ([]byte, error) { return codec.ReadAllInto(buf, r) }
 
 // ErrUnknownFormat is returned (wrapped) by Read for a file name whose
 // extension names no supported format.
@@ -103,15 +87,15 @@ func Read(path string, opts ...Options) (*volume.Volume, error) {
 	}
 	switch f {
 	case FormatNIfTI:
-		return ReadNIfTIFile(path, opts...)
+		return nifti.ReadFile(path, opts...)
 	case FormatMetaImage:
-		return ReadMetaImageFile(path, opts...)
+		return metaimage.ReadFile(path, opts...)
 	case FormatNRRD:
-		return ReadNRRDFile(path, opts...)
+		return nrrd.ReadFile(path, opts...)
 	case FormatPNG:
-		return ReadPNGFile(path, opts...)
+		return png.ReadFile(path, opts...)
 	default:
-		return ReadTIFFFile(path, opts...)
+		return tiff.ReadFile(path, opts...)
 	}
 }
 
@@ -127,35 +111,15 @@ func ReadBytes(path string, opts ...Options) (*Volume8, error) {
 	}
 	switch f {
 	case FormatNIfTI:
-		return ReadNIfTIFileBytes(path, opts...)
+		return nifti.ReadFileBytes(path, opts...)
 	case FormatMetaImage:
-		return ReadMetaImageFileBytes(path, opts...)
+		return metaimage.ReadFileBytes(path, opts...)
 	case FormatNRRD:
-		return ReadNRRDFileBytes(path, opts...)
+		return nrrd.ReadFileBytes(path, opts...)
 	}
 	v, err := Read(path, opts...)
 	if err != nil {
 		return nil, err
 	}
 	return &Volume8{Volume: v}, nil
-}
-
-// isGzipPath reports whether the path ends in .gz (case-insensitive).
-func isGzipPath(path string) bool {
-	return strings.HasSuffix(strings.ToLower(path), ".gz")
-}
-
-// readFileWith opens path and runs dec on it, prefixing errors with the path.
-func readFileWith[T any](path string, dec func(f *os.File) (T, error)) (T, error) {
-	var zero T
-	f, err := openRegular(path)
-	if err != nil {
-		return zero, err
-	}
-	defer f.Close()
-	v, err := dec(f)
-	if err != nil {
-		return zero, fmt.Errorf("%s: %w", path, err)
-	}
-	return v, nil
 }

@@ -6,13 +6,18 @@ import (
 	"errors"
 	"fmt"
 	"image"
-	"image/color"
 	"image/gif"
-	"image/jpeg"
+	stdjpeg "image/jpeg"
 	"io"
 
 	"golang.org/x/image/bmp"
 
+	"github.com/rexmle/rexmle/metrics/imageio/internal/codec"
+	"github.com/rexmle/rexmle/metrics/imageio/jpeg"
+	"github.com/rexmle/rexmle/metrics/imageio/png"
+	"github.com/rexmle/rexmle/metrics/imageio/pnm"
+	"github.com/rexmle/rexmle/metrics/imageio/tiff"
+	"github.com/rexmle/rexmle/metrics/imageio/webp"
 	"github.com/rexmle/rexmle/metrics/volume"
 )
 
@@ -21,6 +26,12 @@ const (
 	FormatBMP  Format = "bmp"
 	FormatJPEG Format = "jpeg"
 	FormatGIF  Format = "gif"
+	// FormatPNM is a Netpbm picture (PBM, PGM, PPM) as Pillow's PPM plugin
+	// opens it: any content starting with "P" and one of 0123456fy.
+	FormatPNM Format = "pnm"
+	// FormatWebP is a still WebP picture (RIFF … WEBP with a VP8, VP8L or
+	// VP8X chunk), which Pillow 11.1 opens with libwebp.
+	FormatWebP Format = "webp"
 )
 
 // ErrUnknownPicture is returned (wrapped) by ReadPicture for content that
@@ -47,7 +58,7 @@ func SniffPicture(head []byte) Format {
 		return FormatBMP
 	case len(head) >= 2 && head[0] == 'P' && bytes.IndexByte([]byte("0123456fy"), head[1]) >= 0:
 		return FormatPNM
-	case isWebP(head):
+	case webp.HasSignature(head):
 		return FormatWebP
 	}
 	return ""
@@ -56,7 +67,7 @@ func SniffPicture(head []byte) Format {
 // ReadPictureFile decodes the 2-D picture at path by its content; see
 // ReadPicture.
 func ReadPictureFile(path string, opts ...Options) (*volume.Volume, Format, error) {
-	f, err := openRegular(path) // a FIFO named like a picture must not block
+	f, err := codec.OpenRegular(path) // a FIFO named like a picture must not block
 	if err != nil {
 		return nil, "", err
 	}
@@ -70,12 +81,12 @@ func ReadPictureFile(path string, opts ...Options) (*volume.Volume, Format, erro
 
 // ReadPicture decodes a PNG, TIFF, BMP, JPEG or GIF picture chosen by its
 // magic bytes (a file's name plays no part, as with Pillow), into a 2-D
-// volume laid out as ReadPNG's, with the samples numpy.array(Image.open(f))
+// volume laid out as png.Read's, with the samples numpy.array(Image.open(f))
 // gives:
-//   - PNG as ReadPNG (Options apply), except that Pillow reduces 16-bit
+//   - PNG as png.Read (Options apply), except that Pillow reduces 16-bit
 //     colour to 8 bits (the high byte of each sample) and reads 16-bit
 //     grey + alpha as RGBA (grey, grey, grey, alpha high bytes);
-//   - TIFF as ReadTIFFPillow: the first page, the layouts Pillow opens
+//   - TIFF as tiff.ReadPillow: the first page, the layouts Pillow opens
 //     (others are refused), WhiteIsZero 1- and 8-bit inverted, 16-bit
 //     RGB(A) reduced to 8 bits;
 //   - BMP: 1–8-bit paletted files as palette indices (Pillow's "P", or "L"
@@ -84,8 +95,8 @@ func ReadPictureFile(path string, opts ...Options) (*volume.Volume, Format, erro
 //     3 RGB channels (Pillow reads 32-bit BI_RGB as RGB, the fourth byte
 //     being padding);
 //   - GIF: the first frame, as palette indices or (ExpandPalette) colours;
-//   - binary PBM/PGM/PPM (P4, P5, P6) as readPNM (Pillow's PPM plugin);
-//   - still WebP as readWebP (libwebp's output: RGB, or RGBA with alpha);
+//   - binary PBM/PGM/PPM (P4, P5, P6) as pnm.Read (Pillow's PPM plugin);
+//   - still WebP as webp.Read (libwebp's output: RGB, or RGBA with alpha);
 //   - JPEG: grey → 1 channel, colour → 3 RGB channels. Huffman-coded
 //     8-bit files, sequential or progressive, grey or YCbCr 4:4:4/4:2:2/
 //     4:2:0, are decoded with libjpeg-turbo's default arithmetic (islow
@@ -96,7 +107,7 @@ func ReadPictureFile(path string, opts ...Options) (*volume.Volume, Format, erro
 //
 // It fails with ErrUnknownPicture for any other content.
 func ReadPicture(r io.Reader, opts ...Options) (*volume.Volume, Format, error) {
-	o := pickOptions(opts)
+	o := codec.PickOptions(opts)
 	br := bufio.NewReaderSize(r, 1<<16)
 	head, _ := br.Peek(16)
 	format := SniffPicture(head)
@@ -104,17 +115,17 @@ func ReadPicture(r io.Reader, opts ...Options) (*volume.Volume, Format, error) {
 	var err error
 	switch format {
 	case FormatPNG:
-		if v, err = ReadPNG(br, o); err == nil {
+		if v, err = png.Read(br, o); err == nil {
 			pillowPNG16(v)
 		}
 	case FormatTIFF:
-		v, err = ReadTIFFPillow(br, o)
+		v, err = tiff.ReadPillow(br, o)
 	case FormatBMP, FormatGIF, FormatJPEG:
 		v, err = readStdPicture(br, format, o)
 	case FormatPNM:
-		v, err = readPNM(br, o)
+		v, err = pnm.Read(br, o)
 	case FormatWebP:
-		v, err = readWebP(br, o)
+		v, err = webp.Read(br, o)
 	default:
 		return nil, "", ErrUnknownPicture
 	}
@@ -137,19 +148,19 @@ func readStdPicture(br *bufio.Reader, format Format, o Options) (*volume.Volume,
 	case FormatGIF:
 		decodeConfig, decode = gif.DecodeConfig, gif.Decode
 	default:
-		decodeConfig, decode = jpeg.DecodeConfig, jpeg.Decode
+		decodeConfig, decode = stdjpeg.DecodeConfig, stdjpeg.Decode
 	}
 	cfg, err := decodeConfig(bytes.NewReader(data))
 	if err != nil {
 		return nil, fmt.Errorf("%s header: %w", format, err)
 	}
-	if _, err := sampleCount(string(format)+" header: width × height × channels", o.MaxBytes, int64(cfg.Width), int64(cfg.Height), 4); err != nil {
+	if _, err := codec.SampleCount(string(format)+" header: width × height × channels", o.MaxBytes, int64(cfg.Width), int64(cfg.Height), 4); err != nil {
 		return nil, err
 	}
 	if format == FormatJPEG {
 		// libjpeg-turbo's arithmetic for Huffman 8-bit files; anything
 		// else (12-bit, arithmetic coding, CMYK, damaged) goes to Go's.
-		if v, err := decodeJPEGTurbo(data); err == nil {
+		if v, err := jpeg.DecodeTurbo(data); err == nil {
 			return v, nil
 		}
 	}
@@ -159,41 +170,21 @@ func readStdPicture(br *bufio.Reader, format Format, o Options) (*volume.Volume,
 	}
 	switch m := img.(type) {
 	case *image.YCbCr:
-		return jpegRGBVolume(m), nil
+		return jpeg.RGBVolume(m), nil
 	case *image.CMYK:
 		return nil, fmt.Errorf("%s: CMYK pictures are not supported", format)
 	}
-	v, err := imageToVolume(img, o.ExpandPalette)
+	v, err := codec.ImageToVolume(img, o.ExpandPalette)
 	if err != nil {
 		return nil, err
 	}
 	if format == FormatBMP && v.NumChannels() == 4 && !isPaletted(img) {
-		keepChannels(v, 0, 1, 2)
+		codec.KeepChannels(v, 0, 1, 2)
 	}
 	return v, nil
 }
 
 func isPaletted(img image.Image) bool { _, ok := img.(*image.Paletted); return ok }
-
-// ycbcrVolume converts a decoded colour JPEG to 3 RGB channels with Go's
-// YCbCr→RGB rule.
-func ycbcrVolume(m *image.YCbCr) *volume.Volume {
-	b := m.Bounds()
-	w, h := b.Dx(), b.Dy()
-	v := &volume.Volume{Grid: volume.NewGrid(w, h), DType: volume.Uint8, Channels: 3, Data: make([]float64, w*h*3)}
-	parallelFor(h, func(lo, hi int) {
-		for y := lo; y < hi; y++ {
-			for x := 0; x < w; x++ {
-				yi := m.YOffset(b.Min.X+x, b.Min.Y+y)
-				ci := m.COffset(b.Min.X+x, b.Min.Y+y)
-				r, g, bl := color.YCbCrToRGB(m.Y[yi], m.Cb[ci], m.Cr[ci])
-				d := v.Data[(y*w+x)*3:]
-				d[0], d[1], d[2] = float64(r), float64(g), float64(bl)
-			}
-		}
-	})
-	return v
-}
 
 // pillowPNG16 reduces a 16-bit colour PNG (2 to 4 channels) to what
 // Pillow's PNG modes give: RGB;16B and RGBA;16B keep the high byte of

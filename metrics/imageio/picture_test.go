@@ -10,6 +10,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rexmle/rexmle/metrics/imageio/internal/imagetest"
+	"github.com/rexmle/rexmle/metrics/imageio/jpeg"
 )
 
 func TestSniffPicture(t *testing.T) {
@@ -105,7 +108,7 @@ print(json.dumps(res))
 // restart markers) decode by content to exactly Pillow's samples; damaged
 // copies of the progressive files never panic.
 func TestPicturesByContentAsPillow(t *testing.T) {
-	py := pillowPython(t)
+	py := imagetest.PillowPython(t)
 	dir := t.TempDir()
 	sp := filepath.Join(dir, "pic.py")
 	if err := os.WriteFile(sp, []byte(pictureScript), 0o644); err != nil {
@@ -180,7 +183,7 @@ func TestPicturesByContentAsPillow(t *testing.T) {
 								t.Fatalf("damaged copy %d: panic %v", i, p)
 							}
 						}()
-						_, _ = decodeJPEGTurbo(b)
+						_, _ = jpeg.DecodeTurbo(b)
 					}()
 				}
 			}

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/rexmle/rexmle/metrics/imageio/internal/imagetest"
 )
 
 // TestPNMHand: hand-computed samples of binary PGM/PPM/PBM files.
@@ -49,7 +51,7 @@ func TestPNMHand(t *testing.T) {
 // TestPNMPillow: random binary PBM/PGM/PPM files (several maxvals, header
 // comments) read as numpy.array(Image.open(f)) reads them.
 func TestPNMPillow(t *testing.T) {
-	py := pillowPython(t)
+	py := imagetest.PillowPython(t)
 	dir := t.TempDir()
 	rng := rand.New(rand.NewPCG(35, 5))
 	var paths []string
@@ -89,7 +91,7 @@ func TestPNMPillow(t *testing.T) {
 		}
 		paths = append(paths, p)
 	}
-	res := runPillow(t, py, append([]string{"read"}, paths...)...)
+	res := imagetest.RunPillow(t, py, append([]string{"read"}, paths...)...)
 	for _, r := range res {
 		v, f, err := ReadPictureFile(r.Path)
 		if err != nil || f != FormatPNM {

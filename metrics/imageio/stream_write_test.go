@@ -9,6 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rexmle/rexmle/metrics/imageio/internal/codec"
+	"github.com/rexmle/rexmle/metrics/imageio/metaimage"
+	"github.com/rexmle/rexmle/metrics/imageio/nifti"
+	"github.com/rexmle/rexmle/metrics/imageio/nrrd"
 	"github.com/rexmle/rexmle/metrics/volume"
 )
 
@@ -35,9 +39,9 @@ func noisyVolume(shape [3]int, dt volume.DType, seed uint64) *volume.Volume {
 }
 
 // streamed writes v through a SampleWriter in pieces of chunk bytes.
-func streamed(t *testing.T, create func() (*SampleWriter, error), v *volume.Volume, dt volume.DType, chunk int) {
+func streamed(t *testing.T, create func() (*codec.SampleWriter, error), v *volume.Volume, dt volume.DType, chunk int) {
 	t.Helper()
-	data, err := encodeSamples(v.Data, dt, binary.LittleEndian)
+	data, err := codec.EncodeSamples(v.Data, dt, binary.LittleEndian)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,29 +72,29 @@ func TestSampleWriterMatchesWholeVolumeWriters(t *testing.T) {
 		v := noisyVolume(c.shape, c.dt, uint64(c.shape[0]))
 		for _, gz := range []bool{true, false} {
 			want := filepath.Join(d, "whole.nrrd")
-			if err := WriteNRRDFile(want, v, c.dt, gz); err != nil {
+			if err := nrrd.WriteFile(want, v, c.dt, gz); err != nil {
 				t.Fatal(err)
 			}
 			wantNII := filepath.Join(d, "whole.nii")
 			if gz {
 				wantNII += ".gz"
 			}
-			if err := WriteNIfTIFile(wantNII, v, c.dt); err != nil {
+			if err := nifti.WriteFile(wantNII, v, c.dt); err != nil {
 				t.Fatal(err)
 			}
 			wantMHA := filepath.Join(d, "whole.mha")
-			if err := WriteMetaImageFile(wantMHA, v, c.dt, gz); err != nil {
+			if err := metaimage.WriteFile(wantMHA, v, c.dt, gz); err != nil {
 				t.Fatal(err)
 			}
 			for _, chunk := range []int{1 << 30, 2 * c.shape[0], 65536, 1000003} {
 				got := filepath.Join(d, "part.nrrd")
-				streamed(t, func() (*SampleWriter, error) { return CreateNRRD(got, v, c.dt, gz) }, v, c.dt, chunk)
+				streamed(t, func() (*codec.SampleWriter, error) { return nrrd.Create(got, v, c.dt, gz) }, v, c.dt, chunk)
 				sameFile(t, got, want)
 				gotNII := filepath.Join(d, "part"+strings.TrimPrefix(filepath.Base(wantNII), "whole"))
-				streamed(t, func() (*SampleWriter, error) { return CreateNIfTI(gotNII, v, c.dt) }, v, c.dt, chunk)
+				streamed(t, func() (*codec.SampleWriter, error) { return nifti.Create(gotNII, v, c.dt) }, v, c.dt, chunk)
 				sameFile(t, gotNII, wantNII)
 				gotMHA := filepath.Join(d, "part.mha")
-				streamed(t, func() (*SampleWriter, error) { return CreateMetaImage(gotMHA, v, c.dt, gz) }, v, c.dt, chunk)
+				streamed(t, func() (*codec.SampleWriter, error) { return metaimage.Create(gotMHA, v, c.dt, gz) }, v, c.dt, chunk)
 				sameFile(t, gotMHA, wantMHA)
 			}
 			back, err := Read(filepath.Join(d, "part.nrrd"))
@@ -149,7 +153,7 @@ func TestSampleWriterFailuresLeaveNothing(t *testing.T) {
 	v := noisyVolume([3]int{4, 3, 2}, volume.Int16, 1)
 	path := filepath.Join(d, "a.nrrd")
 
-	w, err := CreateNRRD(path, v, volume.Int16, true)
+	w, err := nrrd.Create(path, v, volume.Int16, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +162,7 @@ func TestSampleWriterFailuresLeaveNothing(t *testing.T) {
 		t.Errorf("short file: error %v, want one naming a.nrrd and the 1 missing byte", err)
 	}
 
-	w, _ = CreateNIfTI(filepath.Join(d, "b.nii.gz"), v, volume.Int16)
+	w, _ = nifti.Create(filepath.Join(d, "b.nii.gz"), v, volume.Int16)
 	if _, err := w.Write(make([]byte, 49)); err == nil || !strings.Contains(err.Error(), "b.nii.gz: 1 sample bytes past the 48") {
 		t.Errorf("long write: error %v, want one naming b.nii.gz and the extra byte", err)
 	}
@@ -166,7 +170,7 @@ func TestSampleWriterFailuresLeaveNothing(t *testing.T) {
 		t.Error("Close after a failed write succeeded")
 	}
 
-	w, _ = CreateNRRD(path, v, volume.Int16, false)
+	w, _ = nrrd.Create(path, v, volume.Int16, false)
 	w.Write(make([]byte, 48))
 	w.Abort()
 	w.Abort()
@@ -176,21 +180,21 @@ func TestSampleWriterFailuresLeaveNothing(t *testing.T) {
 
 	bad := *v
 	bad.Spacing[2] = 0
-	if _, err := CreateNRRD(path, &bad, volume.Int16, true); err == nil || !strings.Contains(err.Error(), "spacing") {
+	if _, err := nrrd.Create(path, &bad, volume.Int16, true); err == nil || !strings.Contains(err.Error(), "spacing") {
 		t.Errorf("zero spacing: error %v, want one about the spacing", err)
 	}
-	if _, err := CreateNIfTI(path, v, "complex64"); err == nil {
+	if _, err := nifti.Create(path, v, "complex64"); err == nil {
 		t.Error("unknown element type accepted")
 	}
 	rgb := *v
 	rgb.Channels = 3
-	if _, err := CreateNIfTI(filepath.Join(d, "c.nii"), &rgb, volume.Uint8); err == nil || !strings.Contains(err.Error(), "channels") {
+	if _, err := nifti.Create(filepath.Join(d, "c.nii"), &rgb, volume.Uint8); err == nil || !strings.Contains(err.Error(), "channels") {
 		t.Errorf("3 channels to NIfTI: error %v, want one about channels", err)
 	}
-	if _, err := CreateMetaImage(filepath.Join(d, "d.mhd"), v, volume.Int16, true); err == nil || !strings.Contains(err.Error(), ".mha") {
+	if _, err := metaimage.Create(filepath.Join(d, "d.mhd"), v, volume.Int16, true); err == nil || !strings.Contains(err.Error(), ".mha") {
 		t.Errorf("a .mhd name: error %v, want one asking for .mha", err)
 	}
-	w, _ = CreateMetaImage(filepath.Join(d, "e.mha"), v, volume.Uint8, true)
+	w, _ = metaimage.Create(filepath.Join(d, "e.mha"), v, volume.Uint8, true)
 	w.Write(make([]byte, 23))
 	if err := w.Close(); err == nil || !strings.Contains(err.Error(), "e.mha: 1 sample bytes missing") {
 		t.Errorf("short MetaImage: error %v, want one naming e.mha and the missing byte", err)

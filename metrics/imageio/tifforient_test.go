@@ -10,6 +10,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/rexmle/rexmle/metrics/imageio/internal/imagetest"
+	"github.com/rexmle/rexmle/metrics/imageio/tiff"
 )
 
 // TestTIFFOrientationHand reads a 3×2 grey TIFF ([1 2 3; 4 5 6]) under each
@@ -30,7 +33,7 @@ func TestTIFFOrientationHand(t *testing.T) {
 	}
 	dir := t.TempDir()
 	for o, rows := range want {
-		b := rawTIFF(false, 3, 2, map[uint16][]uint32{tagBitsPerSample: {8}, tagPhotometric: {1}, tagOrientation: {o}}, []byte{1, 2, 3, 4, 5, 6})
+		b := rawTIFF(false, 3, 2, map[uint16][]uint32{tiff.TagBitsPerSample: {8}, tiff.TagPhotometric: {1}, tiff.TagOrientation: {o}}, []byte{1, 2, 3, 4, 5, 6})
 		p := filepath.Join(dir, fmt.Sprintf("o%d.tif", o))
 		if err := os.WriteFile(p, b, 0o644); err != nil {
 			t.Fatal(err)
@@ -54,13 +57,13 @@ func TestTIFFOrientationHand(t *testing.T) {
 			t.Errorf("orientation %d: ReadPicture8File %v, want %v", o, v8.Data, flat)
 		}
 		// tifffile semantics ignore the tag.
-		if tv, err := ReadTIFFFile(p); err != nil || !slices.Equal(tv.Data, []float64{1, 2, 3, 4, 5, 6}) {
+		if tv, err := tiff.ReadFile(p); err != nil || !slices.Equal(tv.Data, []float64{1, 2, 3, 4, 5, 6}) {
 			t.Errorf("orientation %d: ReadTIFFFile %v %v, want the stored order", o, tv, err)
 		}
 	}
 	// Two values (a tuple to Pillow) match no transpose.
-	b := rawTIFF(false, 3, 2, map[uint16][]uint32{tagBitsPerSample: {8}, tagPhotometric: {1}, tagOrientation: {6, 6}}, []byte{1, 2, 3, 4, 5, 6})
-	if v, err := ReadTIFFPillow(strings.NewReader(string(b))); err != nil || !slices.Equal(v.Data, []float64{1, 2, 3, 4, 5, 6}) {
+	b := rawTIFF(false, 3, 2, map[uint16][]uint32{tiff.TagBitsPerSample: {8}, tiff.TagPhotometric: {1}, tiff.TagOrientation: {6, 6}}, []byte{1, 2, 3, 4, 5, 6})
+	if v, err := tiff.ReadPillow(strings.NewReader(string(b))); err != nil || !slices.Equal(v.Data, []float64{1, 2, 3, 4, 5, 6}) {
 		t.Errorf("orientation (6, 6): %v %v, want the stored order", v, err)
 	}
 }
@@ -72,7 +75,7 @@ func TestTIFFOrientationHand(t *testing.T) {
 // keeps the stored width and height in the array's shape for 5–8; there
 // only the samples in order are compared.
 func TestPillowTIFFOrientation(t *testing.T) {
-	py := pillowPython(t)
+	py := imagetest.PillowPython(t)
 	ver, err := exec.Command(py, "-c", "import PIL; print(PIL.__version__)").Output()
 	if err != nil {
 		t.Fatal(err)
@@ -87,7 +90,7 @@ func TestPillowTIFFOrientation(t *testing.T) {
 	orient := map[string]uint32{}
 	for i := 0; i < 160; i++ {
 		o := uint32(1 + i%8)
-		b, _, _, _, _ := randomTIFF8Tags(t, r, map[uint16]tiffEntry{tagOrientation: short(o)})
+		b, _, _, _, _ := imagetest.RandomTIFF8Tags(t, r, map[uint16]imagetest.TiffEntry{tiff.TagOrientation: imagetest.Short(o)})
 		p := filepath.Join(dir, fmt.Sprintf("%03d_o%d.tif", i, o))
 		if err := os.WriteFile(p, b, 0o644); err != nil {
 			t.Fatal(err)
@@ -101,7 +104,7 @@ func TestPillowTIFFOrientation(t *testing.T) {
 	if len(paths) < 100 {
 		t.Fatalf("only %d of 160 files readable", len(paths))
 	}
-	res := runPillow(t, py, append([]string{"read"}, paths...)...)
+	res := imagetest.RunPillow(t, py, append([]string{"read"}, paths...)...)
 	if len(res) != len(paths) {
 		t.Fatalf("Pillow read %d of %d files", len(res), len(paths))
 	}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rexmle/rexmle/metrics/imageio/png"
+	"github.com/rexmle/rexmle/metrics/imageio/tiff"
 	"github.com/rexmle/rexmle/metrics/volume"
 )
 
@@ -31,8 +33,8 @@ func rawTIFF(be bool, w, h int, tags map[uint16][]uint32, strips ...[]byte) []by
 		counts = append(counts, uint32(len(s)))
 		out.Write(s)
 	}
-	all := map[uint16][]uint32{tagImageWidth: {uint32(w)}, tagImageLength: {uint32(h)},
-		tagStripOffsets: offs, tagStripByteCounts: counts, tagRowsPerStrip: {uint32(h)}}
+	all := map[uint16][]uint32{tiff.TagImageWidth: {uint32(w)}, tiff.TagImageLength: {uint32(h)},
+		tiff.TagStripOffsets: offs, tiff.TagStripByteCounts: counts, tiff.TagRowsPerStrip: {uint32(h)}}
 	for k, v := range tags {
 		all[k] = v
 	}
@@ -83,24 +85,24 @@ func TestReadPictureTIFFPillowTable(t *testing.T) {
 		return b
 	}
 	refused := map[string][]byte{
-		"int64":           rawTIFF(false, 2, 1, map[uint16][]uint32{tagBitsPerSample: {64}, tagSampleFormat: {2}, tagPhotometric: {1}}, le8(1, 2)),
-		"uint64":          rawTIFF(false, 2, 1, map[uint16][]uint32{tagBitsPerSample: {64}, tagSampleFormat: {1}, tagPhotometric: {1}}, le8(1, 2)),
-		"float64":         rawTIFF(false, 2, 1, map[uint16][]uint32{tagBitsPerSample: {64}, tagSampleFormat: {3}, tagPhotometric: {1}}, le8(1, 2)),
-		"uint32 BE":       rawTIFF(true, 2, 1, map[uint16][]uint32{tagBitsPerSample: {32}, tagSampleFormat: {1}, tagPhotometric: {1}}, make([]byte, 8)),
-		"int8 white":      rawTIFF(false, 2, 1, map[uint16][]uint32{tagBitsPerSample: {8}, tagSampleFormat: {2}, tagPhotometric: {0}}, []byte{1, 255}),
-		"uint16 BE white": rawTIFF(true, 2, 1, map[uint16][]uint32{tagBitsPerSample: {16}, tagPhotometric: {0}}, make([]byte, 4)),
-		"float32 RGB": rawTIFF(false, 1, 1, map[uint16][]uint32{tagBitsPerSample: {32, 32, 32}, tagSampleFormat: {3, 3, 3},
-			tagSamplesPerPixel: {3}, tagPhotometric: {2}}, make([]byte, 12)),
-		"uint16 LA": rawTIFF(false, 1, 1, map[uint16][]uint32{tagBitsPerSample: {16, 16}, tagSamplesPerPixel: {2},
-			tagPhotometric: {1}, tagExtraSamples: {2}}, make([]byte, 4)),
-		"uint8 2 samples, no alpha": rawTIFF(false, 1, 1, map[uint16][]uint32{tagBitsPerSample: {8, 8}, tagSamplesPerPixel: {2},
-			tagPhotometric: {1}}, make([]byte, 2)),
+		"int64":           rawTIFF(false, 2, 1, map[uint16][]uint32{tiff.TagBitsPerSample: {64}, tiff.TagSampleFormat: {2}, tiff.TagPhotometric: {1}}, le8(1, 2)),
+		"uint64":          rawTIFF(false, 2, 1, map[uint16][]uint32{tiff.TagBitsPerSample: {64}, tiff.TagSampleFormat: {1}, tiff.TagPhotometric: {1}}, le8(1, 2)),
+		"float64":         rawTIFF(false, 2, 1, map[uint16][]uint32{tiff.TagBitsPerSample: {64}, tiff.TagSampleFormat: {3}, tiff.TagPhotometric: {1}}, le8(1, 2)),
+		"uint32 BE":       rawTIFF(true, 2, 1, map[uint16][]uint32{tiff.TagBitsPerSample: {32}, tiff.TagSampleFormat: {1}, tiff.TagPhotometric: {1}}, make([]byte, 8)),
+		"int8 white":      rawTIFF(false, 2, 1, map[uint16][]uint32{tiff.TagBitsPerSample: {8}, tiff.TagSampleFormat: {2}, tiff.TagPhotometric: {0}}, []byte{1, 255}),
+		"uint16 BE white": rawTIFF(true, 2, 1, map[uint16][]uint32{tiff.TagBitsPerSample: {16}, tiff.TagPhotometric: {0}}, make([]byte, 4)),
+		"float32 RGB": rawTIFF(false, 1, 1, map[uint16][]uint32{tiff.TagBitsPerSample: {32, 32, 32}, tiff.TagSampleFormat: {3, 3, 3},
+			tiff.TagSamplesPerPixel: {3}, tiff.TagPhotometric: {2}}, make([]byte, 12)),
+		"uint16 LA": rawTIFF(false, 1, 1, map[uint16][]uint32{tiff.TagBitsPerSample: {16, 16}, tiff.TagSamplesPerPixel: {2},
+			tiff.TagPhotometric: {1}, tiff.TagExtraSamples: {2}}, make([]byte, 4)),
+		"uint8 2 samples, no alpha": rawTIFF(false, 1, 1, map[uint16][]uint32{tiff.TagBitsPerSample: {8, 8}, tiff.TagSamplesPerPixel: {2},
+			tiff.TagPhotometric: {1}}, make([]byte, 2)),
 	}
 	for name, b := range refused {
 		if _, _, err := ReadPicture(bytes.NewReader(b)); err == nil || !strings.Contains(err.Error(), "Pillow cannot open") {
 			t.Errorf("%s: ReadPicture error %v, want Pillow's refusal", name, err)
 		}
-		if _, err := ReadTIFF(bytes.NewReader(b)); err != nil && name != "uint8 2 samples, no alpha" {
+		if _, err := tiff.Read(bytes.NewReader(b)); err != nil && name != "uint8 2 samples, no alpha" {
 			t.Errorf("%s: ReadTIFF (tifffile) must still read it: %v", name, err)
 		}
 	}
@@ -113,29 +115,29 @@ func TestReadPictureTIFFPillowTable(t *testing.T) {
 	read := map[string]struct {
 		b    []byte
 		pil  want
-		tiff []float64 // ReadTIFF (tifffile) samples
+		tiff []float64 // tiff.Read (tifffile) samples
 	}{
-		"8-bit WhiteIsZero": {rawTIFF(false, 3, 1, map[uint16][]uint32{tagBitsPerSample: {8}, tagPhotometric: {0}}, []byte{0, 5, 255}),
+		"8-bit WhiteIsZero": {rawTIFF(false, 3, 1, map[uint16][]uint32{tiff.TagBitsPerSample: {8}, tiff.TagPhotometric: {0}}, []byte{0, 5, 255}),
 			want{1, "uint8", []float64{255, 250, 0}}, []float64{0, 5, 255}},
-		"8-bit, no PhotometricInterpretation": {rawTIFF(false, 2, 1, map[uint16][]uint32{tagBitsPerSample: {8}}, []byte{0, 5}),
+		"8-bit, no PhotometricInterpretation": {rawTIFF(false, 2, 1, map[uint16][]uint32{tiff.TagBitsPerSample: {8}}, []byte{0, 5}),
 			want{1, "uint8", []float64{255, 250}}, []float64{0, 5}},
-		"1-bit WhiteIsZero": {rawTIFF(false, 4, 1, map[uint16][]uint32{tagBitsPerSample: {1}, tagPhotometric: {0}}, []byte{0b10100000}),
+		"1-bit WhiteIsZero": {rawTIFF(false, 4, 1, map[uint16][]uint32{tiff.TagBitsPerSample: {1}, tiff.TagPhotometric: {0}}, []byte{0b10100000}),
 			want{1, "uint8", []float64{0, 1, 0, 1}}, []float64{1, 0, 1, 0}},
-		"16-bit WhiteIsZero LE (not inverted)": {rawTIFF(false, 2, 1, map[uint16][]uint32{tagBitsPerSample: {16}, tagPhotometric: {0}}, []byte{1, 0, 0, 1}),
+		"16-bit WhiteIsZero LE (not inverted)": {rawTIFF(false, 2, 1, map[uint16][]uint32{tiff.TagBitsPerSample: {16}, tiff.TagPhotometric: {0}}, []byte{1, 0, 0, 1}),
 			want{1, "uint16", []float64{1, 256}}, []float64{1, 256}},
-		"int8 read as bytes": {rawTIFF(false, 2, 1, map[uint16][]uint32{tagBitsPerSample: {8}, tagSampleFormat: {2}, tagPhotometric: {1}}, []byte{5, 0xfe}),
+		"int8 read as bytes": {rawTIFF(false, 2, 1, map[uint16][]uint32{tiff.TagBitsPerSample: {8}, tiff.TagSampleFormat: {2}, tiff.TagPhotometric: {1}}, []byte{5, 0xfe}),
 			want{1, "uint8", []float64{5, 254}}, []float64{5, -2}},
-		"uint32 as int32": {rawTIFF(false, 1, 1, map[uint16][]uint32{tagBitsPerSample: {32}, tagPhotometric: {1}}, []byte{0xff, 0xff, 0xff, 0xff}),
+		"uint32 as int32": {rawTIFF(false, 1, 1, map[uint16][]uint32{tiff.TagBitsPerSample: {32}, tiff.TagPhotometric: {1}}, []byte{0xff, 0xff, 0xff, 0xff}),
 			want{1, "int32", []float64{-1}}, []float64{4294967295}},
-		"16-bit RGB → high byte": {rawTIFF(false, 1, 1, map[uint16][]uint32{tagBitsPerSample: {16, 16, 16}, tagSamplesPerPixel: {3}, tagPhotometric: {2}},
+		"16-bit RGB → high byte": {rawTIFF(false, 1, 1, map[uint16][]uint32{tiff.TagBitsPerSample: {16, 16, 16}, tiff.TagSamplesPerPixel: {3}, tiff.TagPhotometric: {2}},
 			[]byte{0xff, 0x01, 0x00, 0x02, 0x34, 0x12}), want{3, "uint8", []float64{1, 2, 0x12}}, []float64{0x1ff, 0x200, 0x1234}},
-		"RGBA associated alpha": {rawTIFF(false, 2, 1, map[uint16][]uint32{tagBitsPerSample: {8, 8, 8, 8}, tagSamplesPerPixel: {4}, tagPhotometric: {2}, tagExtraSamples: {1}},
+		"RGBA associated alpha": {rawTIFF(false, 2, 1, map[uint16][]uint32{tiff.TagBitsPerSample: {8, 8, 8, 8}, tiff.TagSamplesPerPixel: {4}, tiff.TagPhotometric: {2}, tiff.TagExtraSamples: {1}},
 			[]byte{10, 20, 200, 100, 9, 9, 9, 0}), want{4, "uint8", []float64{25, 51, 255, 100, 0, 0, 0, 0}}, []float64{10, 20, 200, 100, 9, 9, 9, 0}},
-		"RGBX → RGB": {rawTIFF(false, 1, 1, map[uint16][]uint32{tagBitsPerSample: {8, 8, 8, 8}, tagSamplesPerPixel: {4}, tagPhotometric: {2}, tagExtraSamples: {0}},
+		"RGBX → RGB": {rawTIFF(false, 1, 1, map[uint16][]uint32{tiff.TagBitsPerSample: {8, 8, 8, 8}, tiff.TagSamplesPerPixel: {4}, tiff.TagPhotometric: {2}, tiff.TagExtraSamples: {0}},
 			[]byte{1, 2, 3, 4}), want{3, "uint8", []float64{1, 2, 3}}, []float64{1, 2, 3, 4}},
-		"separate planes": {rawTIFF(false, 2, 1, map[uint16][]uint32{tagBitsPerSample: {8, 8, 8}, tagSamplesPerPixel: {3}, tagPhotometric: {2}, tagPlanarConfig: {2}},
+		"separate planes": {rawTIFF(false, 2, 1, map[uint16][]uint32{tiff.TagBitsPerSample: {8, 8, 8}, tiff.TagSamplesPerPixel: {3}, tiff.TagPhotometric: {2}, tiff.TagPlanarConfig: {2}},
 			[]byte{1, 2}, []byte{3, 4}, []byte{5, 6}), want{3, "uint8", []float64{1, 3, 5, 2, 4, 6}}, nil},
-		"FillOrder 2": {rawTIFF(false, 2, 1, map[uint16][]uint32{tagBitsPerSample: {8}, tagPhotometric: {1}, tagFillOrder: {2}}, []byte{0x01, 0x80}),
+		"FillOrder 2": {rawTIFF(false, 2, 1, map[uint16][]uint32{tiff.TagBitsPerSample: {8}, tiff.TagPhotometric: {1}, tiff.TagFillOrder: {2}}, []byte{0x01, 0x80}),
 			want{1, "uint8", []float64{0x80, 0x01}}, []float64{1, 0x80}},
 	}
 	dir := t.TempDir()
@@ -168,7 +170,7 @@ func TestReadPictureTIFFPillowTable(t *testing.T) {
 			t.Errorf("%s: ReadPicture8File %v, want %v", name, v8.Data, c.pil.vals)
 		}
 		if c.tiff != nil {
-			if v, err := ReadTIFF(bytes.NewReader(c.b)); err != nil || !slices.Equal(v.Data, c.tiff) {
+			if v, err := tiff.Read(bytes.NewReader(c.b)); err != nil || !slices.Equal(v.Data, c.tiff) {
 				t.Errorf("%s: ReadTIFF (tifffile) changed: %v %v, want %v", name, v, err, c.tiff)
 			}
 		}
@@ -181,9 +183,9 @@ func TestOneBitPictureFile(t *testing.T) {
 		b    []byte
 		want bool
 	}{
-		"one.tif":   {rawTIFF(false, 4, 1, map[uint16][]uint32{tagBitsPerSample: {1}, tagPhotometric: {0}}, []byte{0}), true},
-		"oneBE.tif": {rawTIFF(true, 4, 1, map[uint16][]uint32{tagBitsPerSample: {1}, tagPhotometric: {1}}, []byte{0}), true},
-		"l.tif":     {rawTIFF(false, 1, 1, map[uint16][]uint32{tagBitsPerSample: {8}, tagPhotometric: {1}}, []byte{0}), false},
+		"one.tif":   {rawTIFF(false, 4, 1, map[uint16][]uint32{tiff.TagBitsPerSample: {1}, tiff.TagPhotometric: {0}}, []byte{0}), true},
+		"oneBE.tif": {rawTIFF(true, 4, 1, map[uint16][]uint32{tiff.TagBitsPerSample: {1}, tiff.TagPhotometric: {1}}, []byte{0}), true},
+		"l.tif":     {rawTIFF(false, 1, 1, map[uint16][]uint32{tiff.TagBitsPerSample: {8}, tiff.TagPhotometric: {1}}, []byte{0}), false},
 	}
 	for name, c := range cases {
 		p := filepath.Join(dir, name)
@@ -209,7 +211,7 @@ func TestReadPicturePNG16Colour(t *testing.T) {
 	} {
 		v := &volume.Volume{Grid: volume.NewGrid(len(c.in)/c.nc, 1), DType: volume.Uint16, Channels: c.nc, Data: c.in}
 		p := filepath.Join(dir, "x.png")
-		if err := WritePNGFile(p, v, 16); err != nil {
+		if err := png.WriteFile(p, v, 16); err != nil {
 			t.Fatal(err)
 		}
 		got, _, err := ReadPictureFile(p)
@@ -219,7 +221,7 @@ func TestReadPicturePNG16Colour(t *testing.T) {
 		if got.DType != volume.Uint8 || !slices.Equal(got.Data, c.want) {
 			t.Errorf("%d channels: %s %v, want uint8 %v (Pillow: high bytes, LA → RGBA)", c.nc, got.DType, got.Data, c.want)
 		}
-		if raw, err := ReadPNGFile(p); err != nil || !slices.Equal(raw.Data, c.in) {
+		if raw, err := png.ReadFile(p); err != nil || !slices.Equal(raw.Data, c.in) {
 			t.Errorf("%d channels: ReadPNG must keep 16 bits: %v %v", c.nc, raw, err)
 		}
 	}
@@ -232,8 +234,8 @@ func TestReadTIFFFloat16(t *testing.T) {
 	for i, h := range halves {
 		binary.LittleEndian.PutUint16(b[2*i:], h)
 	}
-	f := rawTIFF(false, len(halves), 1, map[uint16][]uint32{tagBitsPerSample: {16}, tagSampleFormat: {3}, tagPhotometric: {1}}, b)
-	v, err := ReadTIFF(bytes.NewReader(f))
+	f := rawTIFF(false, len(halves), 1, map[uint16][]uint32{tiff.TagBitsPerSample: {16}, tiff.TagSampleFormat: {3}, tiff.TagPhotometric: {1}}, b)
+	v, err := tiff.Read(bytes.NewReader(f))
 	if err != nil {
 		t.Fatal(err)
 	}

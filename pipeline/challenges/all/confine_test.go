@@ -21,10 +21,16 @@ var pathOpeners = map[string]*regexp.Regexp{
 	"filepath":  regexp.MustCompile(`^(Glob|Walk|WalkDir|EvalSymlinks)$`),
 	"challenge": regexp.MustCompile(`^(ReadCSV|ReadColumns|OpenRegular|ReadFileMax|HashTree)$`),
 	"imageio":   regexp.MustCompile(`^(Read|ReadBytes|Read.*File.*|OneBitPictureFile)$`),
+	// The format packages under metrics/imageio.
+	"nifti":     regexp.MustCompile(`^Read.*File.*$`),
+	"metaimage": regexp.MustCompile(`^Read.*File.*$`),
+	"nrrd":      regexp.MustCompile(`^Read.*File.*$`),
+	"png":       regexp.MustCompile(`^Read.*File.*$`),
+	"tiff":      regexp.MustCompile(`^Read.*File.*$`),
 }
 
 // pathArg is the argument that holds the path where it is not the first.
-var pathArg = map[string]int{"ReadGray8PictureFileInto": 1}
+var pathArg = map[string]int{"ReadGray8FileInto": 1}
 
 // submissionRoot matches a path expression built from a submission folder.
 var submissionRoot = regexp.MustCompile(`\b(submissionDir|subDir|submission|outDir)\b`)

@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/rexmle/rexmle/metrics/imageio"
+	"github.com/rexmle/rexmle/metrics/imageio/tiff"
 	"github.com/rexmle/rexmle/metrics/volume"
 	"github.com/rexmle/rexmle/pipeline/challenge"
 	"github.com/rexmle/rexmle/pipeline/challenge/challengetest"
@@ -80,10 +80,10 @@ func BenchmarkGrade100(b *testing.B) {
 				pv.Data[k] = float64(int(l)+shift%5) + 1
 			}
 		}
-		if err := imageio.WriteTIFFFile(filepath.Join(priv, "test", "labels", id+"_label.tiff"), tv, volume.Uint16); err != nil {
+		if err := tiff.WriteFile(filepath.Join(priv, "test", "labels", id+"_label.tiff"), tv, volume.Uint16); err != nil {
 			b.Fatal(err)
 		}
-		if err := imageio.WriteTIFFFile(filepath.Join(sub, "predictions", id+"_label.tiff"), pv, volume.Uint16); err != nil {
+		if err := tiff.WriteFile(filepath.Join(sub, "predictions", id+"_label.tiff"), pv, volume.Uint16); err != nil {
 			b.Fatal(err)
 		}
 		ans = append(ans, []string{id, "x", "test/labels/" + id + "_label.tiff"})

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rexmle/rexmle/metrics/imageio"
+	"github.com/rexmle/rexmle/metrics/imageio/tiff"
 	"github.com/rexmle/rexmle/metrics/volume"
 	"github.com/rexmle/rexmle/pipeline/challenge"
 	"github.com/rexmle/rexmle/pipeline/challenge/challengetest"
@@ -59,11 +59,11 @@ func fixture(t testing.TB, truths, preds []*volume.Volume) (string, string) {
 	var ans, rows [][]string
 	for i := range truths {
 		id := fmt.Sprintf("cell_%05d", i+1)
-		if err := imageio.WriteTIFFFile(filepath.Join(priv, "test", "labels", id+"_label.tiff"), truths[i], volume.Uint16); err != nil {
+		if err := tiff.WriteFile(filepath.Join(priv, "test", "labels", id+"_label.tiff"), truths[i], volume.Uint16); err != nil {
 			t.Fatal(err)
 		}
 		dt := preds[i].DType
-		if err := imageio.WriteTIFFFile(filepath.Join(sub, "predictions", id+"_label.tiff"), preds[i], dt); err != nil {
+		if err := tiff.WriteFile(filepath.Join(sub, "predictions", id+"_label.tiff"), preds[i], dt); err != nil {
 			t.Fatal(err)
 		}
 		ans = append(ans, []string{id, "test/images/" + id + ".png", "test/labels/" + id + "_label.tiff"})
@@ -229,7 +229,7 @@ func TestMalformed(t *testing.T) {
 	}
 	put := func(v *volume.Volume, dt volume.DType) func(t testing.TB, dir string) {
 		return func(t testing.TB, dir string) {
-			if err := imageio.WriteTIFFFile(first(t, dir), v, dt); err != nil {
+			if err := tiff.WriteFile(first(t, dir), v, dt); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/rexmle/rexmle/metrics/imageio"
+	"github.com/rexmle/rexmle/metrics/imageio/tiff"
 	"github.com/rexmle/rexmle/metrics/matching"
 	"github.com/rexmle/rexmle/metrics/num"
 	"github.com/rexmle/rexmle/metrics/resample"
@@ -63,7 +64,7 @@ func decodePredictionMax(path string, maxBytes int64) (*Mask, error) {
 	var shape []int // tifffile's, when it wrote the file
 	var err error
 	if suffix == ".tif" || suffix == ".tiff" {
-		v, shape, err = imageio.ReadTifffileFile(path, opt)
+		v, shape, err = tiff.ReadTifffileFile(path, opt)
 	} else {
 		opt.FirstPage = true
 		v, _, err = imageio.ReadPictureFile(path, opt)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/rexmle/rexmle/metrics/components"
 	"github.com/rexmle/rexmle/metrics/imageio"
+	"github.com/rexmle/rexmle/metrics/imageio/tiff"
 	"github.com/rexmle/rexmle/metrics/matching"
 	"github.com/rexmle/rexmle/metrics/volume"
 	"github.com/rexmle/rexmle/pipeline/challenge"
@@ -82,7 +83,7 @@ func writeMask(path string, pix []int32, w, h int) error {
 	for i, p := range pix {
 		v.Data[i] = float64(p)
 	}
-	return imageio.WriteTIFFFile(path, v, volume.Uint16)
+	return tiff.WriteFile(path, v, volume.Uint16)
 }
 
 func writeCSV(outDir string, ids, paths []string) error {
@@ -143,7 +144,7 @@ func (Challenge) Perfect(ctx context.Context, publicDir, privateDir, outDir stri
 		if err := os.MkdirAll(filepath.Join(outDir, "predictions"), 0o755); err != nil {
 			return err
 		}
-		if err := imageio.WriteTIFFFile(filepath.Join(outDir, "predictions", id+"_label.tiff"), v, volume.Uint16); err != nil {
+		if err := tiff.WriteFile(filepath.Join(outDir, "predictions", id+"_label.tiff"), v, volume.Uint16); err != nil {
 			return err
 		}
 	}

@@ -11,7 +11,8 @@ import (
 
 	"golang.org/x/image/bmp"
 
-	"github.com/rexmle/rexmle/metrics/imageio"
+	"github.com/rexmle/rexmle/metrics/imageio/png"
+	"github.com/rexmle/rexmle/metrics/imageio/tiff"
 	"github.com/rexmle/rexmle/metrics/volume"
 	"github.com/rexmle/rexmle/pipeline/challenge"
 )
@@ -200,7 +201,7 @@ func writeLabels(path string, labels []uint16, w, h int) error {
 	for i, l := range labels {
 		v.Data[i] = float64(l)
 	}
-	return imageio.WriteTIFFFile(path, v, volume.Uint16)
+	return tiff.WriteFile(path, v, volume.Uint16)
 }
 
 func writeImage(path string, ci cellImage) error {
@@ -210,13 +211,13 @@ func writeImage(path string, ci cellImage) error {
 		for i, g := range ci.grey {
 			v.Data[i] = float64(g)
 		}
-		return imageio.WriteTIFFFile(path, v, volume.Uint8)
+		return tiff.WriteFile(path, v, volume.Uint8)
 	case ".png":
 		v := &volume.Volume{Grid: volume.NewGrid(ci.w, ci.h), DType: volume.Uint8, Channels: 3, Data: make([]float64, 3*ci.w*ci.h)}
 		for i, g := range ci.grey {
 			v.Data[3*i], v.Data[3*i+1], v.Data[3*i+2] = float64(g/3), float64(g), float64(g/2)
 		}
-		return imageio.WritePNGFile(path, v, 8)
+		return png.WriteFile(path, v, 8)
 	default:
 		img := image.NewRGBA(image.Rect(0, 0, ci.w, ci.h))
 		for i, g := range ci.grey {

@@ -8,7 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/rexmle/rexmle/metrics/imageio"
+	"github.com/rexmle/rexmle/metrics/imageio/png"
 	"github.com/rexmle/rexmle/metrics/volume"
 	"github.com/rexmle/rexmle/pipeline/challenge"
 )
@@ -111,7 +111,7 @@ func drawXray(r *rand.Rand, g xrayGeometry, name int) ([]synthAnn, error) {
 	for k := range v.Data {
 		v.Data[k] = math.Round(math.Max(0, math.Min(255, v.Data[k]+12*r.NormFloat64())))
 	}
-	if err := imageio.WritePNGFile(filepath.Join(g.dir, xraysDir, file), v, 8); err != nil {
+	if err := png.WriteFile(filepath.Join(g.dir, xraysDir, file), v, 8); err != nil {
 		return nil, fmt.Errorf("synthesize %s: %w", file, err)
 	}
 	return list, nil

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/rexmle/rexmle/metrics/imageio"
+	"github.com/rexmle/rexmle/metrics/imageio/nifti"
 	"github.com/rexmle/rexmle/metrics/volume"
 	"github.com/rexmle/rexmle/pipeline/challenge"
 	"github.com/rexmle/rexmle/pipeline/challenges/medseg"
@@ -40,7 +40,7 @@ func TestStoredTypesScoreAsBoolMasks(t *testing.T) {
 				}
 			}
 		}
-		if err := imageio.WriteNIfTIFile(path, v, dt); err != nil {
+		if err := nifti.WriteFile(path, v, dt); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/rexmle/rexmle/metrics/components"
 	"github.com/rexmle/rexmle/metrics/imageio"
+	"github.com/rexmle/rexmle/metrics/imageio/nifti"
 	"github.com/rexmle/rexmle/metrics/num"
 	"github.com/rexmle/rexmle/metrics/overlap"
 	"github.com/rexmle/rexmle/metrics/resample"
@@ -35,7 +36,7 @@ type CaseScores struct {
 // value); get_zooms is pixdim[1..dim[0]] ((1.0,) when dim[0] is 0), float32
 // values for NIfTI-1 and float64 for NIfTI-2, so the product (z0·z1)·z2 is
 // taken in that type; it is divided by 1000 in float64.
-func VoxelML(h *imageio.NIfTIHeader) float64 {
+func VoxelML(h *nifti.Header) float64 {
 	n := int(min(max(h.Dim[0], 0), 3))
 	if n == 0 {
 		return 1.0 / 1000
@@ -147,7 +148,7 @@ func (Challenge) Grade(ctx context.Context, submissionDir, privateDir string, mo
 
 // truthLesions are a case's answer read and labelled, or why they were not.
 type truthLesions struct {
-	header  *imageio.NIfTIHeader
+	header  *nifti.Header
 	lesions *components.Lesions
 	grid    volume.Grid
 	err     error
@@ -191,7 +192,7 @@ var readTruthOf = readTruth
 // readTruth reads the answer gtFile and labels its lesions (astype(bool),
 // as the reference: every non-zero voxel).
 func readTruth(gtFile string) truthLesions {
-	m, err := imageio.ReadNIfTIMaskBytesFile(gtFile)
+	m, err := nifti.ReadMaskBytesFile(gtFile)
 	if err != nil {
 		return truthLesions{err: err}
 	}
@@ -204,8 +205,8 @@ func readTruth(gtFile string) truthLesions {
 }
 
 // findLesions labels the non-zero voxels of m (Bytes or NonZero, as
-// ReadNIfTIMaskBytes read it) on grid g with 26-connectivity.
-func findLesions(m *imageio.NIfTIMask, g volume.Grid) (*components.Lesions, error) {
+// nifti.ReadMaskBytes read it) on grid g with 26-connectivity.
+func findLesions(m *nifti.Mask, g volume.Grid) (*components.Lesions, error) {
 	if m.Bytes != nil {
 		return components.FindLesionsNonZero(m.Bytes, g, 26)
 	}
@@ -213,7 +214,7 @@ func findLesions(m *imageio.NIfTIMask, g volume.Grid) (*components.Lesions, erro
 }
 
 // nonZero is m's mask as booleans (NonZero, or made from Bytes).
-func nonZero(m *imageio.NIfTIMask) []bool {
+func nonZero(m *nifti.Mask) []bool {
 	if m.Bytes == nil {
 		return m.NonZero
 	}
@@ -247,7 +248,7 @@ var minPredictionBytes int64 = leastPredictionLimit
 type predictionRead struct {
 	f       *os.File
 	gz      bool
-	m       *imageio.NIfTIMask
+	m       *nifti.Mask
 	lesions *components.Lesions
 	openErr error // openPrediction's error
 	readErr error // the read within minPredictionBytes failed
@@ -259,7 +260,7 @@ func readPredictionAhead(submissionDir string, row medseg.Row) *predictionRead {
 	if p.f, p.openErr = openPrediction(submissionDir, row); p.openErr != nil {
 		return p
 	}
-	if p.m, p.readErr = imageio.ReadNIfTIMaskBytes(p.f, p.gz, imageio.Options{MaxBytes: minPredictionBytes}); p.readErr != nil {
+	if p.m, p.readErr = nifti.ReadMaskBytes(p.f, p.gz, imageio.Options{MaxBytes: minPredictionBytes}); p.readErr != nil {
 		return p
 	}
 	if l, err := findLesions(p.m, p.m.Grid); err == nil {
@@ -336,21 +337,21 @@ func (p *predictionRead) finish(row medseg.Row, t truthLesions, mode challenge.M
 // after a read within minPredictionBytes failed. When that fails too, its
 // header is read apart, for the error the checks give in their order
 // (header, dimensions, data).
-func (p *predictionRead) reread(row medseg.Row, limit int64, gtRank int) (*imageio.NIfTIMask, error) {
+func (p *predictionRead) reread(row medseg.Row, limit int64, gtRank int) (*nifti.Mask, error) {
 	err := p.readErr
 	if limit > minPredictionBytes {
 		if _, serr := p.f.Seek(0, 0); serr != nil {
 			return nil, fmt.Errorf("rewind %s: %w", row.Path, serr)
 		}
-		var m *imageio.NIfTIMask
-		if m, err = imageio.ReadNIfTIMaskBytes(p.f, p.gz, imageio.Options{MaxBytes: limit}); err == nil {
+		var m *nifti.Mask
+		if m, err = nifti.ReadMaskBytes(p.f, p.gz, imageio.Options{MaxBytes: limit}); err == nil {
 			return m, nil
 		}
 	}
 	if _, serr := p.f.Seek(0, 0); serr != nil {
 		return nil, fmt.Errorf("rewind %s: %w", row.Path, serr)
 	}
-	h, herr := imageio.ReadNIfTIHeader(p.f, p.gz)
+	h, herr := nifti.ReadHeader(p.f, p.gz)
 	if herr != nil {
 		return nil, challenge.Invalidf(row.Path, "header", "row %d (%s): not a readable NIfTI file: %v", row.Line, row.ID, herr)
 	}
@@ -362,7 +363,7 @@ func (p *predictionRead) reread(row medseg.Row, limit int64, gtRank int) (*image
 
 // headerLen is the number of voxels of the first volume a NIfTI header
 // describes (axes 1–3; sizes below 1 count as 1), capped at 2^40.
-func headerLen(h *imageio.NIfTIHeader) int64 {
+func headerLen(h *nifti.Header) int64 {
 	const limit = 1 << 40
 	n := int64(1)
 	for i := 1; i <= 3 && int64(i) <= h.Dim[0]; i++ {
@@ -428,7 +429,7 @@ func openPrediction(submissionDir string, row medseg.Row) (*os.File, error) {
 
 // checkRank refuses a prediction whose header gives another number of
 // dimensions than the answer's.
-func checkRank(h *imageio.NIfTIHeader, row medseg.Row, gtRank int) error {
+func checkRank(h *nifti.Header, row medseg.Row, gtRank int) error {
 	if int(h.Dim[0]) != gtRank {
 		return challenge.Invalidf(row.Path, "dim", "row %d (%s): image has %d dimensions, want %d like the reference mask", row.Line, row.ID, h.Dim[0], gtRank)
 	}

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rexmle/rexmle/metrics/imageio"
+	"github.com/rexmle/rexmle/metrics/imageio/nifti"
 	"github.com/rexmle/rexmle/metrics/volume"
 	"github.com/rexmle/rexmle/pipeline/challenge"
 	"github.com/rexmle/rexmle/pipeline/challenges/medseg"
@@ -55,7 +55,7 @@ func TestGradeRowChecksInOrder(t *testing.T) {
 	writeMask(t, filepath.Join(sub, "p/good.nii.gz"), sh, [3]int{1, 1, 1}, [3]int{2, 1, 1}, [3]int{1, 2, 1}, [3]int{2, 2, 1}, [3]int{5, 4, 3})
 	writeMask(t, filepath.Join(sub, "p/small.nii.gz"), [3]int{3, 5, 4}, [3]int{0, 1, 1})
 	g2 := volume.NewGrid(6, 5)
-	if err := imageio.WriteNIfTIFile(filepath.Join(sub, "p/flat.nii.gz"), volume.New(g2, volume.Uint8), volume.Uint8); err != nil {
+	if err := nifti.WriteFile(filepath.Join(sub, "p/flat.nii.gz"), volume.New(g2, volume.Uint8), volume.Uint8); err != nil {
 		t.Fatal(err)
 	}
 	row := func(path string) medseg.Row { return medseg.Row{Line: 1, ID: "a", Key: "a", Path: path} }
@@ -111,7 +111,7 @@ func TestPredictionReadAgainWithinTheAnswersBound(t *testing.T) {
 	writeMask(t, filepath.Join(priv, "test/a.nii.gz"), sh, block([3]int{2, 2, 2}, [3]int{5, 5, 5})...)
 	sub := t.TempDir()
 	writeMask(t, filepath.Join(sub, "p/a.nii.gz"), sh, block([3]int{3, 3, 3}, [3]int{6, 6, 6})...)
-	v, err := imageio.ReadNIfTIFile(filepath.Join(sub, "p/a.nii.gz"))
+	v, err := nifti.ReadFile(filepath.Join(sub, "p/a.nii.gz"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/rexmle/rexmle/metrics/imageio"
+	"github.com/rexmle/rexmle/metrics/imageio/nifti"
 	"github.com/rexmle/rexmle/metrics/num"
 	"github.com/rexmle/rexmle/metrics/volume"
 	"github.com/rexmle/rexmle/pipeline/challenge"
@@ -93,8 +93,8 @@ func TestVoxelMLFloat32(t *testing.T) {
 }
 
 // zooms is a 3-D NIfTI-1 header with these voxel sizes.
-func zooms(z ...float64) *imageio.NIfTIHeader {
-	h := &imageio.NIfTIHeader{Version: 1, Dim: [8]int64{int64(len(z))}}
+func zooms(z ...float64) *nifti.Header {
+	h := &nifti.Header{Version: 1, Dim: [8]int64{int64(len(z))}}
 	for i, v := range z {
 		h.Dim[i+1] = 4
 		h.Pixdim[i+1] = v
@@ -113,7 +113,7 @@ func TestVoxelMLAsNibabel(t *testing.T) {
 	none := zooms()
 	for _, c := range []struct {
 		name string
-		h    *imageio.NIfTIHeader
+		h    *nifti.Header
 		want float64
 	}{
 		{"zero pixdim is 1", zooms(0, 2, 3), 0.006},
@@ -192,7 +192,7 @@ func writeMask(t testing.TB, path string, sh [3]int, vox ...[3]int) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := imageio.WriteNIfTIFile(path, v, volume.Uint8); err != nil {
+	if err := nifti.WriteFile(path, v, volume.Uint8); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -291,7 +291,7 @@ func TestNonFiniteVoxelsAreLesion(t *testing.T) {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := imageio.WriteNIfTIFile(path, v, dt); err != nil {
+		if err := nifti.WriteFile(path, v, dt); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -337,12 +337,12 @@ func TestMalformed(t *testing.T) {
 		return filepath.Join(dir, tab.Rows[0][1])
 	}
 	rewrite := func(t testing.TB, path string, fn func(v *volume.Volume) (*volume.Volume, volume.DType)) {
-		v, err := imageio.ReadNIfTIFile(path)
+		v, err := nifti.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
 		}
 		nv, dt := fn(v)
-		if err := imageio.WriteNIfTIFile(path, nv, dt); err != nil {
+		if err := nifti.WriteFile(path, nv, dt); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -390,12 +390,12 @@ func TestMalformed(t *testing.T) {
 		}},
 		{Name: "huge-header", Want: "limit", Break: func(t testing.TB, dir string) {
 			p := firstPred(t, dir)
-			v, err := imageio.ReadNIfTIFile(p)
+			v, err := nifti.ReadFile(p)
 			if err != nil {
 				t.Fatal(err)
 			}
 			var buf bytes.Buffer
-			if err := imageio.WriteNIfTI(&buf, v, volume.Uint8, true); err != nil {
+			if err := nifti.Write(&buf, v, volume.Uint8, true); err != nil {
 				t.Fatal(err)
 			}
 			// Claim 30000×30000×30000 voxels in an otherwise small file.
@@ -421,7 +421,7 @@ func TestMalformed(t *testing.T) {
 // hugeHeader returns a gzipped NIfTI whose header claims 30000^3 voxels.
 func hugeHeader(t testing.TB, v *volume.Volume) []byte {
 	var plain bytes.Buffer
-	if err := imageio.WriteNIfTI(&plain, v, volume.Uint8, false); err != nil {
+	if err := nifti.Write(&plain, v, volume.Uint8, false); err != nil {
 		t.Fatal(err)
 	}
 	b := plain.Bytes()

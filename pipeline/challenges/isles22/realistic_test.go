@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/rexmle/rexmle/metrics/imageio"
+	"github.com/rexmle/rexmle/metrics/imageio/nifti"
 	"github.com/rexmle/rexmle/metrics/volume"
 	"github.com/rexmle/rexmle/pipeline/challenge"
 	"github.com/rexmle/rexmle/pipeline/challenge/challengetest"
@@ -47,7 +47,7 @@ func writeCase(b *testing.B, priv, sub, id string, lesions int, imperfect bool, 
 		if err := os.MkdirAll(filepath.Dir(w.path), 0o755); err != nil {
 			b.Fatal(err)
 		}
-		if err := imageio.WriteNIfTIFile(w.path, w.v, volume.Uint8); err != nil {
+		if err := nifti.WriteFile(w.path, w.v, volume.Uint8); err != nil {
 			b.Fatal(err)
 		}
 	}

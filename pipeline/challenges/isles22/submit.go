@@ -13,7 +13,7 @@ import (
 	"github.com/rexmle/rexmle/pipeline/fsutil"
 
 	"github.com/rexmle/rexmle/metrics/components"
-	"github.com/rexmle/rexmle/metrics/imageio"
+	"github.com/rexmle/rexmle/metrics/imageio/nifti"
 	"github.com/rexmle/rexmle/metrics/volume"
 	"github.com/rexmle/rexmle/pipeline/challenge"
 	"github.com/rexmle/rexmle/pipeline/challenges/medseg"
@@ -36,7 +36,7 @@ func writeMasks(ctx context.Context, publicDir, outDir string, fn func(i int, id
 		return err
 	}
 	err = challenge.ForEach(ctx, len(ids), func(i int) error {
-		dwi, err := imageio.ReadNIfTIFile(filepath.Join(publicDir, "test", ids[i]+"_dwi.nii.gz"))
+		dwi, err := nifti.ReadFile(filepath.Join(publicDir, "test", ids[i]+"_dwi.nii.gz"))
 		if err != nil {
 			return err
 		}
@@ -49,7 +49,7 @@ func writeMasks(ctx context.Context, publicDir, outDir string, fn func(i int, id
 		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 			return err
 		}
-		return imageio.WriteNIfTIFile(dst, out, volume.Uint8)
+		return nifti.WriteFile(dst, out, volume.Uint8)
 	})
 	if err != nil {
 		return err
@@ -216,11 +216,11 @@ func (Challenge) Baseline(ctx context.Context, publicDir, outDir string, log io.
 	cases := make([]trainCase, len(masks))
 	err = challenge.ForEach(ctx, len(masks), func(i int) error {
 		id := strings.TrimSuffix(filepath.Base(masks[i]), "_msk.nii.gz")
-		dwi, err := imageio.ReadNIfTIFile(filepath.Join(publicDir, "train", id+"_dwi.nii.gz"))
+		dwi, err := nifti.ReadFile(filepath.Join(publicDir, "train", id+"_dwi.nii.gz"))
 		if err != nil {
 			return err
 		}
-		gt, err := imageio.ReadNIfTIFile(masks[i])
+		gt, err := nifti.ReadFile(masks[i])
 		if err != nil {
 			return err
 		}

@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/rexmle/rexmle/metrics/imageio"
+	"github.com/rexmle/rexmle/metrics/imageio/nifti"
 	"github.com/rexmle/rexmle/metrics/volume"
 	"github.com/rexmle/rexmle/pipeline/challenge"
 	"github.com/rexmle/rexmle/pipeline/challenges/medseg"
@@ -171,7 +171,7 @@ func synthCase(root string, c int, seed int64, realSize bool) error {
 		{filepath.Join(deriv, caseID+"_msk.nii.gz"), mask},
 	}
 	for _, w := range writes {
-		if err := imageio.WriteNIfTIFile(w.path, w.v, w.v.DType); err != nil {
+		if err := nifti.WriteFile(w.path, w.v, w.v.DType); err != nil {
 			return err
 		}
 	}

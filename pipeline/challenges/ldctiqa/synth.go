@@ -9,7 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/rexmle/rexmle/metrics/imageio"
+	"github.com/rexmle/rexmle/metrics/imageio/tiff"
 	"github.com/rexmle/rexmle/metrics/volume"
 	"github.com/rexmle/rexmle/pipeline/challenge"
 )
@@ -119,7 +119,7 @@ func (Challenge) Synthesize(ctx context.Context, rawDir string, seed int64, size
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return err
 		}
-		if err := imageio.WriteTIFFFile(filepath.Join(dir, it.name), v, volume.Float32); err != nil {
+		if err := tiff.WriteFile(filepath.Join(dir, it.name), v, volume.Float32); err != nil {
 			return fmt.Errorf("synthesize %s: %w", it.name, err)
 		}
 		items[i] = it

@@ -6,6 +6,9 @@ import (
 	"strings"
 
 	"github.com/rexmle/rexmle/metrics/imageio"
+	"github.com/rexmle/rexmle/metrics/imageio/metaimage"
+	"github.com/rexmle/rexmle/metrics/imageio/nifti"
+	"github.com/rexmle/rexmle/metrics/imageio/nrrd"
 	"github.com/rexmle/rexmle/metrics/volume"
 	"github.com/rexmle/rexmle/pipeline/challenge"
 )
@@ -78,18 +81,18 @@ func LoadInto(buf []byte, root, rel, field string, maxBytes int64, asReference b
 	var raw []uint8
 	switch format {
 	case imageio.FormatNIfTI:
-		v, err = imageio.ReadNIfTI(f, strings.HasSuffix(lower, ".gz"), opt)
+		v, err = nifti.Read(f, strings.HasSuffix(lower, ".gz"), opt)
 		f.Close()
 	case imageio.FormatMetaImage:
 		f.Close()
 		var m *imageio.Volume8
-		if m, err = imageio.ReadMetaImageFileBytes(p, opt); err == nil {
+		if m, err = metaimage.ReadFileBytes(p, opt); err == nil {
 			v, raw = m.Volume, m.Bytes
 		}
 	default:
 		f.Close()
 		var m *imageio.Volume8
-		if m, err = imageio.ReadNRRDFileBytes(p, opt); err == nil {
+		if m, err = nrrd.ReadFileBytes(p, opt); err == nil {
 			v, raw = m.Volume, m.Bytes
 		}
 	}
@@ -122,9 +125,9 @@ func LoadAnswer(path string) (*volume.Volume, []uint8, error) { return LoadAnswe
 // Options.Buffer): the bytes returned may share its memory.
 func LoadAnswerInto(buf []byte, path string) (*volume.Volume, []uint8, error) {
 	if f, _ := imageio.FormatOf(path); f == imageio.FormatMetaImage || f == imageio.FormatNRRD {
-		read := imageio.ReadMetaImageFileBytes
+		read := metaimage.ReadFileBytes
 		if f == imageio.FormatNRRD {
-			read = imageio.ReadNRRDFileBytes
+			read = nrrd.ReadFileBytes
 		}
 		m, err := read(path, imageio.Options{FirstVolume: true, Buffer: buf})
 		if err != nil {

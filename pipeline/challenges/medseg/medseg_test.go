@@ -8,7 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rexmle/rexmle/metrics/imageio"
+	"github.com/rexmle/rexmle/metrics/imageio/metaimage"
+	"github.com/rexmle/rexmle/metrics/imageio/nifti"
 	"github.com/rexmle/rexmle/metrics/volume"
 	"github.com/rexmle/rexmle/pipeline/challenge"
 )
@@ -109,10 +110,10 @@ func TestLoadConventions(t *testing.T) {
 	g.Spacing = [3]float64{0.5, 2, 1}
 	v := volume.New(g, volume.Uint8)
 	v.Data[g.Index(2, 0, 1)] = 1
-	if err := imageio.WriteMetaImageFile(filepath.Join(dir, "m.mha"), v, volume.Uint8, true); err != nil {
+	if err := metaimage.WriteFile(filepath.Join(dir, "m.mha"), v, volume.Uint8, true); err != nil {
 		t.Fatal(err)
 	}
-	if err := imageio.WriteNIfTIFile(filepath.Join(dir, "n.nii.gz"), v, volume.Uint8); err != nil {
+	if err := nifti.WriteFile(filepath.Join(dir, "n.nii.gz"), v, volume.Uint8); err != nil {
 		t.Fatal(err)
 	}
 	m, err := Load(dir, "m.mha", "f", 1<<20, true)

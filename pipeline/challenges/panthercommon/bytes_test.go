@@ -8,7 +8,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/rexmle/rexmle/metrics/imageio"
+	"github.com/rexmle/rexmle/metrics/imageio/metaimage"
 	"github.com/rexmle/rexmle/metrics/volume"
 	"github.com/rexmle/rexmle/pipeline/challenge"
 	"github.com/rexmle/rexmle/pipeline/challenges/medseg"
@@ -63,10 +63,10 @@ func TestGradeRowBytesMatchesFloat(t *testing.T) {
 			if err := os.MkdirAll(sub, 0o755); err != nil {
 				t.Fatal(err)
 			}
-			if err := imageio.WriteMetaImageFile(gtFile, gt, dt, it%2 == 0); err != nil {
+			if err := metaimage.WriteFile(gtFile, gt, dt, it%2 == 0); err != nil {
 				t.Fatal(err)
 			}
-			if err := imageio.WriteMetaImageFile(filepath.Join(sub, "p.mha"), pred, dt, it%3 == 0); err != nil {
+			if err := metaimage.WriteFile(filepath.Join(sub, "p.mha"), pred, dt, it%3 == 0); err != nil {
 				t.Fatal(err)
 			}
 			row := medseg.Row{Line: 1, ID: "c", Key: "c", Path: "p.mha"}

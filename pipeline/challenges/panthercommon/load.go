@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/rexmle/rexmle/metrics/imageio"
+	"github.com/rexmle/rexmle/metrics/imageio/metaimage"
 	"github.com/rexmle/rexmle/metrics/volume"
 	"github.com/rexmle/rexmle/pipeline/challenge"
 	"github.com/rexmle/rexmle/pipeline/challenges/medseg"
@@ -108,6 +109,6 @@ func concurrentShape(gtFile string) ([3]int, bool) {
 	if f, _ := imageio.FormatOf(gtFile); f != imageio.FormatMetaImage || runtime.GOMAXPROCS(0) < 2 {
 		return [3]int{}, false
 	}
-	shape, err := imageio.ReadMetaImageShapeFile(gtFile, imageio.Options{FirstVolume: true})
+	shape, err := metaimage.ReadShapeFile(gtFile, imageio.Options{FirstVolume: true})
 	return shape, err == nil
 }

@@ -8,7 +8,8 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/rexmle/rexmle/metrics/imageio"
+	"github.com/rexmle/rexmle/metrics/imageio/metaimage"
+	"github.com/rexmle/rexmle/metrics/imageio/nifti"
 	"github.com/rexmle/rexmle/metrics/volume"
 	"github.com/rexmle/rexmle/pipeline/challenge"
 	"github.com/rexmle/rexmle/pipeline/challenges/medseg"
@@ -30,9 +31,9 @@ func TestLoadCaseConcurrentMatchesSequential(t *testing.T) {
 	write := func(p string, v *volume.Volume) {
 		var err error
 		if filepath.Ext(p) == ".mha" {
-			err = imageio.WriteMetaImageFile(p, v, volume.Uint8, true)
+			err = metaimage.WriteFile(p, v, volume.Uint8, true)
 		} else {
-			err = imageio.WriteNIfTIFile(p, v, volume.Uint8)
+			err = nifti.WriteFile(p, v, volume.Uint8)
 		}
 		if err != nil {
 			t.Fatal(err)
@@ -89,10 +90,10 @@ func TestGradeCaseDirtyBuffers(t *testing.T) {
 	medseg.Ellipsoid(g, [3]float64{19, 15, 6}, [3]float64{4, 3, 2}, func(i int) { gt.Data[i] = 1 })
 	medseg.Ellipsoid(g, [3]float64{21, 14, 6}, [3]float64{4, 4, 2}, func(i int) { pred.Data[i] = 1 })
 	gtFile := filepath.Join(dir, "gt.mha")
-	if err := imageio.WriteMetaImageFile(gtFile, gt, volume.Uint8, true); err != nil {
+	if err := metaimage.WriteFile(gtFile, gt, volume.Uint8, true); err != nil {
 		t.Fatal(err)
 	}
-	if err := imageio.WriteMetaImageFile(filepath.Join(sub, "p.mha"), pred, volume.Uint8, true); err != nil {
+	if err := metaimage.WriteFile(filepath.Join(sub, "p.mha"), pred, volume.Uint8, true); err != nil {
 		t.Fatal(err)
 	}
 	row := medseg.Row{Line: 1, ID: "c", Key: "c", Path: "p.mha"}

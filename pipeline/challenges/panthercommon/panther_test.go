@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/rexmle/rexmle/metrics/imageio"
+	"github.com/rexmle/rexmle/metrics/imageio/metaimage"
 	"github.com/rexmle/rexmle/metrics/num"
 	"github.com/rexmle/rexmle/metrics/volume"
 	"github.com/rexmle/rexmle/pipeline/challenge"
@@ -221,7 +221,7 @@ func writeMHA(t testing.TB, path string, shape [3]int, elemSpacing [3]float64, v
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := imageio.WriteMetaImageFile(path, v, volume.Uint8, true); err != nil {
+	if err := metaimage.WriteFile(path, v, volume.Uint8, true); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -272,12 +272,12 @@ func TestQuirkLabelOneAndResize(t *testing.T) {
 	// GT with tumour (1) and pancreas (2).
 	writeMHA(t, filepath.Join(priv, "test", "labels", "a.mha"), [3]int{6, 6, 6}, [3]float64{1, 1, 1}, 1, [3]int{2, 2, 2})
 	g := volume.NewGrid(6, 6, 6)
-	lab, err := imageio.ReadMetaImageFile(filepath.Join(priv, "test", "labels", "a.mha"))
+	lab, err := metaimage.ReadFile(filepath.Join(priv, "test", "labels", "a.mha"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	lab.Data[g.Index(2, 2, 3)] = 2
-	if err := imageio.WriteMetaImageFile(filepath.Join(priv, "test", "labels", "a.mha"), lab, volume.Uint8, true); err != nil {
+	if err := metaimage.WriteFile(filepath.Join(priv, "test", "labels", "a.mha"), lab, volume.Uint8, true); err != nil {
 		t.Fatal(err)
 	}
 	if err := challenge.WriteCSV(filepath.Join(priv, "test_labels.csv"), []string{"image_id", "image_path", "label_path"}, [][]string{{"a", "", "test/labels/a.mha"}}); err != nil {
@@ -304,12 +304,12 @@ func TestQuirkLabelOneAndResize(t *testing.T) {
 	// in the reference, refused officially (not binary; issue 15.5).
 	sub3 := writeSub(t, [][]string{{"a", "p.mha"}})
 	writeMHA(t, filepath.Join(sub3, "p.mha"), [3]int{6, 6, 6}, [3]float64{1, 1, 1}, 1, [3]int{2, 2, 2})
-	p3, err := imageio.ReadMetaImageFile(filepath.Join(sub3, "p.mha"))
+	p3, err := metaimage.ReadFile(filepath.Join(sub3, "p.mha"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	p3.Data[g.Index(2, 2, 3)] = 2
-	if err := imageio.WriteMetaImageFile(filepath.Join(sub3, "p.mha"), p3, volume.Uint8, true); err != nil {
+	if err := metaimage.WriteFile(filepath.Join(sub3, "p.mha"), p3, volume.Uint8, true); err != nil {
 		t.Fatal(err)
 	}
 	if r3, err := testChallenge.Grade(context.Background(), sub3, priv, challenge.Reference); err != nil || r3.Values[MetricDSC] != 1 {

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/rexmle/rexmle/metrics/imageio"
+	"github.com/rexmle/rexmle/metrics/imageio/metaimage"
 	"github.com/rexmle/rexmle/metrics/volume"
 	"github.com/rexmle/rexmle/pipeline/challenge"
 	"github.com/rexmle/rexmle/pipeline/challenge/challengetest"
@@ -35,7 +35,7 @@ func BenchmarkGradeRealistic(b *testing.B) {
 		if err := os.MkdirAll(filepath.Dir(w.path), 0o755); err != nil {
 			b.Fatal(err)
 		}
-		if err := imageio.WriteMetaImageFile(w.path, w.v, volume.Uint8, true); err != nil {
+		if err := metaimage.WriteFile(w.path, w.v, volume.Uint8, true); err != nil {
 			b.Fatal(err)
 		}
 	}

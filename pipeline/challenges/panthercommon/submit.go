@@ -12,7 +12,7 @@ import (
 
 	"github.com/rexmle/rexmle/pipeline/fsutil"
 
-	"github.com/rexmle/rexmle/metrics/imageio"
+	"github.com/rexmle/rexmle/metrics/imageio/metaimage"
 	"github.com/rexmle/rexmle/metrics/volume"
 	"github.com/rexmle/rexmle/pipeline/challenge"
 	"github.com/rexmle/rexmle/pipeline/challenges/medseg"
@@ -39,7 +39,7 @@ func writeMasks(ctx context.Context, publicDir, outDir string, fn func(img *volu
 		return err
 	}
 	err = challenge.ForEach(ctx, len(ids), func(i int) error {
-		img, err := imageio.ReadMetaImageFile(images[i])
+		img, err := metaimage.ReadFile(images[i])
 		if err != nil {
 			return err
 		}
@@ -58,7 +58,7 @@ func writeMasks(ctx context.Context, publicDir, outDir string, fn func(img *volu
 		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 			return err
 		}
-		return imageio.WriteMetaImageFile(dst, out, volume.Uint8, true)
+		return metaimage.WriteFile(dst, out, volume.Uint8, true)
 	})
 	if err != nil {
 		return err
@@ -186,11 +186,11 @@ func (Challenge) Baseline(ctx context.Context, publicDir, outDir string, log io.
 	cases := make([]trainCase, len(labels))
 	err = challenge.ForEach(ctx, len(labels), func(i int) error {
 		id := strings.TrimSuffix(filepath.Base(labels[i]), ".mha")
-		img, err := imageio.ReadMetaImageFile(filepath.Join(publicDir, "train", "images", id+"_0000.mha"))
+		img, err := metaimage.ReadFile(filepath.Join(publicDir, "train", "images", id+"_0000.mha"))
 		if err != nil {
 			return err
 		}
-		lab, err := imageio.ReadMetaImageFile(labels[i])
+		lab, err := metaimage.ReadFile(labels[i])
 		if err != nil {
 			return err
 		}

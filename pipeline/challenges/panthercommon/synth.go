@@ -8,7 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/rexmle/rexmle/metrics/imageio"
+	"github.com/rexmle/rexmle/metrics/imageio/metaimage"
 	"github.com/rexmle/rexmle/metrics/volume"
 	"github.com/rexmle/rexmle/pipeline/challenge"
 	"github.com/rexmle/rexmle/pipeline/challenges/medseg"
@@ -234,7 +234,7 @@ func (c *ctCase) fillSlice(k int, img []int16) {
 // writeImage writes the image as a compressed int16 MetaImage, a slice at
 // a time; it draws the noise, so it runs once per case.
 func (c *ctCase) writeImage(path string) error {
-	w, err := imageio.CreateMetaImage(path, c.header(), volume.Int16, true)
+	w, err := metaimage.Create(path, c.header(), volume.Int16, true)
 	if err != nil {
 		return err
 	}
@@ -243,7 +243,7 @@ func (c *ctCase) writeImage(path string) error {
 
 // writeLabel writes the tumour label as a compressed uint8 MetaImage.
 func (c *ctCase) writeLabel(path string) error {
-	w, err := imageio.CreateMetaImage(path, c.header(), volume.Uint8, true)
+	w, err := metaimage.Create(path, c.header(), volume.Uint8, true)
 	if err != nil {
 		return err
 	}

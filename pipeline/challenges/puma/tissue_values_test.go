@@ -5,7 +5,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/rexmle/rexmle/metrics/imageio"
+	"github.com/rexmle/rexmle/metrics/imageio/tiff"
 	"github.com/rexmle/rexmle/metrics/polygon"
 	"github.com/rexmle/rexmle/metrics/volume"
 	"github.com/rexmle/rexmle/pipeline/challenge"
@@ -22,7 +22,7 @@ func valueTIFF(m *polygon.Mask, dt volume.DType, set map[[2]int]float64, f func(
 		for rc, x := range set {
 			v.Data[rc[0]*m.W+rc[1]] = x
 		}
-		return imageio.WriteTIFFFile(p, v, dt)
+		return tiff.WriteFile(p, v, dt)
 	}
 }
 

@@ -7,7 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/rexmle/rexmle/metrics/imageio"
+	"github.com/rexmle/rexmle/metrics/imageio/metaimage"
+	"github.com/rexmle/rexmle/metrics/imageio/nrrd"
 	"github.com/rexmle/rexmle/metrics/volume"
 	"github.com/rexmle/rexmle/pipeline/challenge"
 	"github.com/rexmle/rexmle/pipeline/challenges/medseg"
@@ -55,9 +56,9 @@ func TestGradeRowBytesMatchesFloat(t *testing.T) {
 			}{{gtFile, gt}, {filepath.Join(sub, "p"+ext), pred}} {
 				var err error
 				if ext == ".mha" {
-					err = imageio.WriteMetaImageFile(w.path, w.v, dt, it%3 == 0)
+					err = metaimage.WriteFile(w.path, w.v, dt, it%3 == 0)
 				} else {
-					err = imageio.WriteNRRDFile(w.path, w.v, dt, it%3 == 0)
+					err = nrrd.WriteFile(w.path, w.v, dt, it%3 == 0)
 				}
 				if err != nil {
 					t.Fatal(err)

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/rexmle/rexmle/metrics/imageio"
+	"github.com/rexmle/rexmle/metrics/imageio/nrrd"
 	"github.com/rexmle/rexmle/metrics/volume"
 	"github.com/rexmle/rexmle/pipeline/challenge"
 	"github.com/rexmle/rexmle/pipeline/challenge/challengetest"
@@ -34,7 +34,7 @@ func BenchmarkGradeRealistic(b *testing.B) {
 		if err := os.MkdirAll(filepath.Dir(w.path), 0o755); err != nil {
 			b.Fatal(err)
 		}
-		if err := imageio.WriteNRRDFile(w.path, w.v, volume.Uint8, true); err != nil {
+		if err := nrrd.WriteFile(w.path, w.v, volume.Uint8, true); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rexmle/rexmle/metrics/imageio"
+	"github.com/rexmle/rexmle/metrics/imageio/nrrd"
 	"github.com/rexmle/rexmle/metrics/num"
 	"github.com/rexmle/rexmle/metrics/volume"
 	"github.com/rexmle/rexmle/pipeline/challenge"
@@ -131,7 +131,7 @@ func writeLabel(t testing.TB, path string, shape [3]int, spacing [3]float64, val
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := imageio.WriteNRRDFile(path, v, volume.Int16, true); err != nil {
+	if err := nrrd.WriteFile(path, v, volume.Int16, true); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -198,7 +198,7 @@ func TestNonFiniteVoxelsReference(t *testing.T) {
 		v := volume.New(g, volume.Float32)
 		v.Data[g.Index(2, 2, 2)] = 1
 		v.Data[g.Index(4, 4, 4)] = fill
-		if err := imageio.WriteNRRDFile(filepath.Join(sub, "a.seg.nrrd"), v, volume.Float32, true); err != nil {
+		if err := nrrd.WriteFile(filepath.Join(sub, "a.seg.nrrd"), v, volume.Float32, true); err != nil {
 			t.Fatal(err)
 		}
 		return Challenge{}.Grade(context.Background(), sub, priv, mode)

@@ -12,7 +12,7 @@ import (
 
 	"github.com/rexmle/rexmle/pipeline/fsutil"
 
-	"github.com/rexmle/rexmle/metrics/imageio"
+	"github.com/rexmle/rexmle/metrics/imageio/nrrd"
 	"github.com/rexmle/rexmle/metrics/volume"
 	"github.com/rexmle/rexmle/pipeline/challenge"
 	"github.com/rexmle/rexmle/pipeline/challenges/medseg"
@@ -38,7 +38,7 @@ func writeMasks(ctx context.Context, publicDir, outDir string, fn func(img *volu
 		return err
 	}
 	err = challenge.ForEach(ctx, len(ids), func(i int) error {
-		img, err := imageio.ReadNRRDFile(filepath.Join(publicDir, "test", "images", ids[i]+".nrrd"))
+		img, err := nrrd.ReadFile(filepath.Join(publicDir, "test", "images", ids[i]+".nrrd"))
 		if err != nil {
 			return err
 		}
@@ -57,7 +57,7 @@ func writeMasks(ctx context.Context, publicDir, outDir string, fn func(img *volu
 		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 			return err
 		}
-		return imageio.WriteNRRDFile(dst, out, volume.Uint8, true)
+		return nrrd.WriteFile(dst, out, volume.Uint8, true)
 	})
 	if err != nil {
 		return err
@@ -155,11 +155,11 @@ func (Challenge) Baseline(ctx context.Context, publicDir, outDir string, log io.
 	cases := make([]trainCase, len(labels))
 	err = challenge.ForEach(ctx, len(labels), func(i int) error {
 		id := strings.TrimSuffix(filepath.Base(labels[i]), ".seg.nrrd")
-		img, err := imageio.ReadNRRDFile(filepath.Join(publicDir, "train", "images", id+".nrrd"))
+		img, err := nrrd.ReadFile(filepath.Join(publicDir, "train", "images", id+".nrrd"))
 		if err != nil {
 			return err
 		}
-		lab, err := imageio.ReadNRRDFile(labels[i])
+		lab, err := nrrd.ReadFile(labels[i])
 		if err != nil {
 			return err
 		}

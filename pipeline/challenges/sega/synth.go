@@ -8,7 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/rexmle/rexmle/metrics/imageio"
+	"github.com/rexmle/rexmle/metrics/imageio/nrrd"
 	"github.com/rexmle/rexmle/metrics/volume"
 	"github.com/rexmle/rexmle/pipeline/challenge"
 	"github.com/rexmle/rexmle/pipeline/challenges/medseg"
@@ -231,14 +231,14 @@ func (c *ctaCase) fillSlice(k int, img []int16) {
 // stem.seg.nrrd (uint8), gzip-encoded, the image a slice at a time.
 func (c *ctaCase) write(stem string) error {
 	hdr := &volume.Volume{Grid: c.g, Channels: 1}
-	w, err := imageio.CreateNRRD(stem+".nrrd", hdr, volume.Int16, true)
+	w, err := nrrd.Create(stem+".nrrd", hdr, volume.Int16, true)
 	if err != nil {
 		return err
 	}
 	if err := medseg.WriteInt16Slices(w, c.g, c.fillSlice); err != nil {
 		return err
 	}
-	if w, err = imageio.CreateNRRD(stem+".seg.nrrd", hdr, volume.Uint8, true); err != nil {
+	if w, err = nrrd.Create(stem+".seg.nrrd", hdr, volume.Uint8, true); err != nil {
 		return err
 	}
 	return medseg.WriteUint8(w, c.lab)

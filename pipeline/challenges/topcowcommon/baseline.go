@@ -11,7 +11,7 @@ import (
 	"sort"
 
 	"github.com/rexmle/rexmle/metrics/components"
-	"github.com/rexmle/rexmle/metrics/imageio"
+	"github.com/rexmle/rexmle/metrics/imageio/nifti"
 	"github.com/rexmle/rexmle/metrics/topology"
 	"github.com/rexmle/rexmle/metrics/volume"
 	"github.com/rexmle/rexmle/pipeline/challenges/medseg"
@@ -39,7 +39,7 @@ func (c Challenge) trainIDs(publicDir string) ([]string, error) {
 }
 
 func (c Challenge) trainImage(publicDir, pid string) (*volume.Volume, error) {
-	return imageio.ReadNIfTIFile(filepath.Join(publicDir, "train", "images", c.imageName(pid)))
+	return nifti.ReadFile(filepath.Join(publicDir, "train", "images", c.imageName(pid)))
 }
 
 // atlas is a per-voxel most frequent non-zero training label, on the grid
@@ -77,7 +77,7 @@ func (c Challenge) fitSegModel(publicDir string, ids []string) (*segModel, error
 		if err != nil {
 			return nil, err
 		}
-		lab, err := imageio.ReadNIfTIFile(filepath.Join(publicDir, "train", "labels", c.rawLabelName(pid)))
+		lab, err := nifti.ReadFile(filepath.Join(publicDir, "train", "labels", c.rawLabelName(pid)))
 		if err != nil {
 			return nil, err
 		}
@@ -205,7 +205,7 @@ func (c Challenge) baselineSegmentation(ctx context.Context, publicDir, outDir s
 			if err != nil {
 				return err
 			}
-			lab, err := imageio.ReadNIfTIFile(filepath.Join(publicDir, "train", "labels", c.rawLabelName(pid)))
+			lab, err := nifti.ReadFile(filepath.Join(publicDir, "train", "labels", c.rawLabelName(pid)))
 			if err != nil {
 				return err
 			}

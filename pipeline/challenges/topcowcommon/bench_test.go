@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/rexmle/rexmle/metrics/imageio"
+	"github.com/rexmle/rexmle/metrics/imageio/nifti"
 	"github.com/rexmle/rexmle/metrics/volume"
 	"github.com/rexmle/rexmle/pipeline/challenge"
 	"github.com/rexmle/rexmle/pipeline/challenge/challengetest"
@@ -93,7 +93,7 @@ func benchGradeWithIO(b *testing.B, cfg Config) {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			b.Fatal(err)
 		}
-		if err := imageio.WriteNIfTIFile(path, v, volume.Uint8); err != nil {
+		if err := nifti.WriteFile(path, v, volume.Uint8); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -7,6 +7,9 @@ import (
 	"testing"
 
 	"github.com/rexmle/rexmle/metrics/imageio"
+	"github.com/rexmle/rexmle/metrics/imageio/metaimage"
+	"github.com/rexmle/rexmle/metrics/imageio/nifti"
+	"github.com/rexmle/rexmle/metrics/imageio/nrrd"
 	"github.com/rexmle/rexmle/metrics/volume"
 	"github.com/rexmle/rexmle/pipeline/challenge"
 )
@@ -49,11 +52,11 @@ func TestLabelMapsBytesMatchFloat(t *testing.T) {
 				var err error
 				switch ext {
 				case ".mha":
-					err = imageio.WriteMetaImageFile(path, v, dt, it%2 == 0)
+					err = metaimage.WriteFile(path, v, dt, it%2 == 0)
 				case ".nrrd":
-					err = imageio.WriteNRRDFile(path, v, dt, it%2 == 0)
+					err = nrrd.WriteFile(path, v, dt, it%2 == 0)
 				default:
-					err = imageio.WriteNIfTIFile(path, v, dt)
+					err = nifti.WriteFile(path, v, dt)
 				}
 				if err != nil {
 					t.Fatal(err)

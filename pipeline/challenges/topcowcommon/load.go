@@ -97,7 +97,7 @@ func readPrediction(path, rel, field string, gt *volume.Volume, mode challenge.M
 	}
 	// Resample: GT index → world → prediction continuous index, rounded
 	// half up; inside iff every coordinate lies in [−0.5, size − 0.5).
-	m, ok := indexMap(imageio.Affine(gt), imageio.Affine(v))
+	m, ok := indexMap(volume.Affine(gt), volume.Affine(v))
 	if !ok {
 		return nil, challenge.Invalidf(rel, field, "image geometry is singular; cannot resample it onto the case grid")
 	}

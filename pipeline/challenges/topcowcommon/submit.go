@@ -9,7 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/rexmle/rexmle/metrics/imageio"
+	"github.com/rexmle/rexmle/metrics/imageio/nifti"
 	"github.com/rexmle/rexmle/metrics/topology"
 	"github.com/rexmle/rexmle/metrics/volume"
 	"github.com/rexmle/rexmle/pipeline/challenge"
@@ -39,7 +39,7 @@ func (c Challenge) writeSubmission(ctx context.Context, publicDir, outDir string
 		return err
 	}
 	err = challenge.ForEach(ctx, len(ids), func(i int) error {
-		img, err := imageio.ReadNIfTIFile(filepath.Join(publicDir, "test", "images", c.imageName(ids[i])))
+		img, err := nifti.ReadFile(filepath.Join(publicDir, "test", "images", c.imageName(ids[i])))
 		if err != nil {
 			return err
 		}
@@ -67,7 +67,7 @@ func encodeLabels(img *volume.Volume, labels []uint8) ([]byte, error) {
 		v.Data[i] = float64(l)
 	}
 	var buf bytes.Buffer
-	if err := imageio.WriteNIfTI(&buf, v, volume.Uint8, true); err != nil {
+	if err := nifti.Write(&buf, v, volume.Uint8, true); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil

@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/rexmle/rexmle/metrics/imageio"
+	"github.com/rexmle/rexmle/metrics/imageio/nifti"
 	"github.com/rexmle/rexmle/metrics/topology"
 	"github.com/rexmle/rexmle/metrics/volume"
 	"github.com/rexmle/rexmle/pipeline/challenge"
@@ -284,7 +284,7 @@ func (c Challenge) writeRawCase(rawDir string, sc *synthCase) error {
 	if err := os.MkdirAll(imgDir, 0o755); err != nil {
 		return err
 	}
-	w, err := imageio.CreateNIfTI(filepath.Join(imgDir, c.imageName(sc.pid)), sc.header(), volume.Int16)
+	w, err := nifti.Create(filepath.Join(imgDir, c.imageName(sc.pid)), sc.header(), volume.Int16)
 	if err != nil {
 		return err
 	}
@@ -300,7 +300,7 @@ func (c Challenge) writeRawCase(rawDir string, sc *synthCase) error {
 	if err := os.MkdirAll(labDir, 0o755); err != nil {
 		return err
 	}
-	if w, err = imageio.CreateNIfTI(filepath.Join(labDir, stem+".nii.gz"), sc.header(), volume.Uint8); err != nil {
+	if w, err = nifti.Create(filepath.Join(labDir, stem+".nii.gz"), sc.header(), volume.Uint8); err != nil {
 		return err
 	}
 	if err := medseg.WriteUint8(w, sc.r.labels); err != nil {

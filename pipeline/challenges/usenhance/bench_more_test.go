@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rexmle/rexmle/metrics/imageio"
+	"github.com/rexmle/rexmle/metrics/imageio/png"
 	"github.com/rexmle/rexmle/metrics/quality"
 	"github.com/rexmle/rexmle/metrics/volume"
 	"github.com/rexmle/rexmle/pipeline/challenge"
@@ -118,7 +118,7 @@ func writeFan(b testing.TB, path string, w, h int, r *rand.Rand, gain float64) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		b.Fatal(err)
 	}
-	if err := imageio.WritePNGFile(path, v, 8); err != nil {
+	if err := png.WriteFile(path, v, 8); err != nil {
 		b.Fatal(err)
 	}
 }

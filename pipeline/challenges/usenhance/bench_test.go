@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/rexmle/rexmle/metrics/imageio"
+	"github.com/rexmle/rexmle/metrics/imageio/png"
 	"github.com/rexmle/rexmle/metrics/volume"
 )
 
@@ -36,7 +36,7 @@ func writeSpeckle(b testing.TB, path string, w, h int, r *rand.Rand, gain float6
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		b.Fatal(err)
 	}
-	if err := imageio.WritePNGFile(path, v, 8); err != nil {
+	if err := png.WriteFile(path, v, 8); err != nil {
 		b.Fatal(err)
 	}
 }

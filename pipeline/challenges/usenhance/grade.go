@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/rexmle/rexmle/metrics/imageio"
+	"github.com/rexmle/rexmle/metrics/imageio/png"
 	"github.com/rexmle/rexmle/metrics/num"
 	"github.com/rexmle/rexmle/metrics/quality"
 	"github.com/rexmle/rexmle/pipeline/challenge"
@@ -30,7 +31,7 @@ const maxImageBytes = 512 << 20
 //
 // Where Pillow refuses a grey PNG, the reference falls back to
 // cv2.imread(IMREAD_GRAYSCALE), and so does loadGray
-// (imageio.ReadGrayPNGLibpngFile: libpng drops an ancillary chunk with a
+// (png.ReadGrayLibpngFile: libpng drops an ancillary chunk with a
 // bad CRC or bad contents where Pillow raises). Other pictures Pillow
 // refuses stay refused (stated in the lncc card).
 func loadGray(path string) (quality.Image, error) { return loadGrayMax(path, maxImageBytes) }
@@ -40,7 +41,7 @@ func loadGrayMax(path string, maxBytes int64) (quality.Image, error) {
 	opts := imageio.Options{MaxBytes: maxBytes, ExpandPalette: true, FirstPage: true}
 	v, format, err := imageio.ReadPictureFile(path, opts)
 	if err != nil && format == imageio.FormatPNG {
-		if g, cvErr := imageio.ReadGrayPNGLibpngFile(path, opts); cvErr == nil {
+		if g, cvErr := png.ReadGrayLibpngFile(path, opts); cvErr == nil {
 			return quality.Image{W: g.Shape[0], H: g.Shape[1], Pix: g.Data}, nil
 		}
 	}
@@ -352,13 +353,13 @@ func asGray8(im quality.Image, buf *[]byte) (quality.Gray8, bool) {
 // loadMode8 reads a PNG that the 8-bit path takes as mode "L" bytes, into
 // *buf when it is large enough (*buf is then the larger buffer the samples
 // went to), with the file read once: an 8-bit grey PNG
-// (imageio.ReadGray8PictureFileInto's samples) within the decoded-size cap
+// (png.ReadGray8FileInto's samples) within the decoded-size cap
 // gray8MaxBytes, and a 16-bit grey, grey+alpha, RGB or RGBA PNG
-// (imageio.ReadLuma8PictureFileInto: the samples loadGray computes,
+// (png.ReadLuma8FileInto: the samples loadGray computes,
 // without a float64 copy) within maxBytes, loadGrayMax's cap counted as
 // it counts it. ok is false for any other picture (loadGray reads those).
 func loadMode8(path string, buf *[]byte, gray8MaxBytes, maxBytes int64) (quality.Gray8, bool) {
-	pix, w, h, _, ok := imageio.ReadMode8PictureFileInto(*buf, path, gray8MaxBytes, imageio.Options{MaxBytes: maxBytes})
+	pix, w, h, _, ok := png.ReadMode8FileInto(*buf, path, gray8MaxBytes, imageio.Options{MaxBytes: maxBytes})
 	if ok && cap(pix) > cap(*buf) {
 		*buf = pix
 	}

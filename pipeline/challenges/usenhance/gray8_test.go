@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/rexmle/rexmle/metrics/imageio"
+	"github.com/rexmle/rexmle/metrics/imageio/png"
 )
 
 // TestScorePairGray8MatchesFloat: pairs of 8-bit grey PNGs (written by our
@@ -23,7 +23,7 @@ func TestScorePairGray8MatchesFloat(t *testing.T) {
 	write := func(name string, w, h int, goEnc bool, f func(x, y int) float64) {
 		path := filepath.Join(dir, name)
 		if !goEnc {
-			png(t, path, w, h, func(i, j int) float64 { return f(j, i) })
+			writeTestPNG(t, path, w, h, func(i, j int) float64 { return f(j, i) })
 			return
 		}
 		img := image.NewGray(image.Rect(0, 0, w, h))
@@ -86,7 +86,7 @@ func TestScorePairGray8MatchesFloat(t *testing.T) {
 		if err1 != nil || err2 != nil || got.err != nil {
 			t.Fatal(err1, err2, got.err)
 		}
-		if _, _, _, ok := imageio.ReadGray8PictureFileInto(nil, filepath.Join(dir, r.enh)); !ok {
+		if _, _, _, ok := png.ReadGray8FileInto(nil, filepath.Join(dir, r.enh)); !ok {
 			t.Errorf("%s: the 8-bit path was not taken", p.name)
 		}
 		want := scoreImages(e, tr, false, r.enh, "x")

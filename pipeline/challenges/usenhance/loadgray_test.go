@@ -8,7 +8,7 @@ import (
 	"sort"
 	"testing"
 
-	"github.com/rexmle/rexmle/metrics/imageio"
+	"github.com/rexmle/rexmle/metrics/imageio/png"
 	"github.com/rexmle/rexmle/metrics/volume"
 )
 
@@ -61,7 +61,7 @@ func tiffBytes(w, h int, tags map[uint16][]uint32, strips ...[]byte) []byte {
 func TestLoadGrayPillowModes(t *testing.T) {
 	dir := t.TempDir()
 	la16 := filepath.Join(dir, "la16.png")
-	if err := imageio.WritePNGFile(la16, &volume.Volume{Grid: volume.NewGrid(2, 1), DType: volume.Uint16, Channels: 2,
+	if err := png.WriteFile(la16, &volume.Volume{Grid: volume.NewGrid(2, 1), DType: volume.Uint16, Channels: 2,
 		Data: []float64{0x1234, 0xffff, 0xff00, 0x8000}}, 16); err != nil {
 		t.Fatal(err)
 	}

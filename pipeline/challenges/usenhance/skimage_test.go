@@ -69,7 +69,7 @@ func TestResizedPSNRSSIMScikitImage(t *testing.T) {
 		// set by interpolated (fractional) values of the resized image.
 		en, tn := fmt.Sprintf("e%d.png", i), fmt.Sprintf("t%d.png", i)
 		sx, sy := rng.IntN(ew), rng.IntN(eh)
-		png(t, filepath.Join(dir, en), ew, eh, func(y, x int) float64 {
+		writeTestPNG(t, filepath.Join(dir, en), ew, eh, func(y, x int) float64 {
 			switch {
 			case x == sx && y == sy:
 				return 255
@@ -78,7 +78,7 @@ func TestResizedPSNRSSIMScikitImage(t *testing.T) {
 			}
 			return float64(100 + (x*7+y*3)%40 + rng.IntN(10))
 		})
-		png(t, filepath.Join(dir, tn), tw, th, func(i, j int) float64 { return float64(90 + rng.IntN(70)) })
+		writeTestPNG(t, filepath.Join(dir, tn), tw, th, func(i, j int) float64 { return float64(90 + rng.IntN(70)) })
 		pairs = append(pairs, [2]string{en, tn})
 	}
 	var in [][3]string

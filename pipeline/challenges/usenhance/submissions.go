@@ -11,7 +11,7 @@ import (
 
 	"github.com/rexmle/rexmle/pipeline/fsutil"
 
-	"github.com/rexmle/rexmle/metrics/imageio"
+	"github.com/rexmle/rexmle/metrics/imageio/png"
 	"github.com/rexmle/rexmle/metrics/num"
 	"github.com/rexmle/rexmle/metrics/quality"
 	"github.com/rexmle/rexmle/metrics/volume"
@@ -34,7 +34,7 @@ func writeImage(path string, im quality.Image) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	return imageio.WritePNGFile(path, v, 8)
+	return png.WriteFile(path, v, 8)
 }
 
 // forEachTest calls fn(id, relPath) for every sample-submission row and

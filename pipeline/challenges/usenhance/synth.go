@@ -8,7 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/rexmle/rexmle/metrics/imageio"
+	"github.com/rexmle/rexmle/metrics/imageio/png"
 	"github.com/rexmle/rexmle/metrics/volume"
 	"github.com/rexmle/rexmle/pipeline/challenge"
 )
@@ -110,7 +110,7 @@ func writeGray(path string, pix []float64, f frame) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	return imageio.WritePNGFile(path, v, 8)
+	return png.WriteFile(path, v, 8)
 }
 
 // Synthesize writes train_datasets/<organ>/{low_quality,high_quality}/<n>.png

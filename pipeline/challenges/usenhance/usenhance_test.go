@@ -16,13 +16,13 @@ import (
 
 	"golang.org/x/image/bmp"
 
-	"github.com/rexmle/rexmle/metrics/imageio"
+	"github.com/rexmle/rexmle/metrics/imageio/png"
 	"github.com/rexmle/rexmle/metrics/volume"
 	"github.com/rexmle/rexmle/pipeline/challenge"
 	"github.com/rexmle/rexmle/pipeline/challenge/challengetest"
 )
 
-func png(t testing.TB, path string, w, h int, f func(i, j int) float64) {
+func writeTestPNG(t testing.TB, path string, w, h int, f func(i, j int) float64) {
 	t.Helper()
 	v := volume.New(volume.NewGrid(w, h), volume.Uint8)
 	for i := 0; i < h; i++ {
@@ -33,7 +33,7 @@ func png(t testing.TB, path string, w, h int, f func(i, j int) float64) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := imageio.WritePNGFile(path, v, 8); err != nil {
+	if err := png.WriteFile(path, v, 8); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -82,7 +82,7 @@ func TestConformance(t *testing.T) {
 		}},
 		{Name: "symlink-out", Want: "leaves", Break: func(t testing.TB, dir string) {
 			outside := filepath.Join(t.TempDir(), "x.png")
-			png(t, outside, 8, 8, func(i, j int) float64 { return 1 })
+			writeTestPNG(t, outside, 8, 8, func(i, j int) float64 { return 1 })
 			os.Remove(firstImage(dir))
 			if err := os.Symlink(outside, firstImage(dir)); err != nil {
 				t.Skip(err)
@@ -107,13 +107,13 @@ func gradeFixture(t *testing.T, truth map[string]func(i, j int) float64, sub map
 	var ans, rows [][]string
 	for _, id := range order {
 		if f, ok := truth[id]; ok {
-			png(t, filepath.Join(priv, "test", highDir, id+".png"), size, size, f)
+			writeTestPNG(t, filepath.Join(priv, "test", highDir, id+".png"), size, size, f)
 			ans = append(ans, []string{id, "test/high_quality/" + id + ".png"})
 		}
 	}
 	for _, id := range order {
 		if f, ok := sub[id]; ok {
-			png(t, filepath.Join(subDir, "enhanced", id+".png"), size, size, f)
+			writeTestPNG(t, filepath.Join(subDir, "enhanced", id+".png"), size, size, f)
 			rows = append(rows, []string{id, "enhanced/" + id + ".png"})
 		}
 	}
@@ -162,10 +162,10 @@ func TestSpecVectors(t *testing.T) {
 func TestDuplicateAndFallbackPath(t *testing.T) {
 	priv, sub := t.TempDir(), t.TempDir()
 	f := func(i, j int) float64 { return float64(i*9 + j) }
-	png(t, filepath.Join(priv, "test", highDir, "a.png"), 9, 9, f)
+	writeTestPNG(t, filepath.Join(priv, "test", highDir, "a.png"), 9, 9, f)
 	challenge.WriteCSV(filepath.Join(priv, "test_labels.csv"), []string{colID, colGT}, [][]string{{"a", "test/high_quality/a.png"}})
 	// The file sits at the folder root while the CSV says enhanced/a.png.
-	png(t, filepath.Join(sub, "a.png"), 9, 9, f)
+	writeTestPNG(t, filepath.Join(sub, "a.png"), 9, 9, f)
 	challenge.WriteCSV(filepath.Join(sub, submissionFile), []string{colID, colEnhanced}, [][]string{{"a", "enhanced/a.png"}})
 	res, err := Challenge{}.Grade(context.Background(), sub, priv, challenge.Official)
 	if err != nil || res.Values["lncc"] != 1 {
@@ -178,9 +178,9 @@ func TestDuplicateAndFallbackPath(t *testing.T) {
 	// Two test images, a listed twice and b missing: the reference's merge
 	// has two pairs for two test images and scores a twice (the mean of a
 	// perfect and a poor pair); official mode wants every image once.
-	png(t, filepath.Join(priv, "test", highDir, "b.png"), 9, 9, f)
+	writeTestPNG(t, filepath.Join(priv, "test", highDir, "b.png"), 9, 9, f)
 	challenge.WriteCSV(filepath.Join(priv, "test_labels.csv"), []string{colID, colGT}, [][]string{{"a", "test/high_quality/a.png"}, {"b", "test/high_quality/b.png"}})
-	png(t, filepath.Join(sub, "poor.png"), 9, 9, func(i, j int) float64 { return float64((i*7 + j*3) % 11 * 20) })
+	writeTestPNG(t, filepath.Join(sub, "poor.png"), 9, 9, func(i, j int) float64 { return float64((i*7 + j*3) % 11 * 20) })
 	challenge.WriteCSV(filepath.Join(sub, submissionFile), []string{colID, colEnhanced}, [][]string{{"a", "a.png"}, {"a", "poor.png"}})
 	res, err = Challenge{}.Grade(context.Background(), sub, priv, challenge.Reference)
 	if err != nil {
@@ -195,7 +195,7 @@ func TestDuplicateAndFallbackPath(t *testing.T) {
 	}
 	challenge.WriteCSV(filepath.Join(priv, "test_labels.csv"), []string{colID, colGT}, [][]string{{"a", "test/high_quality/a.png"}})
 	// A wrongly sized image is resized (and noted), not rejected.
-	png(t, filepath.Join(sub, "a.png"), 18, 18, func(i, j int) float64 { return f(i/2, j/2) })
+	writeTestPNG(t, filepath.Join(sub, "a.png"), 18, 18, func(i, j int) float64 { return f(i/2, j/2) })
 	challenge.WriteCSV(filepath.Join(sub, submissionFile), []string{colID, colEnhanced}, [][]string{{"a", "a.png"}})
 	res, err = Challenge{}.Grade(context.Background(), sub, priv, challenge.Reference)
 	if err != nil || len(res.Notes) == 0 {
@@ -212,7 +212,7 @@ func TestSplitPinned(t *testing.T) {
 		for k := 0; k < 10; k++ {
 			name := fmt.Sprintf("%02d.png", k)
 			for _, q := range []string{lowDir, highDir} {
-				png(t, filepath.Join(raw, rawTrainDir, organ, q, name), 8, 8, func(i, j int) float64 { return float64(k) })
+				writeTestPNG(t, filepath.Join(raw, rawTrainDir, organ, q, name), 8, 8, func(i, j int) float64 { return float64(k) })
 			}
 			ids = append(ids, fmt.Sprintf("%s_%02d", organ, k))
 		}
@@ -256,7 +256,7 @@ func TestLoadGrayConversions(t *testing.T) {
 	v.Channels = 3
 	v.Data = []float64{255, 0, 0, 10, 200, 30}
 	p := filepath.Join(dir, "rgb.png")
-	if err := imageio.WritePNGFile(p, v, 8); err != nil {
+	if err := png.WriteFile(p, v, 8); err != nil {
 		t.Fatal(err)
 	}
 	im, err := loadGray(p)
@@ -271,7 +271,7 @@ func TestLoadGrayConversions(t *testing.T) {
 	g := volume.New(volume.NewGrid(2, 1), volume.Uint16)
 	g.Data = []float64{100, 4000}
 	p = filepath.Join(dir, "g16.png")
-	if err := imageio.WritePNGFile(p, g, 16); err != nil {
+	if err := png.WriteFile(p, g, 16); err != nil {
 		t.Fatal(err)
 	}
 	if im, err := loadGray(p); err != nil || im.Pix[0] != 100 || im.Pix[1] != 255 {
@@ -293,7 +293,7 @@ func TestFormatsByContent(t *testing.T) {
 	}
 	for _, tc := range []struct{ name, ext string }{{"bmp", ".png"}, {"png", ".tif"}, {"pgm", ".png"}, {"png-bad-ancillary-crc", ".png"}} {
 		priv, sub := t.TempDir(), t.TempDir()
-		png(t, filepath.Join(priv, "test", highDir, "a.png"), n, n, g)
+		writeTestPNG(t, filepath.Join(priv, "test", highDir, "a.png"), n, n, g)
 		gray := image.NewGray(image.Rect(0, 0, n, n))
 		for i := 0; i < n; i++ {
 			for j := 0; j < n; j++ {

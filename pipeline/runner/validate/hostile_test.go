@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rexmle/rexmle/metrics/imageio"
+	"github.com/rexmle/rexmle/metrics/imageio/png"
 	"github.com/rexmle/rexmle/metrics/volume"
 	"github.com/rexmle/rexmle/pipeline/challenge"
 	"github.com/rexmle/rexmle/pipeline/challenges/cellseg"
@@ -199,12 +199,12 @@ func TestHostilePNGBomb(t *testing.T) {
 			root := t.TempDir()
 			priv := filepath.Join(root, "private")
 			os.MkdirAll(filepath.Join(priv, "gt"), 0o755)
-			if err := imageio.WritePNGFile(filepath.Join(priv, "gt", "a.png"), volume.New(volume.NewGrid(64, 64), volume.Uint8), 8); err != nil {
+			if err := png.WriteFile(filepath.Join(priv, "gt", "a.png"), volume.New(volume.NewGrid(64, 64), volume.Uint8), 8); err != nil {
 				t.Fatal(err)
 			}
 			os.WriteFile(filepath.Join(priv, "test_labels.csv"), []byte(tc.answers), 0o644)
 			h := newHostileRun(t, tc.g, priv)
-			if err := imageio.WritePNGFile(filepath.Join(h.sub, "a.png"), volume.New(volume.NewGrid(6000, 6000), volume.Uint8), 8); err != nil {
+			if err := png.WriteFile(filepath.Join(h.sub, "a.png"), volume.New(volume.NewGrid(6000, 6000), volume.Uint8), 8); err != nil {
 				t.Fatal(err)
 			}
 			os.WriteFile(filepath.Join(h.sub, "submission.csv"), []byte(tc.sub), 0o644)
@@ -222,7 +222,7 @@ func TestHostilePNGBomb(t *testing.T) {
 				t.Errorf("%d MB allocated: the image was decoded", alloc)
 			}
 			// The same image at the answer's size is graded.
-			imageio.WritePNGFile(filepath.Join(h.sub, "a.png"), volume.New(volume.NewGrid(64, 64), volume.Uint8), 8)
+			png.WriteFile(filepath.Join(h.sub, "a.png"), volume.New(volume.NewGrid(64, 64), volume.Uint8), 8)
 			if r, err := Ask(context.Background(), h.socket, "/submission"); err != nil || !r.Valid {
 				t.Fatalf("a 64×64 %s: %+v %v", tc.col, r, err)
 			}

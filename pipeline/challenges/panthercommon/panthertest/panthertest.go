@@ -11,7 +11,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/rexmle/rexmle/metrics/imageio"
+	"github.com/rexmle/rexmle/metrics/imageio/metaimage"
 	"github.com/rexmle/rexmle/metrics/volume"
 	"github.com/rexmle/rexmle/pipeline/challenge"
 	"github.com/rexmle/rexmle/pipeline/challenge/challengetest"
@@ -27,12 +27,12 @@ func firstPred(t testing.TB, dir string) string {
 }
 
 func rewrite(t testing.TB, path string, fn func(v *volume.Volume) (*volume.Volume, volume.DType)) {
-	v, err := imageio.ReadMetaImageFile(path)
+	v, err := metaimage.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	nv, dt := fn(v)
-	if err := imageio.WriteMetaImageFile(path, nv, dt, true); err != nil {
+	if err := metaimage.WriteFile(path, nv, dt, true); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -14,7 +14,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rexmle/rexmle/metrics/imageio"
+	"github.com/rexmle/rexmle/metrics/imageio/nifti"
 	"github.com/rexmle/rexmle/metrics/volume"
 	"github.com/rexmle/rexmle/pipeline/challenge"
 	"github.com/rexmle/rexmle/pipeline/challenge/challengetest"
@@ -86,11 +86,11 @@ func MiniSeg(t testing.TB, prefix string, cases []Seg) (string, string) {
 				t.Fatal(err)
 			}
 		}
-		if err := imageio.WriteNIfTIFile(filepath.Join(priv, lab), gt, volume.Uint8); err != nil {
+		if err := nifti.WriteFile(filepath.Join(priv, lab), gt, volume.Uint8); err != nil {
 			t.Fatal(err)
 		}
 		pp := fmt.Sprintf("predictions/%s_%s_0000.nii.gz", prefix, c.ID)
-		if err := imageio.WriteNIfTIFile(filepath.Join(sub, pp), pred, volume.Uint8); err != nil {
+		if err := nifti.WriteFile(filepath.Join(sub, pp), pred, volume.Uint8); err != nil {
 			t.Fatal(err)
 		}
 		ans = append(ans, []string{c.ID, "test/images/x.nii.gz", lab, "CTA"})
@@ -202,18 +202,18 @@ func Malformed(kind string) []challengetest.Malformed {
 			write("not-an-image", "", func(t testing.TB, p string) { os.WriteFile(p, []byte("hello"), 0o644) }),
 			write("huge-header", "", func(t testing.TB, p string) { os.WriteFile(p, hugeHeader(), 0o644) }),
 			write("nan-labels", "finite", func(t testing.TB, p string) {
-				v, err := imageio.ReadNIfTIFile(p)
+				v, err := nifti.ReadFile(p)
 				if err != nil {
 					t.Fatal(err)
 				}
 				v.Data[0] = nan()
-				if err := imageio.WriteNIfTIFile(p, v, volume.Float32); err != nil {
+				if err := nifti.WriteFile(p, v, volume.Float32); err != nil {
 					t.Fatal(err)
 				}
 			}),
 			write("wrong-dims", "", func(t testing.TB, p string) {
 				v := volume.New(volume.NewGrid(4, 4), volume.Uint8)
-				if err := imageio.WriteNIfTIFile(p, v, volume.Uint8); err != nil {
+				if err := nifti.WriteFile(p, v, volume.Uint8); err != nil {
 					t.Fatal(err)
 				}
 			}),
