@@ -135,7 +135,7 @@ func readMetaImageAs(r io.Reader, path string, o Options, bytes8 bool) (*volume.
 		}
 	} else {
 		if path == "" {
-			return nil, nil, fmt.Errorf("metaimage header: ElementDataFile = %q needs the header's path (use ReadMetaImageFile)", h.dataFile)
+			return nil, nil, fmt.Errorf("metaimage header: ElementDataFile = %q needs the header's path (use metaimage.ReadFile)", h.dataFile)
 		}
 		if strings.HasPrefix(strings.ToUpper(h.dataFile), "LIST") || strings.ContainsAny(h.dataFile, "%") {
 			return nil, nil, fmt.Errorf("metaimage header: ElementDataFile = %q: lists and patterns of data files are not supported", h.dataFile)
