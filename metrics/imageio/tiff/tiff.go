@@ -718,12 +718,7 @@ func Write(w io.Writer, v *volume.Volume, dt volume.DType) error {
 	if err != nil {
 		return fmt.Errorf("tiff: %w", err)
 	}
-	le := binary.LittleEndian
 	pageBytes := len(data) / v.Shape[2]
-	type entry struct {
-		tag, typ uint16
-		vals     []uint32
-	}
 	var out bytes.Buffer
 	out.Write([]byte("II*\x00\x00\x00\x00\x00"))
 	prevNext := 4 // where to patch the offset of the next IFD
@@ -733,79 +728,103 @@ func Write(w io.Writer, v *volume.Volume, dt volume.DType) error {
 		if out.Len()%2 == 1 {
 			out.WriteByte(0)
 		}
-		photometric := uint32(1)
-		if nc >= 3 {
-			photometric = 2
+		entries := pageEntries(v, nc, bits, format, dataOff, pageBytes)
+		if prevNext, err = writeIFD(&out, entries, prevNext); err != nil {
+			return err
 		}
-		bitsVals := make([]uint32, nc)
-		fmtVals := make([]uint32, nc)
-		for i := range bitsVals {
-			bitsVals[i], fmtVals[i] = uint32(bits), uint32(format)
-		}
-		entries := []entry{
-			{TagImageWidth, 4, []uint32{uint32(v.Shape[0])}},
-			{TagImageLength, 4, []uint32{uint32(v.Shape[1])}},
-			{TagBitsPerSample, 3, bitsVals},
-			{tagCompression, 3, []uint32{1}},
-			{TagPhotometric, 3, []uint32{photometric}},
-			{TagStripOffsets, 4, []uint32{uint32(dataOff)}},
-			{TagSamplesPerPixel, 3, []uint32{uint32(nc)}},
-			{TagRowsPerStrip, 4, []uint32{uint32(v.Shape[1])}},
-			{TagStripByteCounts, 4, []uint32{uint32(pageBytes)}},
-			{TagPlanarConfig, 3, []uint32{1}},
-		}
-		if nc == 2 || nc == 4 {
-			entries = append(entries, entry{TagExtraSamples, 3, []uint32{2}})
-		}
-		entries = append(entries, entry{TagSampleFormat, 3, fmtVals})
-		// Out-of-line values go before the IFD.
-		extOff := make([]int, len(entries))
-		for i, e := range entries {
-			size := 2
-			if e.typ == 4 {
-				size = 4
-			}
-			if size*len(e.vals) > 4 {
-				extOff[i] = out.Len()
-				for _, x := range e.vals {
-					if size == 2 {
-						binary.Write(&out, le, uint16(x))
-					} else {
-						binary.Write(&out, le, x)
-					}
-				}
-			}
-		}
-		if out.Len()%2 == 1 {
-			out.WriteByte(0)
-		}
-		ifdOff := out.Len()
-		if int64(ifdOff) > math.MaxUint32 {
-			return errors.New("tiff: image larger than 4 GiB needs BigTIFF, not supported")
-		}
-		le.PutUint32(out.Bytes()[prevNext:], uint32(ifdOff))
-		binary.Write(&out, le, uint16(len(entries)))
-		for i, e := range entries {
-			binary.Write(&out, le, e.tag)
-			binary.Write(&out, le, e.typ)
-			binary.Write(&out, le, uint32(len(e.vals)))
-			var val [4]byte
-			if extOff[i] != 0 {
-				le.PutUint32(val[:], uint32(extOff[i]))
-			} else if e.typ == 3 {
-				for k, x := range e.vals {
-					le.PutUint16(val[2*k:], uint16(x))
-				}
-			} else {
-				le.PutUint32(val[:], e.vals[0])
-			}
-			out.Write(val[:])
-		}
-		prevNext = out.Len()
-		out.Write([]byte{0, 0, 0, 0})
 	}
 	_, err = w.Write(out.Bytes())
 	return err
+}
+
+// ifdEntry is one tag of an image file directory: its type is 3 (SHORT)
+// or 4 (LONG).
+type ifdEntry struct {
+	tag, typ uint16
+	vals     []uint32
+}
+
+// pageEntries are the tags Write gives one page of v (nc channels of
+// bits-bit samples in SampleFormat format, one strip of pageBytes at
+// dataOff), in ascending tag order.
+func pageEntries(v *volume.Volume, nc int, bits, format uint16, dataOff, pageBytes int) []ifdEntry {
+	photometric := uint32(1)
+	if nc >= 3 {
+		photometric = 2
+	}
+	bitsVals := make([]uint32, nc)
+	fmtVals := make([]uint32, nc)
+	for i := range bitsVals {
+		bitsVals[i], fmtVals[i] = uint32(bits), uint32(format)
+	}
+	entries := []ifdEntry{
+		{TagImageWidth, 4, []uint32{uint32(v.Shape[0])}},
+		{TagImageLength, 4, []uint32{uint32(v.Shape[1])}},
+		{TagBitsPerSample, 3, bitsVals},
+		{tagCompression, 3, []uint32{1}},
+		{TagPhotometric, 3, []uint32{photometric}},
+		{TagStripOffsets, 4, []uint32{uint32(dataOff)}},
+		{TagSamplesPerPixel, 3, []uint32{uint32(nc)}},
+		{TagRowsPerStrip, 4, []uint32{uint32(v.Shape[1])}},
+		{TagStripByteCounts, 4, []uint32{uint32(pageBytes)}},
+		{TagPlanarConfig, 3, []uint32{1}},
+	}
+	if nc == 2 || nc == 4 {
+		entries = append(entries, ifdEntry{TagExtraSamples, 3, []uint32{2}})
+	}
+	return append(entries, ifdEntry{TagSampleFormat, 3, fmtVals})
+}
+
+// writeIFD appends entries' out-of-line values and then the directory to
+// out (each word-aligned), patches the offset at prevNext to point to
+// it, and returns where the directory's own next-IFD offset lies.
+func writeIFD(out *bytes.Buffer, entries []ifdEntry, prevNext int) (int, error) {
+	le := binary.LittleEndian
+	extOff := make([]int, len(entries))
+	for i, e := range entries {
+		size := 2
+		if e.typ == 4 {
+			size = 4
+		}
+		if size*len(e.vals) > 4 {
+			extOff[i] = out.Len()
+			for _, x := range e.vals {
+				if size == 2 {
+					binary.Write(out, le, uint16(x))
+				} else {
+					binary.Write(out, le, x)
+				}
+			}
+		}
+	}
+	if out.Len()%2 == 1 {
+		out.WriteByte(0)
+	}
+	ifdOff := out.Len()
+	if int64(ifdOff) > math.MaxUint32 {
+		return 0, errors.New("tiff: image larger than 4 GiB needs BigTIFF, not supported")
+	}
+	le.PutUint32(out.Bytes()[prevNext:], uint32(ifdOff))
+	binary.Write(out, le, uint16(len(entries)))
+	for i, e := range entries {
+		binary.Write(out, le, e.tag)
+		binary.Write(out, le, e.typ)
+		binary.Write(out, le, uint32(len(e.vals)))
+		var val [4]byte
+		if extOff[i] != 0 {
+			le.PutUint32(val[:], uint32(extOff[i]))
+		} else if e.typ == 3 {
+			for k, x := range e.vals {
+				le.PutUint16(val[2*k:], uint16(x))
+			}
+		} else {
+			le.PutUint32(val[:], e.vals[0])
+		}
+		out.Write(val[:])
+	}
+	next := out.Len()
+	out.Write([]byte{0, 0, 0, 0})
+	return next, nil
 }
 
 // halfToFloat widens an IEEE 754 binary16 value (tifffile's float16).
