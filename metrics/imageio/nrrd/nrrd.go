@@ -187,6 +187,18 @@ func parseNRRDHeader(br *bufio.Reader) (*nrrdHeader, error) {
 
 // interpret checks and decodes the fields.
 func (h *nrrdHeader) interpret() error {
+	if err := h.interpretSamples(); err != nil {
+		return err
+	}
+	if err := h.interpretSpace(); err != nil {
+		return err
+	}
+	return h.interpretSkips()
+}
+
+// interpretSamples reads the fields that say how the samples are stored:
+// type, dimension, sizes, encoding and endian (detached data refused).
+func (h *nrrdHeader) interpretSamples() error {
 	f := h.fields
 	if _, ok := f["datafile"]; ok {
 		return errors.New("nrrd header: \"data file\" (detached data) is not supported; attach the data to the header")
@@ -243,6 +255,14 @@ func (h *nrrdHeader) interpret() error {
 	default:
 		return fmt.Errorf("nrrd header: endian = %q, want little or big", f["endian"])
 	}
+	return nil
+}
+
+// interpretSpace reads the fields that place the samples: space or space
+// dimension, space directions, space origin, spacings and kinds.
+func (h *nrrdHeader) interpretSpace() error {
+	f, dim := h.fields, h.dim
+	var err error
 	if sp, ok := f["space"]; ok {
 		h.spaceDim = nrrdSpaceDim(sp)
 		if h.spaceDim == 0 {
@@ -299,6 +319,12 @@ func (h *nrrdHeader) interpret() error {
 			return fmt.Errorf("nrrd header: kinds has %d values, want dimension = %d", len(h.kinds), dim)
 		}
 	}
+	return nil
+}
+
+// interpretSkips reads byte skip and line skip.
+func (h *nrrdHeader) interpretSkips() error {
+	f := h.fields
 	for _, fld := range []struct {
 		name string
 		dst  *int64
