@@ -267,76 +267,92 @@ func parseMetaHeader(hr *codec.HeaderReader) (*metaHeader, error) {
 			return nil, fmt.Errorf("metaimage header: first field is %q, want ObjectType or NDims", codec.Truncate(key, 40))
 		}
 		seen[k] = true
-		switch k {
-		case "objecttype":
-			if !strings.EqualFold(val, "Image") {
-				return nil, fmt.Errorf("metaimage header: ObjectType = %q, want Image", val)
-			}
-		case "ndims":
-			n, err := strconv.Atoi(val)
-			if err != nil || n < 1 || n > 16 {
-				return nil, fmt.Errorf("metaimage header: NDims = %q, want 1..16", val)
-			}
-			h.ndims = n
-		case "dimsize":
-			h.dimSize, err = codec.ParseInts("metaimage header: DimSize", val)
-		case "elementtype":
-			t := strings.TrimSuffix(strings.ToUpper(val), "_ARRAY")
-			dt, ok := metaTypes[t]
-			if !ok {
-				return nil, fmt.Errorf("metaimage header: ElementType = %q, want MET_UCHAR, MET_CHAR, MET_USHORT, MET_SHORT, MET_UINT, MET_INT, MET_LONG_LONG, MET_ULONG_LONG, MET_FLOAT or MET_DOUBLE", val)
-			}
-			h.dtype = dt
-		case "elementspacing":
-			h.spacing, err = codec.ParseFloats("metaimage header: ElementSpacing", val)
-		case "elementsize":
-			h.elementSize, err = codec.ParseFloats("metaimage header: ElementSize", val)
-		case "offset", "origin", "position":
-			h.offset, err = codec.ParseFloats("metaimage header: "+key, val)
-		case "transformmatrix", "rotation", "orientation":
-			h.transform, err = codec.ParseFloats("metaimage header: "+key, val)
-		case "binarydatabyteordermsb", "elementbyteordermsb":
-			h.msb, err = parseBool(key, val)
-		case "binarydata":
-			binaryData, err = parseBool(key, val)
-		case "compresseddata":
-			h.compressed, err = parseBool(key, val)
-		case "compresseddatasize":
-			h.compressedSize, err = strconv.ParseInt(val, 10, 64)
-			if err != nil || h.compressedSize < 0 {
-				return nil, fmt.Errorf("metaimage header: CompressedDataSize = %q, want a byte count", val)
-			}
-		case "elementnumberofchannels":
-			h.channels, err = strconv.ParseInt(val, 10, 64)
-			if err != nil || h.channels < 1 || h.channels > codec.MaxChannels {
-				return nil, fmt.Errorf("metaimage header: ElementNumberOfChannels = %q, want 1..%d", val, codec.MaxChannels)
-			}
-		case "headersize":
-			h.headerSize, err = strconv.ParseInt(val, 10, 64)
-			if err != nil {
-				return nil, fmt.Errorf("metaimage header: HeaderSize = %q, want a byte count or -1", val)
-			}
-		case "elementdatafile":
-			h.dataFile = val
-		}
-		if err != nil {
+		if err := h.set(key, k, val, &binaryData); err != nil {
 			return nil, err
 		}
 		if k == "elementdatafile" {
 			break
 		}
 	}
+	if err := h.check(binaryData); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// set records one header field: key as written, k lower-cased, val
+// trimmed; BinaryData goes to *binaryData.
+func (h *metaHeader) set(key, k, val string, binaryData *bool) error {
+	var err error
+	switch k {
+	case "objecttype":
+		if !strings.EqualFold(val, "Image") {
+			return fmt.Errorf("metaimage header: ObjectType = %q, want Image", val)
+		}
+	case "ndims":
+		n, err := strconv.Atoi(val)
+		if err != nil || n < 1 || n > 16 {
+			return fmt.Errorf("metaimage header: NDims = %q, want 1..16", val)
+		}
+		h.ndims = n
+	case "dimsize":
+		h.dimSize, err = codec.ParseInts("metaimage header: DimSize", val)
+	case "elementtype":
+		t := strings.TrimSuffix(strings.ToUpper(val), "_ARRAY")
+		dt, ok := metaTypes[t]
+		if !ok {
+			return fmt.Errorf("metaimage header: ElementType = %q, want MET_UCHAR, MET_CHAR, MET_USHORT, MET_SHORT, MET_UINT, MET_INT, MET_LONG_LONG, MET_ULONG_LONG, MET_FLOAT or MET_DOUBLE", val)
+		}
+		h.dtype = dt
+	case "elementspacing":
+		h.spacing, err = codec.ParseFloats("metaimage header: ElementSpacing", val)
+	case "elementsize":
+		h.elementSize, err = codec.ParseFloats("metaimage header: ElementSize", val)
+	case "offset", "origin", "position":
+		h.offset, err = codec.ParseFloats("metaimage header: "+key, val)
+	case "transformmatrix", "rotation", "orientation":
+		h.transform, err = codec.ParseFloats("metaimage header: "+key, val)
+	case "binarydatabyteordermsb", "elementbyteordermsb":
+		h.msb, err = parseBool(key, val)
+	case "binarydata":
+		*binaryData, err = parseBool(key, val)
+	case "compresseddata":
+		h.compressed, err = parseBool(key, val)
+	case "compresseddatasize":
+		h.compressedSize, err = strconv.ParseInt(val, 10, 64)
+		if err != nil || h.compressedSize < 0 {
+			return fmt.Errorf("metaimage header: CompressedDataSize = %q, want a byte count", val)
+		}
+	case "elementnumberofchannels":
+		h.channels, err = strconv.ParseInt(val, 10, 64)
+		if err != nil || h.channels < 1 || h.channels > codec.MaxChannels {
+			return fmt.Errorf("metaimage header: ElementNumberOfChannels = %q, want 1..%d", val, codec.MaxChannels)
+		}
+	case "headersize":
+		h.headerSize, err = strconv.ParseInt(val, 10, 64)
+		if err != nil {
+			return fmt.Errorf("metaimage header: HeaderSize = %q, want a byte count or -1", val)
+		}
+	case "elementdatafile":
+		h.dataFile = val
+	}
+	return err
+}
+
+// check reports a header that lacks a field the reader needs or whose
+// fields disagree with NDims.
+func (h *metaHeader) check(binaryData bool) error {
 	if !binaryData {
-		return nil, errors.New("metaimage header: BinaryData = False (ASCII data) is not supported")
+		return errors.New("metaimage header: BinaryData = False (ASCII data) is not supported")
 	}
 	if h.ndims == 0 {
-		return nil, errors.New("metaimage header: NDims missing")
+		return errors.New("metaimage header: NDims missing")
 	}
 	if len(h.dimSize) != h.ndims {
-		return nil, fmt.Errorf("metaimage header: DimSize has %d values, want NDims = %d", len(h.dimSize), h.ndims)
+		return fmt.Errorf("metaimage header: DimSize has %d values, want NDims = %d", len(h.dimSize), h.ndims)
 	}
 	if h.dtype == "" {
-		return nil, errors.New("metaimage header: ElementType missing")
+		return errors.New("metaimage header: ElementType missing")
 	}
 	for _, f := range []struct {
 		name string
@@ -349,10 +365,10 @@ func parseMetaHeader(hr *codec.HeaderReader) (*metaHeader, error) {
 		{"TransformMatrix", h.transform, h.ndims * h.ndims},
 	} {
 		if len(f.vals) != 0 && len(f.vals) != f.want {
-			return nil, fmt.Errorf("metaimage header: %s has %d values, want %d", f.name, len(f.vals), f.want)
+			return fmt.Errorf("metaimage header: %s has %d values, want %d", f.name, len(f.vals), f.want)
 		}
 	}
-	return h, nil
+	return nil
 }
 
 // metaShape validates DimSize and returns the 3-D shape, channels and the
