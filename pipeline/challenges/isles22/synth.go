@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 
@@ -63,30 +64,9 @@ func synthCase(root string, c int, seed int64, realSize bool) error {
 	if rng.IntN(2) == 0 {
 		g.Spacing = [3]float64{1.8, 1.8, 2.4}
 	}
-	n := g.Len()
-	brain := make([]bool, n)
-	bc := [3]float64{float64(g.Shape[0]-1) / 2, float64(g.Shape[1]-1) / 2, float64(g.Shape[2]-1) / 2}
-	br := [3]float64{float64(g.Shape[0]) * 0.42, float64(g.Shape[1]) * 0.45, float64(g.Shape[2]) * 0.45}
-	medseg.Ellipsoid(g, bc, br, func(i int) { brain[i] = true })
-
-	mask := volume.New(g, volume.Uint8)
-	lesions := 1 + rng.IntN(3)
-	for l := 0; l < lesions; l++ {
-		var c, r [3]float64
-		for a := 0; a < 3; a++ {
-			c[a] = bc[a] + (rng.Float64()*2-1)*br[a]*0.55
-			r[a] = (1.2 + rng.Float64()*3) * lesionScale
-		}
-		r[2] *= 0.7
-		medseg.Ellipsoid(g, c, r, func(i int) {
-			if brain[i] {
-				mask.Data[i] = 1
-			}
-		})
-	}
-
+	a := newStrokeAnatomy(rng, g, lesionScale)
 	// Texture: smoothed noise rescaled to unit variance, plus white noise.
-	noise := make([]float64, n)
+	noise := make([]float64, g.Len())
 	for i := range noise {
 		noise[i] = rng.NormFloat64()
 	}
@@ -98,60 +78,8 @@ func synthCase(root string, c int, seed int64, realSize bool) error {
 	for i := range noise {
 		noise[i] *= 5
 	}
-	// T2 shine-through: bright on DWI but not dark on ADC (a trap for DWI-only methods).
-	shine := make([]bool, n)
-	for s := rng.IntN(3); s > 0; s-- {
-		var c, r [3]float64
-		for a := 0; a < 3; a++ {
-			c[a] = bc[a] + (rng.Float64()*2-1)*br[a]*0.6
-			r[a] = (1 + rng.Float64()*2) * lesionScale
-		}
-		medseg.Ellipsoid(g, c, r, func(i int) { shine[i] = brain[i] && mask.Data[i] == 0 })
-	}
-	dwi := volume.New(g, volume.Int16)
-	adc := volume.New(g, volume.Int16)
-	gain := 0.8 + 0.4*rng.Float64()
-	for i := 0; i < n; i++ {
-		switch {
-		case mask.Data[i] != 0:
-			dwi.Data[i] = math.Round(gain * (520 + 45*noise[i] + 45*rng.NormFloat64()))
-			adc.Data[i] = math.Round(480 + 60*noise[i] + 60*rng.NormFloat64())
-		case shine[i]:
-			dwi.Data[i] = math.Round(gain * (500 + 45*noise[i] + 45*rng.NormFloat64()))
-			adc.Data[i] = math.Round(900 + 60*noise[i] + 60*rng.NormFloat64())
-		case brain[i]:
-			dwi.Data[i] = math.Round(gain * (330 + 45*noise[i] + 45*rng.NormFloat64()))
-			adc.Data[i] = math.Round(820 + 60*noise[i] + 60*rng.NormFloat64())
-		default:
-			dwi.Data[i] = math.Round(math.Abs(8 * rng.NormFloat64()))
-			adc.Data[i] = math.Round(math.Abs(8 * rng.NormFloat64()))
-		}
-	}
-
-	// FLAIR: its own, finer in-plane and thicker-slice grid covering the same field of view.
-	fg := volume.NewGrid(g.Shape[0]*4/3, g.Shape[1]*4/3, g.Shape[2]*2/3)
-	if realSize {
-		fg = volume.NewGrid(g.Shape[0]*2, g.Shape[1]*2, g.Shape[2]/2)
-	}
-	for a := 0; a < 3; a++ {
-		fg.Spacing[a] = g.Spacing[a] * float64(g.Shape[a]) / float64(fg.Shape[a])
-	}
-	flair := volume.New(fg, volume.Int16)
-	for k := 0; k < fg.Shape[2]; k++ {
-		for j := 0; j < fg.Shape[1]; j++ {
-			for i := 0; i < fg.Shape[0]; i++ {
-				src := g.Index(i*g.Shape[0]/fg.Shape[0], j*g.Shape[1]/fg.Shape[1], k*g.Shape[2]/fg.Shape[2])
-				v := math.Abs(6 * rng.NormFloat64())
-				if brain[src] {
-					v = 250 + 40*noise[src] + 15*rng.NormFloat64()
-					if mask.Data[src] != 0 {
-						v += 90
-					}
-				}
-				flair.Data[fg.Index(i, j, k)] = math.Round(v)
-			}
-		}
-	}
+	dwi, adc := a.diffusion(rng, noise, lesionScale)
+	flair := a.flair(rng, noise, realSize)
 
 	anat := filepath.Join(root, sub, "ses-0001", "anat")
 	dwiDir := filepath.Join(root, sub, "ses-0001", "dwi")
@@ -168,7 +96,7 @@ func synthCase(root string, c int, seed int64, realSize bool) error {
 		{filepath.Join(anat, caseID+"_FLAIR.nii.gz"), flair},
 		{filepath.Join(dwiDir, caseID+"_dwi.nii.gz"), dwi},
 		{filepath.Join(dwiDir, caseID+"_adc.nii.gz"), adc},
-		{filepath.Join(deriv, caseID+"_msk.nii.gz"), mask},
+		{filepath.Join(deriv, caseID+"_msk.nii.gz"), a.mask},
 	}
 	for _, w := range writes {
 		if err := nifti.WriteFile(w.path, w.v, w.v.DType); err != nil {
@@ -176,4 +104,105 @@ func synthCase(root string, c int, seed int64, realSize bool) error {
 		}
 	}
 	return nil
+}
+
+// strokeAnatomy is one synthetic case's layout on grid g: an ellipsoid
+// brain (centre bc, radii br) and the lesion mask inside it.
+type strokeAnatomy struct {
+	g      volume.Grid
+	brain  []bool
+	bc, br [3]float64
+	mask   *volume.Volume // uint8, 1 in a lesion
+}
+
+// newStrokeAnatomy draws 1–3 ellipsoid lesions (radii times lesionScale)
+// clipped to the brain.
+func newStrokeAnatomy(rng *rand.Rand, g volume.Grid, lesionScale float64) *strokeAnatomy {
+	a := &strokeAnatomy{g: g, brain: make([]bool, g.Len())}
+	a.bc = [3]float64{float64(g.Shape[0]-1) / 2, float64(g.Shape[1]-1) / 2, float64(g.Shape[2]-1) / 2}
+	a.br = [3]float64{float64(g.Shape[0]) * 0.42, float64(g.Shape[1]) * 0.45, float64(g.Shape[2]) * 0.45}
+	medseg.Ellipsoid(g, a.bc, a.br, func(i int) { a.brain[i] = true })
+	a.mask = volume.New(g, volume.Uint8)
+	lesions := 1 + rng.IntN(3)
+	for l := 0; l < lesions; l++ {
+		var c, r [3]float64
+		for ax := 0; ax < 3; ax++ {
+			c[ax] = a.bc[ax] + (rng.Float64()*2-1)*a.br[ax]*0.55
+			r[ax] = (1.2 + rng.Float64()*3) * lesionScale
+		}
+		r[2] *= 0.7
+		medseg.Ellipsoid(g, c, r, func(i int) {
+			if a.brain[i] {
+				a.mask.Data[i] = 1
+			}
+		})
+	}
+	return a
+}
+
+// diffusion draws the DWI and ADC volumes: lesions bright on DWI and dark
+// on ADC, 0–2 T2 shine-through regions bright on DWI but not dark on ADC
+// (a trap for DWI-only methods), brain and background levels, each with
+// the texture noise and white noise.
+func (a *strokeAnatomy) diffusion(rng *rand.Rand, noise []float64, lesionScale float64) (dwi, adc *volume.Volume) {
+	g := a.g
+	shine := make([]bool, g.Len())
+	for s := rng.IntN(3); s > 0; s-- {
+		var c, r [3]float64
+		for ax := 0; ax < 3; ax++ {
+			c[ax] = a.bc[ax] + (rng.Float64()*2-1)*a.br[ax]*0.6
+			r[ax] = (1 + rng.Float64()*2) * lesionScale
+		}
+		medseg.Ellipsoid(g, c, r, func(i int) { shine[i] = a.brain[i] && a.mask.Data[i] == 0 })
+	}
+	dwi = volume.New(g, volume.Int16)
+	adc = volume.New(g, volume.Int16)
+	gain := 0.8 + 0.4*rng.Float64()
+	for i := range dwi.Data {
+		switch {
+		case a.mask.Data[i] != 0:
+			dwi.Data[i] = math.Round(gain * (520 + 45*noise[i] + 45*rng.NormFloat64()))
+			adc.Data[i] = math.Round(480 + 60*noise[i] + 60*rng.NormFloat64())
+		case shine[i]:
+			dwi.Data[i] = math.Round(gain * (500 + 45*noise[i] + 45*rng.NormFloat64()))
+			adc.Data[i] = math.Round(900 + 60*noise[i] + 60*rng.NormFloat64())
+		case a.brain[i]:
+			dwi.Data[i] = math.Round(gain * (330 + 45*noise[i] + 45*rng.NormFloat64()))
+			adc.Data[i] = math.Round(820 + 60*noise[i] + 60*rng.NormFloat64())
+		default:
+			dwi.Data[i] = math.Round(math.Abs(8 * rng.NormFloat64()))
+			adc.Data[i] = math.Round(math.Abs(8 * rng.NormFloat64()))
+		}
+	}
+	return dwi, adc
+}
+
+// flair draws the FLAIR volume on its own, finer in-plane and
+// thicker-slice grid covering the same field of view.
+func (a *strokeAnatomy) flair(rng *rand.Rand, noise []float64, realSize bool) *volume.Volume {
+	g := a.g
+	fg := volume.NewGrid(g.Shape[0]*4/3, g.Shape[1]*4/3, g.Shape[2]*2/3)
+	if realSize {
+		fg = volume.NewGrid(g.Shape[0]*2, g.Shape[1]*2, g.Shape[2]/2)
+	}
+	for ax := 0; ax < 3; ax++ {
+		fg.Spacing[ax] = g.Spacing[ax] * float64(g.Shape[ax]) / float64(fg.Shape[ax])
+	}
+	flair := volume.New(fg, volume.Int16)
+	for k := 0; k < fg.Shape[2]; k++ {
+		for j := 0; j < fg.Shape[1]; j++ {
+			for i := 0; i < fg.Shape[0]; i++ {
+				src := g.Index(i*g.Shape[0]/fg.Shape[0], j*g.Shape[1]/fg.Shape[1], k*g.Shape[2]/fg.Shape[2])
+				v := math.Abs(6 * rng.NormFloat64())
+				if a.brain[src] {
+					v = 250 + 40*noise[src] + 15*rng.NormFloat64()
+					if a.mask.Data[src] != 0 {
+						v += 90
+					}
+				}
+				flair.Data[fg.Index(i, j, k)] = math.Round(v)
+			}
+		}
+	}
+	return flair
 }
