@@ -311,125 +311,29 @@ type tiffLayout struct {
 // layout checks a page's tags and returns where its samples are; every
 // decoder of a page goes through it, so that all accept the same files.
 func (t *tiffFile) layout(ifd tiffIFD, o options) (*tiffLayout, error) {
-	w, h := ifd.first(TagImageWidth, 0), ifd.first(TagImageLength, 0)
-	if w < 1 || w > math.MaxInt32 {
-		return nil, fmt.Errorf("ImageWidth = %d, want 1..%d", w, math.MaxInt32)
-	}
-	if h < 1 || h > math.MaxInt32 {
-		return nil, fmt.Errorf("ImageLength = %d, want 1..%d", h, math.MaxInt32)
-	}
-	spp := ifd.first(TagSamplesPerPixel, 1)
-	if spp < 1 || spp > 4 {
-		return nil, fmt.Errorf("SamplesPerPixel = %d, want 1..4", spp)
-	}
-	bitsList := ifd[TagBitsPerSample]
-	bits := ifd.first(TagBitsPerSample, 1)
-	for _, b := range bitsList {
-		if b != bits {
-			return nil, fmt.Errorf("BitsPerSample %v: mixed sample sizes are not supported", bitsList)
-		}
-	}
-	format := ifd.first(TagSampleFormat, 1)
-	for _, f := range ifd[TagSampleFormat] {
-		if f != format {
-			return nil, fmt.Errorf("SampleFormat %v: mixed sample formats are not supported", ifd[TagSampleFormat])
-		}
-	}
-	if format == 4 { // undefined: treat as unsigned
-		format = 1
-	}
-	// Pillow opens only the layouts of its OPEN_INFO table, and reads a
-	// missing PhotometricInterpretation as WhiteIsZero.
-	var pl *pillowLayout
-	photometric := ifd.first(TagPhotometric, 1)
-	if o.pillow {
-		var err error
-		if pl, err = pillowTIFFLayout(ifd, t.bo == binary.BigEndian); err != nil {
-			return nil, err
-		}
-		photometric = ifd.first(TagPhotometric, 0)
-		if pl.rawmode == "L" && format == 2 {
-			format = 1 // signed 8-bit: Pillow reads the bytes as mode L
-		}
-	}
-	dt, err := tiffDType(bits, format)
+	s, err := samplesOf(ifd, o, t.bo == binary.BigEndian)
 	if err != nil {
 		return nil, err
 	}
-	if bits == 1 && spp != 1 {
-		return nil, fmt.Errorf("1-bit samples with SamplesPerPixel = %d are not supported", spp)
-	}
-	planar := false
-	if pc := ifd.first(TagPlanarConfig, 1); pc != 1 && spp > 1 {
-		if !o.pillow || pc != 2 {
-			return nil, fmt.Errorf("PlanarConfiguration = %d (separate planes) is not supported", pc)
-		}
-		planar = true
-	}
-	switch photometric {
-	case 0, 1, 2, 3:
-	case 6: // YCbCr: Pillow reads a single 8-bit sample as L
-		if pl == nil || pl.rawmode != "L" {
-			return nil, fmt.Errorf("tiff: PhotometricInterpretation = 6 (YCbCr) colour is not supported")
-		}
-	default:
-		return nil, fmt.Errorf("tiff: PhotometricInterpretation = %d is not supported (want 0, 1, 2 or 3)", photometric)
-	}
-	predictor := ifd.first(tagPredictor, 1)
-	if c := ifd.first(tagCompression, 1); o.pillow && (c == 1 || c == 32773) {
-		// Pillow decodes uncompressed strips itself and PackBits through
-		// libtiff, whose PackBits codec has no predictor: the tag is
-		// ignored there (tifffile undoes it).
-		predictor = 1
-	}
-	if predictor != 1 && (predictor != 2 || format == 3 || bits < 8) {
-		return nil, fmt.Errorf("tiff: Predictor = %d with %d-bit samples of format %d is not supported", predictor, bits, format)
-	}
-	compression := ifd.first(tagCompression, 1)
-	switch compression {
-	case 1, 5, 8, 32946, 32773:
-	default:
-		return nil, fmt.Errorf("tiff: Compression = %d is not supported (want none 1, LZW 5, Deflate 8/32946 or PackBits 32773)", compression)
-	}
-	if _, err := codec.SampleCount("tiff: ImageWidth × ImageLength × SamplesPerPixel", o.MaxBytes, int64(w), int64(h), int64(spp)); err != nil {
+	predictor, compression, err := codingOf(ifd, o, s)
+	if err != nil {
 		return nil, err
 	}
-	// Blocks: strips are tiles as wide as the image.
-	bw, bh := w, ifd.first(TagRowsPerStrip, h)
-	offsets, counts := ifd[TagStripOffsets], ifd[TagStripByteCounts]
-	_, tiled := ifd[tagTileWidth]
-	if tiled {
-		bw, bh = ifd.first(tagTileWidth, 0), ifd.first(tagTileLength, 0)
-		offsets, counts = ifd[tagTileOffsets], ifd[tagTileByteCounts]
-		if bw < 1 || bh < 1 || bw > 1<<16 || bh > 1<<16 || bw*bh > max(4*w*h, 1<<20) {
-			return nil, fmt.Errorf("TileWidth × TileLength = %d × %d, want 1..65536 each and at most max(4 × image area, 2^20) pixels", bw, bh)
-		}
+	if _, err := codec.SampleCount("tiff: ImageWidth × ImageLength × SamplesPerPixel", o.MaxBytes, int64(s.w), int64(s.h), int64(s.spp)); err != nil {
+		return nil, err
 	}
-	if !tiled && (bh < 1 || bh > h) {
-		bh = h // RowsPerStrip beyond the image: one strip (tiles keep their size)
+	b, err := t.blocksOf(ifd, s, compression)
+	if err != nil {
+		return nil, err
 	}
-	across, down := (w+bw-1)/bw, (h+bh-1)/bh
-	planes, blockSpp := uint64(1), spp
-	if planar {
-		planes, blockSpp = spp, 1
-	}
-	if uint64(len(offsets)) != across*down*planes {
-		return nil, fmt.Errorf("%d strip/tile offsets, want %d", len(offsets), across*down*planes)
-	}
-	if len(counts) != len(offsets) {
-		if compression == 1 && len(counts) == 0 && len(offsets) == 1 {
-			counts = []uint64{uint64(len(t.b)) - offsets[0]}
-		} else {
-			return nil, fmt.Errorf("%d strip/tile byte counts for %d offsets", len(counts), len(offsets))
-		}
-	}
-	l := &tiffLayout{w: w, h: h, spp: spp, bits: bits, dt: dt, photometric: photometric,
-		predictor: predictor, compression: compression, bw: bw, bh: bh, across: across, tiled: tiled,
-		offsets: offsets, counts: counts, rowBytes: (bw*blockSpp*bits + 7) / 8, elem: bits / 8,
-		perPlane: across * down, planar: planar, pillow: pl}
+	l := &tiffLayout{w: s.w, h: s.h, spp: s.spp, bits: s.bits, dt: s.dt, photometric: s.photometric,
+		predictor: predictor, compression: compression, bw: b.bw, bh: b.bh, across: b.across, tiled: b.tiled,
+		offsets: b.offsets, counts: b.counts, rowBytes: (b.bw*b.blockSpp*s.bits + 7) / 8, elem: s.bits / 8,
+		perPlane: b.across * b.down, planar: s.planar, pillow: s.pl}
+	pl := s.pl
 	if pl != nil {
 		l.reverseBits = pl.fillOrder == 2
-		if planar {
+		if s.planar {
 			l.planes = pl.spp // planes Pillow keeps (unspecified extra planes dropped)
 			if err := pillowPlanarCheck(pl, compression); err != nil {
 				return nil, err
@@ -442,6 +346,151 @@ func (t *tiffFile) layout(ifd tiffIFD, o options) (*tiffLayout, error) {
 		pl.swap16 = compression != 1 && pl.rawmode == "I;16BS"
 	}
 	return l, nil
+}
+
+// tiffSamples is what a page's tags say about its samples.
+type tiffSamples struct {
+	w, h, spp, bits, format, photometric uint64
+	dt                                   volume.DType
+	planar                               bool          // PlanarConfiguration 2 (Pillow only)
+	pl                                   *pillowLayout // Pillow's reading of the page, nil for tifffile's
+}
+
+// samplesOf checks and returns a page's image size, samples per pixel,
+// sample size and format, photometric interpretation and planar
+// configuration; o.pillow applies Pillow's OPEN_INFO table (bigEndian: the
+// file's byte order).
+func samplesOf(ifd tiffIFD, o options, bigEndian bool) (tiffSamples, error) {
+	w, h := ifd.first(TagImageWidth, 0), ifd.first(TagImageLength, 0)
+	if w < 1 || w > math.MaxInt32 {
+		return tiffSamples{}, fmt.Errorf("ImageWidth = %d, want 1..%d", w, math.MaxInt32)
+	}
+	if h < 1 || h > math.MaxInt32 {
+		return tiffSamples{}, fmt.Errorf("ImageLength = %d, want 1..%d", h, math.MaxInt32)
+	}
+	spp := ifd.first(TagSamplesPerPixel, 1)
+	if spp < 1 || spp > 4 {
+		return tiffSamples{}, fmt.Errorf("SamplesPerPixel = %d, want 1..4", spp)
+	}
+	bitsList := ifd[TagBitsPerSample]
+	bits := ifd.first(TagBitsPerSample, 1)
+	for _, b := range bitsList {
+		if b != bits {
+			return tiffSamples{}, fmt.Errorf("BitsPerSample %v: mixed sample sizes are not supported", bitsList)
+		}
+	}
+	format := ifd.first(TagSampleFormat, 1)
+	for _, f := range ifd[TagSampleFormat] {
+		if f != format {
+			return tiffSamples{}, fmt.Errorf("SampleFormat %v: mixed sample formats are not supported", ifd[TagSampleFormat])
+		}
+	}
+	if format == 4 { // undefined: treat as unsigned
+		format = 1
+	}
+	// Pillow opens only the layouts of its OPEN_INFO table, and reads a
+	// missing PhotometricInterpretation as WhiteIsZero.
+	var pl *pillowLayout
+	photometric := ifd.first(TagPhotometric, 1)
+	if o.pillow {
+		var err error
+		if pl, err = pillowTIFFLayout(ifd, bigEndian); err != nil {
+			return tiffSamples{}, err
+		}
+		photometric = ifd.first(TagPhotometric, 0)
+		if pl.rawmode == "L" && format == 2 {
+			format = 1 // signed 8-bit: Pillow reads the bytes as mode L
+		}
+	}
+	dt, err := tiffDType(bits, format)
+	if err != nil {
+		return tiffSamples{}, err
+	}
+	if bits == 1 && spp != 1 {
+		return tiffSamples{}, fmt.Errorf("1-bit samples with SamplesPerPixel = %d are not supported", spp)
+	}
+	planar := false
+	if pc := ifd.first(TagPlanarConfig, 1); pc != 1 && spp > 1 {
+		if !o.pillow || pc != 2 {
+			return tiffSamples{}, fmt.Errorf("PlanarConfiguration = %d (separate planes) is not supported", pc)
+		}
+		planar = true
+	}
+	switch photometric {
+	case 0, 1, 2, 3:
+	case 6: // YCbCr: Pillow reads a single 8-bit sample as L
+		if pl == nil || pl.rawmode != "L" {
+			return tiffSamples{}, fmt.Errorf("tiff: PhotometricInterpretation = 6 (YCbCr) colour is not supported")
+		}
+	default:
+		return tiffSamples{}, fmt.Errorf("tiff: PhotometricInterpretation = %d is not supported (want 0, 1, 2 or 3)", photometric)
+	}
+	return tiffSamples{w: w, h: h, spp: spp, bits: bits, format: format, photometric: photometric, dt: dt, planar: planar, pl: pl}, nil
+}
+
+// codingOf checks and returns a page's predictor and compression.
+func codingOf(ifd tiffIFD, o options, s tiffSamples) (predictor, compression uint64, err error) {
+	predictor = ifd.first(tagPredictor, 1)
+	if c := ifd.first(tagCompression, 1); o.pillow && (c == 1 || c == 32773) {
+		// Pillow decodes uncompressed strips itself and PackBits through
+		// libtiff, whose PackBits codec has no predictor: the tag is
+		// ignored there (tifffile undoes it).
+		predictor = 1
+	}
+	if predictor != 1 && (predictor != 2 || s.format == 3 || s.bits < 8) {
+		return 0, 0, fmt.Errorf("tiff: Predictor = %d with %d-bit samples of format %d is not supported", predictor, s.bits, s.format)
+	}
+	compression = ifd.first(tagCompression, 1)
+	switch compression {
+	case 1, 5, 8, 32946, 32773:
+	default:
+		return 0, 0, fmt.Errorf("tiff: Compression = %d is not supported (want none 1, LZW 5, Deflate 8/32946 or PackBits 32773)", compression)
+	}
+	return predictor, compression, nil
+}
+
+// tiffBlocks is how a page's samples are cut into strips or tiles.
+type tiffBlocks struct {
+	bw, bh, across, down uint64
+	tiled                bool
+	blockSpp             uint64 // samples per pixel in one block (1 for planar pages)
+	offsets, counts      []uint64
+}
+
+// blocksOf checks and returns a page's strips (tiles as wide as the image)
+// or tiles, their offsets and byte counts.
+func (t *tiffFile) blocksOf(ifd tiffIFD, s tiffSamples, compression uint64) (tiffBlocks, error) {
+	w, h, spp, planar := s.w, s.h, s.spp, s.planar
+	// Blocks: strips are tiles as wide as the image.
+	bw, bh := w, ifd.first(TagRowsPerStrip, h)
+	offsets, counts := ifd[TagStripOffsets], ifd[TagStripByteCounts]
+	_, tiled := ifd[tagTileWidth]
+	if tiled {
+		bw, bh = ifd.first(tagTileWidth, 0), ifd.first(tagTileLength, 0)
+		offsets, counts = ifd[tagTileOffsets], ifd[tagTileByteCounts]
+		if bw < 1 || bh < 1 || bw > 1<<16 || bh > 1<<16 || bw*bh > max(4*w*h, 1<<20) {
+			return tiffBlocks{}, fmt.Errorf("TileWidth × TileLength = %d × %d, want 1..65536 each and at most max(4 × image area, 2^20) pixels", bw, bh)
+		}
+	}
+	if !tiled && (bh < 1 || bh > h) {
+		bh = h // RowsPerStrip beyond the image: one strip (tiles keep their size)
+	}
+	across, down := (w+bw-1)/bw, (h+bh-1)/bh
+	planes, blockSpp := uint64(1), spp
+	if planar {
+		planes, blockSpp = spp, 1
+	}
+	if uint64(len(offsets)) != across*down*planes {
+		return tiffBlocks{}, fmt.Errorf("%d strip/tile offsets, want %d", len(offsets), across*down*planes)
+	}
+	if len(counts) != len(offsets) {
+		if compression == 1 && len(counts) == 0 && len(offsets) == 1 {
+			counts = []uint64{uint64(len(t.b)) - offsets[0]}
+		} else {
+			return tiffBlocks{}, fmt.Errorf("%d strip/tile byte counts for %d offsets", len(counts), len(offsets))
+		}
+	}
+	return tiffBlocks{bw: bw, bh: bh, across: across, down: down, tiled: tiled, blockSpp: blockSpp, offsets: offsets, counts: counts}, nil
 }
 
 // block decompresses strip or tile bi into buf (grown as needed) and
