@@ -261,46 +261,9 @@ func decodePNGPillow(data []byte, o Options) (image.Image, error) {
 		return nil, fmt.Errorf("bad signature, not a PNG file")
 	}
 	st := pillowPNGState{seq: -1}
-	// Phase 1: chunks up to the first IDAT.
-	pos := 8
-	first := true
-	var idatLen int
-	for {
-		if len(data)-pos < 8 {
-			return nil, fmt.Errorf("file truncated in a chunk header before the image data")
-		}
-		length := int64(binary.BigEndian.Uint32(data[pos:]))
-		typ := data[pos+4 : pos+8]
-		if !isChunkID(typ) {
-			return nil, fmt.Errorf("broken chunk header %q before the image data", typ)
-		}
-		if first && string(typ) != "IHDR" {
-			return nil, fmt.Errorf("first chunk is %q, not IHDR", typ)
-		}
-		first = false
-		pos += 8
-		if string(typ) == "IDAT" {
-			idatLen = int(length)
-			break
-		}
-		if string(typ) == "IEND" {
-			return nil, fmt.Errorf("IEND before any image data")
-		}
-		if int64(len(data)-pos) < length {
-			return nil, fmt.Errorf("%s chunk truncated", typ)
-		}
-		body := data[pos : pos+int(length)]
-		if err := st.chunkRule(string(typ), body, false); err != nil {
-			return nil, err
-		}
-		pos += int(length)
-		if len(data)-pos < 4 {
-			return nil, fmt.Errorf("%s chunk: CRC truncated", typ)
-		}
-		if crc32.ChecksumIEEE(data[pos-int(length)-4:pos]) != binary.BigEndian.Uint32(data[pos:]) {
-			return nil, fmt.Errorf("%s chunk: bad CRC (Pillow checks the CRC of every chunk before the image data)", typ)
-		}
-		pos += 4
+	pos, idatLen, err := st.headerChunks(data)
+	if err != nil {
+		return nil, err
 	}
 	if st.mode == "" {
 		return nil, fmt.Errorf("unsupported bit depth %d and colour type %d", st.depth, st.ct)
@@ -319,41 +282,111 @@ func decodePNGPillow(data []byte, o Options) (image.Image, error) {
 	if int64(total) > o.MaxBytes {
 		return nil, fmt.Errorf("filtered image data of %d bytes exceeds the %d-byte limit (Options.MaxBytes)", total, o.MaxBytes)
 	}
-
-	// Phase 2: the reads and the row-by-row inflation.
-	z := &zlibSim{out: make([]byte, total)}
-	rem := idatLen // unread bytes of the current IDAT
-	chunkEnd := pos + idatLen
-	row, rowEnd := 0, rows[0]+1
-	nextBlock := func() ([]byte, error) {
-		for rem == 0 {
-			pos = min(pos+4, len(data)) // CRC, unchecked
-			if len(data)-pos < 4 {
-				return nil, fmt.Errorf("image data truncated (file ends after an IDAT)")
-			}
-			if len(data)-pos < 8 || !isChunkID(data[pos+4:pos+8]) {
-				return nil, fmt.Errorf("broken chunk header %q inside the image data", data[pos+4:min(pos+8, len(data))])
-			}
-			if typ := string(data[pos+4 : pos+8]); typ != "IDAT" {
-				return nil, fmt.Errorf("image data truncated: %s chunk before the last row", typ)
-			}
-			rem = int(binary.BigEndian.Uint32(data[pos:]))
-			pos += 8
-			chunkEnd = pos + rem
-		}
-		n := min(pillowReadBlock, rem)
-		rem -= n
-		got := min(n, len(data)-pos)
-		if got <= 0 {
-			return nil, fmt.Errorf("image data truncated (file ends inside an IDAT)")
-		}
-		b := data[pos : pos+got]
-		pos += got
-		return b, nil
+	idat := &idatReader{data: data, pos: pos, rem: idatLen, chunkEnd: pos + idatLen}
+	raw, err := inflateRowsPillow(idat, rows, total)
+	if err != nil {
+		return nil, err
 	}
-decode:
+	if err := st.trailingChunks(data, idat.chunkEnd); err != nil {
+		return nil, err
+	}
+	img, err := stdpng.Decode(bytes.NewReader(rebuildPNG(&st, raw)))
+	if err != nil {
+		return nil, fmt.Errorf("rebuilt stream: %w", err)
+	}
+	return img, nil
+}
+
+// headerChunks reads the chunks before the first IDAT into st, as Pillow
+// does (IHDR first, every CRC checked), and returns the position of the
+// first IDAT's data and its length.
+func (st *pillowPNGState) headerChunks(data []byte) (pos, idatLen int, err error) {
+	pos = 8
+	first := true
 	for {
-		b, err := nextBlock()
+		if len(data)-pos < 8 {
+			return 0, 0, fmt.Errorf("file truncated in a chunk header before the image data")
+		}
+		length := int64(binary.BigEndian.Uint32(data[pos:]))
+		typ := data[pos+4 : pos+8]
+		if !isChunkID(typ) {
+			return 0, 0, fmt.Errorf("broken chunk header %q before the image data", typ)
+		}
+		if first && string(typ) != "IHDR" {
+			return 0, 0, fmt.Errorf("first chunk is %q, not IHDR", typ)
+		}
+		first = false
+		pos += 8
+		if string(typ) == "IDAT" {
+			return pos, int(length), nil
+		}
+		if string(typ) == "IEND" {
+			return 0, 0, fmt.Errorf("IEND before any image data")
+		}
+		if int64(len(data)-pos) < length {
+			return 0, 0, fmt.Errorf("%s chunk truncated", typ)
+		}
+		body := data[pos : pos+int(length)]
+		if err := st.chunkRule(string(typ), body, false); err != nil {
+			return 0, 0, err
+		}
+		pos += int(length)
+		if len(data)-pos < 4 {
+			return 0, 0, fmt.Errorf("%s chunk: CRC truncated", typ)
+		}
+		if crc32.ChecksumIEEE(data[pos-int(length)-4:pos]) != binary.BigEndian.Uint32(data[pos:]) {
+			return 0, 0, fmt.Errorf("%s chunk: bad CRC (Pillow checks the CRC of every chunk before the image data)", typ)
+		}
+		pos += 4
+	}
+}
+
+// idatReader hands out the image data as Pillow reads it: blocks of at
+// most pillowReadBlock bytes, chunk after consecutive IDAT chunk (their
+// CRCs unchecked). pos is the next byte, rem the unread bytes of the
+// current IDAT, chunkEnd where it ends.
+type idatReader struct {
+	data               []byte
+	pos, rem, chunkEnd int
+}
+
+func (r *idatReader) next() ([]byte, error) {
+	data := r.data
+	for r.rem == 0 {
+		r.pos = min(r.pos+4, len(data)) // CRC, unchecked
+		if len(data)-r.pos < 4 {
+			return nil, fmt.Errorf("image data truncated (file ends after an IDAT)")
+		}
+		if len(data)-r.pos < 8 || !isChunkID(data[r.pos+4:r.pos+8]) {
+			return nil, fmt.Errorf("broken chunk header %q inside the image data", data[r.pos+4:min(r.pos+8, len(data))])
+		}
+		if typ := string(data[r.pos+4 : r.pos+8]); typ != "IDAT" {
+			return nil, fmt.Errorf("image data truncated: %s chunk before the last row", typ)
+		}
+		r.rem = int(binary.BigEndian.Uint32(data[r.pos:]))
+		r.pos += 8
+		r.chunkEnd = r.pos + r.rem
+	}
+	n := min(pillowReadBlock, r.rem)
+	r.rem -= n
+	got := min(n, len(data)-r.pos)
+	if got <= 0 {
+		return nil, fmt.Errorf("image data truncated (file ends inside an IDAT)")
+	}
+	b := data[r.pos : r.pos+got]
+	r.pos += got
+	return b, nil
+}
+
+// inflateRowsPillow inflates the filtered rows (lengths rows, each with
+// its filter byte: total bytes) row by row as Pillow's decoder does,
+// stopping at the last row or the stream's end; a broken stream or an
+// unknown filter type before the last row is an error.
+func inflateRowsPillow(idat *idatReader, rows []int, total int) ([]byte, error) {
+	z := &zlibSim{out: make([]byte, total)}
+	row, rowEnd := 0, rows[0]+1
+	for {
+		b, err := idat.next()
 		if err != nil {
 			return nil, err
 		}
@@ -371,38 +404,37 @@ decode:
 			}
 			row++
 			if row == len(rows) || status == zStreamEnd {
-				break decode
+				return z.out, nil
 			}
 			rowEnd += rows[row] + 1
 		}
 	}
+}
 
-	// Phase 3: the chunks after the image data.
-	pos = min(chunkEnd, len(data))
+// trailingChunks applies Pillow's rules to the chunks after the image
+// data, from the end of the last IDAT read (chunkEnd) to IEND or the
+// first broken chunk header.
+func (st *pillowPNGState) trailingChunks(data []byte, chunkEnd int) error {
+	pos := min(chunkEnd, len(data))
 	for {
 		pos = min(pos+4, len(data)) // CRC, unchecked
 		if len(data)-pos < 8 || !isChunkID(data[pos+4:pos+8]) {
-			break
+			return nil
 		}
 		length := int64(binary.BigEndian.Uint32(data[pos:]))
 		typ := string(data[pos+4 : pos+8])
 		pos += 8
 		if typ == "IEND" {
-			break
+			return nil
 		}
 		if int64(len(data)-pos) < length {
-			return nil, fmt.Errorf("%s chunk after the image data truncated", typ)
+			return fmt.Errorf("%s chunk after the image data truncated", typ)
 		}
 		if err := st.chunkRule(typ, data[pos:pos+int(length)], true); err != nil {
-			return nil, err
+			return err
 		}
 		pos += int(length)
 	}
-	img, err := stdpng.Decode(bytes.NewReader(rebuildPNG(&st, z.out)))
-	if err != nil {
-		return nil, fmt.Errorf("rebuilt stream: %w", err)
-	}
-	return img, nil
 }
 
 // rebuildPNG writes a valid PNG of the filtered rows raw with st's header
