@@ -516,40 +516,11 @@ func niftiBestAffine(h *Header) [4][4]float64 {
 // the samples (see ReadMask).
 func readNIfTIData(r io.Reader, h *Header, consumed int64, o Options, orig io.Reader, gz bool, want niftiWant) (*volume.Volume, *Mask, []uint8, error) {
 	maskOnly := want == niftiMask || want == niftiMaskBytes
-	nd := int(h.Dim[0])
-	shape := [3]int64{1, 1, 1}
-	for i := 0; i < nd && i < 3; i++ {
-		shape[i] = h.Dim[i+1]
-	}
-	for i := 4; i <= nd; i++ {
-		if h.Dim[i] != 1 && !o.FirstVolume {
-			return nil, nil, nil, fmt.Errorf("nifti header: dim[%d] = %d: a %d-D image with more than one volume is not supported (Options.FirstVolume keeps the first)", i, h.Dim[i], nd)
-		}
-	}
-	count, err := codec.SampleCount("nifti header: dim", o.MaxBytes, shape[0], shape[1], shape[2])
+	ext, err := niftiExtent(r, h, consumed, o, orig, gz)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	size, _ := codec.ElemSize(h.DType)
-	skip := h.VoxOffset - consumed
-	if skip > o.MaxBytes {
-		return nil, nil, nil, fmt.Errorf("nifti header: vox_offset = %d is beyond the %d-byte limit", h.VoxOffset, o.MaxBytes)
-	}
-	if n, err := io.CopyN(io.Discard, r, skip); err != nil {
-		return nil, nil, nil, fmt.Errorf("nifti: skipping to vox_offset %d: %w (got %d bytes)", h.VoxOffset, codec.EOFAsTruncated(err), consumed+n)
-	}
-	nbytes := count * int64(size)
-	var known bool
-	if gz {
-		known = codec.HoldsGzip(orig, h.VoxOffset+nbytes)
-	} else {
-		var fileSize int64
-		var sized bool
-		fileSize, known, sized = codec.HoldsPlain(orig, h.VoxOffset+nbytes)
-		if sized && !known {
-			return nil, nil, nil, fmt.Errorf("nifti: file truncated: %d bytes, the header needs %d (vox_offset %d + %d bytes of pixel data)", fileSize, h.VoxOffset+nbytes, h.VoxOffset, nbytes)
-		}
-	}
+	shape, count, size, known := ext.shape, ext.count, ext.size, ext.known
 	bo := binary.ByteOrder(binary.LittleEndian)
 	if h.BigEndian {
 		bo = binary.BigEndian
@@ -615,6 +586,58 @@ func readNIfTIData(r io.Reader, h *Header, consumed int64, o Options, orig io.Re
 	}
 	v.Data = nil
 	return v, m, nil, nil
+}
+
+// niftiDataExtent is what readNIfTIData needs to know before it reads the
+// samples: the first three dimensions, the sample count and size, and
+// whether the file is known to hold all of them.
+type niftiDataExtent struct {
+	shape [3]int64
+	count int64
+	size  int
+	known bool
+}
+
+// niftiExtent checks the header's dimensions against o, skips r to
+// vox_offset (consumed bytes already read) and finds out from orig
+// whether the file can hold the samples, failing early where its size
+// says it cannot.
+func niftiExtent(r io.Reader, h *Header, consumed int64, o Options, orig io.Reader, gz bool) (niftiDataExtent, error) {
+	nd := int(h.Dim[0])
+	shape := [3]int64{1, 1, 1}
+	for i := 0; i < nd && i < 3; i++ {
+		shape[i] = h.Dim[i+1]
+	}
+	for i := 4; i <= nd; i++ {
+		if h.Dim[i] != 1 && !o.FirstVolume {
+			return niftiDataExtent{}, fmt.Errorf("nifti header: dim[%d] = %d: a %d-D image with more than one volume is not supported (Options.FirstVolume keeps the first)", i, h.Dim[i], nd)
+		}
+	}
+	count, err := codec.SampleCount("nifti header: dim", o.MaxBytes, shape[0], shape[1], shape[2])
+	if err != nil {
+		return niftiDataExtent{}, err
+	}
+	size, _ := codec.ElemSize(h.DType)
+	skip := h.VoxOffset - consumed
+	if skip > o.MaxBytes {
+		return niftiDataExtent{}, fmt.Errorf("nifti header: vox_offset = %d is beyond the %d-byte limit", h.VoxOffset, o.MaxBytes)
+	}
+	if n, err := io.CopyN(io.Discard, r, skip); err != nil {
+		return niftiDataExtent{}, fmt.Errorf("nifti: skipping to vox_offset %d: %w (got %d bytes)", h.VoxOffset, codec.EOFAsTruncated(err), consumed+n)
+	}
+	nbytes := count * int64(size)
+	var known bool
+	if gz {
+		known = codec.HoldsGzip(orig, h.VoxOffset+nbytes)
+	} else {
+		var fileSize int64
+		var sized bool
+		fileSize, known, sized = codec.HoldsPlain(orig, h.VoxOffset+nbytes)
+		if sized && !known {
+			return niftiDataExtent{}, fmt.Errorf("nifti: file truncated: %d bytes, the header needs %d (vox_offset %d + %d bytes of pixel data)", fileSize, h.VoxOffset+nbytes, h.VoxOffset, nbytes)
+		}
+	}
+	return niftiDataExtent{shape: shape, count: count, size: size, known: known}, nil
 }
 
 // readMaskBytes reads count one-byte samples for ReadMaskBytes: those
