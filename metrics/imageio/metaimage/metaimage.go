@@ -134,41 +134,11 @@ func readMetaImageAs(r io.Reader, path string, o Options, bytes8 bool) (*volume.
 			return nil, nil, fmt.Errorf("metaimage header: HeaderSize = %d with inline data is not supported", h.headerSize)
 		}
 	} else {
-		if path == "" {
-			return nil, nil, fmt.Errorf("metaimage header: ElementDataFile = %q needs the header's path (use metaimage.ReadFile)", h.dataFile)
-		}
-		if strings.HasPrefix(strings.ToUpper(h.dataFile), "LIST") || strings.ContainsAny(h.dataFile, "%") {
-			return nil, nil, fmt.Errorf("metaimage header: ElementDataFile = %q: lists and patterns of data files are not supported", h.dataFile)
-		}
-		f, err := codec.OpenConfined(path, h.dataFile)
-		if err != nil {
-			return nil, nil, fmt.Errorf("metaimage header: ElementDataFile: %w", err)
-		}
-		defer f.Close()
-		st, err := f.Stat()
-		if err != nil {
+		var f *os.File
+		if src, f, known, err = openDetachedData(h, path, nbytes); err != nil {
 			return nil, nil, err
 		}
-		if !h.compressed {
-			skip := max(h.headerSize, 0)
-			if st.Size() < skip+nbytes {
-				return nil, nil, fmt.Errorf("metaimage: data file %s holds %d bytes, the header needs %d", h.dataFile, st.Size(), skip+nbytes)
-			}
-			known = true
-		}
-		switch {
-		case h.headerSize == -1 && !h.compressed:
-			if _, err := f.Seek(st.Size()-nbytes, io.SeekStart); err != nil {
-				return nil, nil, err
-			}
-		case h.headerSize > 0:
-			if _, err := f.Seek(h.headerSize, io.SeekStart); err != nil {
-				return nil, nil, err
-			}
-		case h.headerSize < 0:
-			return nil, nil, fmt.Errorf("metaimage header: HeaderSize = %d, want -1 or a byte count", h.headerSize)
-		}
-		src = bufio.NewReaderSize(f, 1<<20)
+		defer f.Close()
 	}
 	var compressedSrc *codec.ZlibSource
 	if h.compressed {
@@ -200,6 +170,67 @@ func readMetaImageAs(r io.Reader, path string, o Options, bytes8 bool) (*volume.
 		return nil, nil, fmt.Errorf("metaimage: %w", err)
 	}
 	v := &volume.Volume{DType: h.dtype, Channels: int(channels), Data: data}
+	metaGeometry(v, h, shape)
+	return v, raw, nil
+}
+
+// openDetachedData opens the data file a detached header names (confined
+// to the header's folder, path), positioned at its first sample, and says
+// whether its size is known to hold the nbytes of uncompressed samples;
+// the caller closes the file.
+func openDetachedData(h *metaHeader, path string, nbytes int64) (io.Reader, *os.File, bool, error) {
+	if path == "" {
+		return nil, nil, false, fmt.Errorf("metaimage header: ElementDataFile = %q needs the header's path (use metaimage.ReadFile)", h.dataFile)
+	}
+	if strings.HasPrefix(strings.ToUpper(h.dataFile), "LIST") || strings.ContainsAny(h.dataFile, "%") {
+		return nil, nil, false, fmt.Errorf("metaimage header: ElementDataFile = %q: lists and patterns of data files are not supported", h.dataFile)
+	}
+	f, err := codec.OpenConfined(path, h.dataFile)
+	if err != nil {
+		return nil, nil, false, fmt.Errorf("metaimage header: ElementDataFile: %w", err)
+	}
+	known, err := seekDetachedData(f, h, nbytes)
+	if err != nil {
+		f.Close()
+		return nil, nil, false, err
+	}
+	return bufio.NewReaderSize(f, 1<<20), f, known, nil
+}
+
+// seekDetachedData moves f to the first sample (HeaderSize bytes in, or
+// the last nbytes for −1) and says whether f is known to hold the nbytes
+// of uncompressed samples.
+func seekDetachedData(f *os.File, h *metaHeader, nbytes int64) (known bool, err error) {
+	st, err := f.Stat()
+	if err != nil {
+		return false, err
+	}
+	if !h.compressed {
+		skip := max(h.headerSize, 0)
+		if st.Size() < skip+nbytes {
+			return false, fmt.Errorf("metaimage: data file %s holds %d bytes, the header needs %d", h.dataFile, st.Size(), skip+nbytes)
+		}
+		known = true
+	}
+	switch {
+	case h.headerSize == -1 && !h.compressed:
+		if _, err := f.Seek(st.Size()-nbytes, io.SeekStart); err != nil {
+			return false, err
+		}
+	case h.headerSize > 0:
+		if _, err := f.Seek(h.headerSize, io.SeekStart); err != nil {
+			return false, err
+		}
+	case h.headerSize < 0:
+		return false, fmt.Errorf("metaimage header: HeaderSize = %d, want -1 or a byte count", h.headerSize)
+	}
+	return known, nil
+}
+
+// metaGeometry sets v's shape, spacing (ElementSpacing, else
+// ElementSize, else 1), origin (Offset) and direction (TransformMatrix,
+// else the identity) from h.
+func metaGeometry(v *volume.Volume, h *metaHeader, shape [3]int64) {
 	v.Direction = codec.Identity3()
 	for a := 0; a < 3; a++ {
 		v.Shape[a] = int(shape[a])
@@ -227,7 +258,6 @@ func readMetaImageAs(r io.Reader, path string, o Options, bytes8 bool) (*volume.
 			}
 		}
 	}
-	return v, raw, nil
 }
 
 func parseBool(field, s string) (bool, error) {
