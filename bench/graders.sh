@@ -59,7 +59,8 @@
 #
 # Usage: bench/graders.sh [regexp]   rows whose name matches, e.g. usenhance or '^(sega|panther)$'
 #        bench/graders.sh --build-bins DIR [filter]   build the rows' test
-#        binaries and gradefolder into DIR (static, for REXMLE_BENCH_BINDIR)
+#        binaries, gradefolder and fmapeak.test into DIR (static, for
+#        REXMLE_BENCH_BINDIR)
 # Env:   BENCHTIME (default 1x); COUNT (runs of each timing, default 3: the
 #        minimum is reported); REXMLE_BENCH_CORES (cores for both graders,
 #        default 2, or fewer when the machine has fewer; GOMAXPROCS overrides
