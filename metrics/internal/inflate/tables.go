@@ -133,35 +133,10 @@ func buildTable(table []uint32, tableBits uint, lens []uint8, info []uint32, len
 		if !lenient || codes > 1 || (codes == 1 && count[1] != 1) {
 			return false // incomplete
 		}
-		for i := range table[:mainSize] {
-			table[i] = invalid
-		}
-		if codes == 1 {
-			for s, l := range lens {
-				if l != 0 {
-					e := entry(info[s], 1)
-					for i := 0; i < mainSize; i += 2 {
-						table[i] = e
-					}
-					break
-				}
-			}
-		}
+		fillIncomplete(table[:mainSize], lens, info, codes)
 		return true
 	}
-
-	// Symbols sorted by (length, symbol): the canonical order of codewords.
-	var offs [maxCodeLen + 2]int
-	for l := 1; l <= maxCodeLen; l++ {
-		offs[l+1] = offs[l] + count[l]
-	}
-	var sorted [288]uint16
-	for s, l := range lens {
-		if l != 0 {
-			sorted[offs[l]] = uint16(s)
-			offs[l]++
-		}
-	}
+	sorted := canonicalOrder(lens, &count)
 
 	// Codewords no longer than the main table's width: those of length l
 	// are written once each into the first 1<<l entries, and the filled part
@@ -218,6 +193,45 @@ func buildTable(table []uint32, tableBits uint, lens []uint8, info []uint32, len
 		code <<= 1
 	}
 	return true
+}
+
+// fillIncomplete fills a main table for the incomplete codes the lenient
+// decoders accept: every entry invalid, and with one code (of length 1)
+// its symbol in the even entries.
+func fillIncomplete(table []uint32, lens []uint8, info []uint32, codes int) {
+	for i := range table {
+		table[i] = invalid
+	}
+	if codes != 1 {
+		return
+	}
+	for s, l := range lens {
+		if l != 0 {
+			e := entry(info[s], 1)
+			for i := 0; i < len(table); i += 2 {
+				table[i] = e
+			}
+			return
+		}
+	}
+}
+
+// canonicalOrder returns the used symbols sorted by (length, symbol), the
+// canonical order of their codewords; count holds how many symbols have
+// each length.
+func canonicalOrder(lens []uint8, count *[maxCodeLen + 1]int) [288]uint16 {
+	var offs [maxCodeLen + 2]int
+	for l := 1; l <= maxCodeLen; l++ {
+		offs[l+1] = offs[l] + count[l]
+	}
+	var sorted [288]uint16
+	for s, l := range lens {
+		if l != 0 {
+			sorted[offs[l]] = uint16(s)
+			offs[l]++
+		}
+	}
+	return sorted
 }
 
 // pairLiterals rewrites the literal entries of a main literal/length table
