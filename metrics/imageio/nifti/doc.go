@@ -4,8 +4,8 @@
 // pixdim; RAS+), and the scaling v·scl_slope + scl_inter when the slope is
 // non-zero and finite and the pair is not the identity (DType then
 // float64). ReadHeader, ReadMask and ReadMaskBytes read only what a grader
-// needs; Create streams samples into a file. The cross-check tests in
-// metrics/imageio run nibabel where it is installed.
+// needs; Create streams samples into a file. The package's cross-check
+// tests run nibabel where it is installed.
 package nifti
 
 import "github.com/rexmle/rexmle/metrics/imageio/internal/codec"
