@@ -299,7 +299,7 @@ for row in "${rows[@]}"; do
   fi
   "$py" - "$name" "$secs" "$what" "$keep/reference.json" "$rc" "$warm" "$floor" "$issue" "$keep/floor.json" "$warmcpu" "$floorcpu" "${recorded[$name]:-}" "$peakgfma" "$GOMAXPROCS" <<'EOF2'
 import json, sys
-name, secs, what, path, rc, warm, floor, issue, floorjson, warmcpu, floorcpu, recorded, peak, ncores = sys.argv[1:]
+name, secs, what, path, rc, warm, floor, issue, floorjson, warmcpu, floorcpu, recorded, gfma, ncores = sys.argv[1:]
 rec_s, _, rec_basis = recorded.partition("|")
 try:
     r = json.load(open(path))
@@ -343,19 +343,27 @@ if any(cpu):
     if cpu[0] and (cpu[1] or cpu[2]):
         cgoal = "yes" if (cpu[2] and cpu[2] / cpu[0] >= 20) or (cpu[1] and cpu[0] / cpu[1] <= 1.5) else "NO"
     notes.append(f"CPU s (all threads and processes): ref {f4(cpu[2])}, floor {f4(cpu[1])}, rexmle {f4(cpu[0])} (x ref {ratio(cpu[2], cpu[0])}, x floor {ratio(cpu[0], cpu[1])}, goal {cgoal})")
-if name.startswith("usenhance") and num(peak) and num(floorcpu) and ours:
+def bound_note():
+    """The USenhance row's exact-arithmetic bound (see above), or None."""
     try:
         pixels = json.load(open(floorjson))["samples"] / 2
-        arith = 5 * 121 * pixels / (num(peak) * 1e9 / int(ncores))
-        best = (num(floorcpu) + arith) / int(ncores)
-        reach = "yes" if (ref and ref / best >= 20) or (fl and best / fl <= 1.5) else "NO"
-        notes.append(f"bound: decoding at the floor plus LNCC's {5 * 121 * pixels / 1e9:.3g} G multiply-adds at {num(peak):.4g} GFMA/s "
-                     f"({arith:.3g} CPU s) takes at least {best:.4g} s on {ncores} cores: best x ref {'-' if not ref else f'{ref / best:.1f}'}, "
-                     f"best x floor {'-' if not fl else f'{best / fl:.2f}'}, goal reachable by an exact grader: {reach}; "
-                     f"those multiply-adds at peak are {arith / (num(warmcpu) - num(floorcpu)) * 100 if num(warmcpu) and num(warmcpu) > num(floorcpu) else float('nan'):.0f}% "
-                     "of rexmle's CPU s beyond the floor")
-    except Exception:
-        pass
+    except (OSError, ValueError, KeyError):
+        return None
+    cores = int(ncores)
+    fmas = 5 * 121 * pixels
+    arith = fmas / (num(gfma) * 1e9 / cores)  # CPU s at the peak of one core
+    best = (num(floorcpu) + arith) / cores
+    reach = "yes" if (ref and ref / best >= 20) or (fl and best / fl <= 1.5) else "NO"
+    beyond = num(warmcpu) - num(floorcpu) if num(warmcpu) else None
+    share = f"{arith / beyond * 100:.0f}%" if beyond and beyond > 0 else "-"
+    return (f"bound: decoding at the floor plus LNCC's {fmas / 1e9:.3g} G multiply-adds at {num(gfma):.4g} GFMA/s "
+            f"({arith:.3g} CPU s) takes at least {best:.4g} s on {cores} cores: best x ref {'-' if not ref else f'{ref / best:.1f}'}, "
+            f"best x floor {'-' if not fl else f'{best / fl:.2f}'}, goal reachable by an exact grader: {reach}; "
+            f"those multiply-adds at peak are {share} of rexmle's CPU s beyond the floor")
+if name.startswith("usenhance") and num(gfma) and num(floorcpu):
+    b = bound_note()
+    if b:
+        notes.append(b)
 if "error" not in r:
     n = len(r.get("times_s", []))
     peak = f", peak memory {r['peak_rss_mb']:.0f} MB" if r.get("peak_rss_mb") else ""

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/rexmle/rexmle/metrics/components"
-	"github.com/rexmle/rexmle/metrics/imageio"
 	"github.com/rexmle/rexmle/metrics/imageio/nifti"
 	"github.com/rexmle/rexmle/metrics/num"
 	"github.com/rexmle/rexmle/metrics/overlap"
@@ -260,7 +259,7 @@ func readPredictionAhead(submissionDir string, row medseg.Row) *predictionRead {
 	if p.f, p.openErr = openPrediction(submissionDir, row); p.openErr != nil {
 		return p
 	}
-	if p.m, p.readErr = nifti.ReadMaskBytes(p.f, p.gz, imageio.Options{MaxBytes: minPredictionBytes}); p.readErr != nil {
+	if p.m, p.readErr = nifti.ReadMaskBytes(p.f, p.gz, nifti.Options{MaxBytes: minPredictionBytes}); p.readErr != nil {
 		return p
 	}
 	if l, err := findLesions(p.m, p.m.Grid); err == nil {
@@ -344,7 +343,7 @@ func (p *predictionRead) reread(row medseg.Row, limit int64, gtRank int) (*nifti
 			return nil, fmt.Errorf("rewind %s: %w", row.Path, serr)
 		}
 		var m *nifti.Mask
-		if m, err = nifti.ReadMaskBytes(p.f, p.gz, imageio.Options{MaxBytes: limit}); err == nil {
+		if m, err = nifti.ReadMaskBytes(p.f, p.gz, nifti.Options{MaxBytes: limit}); err == nil {
 			return m, nil
 		}
 	}

@@ -109,6 +109,6 @@ func concurrentShape(gtFile string) ([3]int, bool) {
 	if f, _ := imageio.FormatOf(gtFile); f != imageio.FormatMetaImage || runtime.GOMAXPROCS(0) < 2 {
 		return [3]int{}, false
 	}
-	shape, err := metaimage.ReadShapeFile(gtFile, imageio.Options{FirstVolume: true})
+	shape, err := metaimage.ReadShapeFile(gtFile, metaimage.Options{FirstVolume: true})
 	return shape, err == nil
 }

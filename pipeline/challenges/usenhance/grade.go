@@ -359,7 +359,7 @@ func asGray8(im quality.Image, buf *[]byte) (quality.Gray8, bool) {
 // without a float64 copy) within maxBytes, loadGrayMax's cap counted as
 // it counts it. ok is false for any other picture (loadGray reads those).
 func loadMode8(path string, buf *[]byte, gray8MaxBytes, maxBytes int64) (quality.Gray8, bool) {
-	pix, w, h, _, ok := png.ReadMode8FileInto(*buf, path, gray8MaxBytes, imageio.Options{MaxBytes: maxBytes})
+	pix, w, h, _, ok := png.ReadMode8FileInto(*buf, path, gray8MaxBytes, png.Options{MaxBytes: maxBytes})
 	if ok && cap(pix) > cap(*buf) {
 		*buf = pix
 	}
